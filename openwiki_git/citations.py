@@ -1,0 +1,99 @@
+"""Claims made visible in the prose: GFM footnote markers and their rendered definitions.
+
+Each claim's sentence carries `[^c-1a2b3c4d]` (the first 8 hex of its id). The tool owns one
+block of footnote definitions at the end of the page, between two HTML comments, rendered from
+the sidecar: each links to the cited lines with a relative link, which GitHub renders as a link
+to the highlighted lines. Pure: text in, text out.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from openwiki_git import compat
+from openwiki_git.model import Claim
+
+BEGIN = "<!-- openwiki-git:citations:begin (generated from .claims; edit claims, not these lines) -->"
+END = "<!-- openwiki-git:citations:end -->"
+_BLOCK = re.compile(r"\n*<!-- openwiki-git:citations:begin[^\n]*-->\n.*?<!-- openwiki-git:citations:end -->\n?", re.S)
+_LABEL = re.compile(r"\[\^(c-[0-9a-f]{8,32})\](?!:)")
+
+
+def label(claim_id: str) -> str:
+    return "c-" + claim_id.removeprefix("claim_")[:8]
+
+
+def marker(claim_id: str) -> str:
+    return f"[^{label(claim_id)}]"
+
+
+def strip_block(text: str) -> str:
+    return _BLOCK.sub("\n", text).rstrip("\n") + "\n" if _BLOCK.search(text) else text
+
+
+def markers_in(text: str) -> set[str]:
+    """Labels used as markers in the prose (definitions and the generated block excluded)."""
+    return set(_LABEL.findall(_BLOCK.sub("", text)))
+
+
+def has_marker(text: str, claim_id: str) -> bool:
+    return label(claim_id) in markers_in(text)
+
+
+def link_for(page_repo_path: str, resource: str) -> str:
+    """A relative link from the page to the cited file, with GitHub's #Lx-Ly line anchor."""
+    res = compat.parse_resource(resource, wiki_dir="\0")
+    encoded = res.canonical.removeprefix("repo://").split("#", 1)[0]
+    target = posixpath.relpath(encoded, posixpath.dirname(page_repo_path) or ".")
+    return f"{target}#L{res.start}-L{res.end}" if res.is_range else target
+
+
+def definition(page_repo_path: str, claim: Claim) -> str:
+    cites = []
+    for ev in claim.evidence:
+        res = compat.parse_resource(ev.resource, wiki_dir="\0")
+        where = f"{res.path}#L{res.start}-L{res.end}" if res.is_range else res.path
+        cites.append(f"[{where}]({link_for(page_repo_path, ev.resource)})")
+    line = f"[^{label(claim.id)}]: " + ", ".join(cites)
+    if claim.mark is not None:
+        line += f" (⚠ {claim.mark.status}: the cited code changed; this statement awaits review)"
+    return line
+
+
+def render_block(page_repo_path: str, claims: tuple[Claim, ...] | list[Claim]) -> str:
+    if not claims:
+        return ""
+    lines = [BEGIN, *(definition(page_repo_path, c) for c in claims), END]
+    return "\n".join(lines) + "\n"
+
+
+def sync(text: str, page_repo_path: str, claims: tuple[Claim, ...] | list[Claim]) -> str:
+    """The page with its definitions block brought in step with `claims` (only that block changes)."""
+    block = render_block(page_repo_path, claims)
+    match = _BLOCK.search(text)
+    if match:
+        start, end = match.span()
+        prefix = "\n\n" if block and start > 0 else ("\n" if start > 0 else "")
+        return text[:start] + prefix + block + text[end:] if block else text[:start].rstrip("\n") + "\n" + text[end:]
+    if not block:
+        return text
+    body = text if text.endswith("\n") or not text else text + "\n"
+    return body + "\n" + block
+
+
+def insert_marker(text: str, statement: str, claim_id: str) -> str | None:
+    """Put the claim's marker after the first verbatim occurrence of its statement in the prose.
+
+    Returns None when the statement is not in the page (the user places the marker by hand).
+    """
+    prose = _BLOCK.sub("", text)
+    idx = prose.find(statement)
+    if idx < 0 or has_marker(text, claim_id):
+        return None
+    at = text.find(statement) + len(statement)
+    return text[:at] + marker(claim_id) + text[at:]
+
+
+def remove_marker(text: str, claim_id: str) -> str:
+    return text.replace(marker(claim_id), "")

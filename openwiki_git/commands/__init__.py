@@ -1,0 +1,21 @@
+"""One module per CLI command: `add_parser(subparsers)` registers it, `run(args) -> int` runs it."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from openwiki_git.workspace import Workspace
+
+
+def open_workspace(args: argparse.Namespace) -> Workspace:
+    from openwiki_git.workspace import Workspace
+
+    start = Path(args.directory) if getattr(args, "directory", None) else None
+    return Workspace.open(start, wiki_dir=getattr(args, "wiki_dir", None))
+
+
+def add_format(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")

@@ -1,0 +1,59 @@
+"""`openwiki-git validate`: check the config, every sidecar and every page's front matter against
+the bundled schemas. Each problem is printed as `file: location: message`; exit 1 if any."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from openwiki_git import schema
+from openwiki_git.commands import open_workspace
+from openwiki_git.config import config_path
+from openwiki_git.errors import OpenwikiError
+from openwiki_git.workspace import Workspace
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("validate", help="check config, sidecars and front matter against the schemas", description=__doc__)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    ws = open_workspace(args)  # a config that does not validate is reported here, exit 2
+    found = validate_sidecars(ws) + validate_pages(ws)
+    for line in found:
+        print(line)
+    checked = len(ws.wiki.sidecar_pages())
+    print(f"{len(found)} problem(s) in {config_path(ws.repo.root).name}, {checked} sidecar(s) and {len(ws.wiki.pages())} page(s)")
+    return 1 if found else 0
+
+
+def validate_sidecars(ws: Workspace) -> list[str]:
+    out: list[str] = []
+    for page in ws.wiki.sidecar_pages():
+        path = ws.wiki.sidecar_path(page)
+        rel = path.relative_to(ws.repo.root).as_posix()
+        try:
+            data = json.loads(path.read_text("utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            out.append(f"{rel}: $: {e}")
+            continue
+        problems = schema.problems("sidecar", data)
+        out.extend(f"{rel}: {p}" for p in problems)
+        if not problems:
+            try:
+                ws.wiki.load(page)  # the semantic rules the schema cannot say (canonical URIs, duplicates)
+            except OpenwikiError as e:
+                out.append(e.message)
+        if not ws.wiki.page_path(page).is_file():
+            out.append(f"{rel}: $: orphan sidecar: {ws.wiki.repo_path(page)} does not exist")
+    return out
+
+
+def validate_pages(ws: Workspace) -> list[str]:
+    """Front matter of every page (OKF v0.2), when the front-matter module is available."""
+    try:
+        from openwiki_git import okf
+    except ImportError:
+        return []
+    return okf.validate_pages(ws)  # type: ignore[no-any-return,attr-defined]

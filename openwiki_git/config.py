@@ -1,0 +1,102 @@
+"""`.openwiki/config.yml`: the settings, validated by schemas/config.schema.json."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from openwiki_git.errors import ConfigError
+
+CONFIG_DIR = ".openwiki"
+CONFIG_NAME = "config.yml"
+DEFAULT_WIKI_DIR = ".openwiki"
+OPENWIKI_WIKI_DIR = "openwiki"
+DURATION = re.compile(r"^(\d+)([dhw])$")
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    wiki_dir: str = DEFAULT_WIKI_DIR
+    # "openwiki-git" sidecars may carry our optional keys; "openwiki" sidecars carry none, so
+    # OpenWiki's strict reader accepts them (marks then live in front matter and reports only).
+    sidecar_format: str = "openwiki-git"
+    adjacent_insert: str = "fresh"
+    rename_threshold: int = 50
+    max_growth: int = 200
+    reverify_after: str | None = None
+    docs: tuple[str, ...] = ()
+    refresh: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def strict_openwiki(self) -> bool:
+        return self.sidecar_format == "openwiki"
+
+    @property
+    def reverify_after_seconds(self) -> int | None:
+        if not self.reverify_after:
+            return None
+        m = DURATION.match(self.reverify_after)
+        assert m, "validated by the schema"
+        return int(m.group(1)) * {"h": 3600, "d": 86400, "w": 604800}[m.group(2)]
+
+
+def config_path(root: Path) -> Path:
+    return root / CONFIG_DIR / CONFIG_NAME
+
+
+def load_config(root: Path, *, wiki_dir: str | None = None) -> Config:
+    """Read the config (defaults when absent); `wiki_dir` (from --wiki-dir) overrides the file.
+
+    Without a config file and without --wiki-dir, an OpenWiki wiki (`openwiki/`) is used when
+    `.openwiki/` does not exist, so openwiki-git works on OpenWiki repositories unconverted.
+    """
+    path = config_path(root)
+    data: dict[str, Any] = {}
+    if path.is_file() and not path.is_symlink():
+        data = _read(path, root)
+    if wiki_dir is None:
+        wiki_dir = data.get("wiki_dir")
+        if wiki_dir is None and not (root / DEFAULT_WIKI_DIR).is_dir() and (root / OPENWIKI_WIKI_DIR).is_dir():
+            wiki_dir = OPENWIKI_WIKI_DIR
+    wiki_dir = _clean_wiki_dir(wiki_dir or DEFAULT_WIKI_DIR)
+    fmt = data.get("sidecar_format") or ("openwiki" if wiki_dir == OPENWIKI_WIKI_DIR else "openwiki-git")
+    return Config(
+        wiki_dir=wiki_dir,
+        sidecar_format=fmt,
+        adjacent_insert=data.get("adjacent_insert", "fresh"),
+        rename_threshold=data.get("rename_threshold", 50),
+        max_growth=data.get("max_growth", 200),
+        reverify_after=data.get("reverify_after"),
+        docs=tuple(data.get("docs", ())),
+        refresh=dict(data.get("refresh") or {}),
+        raw=data,
+    )
+
+
+def _read(path: Path, root: Path) -> dict[str, Any]:
+    from openwiki_git import schema
+    from openwiki_git.yamlio import load_yaml
+
+    rel = path.relative_to(root).as_posix()
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{rel}: cannot read: {e}") from None
+    data = load_yaml(text, filename=rel)
+    if data is None:
+        return {}
+    found = schema.problems("config", data)
+    if found:
+        raise ConfigError(f"{rel}: {found[0]}", "see schemas/config.schema.json for the settings")
+    return dict(data)
+
+
+def _clean_wiki_dir(value: str) -> str:
+    cleaned = value.strip().strip("/")
+    parts = cleaned.split("/")
+    if not cleaned or any(p in ("", ".", "..") for p in parts) or parts[0].lower() == ".git":
+        raise ConfigError(f"wiki_dir {value!r} must be a relative directory inside the repository", "e.g. .openwiki")
+    return cleaned

@@ -1,0 +1,167 @@
+"""The only module that imports pygit2. Answers: where is the repository, is a path tracked,
+and what does a file say in the working tree, the index or a revision.
+
+Text is what git stores: reading the working tree applies git's line-ending rules (core.autocrlf,
+the `text`/`eol` attributes), so a CRLF checkout yields the same versions as an LF one.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pygit2
+
+from openwiki_git.errors import GitError
+from openwiki_git.model import FileText
+
+LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"
+BINARY_SNIFF = 8000  # git's own heuristic: a NUL in the first 8000 bytes means binary
+MODE_LINK = 0o120000
+MODE_GITLINK = 0o160000
+
+
+def open_repository(start: Path | None = None) -> Repo:
+    return Repo(start)
+
+
+class Repo:
+    def __init__(self, start: Path | None = None) -> None:
+        try:
+            if start is None and ("GIT_DIR" in os.environ or "GIT_INDEX_FILE" in os.environ):
+                # Hooks run with GIT_DIR / GIT_INDEX_FILE set (`git commit <paths>` uses a
+                # temporary index); FROM_ENV makes libgit2 honour them as git does.
+                self._repo = pygit2.Repository(None, flags=pygit2.enums.RepositoryOpenFlag.FROM_ENV)
+            else:
+                found = pygit2.discover_repository(str(start or Path.cwd()))
+                if found is None:
+                    raise GitError(f"{start or Path.cwd()}: not inside a git repository", "run it in a git work tree")
+                self._repo = pygit2.Repository(found)
+        except pygit2.GitError as e:
+            raise GitError(f"cannot open the git repository: {e}") from None
+        if self._repo.is_bare or self._repo.workdir is None:
+            raise GitError(f"{self._repo.path}: a bare repository has no work tree", "run it in a checkout")
+        self.root = Path(self._repo.workdir).resolve()
+        self._real_root = os.path.realpath(self.root)
+        self._index: pygit2.Index | None = None
+        self._autocrlf: str | None = None
+        self._trees: dict[str, pygit2.Tree] = {}
+
+    @property
+    def pygit2(self) -> pygit2.Repository:
+        """The raw repository, for the diff engine; nothing outside git-adapter modules uses it."""
+        return self._repo
+
+    @property
+    def git_dir(self) -> Path:
+        """The common git directory (shared by worktrees): where the writers' lock lives."""
+        return Path(self._repo.path).resolve()
+
+    @property
+    def index(self) -> pygit2.Index:
+        if self._index is None:
+            self._index = self._repo.index
+        return self._index
+
+    def is_tracked(self, path: str) -> bool:
+        return path in self.index
+
+    def head(self) -> str | None:
+        try:
+            return str(self._repo.head.target)
+        except pygit2.GitError:
+            return None
+
+    def commit_id(self, rev: str) -> str:
+        try:
+            obj = self._repo.revparse_single(rev)
+            return str(obj.peel(pygit2.Commit).id)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+            raise GitError(f"unknown revision {rev!r}", "name a commit, branch or tag that exists") from None
+
+    def read(self, path: str, source: str = "worktree") -> FileText:
+        """The file's text at `source` ("worktree", "index" or a revision)."""
+        if source == "worktree":
+            return self._read_worktree(path)
+        if source == "index":
+            entry = self.index[path] if path in self.index else None
+            if entry is None:
+                return FileText(path, None, problem="not in the index")
+            return self._from_blob(path, entry.id, entry.mode)
+        return self._read_tree(path, source)
+
+    def blob_text(self, path: str, blob_id: str) -> FileText:
+        try:
+            return self._from_blob(path, pygit2.Oid(hex=blob_id), pygit2.enums.FileMode.BLOB)
+        except (KeyError, ValueError):
+            return FileText(path, None, problem=f"blob {blob_id[:12]} is not in this repository")
+
+    def _read_tree(self, path: str, rev: str) -> FileText:
+        tree = self._trees.get(rev)
+        if tree is None:
+            tree = self._trees[rev] = self._repo.get(self.commit_id(rev)).tree  # type: ignore[union-attr]
+        try:
+            entry = tree[path]
+        except KeyError:
+            return FileText(path, None, problem=f"missing at {rev}")
+        return self._from_blob(path, entry.id, entry.filemode)
+
+    def _from_blob(self, path: str, oid: pygit2.Oid, mode: int) -> FileText:
+        if mode == MODE_LINK:
+            return FileText(path, None, problem="symlink (refused)")
+        if mode == MODE_GITLINK:
+            return FileText(path, None, problem="submodule")
+        blob = self._repo.get(oid)
+        if not isinstance(blob, pygit2.Blob):
+            return FileText(path, None, problem="not a file")
+        return _decode(path, blob.data, str(oid))
+
+    def _read_worktree(self, path: str) -> FileText:
+        if not self.is_tracked(path):
+            return FileText(path, None, problem="not tracked by git")
+        full = self.root / path
+        try:
+            st = os.lstat(full)
+        except FileNotFoundError:
+            return FileText(path, None, problem="missing")
+        except NotADirectoryError:
+            return FileText(path, None, problem="missing")
+        if os.path.islink(full):
+            return FileText(path, None, problem="symlink (refused)")
+        if not os.path.isfile(full) or st.st_size < 0:
+            return FileText(path, None, problem="not a regular file")
+        # A symlinked parent directory or a case alias would read a file outside what git tracks.
+        if os.path.realpath(full) != os.path.join(self._real_root, *path.split("/")):
+            return FileText(path, None, problem="path goes through a symlink (refused)")
+        data = full.read_bytes()
+        if b"\r\n" in data and self._converts_crlf(path, data):
+            data = data.replace(b"\r\n", b"\n")
+        return _decode(path, data, str(pygit2.hash(data)))
+
+    def _converts_crlf(self, path: str, data: bytes) -> bool:
+        """Would git's clean filter turn this file's CRLF into LF on `git add`?"""
+        text_attr = self._repo.get_attr(path, "text")
+        if text_attr is False or self._repo.get_attr(path, "binary"):
+            return False
+        if text_attr is True or self._repo.get_attr(path, "eol") in ("lf", "crlf"):
+            return True
+        if text_attr == "auto" or self._autocrlf_setting() in ("true", "input"):
+            return b"\0" not in data[:BINARY_SNIFF]
+        return False
+
+    def _autocrlf_setting(self) -> str:
+        if self._autocrlf is None:
+            try:
+                self._autocrlf = str(self._repo.config["core.autocrlf"]).lower()
+            except KeyError:
+                self._autocrlf = "false"
+        return self._autocrlf
+
+
+def _decode(path: str, data: bytes, blob: str) -> FileText:
+    if data.startswith(LFS_POINTER):
+        return FileText(path, None, blob, problem="Git LFS pointer (the content is not in git)")
+    if b"\0" in data[:BINARY_SNIFF]:
+        return FileText(path, None, blob, problem="binary file")
+    # Node decodes invalid UTF-8 to U+FFFD; so do we, for token parity with OpenWiki.
+    return FileText(path, data.decode("utf-8", errors="replace"), blob)

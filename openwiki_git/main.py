@@ -1,0 +1,70 @@
+"""The `openwiki-git` command: argparse root, dispatch, and the one error boundary.
+
+Exit codes: 0 ok, 1 findings, 2 usage or input error, 3 unexpected (traceback with --verbose),
+130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import traceback
+from collections.abc import Sequence
+
+from openwiki_git import __version__
+from openwiki_git.errors import OpenwikiError
+
+# One module per command under openwiki_git/commands/, each with add_parser() and run().
+COMMANDS = [
+    "init",
+    "claim",
+    "check",
+    "validate",
+]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"error: {message} (see `{self.prog} --help`)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="openwiki-git",
+        description="Keep a repository's wiki true: claims grounded in hashed source lines, checked by git.",
+    )
+    parser.add_argument("--version", action="version", version=f"openwiki-git {__version__}")
+    parser.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
+    parser.add_argument("--wiki-dir", metavar="DIR", help="the wiki directory (default: config's wiki_dir or .openwiki)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show tracebacks of unexpected errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name in COMMANDS:
+        module = importlib.import_module(f"openwiki_git.commands.{name.replace('-', '_')}")
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except OpenwikiError as e:
+        print(f"error: {e.message}", file=sys.stderr)
+        if e.hint:
+            print(f"hint: {e.hint}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+    except Exception as e:  # the unexpected: say so, one line, traceback on request
+        if args.verbose:
+            traceback.print_exc()
+        print(f"error: unexpected {type(e).__name__}: {e} (run with --verbose for the traceback)", file=sys.stderr)
+        return 3

@@ -1,0 +1,46 @@
+"""The bundled JSON Schemas (package data) and validation that reports every problem.
+
+jsonschema is imported lazily: `check` validates sidecars with the hand-written reader in
+sidecar.py and only pays for jsonschema when a config file or `validate` needs it.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+SCHEMA_FILES = {
+    "config": "config.schema.json",
+    "sidecar": "sidecar.schema.json",
+    "check-report": "check-report.schema.json",
+    "frontmatter": "frontmatter.schema.json",
+}
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    text = resources.files("openwiki_git").joinpath("schemas", SCHEMA_FILES[name]).read_text("utf-8")
+    return json.loads(text)  # type: ignore[no-any-return]
+
+
+def problems(name: str, instance: Any) -> list[str]:
+    """Every schema violation as '$.json.path: message', sorted by path for stable output."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    validator = Draft202012Validator(load_schema(name))
+    found = []
+    for error in validator.iter_errors(instance):
+        if error.context:
+            error = best_match(error.context) or error
+        found.append((_json_path(error.absolute_path), error.message))
+    return [f"{where}: {message}" for where, message in sorted(set(found))]
+
+
+def _json_path(parts: Any) -> str:
+    out = "$"
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else f".{p}"
+    return out

@@ -1,0 +1,224 @@
+"""The wiki on disk: pages, `.claims/` sidecars, atomic writes and the writers' lock.
+
+Every write in openwiki-git goes through `atomic_write`: a temporary file in the target's
+directory, fsync, rename. Writers are serialised by an flock on `<git dir>/openwiki-git.lock`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import hashlib
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from openwiki_git import sidecar as sidecar_codec
+from openwiki_git.config import Config
+from openwiki_git.errors import StoreError
+from openwiki_git.model import Claim, Sidecar
+
+CLAIMS_DIR = ".claims"
+RESERVED_PAGES = {"index.md", "log.md", "instructions.md", "_plan.md"}
+LOCK_NAME = "openwiki-git.lock"
+LOCK_WAIT_SECONDS = 30.0
+
+
+def is_grounded_page(page: str) -> bool:
+    """OpenWiki §1.1: a `.md` page, no `.`/`..`/`.claims` segment, not a reserved basename."""
+    parts = page.split("/")
+    if not page.endswith(".md") or any(p in ("", ".", "..") for p in parts):
+        return False
+    if any(p.lower() == CLAIMS_DIR for p in parts):
+        return False
+    return parts[-1].lower() not in RESERVED_PAGES
+
+
+def page_version(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def atomic_write(path: Path, data: bytes, *, root: Path) -> None:
+    """Write `data` to `path` all at once: readers see the old file or the new one, never half."""
+    _refuse_links(path, root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        else:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _refuse_links(path: Path, root: Path) -> None:
+    rel = path.relative_to(root)
+    current = root
+    for part in rel.parts:
+        current = current / part
+        if current.is_symlink():
+            raise StoreError(f"{rel.as_posix()}: refusing to write through the symlink {current.relative_to(root)}")
+
+
+class Wiki:
+    """One repository's wiki: the directory named by the config, its pages and sidecars."""
+
+    def __init__(self, root: Path, config: Config, git_dir: Path | None = None) -> None:
+        self.root = root
+        self.config = config
+        self.git_dir = git_dir or (root / ".git")
+        self.wiki_dir = config.wiki_dir
+        self.wiki_path = root / config.wiki_dir
+        self.claims_path = self.wiki_path / CLAIMS_DIR
+
+    # -- paths -------------------------------------------------------------------------------
+    def page_path(self, page: str) -> Path:
+        return self.wiki_path / page
+
+    def sidecar_path(self, page: str) -> Path:
+        return self.claims_path / (page[: -len(".md")] + ".json")
+
+    def repo_path(self, page: str) -> str:
+        """The page's path relative to the repository root (`.openwiki/guides/a.md`)."""
+        return f"{self.wiki_dir}/{page}"
+
+    def normalize_page(self, arg: str) -> str:
+        """Accept `guides/a.md`, `guides/a`, `.openwiki/guides/a.md` or a path from the cwd."""
+        page = arg.replace("\\", "/").strip()
+        candidate = Path(page)
+        if candidate.is_absolute() or (Path.cwd() / candidate).exists():
+            with contextlib.suppress(ValueError):
+                page = (Path.cwd() / candidate).resolve().relative_to(self.wiki_path.resolve()).as_posix()
+        if page.startswith(self.wiki_dir + "/"):
+            page = page[len(self.wiki_dir) + 1 :]
+        if not page.endswith(".md"):
+            page += ".md"
+        if not is_grounded_page(page):
+            raise StoreError(
+                f"{arg}: not a wiki page that can hold claims",
+                f"name a .md page under {self.wiki_dir}/ other than index.md or log.md",
+            )
+        return page
+
+    # -- discovery ---------------------------------------------------------------------------
+    def pages(self) -> list[str]:
+        """Grounded pages, sorted by byte order; symlinks and `.claims` are skipped."""
+        return sorted(p for p in self._walk(self.wiki_path, ".md") if is_grounded_page(p))
+
+    def sidecar_pages(self) -> list[str]:
+        """Pages that have a sidecar (whether or not the page itself still exists)."""
+        return sorted(p[: -len(".json")] + ".md" for p in self._walk(self.claims_path, ".json"))
+
+    def _walk(self, top: Path, suffix: str) -> Iterator[str]:
+        if not top.is_dir():
+            return
+        for dirpath, dirnames, filenames in os.walk(top):
+            base = Path(dirpath)
+            dirnames[:] = sorted(
+                d for d in dirnames if not (base / d).is_symlink() and not (top == self.wiki_path and d == CLAIMS_DIR)
+            )
+            for name in filenames:
+                if name.endswith(suffix) and not (base / name).is_symlink() and not name.startswith("."):
+                    yield (base / name).relative_to(top).as_posix()
+
+    # -- sidecars ----------------------------------------------------------------------------
+    def load(self, page: str) -> Sidecar | None:
+        path = self.sidecar_path(page)
+        rel = path.relative_to(self.root).as_posix()
+        if path.is_symlink():
+            raise StoreError(f"{rel}: a symlinked sidecar is refused", "replace the link with the file")
+        try:
+            text = path.read_text("utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as e:
+            raise StoreError(f"{rel}: cannot read: {e}") from None
+        return sidecar_codec.loads(text, filename=rel, page=page, wiki_dir=self.wiki_dir)
+
+    def load_all(self) -> dict[str, Sidecar]:
+        """Every sidecar, keyed by page. A claim id on two pages is an error naming both."""
+        out: dict[str, Sidecar] = {}
+        owner: dict[str, str] = {}
+        for page in self.sidecar_pages():
+            sc = self.load(page)
+            if sc is None:
+                continue
+            for claim in sc.claims:
+                if claim.id in owner:
+                    raise StoreError(
+                        f"{self.sidecar_path(page).relative_to(self.root).as_posix()}: claim {claim.id} "
+                        f"is also on page {owner[claim.id]}",
+                        "claim ids must be unique across the wiki; retract one of them",
+                    )
+                owner[claim.id] = page
+            out[page] = sc
+        return out
+
+    def find_claim(self, claim_id: str, sidecars: dict[str, Sidecar] | None = None) -> tuple[str, Sidecar, Claim]:
+        """The claim with this id (or `claim_`-less id, or a unique prefix of 8+ characters)."""
+        sidecars = self.load_all() if sidecars is None else sidecars
+        wanted = claim_id if claim_id.startswith("claim_") else f"claim_{claim_id}"
+        found = [(p, sc, c) for p, sc in sidecars.items() for c in sc.claims if c.id.startswith(wanted)]
+        exact = [f for f in found if f[2].id == wanted]
+        if exact:
+            return exact[0]
+        if len(found) == 1 and len(wanted) >= len("claim_") + 8:
+            return found[0]
+        why = "is ambiguous" if found else "does not exist"
+        raise StoreError(f"claim {claim_id!r} {why}", "run `openwiki-git claim list` to see the ids")
+
+    def save(self, sidecar: Sidecar) -> bool:
+        """Write the sidecar if its bytes change; returns whether it was written."""
+        if self.config.strict_openwiki:
+            sidecar = sidecar.for_openwiki()
+        data = sidecar_codec.dumps(sidecar).encode("utf-8")
+        return self.write_bytes(self.sidecar_path(sidecar.page), data)
+
+    def write_bytes(self, path: Path, data: bytes) -> bool:
+        try:
+            if path.read_bytes() == data:
+                return False
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            pass
+        atomic_write(path, data, root=self.root)
+        return True
+
+    def page_version(self, page: str) -> str:
+        try:
+            return page_version(self.page_path(page).read_bytes())
+        except FileNotFoundError:
+            return page_version(b"")
+
+    # -- locking -----------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Serialise writers (hook, fix, refresh, claim) across processes."""
+        self.git_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.git_dir / LOCK_NAME, "a+") as fh:
+            deadline = time.monotonic() + LOCK_WAIT_SECONDS
+            while True:
+                try:
+                    fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as e:
+                    if e.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() > deadline:
+                        raise StoreError(
+                            f"{self.git_dir / LOCK_NAME}: another openwiki-git process holds the lock",
+                            "wait for it to finish, then run again",
+                        ) from None
+                    time.sleep(0.05)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)

@@ -1,0 +1,54 @@
+"""Opens what a command works on: the git repository, the config and the wiki, and the source
+that evidence is read from. Commands build one Workspace; nothing below commands/ reads argv."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from openwiki_git.checker import EvidenceResolver
+from openwiki_git.config import Config, load_config
+from openwiki_git.git import Repo
+from openwiki_git.model import FileText
+from openwiki_git.store import Wiki
+
+SOURCES_HELP = "where evidence is read: worktree (default), index, or a revision such as HEAD"
+
+
+@dataclass
+class Workspace:
+    repo: Repo
+    config: Config
+    wiki: Wiki
+
+    @classmethod
+    def open(cls, start: Path | None = None, *, wiki_dir: str | None = None) -> Workspace:
+        repo = Repo(start)
+        config = load_config(repo.root, wiki_dir=wiki_dir)
+        return cls(repo, config, Wiki(repo.root, config, repo.git_dir))
+
+    def reader(self, source: str = "worktree"):  # type: ignore[no-untyped-def]
+        if source not in ("worktree", "index"):
+            self.repo.commit_id(source)  # fail early, with a clear message, on an unknown revision
+
+        def read(path: str) -> FileText:
+            return self.repo.read(path, source)
+
+        return read
+
+    def resolver(self, source: str = "worktree") -> EvidenceResolver:
+        return EvidenceResolver(self.reader(source), max_growth=self.config.max_growth)
+
+    def page_text(self, page: str) -> str | None:
+        try:
+            return self.wiki.page_path(page).read_text("utf-8")
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None
+        except UnicodeDecodeError:
+            return self.wiki.page_path(page).read_bytes().decode("utf-8", errors="replace")
+
+
+def now_iso() -> str:
+    """Now, in UTC with an explicit offset (OKF: never a naive local time)."""
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
