@@ -54,3 +54,19 @@ def fix_sidecar(sidecar: Sidecar, results: list[ClaimResult], now: str) -> Sidec
     by_id = {r.claim.id: r for r in results if r.page == sidecar.page}
     claims = tuple(fix_claim(c, by_id[c.id], now) if c.id in by_id else c for c in sidecar.claims)
     return sidecar.replace(claims=claims)
+
+
+def verify_claim(claim: Claim, result: ClaimResult, *, by: str | None, now: str) -> Claim | None:
+    """A claim re-read and found true: every evidence item is re-established at the text where it
+    is now (new token, refreshed anchors), the mark is cleared and the verification recorded.
+
+    Returns None when some evidence is unresolved: there is no current text to verify against.
+    Shared by `claim confirm` and the refresher's `confirm` verdict.
+    """
+    if any(r.current_resource is None or r.current_version is None for r in result.evidence):
+        return None
+    evidence = tuple(
+        Evidence(r.current_resource, r.current_version, r.blob)  # type: ignore[arg-type]
+        for r in result.evidence
+    )
+    return claim.replace(evidence=evidence, mark=None, verified_at=now, verified_by=by or claim.verified_by)
