@@ -6,6 +6,7 @@ every claim that cites it, and each (resource, version) pair is resolved once.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import datetime
 
@@ -70,17 +71,54 @@ def check_claim(
     return ClaimResult(page, claim, status, results, marker, due, tuple(notes))
 
 
-def is_due(claim: Claim, now: datetime, reverify_after_seconds: int | None) -> bool:
-    """Whether a claim's last verification is older than `reverify_after` (never when unknown)."""
+def is_due(
+    claim: Claim, now: datetime, reverify_after_seconds: int | None, stale_after: str | None = None
+) -> bool:
+    """Whether a claim is due for re-verification: its last verification is older than
+    `reverify_after` (never when unknown), or its page's OKF `stale_after` has passed and the claim
+    was last verified before it (an unparseable `stale_after` counts as passed, as in OKF)."""
+    verified = _instant(claim.verified_at) if claim.verified_at else None
+    if stale_after is not None:
+        limit = _instant(stale_after)
+        if limit is None or (now >= limit and (verified is None or verified < limit)):
+            return True
     if reverify_after_seconds is None or not claim.verified_at:
         return False
-    try:
-        verified = datetime.fromisoformat(claim.verified_at.replace("Z", "+00:00"))
-    except ValueError:
-        return True
-    if verified.tzinfo is None:
+    if verified is None:
         return True
     return (now - verified).total_seconds() >= reverify_after_seconds
+
+
+def _instant(text: str) -> datetime | None:
+    """An ISO 8601 instant with an offset, or None (unparseable, or a naive local time)."""
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return value if value.tzinfo is not None else None
+
+
+_STALE_AFTER = re.compile(r"""^stale_after:[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s#'"][^\n#]*?))?[ \t]*(?:#[^\n]*)?$""", re.M)
+
+
+def page_stale_after(text: str | None) -> str | None:
+    """The page's OKF `stale_after`, read from its front matter without a YAML parser (check
+    runs on every commit): a top-level plain or quoted scalar. A value in another form is
+    returned as written, which `is_due` treats as unparseable, hence passed."""
+    if not text or not text.startswith("---"):
+        return None
+    end = text.find("\n---", 3)
+    block = text[: end if end >= 0 else len(text)]
+    if "stale_after" not in block:
+        return None
+    m = _STALE_AFTER.search(block)
+    if m is None:
+        line = next((ln for ln in block.splitlines() if ln.startswith("stale_after:")), None)
+        return None if line is None else line.partition(":")[2].strip() or "?"
+    value = next((g for g in m.groups() if g is not None), None)
+    if m.group(3) is not None and value.strip() in ("null", "Null", "NULL", "~"):
+        return None
+    return value.strip() if value else None
 
 
 def check_all(
@@ -95,8 +133,9 @@ def check_all(
     out = []
     for page in sorted(sidecars):
         text = page_texts(page)
+        stale_after = page_stale_after(text) if now is not None else None
         for claim in sidecars[page].claims:
-            due = now is not None and is_due(claim, now, reverify_after_seconds)
+            due = now is not None and is_due(claim, now, reverify_after_seconds, stale_after)
             out.append(check_claim(page, claim, resolver, page_text=text, due=due))
     return out
 
