@@ -55,13 +55,17 @@ def load_config(root: Path, *, wiki_dir: str | None = None) -> Config:
     """
     path = config_path(root)
     data: dict[str, Any] = {}
-    if path.is_file() and not path.is_symlink():
+    if path.is_symlink():
+        raise ConfigError(f"{CONFIG_DIR}/{CONFIG_NAME}: a symlinked config is refused", "replace the link with the file")
+    if path.is_file():
         data = _read(path, root)
+    where = "--wiki-dir"
     if wiki_dir is None:
+        where = f"{CONFIG_DIR}/{CONFIG_NAME}: $.wiki_dir"
         wiki_dir = data.get("wiki_dir")
         if wiki_dir is None and not (root / DEFAULT_WIKI_DIR).is_dir() and (root / OPENWIKI_WIKI_DIR).is_dir():
             wiki_dir = OPENWIKI_WIKI_DIR
-    wiki_dir = _clean_wiki_dir(wiki_dir or DEFAULT_WIKI_DIR)
+    wiki_dir = _clean_wiki_dir(wiki_dir or DEFAULT_WIKI_DIR, where)
     fmt = data.get("sidecar_format") or ("openwiki" if wiki_dir == OPENWIKI_WIKI_DIR else "openwiki-git")
     return Config(
         wiki_dir=wiki_dir,
@@ -94,9 +98,12 @@ def _read(path: Path, root: Path) -> dict[str, Any]:
     return dict(data)
 
 
-def _clean_wiki_dir(value: str) -> str:
-    cleaned = value.strip().strip("/")
+def _clean_wiki_dir(value: str, where: str = "wiki_dir") -> str:
+    cleaned = value.strip().rstrip("/")
     parts = cleaned.split("/")
-    if not cleaned or any(p in ("", ".", "..") for p in parts) or parts[0].lower() == ".git":
-        raise ConfigError(f"wiki_dir {value!r} must be a relative directory inside the repository", "e.g. .openwiki")
+    bad = not cleaned or cleaned.startswith("/") or "\\" in cleaned or ":" in parts[0]
+    if bad or any(p in ("", ".", "..") for p in parts) or parts[0].lower() == ".git":
+        raise ConfigError(
+            f"{where}: wiki_dir {value!r} must be a relative directory inside the repository", "e.g. .openwiki"
+        )
     return cleaned

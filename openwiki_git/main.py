@@ -48,15 +48,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(text: str) -> str:
+    """An error is one line, whatever a file name or user input it quotes contains."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.run(args))
     except OpenwikiError as e:
-        print(f"error: {e.message}", file=sys.stderr)
+        print(f"error: {_one_line(e.message)}", file=sys.stderr)
         if e.hint:
-            print(f"hint: {e.hint}", file=sys.stderr)
+            print(f"hint: {_one_line(e.hint)}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -35,6 +35,12 @@ def problems(name: str, instance: Any) -> list[str]:
     for error in validator.iter_errors(instance):
         if error.context:
             error = best_match(error.context) or error
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            # Name the key itself, as the sidecar reader does: `$.a.typo: unknown key`.
+            allowed = set(error.schema.get("properties", {}))
+            for key in sorted(k for k in error.instance if k not in allowed):
+                found.append((_json_path([*error.absolute_path, key]), f"unknown key (allowed: {', '.join(sorted(allowed))})"))
+            continue
         found.append((_json_path(error.absolute_path), error.message))
     return [f"{where}: {message}" for where, message in sorted(set(found))]
 

@@ -81,6 +81,8 @@ def loads(text: str, *, filename: str, page: str, wiki_dir: str = ".openwiki") -
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise SchemaError(f"{filename}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}", "fix the JSON syntax") from None
+    except RecursionError:
+        raise SchemaError(f"{filename}: $: JSON nested too deeply", "a sidecar is at most a few levels deep") from None
     r = _Reader(filename)
     root = r.obj(data, "$", ROOT_KEYS, {"schemaVersion", "pageVersion", "claims"})
     if root["schemaVersion"] != 1 or type(root["schemaVersion"]) is not int:

@@ -117,14 +117,26 @@ class Wiki:
         return sorted(p for p in self._walk(self.wiki_path, ".md") if is_grounded_page(p))
 
     def sidecar_pages(self) -> list[str]:
-        """Pages that have a sidecar (whether or not the page itself still exists)."""
-        return sorted(p[: -len(".json")] + ".md" for p in self._walk(self.claims_path, ".json"))
+        """Pages that have a sidecar (whether or not the page itself still exists).
 
-    def _walk(self, top: Path, suffix: str) -> Iterator[str]:
+        Unlike pages, a symlinked sidecar or directory under `.claims/` is refused, not skipped:
+        skipping it would silently drop its claims from every check (OpenWiki: fatal)."""
+        return sorted(p[: -len(".json")] + ".md" for p in self._walk(self.claims_path, ".json", refuse_links=True))
+
+    def _walk(self, top: Path, suffix: str, *, refuse_links: bool = False) -> Iterator[str]:
+        if refuse_links:
+            for link in (self.wiki_path, top):
+                if link.is_symlink():
+                    raise StoreError(f"{link.relative_to(self.root).as_posix()}: a symlink is refused", "replace the link with the directory")
         if not top.is_dir():
             return
         for dirpath, dirnames, filenames in os.walk(top):
             base = Path(dirpath)
+            if refuse_links:
+                for name in (*dirnames, *filenames):
+                    if (base / name).is_symlink() and (name in dirnames or name.endswith(suffix)):
+                        rel = (base / name).relative_to(self.root).as_posix()
+                        raise StoreError(f"{rel}: a symlink under {CLAIMS_DIR}/ is refused", "replace the link with the file or directory")
             dirnames[:] = sorted(
                 d for d in dirnames if not (base / d).is_symlink() and not (top == self.wiki_path and d == CLAIMS_DIR)
             )

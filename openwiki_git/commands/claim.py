@@ -57,7 +57,7 @@ def resolve_new_evidence(ws: Workspace, resources: list[str], source: str) -> li
         try:
             res = compat.parse_resource(raw, wiki_dir=ws.config.wiki_dir)
         except compat.ResourceError as e:
-            raise EvidenceError(f"{raw}: {e}") from None
+            raise EvidenceError(f"--evidence: {e}") from None  # the message shows the input, escaped
         ft = ws.repo.read(res.path, source)
         if ft.text is None:
             hint = f"`git add {res.path}` first" if ft.problem == "not tracked by git" else "cite a tracked text file"
