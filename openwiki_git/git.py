@@ -146,8 +146,15 @@ class Repo:
         if text_attr is True or self._repo.get_attr(path, "eol") in ("lf", "crlf"):
             return True
         if text_attr == "auto" or self._autocrlf_setting() in ("true", "input"):
-            return b"\0" not in data[:BINARY_SNIFF]
+            # git's "auto": only text (no NUL, no lone CR) is converted, and never a file that
+            # is already stored with CRLF (git's has_crlf_in_index).
+            return _auto_text(data) and not self._crlf_in_index(path)
         return False
+
+    def _crlf_in_index(self, path: str) -> bool:
+        entry = self.index[path] if path in self.index else None
+        blob = self._repo.get(entry.id) if entry is not None else None
+        return isinstance(blob, pygit2.Blob) and b"\r\n" in blob.data and _auto_text(blob.data)
 
     def _autocrlf_setting(self) -> str:
         if self._autocrlf is None:
@@ -156,6 +163,11 @@ class Repo:
             except KeyError:
                 self._autocrlf = "false"
         return self._autocrlf
+
+
+def _auto_text(data: bytes) -> bool:
+    """git's text detection for `auto` conversion: no NUL and no CR outside a CRLF pair."""
+    return b"\0" not in data and data.count(b"\r") == data.count(b"\r\n")
 
 
 def _decode(path: str, data: bytes, blob: str) -> FileText:
