@@ -21,6 +21,7 @@ COMMANDS = [
     "claim",
     "check",
     "validate",
+    "github",
 ]
 
 

@@ -1,0 +1,437 @@
+"""`openwiki-git github`: the GitHub Action's two jobs.
+
+`github comment` (on `pull_request`): the claims made stale between the pull request's base and
+head, as at most 10 `::warning` annotations, the complete table in $GITHUB_STEP_SUMMARY, and one
+sticky comment (created when the first claim goes stale, edited on each push, turned into an
+all-clear note once fixed). A read-only token (a fork's pull request) only loses the comment.
+Exit 0, or 1 with --fail-on-stale when a claim is stale or unresolved.
+
+`github refresh-pr` (`schedule`, `workflow_dispatch`): runs the refresher, then commits the wiki's
+changes on one fixed branch on top of the base branch and opens the pull request, or updates the
+open one. Nothing is written when nothing changed.
+
+The GITHUB_* variables of the Actions runner are read here and nowhere else; the token comes from
+GITHUB_TOKEN. Outputs (stale-count, pr-number, pr-url, pr-operation, ...) go to $GITHUB_OUTPUT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from openwiki_git import PRODUCER, ghactions
+from openwiki_git.commands import open_workspace
+from openwiki_git.errors import GitError, GitHubError, UsageError
+
+if TYPE_CHECKING:
+    from github import Github
+
+    from openwiki_git.workspace import Workspace
+
+DEFAULT_BRANCH = "openwiki-git/refresh"
+PR_TITLE = "openwiki-git: refresh stale wiki claims"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "github", help="GitHub Actions: the stale-claims PR comment and the refresh PR", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    gsub = p.add_subparsers(dest="github_command", metavar="ACTION", parser_class=type(p))
+    gsub.required = True
+
+    c = gsub.add_parser(
+        "comment", help="annotate, summarise and comment on the claims a pull request made stale",
+        description=cmd_comment.__doc__,
+    )
+    c.add_argument("--base", help="the revision the pull request is measured against (default: the event's base commit)")
+    c.add_argument("--head", help="the pull request's head (default: the event's head commit if present, else HEAD)")
+    c.add_argument("--pr", type=int, metavar="N", help="the pull request number (default: from the event)")
+    c.add_argument("--fail-on-stale", action="store_true", help="exit 1 when any claim is stale or unresolved")
+    c.add_argument("--no-comment", action="store_true", help="annotations and summary only; no API call")
+    c.set_defaults(run=cmd_comment)
+
+    r = gsub.add_parser(
+        "refresh-pr", help="refresh stale claims with the model and open or update one pull request",
+        description=cmd_refresh_pr.__doc__,
+    )
+    r.add_argument("--base", help="the branch the pull request targets (default: the branch the workflow runs on)")
+    r.add_argument("--branch", default=DEFAULT_BRANCH, help=f"the pull request's branch (default: {DEFAULT_BRANCH})")
+    r.add_argument("--model", help="the chat model (default: the config's refresh.model)")
+    r.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: the config's refresh.base_url)")
+    r.add_argument("--api-key-env", metavar="NAME", help="the environment variable holding the API key")
+    r.add_argument("--max-claims", type=int, metavar="N", help="refresh at most N claims in this run")
+    r.set_defaults(run=cmd_refresh_pr)
+
+
+# -- the runner's environment ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ActionsEnv:
+    """What the Actions runner tells a step, read once from the environment."""
+
+    repository: str | None = None
+    event_name: str | None = None
+    event_path: str | None = None
+    sha: str | None = None
+    ref_name: str | None = None
+    step_summary: str | None = None
+    output: str | None = None
+    api_url: str | None = None
+    server_url: str = "https://github.com"
+    run_id: str | None = None
+    token: str | None = None
+
+    @classmethod
+    def read(cls, environ: Mapping[str, str] | None = None) -> ActionsEnv:
+        env = os.environ if environ is None else environ
+
+        def get(name: str) -> str | None:
+            return env.get(name) or None
+
+        return cls(
+            repository=get("GITHUB_REPOSITORY"),
+            event_name=get("GITHUB_EVENT_NAME"),
+            event_path=get("GITHUB_EVENT_PATH"),
+            sha=get("GITHUB_SHA"),
+            ref_name=get("GITHUB_REF_NAME"),
+            step_summary=get("GITHUB_STEP_SUMMARY"),
+            output=get("GITHUB_OUTPUT"),
+            api_url=get("GITHUB_API_URL"),
+            server_url=get("GITHUB_SERVER_URL") or "https://github.com",
+            run_id=get("GITHUB_RUN_ID"),
+            token=get("GITHUB_TOKEN"),
+        )
+
+    @property
+    def run_url(self) -> str | None:
+        if not (self.repository and self.run_id):
+            return None
+        return f"{self.server_url.rstrip('/')}/{self.repository}/actions/runs/{self.run_id}"
+
+    def event(self) -> dict[str, Any]:
+        if not self.event_path:
+            return {}
+        try:
+            data = json.loads(Path(self.event_path).read_text("utf-8"))
+        except (OSError, ValueError) as e:
+            raise UsageError(f"GITHUB_EVENT_PATH {self.event_path}: cannot read the event ({e})") from None
+        return data if isinstance(data, dict) else {}
+
+
+def write_summary(env: ActionsEnv, markdown: str) -> None:
+    """Append to $GITHUB_STEP_SUMMARY; outside Actions, print it."""
+    if env.step_summary:
+        with open(env.step_summary, "a", encoding="utf-8") as fh:
+            fh.write(markdown.rstrip("\n") + "\n\n")
+    else:
+        sys.stdout.write(markdown.rstrip("\n") + "\n")
+
+
+def write_outputs(env: ActionsEnv, values: Mapping[str, object]) -> None:
+    """Append step outputs to $GITHUB_OUTPUT (multi-line values in the heredoc form)."""
+    if not env.output:
+        return
+    with open(env.output, "a", encoding="utf-8") as fh:
+        for name, value in values.items():
+            text = "" if value is None else str(value)
+            if "\n" in text or "\r" in text:
+                delimiter = f"owg_{uuid.uuid4().hex}"
+                fh.write(f"{name}<<{delimiter}\n{text}\n{delimiter}\n")
+            else:
+                fh.write(f"{name}={text}\n")
+
+
+def _client(env: ActionsEnv) -> Github:
+    from openwiki_git import github_api
+
+    assert env.token
+    return github_api.connect(env.token, base_url=env.api_url)
+
+
+def _repository(env: ActionsEnv, event: Mapping[str, Any]) -> str:
+    repo = env.repository or (event.get("repository") or {}).get("full_name")
+    if not repo or "/" not in repo:
+        raise UsageError("GITHUB_REPOSITORY is not set", "run inside GitHub Actions or set GITHUB_REPOSITORY=owner/name")
+    return str(repo)
+
+
+# -- github comment -------------------------------------------------------------------------------------
+def cmd_comment(args: argparse.Namespace) -> int:
+    """The claims this pull request made stale: annotations, the step summary, one sticky comment."""
+    ws = open_workspace(args)
+    env = ActionsEnv.read()
+    gh = None if args.no_comment or not env.token else _client(env)
+    return comment(
+        ws, env, gh, base=args.base, head=args.head, pr=args.pr, fail_on_stale=args.fail_on_stale,
+    )
+
+
+def _resolvable(ws: Workspace, rev: str | None) -> bool:
+    if not rev:
+        return False
+    try:
+        ws.repo.commit_id(rev)
+    except GitError:
+        return False
+    return True
+
+
+def comment(
+    ws: Workspace,
+    env: ActionsEnv,
+    gh: Github | None,
+    *,
+    base: str | None = None,
+    head: str | None = None,
+    pr: int | None = None,
+    fail_on_stale: bool = False,
+) -> int:
+    from openwiki_git.commands.check import ci_report
+
+    event = env.event()
+    pull = event.get("pull_request") or {}
+    number = pr or pull.get("number")
+    base = base or (pull.get("base") or {}).get("sha")
+    if not base:
+        raise UsageError(
+            "github comment: no base revision: the event has no pull_request",
+            "run it on pull_request events, or pass --base REV",
+        )
+    if head is None:
+        event_head = (pull.get("head") or {}).get("sha")
+        head = event_head if _resolvable(ws, event_head) else None
+    try:
+        data = ci_report(ws, base, head)
+    except GitError as e:
+        raise GitError(e.message, e.hint or "check out the full history: actions/checkout with fetch-depth: 0") from None
+    repo_name = _repository(env, event)
+    head_sha = data.get("head") or ws.repo.commit_id(head or "HEAD")
+    links = ghactions.Links(env.server_url, repo_name, head_sha, env.run_url, base_sha=data.get("base"))
+    stale = ghactions.not_fresh(data)
+
+    for line in ghactions.annotations(data):
+        print(line)
+    summary = ghactions.render_summary(data, links)
+    outputs: dict[str, object] = {"stale-count": len(stale)}
+
+    if number is None:
+        summary += "\n_No pull request in this event: no comment was posted._\n"
+    elif gh is None:
+        print("::notice title=openwiki-git::no GitHub token: the stale claims are in the job summary only")
+    else:
+        from openwiki_git import github_api
+
+        body = ghactions.render_comment(data, links)
+        try:
+            result = github_api.upsert_sticky_comment(gh, repo_name, int(number), body, create=bool(stale))
+        except github_api.ReadOnlyTokenError as e:
+            print(ghactions.workflow_command("warning", f"{e.message}. {e.hint}", title="openwiki-git: no comment"))
+            summary += (
+                "\n> [!NOTE]\n> The token of this run may not comment (a pull request from a fork gets a read-only "
+                "token), so the stale claims are listed here only.\n"
+            )
+            outputs["comment-operation"] = "skipped"
+        else:
+            outputs.update({"comment-operation": result.operation, "comment-id": result.id or "", "comment-url": result.url or ""})
+            if result.operation != "none":
+                print(f"openwiki-git: sticky comment {result.operation}: {result.url}", file=sys.stderr)
+    write_summary(env, summary)
+    write_outputs(env, outputs)
+    n = len(stale)
+    print(f"openwiki-git: {n} claim{'s' if n != 1 else ''} stale or unresolved", file=sys.stderr)
+    return 1 if fail_on_stale and stale else 0
+
+
+# -- github refresh-pr ------------------------------------------------------------------------------------
+def cmd_refresh_pr(args: argparse.Namespace) -> int:
+    """Refresh stale claims with the model, then open or update one pull request with the wiki's changes."""
+    ws = open_workspace(args)
+    env = ActionsEnv.read()
+    if not env.token:
+        raise UsageError("github refresh-pr: GITHUB_TOKEN is not set", "pass `github-token` to the action")
+    return refresh_pr(ws, env, _client(env), args)
+
+
+def new_refresher(args: argparse.Namespace) -> Any:
+    """The refresher to use; None lets `run_refresh` build the configured one. Tests replace it."""
+    return None
+
+
+def refresh_pr(ws: Workspace, env: ActionsEnv, gh: Github, args: argparse.Namespace, refresher: Any = None) -> int:
+    from openwiki_git import github_api
+
+    event = env.event()
+    repo_name = _repository(env, event)
+    base = args.base or env.ref_name or (event.get("repository") or {}).get("default_branch")
+    if not base:
+        raise UsageError("github refresh-pr: no base branch", "pass --base BRANCH (the action's `base` input)")
+    branch = _check_branch(args.branch or DEFAULT_BRANCH, base)
+    parent = ws.repo.head()
+    if parent is None:
+        raise GitError("the repository has no commit to build the refresh on", "check out the base branch first")
+
+    before = _check(ws)
+    fingerprint = _fingerprint(ws, before, args)
+    existing = github_api.find_open_pull(gh, repo_name, branch=branch, base=base)
+    if existing is not None and f"fingerprint={fingerprint} " in existing.body:
+        print(f"openwiki-git: nothing new since pull request #{existing.number}; no model call, nothing written", file=sys.stderr)
+        _pr_outputs(env, "unchanged", existing.number, existing.url)
+        write_summary(env, f"## openwiki-git: wiki refresh\n\nNothing new since [#{existing.number}]({existing.url}).\n")
+        return 0
+
+    result = _run_refresh(ws, args, refresher if refresher is not None else new_refresher(args))
+    result_data = _result_dict(result)
+    changes = wiki_changes(ws)
+    after = _check(ws)
+    links = ghactions.Links(env.server_url, repo_name, branch, env.run_url)
+    body = ghactions.render_refresh_body(result_data, links, fingerprint=fingerprint, wiki_dir=ws.config.wiki_dir)
+    message = _commit_message(result_data)
+    pull = github_api.publish_pull(
+        gh,
+        repo_name,
+        base=base,
+        branch=branch,
+        parent_sha=parent,
+        changes=changes,
+        title=PR_TITLE,
+        body=body,
+        message=message,
+        existing=existing,
+        close_if_empty=not ghactions.not_fresh(before) and not ghactions.not_fresh(after),
+        equivalent=lambda a, b: ghactions.without_timestamps(a) == ghactions.without_timestamps(b),
+    )
+    print(f"openwiki-git: refresh pull request {pull.operation}" + (f": {pull.url}" if pull.url else ""), file=sys.stderr)
+    _pr_outputs(env, pull.operation, pull.number, pull.url)
+    write_summary(env, body.split("\n", 1)[1] if body.startswith(ghactions.REFRESH_MARKER) else body)
+    return 0
+
+
+def _pr_outputs(env: ActionsEnv, operation: str, number: int | None, url: str | None) -> None:
+    write_outputs(env, {"pr-operation": operation, "pr-number": number or "", "pr-url": url or ""})
+
+
+def _check_branch(branch: str, base: str) -> str:
+    branch = branch.strip().removeprefix("refs/heads/")
+    bad = (
+        not branch
+        or branch == base
+        or branch.startswith(("-", "/"))
+        or branch.endswith(("/", ".lock", "."))
+        or ".." in branch
+        or any(ch in branch for ch in " ~^:?*[\\\t\n@{")
+    )
+    if bad:
+        raise UsageError(
+            f"--branch {branch!r}: not a usable branch for the refresh pull request",
+            f"use a plain branch name other than the base {base!r}, e.g. {DEFAULT_BRANCH}",
+        )
+    return branch
+
+
+def _check(ws: Workspace) -> dict[str, Any]:
+    """The plain check report of the working tree (the claims the refresher would take)."""
+    from datetime import datetime, timezone
+
+    from openwiki_git import report
+    from openwiki_git.checker import check_all
+
+    results = check_all(
+        ws.wiki.load_all(),
+        ws.resolver("worktree"),
+        ws.page_text,
+        now=datetime.now(timezone.utc),
+        reverify_after_seconds=ws.config.reverify_after_seconds,
+    )
+    return report.build(results, wiki_dir=ws.config.wiki_dir, source="worktree")
+
+
+def _fingerprint(ws: Workspace, data: Mapping[str, Any], args: argparse.Namespace) -> str:
+    """What a refresh would start from: the wiki's bytes, the claims to refresh, the text of the
+    files they cite, and the options. Equal fingerprints need no new model call."""
+    from openwiki_git import compat
+
+    h = hashlib.sha256()
+
+    def add(*parts: object) -> None:
+        h.update(json.dumps(parts, default=str).encode("utf-8") + b"\n")
+
+    add(PRODUCER, args.model, args.base_url, args.max_claims)
+    wiki = ws.repo.root / ws.config.wiki_dir
+    for path in sorted(p for p in wiki.rglob("*") if p.is_file() and not p.is_symlink()):
+        add(path.relative_to(ws.repo.root).as_posix(), hashlib.sha256(path.read_bytes()).hexdigest())
+    cited: set[str] = set()
+    for c in ghactions.not_fresh(data):
+        add(c["id"], c["status"], [(e.get("resource"), e.get("current_resource"), e.get("status")) for e in c["evidence"]])
+        for e in c["evidence"]:
+            for text in (e.get("resource"), e.get("current_resource")):
+                try:
+                    cited.add(compat.parse_resource(text, wiki_dir=ws.config.wiki_dir).path) if text else None
+                except compat.ResourceError:
+                    pass
+    for path in sorted(cited):
+        add(path, ws.repo.read(path, "worktree").blob)
+    return h.hexdigest()[:24]
+
+
+def wiki_changes(ws: Workspace) -> dict[str, bytes | None]:
+    """The wiki directory's files that differ from HEAD (new bytes, or None when deleted), by git."""
+    from openwiki_git import github_api
+
+    wiki_dir = ws.config.wiki_dir.rstrip("/")
+    proc = subprocess.run(
+        ["git", "-C", str(ws.repo.root), "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames",
+         "--", f":(top){wiki_dir}"],
+        capture_output=True,
+    )
+    if proc.returncode != 0:
+        raise GitError(f"git status failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
+    changes: dict[str, bytes | None] = {}
+    for entry in proc.stdout.split(b"\0"):
+        if len(entry) < 4:
+            continue
+        path = entry[3:].decode("utf-8", "surrogateescape")
+        if not (path == wiki_dir or path.startswith(wiki_dir + "/")):
+            raise GitHubError(f"{path}: outside the wiki directory {wiki_dir}; refusing to commit it")
+        full = ws.repo.root / path
+        if full.is_symlink():
+            raise GitHubError(f"{path}: a symlink; refusing to commit it")
+        changes[path] = full.read_bytes() if full.is_file() else None
+    github_api.check_paths(changes)
+    return changes
+
+
+def _commit_message(result: Mapping[str, Any]) -> str:
+    counts = {"confirm": 0, "revise": 0, "retract": 0}
+    for d in ghactions.decisions(result):
+        v = ghactions.verdict(d)
+        if v in counts:
+            counts[v] += 1
+    return (
+        "openwiki-git: refresh stale wiki claims\n\n"
+        f"{counts['confirm']} confirmed, {counts['revise']} revised, {counts['retract']} retracted.\n"
+    )
+
+
+# -- the refresher (openwiki_git/commands/refresh.py) ----------------------------------------------------
+def _run_refresh(ws: Workspace, args: argparse.Namespace, refresher: Any) -> Any:
+    from openwiki_git.commands import refresh
+
+    options = refresh.RefreshOptions(
+        model=args.model, base_url=args.base_url, api_key_env=args.api_key_env, max_claims=args.max_claims
+    )
+    return refresh.run_refresh(ws, options, refresher=refresher)
+
+
+def _result_dict(result: Any) -> dict[str, Any]:
+    if hasattr(result, "to_dict"):
+        return dict(result.to_dict())
+    return dict(result or {})

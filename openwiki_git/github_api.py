@@ -1,0 +1,320 @@
+"""The only module that imports PyGithub: the sticky PR comment and the refresh pull request.
+
+Every function takes an injected `github.Github` client (tests build one against `responses`).
+Every GitHub failure leaves here as a `GitHubError` whose message says what was being done and
+what GitHub answered; a token that may not write (a fork's pull request, missing `permissions:`)
+is a `ReadOnlyTokenError`, which callers may degrade to the step summary.
+
+The refresh branch is written through the Git Data API (blobs, a tree on top of the base commit's
+tree, a commit, the ref force-moved), so no push credentials or local git writes are needed, and
+nothing is written when the result equals the base or the open pull request.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import requests
+from github import Auth, Github, GithubException, InputGitTreeElement
+
+from openwiki_git import __version__
+from openwiki_git.errors import GitHubError
+
+STICKY_MARKER = "<!-- openwiki-git:stale-claims -->"
+DEFAULT_API_URL = "https://api.github.com"
+DEFAULT_BRANCH = "openwiki-git/refresh"
+FORBIDDEN_PREFIXES = (".github/workflows/",)
+FILE_MODE = "100644"
+COMPARE_FILE_LIMIT = 300  # the compare API lists at most 300 files
+
+PERMISSIONS_HINT = (
+    "a pull request from a fork gets a read-only token; otherwise grant the job "
+    "`permissions: pull-requests: write` (and `contents: write` for refresh-pr)"
+)
+
+
+class ReadOnlyTokenError(GitHubError):
+    """The token may read but not write here (HTTP 403)."""
+
+
+def connect(token: str, *, base_url: str | None = None) -> Github:
+    """A client for the Actions runner: the given token, the given API (GHES sets GITHUB_API_URL)."""
+    return Github(
+        auth=Auth.Token(token),
+        base_url=(base_url or DEFAULT_API_URL).rstrip("/"),
+        user_agent=f"openwiki-git/{__version__}",
+        lazy=True,
+    )
+
+
+# -- errors ----------------------------------------------------------------------------------------
+def _message(e: GithubException) -> str:
+    data = e.data if isinstance(e.data, Mapping) else {}
+    text = str(data.get("message") or e.message or "").strip()
+    details = []
+    for err in data.get("errors") or []:
+        if isinstance(err, Mapping):
+            details.append(str(err.get("message") or " ".join(str(err.get(k, "")) for k in ("resource", "field", "code")).strip()))
+        else:
+            details.append(str(err))
+    details = [d for d in details if d]
+    if details:
+        text = f"{text}: {'; '.join(details)}" if text else "; ".join(details)
+    return text or "no message"
+
+
+def translate(e: GithubException, action: str) -> GitHubError:
+    """A GithubException as the one-line error a person can act on."""
+    status, msg = e.status, _message(e)
+    if status == 401:
+        return GitHubError(f"{action}: GitHub rejected the token (401 {msg})", "pass a valid token in `github-token`")
+    if status == 403 and ("rate limit" in msg.lower() or (e.headers or {}).get("x-ratelimit-remaining") == "0"):
+        return GitHubError(f"{action}: GitHub's rate limit was hit (403 {msg})", "run the job again later")
+    if status == 403:
+        return ReadOnlyTokenError(f"{action}: the token may not write here (403 {msg})", PERMISSIONS_HINT)
+    if status == 404:
+        return GitHubError(
+            f"{action}: not found (404 {msg})",
+            "check the repository, pull request and branch names, and that the token can see the repository",
+        )
+    if status == 422:
+        return GitHubError(f"{action}: GitHub refused the request (422 {msg})", "see GitHub's message above")
+    return GitHubError(f"{action}: GitHub answered {status} ({msg})", "retry; if it persists see githubstatus.com")
+
+
+@contextmanager
+def _api(action: str) -> Iterator[None]:
+    try:
+        yield
+    except GithubException as e:
+        raise translate(e, action) from None
+    except requests.RequestException as e:
+        raise GitHubError(f"{action}: cannot reach the GitHub API ({type(e).__name__})", "check GITHUB_API_URL") from None
+
+
+# -- the sticky comment -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CommentResult:
+    operation: Literal["created", "updated", "unchanged", "none"]
+    id: int | None = None
+    url: str | None = None
+
+
+def _is_sticky(body: str | None, marker: str) -> bool:
+    return (body or "").lstrip().startswith(marker)
+
+
+def _same_text(a: str | None, b: str | None) -> bool:
+    def norm(s: str | None) -> str:
+        return (s or "").replace("\r\n", "\n").strip()
+
+    return norm(a) == norm(b)
+
+
+def find_sticky_comment(gh: Github, repo_name: str, number: int, *, marker: str = STICKY_MARKER) -> Any | None:
+    """The first comment on the pull request whose body starts with `marker`, across every page."""
+    with _api(f"listing the comments of {repo_name}#{number}"):
+        issue = gh.get_repo(repo_name).get_issue(number)
+        for comment in issue.get_comments():
+            if _is_sticky(comment.body, marker):
+                return comment
+    return None
+
+
+def upsert_sticky_comment(
+    gh: Github, repo_name: str, number: int, body: str, *, create: bool = True, marker: str = STICKY_MARKER
+) -> CommentResult:
+    """Edit the one sticky comment to `body`; create it only when `create` (so an all-clear note is
+    never a new comment); write nothing when it already says `body`."""
+    if not _is_sticky(body, marker):
+        raise GitHubError(f"the comment body must start with the marker {marker}")
+    existing = find_sticky_comment(gh, repo_name, number, marker=marker)
+    if existing is None:
+        if not create:
+            return CommentResult("none")
+        with _api(f"commenting on {repo_name}#{number}"):
+            comment = gh.get_repo(repo_name).get_issue(number).create_comment(body)
+            return CommentResult("created", comment.id, comment.html_url)
+    if _same_text(existing.body, body):
+        return CommentResult("unchanged", existing.id, existing.html_url)
+    with _api(f"editing comment {existing.id} on {repo_name}#{number}"):
+        existing.edit(body)
+        return CommentResult("updated", existing.id, existing.html_url)
+
+
+# -- the refresh pull request --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class OpenPull:
+    number: int
+    url: str
+    body: str
+    head_sha: str
+
+
+@dataclass(frozen=True)
+class PullResult:
+    operation: Literal["created", "updated", "unchanged", "closed", "none"]
+    number: int | None = None
+    url: str | None = None
+    commit: str | None = None
+
+
+def git_blob_sha(data: bytes) -> str:
+    """The id git gives these bytes as a blob (what the API reports for a file)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def check_paths(paths: Any) -> None:
+    """Refuse a path the refresh must never write: workflows, absolute paths, `..`, `.git`."""
+    for path in paths:
+        parts = path.split("/")
+        lowered = path.lower()
+        if any(lowered.startswith(p) for p in FORBIDDEN_PREFIXES) or lowered.rstrip("/") == ".github/workflows":
+            raise GitHubError(f"{path}: refusing to change a workflow file", "the refresh only writes the wiki directory")
+        if not path or path.startswith("/") or any(p in ("", ".", "..") for p in parts) or ".git" in (p.lower() for p in parts):
+            raise GitHubError(f"{path!r}: refusing to write this path", "paths must be relative, inside the repository")
+
+
+def find_open_pull(gh: Github, repo_name: str, *, branch: str, base: str | None = None) -> OpenPull | None:
+    """The open pull request from `branch` (into `base`), if any."""
+    owner = repo_name.split("/", 1)[0]
+    with _api(f"looking for an open pull request from {branch}"):
+        kwargs: dict[str, str] = {"state": "open", "head": f"{owner}:{branch}"}
+        if base:
+            kwargs["base"] = base
+        for pr in gh.get_repo(repo_name).get_pulls(**kwargs):
+            return OpenPull(pr.number, pr.html_url, pr.body or "", pr.head.sha)
+    return None
+
+
+def same_as_pull(
+    gh: Github,
+    repo_name: str,
+    pull: OpenPull,
+    parent_sha: str,
+    changes: Mapping[str, bytes | None],
+    *,
+    equivalent: Callable[[bytes, bytes], bool] | None = None,
+) -> bool:
+    """Does the open pull request already make exactly these changes (reads only)? Files whose
+    blobs differ are compared with `equivalent` (e.g. ignoring timestamps)."""
+    repo = gh.get_repo(repo_name)
+    with _api(f"comparing {parent_sha[:12]} with pull request #{pull.number}"):
+        files = repo.compare(parent_sha, pull.head_sha).files
+        theirs: dict[str, str | None] = {}
+        for f in files:
+            if f.status == "renamed" and f.previous_filename:
+                theirs[f.previous_filename] = None
+            theirs[f.filename] = None if f.status == "removed" else f.sha
+    if len(files) >= COMPARE_FILE_LIMIT or set(theirs) != set(changes):
+        return False
+    for path, data in changes.items():
+        sha = theirs[path]
+        if data is None or sha is None:
+            if data is not None or sha is not None:
+                return False
+            continue
+        if git_blob_sha(data) == sha:
+            continue
+        if equivalent is None:
+            return False
+        with _api(f"reading {path} on pull request #{pull.number}"):
+            blob = repo.get_git_blob(sha)
+            their_data = base64.b64decode(blob.content) if blob.encoding == "base64" else blob.content.encode("utf-8")
+        if not equivalent(data, their_data):
+            return False
+    return True
+
+
+def publish_pull(
+    gh: Github,
+    repo_name: str,
+    *,
+    base: str,
+    branch: str,
+    parent_sha: str,
+    changes: Mapping[str, bytes | None],
+    title: str,
+    body: str,
+    message: str,
+    existing: OpenPull | None = None,
+    close_if_empty: bool = False,
+    equivalent: Callable[[bytes, bytes], bool] | None = None,
+) -> PullResult:
+    """Put `changes` (path -> bytes, None to delete) on `branch` as one commit on `parent_sha` and
+    open the pull request into `base`, or update the open one (`existing`).
+
+    Writes nothing when there are no changes (closes `existing` if `close_if_empty`), or when
+    `existing` already makes the same changes."""
+    if not branch or branch == base:
+        raise GitHubError(f"the refresh branch {branch!r} must differ from the base branch {base!r}")
+    check_paths(changes)
+    repo = gh.get_repo(repo_name)
+    if not changes:
+        if existing is not None and close_if_empty:
+            with _api(f"closing pull request #{existing.number}, which nothing needs any more"):
+                repo.get_pull(existing.number).edit(state="closed")
+            return PullResult("closed", existing.number, existing.url)
+        return PullResult("none", existing.number if existing else None, existing.url if existing else None)
+    if existing is not None and same_as_pull(gh, repo_name, existing, parent_sha, changes, equivalent=equivalent):
+        return PullResult("unchanged", existing.number, existing.url, existing.head_sha)
+
+    with _api(f"reading commit {parent_sha[:12]}"):
+        parent = repo.get_git_commit(parent_sha)
+    elements = []
+    for path, data in sorted(changes.items()):
+        if data is None:
+            elements.append(InputGitTreeElement(path, FILE_MODE, "blob", sha=None))
+            continue
+        with _api(f"uploading {path}"):
+            blob = repo.create_git_blob(base64.b64encode(data).decode("ascii"), "base64")
+        elements.append(InputGitTreeElement(path, FILE_MODE, "blob", sha=blob.sha))
+    with _api("writing the tree"):
+        tree = repo.create_git_tree(elements, base_tree=parent.tree)
+    with _api("writing the commit"):
+        commit = repo.create_git_commit(message, tree, [parent])
+    _move_branch(repo, branch, commit.sha, exists=existing is not None)
+
+    if existing is not None:
+        with _api(f"updating pull request #{existing.number}"):
+            repo.get_pull(existing.number).edit(title=title, body=body)
+        return PullResult("updated", existing.number, existing.url, commit.sha)
+    with _api(f"opening a pull request from {branch} into {base}"):
+        pr = repo.create_pull(base=base, head=branch, title=title, body=body)
+        return PullResult("created", pr.number, pr.html_url, commit.sha)
+
+
+def _move_branch(repo: Any, branch: str, sha: str, *, exists: bool) -> None:
+    """Point `refs/heads/<branch>` at `sha`, creating it or force-moving it (create-pull-request
+    semantics: the branch is rebuilt on the base every time)."""
+    if not exists:
+        try:
+            repo.create_git_ref(f"refs/heads/{branch}", sha)
+            return
+        except GithubException as e:
+            if e.status != 422 or "already exists" not in _message(e).lower():
+                raise translate(e, f"creating branch {branch}") from None
+    with _api(f"moving branch {branch}"):
+        repo.get_git_ref(f"heads/{branch}").edit(sha, force=True)
+
+
+__all__ = [
+    "STICKY_MARKER",
+    "CommentResult",
+    "OpenPull",
+    "PullResult",
+    "ReadOnlyTokenError",
+    "connect",
+    "find_open_pull",
+    "find_sticky_comment",
+    "git_blob_sha",
+    "publish_pull",
+    "same_as_pull",
+    "translate",
+    "upsert_sticky_comment",
+]
