@@ -9,28 +9,76 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from openwiki_git import citations
-from openwiki_git.model import Sidecar
+from openwiki_git.model import Claim, Sidecar
 from openwiki_git.store import Wiki, page_version
 
 PageEdit = Callable[[str], str]
 
 
-def save_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -> list[str]:
-    """Persist `sidecar` and re-render its page's citations; returns the repo paths written."""
-    written = []
+def render_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -> tuple[bytes | None, bytes | None]:
+    """The page's bytes now and as `save_page` would write them (None: no page). Nothing is
+    written. Besides the citations block, the OKF front matter is projected from the claims
+    (okf.py: `sources`, `verified`, `generated`; marks on an OpenWiki wiki); a malformed front
+    matter raises SchemaError (`file:line: problem (fix)`)."""
     page_path = wiki.page_path(sidecar.page)
     data = page_path.read_bytes() if page_path.is_file() else None
+    if data is None:
+        return None, None
+    text = data.decode("utf-8", errors="replace")
+    new_text = edit(text) if edit else text
+    new_text = citations.sync(new_text, wiki.repo_path(sidecar.page), rendered_claims(wiki, new_text, sidecar))
+    if new_text.startswith(("---", "\ufeff---")):
+        from openwiki_git import okf
+        from openwiki_git.workspace import now_iso
+
+        new_text = okf.project(
+            sidecar,
+            text,
+            new_text,
+            filename=wiki.repo_path(sidecar.page),
+            openwiki_mode=wiki.config.strict_openwiki,
+            now=now_iso(),
+            marks_in_front_matter=wiki.config.strict_openwiki,
+        )
+    return data, new_text.encode("utf-8")
+
+
+def rendered_claims(wiki: Wiki, text: str, sidecar: Sidecar) -> tuple[Claim, ...]:
+    """The claims whose footnote definitions the page carries. On an OpenWiki wiki (whose pages
+    have no markers) only claims whose marker is in the prose, so its pages get no block."""
+    if not wiki.config.strict_openwiki:
+        return sidecar.claims
+    present = citations.markers_in(text)
+    return tuple(c for c in sidecar.claims if citations.label(c.id) in present)
+
+
+def save_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -> list[str]:
+    """Persist `sidecar` and re-render its page's citations and OKF front matter; returns the
+    repo paths written."""
+    written = []
+    page_path = wiki.page_path(sidecar.page)
+    _, data = render_page(wiki, sidecar, edit=edit)
     if data is not None:
-        text = data.decode("utf-8", errors="replace")
-        new_text = edit(text) if edit else text
-        new_text = citations.sync(new_text, wiki.repo_path(sidecar.page), sidecar.claims)
-        data = new_text.encode("utf-8")
         if wiki.write_bytes(page_path, data):
             written.append(wiki.repo_path(sidecar.page))
     version = page_version(data or b"")
     if wiki.save(sidecar.replace(page_version=version)):
         written.append(wiki.sidecar_path(sidecar.page).relative_to(wiki.root).as_posix())
     return written
+
+
+def preflight(wiki: Wiki, pages: list[str]) -> None:
+    """Check the front matter of every page a command is about to write, before it writes any:
+    a malformed one raises SchemaError (`file:line: problem (fix)`, exit 2) and nothing is written."""
+    for page in pages:
+        path = wiki.page_path(page)
+        if not path.is_file():
+            continue
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        if text.startswith(("---", "\ufeff---")):
+            from openwiki_git import okf
+
+            okf.load_valid(text, filename=wiki.repo_path(page))
 
 
 def new_sidecar(page: str) -> Sidecar:

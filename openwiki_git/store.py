@@ -156,7 +156,21 @@ class Wiki:
             return None
         except (OSError, UnicodeDecodeError) as e:
             raise StoreError(f"{rel}: cannot read: {e}") from None
-        return sidecar_codec.loads(text, filename=rel, page=page, wiki_dir=self.wiki_dir)
+        sidecar = sidecar_codec.loads(text, filename=rel, page=page, wiki_dir=self.wiki_dir)
+        if self.config.strict_openwiki:
+            sidecar = self._merge_front_matter_marks(sidecar)
+        return sidecar
+
+    def _merge_front_matter_marks(self, sidecar: Sidecar) -> Sidecar:
+        """OpenWiki mode: the marks live in the page's front matter (`x-openwiki-git-marks`),
+        since OpenWiki's strict reader refuses them in a sidecar. Cheap when there are none."""
+        from openwiki_git import okf
+
+        try:
+            page_text = self.page_path(sidecar.page).read_bytes().decode("utf-8", errors="replace")
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return sidecar
+        return okf.merge_marks(sidecar, okf.read_marks(page_text, filename=self.repo_path(sidecar.page)))
 
     def load_all(self) -> dict[str, Sidecar]:
         """Every sidecar, keyed by page. A claim id on two pages is an error naming both."""
@@ -193,9 +207,34 @@ class Wiki:
     def save(self, sidecar: Sidecar) -> bool:
         """Write the sidecar if its bytes change; returns whether it was written."""
         if self.config.strict_openwiki:
-            sidecar = sidecar.for_openwiki()
+            sidecar = self._openwiki_sidecar(sidecar)
         data = sidecar_codec.dumps(sidecar).encode("utf-8")
         return self.write_bytes(self.sidecar_path(sidecar.page), data)
+
+    def _openwiki_sidecar(self, sidecar: Sidecar) -> Sidecar:
+        """OpenWiki mode: the sidecar reduced to what OpenWiki's strict reader accepts. Marks move
+        to the page's front matter (`x-openwiki-git-marks`; a page without front matter cannot
+        keep them), and claims' verification times fold into the sidecar's `verification`."""
+        from openwiki_git import okf
+
+        path = self.page_path(sidecar.page)
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", errors="replace")
+            new_text = okf.with_marks(text, sidecar.claims, filename=self.repo_path(sidecar.page))
+            if new_text != text:
+                data = new_text.encode("utf-8")
+                self.write_bytes(path, data)
+                sidecar = sidecar.replace(page_version=page_version(data))
+        return okf.fold_verification(sidecar).for_openwiki()
+
+    def remove_file(self, path: Path) -> bool:
+        """Delete one file of the wiki (a moved sidecar's old copy); False when it is not there."""
+        _refuse_links(path, self.root)
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            return False
+        return True
 
     def write_bytes(self, path: Path, data: bytes) -> bool:
         try:

@@ -9,6 +9,7 @@ clears the mark of a claim whose text was reverted to what was verified.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from datetime import datetime, timezone
 from typing import Any
@@ -62,7 +63,22 @@ def collect(ws: Workspace, args: argparse.Namespace) -> tuple[list[ClaimResult],
         now=datetime.now(timezone.utc),
         reverify_after_seconds=ws.config.reverify_after_seconds,
     )
+    if ws.config.strict_openwiki:
+        results = _markers_optional(ws, results)
     return results, {}
+
+
+def _markers_optional(ws: Workspace, results: list[ClaimResult]) -> list[ClaimResult]:
+    """OpenWiki's pages carry no claim markers: on a page that uses none, none is missing."""
+    from openwiki_git import citations
+
+    uses: dict[str, bool] = {}
+    out = []
+    for r in results:
+        if r.page not in uses:
+            uses[r.page] = bool(citations.markers_in(ws.page_text(r.page) or ""))
+        out.append(r if r.marker_present or uses[r.page] else dataclasses.replace(r, marker_present=True))
+    return out
 
 
 def apply_fix(ws: Workspace, results: list[ClaimResult]) -> list[str]:
@@ -70,10 +86,14 @@ def apply_fix(ws: Workspace, results: list[ClaimResult]) -> list[str]:
     now = now_iso()
     with ws.wiki.lock():
         sidecars = ws.wiki.load_all()
+        todo = []
         for sidecar in sidecars.values():
             fixed = fixer.fix_sidecar(sidecar, results, now)
             if fixed != sidecar or _needs_render(ws, fixed):
-                written.extend(editing.save_page(ws.wiki, fixed))
+                todo.append(fixed)
+        editing.preflight(ws.wiki, [f.page for f in todo])  # a malformed front matter: exit 2, nothing written
+        for fixed in todo:
+            written.extend(editing.save_page(ws.wiki, fixed))
     return written
 
 
@@ -83,4 +103,5 @@ def _needs_render(ws: Workspace, sidecar: Any) -> bool:
     text = ws.page_text(sidecar.page)
     if text is None:
         return False
-    return citations.sync(text, ws.wiki.repo_path(sidecar.page), sidecar.claims) != text
+    claims = editing.rendered_claims(ws.wiki, text, sidecar)
+    return citations.sync(text, ws.wiki.repo_path(sidecar.page), claims) != text
