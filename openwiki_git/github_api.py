@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import requests
-from github import Auth, Github, GithubException, InputGitTreeElement
+from github import Auth, Github, GithubException, InputGitTreeElement, UnknownObjectException
 
 from openwiki_git import __version__
 from openwiki_git.errors import GitHubError
@@ -278,7 +278,7 @@ def publish_pull(
         tree = repo.create_git_tree(elements, base_tree=parent.tree)
     with _api("writing the commit"):
         commit = repo.create_git_commit(message, tree, [parent])
-    _move_branch(repo, branch, commit.sha, exists=existing is not None)
+    _move_branch(repo, branch, commit.sha)
 
     if existing is not None:
         with _api(f"updating pull request #{existing.number}"):
@@ -289,18 +289,21 @@ def publish_pull(
         return PullResult("created", pr.number, pr.html_url, commit.sha)
 
 
-def _move_branch(repo: Any, branch: str, sha: str, *, exists: bool) -> None:
-    """Point `refs/heads/<branch>` at `sha`, creating it or force-moving it (create-pull-request
-    semantics: the branch is rebuilt on the base every time)."""
-    if not exists:
+def _move_branch(repo: Any, branch: str, sha: str) -> None:
+    """Point `refs/heads/<branch>` at `sha`: force-move it when it exists (create-pull-request
+    semantics: the branch is rebuilt on the base every time), else create it."""
+    with _api(f"reading branch {branch}"):
+        ref = repo.get_git_ref(f"heads/{branch}")
         try:
+            ref.object  # noqa: B018 - completes the lazy ref: a GET, 404 when the branch is missing
+        except UnknownObjectException:
+            ref = None
+    if ref is None:
+        with _api(f"creating branch {branch}"):
             repo.create_git_ref(f"refs/heads/{branch}", sha)
-            return
-        except GithubException as e:
-            if e.status != 422 or "already exists" not in _message(e).lower():
-                raise translate(e, f"creating branch {branch}") from None
+        return
     with _api(f"moving branch {branch}"):
-        repo.get_git_ref(f"heads/{branch}").edit(sha, force=True)
+        ref.edit(sha, force=True)
 
 
 __all__ = [
