@@ -1,0 +1,206 @@
+"""`openwiki-git hook`: the pre-commit entry point. Marks the claims that the staged change made
+stale, and re-anchors the ones whose text merely moved.
+
+It reads the staged diff (HEAD -> the index git is committing; `GIT_INDEX_FILE` is honoured, so
+`git commit <paths>` works), never the working tree. With `PRE_COMMIT_FROM_REF` and
+`PRE_COMMIT_TO_REF` set (pre-push, `pre-commit run --from-ref X --to-ref Y`), or with
+`--from-ref`/`--to-ref`, it reads the diff from their merge base to the second ref instead. With
+nothing staged (`pre-commit run --all-files` on a clean tree) every claim is checked against the
+index.
+
+Prints one line per stale claim, `page: claim-id: statement (path#Lx-Ly changed by @@ ... @@)`.
+Exit 1 when it modified files (pre-commit's convention: re-stage them and commit again), else 0.
+`--check` modifies nothing and exits 1 when any claim the change touches is stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass, field
+
+from openwiki_git import editing, gitdiff
+from openwiki_git import sidecar as sidecar_codec
+from openwiki_git.commands import open_workspace
+from openwiki_git.errors import SchemaError
+from openwiki_git.model import Sidecar
+from openwiki_git.staleness import ClaimOutcome, Engine, Options
+from openwiki_git.workspace import Workspace, now_iso
+
+NULL_REF = "0" * 40
+WORKTREE = "worktree"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("hook", help="pre-commit hook: mark claims the staged change made stale", description=__doc__)
+    p.add_argument("--check", action="store_true", help="modify nothing; exit 1 when any touched claim is stale")
+    p.add_argument("--from-ref", metavar="REV", help="diff from the merge base of REV and --to-ref (default: PRE_COMMIT_FROM_REF)")
+    p.add_argument("--to-ref", metavar="REV", help="... to REV (default: PRE_COMMIT_TO_REF)")
+    p.set_defaults(run=run)
+
+
+@dataclass
+class Evaluation:
+    """What one diff did to the wiki's claims."""
+
+    diff: gitdiff.Diff
+    outcomes: list[ClaimOutcome] = field(default_factory=list)  # affected claims, page then claim order
+    sidecars: dict[str, Sidecar] = field(default_factory=dict)  # the current sidecars that were read
+    everything: bool = False  # no diff: every claim was checked against the new side
+
+    def stale(self) -> list[ClaimOutcome]:
+        return [o for o in self.outcomes if o.status != "fresh"]
+
+
+def _page_of(sidecar_rel: str) -> str:
+    return sidecar_rel[: -len(".json")] + ".md"
+
+
+def _load_blob(ws: Workspace, commit: str | None, page: str) -> tuple[str, Sidecar | None] | None:
+    """(blob id, sidecar or None when it does not parse) of a page's sidecar in a commit."""
+    path = ws.wiki.sidecar_path(page).relative_to(ws.repo.root).as_posix()
+    got = gitdiff.blob_at(ws.repo, commit, path)
+    if got is None:
+        return None
+    blob, data = got
+    try:
+        text = data.decode("utf-8")
+        return blob, sidecar_codec.loads(text, filename=f"{path}@{(commit or '')[:12]}", page=page, wiki_dir=ws.config.wiki_dir)
+    except (UnicodeDecodeError, SchemaError):
+        return blob, None
+
+
+def _load_current(ws: Workspace, current: str, page: str) -> tuple[str | None, Sidecar | None]:
+    """(blob id, sidecar) of a page's sidecar as it is now: on disk, or in commit `current`."""
+    if current != WORKTREE:
+        got = _load_blob(ws, current, page)
+        if got is None:
+            return None, None
+        if got[1] is None:  # a broken sidecar in the commit under review: say so, as `check` does
+            path = ws.wiki.sidecar_path(page).relative_to(ws.repo.root).as_posix()
+            data = gitdiff.blob_at(ws.repo, current, path)
+            assert data is not None
+            sidecar_codec.loads(data[1].decode("utf-8", "replace"), filename=path, page=page, wiki_dir=ws.config.wiki_dir)
+        return got
+    sidecar = ws.wiki.load(page)
+    if sidecar is None:
+        return None, None
+    try:
+        blob = gitdiff.blob_id_of(ws.wiki.sidecar_path(page).read_bytes())
+    except OSError:
+        blob = None
+    return blob, sidecar
+
+
+def evaluate(ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, everything: bool = False) -> Evaluation:
+    """Judge the claims `diff` touches: those citing a file it changes (found through the cached
+    reverse index, so the wiki's other sidecars are not read) and those in sidecars it changes.
+    `current` says where the sidecars are read now: the working tree (what the hook writes) or a
+    commit id. `everything`: judge every claim against the new side (no diff to follow)."""
+    wiki_prefix = ws.config.wiki_dir + "/"
+    claims_dir = f"{ws.config.wiki_dir}/.claims"
+    options = Options(
+        now=now_iso(),
+        adjacent_insert=ws.config.adjacent_insert,
+        max_growth=ws.config.max_growth,
+        commit=diff.old,
+        wiki_dir=ws.config.wiki_dir,
+    )
+    engine = Engine(
+        diff.changes,
+        lambda p: gitdiff.read(ws.repo, diff.old, p),
+        lambda p: gitdiff.read(ws.repo, diff.new, p),
+        options,
+    )
+    if everything:
+        if current == WORKTREE:
+            pages = set(ws.wiki.sidecar_pages())
+        else:
+            index = gitdiff.CiteIndex(ws.repo, claims_dir)
+            tree = index._claims_tree(current)
+            pages = {_page_of(side) for side, _ in index._walk(tree)} if tree is not None else set()
+    else:
+        sources = {c.old_path for c in diff.changes if c.old_path and not c.old_path.startswith(wiki_prefix)}
+        pages = {_page_of(s) for s in gitdiff.CiteIndex(ws.repo, claims_dir).sidecars_citing(diff.old, sources)}
+        for c in diff.changes:
+            for p in (c.old_path, c.new_path):
+                if p and p.startswith(claims_dir + "/") and p.endswith(".json"):
+                    pages.add(_page_of(p[len(claims_dir) + 1 :]))
+    result = Evaluation(diff, everything=everything)
+    for page in sorted(pages):
+        blob, cur = _load_current(ws, current, page)
+        if cur is None:
+            continue
+        result.sidecars[page] = cur
+        prev: Sidecar | None = None
+        if not everything:
+            got = _load_blob(ws, diff.old, page)
+            if got is not None:
+                prev = cur if got[0] == blob else got[1]
+        for claim in cur.claims:
+            before = prev.claim(claim.id) if prev is not None else None
+            outcome = engine.judge(page, before, claim)
+            if outcome.affected:
+                result.outcomes.append(outcome)
+    return result
+
+
+def apply(ws: Workspace, evaluation: Evaluation) -> list[str]:
+    """Write the re-anchored and marked claims (caller holds the wiki lock); the paths written."""
+    by_page: dict[str, dict[str, ClaimOutcome]] = {}
+    for o in evaluation.outcomes:
+        if o.changed:
+            by_page.setdefault(o.page, {})[o.before.id] = o
+    written: list[str] = []
+    for page, changed in sorted(by_page.items()):
+        sidecar = evaluation.sidecars[page]
+        claims = tuple(changed[c.id].after if c.id in changed else c for c in sidecar.claims)
+        written.extend(editing.save_page(ws.wiki, sidecar.replace(claims=claims)))
+    return written
+
+
+def _ref(ws: Workspace, rev: str | None) -> str | None:
+    if not rev or rev == NULL_REF:
+        return None
+    return ws.repo.commit_id(rev)
+
+
+def staged_or_range(ws: Workspace, from_ref: str | None, to_ref: str | None) -> tuple[gitdiff.Diff, str]:
+    """The diff to follow and where the sidecars are read: the staged diff, or a ref range."""
+    threshold = ws.config.rename_threshold
+    if from_ref or to_ref:
+        new = _ref(ws, to_ref or "HEAD")
+        assert new is not None
+        old = _ref(ws, from_ref)
+        base = gitdiff.merge_base(ws.repo, old, new) if old is not None else None
+        return gitdiff.between(ws.repo, base, new, rename_threshold=threshold), new
+    return gitdiff.staged(ws.repo, rename_threshold=threshold), gitdiff.INDEX
+
+
+def line(ws: Workspace, o: ClaimOutcome) -> str:
+    return f"{ws.wiki.repo_path(o.page)}: {o.before.id}: {o.before.statement} ({o.describe()})"
+
+
+def run(args: argparse.Namespace) -> int:
+    ws = open_workspace(args)
+    from_ref = args.from_ref or os.environ.get("PRE_COMMIT_FROM_REF") or None
+    to_ref = args.to_ref or os.environ.get("PRE_COMMIT_TO_REF") or None
+    diff, new_side = staged_or_range(ws, from_ref, to_ref)
+    everything = not diff.changes and new_side == gitdiff.INDEX
+    if args.check:
+        current = new_side if new_side != gitdiff.INDEX else WORKTREE
+        evaluation = evaluate(ws, diff, current=current, everything=everything)
+        for o in evaluation.stale():
+            print(line(ws, o))
+        return 1 if evaluation.stale() else 0
+    with ws.wiki.lock():
+        evaluation = evaluate(ws, diff, everything=everything)
+        written = apply(ws, evaluation)
+    for o in evaluation.stale():
+        print(line(ws, o))
+    for path in written:
+        print(f"openwiki-git: updated {path}", file=sys.stderr)
+    if written:
+        print("openwiki-git: review and stage these files (`git add`), then commit again", file=sys.stderr)
+    return 1 if written else 0

@@ -1,0 +1,441 @@
+"""Claims and a diff in, per-evidence outcomes out: what the hook marks and CI reports. Pure.
+
+The evidence of a claim is read on one of two bases:
+
+- **old side** (the claim is as it was on the old side of the diff, e.g. unchanged since HEAD):
+  its `#Lx-Ly` are old-side line numbers, so the range is mapped through the file's hunks
+  (diffmap). An untouched file is fresh and never read; a rename is followed; a hunk over the
+  range makes it stale with that hunk as the cause; a deleted file is unresolved. Before the
+  diff is trusted, the range is checked against the old blob: when it does not hash to the
+  stored version (the sidecar was edited by hand, or committed without the hook), the evidence
+  is judged on the new side instead. A marked claim's stale range is ours (it has followed its
+  text since it went stale), so it is mapped without that check.
+- **new side** (the claim is new or was changed since the old side: by a person, by
+  `claim confirm`, or by an earlier run of the hook on the same diff): the range is located on
+  the new side with `compat.relocate`. This is what makes the hook idempotent.
+
+Cited text that a hunk removed is followed when it appears unchanged in exactly one place among
+the lines the diff adds (same file or another: a function moved between modules, a file split
+in two, a rename git's similarity misses); with several such places, the stored context anchors
+must single one out.
+
+A claim found stale or unresolved is marked (`model.Mark`) with one cause per evidence item; an
+existing mark is never cleared here (only verification or `check --fix` on a revert do that).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from openwiki_git import compat, diffmap
+from openwiki_git.diffmap import FileChange, Hunk
+from openwiki_git.model import Cause, Claim, Evidence, EvidenceResult, FileText, Mark, Status, worst
+
+Reader = Callable[[str], FileText]
+
+MODE_LINK = 0o120000
+MODE_GITLINK = 0o160000
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    now: str  # ISO 8601 with offset: a new mark's `since`
+    adjacent_insert: str = "fresh"
+    max_growth: int = 200
+    commit: str | None = None  # the old side's commit, recorded in new marks
+    wiki_dir: str = ".openwiki"
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceOutcome:
+    """One evidence item: as stored (`before`), as it should be stored now (`after`), and why."""
+
+    before: Evidence
+    after: Evidence
+    status: Status
+    reason: str
+    current_resource: str | None  # where the cited text is on the new side (None: unresolved)
+    hunks: tuple[Hunk, ...] = ()
+    old_lines: tuple[int, int] | None = None
+    new_lines: tuple[int, int] | None = None
+    path: str | None = None  # the file on the new side, when it is not the cited one
+    current_version: str | None = None  # the token of the text now (refreshed anchors)
+    blob: str | None = None  # the new side's blob, when read
+
+    @property
+    def hunk(self) -> str | None:
+        return ", ".join(h.header for h in self.hunks) or None
+
+    def result(self) -> EvidenceResult:
+        return EvidenceResult(
+            self.before.resource,
+            self.status,
+            self.current_resource,
+            self.reason,
+            self.current_version,
+            self.blob,
+            self.hunk,
+        )
+
+    def cause(self) -> Cause:
+        return Cause(self.before.resource, self.reason, self.hunk, self.old_lines, self.new_lines, self.path)
+
+    def describe(self) -> str:
+        """`path#Lx-Ly changed by @@ -a,b +c,d @@`: where the text is now, what happened, which hunk."""
+        where = (self.current_resource or self.before.resource).removeprefix(compat.PREFIX)
+        return f"{where} {self.reason}" + (f" by {self.hunk}" if self.hunk else "")
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimOutcome:
+    page: str
+    before: Claim
+    after: Claim
+    status: Status
+    evidence: tuple[EvidenceOutcome, ...]
+    affected: bool  # the diff touched a cited file, or the claim is new or changed since the old side
+
+    @property
+    def changed(self) -> bool:
+        return self.after != self.before
+
+    def describe(self) -> str:
+        """The stale or unresolved evidence, for the hook's one line per claim."""
+        parts = [o.describe() for o in self.evidence if o.status != "fresh"]
+        if not parts and self.before.mark is not None:
+            parts = ["marked earlier; the cited text is back to its verified version"]
+        return "; ".join(parts)
+
+
+def _lines(res: compat.Resource) -> tuple[int, int] | None:
+    return (res.start, res.end) if res.start is not None and res.end is not None else None
+
+
+def _overlaps(span: tuple[int, int], spans: Sequence[tuple[int, int]]) -> bool:
+    s, e = span
+    return any(a <= e and s <= b for a, b in spans)
+
+
+class Engine:
+    """Judges claims against one diff. Each side's files are read at most once, lazily: a file
+    the diff does not touch is never read on the old-side basis."""
+
+    def __init__(self, changes: Sequence[FileChange], read_old: Reader, read_new: Reader, options: Options) -> None:
+        self.options = options
+        self._read_old = read_old
+        self._read_new = read_new
+        self.by_old = {c.old_path: c for c in changes if c.old_path is not None}
+        self.by_new = {c.new_path: c for c in changes if c.new_path is not None}
+        self._changes = changes
+        self._old: dict[str, tuple[FileText, compat.LineIndex | None]] = {}
+        self._new: dict[str, tuple[FileText, compat.LineIndex | None]] = {}
+        self._targets: list[tuple[str, compat.LineIndex, list[tuple[int, int]], str | None]] | None = None
+
+    # -- reading -----------------------------------------------------------------------------
+    def _file(self, cache: dict[str, tuple[FileText, compat.LineIndex | None]], read: Reader, path: str):  # type: ignore[no-untyped-def]
+        got = cache.get(path)
+        if got is None:
+            ft = read(path)
+            got = cache[path] = (ft, compat.LineIndex(ft.text) if ft.text is not None else None)
+        return got
+
+    def old_file(self, path: str) -> tuple[FileText, compat.LineIndex | None]:
+        return self._file(self._old, self._read_old, path)
+
+    def new_file(self, path: str) -> tuple[FileText, compat.LineIndex | None]:
+        return self._file(self._new, self._read_new, path)
+
+    # -- claims ------------------------------------------------------------------------------
+    def judge(self, page: str, prev: Claim | None, cur: Claim) -> ClaimOutcome:
+        """`cur` as stored now; `prev` the claim with the same id on the old side (None: new)."""
+        on_old_side = prev is not None and prev.evidence == cur.evidence
+        outcomes: list[EvidenceOutcome] = []
+        affected = not on_old_side
+        for ev in cur.evidence:
+            if on_old_side:
+                o, touched = self._through_diff(ev, cur)
+                affected = affected or touched
+            else:
+                o = self._on_new_side(ev, cur.mark is not None)
+            outcomes.append(o)
+        after = cur.replace(evidence=tuple(o.after for o in outcomes), mark=self._mark(cur, outcomes))
+        status = worst([o.status for o in outcomes])
+        if status == "fresh" and after.mark is not None:
+            status = "stale"  # a mark stays until something verifies the claim
+        return ClaimOutcome(page, cur, after, status, tuple(outcomes), affected)
+
+    def _mark(self, cur: Claim, outcomes: list[EvidenceOutcome]) -> Mark | None:
+        bad = [o for o in outcomes if o.status != "fresh"]
+        mark = cur.mark
+        if not bad:
+            return mark
+        status = "unresolved" if any(o.status == "unresolved" for o in bad) else "stale"
+        if mark is None:
+            return Mark(status, self.options.now, tuple(o.cause() for o in bad), self.options.commit)
+        if status == "unresolved" and mark.status != "unresolved":
+            return Mark("unresolved", mark.since, mark.causes, mark.commit)
+        return mark
+
+    # -- old-side basis: through the diff ----------------------------------------------------
+    def _through_diff(self, ev: Evidence, claim: Claim) -> tuple[EvidenceOutcome, bool]:
+        try:
+            res = compat.parse_resource(ev.resource, wiki_dir="\0")
+        except compat.ResourceError as e:
+            return EvidenceOutcome(ev, ev, "unresolved", str(e), None), False
+        change = self.by_old.get(res.path)
+        if change is None:
+            return self._untouched(ev, claim), False
+        # A marked claim's ranges have followed their (changed) text since it went stale: they
+        # are old-side line numbers even though the verified version no longer hashes there.
+        return self._changed(ev, res, change, claim.mark is not None), True
+
+    def _untouched(self, ev: Evidence, claim: Claim) -> EvidenceOutcome:
+        """The diff does not touch the file: nothing to read; a marked item stays as it was."""
+        cause = _cause_for(claim, ev)
+        if claim.mark is not None and cause is not None:
+            return EvidenceOutcome(ev, ev, claim.mark.status, f"marked earlier: {cause.reason}", ev.resource)
+        return EvidenceOutcome(ev, ev, "fresh", "not changed", ev.resource)
+
+    def _changed(self, ev: Evidence, res: compat.Resource, change: FileChange, trusted: bool) -> EvidenceOutcome:
+        new_path = change.new_path
+        if new_path is None or change.status == "deleted":
+            return self._gone(ev, res, change, "deleted")
+        if change.new_mode == MODE_GITLINK:
+            return self._gone(ev, res, change, "replaced by a submodule")
+        if change.new_mode == MODE_LINK:
+            return self._gone(ev, res, change, "replaced by a symlink (refused)")
+        new_ft, new_idx = self.new_file(new_path)
+        if new_ft.text is None or new_idx is None:
+            return self._gone(ev, res, change, new_ft.problem or "unreadable")
+        old_ft, old_idx = self.old_file(res.path)
+        if old_ft.text is None or old_idx is None:
+            return self._on_new_side(ev, trusted, path=new_path, note="the old side is unreadable; ")
+        if not res.is_range:
+            return self._whole_file(ev, res, change, old_idx, new_ft, new_idx, trusted)
+        assert res.start is not None and res.end is not None
+        parsed = compat.decode_anchors(ev.version)
+        if parsed is None:
+            return self._on_new_side(ev, trusted, path=new_path)
+        content_hash = parsed[0]
+        in_range = res.end <= len(old_idx)
+        matches = in_range and old_idx.span_hash(res.start - 1, res.end) == content_hash
+        if not matches and not (trusted and in_range):
+            note = "the sidecar's range did not match the old side; "
+            return self._on_new_side(ev, trusted, path=new_path, note=note)
+        m = diffmap.map_range(res.start, res.end, change.hunks, adjacent_insert=self.options.adjacent_insert)
+        old_lines = (res.start, res.end)
+        renamed = new_path != res.path
+        if m.status == "fresh" or (m.status == "stale" and m.adjacent):
+            assert m.start is not None and m.end is not None
+            now_same = new_idx.span_hash(m.start - 1, m.end) == content_hash if m.end <= len(new_idx) else False
+            if now_same and m.status == "fresh":
+                return self._fresh_at(ev, new_path, (m.start, m.end), new_ft, new_idx, old_lines, m.hunks)
+            if now_same and not matches:  # a marked range whose text is back to the verified one
+                return self._fresh_at(ev, new_path, (m.start, m.end), new_ft, new_idx, old_lines, m.hunks)
+            reason = "lines inserted next to it (adjacent_insert: stale)" if m.adjacent else "still changed"
+            return self._stale_at(ev, new_path, (m.start, m.end), old_lines, m.hunks, reason, renamed)
+        moved = self._moved(ev, content_hash, parsed[1])
+        if moved is not None:
+            return moved
+        if m.status == "deleted":
+            reason = "lines deleted"
+            return EvidenceOutcome(ev, ev, "unresolved", reason, None, m.hunks, old_lines, None, new_path if renamed else None)
+        assert m.start is not None and m.end is not None
+        reason = "renamed and changed" if renamed else "changed"
+        return self._stale_at(ev, new_path, (m.start, m.end), old_lines, m.hunks, reason, renamed)
+
+    def _whole_file(
+        self,
+        ev: Evidence,
+        res: compat.Resource,
+        change: FileChange,
+        old_idx: compat.LineIndex,
+        new_ft: FileText,
+        new_idx: compat.LineIndex,
+        trusted: bool,
+    ) -> EvidenceOutcome:
+        new_path = change.new_path
+        assert new_path is not None
+        renamed = new_path != res.path
+        resource = compat.Resource(new_path).canonical
+        if new_idx.file_version == ev.version:
+            after = ev if not renamed else Evidence(resource, ev.version, new_ft.blob)
+            reason = f"renamed from {res.path}" if renamed else "unchanged"
+            return EvidenceOutcome(ev, after, "fresh", reason, resource, (), None, None, new_path if renamed else None, ev.version, new_ft.blob)
+        if old_idx.file_version != ev.version and not trusted:
+            return self._on_new_side(ev, trusted, path=new_path, note="the sidecar's version did not match the old side; ")
+        after = ev if not renamed else Evidence(resource, ev.version, ev.blob)
+        reason = "renamed and changed" if renamed else "changed"
+        return EvidenceOutcome(
+            ev, after, "stale", reason, resource, change.hunks, None, None, new_path if renamed else None,
+            new_idx.file_version, new_ft.blob,
+        )
+
+    def _fresh_at(
+        self,
+        ev: Evidence,
+        path: str,
+        span: tuple[int, int],
+        ft: FileText,
+        idx: compat.LineIndex,
+        old_lines: tuple[int, int] | None,
+        hunks: tuple[Hunk, ...] = (),
+        reason: str | None = None,
+    ) -> EvidenceOutcome:
+        """The verified text is unchanged at `span` of `path` on the new side: re-anchor it there."""
+        resource = compat.Resource(path, span[0], span[1]).canonical
+        token = compat.lines_version(idx.lines, span[0] - 1, span[1])
+        after = ev if (resource, token) == (ev.resource, ev.version) else Evidence(resource, token, ft.blob)
+        if reason is None:
+            reason = "unchanged" if resource == ev.resource else f"moved to {resource.removeprefix(compat.PREFIX)}"
+        old = compat.parse_resource(ev.resource, wiki_dir="\0")
+        moved_path = path if path != old.path else None
+        return EvidenceOutcome(ev, after, "fresh", reason, resource, (), old_lines, span, moved_path, token, ft.blob)
+
+    def _stale_at(
+        self,
+        ev: Evidence,
+        path: str,
+        span: tuple[int, int],
+        old_lines: tuple[int, int],
+        hunks: tuple[Hunk, ...],
+        reason: str,
+        renamed: bool,
+    ) -> EvidenceOutcome:
+        """Changed text: the range follows it to `span` of `path`; the verified version is kept."""
+        resource = compat.Resource(path, span[0], span[1]).canonical
+        after = ev if resource == ev.resource else Evidence(resource, ev.version, ev.blob)
+        return EvidenceOutcome(ev, after, "stale", reason, resource, hunks, old_lines, span, path if renamed else None)
+
+    def _gone(self, ev: Evidence, res: compat.Resource, change: FileChange, reason: str) -> EvidenceOutcome:
+        """The file is deleted or unreadable on the new side: follow a move, else unresolved."""
+        parsed = compat.decode_anchors(ev.version) if res.is_range else None
+        if parsed is not None:
+            moved = self._moved(ev, parsed[0], parsed[1])
+            if moved is not None:
+                return moved
+        if change.new_path and change.new_path != res.path and reason != "deleted":
+            reason = f"renamed to {change.new_path}: {reason}"
+        return EvidenceOutcome(ev, ev, "unresolved", reason, None, change.hunks[:1], _lines(res), None, change.new_path)
+
+    # -- moves -------------------------------------------------------------------------------
+    def _move_targets(self) -> list[tuple[str, compat.LineIndex, list[tuple[int, int]], str | None]]:
+        """Every text file the diff adds or changes, with its added lines."""
+        if self._targets is None:
+            wiki = self.options.wiki_dir.strip("/") + "/"
+            self._targets = []
+            for c in self._changes:
+                path = c.new_path
+                if path is None or c.status == "deleted" or c.binary or path.startswith(wiki):
+                    continue
+                if c.new_mode in (MODE_LINK, MODE_GITLINK):
+                    continue
+                ft, idx = self.new_file(path)
+                if ft.text is None or idx is None:
+                    continue
+                added = [(1, len(idx))] if c.status == "added" or c.old_path is None else diffmap.added_lines(c.hunks)
+                if added:
+                    self._targets.append((path, idx, added, ft.blob))
+        return self._targets
+
+    def _moved(self, ev: Evidence, content_hash: str, anchors: dict[str, int | str]) -> EvidenceOutcome | None:
+        """The verified text, unchanged, in exactly one place among the lines the diff adds."""
+        count = int(anchors["selectedLineCount"])
+        first, last = str(anchors["firstSelectedLineHash"]), str(anchors["lastSelectedLineHash"])
+        found: list[tuple[str, compat.LineIndex, int, str | None]] = []
+        for path, idx, added, blob in self._move_targets():
+            hashes = idx.line_hashes()
+            for s0 in idx.window_starts(1, first):
+                e0 = s0 + count
+                if e0 > len(idx):
+                    break
+                if hashes[e0 - 1] != last or idx.span_hash(s0, e0) != content_hash:
+                    continue
+                if _overlaps((s0 + 1, e0), added):
+                    found.append((path, idx, s0, blob))
+        if len(found) > 1:
+            found = [f for f in found if _context_ok(f[1], f[2], f[2] + count, anchors)]
+        if len(found) != 1:
+            return None
+        path, idx, s0, blob = found[0]
+        old = compat.parse_resource(ev.resource, wiki_dir="\0")
+        ft = FileText(path, idx.text, blob)
+        return self._fresh_at(ev, path, (s0 + 1, s0 + count), ft, idx, _lines(old))
+
+    # -- new-side basis: relocate ------------------------------------------------------------
+    def _on_new_side(self, ev: Evidence, marked: bool, *, path: str | None = None, note: str = "") -> EvidenceOutcome:
+        """Locate the verified text on the new side (compat.relocate); a marked item keeps its range."""
+        try:
+            res = compat.parse_resource(ev.resource, wiki_dir="\0")
+        except compat.ResourceError as e:
+            return EvidenceOutcome(ev, ev, "unresolved", str(e), None)
+        if path is not None and path != res.path:
+            res = compat.Resource(path, res.start, res.end)
+        ft, idx = self.new_file(res.path)
+        if ft.text is None or idx is None:
+            return EvidenceOutcome(ev, ev, "unresolved", note + f"{res.path}: {ft.problem}", None, blob=ft.blob)
+        r = compat.relocate(res, ft.text, ev.version, lines=idx, max_growth=self.options.max_growth)
+        moved_path = res.path if res.path != compat.parse_resource(ev.resource, wiki_dir="\0").path else None
+        if r.status == "fresh" and r.resource is not None and r.version is not None:
+            current = r.resource.canonical
+            after = ev if (current, r.version) == (ev.resource, ev.version) else Evidence(current, r.version, ft.blob)
+            return EvidenceOutcome(
+                ev, after, "fresh", note + r.reason, current, (), _lines(res), _lines(r.resource), moved_path, r.version, ft.blob
+            )
+        if r.status == "stale" and r.resource is not None:
+            current = r.resource.canonical
+            span = _lines(r.resource)
+            hunks = self._hunks_over(res.path, span)
+            keep = marked or current == ev.resource
+            after = ev if keep else Evidence(current, ev.version, ev.blob)
+            reason = note + ("changed" if hunks else r.reason)
+            return EvidenceOutcome(
+                ev, after, "stale", reason, after.resource, hunks, _lines(res), span, moved_path, r.version, ft.blob
+            )
+        return EvidenceOutcome(ev, ev, "unresolved", note + r.reason, None, (), _lines(res), None, moved_path, blob=ft.blob)
+
+    def _hunks_over(self, path: str, span: tuple[int, int] | None) -> tuple[Hunk, ...]:
+        """The diff's hunks whose new side overlaps or borders `span` (new-side lines)."""
+        change = self.by_new.get(path)
+        if change is None:
+            return ()
+        if span is None:
+            return change.hunks
+        s, e = span
+        out = []
+        for h in change.hunks:
+            lo, hi = (h.new_start, h.new_last) if h.new_count else (h.new_start, h.new_start + 1)
+            if lo <= e and s <= hi:
+                out.append(h)
+        return tuple(out)
+
+
+def _cause_for(claim: Claim, ev: Evidence) -> Cause | None:
+    """The mark's cause for this evidence item: cited as it was, or where the text went since."""
+    if claim.mark is None:
+        return None
+    for c in claim.mark.causes:
+        if c.resource == ev.resource:
+            return c
+        try:
+            old = compat.parse_resource(c.resource, wiki_dir="\0")
+            if c.new_lines is not None and ev.resource == compat.Resource(c.path or old.path, *c.new_lines).canonical:
+                return c
+        except (compat.ResourceError, ValueError):
+            continue
+    return None
+
+
+def _context_ok(idx: compat.LineIndex, s: int, e: int, anchors: dict[str, int | str]) -> bool:
+    """Both stored contexts sit exactly around [s, e) (0-based); a 0-line context pins to an edge."""
+    before, after, n = int(anchors["precedingContextLineCount"]), int(anchors["followingContextLineCount"]), len(idx)
+    if before == 0:
+        before_ok = s == 0
+    else:
+        before_ok = s >= before and idx.span_hash(s - before, s) == anchors["precedingContextHash"]
+    if after == 0:
+        after_ok = e == n
+    else:
+        after_ok = e + after <= n and idx.span_hash(e, e + after) == anchors["followingContextHash"]
+    return before_ok and after_ok
