@@ -28,10 +28,12 @@ def open_repository(start: Path | None = None) -> Repo:
 class Repo:
     def __init__(self, start: Path | None = None) -> None:
         try:
-            if start is None and ("GIT_DIR" in os.environ or "GIT_INDEX_FILE" in os.environ):
+            if "GIT_DIR" in os.environ or "GIT_INDEX_FILE" in os.environ:
                 # Hooks run with GIT_DIR / GIT_INDEX_FILE set (`git commit <paths>` uses a
-                # temporary index); FROM_ENV makes libgit2 honour them as git does.
-                self._repo = pygit2.Repository(None, flags=pygit2.enums.RepositoryOpenFlag.FROM_ENV)
+                # temporary index); FROM_ENV makes libgit2 honour them as git does. pygit2 needs
+                # a start path here: Repository(None) opens nothing at all.
+                flags = pygit2.enums.RepositoryOpenFlag.FROM_ENV
+                self._repo = pygit2.Repository(str(start or Path.cwd()), flags=flags)
             else:
                 found = pygit2.discover_repository(str(start or Path.cwd()))
                 if found is None:
@@ -137,6 +139,20 @@ class Repo:
         if b"\r\n" in data and self._converts_crlf(path, data):
             data = data.replace(b"\r\n", b"\n")
         return _decode(path, data, str(pygit2.hash(data)))
+
+    def config_value(self, key: str) -> str | None:
+        """A git config value as git resolves it (all levels), None when unset."""
+        try:
+            return str(self._repo.config[key])
+        except KeyError:
+            return None
+
+    def set_config(self, key: str, value: str) -> None:
+        """Set a value in the repository's own config (`.git/config`)."""
+        try:
+            self._repo.config[key] = value
+        except pygit2.GitError as e:
+            raise GitError(f"cannot set git config {key}: {e}") from None
 
     def _converts_crlf(self, path: str, data: bytes) -> bool:
         """Would git's clean filter turn this file's CRLF into LF on `git add`?"""

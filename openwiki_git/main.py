@@ -21,6 +21,9 @@ COMMANDS = [
     "claim",
     "check",
     "validate",
+    "hook",
+    "install",
+    "merge-driver",
     "github",
 ]
 
