@@ -1,0 +1,205 @@
+"""A real HTTP server on 127.0.0.1 speaking enough of the OpenAI chat completions API for the
+refresher's end-to-end tests: `response_format: json_schema` and `json_object`, tool calls, a 400
+on `json_schema` when configured, 429 with Retry-After, slow replies for timeouts, malformed JSON,
+and a request that blocks until the test lets it go (or kills the client).
+
+    with FakeOpenAI() as server:
+        server.enqueue(Reply(verdict={...}))          # answered in the request's own format
+        ChatOpenAI(base_url=server.base_url, api_key="test", ...)
+
+Each scripted item answers one request, in order; `responder(request_body) -> Reply` answers when
+the script is empty. `requests` records every request body; `arrived` is signalled per request.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+
+@dataclass
+class Reply:
+    verdict: Any = None  # answered as JSON content, or as a tool call when the request asks for tools
+    content: str | None = None  # raw assistant content (may be malformed)
+    status: int = 200
+    error: str = "error"  # message of a non-200 reply
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0  # seconds before answering (timeouts)
+    block: threading.Event | None = None  # wait for this event before answering
+    usage: tuple[int, int] = (120, 30)  # prompt_tokens, completion_tokens
+    as_content: bool = False  # answer a tool request with content instead of a tool call
+
+
+class FakeOpenAI:
+    def __init__(
+        self,
+        *,
+        reject_json_schema: bool = False,
+        responder: Callable[[dict[str, Any]], Reply] | None = None,
+    ) -> None:
+        self.reject_json_schema = reject_json_schema
+        self.responder = responder
+        self.script: deque[Reply] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.lock = threading.Lock()
+        self.arrived = threading.Condition(self.lock)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def __enter__(self) -> FakeOpenAI:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def enqueue(self, *replies: Reply) -> FakeOpenAI:
+        with self.lock:
+            self.script.extend(replies)
+        return self
+
+    def wait_for_requests(self, n: int, timeout: float = 30.0) -> bool:
+        with self.arrived:
+            return self.arrived.wait_for(lambda: len(self.requests) >= n, timeout)
+
+    def _next(self, body: dict[str, Any]) -> Reply:
+        with self.lock:
+            if self.script:
+                return self.script.popleft()
+        if self.responder is not None:
+            return self.responder(body)
+        return Reply(status=500, error="the fake server has no scripted reply left")
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server.arrived:
+                    server.requests.append(body)
+                    server.headers.append({k.lower(): v for k, v in self.headers.items()})
+                    server.arrived.notify_all()
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    return self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+                fmt = (body.get("response_format") or {}).get("type")
+                if server.reject_json_schema and fmt == "json_schema":
+                    return self._send(
+                        400,
+                        {"error": {"message": "response_format json_schema is unavailable here", "type": "invalid_request_error"}},
+                    )
+                reply = server._next(body)
+                if reply.block is not None:
+                    reply.block.wait()
+                if reply.delay:
+                    time.sleep(reply.delay)
+                if reply.status != 200:
+                    kind = "rate_limit_error" if reply.status == 429 else "invalid_request_error"
+                    return self._send(reply.status, {"error": {"message": reply.error, "type": kind}}, reply.headers)
+                return self._send(200, completion(body, reply), reply.headers)
+
+            def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    for k, v in (headers or {}).items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout) or was killed
+
+        return Handler
+
+
+def completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+    """A chat.completion answering `body` with `reply`, as a tool call if tools were offered."""
+    text = reply.content if reply.content is not None else json.dumps(reply.verdict)
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    finish = "stop"
+    tools = body.get("tools") or []
+    if tools and not reply.as_content:
+        name = tools[0]["function"]["name"]
+        message = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": name, "arguments": text}}],
+        }
+        finish = "tool_calls"
+    prompt, completion_tokens = reply.usage
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 1767225600,
+        "model": body.get("model", "fake"),
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion_tokens, "total_tokens": prompt + completion_tokens},
+    }
+
+
+# -- a model that reads the prompt --------------------------------------------------------------
+
+_CLAIM = re.compile(r'Answer with claim_id "(claim_[0-9a-f]{32})"')
+_CURRENT = re.compile(r"^Current text of (\S+), lines (\d+)-(\d+)")
+_MARKED = re.compile(r"^\s*(\d+)>\| ?(.*)$")
+
+
+def user_text(body: dict[str, Any]) -> str:
+    parts = []
+    for m in body.get("messages", []):
+        if m.get("role") == "user":
+            content = m.get("content")
+            parts.append(content if isinstance(content, str) else json.dumps(content))
+    return "\n".join(parts)
+
+
+def confirm_from_prompt(body: dict[str, Any]) -> dict[str, Any]:
+    """The verdict a diligent model would give if the statement held: confirm, quoting the
+    first line marked as cited in the first evidence shown."""
+    text = user_text(body)
+    claim = _CLAIM.search(text)
+    path = None
+    for line in text.splitlines():
+        m = _CURRENT.match(line)
+        if m:
+            path = path or m.group(1)
+            continue
+        marked = _MARKED.match(line)
+        if marked and path:
+            n = int(marked.group(1))
+            return {
+                "claim_id": claim.group(1) if claim else "",
+                "verdict": "confirm",
+                "revised_statement": None,
+                "cited_ranges": [{"resource": f"repo://{path}#L{n}-L{n}", "quote": marked.group(2)}],
+                "rationale": "The cited line still says so.",
+            }
+    return {"claim_id": claim.group(1) if claim else "", "verdict": "retract", "revised_statement": None, "cited_ranges": [], "rationale": "Nothing to cite."}
+
+
+if __name__ == "__main__":  # pragma: no cover - manual use: a confirm-everything endpoint
+    with FakeOpenAI(responder=lambda body: Reply(verdict=confirm_from_prompt(body))) as srv:
+        print(srv.base_url, flush=True)
+        threading.Event().wait()
