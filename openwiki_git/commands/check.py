@@ -17,6 +17,7 @@ from typing import Any
 from openwiki_git import editing, fixer, report
 from openwiki_git.checker import check_all
 from openwiki_git.commands import add_format, open_workspace
+from openwiki_git.errors import UsageError
 from openwiki_git.model import ClaimResult
 from openwiki_git.workspace import SOURCES_HELP, Workspace, now_iso
 
@@ -28,11 +29,27 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--source", default="worktree", help=SOURCES_HELP)
     p.add_argument("--page", action="append", help="only claims on this page (repeatable)")
     p.add_argument("--all", action="store_true", help="list fresh claims too in text output")
+    p.add_argument(
+        "--base",
+        metavar="REV",
+        help="CI: report the claims made stale between the merge base of REV and --head (evidence read from commits)",
+    )
+    p.add_argument("--head", metavar="REV", help="with --base: the head commit (default HEAD)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     ws = open_workspace(args)
+    if args.base or args.head:
+        if not args.base:
+            raise UsageError("--head needs --base", "e.g. check --base origin/main --head HEAD")
+        if args.fix:
+            raise UsageError("--fix cannot be combined with --base", "--base reads commits; it changes nothing")
+        data = ci_report(ws, args.base, args.head)
+        out = report.to_json(data) if args.format == "json" else report.to_text(data, verbose=args.all)
+        sys.stdout.write(out)
+        s = data["summary"]
+        return 0 if s["stale"] == 0 and s["unresolved"] == 0 else 1
     results, extra = collect(ws, args)
     if args.fix:
         written = apply_fix(ws, results)
@@ -44,6 +61,33 @@ def run(args: argparse.Namespace) -> int:
     out = report.to_json(data) if args.format == "json" else report.to_text(data, verbose=args.all)
     sys.stdout.write(out)
     return 0 if is_clean(data) else 1
+
+
+def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
+    """The claims that the changes from merge-base(BASE, HEAD) to HEAD touched, judged on the
+    commits (never the working tree): the same report as `check --format json`, each evidence item
+    with the `hunk` that changed it, plus `base` (the merge base), `head` and `base_rev`."""
+    from openwiki_git import citations, gitdiff
+    from openwiki_git.commands import hook
+
+    head_id = ws.repo.commit_id(head or "HEAD")
+    base_rev = ws.repo.commit_id(base)
+    merge_base = gitdiff.merge_base(ws.repo, base_rev, head_id)
+    diff = gitdiff.between(ws.repo, merge_base, head_id, rename_threshold=ws.config.rename_threshold)
+    evaluation = hook.evaluate(ws, diff, current=head_id)
+    results = []
+    for o in evaluation.outcomes:
+        page_file = gitdiff.read(ws.repo, head_id, ws.wiki.repo_path(o.page))
+        notes: list[str] = []
+        if page_file.text is None:
+            notes.append("the page does not exist")
+        if o.before.mark is not None:
+            notes.extend(f"{c.resource}: {c.reason}" + (f" by {c.hunk}" if c.hunk else "") for c in o.before.mark.causes)
+        present = page_file.text is not None and citations.has_marker(page_file.text, o.before.id)
+        evidence = tuple(e.result() for e in o.evidence)
+        results.append(ClaimResult(o.page, o.before, o.status, evidence, present, False, tuple(notes)))
+    extra = {"base": merge_base, "head": head_id, "base_rev": base_rev}
+    return report.build(results, wiki_dir=ws.config.wiki_dir, source=head_id, extra=extra)
 
 
 def is_clean(data: dict[str, Any]) -> bool:

@@ -36,6 +36,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     add_format(sh)
     sh.set_defaults(run=cmd_show)
 
+    cf = csub.add_parser("confirm", help="a person checked the cited text: refresh versions, clear the mark", description=cmd_confirm.__doc__)
+    cf.add_argument("id", help="claim id (or a unique prefix of 8+ characters)")
+    cf.add_argument("--by", metavar="ACTOR", help="who checked it, e.g. human:alice (records a verified event)")
+    cf.add_argument("--source", default="worktree", help=SOURCES_HELP)
+    cf.set_defaults(run=cmd_confirm)
+
     rt = csub.add_parser("retract", help="remove a claim and its marker", description=cmd_retract.__doc__)
     rt.add_argument("id", help="claim id")
     rt.set_defaults(run=cmd_retract)
@@ -159,6 +165,30 @@ def cmd_show(args: argparse.Namespace) -> int:
             if index is not None and res.is_range and res.start and res.end:
                 for n, line in enumerate(index.lines[res.start - 1 : res.end], res.start):
                     print(f"    {n:>5} | {line.rstrip(chr(10))}")
+    return 0
+
+
+def cmd_confirm(args: argparse.Namespace) -> int:
+    """A person re-read the cited lines and the statement still holds: every evidence item is
+    re-established where its text is now (new versions, refreshed anchors), the claim's mark is
+    cleared, and with --by the verification (who, when) is recorded."""
+    from openwiki_git import checker, fixer
+
+    if args.by is not None and not args.by.strip():
+        raise UsageError("--by is empty", "name who checked it, e.g. --by human:alice")
+    ws = open_workspace(args)
+    with ws.wiki.lock():
+        page, sidecar, claim = ws.wiki.find_claim(args.id)
+        result = checker.check_claim(page, claim, ws.resolver(args.source), page_text=ws.page_text(page))
+        confirmed = fixer.verify_claim(claim, result, by=args.by, now=now_iso())
+        if confirmed is None:
+            gone = "; ".join(f"{r.resource}: {r.reason}" for r in result.evidence if r.current_resource is None)
+            raise EvidenceError(
+                f"{claim.id}: cannot confirm: {gone}",
+                "fix the evidence (claim retract, then claim add with the new lines) or restore the cited file",
+            )
+        editing.save_page(ws.wiki, sidecar.with_claim(confirmed))
+    print(f"confirmed {claim.id} on {ws.wiki.repo_path(page)}")
     return 0
 
 
