@@ -24,6 +24,7 @@ COMMANDS = [
     "hook",
     "install",
     "merge-driver",
+    "refresh",
     "github",
 ]
 
