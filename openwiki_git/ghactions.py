@@ -281,112 +281,112 @@ def annotations(report: Mapping[str, Any], *, limit: int = MAX_WARNINGS) -> list
 
 
 # -- the refresh PR ---------------------------------------------------------------------------------
-def _num(value: Any) -> float:
-    try:
-        return float(value or 0)
-    except (TypeError, ValueError):
-        return 0.0
-
-
-def _tokens(d: Mapping[str, Any]) -> tuple[int, int]:
-    usage = d.get("usage") if isinstance(d.get("usage"), Mapping) else {}
-    tin = d.get("tokens_in", d.get("input_tokens", usage.get("input_tokens", 0)))
-    tout = d.get("tokens_out", d.get("output_tokens", usage.get("output_tokens", 0)))
-    tokens = d.get("tokens")
-    if isinstance(tokens, Mapping):
-        tin = tokens.get("in", tokens.get("input", tin))
-        tout = tokens.get("out", tokens.get("output", tout))
-    return int(_num(tin)), int(_num(tout))
+VERDICTS = {"confirm": "Confirmed", "revise": "Revised", "retract": "Retracted"}
 
 
 def _cost(value: Any) -> str:
+    """USD, or "n/a" when the model has no price in the config's price table."""
     if value is None:
         return "n/a"
-    return f"${_num(value):.4f}"
+    return f"${float(value):.4f}"
 
 
-def decisions(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    for key in ("decisions", "claims", "results"):
-        if isinstance(result.get(key), list):
-            return result[key]
-    return []
+def _usage_cell(d: Mapping[str, Any]) -> str:
+    if d.get("trivial"):
+        return "no model call"
+    return f"{int(d.get('tokens_in') or 0):,} / {int(d.get('tokens_out') or 0):,}"
 
 
-def verdict(d: Mapping[str, Any]) -> str:
-    if d.get("error"):
-        return "error"
-    v = str(d.get("verdict") or d.get("decision") or "").lower()
-    return {"confirmed": "confirm", "revised": "revise", "retracted": "retract"}.get(v, v or "error")
+def _page_cell(d: Mapping[str, Any], links: Links, wiki_dir: str) -> str:
+    page = d.get("page")
+    if not page:
+        return "?"
+    return f"[{md_cell(page)}]({links.blob(f'{wiki_dir}/{page}')})"
 
 
-def _claim_id(d: Mapping[str, Any]) -> str:
-    return str(d.get("claim_id") or d.get("id") or d.get("claim") or "?")
+def refresh_counts(result: Mapping[str, Any]) -> dict[str, int]:
+    """confirm / revise / retract / stale (left as it was) counts of a refresh result."""
+    counts = {"confirm": 0, "revise": 0, "retract": 0, "stale": 0}
+    for d in result.get("decisions", []):
+        counts[d.get("verdict") if d.get("verdict") in VERDICTS else "stale"] += 1
+    return counts
 
 
 def render_refresh_body(
-    result: Mapping[str, Any], links: Links, *, fingerprint: str, wiki_dir: str = ".openwiki", limit: int = COMMENT_LIMIT
+    result: Mapping[str, Any],
+    links: Links,
+    *,
+    fingerprint: str,
+    checked_at: str,
+    wiki_dir: str = ".openwiki",
+    limit: int = COMMENT_LIMIT,
 ) -> str:
-    """The refresh PR's body: confirmed, revised and retracted claims in tables, with usage and cost."""
-    ds = decisions(result)
-    groups: dict[str, list[Mapping[str, Any]]] = {"revise": [], "retract": [], "confirm": [], "error": [], "other": []}
-    for d in ds:
-        groups.get(verdict(d), groups["other"]).append(d)
-    n = {k: len(v) for k, v in groups.items()}
+    """The refresh PR's body (from `RefreshResult.to_dict()`): the revised, retracted, confirmed
+    and left-stale claims in tables, each with its tokens and cost, then the totals. `links`
+    point at the refresh branch; `checked_at` is the base commit the code was read at. A hidden
+    fingerprint lets the next run see that nothing is new."""
+    ds = list(result.get("decisions", []))
+    n = refresh_counts(result)
     head = [
         f"{REFRESH_MARKER} fingerprint={fingerprint} -->",
         "## openwiki-git: wiki refresh",
         "",
-        f"A model checked {_plural(len(ds), 'claim')} that no longer matched the code "
-        f"against the code at {code(short_sha(links.sha))}: "
-        f"**{n['confirm']} confirmed, {n['revise']} revised, {n['retract']} retracted**"
-        + (f", {n['error']} left stale" if n["error"] else "")
-        + ". Review the wiki changes like any other change; merging them marks the claims verified.",
+        f"A model checked {_plural(len(ds), 'wiki claim')} that no longer matched the code at "
+        f"{code(short_sha(checked_at))}: **{n['confirm']} confirmed, {n['revise']} revised, {n['retract']} retracted**"
+        + (f", {n['stale']} left stale" if n["stale"] else "")
+        + ". Only decisions whose quotes match the current code were applied. Review the wiki changes like "
+        "any other change.",
         "",
     ]
     sections: list[list[str]] = []
-    if groups["revise"]:
-        rows = ["### Revised", "", "| Page | Claim | Before | After | Tokens in/out | Cost |", "|---|---|---|---|---|---|"]
-        for d in groups["revise"]:
+    revised = [d for d in ds if d.get("verdict") == "revise"]
+    if revised:
+        rows = ["### Revised", "", "| Page | Claim | Before | After | Tokens in / out | Cost |", "|---|---|---|---|---|---|"]
+        for d in revised:
+            after = d.get("new_statement") or d.get("old_statement") or ""
+            if after == d.get("old_statement"):
+                after += " _(new evidence)_"
             rows.append(
-                f"| {_page_cell(d, links, wiki_dir)} | {code(short_id(_claim_id(d)))} | {md_cell(d.get('old_statement') or '')} | "
-                f"{md_cell(d.get('new_statement') or d.get('old_statement') or '')} | {_usage_cell(d)} | {_cost(d.get('cost'))} |"
+                f"| {_page_cell(d, links, wiki_dir)} | {code(short_id(d['claim_id']))} | {md_cell(d.get('old_statement') or '')} "
+                f"| {md_cell(after)} | {_usage_cell(d)} | {_cost(d.get('cost'))} |"
             )
         sections.append(rows + [""])
-    for key, title in (("retract", "Retracted"), ("confirm", "Confirmed")):
-        if groups[key]:
-            rows = [f"### {title}", "", "| Page | Claim | Statement | Tokens in/out | Cost |", "|---|---|---|---|---|"]
-            for d in groups[key]:
+    for key in ("retract", "confirm"):
+        group = [d for d in ds if d.get("verdict") == key]
+        if group:
+            rows = [f"### {VERDICTS[key]}", "", "| Page | Claim | Statement | Tokens in / out | Cost |", "|---|---|---|---|---|"]
+            for d in group:
                 rows.append(
-                    f"| {_page_cell(d, links, wiki_dir)} | {code(short_id(_claim_id(d)))} | "
-                    f"{md_cell(d.get('old_statement') or d.get('statement') or '')} | {_usage_cell(d)} | {_cost(d.get('cost'))} |"
+                    f"| {_page_cell(d, links, wiki_dir)} | {code(short_id(d['claim_id']))} | {md_cell(d.get('old_statement') or '')} "
+                    f"| {_usage_cell(d)} | {_cost(d.get('cost'))} |"
                 )
             sections.append(rows + [""])
-    if groups["error"] or groups["other"]:
-        rows = ["### Left stale", "", "| Page | Claim | Why | Tokens in/out | Cost |", "|---|---|---|---|---|"]
-        for d in groups["error"] + groups["other"]:
+    left = [d for d in ds if d.get("verdict") not in VERDICTS]
+    if left:
+        rows = ["### Left stale", "", "| Page | Claim | Why | Tokens in / out | Cost |", "|---|---|---|---|---|"]
+        for d in left:
+            why = d.get("error") or d.get("skipped") or "no decision"
             rows.append(
-                f"| {_page_cell(d, links, wiki_dir)} | {code(short_id(_claim_id(d)))} | {md_cell(d.get('error') or 'no decision')} | "
-                f"{_usage_cell(d)} | {_cost(d.get('cost'))} |"
+                f"| {_page_cell(d, links, wiki_dir)} | {code(short_id(d['claim_id']))} | {md_cell(why)} "
+                f"| {_usage_cell(d)} | {_cost(d.get('cost'))} |"
             )
         sections.append(rows + [""])
-    tin, tout = _tokens(result.get("totals") or {})
-    if not (tin or tout):
-        tin = sum(_tokens(d)[0] for d in ds)
-        tout = sum(_tokens(d)[1] for d in ds)
-    totals = result.get("totals") or {}
-    cost = totals.get("cost") if "cost" in totals else (sum(_num(d.get("cost")) for d in ds) if ds else 0)
+    t = result.get("totals") or {}
     usage = [
         "### Usage",
         "",
-        "| Claims | Tokens in | Tokens out | Cost |",
-        "|---|---|---|---|",
-        f"| {len(ds)} | {tin:,} | {tout:,} | {_cost(cost)} |",
+        "| Model | Claims | Model calls | Tokens in | Tokens out | Cost |",
+        "|---|---|---|---|---|---|",
+        f"| {code(result.get('model') or 'none')} | {len(ds)} | {int(t.get('model_calls') or 0)} "
+        f"| {int(t.get('tokens_in') or 0):,} | {int(t.get('tokens_out') or 0):,} | {_cost(t.get('cost', 0))} |",
         "",
     ]
+    if result.get("stopped"):
+        usage += [f"The run stopped early: {md_text(result['stopped'])}. The rest stays stale until the next run.", ""]
     run = f" in [this run]({links.run_url})" if links.run_url else ""
     foot = [
-        f"<sub>Opened by openwiki-git{run}. The branch is rewritten by the next refresh; "
-        "to keep an edit, push it to another branch.</sub>",
+        f"<sub>Opened by openwiki-git{run}. The next refresh rebuilds this branch on the base branch; "
+        "push edits you want to keep to another branch.</sub>",
         "",
     ]
     out = list(head)
@@ -399,19 +399,6 @@ def render_refresh_body(
         out += section
         used += _size(section)
     return "\n".join(out + usage + foot)
-
-
-def _page_cell(d: Mapping[str, Any], links: Links, wiki_dir: str) -> str:
-    page = d.get("page")
-    path = d.get("page_path") or (f"{wiki_dir}/{page}" if page else None)
-    if not path:
-        return "?"
-    return f"[{md_cell(page or path)}]({links.blob(path)})"
-
-
-def _usage_cell(d: Mapping[str, Any]) -> str:
-    tin, tout = _tokens(d)
-    return f"{tin:,} / {tout:,}"
 
 
 _TIMESTAMP = re.compile(rb"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?")

@@ -289,11 +289,13 @@ def refresh_pr(ws: Workspace, env: ActionsEnv, gh: Github, args: argparse.Namesp
         return 0
 
     result = _run_refresh(ws, args, refresher if refresher is not None else new_refresher(args))
-    result_data = _result_dict(result)
+    result_data = result.to_dict()
     changes = wiki_changes(ws)
     after = _check(ws)
     links = ghactions.Links(env.server_url, repo_name, branch, env.run_url)
-    body = ghactions.render_refresh_body(result_data, links, fingerprint=fingerprint, wiki_dir=ws.config.wiki_dir)
+    body = ghactions.render_refresh_body(
+        result_data, links, fingerprint=fingerprint, checked_at=parent, wiki_dir=ws.config.wiki_dir
+    )
     message = _commit_message(result_data)
     pull = github_api.publish_pull(
         gh,
@@ -311,8 +313,27 @@ def refresh_pr(ws: Workspace, env: ActionsEnv, gh: Github, args: argparse.Namesp
     )
     print(f"openwiki-git: refresh pull request {pull.operation}" + (f": {pull.url}" if pull.url else ""), file=sys.stderr)
     _pr_outputs(env, pull.operation, pull.number, pull.url)
-    write_summary(env, body.split("\n", 1)[1] if body.startswith(ghactions.REFRESH_MARKER) else body)
+    write_summary(env, _refresh_summary(body, result_data, pull))
     return 0
+
+
+def _refresh_summary(body: str, result: Mapping[str, Any], pull: Any) -> str:
+    """The step summary: the PR body without its hidden marker, and what happened to the PR."""
+    if not result.get("decisions") and pull.operation in ("none", "closed"):
+        text = "## openwiki-git: wiki refresh\n\nNothing to refresh: no claim is stale."
+        if pull.operation == "closed":
+            text += f" The open pull request [#{pull.number}]({pull.url}) is no longer needed and was closed."
+        return text + "\n"
+    text = body.split("\n", 1)[1] if body.startswith(ghactions.REFRESH_MARKER) else body
+    where = f"[#{pull.number}]({pull.url})" if pull.number else ""
+    note = {
+        "created": f"Opened {where}.",
+        "updated": f"Updated {where}.",
+        "unchanged": f"{where} already holds these changes: nothing was written.",
+        "closed": f"Closed {where}: nothing is left to change.",
+        "none": "No wiki file changed, so no pull request was opened.",
+    }[pull.operation]
+    return f"{text.rstrip()}\n\n**{note}**\n"
 
 
 def _pr_outputs(env: ActionsEnv, operation: str, number: int | None, url: str | None) -> None:
@@ -410,28 +431,24 @@ def wiki_changes(ws: Workspace) -> dict[str, bytes | None]:
 
 
 def _commit_message(result: Mapping[str, Any]) -> str:
-    counts = {"confirm": 0, "revise": 0, "retract": 0}
-    for d in ghactions.decisions(result):
-        v = ghactions.verdict(d)
-        if v in counts:
-            counts[v] += 1
+    n = ghactions.refresh_counts(result)
     return (
         "openwiki-git: refresh stale wiki claims\n\n"
-        f"{counts['confirm']} confirmed, {counts['revise']} revised, {counts['retract']} retracted.\n"
+        f"{n['confirm']} confirmed, {n['revise']} revised, {n['retract']} retracted"
+        + (f", {n['stale']} left stale" if n["stale"] else "")
+        + ".\n"
     )
 
 
-# -- the refresher (openwiki_git/commands/refresh.py) ----------------------------------------------------
+# -- the refresher (openwiki_git/refresher.py) ------------------------------------------------------------
 def _run_refresh(ws: Workspace, args: argparse.Namespace, refresher: Any) -> Any:
-    from openwiki_git.commands import refresh
+    from openwiki_git.refresher import RefreshOptions, run_refresh
 
-    options = refresh.RefreshOptions(
-        model=args.model, base_url=args.base_url, api_key_env=args.api_key_env, max_claims=args.max_claims
+    options = RefreshOptions(
+        model=args.model,
+        base_url=args.base_url,
+        api_key_env=args.api_key_env,
+        max_claims=args.max_claims,
+        progress=lambda line: print(line, file=sys.stderr, flush=True),
     )
-    return refresh.run_refresh(ws, options, refresher=refresher)
-
-
-def _result_dict(result: Any) -> dict[str, Any]:
-    if hasattr(result, "to_dict"):
-        return dict(result.to_dict())
-    return dict(result or {})
+    return run_refresh(ws, options, refresher=refresher)
