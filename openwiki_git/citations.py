@@ -78,7 +78,9 @@ def sync(text: str, page_repo_path: str, claims: tuple[Claim, ...] | list[Claim]
         return text[:start] + prefix + block + text[end:] if block else text[:start].rstrip("\n") + "\n" + text[end:]
     if not block:
         return text
-    body = text if text.endswith("\n") or not text else text + "\n"
+    if not text.strip("\n"):
+        return block  # an empty page: the block alone (and a second sync leaves it so)
+    body = text if text.endswith("\n") else text + "\n"
     return body + "\n" + block
 
 
@@ -87,12 +89,30 @@ def insert_marker(text: str, statement: str, claim_id: str) -> str | None:
 
     Returns None when the statement is not in the page (the user places the marker by hand).
     """
-    prose = _BLOCK.sub("", text)
+    body = _body_start(text)  # never inside the front matter (a title may repeat the sentence)
+    prose = _BLOCK.sub("", text[body:])
     idx = prose.find(statement)
     if idx < 0 or has_marker(text, claim_id):
         return None
-    at = text.find(statement) + len(statement)
+    at = text.find(statement, body) + len(statement)
     return text[:at] + marker(claim_id) + text[at:]
+
+
+_FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
+
+
+def _body_start(text: str) -> int:
+    """Where the page body starts: after a leading `---` front matter block, else 0."""
+    first = text.removeprefix("\ufeff")
+    if not (first.startswith("---\n") or first.startswith("---\r\n")):
+        return 0
+    offset = len(text) - len(first)
+    start = first.index("\n") + 1
+    end = _FRONT_MATTER_END.search(first, start)
+    if end is None:
+        return 0
+    nl = first.find("\n", end.end())
+    return offset + (len(first) if nl < 0 else nl + 1)
 
 
 def remove_marker(text: str, claim_id: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from openwiki_git import citations
+from openwiki_git.errors import StoreError
 from openwiki_git.model import Claim, Sidecar
 from openwiki_git.store import Wiki, page_version
 
@@ -24,7 +25,7 @@ def render_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -
     data = page_path.read_bytes() if page_path.is_file() else None
     if data is None:
         return None, None
-    text = data.decode("utf-8", errors="replace")
+    text = _utf8(data, wiki.repo_path(sidecar.page))
     new_text = edit(text) if edit else text
     new_text = citations.sync(new_text, wiki.repo_path(sidecar.page), rendered_claims(wiki, new_text, sidecar))
     if new_text.startswith(("---", "\ufeff---")):
@@ -74,11 +75,19 @@ def preflight(wiki: Wiki, pages: list[str]) -> None:
         path = wiki.page_path(page)
         if not path.is_file():
             continue
-        text = path.read_bytes().decode("utf-8", errors="replace")
+        text = _utf8(path.read_bytes(), wiki.repo_path(page))
         if text.startswith(("---", "\ufeff---")):
             from openwiki_git import okf
 
             okf.load_valid(text, filename=wiki.repo_path(page))
+
+
+def _utf8(data: bytes, filename: str) -> str:
+    """A page's text; a page that is not UTF-8 is refused (rewriting it would lose its bytes)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise StoreError(f"{filename}: byte {e.start}: not valid UTF-8", "save the page as UTF-8") from None
 
 
 def new_sidecar(page: str) -> Sidecar:

@@ -310,3 +310,17 @@ def test_symlinked_page_directory_refuses_write(claimed, capsys):
     os.symlink(real, claimed.root / ".openwiki/linked")
     argv = ("claim", "add", "--page", "linked/p.md", "--statement", "P says.", "--evidence", "repo://src/app.py#L2")
     assert_refused(claimed, capsys, argv, "symlink")
+
+
+def test_page_not_utf8_is_never_rewritten(claimed, capsys):
+    """Rewriting a page that is not UTF-8 would replace its bytes with U+FFFD: refused instead."""
+    page = claimed.root / ".openwiki/guide.md"
+    page.write_bytes(page.read_bytes().replace(b"# Guide", b"# Guid\xe9"))
+    assert_refused(claimed, capsys, ADD, ".openwiki/guide.md", "UTF-8")
+    cid = _sidecar(claimed)["claims"][0]["id"]
+    assert_refused(claimed, capsys, ("claim", "retract", cid), ".openwiki/guide.md", "UTF-8")
+    # check --fix with something to rewrite on that page
+    claimed.write("src/app.py", "moved\n" + claimed.read("src/app.py"))
+    assert_refused(claimed, capsys, ("check", "--fix"), ".openwiki/guide.md", "UTF-8")
+    rc, out, err = run(claimed, capsys, "check")  # reading is fine (b.md cites the whole file)
+    assert rc == 1 and err == "" and "1 fresh, 1 stale" in out
