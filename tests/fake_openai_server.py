@@ -1,6 +1,6 @@
 """A real HTTP server on 127.0.0.1 speaking enough of the OpenAI chat completions API for the
 refresher's end-to-end tests: `response_format: json_schema` and `json_object`, tool calls, a 400
-on `json_schema` when configured, 429 with Retry-After, slow replies for timeouts, malformed JSON,
+on `json_schema` (or on tools) when configured, 429 with Retry-After, slow replies for timeouts, malformed JSON,
 and a request that blocks until the test lets it go (or kills the client).
 
     with FakeOpenAI() as server:
@@ -41,9 +41,11 @@ class FakeOpenAI:
         self,
         *,
         reject_json_schema: bool = False,
+        reject_tools: bool = False,
         responder: Callable[[dict[str, Any]], Reply] | None = None,
     ) -> None:
         self.reject_json_schema = reject_json_schema
+        self.reject_tools = reject_tools
         self.responder = responder
         self.script: deque[Reply] = deque()
         self.requests: list[dict[str, Any]] = []
@@ -107,6 +109,10 @@ class FakeOpenAI:
                     return self._send(
                         400,
                         {"error": {"message": "response_format json_schema is unavailable here", "type": "invalid_request_error"}},
+                    )
+                if server.reject_tools and body.get("tools"):
+                    return self._send(
+                        400, {"error": {"message": "tools are not supported by this server", "type": "invalid_request_error"}}
                     )
                 reply = server._next(body)
                 if reply.block is not None:
