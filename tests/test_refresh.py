@@ -420,3 +420,17 @@ def test_prose_editing_never_touches_front_matter_or_the_citations_block() -> No
     out = core.retract_sentence(page, CID, "Only.")
     assert out.startswith("---\ntype: Reference\n---\n") and citations.BEGIN in out and "Only." not in out
     assert core.rewrite_sentence("No marker here.\n", CID, "No marker here.", "New.") == "No marker here.\n"
+
+
+@pytest.mark.parametrize(
+    "setting",
+    ["method: xml", "temperature: 9", "api_key_env: 'sk-live-123 key'", "prices: {m: {input: 1}}", "unknown: 1", "max_tokens: 0"],
+)
+def test_refresh_settings_are_validated(repo: Any, capsys: Any, setting: str) -> None:
+    stale_wiki(repo, pages=1, per_page=1)
+    repo.write(".openwiki/config.yml", repo.read(".openwiki/config.yml") + f"refresh:\n  {setting}\n")
+    before = repo.snapshot()
+    capsys.readouterr()
+    assert repo.run("refresh") == 2
+    assert "config.yml: $.refresh" in capsys.readouterr().err
+    assert repo.snapshot() == before
