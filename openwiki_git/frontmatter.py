@@ -216,7 +216,12 @@ def _edit_one(fm: FrontMatter, key: str, value: Any) -> FrontMatter:
             lines[-1] += sp.newline
         lines.extend(new_lines)
     new_yaml = "".join(lines)
-    result = parse_split(Split(sp.head, new_yaml, sp.close, sp.body, sp.newline, sp.first_line), filename=fm.filename)
+    try:
+        result = parse_split(Split(sp.head, new_yaml, sp.close, sp.body, sp.newline, sp.first_line), filename=fm.filename)
+    except SchemaError:
+        result = None
+    if result is None:
+        raise fail(fm.filename, fm.line(key), f"cannot rewrite {key!r} alone: other keys refer to it (a YAML anchor)", "edit the front matter by hand")
     expected = dict(fm.data)
     if value is REMOVE:
         expected.pop(key, None)

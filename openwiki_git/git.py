@@ -98,6 +98,23 @@ class Repo:
         except (KeyError, ValueError):
             return FileText(path, None, problem=f"blob {blob_id[:12]} is not in this repository")
 
+    def renamed_in_worktree(self, prefix: str, threshold: int = 50) -> dict[str, str]:
+        """Files under `prefix/` that git sees renamed from HEAD to the working tree (`git mv`,
+        or a plain `mv` with the new file untracked): {old path: new path}, repo-relative."""
+        if self.head() is None:
+            return {}
+        from pygit2.enums import DeltaStatus, DiffFind, DiffOption
+
+        tree = self._repo.revparse_single("HEAD").peel(pygit2.Tree)
+        diff = tree.diff_to_workdir(flags=DiffOption.INCLUDE_UNTRACKED | DiffOption.RECURSE_UNTRACKED_DIRS)
+        diff.find_similar(flags=DiffFind.FIND_RENAMES | DiffFind.FIND_FOR_UNTRACKED, rename_threshold=threshold)
+        base = prefix.rstrip("/") + "/"
+        return {
+            d.old_file.path: d.new_file.path
+            for d in diff.deltas
+            if d.status == DeltaStatus.RENAMED and d.old_file.path.startswith(base) and d.new_file.path.startswith(base)
+        }
+
     def _read_tree(self, path: str, rev: str) -> FileText:
         tree = self._trees.get(rev)
         if tree is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import keyword
 import sys
 import traceback
 from collections.abc import Sequence
@@ -21,6 +22,8 @@ COMMANDS = [
     "claim",
     "check",
     "validate",
+    "lint",
+    "import",
     "hook",
     "install",
     "merge-driver",
@@ -48,7 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:
-        module = importlib.import_module(f"openwiki_git.commands.{name.replace('-', '_')}")
+        module_name = name.replace("-", "_") + ("_" if keyword.iskeyword(name) else "")  # import -> import_.py
+        module = importlib.import_module(f"openwiki_git.commands.{module_name}")
         module.add_parser(sub)
     return parser
 

@@ -462,6 +462,8 @@ def validate_pages(ws: Workspace) -> list[str]:
             continue
         found = set()
         for error in validator.iter_errors(fm.data):
+            if error.context:  # oneOf: the branch that got furthest says what is wrong
+                error = max(error.context, key=lambda e: (len(e.absolute_path), e.validator != "type"))
             path = tuple(error.absolute_path)
             where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
             found.add((fm.line(*path), where, error.message))

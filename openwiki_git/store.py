@@ -7,6 +7,7 @@ directory, fsync, rename. Writers are serialised by an flock on `<git dir>/openw
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import fcntl
 import hashlib
@@ -18,8 +19,8 @@ from pathlib import Path
 
 from openwiki_git import sidecar as sidecar_codec
 from openwiki_git.config import Config
-from openwiki_git.errors import StoreError
-from openwiki_git.model import Claim, Sidecar
+from openwiki_git.errors import OpenwikiError, StoreError
+from openwiki_git.model import Claim, Evidence, Sidecar
 
 CLAIMS_DIR = ".claims"
 RESERVED_PAGES = {"index.md", "log.md", "instructions.md", "_plan.md"}
@@ -69,6 +70,23 @@ def _refuse_links(path: Path, root: Path) -> None:
         current = current / part
         if current.is_symlink():
             raise StoreError(f"{rel.as_posix()}: refusing to write through the symlink {current.relative_to(root)}")
+
+
+def _keep_stored_tokens(sidecar: Sidecar, stored: Sidecar | None) -> Sidecar:
+    """OpenWiki mode: a token whose text is unchanged at the same resource stays as OpenWiki
+    wrote it (refreshed anchors are ours; OpenWiki keeps the previous token verbatim), so only
+    evidence whose text or place changed gets a new token."""
+    if stored is None:
+        return sidecar
+    tokens = {(c.id, e.resource): e.version for c in stored.claims for e in c.evidence}
+
+    def keep(claim_id: str, ev: Evidence) -> Evidence:
+        old = tokens.get((claim_id, ev.resource))
+        same_text = old is not None and old.split(":")[:3] == ev.version.split(":")[:3]
+        return dataclasses.replace(ev, version=old) if same_text and old != ev.version else ev
+
+    claims = tuple(c.replace(evidence=tuple(keep(c.id, e) for e in c.evidence)) for c in sidecar.claims)
+    return sidecar.replace(claims=claims)
 
 
 class Wiki:
@@ -225,7 +243,16 @@ class Wiki:
                 data = new_text.encode("utf-8")
                 self.write_bytes(path, data)
                 sidecar = sidecar.replace(page_version=page_version(data))
+        sidecar = _keep_stored_tokens(sidecar, self._stored(sidecar.page))
         return okf.fold_verification(sidecar).for_openwiki()
+
+    def _stored(self, page: str) -> Sidecar | None:
+        """The sidecar as it is on disk, or None (missing or unreadable: nothing to keep)."""
+        try:
+            text = self.sidecar_path(page).read_text("utf-8")
+            return sidecar_codec.loads(text, filename=page, page=page, wiki_dir=self.wiki_dir)
+        except (OSError, UnicodeDecodeError, OpenwikiError):
+            return None
 
     def remove_file(self, path: Path) -> bool:
         """Delete one file of the wiki (a moved sidecar's old copy); False when it is not there."""
