@@ -457,6 +457,7 @@ class Plan:
 
 _PARENT = re.compile(r"(^|/)\.\.(/|$)")
 _NUMBER_PREFIX = re.compile(r"^\s*\d+\s*>?\s*\|\s?")
+_BLOCK_START = re.compile(r"^\s*(?:#|>|[-*+]\s|\d+[.)]\s|\||---|===|```|~~~)")
 _FORBIDDEN_IN_STATEMENT = ("[^", "<!--", "-->", "\n", "\r", "\x00")
 
 
@@ -537,6 +538,8 @@ def _check_statement(text: str) -> str:
     bad = next((s for s in _FORBIDDEN_IN_STATEMENT if s in statement), None)
     if bad is not None:
         raise VerdictError(f"revised_statement must be one plain sentence on one line, without {bad!r}")
+    if _BLOCK_START.match(statement):
+        raise VerdictError("revised_statement must be plain prose: it cannot start a heading, list, quote, table or fence")
     if len(statement) > MAX_STATEMENT:
         raise VerdictError(f"revised_statement is {len(statement)} characters long; keep it under {MAX_STATEMENT}")
     return statement
