@@ -265,7 +265,7 @@ def annotations(report: Mapping[str, Any], *, limit: int = MAX_WARNINGS) -> list
                 why += f" by {e['hunk']}"
             message = (
                 f"{page} says: {one_line(c.get('statement', ''))}\n"
-                f"It cites these lines, which this change {why}. Check the statement, then fix the page "
+                f"It cites these lines ({why}). Check the statement, then fix the page "
                 f"or run: openwiki-git claim confirm {c['id']}"
             )
             if now is not None:

@@ -220,14 +220,16 @@ def comment(
 
     for line in ghactions.annotations(data):
         print(line)
+    # The summary and the count first: whatever happens to the comment, they are there.
     summary = ghactions.render_summary(data, links)
-    outputs: dict[str, object] = {"stale-count": len(stale)}
-
     if number is None:
         summary += "\n_No pull request in this event: no comment was posted._\n"
-    elif gh is None:
+    write_summary(env, summary)
+    write_outputs(env, {"stale-count": len(stale)})
+
+    if number is not None and gh is None:
         print("::notice title=openwiki-git::no GitHub token: the stale claims are in the job summary only")
-    else:
+    elif number is not None:
         from openwiki_git import github_api
 
         body = ghactions.render_comment(data, links)
@@ -235,17 +237,18 @@ def comment(
             result = github_api.upsert_sticky_comment(gh, repo_name, int(number), body, create=bool(stale))
         except github_api.ReadOnlyTokenError as e:
             print(ghactions.workflow_command("warning", f"{e.message}. {e.hint}", title="openwiki-git: no comment"))
-            summary += (
-                "\n> [!NOTE]\n> The token of this run may not comment (a pull request from a fork gets a read-only "
-                "token), so the stale claims are listed here only.\n"
+            write_summary(
+                env,
+                "> [!NOTE]\n> The token of this run may not comment (a pull request from a fork gets a read-only "
+                "token), so the claims are listed in this summary only.",
             )
-            outputs["comment-operation"] = "skipped"
+            write_outputs(env, {"comment-operation": "skipped"})
         else:
-            outputs.update({"comment-operation": result.operation, "comment-id": result.id or "", "comment-url": result.url or ""})
+            write_outputs(
+                env, {"comment-operation": result.operation, "comment-id": result.id or "", "comment-url": result.url or ""}
+            )
             if result.operation != "none":
                 print(f"openwiki-git: sticky comment {result.operation}: {result.url}", file=sys.stderr)
-    write_summary(env, summary)
-    write_outputs(env, outputs)
     n = len(stale)
     print(f"openwiki-git: {n} claim{'s' if n != 1 else ''} stale or unresolved", file=sys.stderr)
     return 1 if fail_on_stale and stale else 0

@@ -1,0 +1,576 @@
+"""`openwiki-git github comment` and `github refresh-pr` end to end: a `pull_request` event JSON
+fixture, a real temporary git repository, and a stateful fake of the GitHub REST API on
+`responses` (no network). Every request is recorded, so "no API write" is checked exactly."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import github
+import pytest
+import responses
+from test_refresh_support import confirm, retract, revise, stale_wiki
+
+from openwiki_git import github_api
+from openwiki_git.commands import github as github_cmd
+from openwiki_git.refresher import ScriptedRefresher
+
+API = "https://api.github.test"
+MOCK = API + ":443"
+REPO = "octo/wiki"
+FIXTURES = Path(__file__).parent / "fixtures" / "github"
+MARKER = "<!-- openwiki-git:stale-claims -->"
+
+
+class FakeGitHub:
+    """Just enough of GitHub's REST API, with state: issue comments (paginated), pulls, the Git
+    Data API (blobs, trees, commits, refs) and compare."""
+
+    def __init__(self, rs: responses.RequestsMock, *, page_size: int = 2, read_only: bool = False) -> None:
+        self.rs = rs
+        self.page_size = page_size
+        self.read_only = read_only
+        self.comments: list[dict[str, Any]] = []
+        self.pulls: list[dict[str, Any]] = []
+        self.blobs: dict[str, bytes] = {}
+        self.trees: dict[str, dict[str, str | None]] = {}  # tree sha -> changes over its base tree
+        self.commits: dict[str, dict[str, Any]] = {}
+        self.refs: dict[str, str] = {}
+        self.log: list[tuple[str, str]] = []
+        self.failures: list[tuple[str, str, int, dict[str, Any]]] = []  # (method, path prefix, status, json)
+        self._ids = iter(range(1001, 10**6))
+        r = re.escape(f"{MOCK}/repos/{REPO}")
+        routes = [
+            ("GET", rf"{r}/issues/(\d+)/comments(\?.*)?$", self.list_comments),
+            ("POST", rf"{r}/issues/(\d+)/comments$", self.create_comment),
+            ("PATCH", rf"{r}/issues/comments/(\d+)$", self.edit_comment),
+            ("GET", rf"{r}/pulls(\?.*)?$", self.list_pulls),
+            ("POST", rf"{r}/pulls$", self.create_pull),
+            ("PATCH", rf"{r}/pulls/(\d+)$", self.edit_pull),
+            ("GET", rf"{r}/compare/(\w+)\.\.\.(\w+)$", self.compare),
+            ("GET", rf"{r}/git/commits/(\w+)$", self.get_commit),
+            ("POST", rf"{r}/git/commits$", self.create_commit),
+            ("POST", rf"{r}/git/blobs$", self.create_blob),
+            ("GET", rf"{r}/git/blobs/(\w+)$", self.get_blob),
+            ("POST", rf"{r}/git/trees$", self.create_tree),
+            ("GET", rf"{r}/git/ref/heads/(.+)$", self.get_ref),
+            ("POST", rf"{r}/git/refs$", self.create_ref),
+            ("PATCH", rf"{r}/git/refs/heads/(.+)$", self.edit_ref),
+        ]
+        for method, pattern, handler in routes:
+            if not pattern.endswith(r"(\?.*)?$"):
+                pattern = pattern.removesuffix("$") + r"(?:\?.*)?$"  # PyGithub may add ?page=1
+            rs.add_callback(method, re.compile(pattern), callback=self._wrap(pattern, handler))
+
+    # -- plumbing -------------------------------------------------------------------------------------
+    def _wrap(self, pattern: str, handler: Any) -> Any:
+        def callback(request: Any) -> tuple[int, dict[str, str], str]:
+            path = request.url.removeprefix(f"{MOCK}/repos/{REPO}")
+            self.log.append((request.method, path))
+            for method, prefix, status, data in self.failures:
+                if request.method == method and path.startswith(prefix):
+                    return status, {"Content-Type": "application/json"}, json.dumps(data)
+            m = re.match(pattern, request.url)
+            body = json.loads(request.body) if request.body else None
+            status, data, headers = handler(m, body)
+            return status, {"Content-Type": "application/json", **headers}, json.dumps(data)
+
+        return callback
+
+    @property
+    def writes(self) -> list[tuple[str, str]]:
+        return [entry for entry in self.log if entry[0] != "GET"]
+
+    def forbidden(self) -> tuple[int, dict[str, Any], dict[str, str]]:
+        return 403, {"message": "Resource not accessible by integration"}, {}
+
+    # -- comments ---------------------------------------------------------------------------------------
+    def _comment_json(self, c: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": c["id"],
+            "body": c["body"],
+            "url": f"{API}/repos/{REPO}/issues/comments/{c['id']}",
+            "html_url": f"https://github.com/{REPO}/pull/{c['issue']}#issuecomment-{c['id']}",
+            "user": {"login": c["user"], "type": "Bot"},
+        }
+
+    def list_comments(self, m: re.Match[str], _body: Any) -> tuple[int, Any, dict[str, str]]:
+        number = int(m.group(1))
+        page = int(re.search(r"page=(\d+)", m.group(2) or "page=1").group(1))
+        mine = [c for c in self.comments if c["issue"] == number]
+        chunk = mine[(page - 1) * self.page_size : page * self.page_size]
+        headers = {}
+        if page * self.page_size < len(mine):
+            headers["Link"] = f'<{API}/repos/{REPO}/issues/{number}/comments?page={page + 1}>; rel="next"'
+        return 200, [self._comment_json(c) for c in chunk], headers
+
+    def add_comment(self, number: int, body: str, user: str = "alice") -> dict[str, Any]:
+        c = {"id": next(self._ids), "issue": number, "body": body, "user": user}
+        self.comments.append(c)
+        return c
+
+    def create_comment(self, m: re.Match[str], body: Any) -> tuple[int, Any, dict[str, str]]:
+        if self.read_only:
+            return self.forbidden()
+        c = self.add_comment(int(m.group(1)), body["body"], "github-actions[bot]")
+        return 201, self._comment_json(c), {}
+
+    def edit_comment(self, m: re.Match[str], body: Any) -> tuple[int, Any, dict[str, str]]:
+        if self.read_only:
+            return self.forbidden()
+        c = next(c for c in self.comments if c["id"] == int(m.group(1)))
+        c["body"] = body["body"]
+        return 200, self._comment_json(c), {}
+
+    def sticky(self, number: int = 7) -> list[dict[str, Any]]:
+        return [c for c in self.comments if c["issue"] == number and c["body"].startswith(MARKER)]
+
+    # -- pulls ------------------------------------------------------------------------------------------
+    def _pull_json(self, p: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "number": p["number"],
+            "url": f"{API}/repos/{REPO}/pulls/{p['number']}",
+            "html_url": f"https://github.com/{REPO}/pull/{p['number']}",
+            "state": p["state"],
+            "title": p["title"],
+            "body": p["body"],
+            "head": {"ref": p["head"], "sha": self.refs.get(p["head"], "0" * 40)},
+            "base": {"ref": p["base"]},
+        }
+
+    def list_pulls(self, m: re.Match[str], _body: Any) -> tuple[int, Any, dict[str, str]]:
+        query = dict(re.findall(r"(\w+)=([^&]*)", (m.group(1) or "").replace("%3A", ":").replace("%2F", "/")))
+        out = [
+            self._pull_json(p)
+            for p in self.pulls
+            if p["state"] == query.get("state", "open")
+            and ("head" not in query or query["head"] == f"octo:{p['head']}")
+            and ("base" not in query or query["base"] == p["base"])
+        ]
+        return 200, out, {}
+
+    def create_pull(self, _m: re.Match[str], body: Any) -> tuple[int, Any, dict[str, str]]:
+        if self.read_only:
+            return self.forbidden()
+        if any(p["head"] == body["head"] and p["state"] == "open" for p in self.pulls):
+            return 422, {"message": "Validation Failed", "errors": [{"message": "A pull request already exists"}]}, {}
+        p = {"number": 40 + len(self.pulls), "state": "open", "head": body["head"], "base": body["base"],
+             "title": body["title"], "body": body["body"]}
+        self.pulls.append(p)
+        return 201, self._pull_json(p), {}
+
+    def edit_pull(self, m: re.Match[str], body: Any) -> tuple[int, Any, dict[str, str]]:
+        p = next(p for p in self.pulls if p["number"] == int(m.group(1)))
+        p.update({k: v for k, v in body.items() if k in ("title", "body", "state")})
+        return 200, self._pull_json(p), {}
+
+    # -- git data -----------------------------------------------------------------------------------------
+    def get_commit(self, m: re.Match[str], _body: Any) -> tuple[int, Any, dict[str, str]]:
+        sha = m.group(1)
+        tree = self.commits.get(sha, {}).get("tree", "7" * 40)  # a local commit: any tree id
+        return 200, {"sha": sha, "url": f"{API}/repos/{REPO}/git/commits/{sha}",
+                     "tree": {"sha": tree, "url": f"{API}/repos/{REPO}/git/trees/{tree}"}, "parents": []}, {}
+
+    def create_blob(self, _m: re.Match[str], body: Any) -> tuple[int, Any, dict[str, str]]:
+        data = base64.b64decode(body["content"])
+        sha = github_api.git_blob_sha(data)
+        self.blobs[sha] = data
+        return 201, {"sha": sha, "url": f"{API}/repos/{REPO}/git/blobs/{sha}"}, {}
+
+    def get_blob(self, m: re.Match[str], _body: Any) -> tuple[int, Any, dict[str, str]]:
+        data = self.blobs[m.group(1)]
+        return 200, {"sha": m.group(1), "encoding": "base64", "content": base64.b64encode(data).decode()}, {}
+
+    def create_tree(self, _m: re.Match[str], body: Any) -> tuple[int, Any, dict[str, str]]:
+        changes = {e["path"]: e.get("sha") for e in body["tree"]}
+        sha = github_api.git_blob_sha(json.dumps([body.get("base_tree"), sorted(changes.items())]).encode())
+        self.trees[sha] = changes
+        return 201, {"sha": sha, "url": f"{API}/repos/{REPO}/git/trees/{sha}", "tree": []}, {}
+
+    def create_commit(self, _m: re.Match[str], body: Any) -> tuple[int, Any, dict[str, str]]:
+        sha = github_api.git_blob_sha(json.dumps(body, sort_keys=True).encode())
+        self.commits[sha] = {"tree": body["tree"], "parents": body["parents"], "message": body["message"]}
+        return 201, {"sha": sha, "url": f"{API}/repos/{REPO}/git/commits/{sha}"}, {}
+
+    def compare(self, m: re.Match[str], _body: Any) -> tuple[int, Any, dict[str, str]]:
+        base, head = m.group(1), m.group(2)
+        commit = self.commits[head]
+        assert commit["parents"] == [base], "the fake compares a refresh commit with its parent only"
+        files = [
+            {"filename": path, "status": "removed" if sha is None else "modified", "sha": sha or "0" * 40}
+            for path, sha in self.trees[commit["tree"]].items()
+        ]
+        return 200, {"status": "ahead", "files": files}, {}
+
+    def _ref_json(self, branch: str) -> dict[str, Any]:
+        return {"ref": f"refs/heads/{branch}", "url": f"{API}/repos/{REPO}/git/refs/heads/{branch}",
+                "object": {"sha": self.refs[branch], "type": "commit"}}
+
+    def get_ref(self, m: re.Match[str], _body: Any) -> tuple[int, Any, dict[str, str]]:
+        branch = m.group(1)
+        if branch not in self.refs:
+            return 404, {"message": "Not Found"}, {}
+        return 200, self._ref_json(branch), {}
+
+    def create_ref(self, _m: re.Match[str], body: Any) -> tuple[int, Any, dict[str, str]]:
+        branch = body["ref"].removeprefix("refs/heads/")
+        if branch in self.refs:
+            return 422, {"message": "Reference already exists"}, {}
+        self.refs[branch] = body["sha"]
+        return 201, self._ref_json(branch), {}
+
+    def edit_ref(self, m: re.Match[str], body: Any) -> tuple[int, Any, dict[str, str]]:
+        assert body.get("force") is True
+        self.refs[m.group(1)] = body["sha"]
+        return 200, self._ref_json(m.group(1)), {}
+
+    def branch_files(self, branch: str) -> dict[str, bytes | None]:
+        commit = self.commits[self.refs[branch]]
+        return {path: (None if sha is None else self.blobs[sha]) for path, sha in self.trees[commit["tree"]].items()}
+
+
+# -- fixtures ---------------------------------------------------------------------------------------------
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGitHub]:
+    def connect(token: str, *, base_url: str | None = None) -> github.Github:
+        assert token == "ghs_test" and base_url == API
+        return github.Github(auth=github.Auth.Token(token), base_url=base_url, retry=None,
+                             seconds_between_requests=None, seconds_between_writes=None, lazy=True)
+
+    monkeypatch.setattr(github_api, "connect", connect)
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as rs:
+        yield FakeGitHub(rs)
+
+
+@pytest.fixture
+def actions_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    """The runner's variables, and nothing left over from a real runner."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("GITHUB_"):
+            monkeypatch.delenv(name)
+    files = {"summary": tmp_path / "summary.md", "output": tmp_path / "output.txt", "event": tmp_path / "event.json"}
+    for name, value in {
+        "GITHUB_REPOSITORY": REPO,
+        "GITHUB_TOKEN": "ghs_test",
+        "GITHUB_API_URL": API,
+        "GITHUB_SERVER_URL": "https://github.com",
+        "GITHUB_RUN_ID": "4242",
+        "GITHUB_STEP_SUMMARY": str(files["summary"]),
+        "GITHUB_OUTPUT": str(files["output"]),
+        "GITHUB_EVENT_PATH": str(files["event"]),
+    }.items():
+        monkeypatch.setenv(name, value)
+    return files
+
+
+def outputs(path: Path) -> dict[str, str]:
+    """The last value of each output written to $GITHUB_OUTPUT."""
+    out: dict[str, str] = {}
+    for line in path.read_text("utf-8").splitlines() if path.exists() else []:
+        name, _, value = line.partition("=")
+        out[name] = value
+    return out
+
+
+def write_event(files: dict[str, Path], base: str, head: str, *, head_repo: str = REPO) -> None:
+    text = (FIXTURES / "pull_request.json").read_text("utf-8")
+    text = text.replace("BASE_SHA", base).replace("HEAD_SHA", head).replace("HEAD_REPO", head_repo)
+    files["event"].write_text(text, "utf-8")
+
+
+@pytest.fixture
+def pr_repo(wiki_repo: Any) -> Any:
+    """main: a claim citing src/app.py line 10; the PR branch `feature` checked out."""
+    assert wiki_repo.run("claim", "add", "--page", "guide.md", "--statement", "Line ten says ten.",
+                         "--evidence", "repo://src/app.py#L10-L10", "--by", "human:ada") == 0
+    wiki_repo.base = wiki_repo.commit_all("claim")
+    wiki_repo.git("checkout", "-q", "-b", "feature")
+    return wiki_repo
+
+
+def edit_line(repo: Any, line: int, text: str) -> None:
+    lines = repo.read("src/app.py").splitlines(keepends=True)
+    lines[line - 1] = text + "\n"
+    repo.write("src/app.py", "".join(lines))
+
+
+def claim_id(repo: Any) -> str:
+    data = json.loads((repo.root / ".openwiki" / ".claims" / "guide.json").read_text("utf-8"))
+    return data["claims"][0]["id"]
+
+
+# -- github comment: the judged simulation ------------------------------------------------------------------
+def test_sticky_comment_lifecycle(pr_repo, fake, actions_env, capsys) -> None:
+    """First run: exactly one comment. Second push: the same comment edited, no new one. After the
+    fix: the comment says all claims are fresh."""
+    fake.add_comment(7, "Looks good to me", "alice")
+    fake.add_comment(7, "One question", "bob")
+    fake.add_comment(7, "Answered", "alice")  # the sticky comment lands on page 2 (page size 2)
+
+    edit_line(pr_repo, 10, "line ten now says eleven")
+    head1 = pr_repo.commit_all("change line 10")
+    write_event(actions_env, pr_repo.base, head1)
+    capsys.readouterr()
+    assert pr_repo.run("github", "comment") == 0
+    out = capsys.readouterr().out
+    assert len(fake.sticky()) == 1
+    assert [m for m, _ in fake.writes] == ["POST"]
+    body = fake.sticky()[0]["body"]
+    assert "Line ten says ten." in body
+    assert f"https://github.com/{REPO}/blob/{head1}/src/app.py#L10" in body
+    assert f"https://github.com/{REPO}/blob/{head1}/.openwiki/guide.md" in body
+    assert out.startswith("::warning file=src/app.py,line=10,endLine=10,title=Stale wiki claim c-")
+    assert outputs(actions_env["output"])["stale-count"] == "1"
+    assert outputs(actions_env["output"])["comment-operation"] == "created"
+    summary = actions_env["summary"].read_text("utf-8")
+    assert "| 1 | stale |" in summary and "Line ten says ten." in summary
+
+    first_id = fake.sticky()[0]["id"]
+    edit_line(pr_repo, 12, "line twelve changed too")  # a second push; line 10 is still changed
+    head2 = pr_repo.commit_all("another push")
+    write_event(actions_env, pr_repo.base, head2)
+    assert pr_repo.run("github", "comment") == 0
+    assert len(fake.sticky()) == 1 and fake.sticky()[0]["id"] == first_id
+    assert [m for m, _ in fake.writes] == ["POST", "PATCH"]
+    assert head2 in fake.sticky()[0]["body"]
+    assert outputs(actions_env["output"])["comment-operation"] == "updated"
+
+    assert pr_repo.run("github", "comment") == 0  # a re-run of the same commit writes nothing
+    assert [m for m, _ in fake.writes] == ["POST", "PATCH"]
+    assert outputs(actions_env["output"])["comment-operation"] == "unchanged"
+
+    edit_line(pr_repo, 10, "line 10")  # the fix: the pull request no longer changes the cited line
+    head3 = pr_repo.commit_all("restore line 10")
+    write_event(actions_env, pr_repo.base, head3)
+    capsys.readouterr()
+    assert pr_repo.run("github", "comment", "--fail-on-stale") == 0
+    assert len(fake.sticky()) == 1 and fake.sticky()[0]["id"] == first_id
+    assert [m for m, _ in fake.writes] == ["POST", "PATCH", "PATCH"]
+    final = fake.sticky()[0]["body"]
+    assert "all claims are fresh" in final.lower() and "Line ten says ten." not in final
+    assert "::warning" not in capsys.readouterr().out
+    assert outputs(actions_env["output"])["stale-count"] == "0"
+    assert len(fake.comments) == 4  # three people's comments and ours: never a second one
+
+
+def test_no_comment_when_nothing_was_ever_stale(pr_repo, fake, actions_env) -> None:
+    edit_line(pr_repo, 30, "line thirty, uncited")
+    head = pr_repo.commit_all("unrelated change")
+    write_event(actions_env, pr_repo.base, head)
+    assert pr_repo.run("github", "comment", "--fail-on-stale") == 0
+    assert fake.writes == [] and fake.comments == []
+    assert outputs(actions_env["output"])["stale-count"] == "0"
+    assert "All claims are fresh." in actions_env["summary"].read_text("utf-8")
+
+
+def test_fork_read_only_token_degrades_to_the_summary(pr_repo, fake, actions_env, capsys) -> None:
+    fake.read_only = True
+    edit_line(pr_repo, 10, "changed by a fork")
+    head = pr_repo.commit_all("fork change")
+    write_event(actions_env, pr_repo.base, head, head_repo="mallory/wiki")
+    capsys.readouterr()
+    assert pr_repo.run("github", "comment") == 0  # does not fail the job
+    out = capsys.readouterr().out
+    assert fake.comments == []
+    assert "::warning title=openwiki-git%3A no comment::" in out and "403" in out
+    summary = actions_env["summary"].read_text("utf-8")
+    assert "Line ten says ten." in summary and "read-only" in summary
+    assert outputs(actions_env["output"])["comment-operation"] == "skipped"
+    # fail-on-stale still fails on the stale claim itself
+    assert pr_repo.run("github", "comment", "--fail-on-stale") == 1
+
+
+def test_fail_on_stale(pr_repo, fake, actions_env) -> None:
+    edit_line(pr_repo, 10, "changed")
+    head = pr_repo.commit_all("change")
+    write_event(actions_env, pr_repo.base, head)
+    assert pr_repo.run("github", "comment", "--fail-on-stale") == 1
+    assert len(fake.sticky()) == 1
+
+
+def test_other_api_errors_exit_2_after_the_summary(pr_repo, fake, actions_env, capsys) -> None:
+    fake.comments.clear()
+    fake.failures.append(("GET", "/issues/7/comments", 404, {"message": "Not Found"}))
+    edit_line(pr_repo, 10, "changed")
+    head = pr_repo.commit_all("change")
+    write_event(actions_env, pr_repo.base, head)
+    capsys.readouterr()
+    assert pr_repo.run("github", "comment") == 2
+    err = capsys.readouterr().err
+    assert "error: listing the comments of octo/wiki#7: not found (404 Not Found)" in err
+    assert "Line ten says ten." in actions_env["summary"].read_text("utf-8")
+
+
+def test_annotations_at_most_ten_then_a_notice(wiki_repo, fake, actions_env, capsys) -> None:
+    for n in range(1, 13):
+        assert wiki_repo.run("claim", "add", "--page", "guide.md", "--statement", "Line ten says ten.",
+                             "--evidence", f"repo://src/app.py#L{n}-L{n}") == 0
+    base = wiki_repo.commit_all("claims")
+    wiki_repo.git("checkout", "-q", "-b", "feature")
+    wiki_repo.write("src/app.py", "".join(f"LINE {i}\n" for i in range(1, 41)))
+    head = wiki_repo.commit_all("rewrite every line")
+    write_event(actions_env, base, head)
+    capsys.readouterr()
+    assert wiki_repo.run("github", "comment") == 0
+    lines = capsys.readouterr().out.splitlines()
+    warnings = [line for line in lines if line.startswith("::warning")]
+    assert len(warnings) == 10
+    assert "::notice title=openwiki-git::2 more in the job summary" in lines
+    assert actions_env["summary"].read_text("utf-8").count("| stale |") == 12
+
+
+def test_no_token_no_comment(pr_repo, fake, actions_env, monkeypatch, capsys) -> None:
+    monkeypatch.delenv("GITHUB_TOKEN")
+    edit_line(pr_repo, 10, "changed")
+    write_event(actions_env, pr_repo.base, pr_repo.commit_all("change"))
+    capsys.readouterr()
+    assert pr_repo.run("github", "comment") == 0
+    assert fake.log == []
+    assert "no GitHub token" in capsys.readouterr().out
+
+
+def test_comment_needs_a_pull_request_or_base(pr_repo, actions_env, capsys) -> None:
+    actions_env["event"].write_text('{"ref": "refs/heads/main"}', "utf-8")
+    assert pr_repo.run("github", "comment") == 2
+    assert "no base revision" in capsys.readouterr().err
+
+
+# -- github refresh-pr --------------------------------------------------------------------------------------
+@pytest.fixture
+def refresh_env(actions_env: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    actions_env["event"].write_text((FIXTURES / "schedule.json").read_text("utf-8"), "utf-8")
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "schedule")
+    monkeypatch.setenv("GITHUB_REF_NAME", "main")
+    return actions_env
+
+
+def use_model(monkeypatch: pytest.MonkeyPatch, model: ScriptedRefresher) -> None:
+    monkeypatch.setattr(github_cmd, "new_refresher", lambda _args: model)
+
+
+def test_refresh_opens_one_pr_and_a_rerun_writes_nothing(repo, fake, refresh_env, monkeypatch) -> None:
+    claims = stale_wiki(repo, pages=1, per_page=3)
+    base = repo.git("rev-parse", "HEAD").strip()
+    model = ScriptedRefresher([confirm(claims[0]), revise(claims[1]), retract(claims[2])])
+    use_model(monkeypatch, model)
+
+    assert repo.run("github", "refresh-pr") == 0
+    assert len(fake.pulls) == 1
+    pr = fake.pulls[0]
+    assert (pr["head"], pr["base"], pr["state"]) == ("openwiki-git/refresh", "main", "open")
+    assert fake.writes == [("POST", "/git/blobs")] * 2 + [
+        ("POST", "/git/trees"), ("POST", "/git/commits"), ("POST", "/git/refs"), ("POST", "/pulls"),
+    ]
+    commit = fake.commits[fake.refs["openwiki-git/refresh"]]
+    assert commit["parents"] == [base]
+    files = fake.branch_files("openwiki-git/refresh")
+    assert set(files) == {".openwiki/topic0.md", ".openwiki/.claims/topic0.json"}
+    assert files[".openwiki/topic0.md"] == (repo.root / ".openwiki/topic0.md").read_bytes()
+    assert claims[2].statement not in files[".openwiki/topic0.md"].decode()
+    body = pr["body"]
+    assert body.startswith("<!-- openwiki-git:refresh fingerprint=")
+    assert "**1 confirmed, 1 revised, 1 retracted**" in body
+    for title in ("### Revised", "### Retracted", "### Confirmed", "### Usage"):
+        assert title in body
+    assert claims[1].statement in body and "is now" in body
+    out = outputs(refresh_env["output"])
+    assert (out["pr-operation"], out["pr-number"]) == ("created", "40")
+    assert out["pr-url"] == f"https://github.com/{REPO}/pull/40"
+    assert len(model.history) == 3
+
+    # A rerun on the same runner's tree: nothing stale is left, the PR already has these changes.
+    writes_before = list(fake.writes)
+    assert repo.run("github", "refresh-pr") == 0
+    assert fake.writes == writes_before and len(model.history) == 3
+    assert outputs(refresh_env["output"])["pr-operation"] == "unchanged"
+
+    # The next night, a fresh checkout of the same base: no new staleness, no model call, no write.
+    repo.git("checkout", "-q", "--", ".")
+    repo.git("clean", "-qfd")
+    seen = len(fake.log)
+    assert repo.run("github", "refresh-pr") == 0
+    assert fake.writes == writes_before and len(model.history) == 3
+    assert [(m, p.split("?")[0]) for m, p in fake.log[seen:]] == [("GET", "/pulls")]  # the fingerprint matched
+    assert outputs(refresh_env["output"])["pr-operation"] == "unchanged"
+    assert len(fake.pulls) == 1
+
+
+def test_refresh_updates_the_open_pr_when_something_new_is_stale(repo, fake, refresh_env, monkeypatch) -> None:
+    claims = stale_wiki(repo, pages=2, per_page=1)
+    model = ScriptedRefresher([confirm(claims[0])])
+    use_model(monkeypatch, model)
+    assert repo.run("github", "refresh-pr", "--max-claims", "1") == 0
+    assert len(fake.pulls) == 1 and fake.pulls[0]["state"] == "open"
+    first_head = fake.refs["openwiki-git/refresh"]
+    assert "1 left stale" in fake.pulls[0]["body"]
+
+    repo.git("checkout", "-q", "--", ".")
+    model.enqueue(confirm(claims[0]), confirm(claims[1]))
+    assert repo.run("github", "refresh-pr") == 0
+    assert len(fake.pulls) == 1
+    assert fake.refs["openwiki-git/refresh"] != first_head
+    assert ("PATCH", "/git/refs/heads/openwiki-git/refresh") in fake.writes
+    assert ("PATCH", f"/pulls/{fake.pulls[0]['number']}") in fake.writes
+    assert "**2 confirmed, 0 revised, 0 retracted**" in fake.pulls[0]["body"]
+    assert outputs(refresh_env["output"])["pr-operation"] == "updated"
+
+
+def test_refresh_with_nothing_stale_makes_no_pr(wiki_repo, fake, refresh_env, monkeypatch) -> None:
+    use_model(monkeypatch, ScriptedRefresher([]))
+    assert wiki_repo.run("github", "refresh-pr") == 0
+    assert fake.writes == [] and fake.pulls == []
+    assert outputs(refresh_env["output"])["pr-operation"] == "none"
+    assert "Nothing to refresh" in refresh_env["summary"].read_text("utf-8")
+
+
+def test_refresh_closes_the_pr_nothing_needs(wiki_repo, fake, refresh_env, monkeypatch) -> None:
+    fake.refs["openwiki-git/refresh"] = "c" * 40
+    fake.pulls.append({"number": 41, "state": "open", "head": "openwiki-git/refresh", "base": "main",
+                       "title": "t", "body": "<!-- openwiki-git:refresh fingerprint=old -->"})
+    use_model(monkeypatch, ScriptedRefresher([]))
+    assert wiki_repo.run("github", "refresh-pr") == 0
+    assert fake.writes == [("PATCH", "/pulls/41")] and fake.pulls[0]["state"] == "closed"
+    assert outputs(refresh_env["output"])["pr-operation"] == "closed"
+
+
+def test_refresh_refuses_a_branch_equal_to_the_base(wiki_repo, fake, refresh_env, capsys) -> None:
+    assert wiki_repo.run("github", "refresh-pr", "--branch", "main") == 2
+    assert "--branch 'main'" in capsys.readouterr().err
+    assert fake.log == []
+
+
+def test_refresh_without_token_is_a_usage_error(wiki_repo, refresh_env, monkeypatch, capsys) -> None:
+    monkeypatch.delenv("GITHUB_TOKEN")
+    assert wiki_repo.run("github", "refresh-pr") == 2
+    assert "GITHUB_TOKEN is not set" in capsys.readouterr().err
+
+
+def test_refresh_read_only_token_fails_with_the_permissions_hint(repo, fake, refresh_env, monkeypatch, capsys) -> None:
+    claims = stale_wiki(repo, pages=1, per_page=1)
+    fake.failures.append(("POST", "/git/blobs", 403, {"message": "Resource not accessible by integration"}))
+    use_model(monkeypatch, ScriptedRefresher([confirm(claims[0])]))
+    assert repo.run("github", "refresh-pr") == 2
+    err = capsys.readouterr().err
+    assert "403 Resource not accessible by integration" in err and "contents: write" in err
+
+
+def test_wiki_changes_never_include_workflows(repo, monkeypatch) -> None:
+    """The refresh commits the wiki directory only; a workflow path is refused outright."""
+    from openwiki_git.workspace import Workspace
+
+    stale_wiki(repo, pages=1, per_page=1)
+    repo.write(".github/workflows/ci.yml", "on: push\n")
+    repo.write("src/mod0.py", "changed outside the wiki\n")
+    ws = Workspace.open(repo.root)
+    assert github_cmd.wiki_changes(ws) == {}
+    repo.write(".openwiki/new.md", "# New\n")
+    assert github_cmd.wiki_changes(ws) == {".openwiki/new.md": b"# New\n"}
+    with pytest.raises(Exception, match="workflow"):
+        github_api.check_paths([".github/workflows/ci.yml"])
