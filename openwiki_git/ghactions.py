@@ -148,7 +148,7 @@ def render_comment(report: Mapping[str, Any], links: Links, *, limit: int = COMM
     wiki_dir = report.get("wiki_dir", ".openwiki")
     head = [
         STICKY_MARKER,
-        f"### openwiki-git: {_plural(len(claims), 'wiki claim')} no longer match the code",
+        f"### openwiki-git: {_plural(len(claims), 'wiki claim')} no longer {'matches' if len(claims) == 1 else 'match'} the code",
         "",
         f"This pull request changes source lines that {'this claim cites' if len(claims) == 1 else 'these claims cite'} "
         f"({_range(report, links)}). Check each statement against the code, then fix the page or run "
@@ -187,14 +187,14 @@ def _comment_section(i: int, c: Mapping[str, Any], links: Links, wiki_dir: str) 
 
 def render_all_clear(report: Mapping[str, Any], links: Links) -> str:
     """The sticky comment once nothing is stale any more: short, so the thread stays readable."""
-    total = report.get("summary", {}).get("total", 0)
+    head = report.get("head") or links.sha
     return "\n".join(
         [
             STICKY_MARKER,
             "### openwiki-git: all claims are fresh ✅",
             "",
-            f"All claims are fresh: the {_plural(total, 'claim')} in the wiki match the code "
-            f"{_range(report, links)}.",
+            f"All claims are fresh at {code(short_sha(head))}: the claims this pull request had made stale "
+            "match the code again.",
             "",
         ]
     )
@@ -260,14 +260,17 @@ def annotations(report: Mapping[str, Any], *, limit: int = MAX_WARNINGS) -> list
         page = c.get("page_path") or c.get("page") or "?"
         for e in _bad_evidence(c):
             now = _resource(e.get("current_resource"), wiki_dir)
+            was = _resource(e.get("resource"), wiki_dir)
             why = one_line(e.get("reason") or e.get("status") or "changed")
             if e.get("hunk"):
                 why += f" by {e['hunk']}"
-            message = (
-                f"{page} says: {one_line(c.get('statement', ''))}\n"
-                f"It cites these lines ({why}). Check the statement, then fix the page "
-                f"or run: openwiki-git claim confirm {c['id']}"
+            cited = _label(now) if now else (_label(was) if was else e.get("resource") or "?")
+            fix = (
+                f"fix the page, or if it still holds run: openwiki-git claim confirm {c['id']}"
+                if now is not None
+                else "fix the page and the claim's evidence (claim retract, then claim add)"
             )
+            message = f"{page} says: {one_line(c.get('statement', ''))}\nIt cites {cited} ({why}). Check it, then {fix}"
             if now is not None:
                 line = workflow_command("warning", message, file=now.path, line=now.start, endLine=now.end, title=title)
             else:

@@ -1,0 +1,161 @@
+"""ghactions.py: the sticky comment, the step summary, annotations and the refresh PR body."""
+
+from __future__ import annotations
+
+import pytest
+
+from openwiki_git import ghactions as g
+
+HEAD = "b" * 40
+BASE = "a" * 40
+LINKS = g.Links("https://github.com", "octo/wiki", HEAD, "https://github.com/octo/wiki/actions/runs/1", base_sha=BASE)
+
+
+def claim(n: int, status: str = "stale", *, statement: str = "Retries stop after five attempts.", hunk: str | None = "@@ -15,2 +17,3 @@",
+          current: str | None = "repo://src/retry.py#L12-L26", page: str = "guide.md") -> dict:
+    ev = {"resource": "repo://src/retry.py#L10-L24", "status": status, "current_resource": current, "reason": "changed"}
+    if hunk:
+        ev["hunk"] = hunk
+    return {"id": f"claim_{n:032x}", "page": page, "page_path": f".openwiki/{page}", "statement": statement,
+            "status": status, "evidence": [ev]}
+
+
+def report(*claims: dict, fresh: int = 0) -> dict:
+    stale = sum(c["status"] == "stale" for c in claims)
+    unresolved = sum(c["status"] == "unresolved" for c in claims)
+    return {"wiki_dir": ".openwiki", "base": BASE, "head": HEAD, "claims": list(claims),
+            "summary": {"total": len(claims) + fresh, "fresh": fresh, "stale": stale, "unresolved": unresolved}}
+
+
+def test_comment_lists_each_claim_with_links_to_the_exact_lines_at_head() -> None:
+    body = g.render_comment(report(claim(1), fresh=2), LINKS)
+    assert body.startswith(g.STICKY_MARKER + "\n")
+    assert "### openwiki-git: 1 wiki claim no longer matches the code" in body
+    assert f"[guide.md](https://github.com/octo/wiki/blob/{HEAD}/.openwiki/guide.md)" in body
+    assert "> Retries stop after five attempts." in body
+    assert f"[src/retry.py#L12-L26](https://github.com/octo/wiki/blob/{HEAD}/src/retry.py#L12-L26)" in body
+    assert "changed by `@@ -15,2 +17,3 @@`" in body
+    assert "[Run summary](https://github.com/octo/wiki/actions/runs/1)" in body
+
+
+def test_unresolved_evidence_links_to_the_base() -> None:
+    body = g.render_comment(report(claim(2, "unresolved", current=None, hunk=None)), LINKS)
+    assert f"[src/retry.py#L10-L24](https://github.com/octo/wiki/blob/{BASE}/src/retry.py#L10-L24)" in body
+
+
+def test_a_statement_cannot_fake_the_marker_or_inject_html() -> None:
+    evil = f"{g.STICKY_MARKER} <img src=x onerror=alert(1)> & more\nsecond line"
+    body = g.render_comment(report(claim(3, statement=evil)), LINKS)
+    assert body.count(g.STICKY_MARKER) == 1
+    assert "<img" not in body and "&lt;img src=x onerror=alert(1)&gt; &amp; more second line" in body
+
+
+def test_path_with_spaces_is_url_encoded() -> None:
+    assert LINKS.blob("docs/my page.md", 3, 3) == f"https://github.com/octo/wiki/blob/{HEAD}/docs/my%20page.md#L3"
+
+
+def test_long_comments_are_cut_well_under_the_limit_with_a_link_to_the_summary() -> None:
+    claims = [claim(i, statement="x" * 900) for i in range(1, 200)]
+    body = g.render_comment(report(*claims), LINKS)
+    assert len(body.encode("utf-8")) <= g.COMMENT_LIMIT < 65_536
+    assert "more claims**: the complete list is in [the run summary](https://github.com/octo/wiki/actions/runs/1)" in body
+    summary = g.render_summary(report(*claims), LINKS)
+    assert summary.count("| stale |") == 199  # the summary is complete
+
+
+def test_all_clear_note() -> None:
+    body = g.render_comment(report(fresh=3), LINKS)
+    assert body == g.render_all_clear(report(fresh=3), LINKS)
+    assert body.startswith(g.STICKY_MARKER) and "all claims are fresh" in body.lower()
+    assert len(body) < 300
+
+
+def test_summary_table_escapes_pipes() -> None:
+    text = g.render_summary(report(claim(1, statement="a | b")), LINKS)
+    assert "| 1 | stale |" in text and "a \\| b" in text
+    assert "All claims are fresh." in g.render_summary(report(fresh=1), LINKS)
+
+
+@pytest.mark.parametrize(
+    ("raw", "data", "prop"),
+    [
+        ("50% done", "50%25 done", "50%25 done"),
+        ("a\r\nb", "a%0D%0Ab", "a%0D%0Ab"),
+        ("k: v, w", "k: v, w", "k%3A v%2C w"),
+    ],
+)
+def test_workflow_command_escaping(raw: str, data: str, prop: str) -> None:
+    assert g.escape_data(raw) == data
+    assert g.escape_property(raw) == prop
+
+
+def test_annotation_format() -> None:
+    (line,) = g.annotations(report(claim(1, statement="Uses 50%: of\nall")))
+    head, _, message = line.partition("::")[2].partition("::")
+    assert head == "warning file=src/retry.py,line=12,endLine=26,title=Stale wiki claim c-00000000"
+    assert "\n" not in line and "Uses 50%25: of all" in message
+    assert "openwiki-git claim confirm claim_" in message
+
+
+def test_annotations_on_changed_lines_first_at_most_ten_then_a_notice() -> None:
+    untouched = [claim(i, hunk=None) for i in range(1, 6)]
+    touched = [claim(i, hunk=f"@@ -{i} +{i} @@") for i in range(6, 18)]
+    lines = g.annotations(report(*untouched, *touched))
+    assert len(lines) == 11
+    assert all(line.startswith("::warning") for line in lines[:10])
+    assert all("by @@" in line for line in lines[:10])  # the 12 touched ones come first
+    assert lines[10] == "::notice title=openwiki-git::7 more in the job summary"
+
+
+def test_unresolved_annotation_points_at_the_page() -> None:
+    (line,) = g.annotations(report(claim(1, "unresolved", current=None, hunk=None)))
+    assert line.startswith("::warning file=.openwiki/guide.md,title=Unresolved wiki claim")
+    assert "claim retract" in line
+
+
+def decision(n: int, verdict: str | None, **kw) -> dict:
+    d = {"claim_id": f"claim_{n:032x}", "page": "guide.md", "verdict": verdict, "old_statement": f"Old {n}.",
+         "new_statement": None, "tokens_in": 1200, "tokens_out": 80, "cost": 0.0012, "error": None, "skipped": None,
+         "trivial": None}
+    d.update(kw)
+    return d
+
+
+def test_refresh_body_tables_each_verdict_with_usage_and_cost() -> None:
+    result = {
+        "model": "gpt-4o-mini",
+        "decisions": [
+            decision(1, "confirm"),
+            decision(2, "revise", new_statement="New 2."),
+            decision(3, "retract"),
+            decision(4, "confirm", trivial="white space only", tokens_in=0, tokens_out=0, cost=0.0),
+            decision(5, None, error="the quote does not match lines 3-4"),
+            decision(6, None, skipped="not sent: --max-claims 4 reached", tokens_in=0, tokens_out=0, cost=0.0),
+        ],
+        "totals": {"claims": 6, "model_calls": 4, "tokens_in": 3600, "tokens_out": 240, "cost": 0.0036},
+    }
+    links = g.Links("https://github.com", "octo/wiki", "openwiki-git/refresh", "https://github.com/octo/wiki/actions/runs/9")
+    body = g.render_refresh_body(result, links, fingerprint="f00", checked_at=BASE)
+    assert body.startswith("<!-- openwiki-git:refresh fingerprint=f00 -->\n")
+    assert "**2 confirmed, 1 revised, 1 retracted**, 2 left stale" in body
+    assert "| Page | Claim | Before | After | Tokens in / out | Cost |" in body
+    assert "| Old 2. | New 2. | 1,200 / 80 | $0.0012 |" in body
+    assert "### Retracted" in body and "### Confirmed" in body and "### Left stale" in body
+    assert "no model call" in body
+    assert "the quote does not match lines 3-4" in body and "--max-claims 4 reached" in body
+    assert "| `gpt-4o-mini` | 6 | 4 | 3,600 | 240 | $0.0036 |" in body
+    assert "[guide.md](https://github.com/octo/wiki/blob/openwiki-git/refresh/.openwiki/guide.md)" in body
+
+
+def test_refresh_body_unknown_price() -> None:
+    result = {"model": "local", "decisions": [decision(1, "confirm", cost=None)],
+              "totals": {"model_calls": 1, "tokens_in": 10, "tokens_out": 2, "cost": None}}
+    body = g.render_refresh_body(result, LINKS, fingerprint="x", checked_at=BASE)
+    assert "| 10 | 2 | n/a |" in body
+
+
+def test_timestamps_do_not_count_as_changes() -> None:
+    a = b'{"verifiedAt": "2026-12-01T04:17:03Z", "since": "2026-12-01T04:17:03+00:00"}\n'
+    b = b'{"verifiedAt": "2026-12-02T04:19:44Z", "since": "2026-12-02T04:19:44+00:00"}\n'
+    assert g.without_timestamps(a) == g.without_timestamps(b)
+    assert g.without_timestamps(a) != g.without_timestamps(a.replace(b"verifiedAt", b"verifiedBy"))
