@@ -574,3 +574,17 @@ def test_wiki_changes_never_include_workflows(repo, monkeypatch) -> None:
     assert github_cmd.wiki_changes(ws) == {".openwiki/new.md": b"# New\n"}
     with pytest.raises(Exception, match="workflow"):
         github_api.check_paths([".github/workflows/ci.yml"])
+
+
+def test_no_comment_flag_and_push_events_make_no_api_call(pr_repo, fake, actions_env, capsys) -> None:
+    edit_line(pr_repo, 10, "changed")
+    head = pr_repo.commit_all("change")
+    write_event(actions_env, pr_repo.base, head)
+    capsys.readouterr()
+    assert pr_repo.run("github", "comment", "--no-comment") == 0
+    assert fake.log == [] and "::notice" not in capsys.readouterr().out
+    actions_env["event"].write_text('{"ref": "refs/heads/feature"}', "utf-8")  # a push: no pull request
+    assert pr_repo.run("github", "comment", "--base", pr_repo.base) == 0
+    assert fake.log == []
+    assert "No pull request in this event" in actions_env["summary"].read_text("utf-8")
+    assert outputs(actions_env["output"])["stale-count"] == "1"

@@ -172,6 +172,7 @@ def cmd_comment(args: argparse.Namespace) -> int:
     gh = None if args.no_comment or not env.token else _client(env)
     return comment(
         ws, env, gh, base=args.base, head=args.head, pr=args.pr, fail_on_stale=args.fail_on_stale,
+        post=not args.no_comment,
     )
 
 
@@ -194,7 +195,10 @@ def comment(
     head: str | None = None,
     pr: int | None = None,
     fail_on_stale: bool = False,
+    post: bool = True,
 ) -> int:
+    """The claims made stale between merge-base(base, head) and head: annotations, the step
+    summary, the `stale-count` output, then (with a client and `post`) the sticky comment."""
     from openwiki_git.commands.check import ci_report
 
     event = env.event()
@@ -227,9 +231,11 @@ def comment(
     write_summary(env, summary)
     write_outputs(env, {"stale-count": len(stale)})
 
-    if number is not None and gh is None:
+    if number is None or not post:
+        pass
+    elif gh is None:
         print("::notice title=openwiki-git::no GitHub token: the stale claims are in the job summary only")
-    elif number is not None:
+    else:
         from openwiki_git import github_api
 
         body = ghactions.render_comment(data, links)
