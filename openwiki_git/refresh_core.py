@@ -669,12 +669,18 @@ _BLOCK_PREFIX = re.compile(r"^[ \t]*(?:[-*+][ \t]+(?:\[[ xX]\][ \t]+)?|\d+[.)][ 
 
 
 def sentence_span(text: str, claim_id: str, statement: str) -> tuple[int, int, int] | None:
-    """(sentence start, marker start, marker end) of the first marker of the claim in the prose."""
+    """(sentence start, marker start, marker end) of the first marker of the claim in the prose;
+    on a page without the marker, the statement's own span if it occurs exactly once."""
     found = _find_marker(text, claim_id)
-    if found is None:
-        return None
-    at, end = found
     stmt = statement.strip()
+    if found is None:
+        # A page without markers (an OpenWiki wiki): the statement itself, if it occurs once.
+        body, prose_end = _body_start(text), _prose_end(text)
+        first = text.find(stmt, body, prose_end) if stmt else -1
+        if first < 0 or text.find(stmt, first + 1, prose_end) >= 0:
+            return None
+        return first, first + len(stmt), first + len(stmt)
+    at, end = found
     if stmt and text[max(0, at - len(stmt)) : at] == stmt:
         return at - len(stmt), at, end
     body = _body_start(text)

@@ -419,7 +419,12 @@ def test_prose_editing_never_touches_front_matter_or_the_citations_block() -> No
     page = f"---\ntype: Reference\n---\nOnly.{M}\n\n{citations.BEGIN}\n[^{citations.label(CID)}]: x\n{citations.END}\n"
     out = core.retract_sentence(page, CID, "Only.")
     assert out.startswith("---\ntype: Reference\n---\n") and citations.BEGIN in out and "Only." not in out
-    assert core.rewrite_sentence("No marker here.\n", CID, "No marker here.", "New.") == "No marker here.\n"
+    assert core.rewrite_sentence("No marker here.\n", CID, "Other.", "New.") == "No marker here.\n"
+    # Without a marker (OpenWiki's pages), a statement that occurs once is edited in place.
+    assert core.rewrite_sentence("A. Retries stop after five. B.\n", CID, "Retries stop after five.", "Six.") == "A. Six. B.\n"
+    assert core.retract_sentence("A. Retries stop after five. B.\n", CID, "Retries stop after five.") == "A. B.\n"
+    twice = "Retries stop after five. Retries stop after five.\n"
+    assert core.retract_sentence(twice, CID, "Retries stop after five.") == twice
 
 
 @pytest.mark.parametrize(
