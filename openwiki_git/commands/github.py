@@ -294,11 +294,22 @@ def refresh_pr(ws: Workspace, env: ActionsEnv, gh: Github, args: argparse.Namesp
     if existing is not None and f"fingerprint={fingerprint} " in existing.body:
         print(f"openwiki-git: nothing new since pull request #{existing.number}; no model call, nothing written", file=sys.stderr)
         _pr_outputs(env, "unchanged", existing.number, existing.url)
-        write_summary(env, f"## openwiki-git: wiki refresh\n\nNothing new since [#{existing.number}]({existing.url}).\n")
+        write_summary(
+            env,
+            f"## openwiki-git: wiki refresh\n\nNothing new since [#{existing.number}]({existing.url}), which was built "
+            "from the same wiki and cited files: no model call, nothing written. Merge it to refresh the rest.\n",
+        )
         return 0
 
     result = _run_refresh(ws, args, refresher if refresher is not None else new_refresher(args))
     result_data = result.to_dict()
+    failed = [d for d in result_data["decisions"] if d.get("error")]
+    if failed or result_data.get("stopped"):
+        why = f" (the run stopped: {result_data['stopped']})" if result_data.get("stopped") else ""
+        print(ghactions.workflow_command(
+            "warning", f"{len(failed)} claims could not be refreshed and stay stale{why}; see the job summary",
+            title="openwiki-git refresh",
+        ))
     changes = wiki_changes(ws)
     after = _check(ws)
     links = ghactions.Links(env.server_url, repo_name, branch, env.run_url)
@@ -402,11 +413,11 @@ def _fingerprint(ws: Workspace, data: Mapping[str, Any], args: argparse.Namespac
     for c in ghactions.not_fresh(data):
         add(c["id"], c["status"], [(e.get("resource"), e.get("current_resource"), e.get("status")) for e in c["evidence"]])
         for e in c["evidence"]:
-            for text in (e.get("resource"), e.get("current_resource")):
+            for text in filter(None, (e.get("resource"), e.get("current_resource"))):
                 try:
-                    cited.add(compat.parse_resource(text, wiki_dir=ws.config.wiki_dir).path) if text else None
+                    cited.add(compat.parse_resource(text, wiki_dir=ws.config.wiki_dir).path)
                 except compat.ResourceError:
-                    pass
+                    continue
     for path in sorted(cited):
         add(path, ws.repo.read(path, "worktree").blob)
     return h.hexdigest()[:24]
