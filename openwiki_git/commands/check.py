@@ -84,6 +84,8 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
         if o.before.mark is not None:
             notes.extend(f"{c.resource}: {c.reason}" + (f" by {c.hunk}" if c.hunk else "") for c in o.before.mark.causes)
         present = page_file.text is not None and citations.has_marker(page_file.text, o.before.id)
+        if ws.config.strict_openwiki and page_file.text is not None and not citations.markers_in(page_file.text):
+            present = True  # OpenWiki's pages carry no markers: none is missing
         evidence = tuple(e.result() for e in o.evidence)
         results.append(ClaimResult(o.page, o.before, o.status, evidence, present, False, tuple(notes)))
     extra = {"base": merge_base, "head": head_id, "base_rev": base_rev}

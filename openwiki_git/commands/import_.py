@@ -93,7 +93,8 @@ def _wiki_dir(ws: Workspace, arg: str) -> str:
     raw = arg.replace("\\", "/").rstrip("/")
     root = ws.repo.root
     candidate = Path(raw)
-    if candidate.is_absolute() or not (root / raw).exists():
+    from_cwd = not (root / raw).exists() and (Path.cwd() / raw).exists()  # else: from the repository root
+    if candidate.is_absolute() or from_cwd:
         full = (Path.cwd() / candidate).resolve()
         try:
             raw = full.relative_to(root.resolve()).as_posix()
