@@ -297,3 +297,17 @@ class CiteIndex:
                 yield from self._walk(obj, name + "/")
             elif isinstance(obj, pygit2.Blob) and name.endswith(".json"):
                 yield name, cited_paths(obj.data)
+
+
+def merge_text(repo: Repo, base: str, ours: str, theirs: str, path: str = "file") -> tuple[str, bool]:
+    """git's three-way line merge of three texts: (result, True when it holds conflict markers).
+    The texts are written to the object database as blobs (as git's own merge does)."""
+    r = repo.pygit2
+
+    def entry(text: str) -> pygit2.IndexEntry:
+        return pygit2.IndexEntry(path, r.create_blob(text.encode("utf-8")), pygit2.enums.FileMode.BLOB)
+
+    result = r.merge_file_from_index(entry(base), entry(ours), entry(theirs))
+    if isinstance(result, str):  # pragma: no cover - only with use_deprecated
+        return result, "<<<<<<< " in result
+    return result.contents, not result.automergeable

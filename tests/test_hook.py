@@ -261,7 +261,9 @@ def test_cite_index_follows_the_claims_tree_incrementally(claimed) -> None:  # t
 def test_install_is_idempotent(claimed, capsys) -> None:  # type: ignore[no-untyped-def]
     assert claimed.run("install") == 0
     assert claimed.git("config", "merge.openwiki-git.driver").strip() == "openwiki-git merge-driver %O %A %B %P"
-    assert claimed.read(".gitattributes") == ".openwiki/.claims/**/*.json merge=openwiki-git\n"
+    assert claimed.read(".gitattributes") == (
+        ".openwiki/.claims/**/*.json merge=openwiki-git\n.openwiki/**/*.md merge=openwiki-git\n"
+    )
     before = claimed.snapshot()
     capsys.readouterr()
     assert claimed.run("install") == 0
@@ -270,3 +272,4 @@ def test_install_is_idempotent(claimed, capsys) -> None:  # type: ignore[no-unty
     attr = claimed.git("check-attr", "merge", ".openwiki/.claims/guide.json")
     assert attr.strip().endswith("merge: openwiki-git")
     assert re.search(r"merge: openwiki-git", claimed.git("check-attr", "merge", ".openwiki/.claims/a/b/c.json"))
+    assert re.search(r"merge: openwiki-git", claimed.git("check-attr", "merge", ".openwiki/guide.md"))

@@ -48,6 +48,7 @@ class Evaluation:
     outcomes: list[ClaimOutcome] = field(default_factory=list)  # affected claims, page then claim order
     sidecars: dict[str, Sidecar] = field(default_factory=dict)  # the current sidecars that were read
     everything: bool = False  # no diff: every claim was checked against the new side
+    render: set[str] = field(default_factory=set)  # pages whose page or sidecar the diff changes
 
     def stale(self) -> list[ClaimOutcome]:
         return [o for o in self.outcomes if o.status != "fresh"]
@@ -121,13 +122,18 @@ def evaluate(ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, ever
             tree = index._claims_tree(current)
             pages = {_page_of(side) for side, _ in index._walk(tree)} if tree is not None else set()
     else:
+        touched: set[str] = set()
         sources = {c.old_path for c in diff.changes if c.old_path and not c.old_path.startswith(wiki_prefix)}
         pages = {_page_of(s) for s in gitdiff.CiteIndex(ws.repo, claims_dir).sidecars_citing(diff.old, sources)}
         for c in diff.changes:
             for p in (c.old_path, c.new_path):
                 if p and p.startswith(claims_dir + "/") and p.endswith(".json"):
                     pages.add(_page_of(p[len(claims_dir) + 1 :]))
-    result = Evaluation(diff, everything=everything)
+                    touched.add(_page_of(p[len(claims_dir) + 1 :]))
+                elif p and p.startswith(wiki_prefix) and p.endswith(".md"):
+                    touched.add(p[len(wiki_prefix) :])
+        pages |= touched
+    result = Evaluation(diff, everything=everything, render=pages if everything else touched)
     for page in sorted(pages):
         blob, cur = _load_current(ws, current, page)
         if cur is None:
@@ -157,6 +163,14 @@ def apply(ws: Workspace, evaluation: Evaluation) -> list[str]:
         sidecar = evaluation.sidecars[page]
         claims = tuple(changed[c.id].after if c.id in changed else c for c in sidecar.claims)
         written.extend(editing.save_page(ws.wiki, sidecar.replace(claims=claims)))
+    for page in sorted(evaluation.render - set(by_page)):
+        # A page whose generated parts are out of step with its sidecar (after a merge, or a
+        # hand edit of the citations block): re-render it. Its prose is never touched.
+        sidecar = evaluation.sidecars.get(page)
+        if sidecar is not None:
+            before, after = editing.render_page(ws.wiki, sidecar)
+            if before is not None and before != after:
+                written.extend(editing.save_page(ws.wiki, sidecar))
     return written
 
 

@@ -6,8 +6,9 @@ It configures the sidecar merge driver in this repository's `.git/config`:
     merge.openwiki-git.name   = openwiki-git sidecars, merged claim by claim
     merge.openwiki-git.driver = openwiki-git merge-driver %O %A %B %P
 
-and adds `<wiki>/.claims/**/*.json merge=openwiki-git` to the top-level `.gitattributes` (commit
-that file; every clone then needs `openwiki-git install` once, as git never copies config).
+and adds `<wiki>/.claims/**/*.json merge=openwiki-git` and `<wiki>/**/*.md merge=openwiki-git`
+(pages: their generated parts never conflict) to the top-level `.gitattributes` (commit that
+file; every clone then needs `openwiki-git install` once, as git never copies config).
 Idempotent: running it again changes nothing.
 """
 
@@ -28,8 +29,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(run=run)
 
 
-def attributes_line(wiki_dir: str) -> str:
-    return f"{wiki_dir}/.claims/**/*.json merge={DRIVER_NAME}"
+def attributes_lines(wiki_dir: str) -> list[str]:
+    return [f"{wiki_dir}/.claims/**/*.json merge={DRIVER_NAME}", f"{wiki_dir}/**/*.md merge={DRIVER_NAME}"]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,13 +41,14 @@ def run(args: argparse.Namespace) -> int:
             ws.repo.set_config(key, value)
             changed.append(f"git config {key}")
     path = ws.repo.root / ".gitattributes"
-    line = attributes_line(ws.config.wiki_dir)
     data = path.read_bytes() if path.is_file() else b""
     text = data.decode("utf-8", errors="replace")
-    if line not in (existing.strip() for existing in text.splitlines()):
+    present = {existing.strip() for existing in text.splitlines()}
+    missing = [line for line in attributes_lines(ws.config.wiki_dir) if line not in present]
+    if missing:
         with ws.wiki.lock():
             prefix = text if not text or text.endswith("\n") else text + "\n"
-            atomic_write(path, (prefix + line + "\n").encode("utf-8"), root=ws.repo.root)
+            atomic_write(path, (prefix + "".join(m + "\n" for m in missing)).encode("utf-8"), root=ws.repo.root)
         changed.append(".gitattributes")
     for what in changed:
         print(f"set {what}")

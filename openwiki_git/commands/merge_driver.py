@@ -19,6 +19,13 @@ differently on both sides, or a retraction against an edit or a verification) ke
 that claim, writes a valid sidecar, names the claim on stderr and exits 1, so git reports the
 conflict and the file can be fixed by hand or with `openwiki-git claim ...`.
 
+Pages (`<wiki>/**/*.md`) go through the same driver: their prose is merged as git would (a
+conflict there is a true conflict, with the usual markers), while the parts the tool generates
+from the claims never conflict: the citations block is merged footnote by footnote (links from
+the side that moved them, the stale warning from the side that marked the claim), and the front
+matter merges with conflicts resolved to ours; both are re-rendered from the merged sidecar by
+the next `openwiki-git hook` or `check --fix`.
+
 Ranges are re-anchored from content after the merge: claims whose evidence differs from HEAD's
 are located in the merged text by the next `openwiki-git hook` (the merge commit's, when the merge
 stops for a conflict) or by `openwiki-git check --fix`.
@@ -28,9 +35,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from openwiki_git import citations
 from openwiki_git import sidecar as sidecar_codec
 from openwiki_git.errors import OpenwikiError, SchemaError
 from openwiki_git.model import Claim, Mark, Sidecar
@@ -158,6 +167,88 @@ def merge(o: Sidecar | None, a: Sidecar, b: Sidecar) -> tuple[Sidecar, list[str]
     return merged, conflicts
 
 
+# ---------------------------------------------------------------------------------------------
+# pages
+# ---------------------------------------------------------------------------------------------
+
+Merge3 = Callable[[str, str, str], tuple[str, bool]]
+
+
+def split_page(text: str) -> tuple[str, str, str]:
+    """(front matter with its fences, the prose, the generated citations block)."""
+    front = ""
+    if text.startswith("---\n"):
+        end = text.find("\n---\n", 3)
+        if end >= 0:
+            front, text = text[: end + 5], text[end + 5 :]
+    begin = text.find(citations.BEGIN.split(" (", 1)[0])
+    if begin < 0:
+        return front, text, ""
+    stop = text.find(citations.END, begin)
+    if stop < 0:
+        return front, text, ""
+    stop += len(citations.END)
+    if text[stop : stop + 1] == "\n":
+        stop += 1
+    return front, text[:begin] + text[stop:], text[begin:stop]
+
+
+def _ours_on_conflict(merged: str) -> str:
+    """Resolve every conflict hunk of a merge result to our side."""
+    out: list[str] = []
+    state = None
+    for line in merged.splitlines(keepends=True):
+        if line.startswith("<<<<<<< ") or line.rstrip("\n") == "<<<<<<<":
+            state = "ours"
+        elif state == "ours" and line.startswith("|||||||"):
+            state = "base"
+        elif state in ("ours", "base") and line.rstrip("\n") == "=======":
+            state = "theirs"
+        elif state == "theirs" and (line.startswith(">>>>>>> ") or line.rstrip("\n") == ">>>>>>>"):
+            state = None
+        elif state in (None, "ours"):
+            out.append(line)
+    return "".join(out)
+
+
+def _footnotes(block: str) -> dict[str, str]:
+    return {line.split("]:", 1)[0]: line for line in block.splitlines() if line.startswith("[^c-")}
+
+
+def _merge_block(o: str, a: str, b: str) -> str:
+    """Footnote by footnote: a line changed on one side takes it; changed on both, its links come
+    from the side that changed them and its stale warning from the side that added it."""
+    fo, fa, fb = _footnotes(o), _footnotes(a), _footnotes(b)
+    labels = list(fa) + [k for k in fb if k not in fa]
+    lines = []
+    for label in labels:
+        lo, la, lb = fo.get(label), fa.get(label), fb.get(label)
+        line, clash = _three(lo, la, lb)
+        if clash and la is not None and lb is not None:
+            parts = [x.partition(" (\u26a0") if x is not None else (None, "", "") for x in (lo, la, lb)]
+            links, _ = _three(parts[0][0], parts[1][0], parts[2][0])
+            warn, _ = _three(parts[0][1] + parts[0][2], parts[1][1] + parts[1][2], parts[2][1] + parts[2][2])
+            line = f"{links}{warn}"
+        if line is not None:
+            lines.append(str(line))
+    if not lines:
+        return ""
+    return "\n".join([citations.BEGIN, *lines, citations.END]) + "\n"
+
+
+def merge_page(o: str, a: str, b: str, merge3: Merge3) -> tuple[str, bool]:
+    """The merged page and whether its prose conflicts (see the module docstring)."""
+    (fo, po, bo), (fa, pa, ba), (fb, pb, bb) = split_page(o), split_page(a), split_page(b)
+    prose, conflicted = merge3(po, pa, pb)
+    front, clash = merge3(fo, fa, fb)
+    if clash:
+        front = _ours_on_conflict(front)
+    block = _merge_block(bo, ba, bb)
+    if block:
+        prose = prose.rstrip("\n") + "\n\n" if prose.strip() else prose
+    return front + prose + block, conflicted
+
+
 def _page(path: str) -> str:
     if CLAIMS_MARKER in "/" + path:
         rel = ("/" + path).split(CLAIMS_MARKER, 1)[1]
@@ -184,6 +275,8 @@ def _read(file: str, path: str, page: str, wiki_dir: str, *, empty_ok: bool) -> 
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.path.endswith(".json"):
+        return _run_page(args)
     page = _page(args.path)
     wiki_dir = _wiki_dir()
     try:
@@ -203,3 +296,16 @@ def run(args: argparse.Namespace) -> int:
     for c in conflicts:
         print(f"openwiki-git merge-driver: {args.path}: {c}", file=sys.stderr)
     return 1 if conflicts else 0
+
+
+def _run_page(args: argparse.Namespace) -> int:
+    from openwiki_git import gitdiff
+    from openwiki_git.git import Repo
+
+    repo = Repo()
+    o, a, b = (Path(f).read_bytes().decode("utf-8", errors="surrogateescape") for f in (args.ancestor, args.ours, args.theirs))
+    merged, conflicted = merge_page(o, a, b, lambda x, y, z: gitdiff.merge_text(repo, x, y, z, args.path))
+    Path(args.ours).write_bytes(merged.encode("utf-8", errors="surrogateescape"))
+    if conflicted:
+        print(f"openwiki-git merge-driver: {args.path}: the prose conflicts; resolve it by hand", file=sys.stderr)
+    return 1 if conflicted else 0
