@@ -105,9 +105,12 @@ class Repo:
             return {}
         from pygit2.enums import DeltaStatus, DiffFind, DiffOption
 
-        tree = self._repo.revparse_single("HEAD").peel(pygit2.Tree)
-        diff = tree.diff_to_workdir(flags=DiffOption.INCLUDE_UNTRACKED | DiffOption.RECURSE_UNTRACKED_DIRS)
-        diff.find_similar(flags=DiffFind.FIND_RENAMES | DiffFind.FIND_FOR_UNTRACKED, rename_threshold=threshold)
+        try:
+            tree = self._repo.revparse_single("HEAD").peel(pygit2.Tree)
+            diff = tree.diff_to_workdir(flags=DiffOption.INCLUDE_UNTRACKED | DiffOption.RECURSE_UNTRACKED_DIRS)
+            diff.find_similar(flags=DiffFind.FIND_RENAMES | DiffFind.FIND_FOR_UNTRACKED, rename_threshold=threshold)
+        except pygit2.GitError as e:
+            raise GitError(f"cannot compare HEAD with the working tree: {e}") from None
         base = prefix.rstrip("/") + "/"
         return {
             d.old_file.path: d.new_file.path

@@ -156,8 +156,8 @@ def _renames(
     prefix = wiki.wiki_dir + "/"
     try:
         renamed = ws.repo.renamed_in_worktree(wiki.wiki_dir, ws.config.rename_threshold)
-    except (AttributeError, OpenwikiError):
-        renamed = {}
+    except OpenwikiError:
+        renamed = {}  # best effort: the markers and statements below still find a rename
     by_git = {old[len(prefix) :]: new[len(prefix) :] for old, new in renamed.items()}
     for page in orphans:
         new = by_git.get(page)
