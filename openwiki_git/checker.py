@@ -12,6 +12,7 @@ from datetime import datetime
 
 from openwiki_git import citations, compat
 from openwiki_git.model import Claim, ClaimResult, EvidenceResult, FileText, Sidecar, Status, worst
+from openwiki_git.sidecar import plain_resource
 
 Reader = Callable[[str], FileText]
 
@@ -41,7 +42,7 @@ class EvidenceResolver:
 
     def _resolve(self, resource: str, version: str) -> EvidenceResult:
         try:
-            res = compat.parse_resource(resource, wiki_dir="\0")
+            res = plain_resource(resource) or compat.parse_resource(resource, wiki_dir="\0")
         except compat.ResourceError as e:
             return EvidenceResult(resource, "unresolved", None, str(e))
         ft, index = self.file(res.path)
@@ -54,8 +55,16 @@ class EvidenceResolver:
 
 
 def check_claim(
-    page: str, claim: Claim, resolver: EvidenceResolver, *, page_text: str | None, due: bool = False
+    page: str,
+    claim: Claim,
+    resolver: EvidenceResolver,
+    *,
+    page_text: str | None,
+    due: bool = False,
+    markers: set[str] | None = None,
 ) -> ClaimResult:
+    """One claim's verdict. `markers` is `citations.markers_in(page_text)`, when the caller has
+    it (check_all scans each page once, not once per claim)."""
     results = tuple(resolver.resolve(ev.resource, ev.version) for ev in claim.evidence)
     status = worst([r.status for r in results])
     notes: list[str] = []
@@ -65,7 +74,9 @@ def check_claim(
         notes.append("marked stale earlier; the cited text is back to its verified version (`check --fix` clears it)")
     elif claim.mark is not None:
         notes.extend(f"{c.resource}: {c.reason}" + (f" by {c.hunk}" if c.hunk else "") for c in claim.mark.causes)
-    marker = page_text is not None and citations.has_marker(page_text, claim.id)
+    if markers is None and page_text is not None:
+        markers = citations.markers_in(page_text)
+    marker = page_text is not None and markers is not None and citations.label(claim.id) in markers
     if page_text is None:
         notes.append("the page does not exist")
     return ClaimResult(page, claim, status, results, marker, due, tuple(notes))
@@ -134,9 +145,10 @@ def check_all(
     for page in sorted(sidecars):
         text = page_texts(page)
         stale_after = page_stale_after(text) if now is not None else None
+        markers = citations.markers_in(text) if text is not None else None
         for claim in sidecars[page].claims:
             due = now is not None and is_due(claim, now, reverify_after_seconds, stale_after)
-            out.append(check_claim(page, claim, resolver, page_text=text, due=due))
+            out.append(check_claim(page, claim, resolver, page_text=text, due=due, markers=markers))
     return out
 
 

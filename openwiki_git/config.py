@@ -81,14 +81,18 @@ def load_config(root: Path, *, wiki_dir: str | None = None) -> Config:
 
 
 def _read(path: Path, root: Path) -> dict[str, Any]:
-    from openwiki_git import schema
-    from openwiki_git.yamlio import load_yaml
-
     rel = path.relative_to(root).as_posix()
     try:
         text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{rel}: cannot read: {e}") from None
+    simple = _simple_config(text)
+    if simple is not None:
+        return simple  # no YAML parser, no jsonschema: `check` starts fast
+
+    from openwiki_git import schema
+    from openwiki_git.yamlio import load_yaml
+
     data = load_yaml(text, filename=rel)
     if data is None:
         return {}
@@ -96,6 +100,56 @@ def _read(path: Path, root: Path) -> dict[str, Any]:
     if found:
         raise ConfigError(f"{rel}: {found[0]}", "see schemas/config.schema.json for the settings")
     return dict(data)
+
+
+# The common config (flat `key: scalar` lines of the settings below) is read without ruamel.yaml
+# and jsonschema, which cost more than a whole check of a small wiki. Anything else, including
+# every value these rules are unsure of, goes to the YAML parser and the schema, which have the
+# last word and the error messages: _simple_config accepts only what they accept, identically.
+_SIMPLE_LINE = re.compile(
+    r"([a-z_]+):(?:[ ]+(?:([A-Za-z0-9._/][A-Za-z0-9._/ -]*?)|\"([^\"\\]*)\"|'([^']*)'))?[ ]*(?:[ ]#.*)?"
+)
+_NOT_PLAIN_STRING = re.compile(r"[-+0-9].*|\.[0-9].*|\.(?:inf|Inf|INF|nan|NaN|NAN)|(?:true|True|TRUE|false|False|FALSE)")
+_SIMPLE_SETTINGS: dict[str, Any] = {
+    "wiki_dir": lambda v: type(v) is str and v != "",
+    "sidecar_format": lambda v: v in ("openwiki-git", "openwiki"),
+    "adjacent_insert": lambda v: v in ("fresh", "stale"),
+    "rename_threshold": lambda v: type(v) is int and 0 <= v <= 100,
+    "max_growth": lambda v: type(v) is int and v >= 0,
+    "reverify_after": lambda v: v is None or (type(v) is str and re.fullmatch(r"[0-9]+[hdw]", v) is not None),
+}
+
+
+def _simple_config(text: str) -> dict[str, Any] | None:
+    """The settings of a flat config, or None when the YAML parser and the schema must decide."""
+    if not text.isascii() or re.search(r"[\x00-\x09\x0b-\x1f\x7f]", text):
+        return None
+    data: dict[str, Any] = {}
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        m = _SIMPLE_LINE.fullmatch(line)
+        if m is None or m.group(1) in data or m.group(1) not in _SIMPLE_SETTINGS:
+            return None
+        key, plain, double, single = m.groups()
+        if plain is not None:
+            if plain in ("null", "Null", "NULL"):
+                value: Any = None
+            elif re.fullmatch(r"0|[1-9][0-9]{0,17}", plain):
+                value = int(plain)
+            elif re.fullmatch(r"[0-9]+[hdw]", plain):
+                value = plain  # a duration such as 90d
+            elif _NOT_PLAIN_STRING.fullmatch(plain):
+                return None
+            else:
+                value = plain
+        else:
+            value = double if double is not None else single
+        if not _SIMPLE_SETTINGS[key](value):
+            return None
+        data[key] = value
+    return data
 
 
 def _clean_wiki_dir(value: str, where: str = "wiki_dir") -> str:

@@ -8,6 +8,7 @@ the `text`/`eol` attributes), so a CRLF checkout yields the same versions as an 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import pygit2
@@ -48,6 +49,7 @@ class Repo:
         self._index: pygit2.Index | None = None
         self._autocrlf: str | None = None
         self._trees: dict[str, pygit2.Tree] = {}
+        self._real_dirs: dict[str, str] = {}  # worktree directory -> its real path
 
     @property
     def pygit2(self) -> pygit2.Repository:
@@ -141,21 +143,25 @@ class Repo:
     def _read_worktree(self, path: str) -> FileText:
         if not self.is_tracked(path):
             return FileText(path, None, problem="not tracked by git")
-        full = self.root / path
+        full = os.path.join(self._real_root, *path.split("/"))
         try:
             st = os.lstat(full)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return FileText(path, None, problem="missing")
-        except NotADirectoryError:
-            return FileText(path, None, problem="missing")
-        if os.path.islink(full):
+        if stat.S_ISLNK(st.st_mode):
             return FileText(path, None, problem="symlink (refused)")
-        if not os.path.isfile(full) or st.st_size < 0:
+        if not stat.S_ISREG(st.st_mode):
             return FileText(path, None, problem="not a regular file")
         # A symlinked parent directory or a case alias would read a file outside what git tracks.
-        if os.path.realpath(full) != os.path.join(self._real_root, *path.split("/")):
+        # The file itself is no link (lstat), so its real path is its directory's plus its name.
+        parent, _, name = path.rpartition("/")
+        real_dir = self._real_dirs.get(parent)
+        if real_dir is None:
+            real_dir = self._real_dirs[parent] = os.path.realpath(os.path.join(self._real_root, parent))
+        if os.path.join(real_dir, name) != full:
             return FileText(path, None, problem="path goes through a symlink (refused)")
-        data = full.read_bytes()
+        with open(full, "rb") as fh:
+            data = fh.read()
         if b"\r\n" in data and self._converts_crlf(path, data):
             data = data.replace(b"\r\n", b"\n")
         return _decode(path, data, str(pygit2.hash(data)))

@@ -90,8 +90,9 @@ def loads(text: str, *, filename: str, page: str, wiki_dir: str = ".openwiki") -
     page_version = r.text(root["pageVersion"], "$.pageVersion", PAGE_VERSION, "expected sha256:<64 lowercase hex>")
     claims: list[Claim] = []
     seen: set[str] = set()
+    wiki = wiki_dir.strip("/").lower()
     for i, raw in enumerate(r.array(root["claims"], "$.claims")):
-        claim = _claim(r, raw, f"$.claims[{i}]", wiki_dir)
+        claim = _fast_claim(raw, wiki) or _claim(r, raw, f"$.claims[{i}]", wiki_dir)
         if claim.id in seen:
             raise r.fail(f"$.claims[{i}].id", f"duplicate claim id {claim.id}", "give each claim its own id")
         seen.add(claim.id)
@@ -101,6 +102,70 @@ def loads(text: str, *, filename: str, page: str, wiki_dir: str = ".openwiki") -
         v = r.obj(root["verification"], "$.verification", {"by", "at"}, {"by", "at"})
         verification = Verification(r.text(v["by"], "$.verification.by"), r.text(v["at"], "$.verification.at"))
     return Sidecar(page=page, page_version=page_version, claims=tuple(claims), verification=verification)
+
+
+# The fast path: the common, valid claim is accepted with a few C-level checks; anything else
+# (a mark, an escape in a path, any problem) goes through the careful reader, which has the last
+# word and the error messages. The fast path accepts only what the careful reader accepts.
+_CLAIM_REQUIRED = frozenset({"id", "statement", "evidence"})
+_EVIDENCE_REQUIRED = frozenset({"resource", "version"})
+# A segment is plain characters but not `.` or `..`; the first is not .git, openwiki or .openwiki.
+_SEGMENT = r"(?!\.\.?(?:/|#|$))[A-Za-z0-9\-_.!~*'()]+"
+_TOP = r"(?!(?i:\.git|openwiki|\.openwiki)(?:/|#|$))"
+_PLAIN_RESOURCE = re.compile(
+    rf"repo://({_TOP}{_SEGMENT}(?:/{_SEGMENT})*)(?:#L([1-9][0-9]{{0,14}})-L([1-9][0-9]{{0,14}}))?"
+)
+_FILE_VERSION = re.compile(r"repo-file-v1:sha256:[0-9a-f]{64}")
+_LINES_VERSION = re.compile(r"repo-lines-v1:sha256:[0-9a-f]{64}:[A-Za-z0-9_-]+")
+
+
+def plain_resource(resource: str, wiki: str = "") -> compat.Resource | None:
+    """`resource` parsed without compat's general machinery when it is canonical and plain (no
+    escapes, no `.`/`..` segment, not under `.git`, `openwiki`, `.openwiki` or `wiki`, which is
+    lower case); None means "ask compat.parse_resource". Same result as compat for such input."""
+    m = _PLAIN_RESOURCE.fullmatch(resource)
+    if m is None:
+        return None
+    path, start, end = m.groups()
+    if wiki and path[: len(wiki)].lower() == wiki and path[len(wiki) : len(wiki) + 1] in ("", "/"):
+        return None
+    if start is None:
+        return compat.Resource(path)
+    first, last = int(start), int(end)
+    return compat.Resource(path, first, last) if first <= last else None
+
+
+def _plain_text(value: Any) -> bool:
+    return type(value) is str and value != "" and value == value.strip()
+
+
+def _fast_claim(raw: Any, wiki: str) -> Claim | None:
+    if type(raw) is not dict or "mark" in raw or not CLAIM_KEYS.issuperset(raw) or not _CLAIM_REQUIRED.issubset(raw):
+        return None
+    claim_id, statement, raw_evidence = raw["id"], raw["statement"], raw["evidence"]
+    if type(claim_id) is not str or not CLAIM_ID.fullmatch(claim_id) or not _plain_text(statement):
+        return None
+    if type(raw_evidence) is not list or not raw_evidence:
+        return None
+    evidence = []
+    for e in raw_evidence:
+        if type(e) is not dict or not EVIDENCE_KEYS.issuperset(e) or not _EVIDENCE_REQUIRED.issubset(e):
+            return None
+        resource, version, blob = e["resource"], e["version"], e.get("blob")
+        if type(resource) is not str or type(version) is not str:
+            return None
+        parsed = plain_resource(resource, wiki)
+        if parsed is None or not (_LINES_VERSION if parsed.is_range else _FILE_VERSION).fullmatch(version):
+            return None
+        if "blob" in e and (type(blob) is not str or not BLOB.fullmatch(blob)):
+            return None
+        evidence.append(Evidence(resource, version, blob))
+    if len({e.resource for e in evidence}) != len(evidence):
+        return None
+    verified_at, verified_by = raw.get("verifiedAt"), raw.get("verifiedBy")
+    if ("verifiedAt" in raw and not _plain_text(verified_at)) or ("verifiedBy" in raw and not _plain_text(verified_by)):
+        return None
+    return Claim(claim_id, statement, tuple(evidence), verified_at, verified_by)
 
 
 def _claim(r: _Reader, raw: Any, where: str, wiki_dir: str) -> Claim:

@@ -136,6 +136,7 @@ def test_claim_add_untracked_file_names_it(wiki_repo, capsys):
     ("setup", "resource", "needle"),
     [
         ("symlink", "repo://src/link.py#L1", "symlink"),
+        ("dir-symlink", "repo://lib/x.py#L1", "through a symlink"),
         ("binary", "repo://src/blob.bin#L1", "binary"),
         ("none", "repo://src/app.py#L39-L41", "past the end"),
         ("none", "repo://src/app.py#L41", "past the end"),
@@ -148,6 +149,11 @@ def test_claim_add_refusals(wiki_repo, capsys, setup, resource, needle):
     if setup == "symlink":
         os.symlink("app.py", wiki_repo.root / "src" / "link.py")
         wiki_repo.commit_all("link")
+    elif setup == "dir-symlink":
+        wiki_repo.write("lib/x.py", "x = 1\n")
+        wiki_repo.commit_all("lib")
+        (wiki_repo.root / "lib").rename(wiki_repo.root / "lib_real")
+        os.symlink("lib_real", wiki_repo.root / "lib")
     elif setup == "binary":
         (wiki_repo.root / "src" / "blob.bin").write_bytes(b"abc\0def\n")
         wiki_repo.commit_all("binary")

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from openwiki_git import schema, sidecar
@@ -134,3 +136,114 @@ def test_config_written_by_init_validates(repo, capsys):
     assert repo.run("init") == 0
     data = load_yaml(repo.read(".openwiki/config.yml"), filename="config.yml")
     validator("config.schema.json").validate(data)
+
+
+# -- the config fast path agrees with ruamel.yaml + the schema -------------------------------
+
+_KEYS = ["wiki_dir", "sidecar_format", "adjacent_insert", "rename_threshold", "max_growth", "reverify_after", "docs", "bogus"]
+_VALUES = [
+    "", ".openwiki", "openwiki", "openwiki-git", "fresh", "stale", "0", "7", "100", "101", "010", "-1", "+1", "1.5",
+    "1e3", ".inf", ".NaN", ".5", "null", "Null", "~", "true", "False", "yes", "no", "on", "90d", "12h", "3w", "9x",
+    '"quoted"', "'single'", '"a b"', "'it''s'", '"esc\\"aped"', "a b", "a:b", "a: b", "a#b", "a #c", "[1]", "{a: 1}",
+    "- x", "&anchor x", "*alias", "!tag x", "|", ">", "%x", "@x", "`x", "docs/wiki", "2026-01-01", "0x1F", "0o17",
+    "1_000", "é", "0.", "-", "a-", ".", "..", "/abs",
+]
+
+
+_GOOD = {
+    "wiki_dir": [".openwiki", "docs/wiki", '"a b"', "'w'", "wiki-2"],
+    "sidecar_format": ["openwiki", "openwiki-git", '"openwiki"'],
+    "adjacent_insert": ["fresh", "stale", "'fresh'"],
+    "rename_threshold": ["0", "50", "100"],
+    "max_growth": ["0", "7", "200"],
+    "reverify_after": ["90d", "12h", "", "null"],
+}
+
+
+@st.composite
+def _config_texts(draw):
+    lines = []
+    for _ in range(draw(st.integers(0, 5))):
+        kind = draw(st.sampled_from(["pair"] * 8 + ["comment", "blank", "indent", "raw"]))
+        if kind == "pair":
+            key = draw(st.sampled_from(_KEYS[:6])) if draw(st.booleans()) else draw(st.sampled_from(_KEYS))
+            good = _GOOD.get(key, _VALUES)
+            value = draw(st.sampled_from(good if draw(st.integers(0, 3)) else _VALUES))
+            sep = draw(st.sampled_from([": ", ":  ", ":", ": "]))
+            tail = draw(st.sampled_from(["", "", "  ", " # note", "# not a comment"]))
+            lines.append(f"{key}{sep}{value}{tail}")
+        elif kind == "comment":
+            lines.append(draw(st.sampled_from(["# c", "  # c", "#"])))
+        elif kind == "blank":
+            lines.append(draw(st.sampled_from(["", "  "])))
+        elif kind == "indent":
+            lines.append("  " + draw(st.sampled_from(_KEYS)) + ": " + draw(st.sampled_from(_VALUES)))
+        else:
+            lines.append(draw(st.sampled_from(["---", "...", "- a", "? x", "docs:", "  - a/**", "\ttab: 1", "x\r"])))
+    return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
+
+
+@settings(max_examples=600, deadline=None)
+@given(_config_texts())
+def test_config_fast_path_agrees_with_yaml_and_schema(text):
+    from openwiki_git.config import _simple_config
+    from openwiki_git.errors import ConfigError
+    from openwiki_git.yamlio import load_yaml
+
+    fast = _simple_config(text)
+    if fast is None:
+        return  # the full path decides
+    data = load_yaml(text, filename="config.yml")  # must not raise: the fast path accepted it
+    data = {} if data is None else data
+    assert schema.problems("config", data) == [], text
+    assert data == fast and {k: type(v) for k, v in data.items()} == {k: type(v) for k, v in fast.items()}, text
+    assert isinstance(ConfigError, type)
+
+
+def test_config_fast_path_covers_the_init_template():
+    from openwiki_git.commands.init import CONFIG_TEMPLATE
+    from openwiki_git.config import _simple_config
+
+    assert _simple_config(CONFIG_TEMPLATE.format(wiki_dir=".openwiki")) is not None
+    assert _simple_config("wiki_dir: .openwiki\nreverify_after: 90d\nmax_growth: 50\n") == {
+        "wiki_dir": ".openwiki", "reverify_after": "90d", "max_growth": 50,
+    }
+
+
+def test_config_fast_path_agrees_on_every_single_line():
+    from openwiki_git.config import _simple_config
+    from openwiki_git.errors import ConfigError
+    from openwiki_git.yamlio import load_yaml
+
+    accepted = 0
+    for key in _KEYS:
+        for value in _VALUES:
+            for tail in ("", " # c"):
+                text = f"{key}: {value}{tail}\n"
+                fast = _simple_config(text)
+                if fast is None:
+                    continue
+                accepted += 1
+                try:
+                    data = load_yaml(text, filename="c.yml") or {}
+                except ConfigError as e:  # pragma: no cover - a disagreement
+                    raise AssertionError(f"fast path accepted {text!r}, YAML says {e}") from None
+                assert schema.problems("config", data) == [], text
+                assert data == fast and [type(v) for v in data.values()] == [type(v) for v in fast.values()], text
+    assert accepted >= 30
+
+
+def test_config_fast_path_knows_the_schema_it_mirrors():
+    """config._SIMPLE_SETTINGS re-states these constraints; change both together."""
+    from openwiki_git.config import _SIMPLE_SETTINGS
+
+    props = schema.load_schema("config")["properties"]
+    mirrored = {k: {a: b for a, b in props[k].items() if a != "description"} for k in _SIMPLE_SETTINGS}
+    assert mirrored == {
+        "wiki_dir": {"type": "string", "minLength": 1},
+        "sidecar_format": {"enum": ["openwiki-git", "openwiki"]},
+        "adjacent_insert": {"enum": ["fresh", "stale"]},
+        "rename_threshold": {"type": "integer", "minimum": 0, "maximum": 100},
+        "max_growth": {"type": "integer", "minimum": 0},
+        "reverify_after": {"type": ["string", "null"], "pattern": "^[0-9]+[hdw]$"},
+    }
