@@ -108,3 +108,14 @@ def test_bad_arguments(ow: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
     assert ow.run("import", "openwiki", "--to", "openwiki") == 2
     assert ow.run("import", "../outside") == 2
     assert ow.snapshot() == before
+
+
+def test_a_malformed_front_matter_stops_the_import_before_any_write(ow: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    ow.write(RETRY, ow.read(RETRY).replace("type: Reference\n", "type: Reference\ntype: Again\n", 1))
+    ow.commit_all("duplicate key")
+    before = ow.snapshot()
+    capsys.readouterr()
+    assert ow.run("import") == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "error: openwiki/retry-policy.md:3: duplicate key 'type' (keep one of the two, YAML keys are unique)"
+    assert ow.snapshot() == before

@@ -124,7 +124,7 @@ def convert(src: Wiki, dst: Wiki) -> Conversion:
             conv.files[dst.sidecar_path(page)] = sidecar_codec.dumps(sc).encode("utf-8")
             continue
         text = conv.files[target].decode("utf-8", errors="replace")
-        new_text = _convert_page(dst, sc, text, conv, now)
+        new_text = _convert_page(dst, sc, text, conv, now, source_name=src.repo_path(page))
         data = new_text.encode("utf-8")
         conv.files[target] = data
         conv.files[dst.sidecar_path(page)] = sidecar_codec.dumps(sc.replace(page_version=page_version(data))).encode("utf-8")
@@ -154,11 +154,11 @@ def _check_resources(dst: Wiki, sc: Sidecar) -> None:
                 ) from None
 
 
-def _convert_page(dst: Wiki, sc: Sidecar, text: str, conv: Conversion, now: str) -> str:
+def _convert_page(dst: Wiki, sc: Sidecar, text: str, conv: Conversion, now: str, *, source_name: str) -> str:
     filename = dst.repo_path(sc.page)
     new_text = text
-    if okf.MARKS_KEY in text and fmt.parse(text, filename=filename) is not None:
-        new_text = fmt.edit(new_text, {okf.MARKS_KEY: fmt.REMOVE}, filename=filename)  # marks go to the sidecar
+    if okf.MARKS_KEY in text and fmt.parse(text, filename=source_name) is not None:
+        new_text = fmt.edit(new_text, {okf.MARKS_KEY: fmt.REMOVE}, filename=source_name)  # marks go to the sidecar
     for c in sc.claims:
         if citations.has_marker(new_text, c.id):
             continue
@@ -169,7 +169,7 @@ def _convert_page(dst: Wiki, sc: Sidecar, text: str, conv: Conversion, now: str)
             new_text = placed
             conv.placed += 1
     new_text = citations.sync(new_text, filename, sc.claims)
-    return okf.project(sc, text, new_text, filename=filename, openwiki_mode=False, now=now)
+    return okf.project(sc, text, new_text, filename=source_name, openwiki_mode=False, now=now)
 
 
 def write(dst: Wiki, conv: Conversion, *, force: bool) -> list[str]:
