@@ -29,6 +29,9 @@ COMMANDS = [
     "merge-driver",
     "refresh",
     "github",
+    "graph",
+    "locate",
+    "expand",
 ]
 
 

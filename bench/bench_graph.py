@@ -1,0 +1,248 @@
+"""Benchmark: the evidence graph over 1,000 pages, 10,000 claims and 100 documents of 1,000
+paragraphs each, in a synthetic git repository with real version tokens.
+
+Prints: the in-memory build (split + link + index, no I/O), the cold load from disk (no cache;
+with the claims' content check and without it), the warm load (cache hit), an incremental
+rebuild after one document changes, and `locate` / `expand` latencies. No assertions.
+
+    python bench/bench_graph.py [--pages 1000] [--claims 10000] [--docs 100] [--paragraphs 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from openwiki_git import compat, graph, graph_build, mdsplit, sidecar
+from openwiki_git.model import Claim, Evidence, Sidecar
+from openwiki_git.store import page_version
+from openwiki_git.workspace import Workspace
+
+WORDS = (
+    "retry backoff queue session redis token bucket limit burst delivery receiver worker message "
+    "schedule weight credit deploy drain replay dead letter policy decision record context "
+    "consequence latency throughput storage postgres pool connection header version deprecation "
+    "sunset logging json format field level timeout expiry lifetime cache index graph evidence"
+).split()
+SOURCES = 200
+SOURCE_LINES = 400
+
+
+def sentence(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, "utf-8")
+
+
+def make_sources(root: Path, rng: random.Random) -> dict[str, list[str]]:
+    out = {}
+    for i in range(SOURCES):
+        lines = [f"def f{i}_{n}(x):  # {rng.choice(WORDS)} {rng.choice(WORDS)} {n}\n" for n in range(SOURCE_LINES)]
+        rel = f"src/mod{i:03}.py"
+        write(root, rel, "".join(lines))
+        out[rel] = lines
+    return out
+
+
+def make_docs(root: Path, rng: random.Random, docs: int, paragraphs: int) -> None:
+    for d in range(docs):
+        parts = [f"# ADR-{d + 1:04}: {sentence(rng, 4)[:-1]}\n\nStatus: Accepted\n"]
+        if d > 0 and d % 10 == 0:
+            parts.append(f"Supersedes ADR-{d:04}.\n")
+        for p in range(paragraphs):
+            if p % 20 == 0:
+                parts.append(f"## {sentence(rng, 3)[:-1]} {p // 20}\n")
+            elif p % 5 == 0:
+                parts.append(f"### {sentence(rng, 2)[:-1]} {p}\n")
+            ref = ""
+            if p % 50 == 7:
+                ref = f" See ADR-{rng.randrange(docs) + 1:04}."
+            elif p % 50 == 17:
+                ref = f" See [the page](../../.openwiki/p{rng.randrange(1000):04}.md)."
+            parts.append(" ".join(sentence(rng, 12) for _ in range(3)) + ref + "\n")
+        write(root, f"docs/adr/{d + 1:04}-doc.md", "\n".join(parts))
+
+
+def make_wiki(root: Path, rng: random.Random, sources: dict[str, list[str]], pages: int, claims: int) -> None:
+    per_page = claims // pages
+    paths = sorted(sources)
+    n = 0
+    for p in range(pages):
+        page = f"p{p:04}.md"
+        body = [f"---\ntype: Concept\ntitle: {sentence(rng, 3)[:-1]}\n---\n\n# Page {p}\n"]
+        page_claims = []
+        for c in range(per_page):
+            if c % 3 == 0:
+                body.append(f"## {sentence(rng, 2)[:-1]} {c}\n")
+            cid = f"claim_{rng.getrandbits(128):032x}"
+            n += 1
+            statement = sentence(rng, 8)
+            path = rng.choice(paths)
+            start = rng.randrange(1, SOURCE_LINES - 3)
+            token = compat.lines_version(sources[path], start - 1, start + 2)
+            ev = Evidence(compat.Resource(path, start, start + 2).canonical, token)
+            page_claims.append(Claim(cid, statement, (ev,), "2026-11-30T10:00:00Z", "human:bench"))
+            body.append(f"{statement}[^c-{cid[6:14]}] See ADR-{rng.randrange(100) + 1:04}.\n")
+        text = "\n".join(body)
+        write(root, f".openwiki/{page}", text)
+        sc = Sidecar(page, page_version(text.encode()), tuple(page_claims))
+        write(root, f".openwiki/.claims/p{p:04}.json", sidecar.dumps(sc))
+
+
+def make_repo(root: Path, args: argparse.Namespace) -> None:
+    rng = random.Random(7)
+    sources = make_sources(root, rng)
+    make_docs(root, rng, args.docs, args.paragraphs)
+    make_wiki(root, rng, sources, args.pages, args.claims)
+    write(root, ".openwiki/config.yml", "wiki_dir: .openwiki\ndocs: ['docs/**/*.md']\n")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@x"}
+    for cmd in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "bench"]):
+        subprocess.run(["git", *cmd], cwd=root, check=True, env=env)
+
+
+def best(fn, repeat: int) -> tuple[float, float]:  # noqa: ANN001
+    """The fastest of `repeat` runs: (wall seconds, CPU seconds of this process)."""
+    times = []
+    for _ in range(repeat):
+        t, c = time.perf_counter(), time.process_time()
+        fn()
+        times.append((time.perf_counter() - t, time.process_time() - c))
+    return min(times)
+
+
+def report(label: str, seconds: tuple[float, float] | float) -> None:
+    wall, cpu = seconds if isinstance(seconds, tuple) else (seconds, None)
+    tail = f"   (cpu {cpu * 1000:8.1f} ms)" if cpu is not None else ""
+    print(f"{label:<64} {wall * 1000:9.2f} ms{tail}")
+
+
+def calibrate() -> str:
+    """How fast this machine runs Python right now (10**6 empty loop iterations)."""
+    loop = best(lambda: [None for _ in range(10**6)], 5)[0]
+    return f"calibration: 10**6 list-comprehension steps take {loop * 1000:.0f} ms; load average {os.getloadavg()}"
+
+
+def bench_inputs(ws: Workspace) -> None:
+    """The pure build, from inputs already in memory (no disk, no check)."""
+    root = ws.repo.root
+    texts = {p: (root / p).read_text("utf-8") for p in graph_build.doc_paths(root, ("docs/**/*.md",), ".openwiki")}
+    pages = {p: ws.wiki.page_path(p).read_text("utf-8") for p in ws.wiki.pages()}
+    sidecars = ws.wiki.load_all()
+    tracked = graph_build._tracked(ws)
+
+    def split_all() -> tuple[list[mdsplit.Document], list[tuple[str, mdsplit.Document]]]:
+        docs = [mdsplit.split(t, p) for p, t in texts.items()]
+        return docs, [(p, mdsplit.split(t, ws.wiki.repo_path(p))) for p, t in pages.items()]
+
+    docs, split_pages = split_all()
+    report("split 100 docs + 1,000 pages (mdsplit only)", best(split_all, 3))
+
+    def link() -> graph.Graph:
+        return graph.build(docs=docs, pages=split_pages, sidecars=sidecars, results={}, files=tracked, wiki_dir=".openwiki")
+
+    report("graph.build from split documents (nodes, edges, BM25)", best(link, 3))
+    report("in-memory total: split + graph.build", best(lambda: (split_all(), link()), 3))
+
+
+def bench_load(ws: Workspace) -> graph_build.GraphSession:
+    def cold() -> None:
+        graph_build.clear_cache(ws)
+        graph_build.load(Workspace.open(ws.repo.root))
+
+    report("cold load, everything (incl. claim check, cache write)", best(cold, 3))
+    warm = best(lambda: graph_build.load(Workspace.open(ws.repo.root)), 5)
+    report("warm load (cache hit: stat every input, unpickle)", warm)
+    doc = ws.repo.root / "docs/adr/0050-doc.md"
+    original = doc.read_text("utf-8")
+
+    def one_doc_changed() -> None:
+        doc.write_text(original + f"\nA new paragraph {time.perf_counter_ns()}.\n", "utf-8")
+        graph_build.load(Workspace.open(ws.repo.root))
+
+    report("incremental: one document changed (re-split it, re-link)", best(one_doc_changed, 3))
+    doc.write_text(original, "utf-8")
+    g, info = graph_build.load(Workspace.open(ws.repo.root))
+    counts = g.counts()
+    print(f"graph: {counts['total_nodes']} nodes {counts['nodes']}")
+    print(f"       {counts['total_edges']} edges (+ as many inverses) {counts['edges']}")
+    print(f"       {counts['unresolved']} unresolved")
+    return graph_build.GraphSession(ws, g, info)
+
+
+def bench_check(ws: Workspace) -> None:
+    """The claims' content check alone (10,000 claims over 200 files), as graph_build runs it."""
+    sidecars = ws.wiki.load_all()
+
+    def check() -> None:
+        new, old, info = graph_build._Cache(), graph_build._Cache(), graph_build.BuildInfo()
+        new.tracked = graph_build._tracked(ws)
+        graph_build._check(Workspace.open(ws.repo.root), sidecars, new, old, info)
+
+    report("claim check alone (every claim, no cache)", best(check, 3))
+
+
+def bench_queries(session: graph_build.GraphSession) -> None:
+    rng = random.Random(11)
+    queries = [" ".join(rng.sample(WORDS, 2)) for _ in range(200)]
+    t = time.perf_counter()
+    hits = [session.locate(q, limit=10) for q in queries]
+    per = (time.perf_counter() - t) / len(queries)
+    report(f"locate (2 words, limit 10), mean of {len(queries)}", per)
+    t = time.perf_counter()
+    for q in queries[:50]:
+        session.locate(q, within="doc:docs/adr/0042-doc.md", limit=5)
+    report("locate --within a document, mean of 50", (time.perf_counter() - t) / 50)
+    ids = [r["id"] for h in hits for r in h["results"]][:500]
+    t = time.perf_counter()
+    for nid in ids:
+        session.expand(nid)
+    report(f"expand (all edges, cited lines for claims), mean of {len(ids)}", (time.perf_counter() - t) / len(ids))
+    claims = [n for n, node in session.graph.nodes.items() if node.kind == "claim"][:500]
+    t = time.perf_counter()
+    for cid in claims:
+        session.expand(cid, edges=["cites"])
+    report(f"expand CLAIM --edges cites, mean of {len(claims)}", (time.perf_counter() - t) / len(claims))
+    t = time.perf_counter()
+    for d in range(11, 100, 10):
+        session.expand(f"ADR-{d:04}", edges=["supersedes"], hops=20)
+    report("expand ADR --edges supersedes --hops 20 (walk), mean of 9", (time.perf_counter() - t) / 9)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pages", type=int, default=1000)
+    parser.add_argument("--claims", type=int, default=10000)
+    parser.add_argument("--docs", type=int, default=100)
+    parser.add_argument("--paragraphs", type=int, default=1000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-graph-") as tmp:
+        root = Path(tmp) / "repo"
+        root.mkdir()
+        t = time.perf_counter()
+        make_repo(root, args)
+        print(f"synthetic repository: {args.pages} pages, {args.claims} claims, {args.docs} documents x "
+              f"{args.paragraphs} paragraphs, {SOURCES} source files ({time.perf_counter() - t:.1f} s to generate)")
+        print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; best of 3 unless noted")
+        print(calibrate() + "\n")
+        ws = Workspace.open(root)
+        bench_inputs(ws)
+        bench_check(ws)
+        session = bench_load(ws)
+        bench_queries(session)
+        print("\n" + calibrate())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,408 @@
+"""Builds the evidence graph from the repository, and caches it outside version control.
+
+Reads the wiki's pages and sidecars (through `store.Wiki`), the prose documents matched by the
+config's `docs` globs (default: DEFAULT_DOCS), and the claims' statuses (the content check of
+`checker.py`, against the working tree). The cache is `<git dir>/openwiki-git/graph.pickle`
+(a header with the inputs' key, then the graph) and `graph.parts.pickle` (sidecars and check
+results for incremental rebuilds). Every input is keyed by its stat (mtime, size, inode, ctime):
+when nothing changed, the header's key matches and the graph is returned as is, with no
+sidecar read and no check; otherwise only the documents that changed are split again and only
+the claims whose cited files changed are re-checked. The cache is derived data: it is written atomically
+(`store.atomic_write`) but without the writers' lock, so a read-only command never waits; two
+processes racing write the same content, and a cache that cannot be read is rebuilt.
+"""
+
+from __future__ import annotations
+
+import copyreg
+import dataclasses
+import glob
+import io
+import os
+import pickle
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from openwiki_git import __version__, citations, compat, graph, mdsplit, store
+from openwiki_git.checker import EvidenceResolver, check_claim
+from openwiki_git.errors import StoreError
+from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, Mark, Sidecar, Verification
+from openwiki_git.workspace import Workspace
+
+CACHE_DIR = "openwiki-git"
+CACHE_NAME = "graph.pickle"
+PARTS_NAME = "graph.parts.pickle"
+CACHE_FORMAT = 2
+DEFAULT_DOCS = ("docs/**/*.md", "doc/**/*.md", "adr/**/*.md", "decisions/**/*.md")
+MAX_LINES = 60  # cited lines shown per span; longer spans are cut with a note
+
+StatKey = tuple[int, int, int, int] | None
+
+
+def stat_key(path: Path) -> StatKey:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+
+
+@dataclass
+class BuildInfo:
+    """What a load did: whether the cached graph was used as is, and what was redone."""
+
+    cached: bool = False
+    split: int = 0  # pages and documents split (not taken from the cache)
+    sidecars_read: int = 0
+    files_checked: int = 0  # cited files whose claims were re-checked
+    seconds: float = 0.0
+    cache_path: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cached": self.cached,
+            "split": self.split,
+            "sidecars_read": self.sidecars_read,
+            "files_checked": self.files_checked,
+            "seconds": round(self.seconds, 4),
+            "cache": self.cache_path,
+        }
+
+
+@dataclass
+class _Header:
+    """The first object in graph.pickle: enough to tell whether the graph after it is current."""
+
+    key: tuple[Any, ...]
+    cited: tuple[str, ...]  # the files the claims cite, to stat them without reading sidecars
+
+
+@dataclass
+class _Parts:
+    """graph.parts.pickle: what an incremental rebuild reuses (documents come from the graph)."""
+
+    index: StatKey = None
+    tracked: frozenset[str] = frozenset()
+    docs: dict[str, StatKey] = field(default_factory=dict)  # repo path -> stat of the split text
+    pages: dict[str, StatKey] = field(default_factory=dict)  # page -> stat of the split text
+    sidecars: dict[str, tuple[StatKey, Sidecar]] = field(default_factory=dict)
+    evidence: dict[str, tuple[Any, dict[tuple[str, str], EvidenceResult]]] = field(default_factory=dict)
+
+
+def cache_path(ws: Workspace) -> Path:
+    return ws.repo.git_dir / CACHE_DIR / CACHE_NAME
+
+
+def _parts_path(ws: Workspace) -> Path:
+    return ws.repo.git_dir / CACHE_DIR / PARTS_NAME
+
+
+def doc_globs(ws: Workspace) -> tuple[str, ...]:
+    return ws.config.docs or DEFAULT_DOCS
+
+
+def doc_paths(root: Path, globs: tuple[str, ...], wiki_dir: str) -> list[str]:
+    """Repository paths of the prose documents: regular Markdown files (no symlinks) matched by
+    `globs`, outside the wiki and `.git`, sorted."""
+    found: set[str] = set()
+    for pattern in globs:
+        for rel in glob.glob(pattern, root_dir=root, recursive=True):
+            path = rel.replace(os.sep, "/")
+            top = path.split("/", 1)[0]
+            if top == ".git" or path == wiki_dir or path.startswith(wiki_dir + "/"):
+                continue
+            full = root / path
+            if path.endswith(".md") and full.is_file() and not full.is_symlink():
+                found.add(path)
+    return sorted(found)
+
+
+@dataclass
+class _Inputs:
+    """What is on disk now, by stat: the cache key and what a rebuild must read."""
+
+    index: StatKey
+    docs: dict[str, StatKey]
+    pages: dict[str, StatKey]
+    sidecars: dict[str, StatKey]
+
+
+def _inputs(ws: Workspace) -> _Inputs:
+    root, wiki = ws.repo.root, ws.wiki
+    return _Inputs(
+        stat_key(ws.repo.git_dir / "index"),
+        {p: stat_key(root / p) for p in doc_paths(root, doc_globs(ws), ws.config.wiki_dir)},
+        {p: stat_key(wiki.page_path(p)) for p in wiki.pages()},
+        {p: stat_key(wiki.sidecar_path(p)) for p in wiki.sidecar_pages()},
+    )
+
+
+def _key(ws: Workspace, now: _Inputs, cited: tuple[str, ...], tracked: frozenset[str] | None) -> tuple[Any, ...]:
+    root = ws.repo.root
+    files = tuple((p, stat_key(root / p), None if tracked is None else p in tracked) for p in cited)
+    return (
+        CACHE_FORMAT,
+        __version__,
+        ws.config.wiki_dir,
+        doc_globs(ws),
+        ws.config.max_growth,
+        now.index,
+        tuple(now.docs.items()),
+        tuple(now.pages.items()),
+        tuple(now.sidecars.items()),
+        tuple((p, k) for p, k, _ in files),
+    )
+
+
+def load(ws: Workspace, *, use_cache: bool = True) -> tuple[graph.Graph, BuildInfo]:
+    """The graph of the repository now; the cached one when no input changed (by stat)."""
+    began = time.perf_counter()
+    info = BuildInfo(cache_path=str(cache_path(ws)))
+    now = _inputs(ws)
+    header, old_graph, parts = None, None, _Parts()
+    if use_cache:
+        header, old_graph = _read_graph(cache_path(ws))
+        if header is not None and old_graph is not None and header.key == _key(ws, now, header.cited, None):
+            info.cached = True
+            info.seconds = time.perf_counter() - began
+            return old_graph, info
+        parts = _read(_parts_path(ws), _Parts) or _Parts()
+    new = _Parts(index=now.index)
+    new.tracked = parts.tracked if parts.index is not None and parts.index == now.index else _tracked(ws)
+    docs = _split_all(ws, now, parts, old_graph, new, info)
+    sidecars = _read_sidecars(ws, now, parts, new, info)
+    results = _check(ws, sidecars, docs[1], new, parts, info)
+    g = graph.build(
+        docs=docs[0], pages=sorted(docs[1].items()), sidecars=sidecars, results=results, files=new.tracked,
+        wiki_dir=ws.config.wiki_dir,
+    )
+    if use_cache:
+        cited = tuple(sorted(new.evidence))
+        _write(ws, cache_path(ws), [_Header(_key(ws, now, cited, None), cited), g])
+        _write(ws, _parts_path(ws), [new])
+    info.seconds = time.perf_counter() - began
+    return g, info
+
+
+def _tracked(ws: Workspace) -> frozenset[str]:
+    """Paths in git's index: the files a link may point to."""
+    return frozenset(entry.path for entry in ws.repo.index)
+
+
+def _split_all(
+    ws: Workspace, now: _Inputs, parts: _Parts, old: graph.Graph | None, new: _Parts, info: BuildInfo
+) -> tuple[list[mdsplit.Document], dict[str, mdsplit.Document]]:
+    """Documents and pages, split again only when their stat changed."""
+    root, wiki = ws.repo.root, ws.wiki
+    old_docs = old.docs if old is not None else {}
+    docs = []
+    for path, key in now.docs.items():
+        hit = old_docs.get("doc:" + path) if parts.docs.get(path) == key and key is not None else None
+        docs.append(hit if hit is not None else _split(root / path, path, info, strip=False))
+        new.docs[path] = key
+    pages = {}
+    for page, key in now.pages.items():
+        hit = old_docs.get("page:" + page) if parts.pages.get(page) == key and key is not None else None
+        pages[page] = hit if hit is not None else _split(wiki.page_path(page), wiki.repo_path(page), info, strip=True)
+        new.pages[page] = key
+    return docs, pages
+
+
+def _split(path: Path, repo_path: str, info: BuildInfo, *, strip: bool) -> mdsplit.Document:
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        text = ""
+    if strip:  # the generated citations block is the tool's, not the author's prose
+        text = citations.strip_block(text)
+    info.split += 1
+    return mdsplit.split(text, repo_path)
+
+
+def _read_sidecars(ws: Workspace, now: _Inputs, parts: _Parts, new: _Parts, info: BuildInfo) -> dict[str, Sidecar]:
+    out: dict[str, Sidecar] = {}
+    for page, key in now.sidecars.items():
+        hit = parts.sidecars.get(page)
+        if hit is not None and hit[0] == key and key is not None:
+            sidecar = hit[1]
+        else:
+            loaded = ws.wiki.load(page)
+            info.sidecars_read += 1
+            if loaded is None:
+                continue
+            sidecar = loaded
+        new.sidecars[page] = (key, sidecar)
+        out[page] = sidecar
+    _unique_ids(ws, out)
+    return out
+
+
+def _unique_ids(ws: Workspace, sidecars: dict[str, Sidecar]) -> None:
+    owner: dict[str, str] = {}
+    for page in sorted(sidecars):
+        for claim in sidecars[page].claims:
+            if claim.id in owner:
+                rel = ws.wiki.sidecar_path(page).relative_to(ws.repo.root).as_posix()
+                raise StoreError(
+                    f"{rel}: claim {claim.id} is also on page {owner[claim.id]}",
+                    "claim ids must be unique across the wiki; retract one of them",
+                )
+            owner[claim.id] = page
+
+
+class _CachedResolver(EvidenceResolver):
+    """The checker's resolver, answering first from results cached per cited file."""
+
+    def __init__(self, ws: Workspace, known: dict[tuple[str, str], EvidenceResult]) -> None:
+        super().__init__(ws.reader("worktree"), max_growth=ws.config.max_growth)
+        self.known = known
+        self.fresh: dict[tuple[str, str], EvidenceResult] = {}
+
+    def resolve(self, resource: str, version: str) -> EvidenceResult:
+        hit = self.known.get((resource, version))
+        if hit is None:
+            hit = self.known[(resource, version)] = self.fresh[(resource, version)] = super().resolve(resource, version)
+        return hit
+
+
+def _check(
+    ws: Workspace,
+    sidecars: dict[str, Sidecar],
+    pages: dict[str, mdsplit.Document],
+    new: _Parts,
+    parts: _Parts,
+    info: BuildInfo,
+) -> dict[str, ClaimResult]:
+    """Every claim's status (checker.check_claim); evidence in files whose stat and tracking are
+    unchanged is reused from the cache."""
+    by_file: dict[str, list[tuple[str, str]]] = {}
+    for sc in sidecars.values():
+        for claim in sc.claims:
+            for ev in claim.evidence:
+                by_file.setdefault(graph.split_canonical(ev.resource)[1], []).append((ev.resource, ev.version))
+    known: dict[tuple[str, str], EvidenceResult] = {}
+    file_keys: dict[str, Any] = {}
+    for path in sorted(by_file):
+        key = (stat_key(ws.repo.root / path), path in new.tracked)
+        file_keys[path] = key
+        hit = parts.evidence.get(path)
+        if hit is not None and hit[0] == key and key[0] is not None and all(p in hit[1] for p in by_file[path]):
+            known.update(hit[1])
+    resolver = _CachedResolver(ws, known)
+    results: dict[str, ClaimResult] = {}
+    for page in sorted(sidecars):
+        d = pages.get(page)
+        # check_claim only asks whether the page carries each marker: give it just the markers.
+        text = None if d is None else " ".join(f"[^{m}]" for ms in d.markers.values() for m in ms)
+        for claim in sidecars[page].claims:
+            results[claim.id] = check_claim(page, claim, resolver, page_text=text)
+    info.files_checked = len({graph.split_canonical(r)[1] for r, _ in resolver.fresh})
+    for path, pairs in by_file.items():
+        new.evidence[path] = (file_keys[path], {p: known[p] for p in dict.fromkeys(pairs)})
+    return results
+
+
+# -- the cache files ---------------------------------------------------------------------------
+# Frozen dataclasses unpickle slowly (dataclasses' generic __setstate__); these reducers rebuild
+# them through their constructors instead. They apply to this module's picklers only.
+_REDUCERS: dict[type, Callable[[Any], tuple[Any, tuple[Any, ...]]]] = {
+    cls: (lambda obj, cls=cls: (cls, tuple(getattr(obj, f.name) for f in dataclasses.fields(obj))))
+    for cls in (Claim, Evidence, Mark, Cause, Sidecar, Verification, EvidenceResult)
+}
+
+
+def _read_graph(path: Path) -> tuple[_Header | None, graph.Graph | None]:
+    try:
+        with open(path, "rb") as fh:
+            header = pickle.load(fh)
+            if not isinstance(header, _Header) or header.key[:2] != (CACHE_FORMAT, __version__):
+                return None, None
+            g = pickle.load(fh)
+    except Exception:  # noqa: BLE001 - an unreadable cache is rebuilt, whatever went wrong
+        return None, None
+    return header, g if isinstance(g, graph.Graph) else None
+
+
+def _read(path: Path, kind: type) -> Any:
+    try:
+        with open(path, "rb") as fh:
+            obj = pickle.load(fh)
+    except Exception:  # noqa: BLE001 - an unreadable cache is rebuilt, whatever went wrong
+        return None
+    return obj if isinstance(obj, kind) else None
+
+
+def _write(ws: Workspace, path: Path, objects: list[Any]) -> None:
+    buf = io.BytesIO()
+    pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = {**copyreg.dispatch_table, **_REDUCERS}
+    for obj in objects:
+        pickler.dump(obj)
+        pickler.clear_memo()  # each object is read back by its own pickle.load
+    try:
+        store.atomic_write(path, buf.getvalue(), root=ws.repo.git_dir)
+    except OSError:
+        pass  # a read-only git dir: work without a cache
+
+
+def clear_cache(ws: Workspace) -> bool:
+    removed = False
+    for path in (cache_path(ws), _parts_path(ws)):
+        try:
+            path.unlink()
+            removed = True
+        except FileNotFoundError:
+            pass
+    return removed
+
+
+# --------------------------------------------------------------------------------------------
+# Sessions: the graph plus the working tree, for commands and agent tools
+# --------------------------------------------------------------------------------------------
+
+
+class GraphSession:
+    """A loaded graph and the workspace it came from; `locate`/`expand` return JSON-ready dicts
+    (spans carry their cited lines, read from the working tree)."""
+
+    def __init__(self, ws: Workspace, g: graph.Graph, info: BuildInfo) -> None:
+        self.ws = ws
+        self.graph = g
+        self.info = info
+        self._texts: dict[str, list[str] | None] = {}
+
+    @classmethod
+    def open(cls, start: Path | None = None, *, wiki_dir: str | None = None, use_cache: bool = True) -> GraphSession:
+        ws = Workspace.open(start, wiki_dir=wiki_dir)
+        g, info = load(ws, use_cache=use_cache)
+        return cls(ws, g, info)
+
+    def locate(self, terms: str | list[str], *, within: str | None = None, limit: int = 10) -> dict[str, Any]:
+        return self.graph.locate(terms, within=within, limit=limit)
+
+    def expand(self, node: str, *, edges: list[str] | None = None, hops: int = 1) -> dict[str, Any]:
+        return self.graph.expand(node, edges=edges, hops=hops, lines=self.lines)
+
+    def lines(self, resource: str) -> str | None:
+        """The cited lines of a `repo://path#Lx-Ly` resource as they are now (None if unreadable)."""
+        try:
+            res = compat.parse_resource(resource, wiki_dir="\0")
+        except compat.ResourceError:
+            return None
+        if not res.is_range or res.start is None or res.end is None:
+            return None
+        if res.path not in self._texts:
+            ft = self.ws.repo.read(res.path)
+            self._texts[res.path] = compat.split_lines(ft.text) if ft.text is not None else None
+        got = self._texts[res.path]
+        if got is None or res.start > len(got):
+            return None
+        last = min(res.end, len(got), res.start + MAX_LINES - 1)
+        text = "".join(got[res.start - 1 : last])
+        if last < res.end:
+            text += f"… ({res.end - last} more lines)\n"
+        return text
+
