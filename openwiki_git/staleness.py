@@ -230,7 +230,8 @@ class Engine:
             assert m.start is not None and m.end is not None
             now_same = new_idx.span_hash(m.start - 1, m.end) == content_hash if m.end <= len(new_idx) else False
             if now_same and m.status == "fresh":
-                return self._fresh_at(ev, new_path, (m.start, m.end), new_ft, new_idx, old_lines, m.hunks)
+                keep = matches and _context_kept(res.start, res.end, len(old_idx), (m.start, m.end), len(new_idx), change.hunks)
+                return self._fresh_at(ev, new_path, (m.start, m.end), new_ft, new_idx, old_lines, m.hunks, same_context=keep)
             if now_same and not matches:  # a marked range whose text is back to the verified one
                 return self._fresh_at(ev, new_path, (m.start, m.end), new_ft, new_idx, old_lines, m.hunks)
             reason = "lines inserted next to it (adjacent_insert: stale)" if m.adjacent else "still changed"
@@ -282,10 +283,13 @@ class Engine:
         old_lines: tuple[int, int] | None,
         hunks: tuple[Hunk, ...] = (),
         reason: str | None = None,
+        *,
+        same_context: bool = False,
     ) -> EvidenceOutcome:
-        """The verified text is unchanged at `span` of `path` on the new side: re-anchor it there."""
+        """The verified text is unchanged at `span` of `path` on the new side: re-anchor it there
+        (`same_context`: its 3-line contexts are known unchanged too, so is the token)."""
         resource = compat.Resource(path, span[0], span[1]).canonical
-        token = compat.lines_version(idx.lines, span[0] - 1, span[1])
+        token = ev.version if same_context else compat.lines_version(idx.lines, span[0] - 1, span[1])
         after = ev if (resource, token) == (ev.resource, ev.version) else Evidence(resource, token, ft.blob)
         if reason is None:
             reason = "unchanged" if resource == ev.resource else f"moved to {resource.removeprefix(compat.PREFIX)}"
@@ -409,6 +413,21 @@ class Engine:
             if lo <= e and s <= hi:
                 out.append(h)
         return tuple(out)
+
+
+def _context_kept(start: int, end: int, old_n: int, span: tuple[int, int], new_n: int, hunks: Sequence[Hunk]) -> bool:
+    """Are the range's 3-line contexts (hence its token's anchors) the same on both sides? Yes
+    when no hunk comes within 3 lines of it and it is 3+ lines from either end of the file."""
+    k = compat.CONTEXT_LINES
+    if min(start, span[0]) <= k or old_n - end < k or new_n - span[1] < k:
+        return False
+    for h in hunks:
+        if h.old_count == 0:
+            if start - k <= h.old_start <= end + k - 1:
+                return False
+        elif h.old_start <= end + k and h.old_last >= start - k:
+            return False
+    return True
 
 
 def _cause_for(claim: Claim, ev: Evidence) -> Cause | None:

@@ -258,3 +258,26 @@ def test_whole_file_evidence() -> None:
     sides = Sides({"a.py": SRC}, {"a.py": SRC + ["more\n"]})
     out = sides.engine().judge("g.md", c, c)
     assert out.status == "stale" and out.evidence[0].hunk == "@@ -40,0 +41 @@"
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from openwiki_git.diffmap import map_range  # noqa: E402
+from openwiki_git.staleness import _context_kept  # noqa: E402
+
+WORDS = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "d\n", "\n"]), min_size=1, max_size=25)
+
+
+@settings(max_examples=300, deadline=None)
+@given(old=WORDS, new=WORDS, data=st.data())
+def test_kept_context_means_the_same_token(old: list[str], new: list[str], data: st.DataObject) -> None:
+    """The hook skips re-issuing a token only when the anchors cannot have changed."""
+    hunks = hunks_of(old, new)
+    start = data.draw(st.integers(1, len(old)))
+    end = data.draw(st.integers(start, len(old)))
+    m = map_range(start, end, hunks)
+    if m.status != "fresh" or m.start is None or m.end is None:
+        return
+    if _context_kept(start, end, len(old), (m.start, m.end), len(new), hunks):
+        assert compat.lines_version(new, m.start - 1, m.end) == compat.lines_version(old, start - 1, end)

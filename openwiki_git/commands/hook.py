@@ -58,18 +58,24 @@ def _page_of(sidecar_rel: str) -> str:
     return sidecar_rel[: -len(".json")] + ".md"
 
 
-def _load_blob(ws: Workspace, commit: str | None, page: str) -> tuple[str, Sidecar | None] | None:
-    """(blob id, sidecar or None when it does not parse) of a page's sidecar in a commit."""
+def _parse_blob(ws: Workspace, commit: str | None, page: str, data: bytes) -> Sidecar | None:
     path = ws.wiki.sidecar_path(page).relative_to(ws.repo.root).as_posix()
-    got = gitdiff.blob_at(ws.repo, commit, path)
-    if got is None:
-        return None
-    blob, data = got
     try:
         text = data.decode("utf-8")
-        return blob, sidecar_codec.loads(text, filename=f"{path}@{(commit or '')[:12]}", page=page, wiki_dir=ws.config.wiki_dir)
+        return sidecar_codec.loads(text, filename=f"{path}@{(commit or '')[:12]}", page=page, wiki_dir=ws.config.wiki_dir)
     except (UnicodeDecodeError, SchemaError):
-        return blob, None
+        return None
+
+
+def _load_blob(ws: Workspace, commit: str | None, page: str) -> tuple[str, Sidecar | None] | None:
+    """(blob id, sidecar or None when it does not parse) of a page's sidecar in a commit."""
+    got = _blob(ws, commit, page)
+    return None if got is None else (got[0], _parse_blob(ws, commit, page, got[1]))
+
+
+def _blob(ws: Workspace, commit: str | None, page: str) -> tuple[str, bytes] | None:
+    path = ws.wiki.sidecar_path(page).relative_to(ws.repo.root).as_posix()
+    return gitdiff.blob_at(ws.repo, commit, path)
 
 
 def _load_current(ws: Workspace, current: str, page: str) -> tuple[str | None, Sidecar | None]:
@@ -141,9 +147,9 @@ def evaluate(ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, ever
         result.sidecars[page] = cur
         prev: Sidecar | None = None
         if not everything:
-            got = _load_blob(ws, diff.old, page)
+            got = _blob(ws, diff.old, page)
             if got is not None:
-                prev = cur if got[0] == blob else got[1]
+                prev = cur if got[0] == blob else _parse_blob(ws, diff.old, page, got[1])
         for claim in cur.claims:
             before = prev.claim(claim.id) if prev is not None else None
             outcome = engine.judge(page, before, claim)
