@@ -166,6 +166,17 @@ class Repo:
             data = data.replace(b"\r\n", b"\n")
         return _decode(path, data, str(pygit2.hash(data)))
 
+    def changed_paths(self, prefix: str) -> list[str]:
+        """Paths under `prefix/` whose working-tree file differs from HEAD (modified, added,
+        deleted or untracked; ignored files excluded), sorted."""
+        try:
+            status = self._repo.status(untracked_files="all", ignored=False)
+        except pygit2.GitError as e:
+            raise GitError(f"git status failed: {e}") from None
+        ignored = pygit2.enums.FileStatus.IGNORED
+        prefix = prefix.rstrip("/") + "/"
+        return sorted(p for p, flags in status.items() if p.startswith(prefix) and flags and not flags & ignored)
+
     def config_value(self, key: str) -> str | None:
         """A git config value as git resolves it (all levels), None when unset."""
         try:

@@ -20,7 +20,6 @@ import argparse
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import uuid
 from collections.abc import Mapping
@@ -428,18 +427,8 @@ def wiki_changes(ws: Workspace) -> dict[str, bytes | None]:
     from openwiki_git import github_api
 
     wiki_dir = ws.config.wiki_dir.rstrip("/")
-    proc = subprocess.run(
-        ["git", "-C", str(ws.repo.root), "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames",
-         "--", f":(top){wiki_dir}"],
-        capture_output=True,
-    )
-    if proc.returncode != 0:
-        raise GitError(f"git status failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
     changes: dict[str, bytes | None] = {}
-    for entry in proc.stdout.split(b"\0"):
-        if len(entry) < 4:
-            continue
-        path = entry[3:].decode("utf-8", "surrogateescape")
+    for path in ws.repo.changed_paths(wiki_dir):
         if not (path == wiki_dir or path.startswith(wiki_dir + "/")):
             raise GitHubError(f"{path}: outside the wiki directory {wiki_dir}; refusing to commit it")
         full = ws.repo.root / path
