@@ -99,12 +99,31 @@ class _SpanData(NamedTuple):
 
 @dataclass(slots=True)
 class _Index:
-    """BM25 over page titles, document titles, headings and claim statements. A posting holds
-    the entries with the term and, for each, the BM25 term weight without idf (it depends only on
-    the term frequency and the entry's length, so it is computed once, when indexing)."""
+    """BM25 over page titles, document titles, headings and claim statements.
+
+    Building only appends each entry's number to the raw posting of each of its words (a word
+    twice in an entry appears twice). The first query of a term turns its raw posting into
+    entries and BM25 term weights (without idf), kept in `weighted`."""
 
     ids: list[str] = field(default_factory=list)
-    postings: dict[str, tuple[list[int], list[float]]] = field(default_factory=dict)
+    lengths: list[int] = field(default_factory=list)
+    raw: dict[str, list[int]] = field(default_factory=dict)
+    avg: float = 1.0
+    weighted: dict[str, tuple[list[int], list[float]]] = field(default_factory=dict)
+
+    def posting(self, term: str) -> tuple[list[int], list[float]] | None:
+        got = self.weighted.get(term)
+        if got is None:
+            raw = self.raw.get(term)
+            if raw is None:
+                return None
+            tfs: dict[int, int] = {}
+            for i in raw:
+                tfs[i] = tfs.get(i, 0) + 1
+            lengths, avg = self.lengths, self.avg
+            weights = [tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths[i] / avg)) for i, tf in tfs.items()]
+            got = self.weighted[term] = (list(tfs), weights)
+        return got
 
 
 def tokens(text: str) -> list[str]:
@@ -183,8 +202,21 @@ class Graph:
         if key in self._seen or src == dst:
             return
         self._seen.add(key)
-        self.adj.setdefault(src, []).append((etype, dst))
-        self.adj.setdefault(dst, []).append((INVERSE[etype], src))
+        self.link(src, etype, dst)
+
+    def link(self, src: str, etype: str, dst: str) -> None:
+        """Add `src -etype-> dst` and its inverse; the caller knows the edge is new."""
+        adj = self.adj
+        out = adj.get(src)
+        if out is None:
+            adj[src] = [(etype, dst)]
+        else:
+            out.append((etype, dst))
+        back = adj.get(dst)
+        if back is None:
+            adj[dst] = [(INVERSE[etype], src)]
+        else:
+            back.append((INVERSE[etype], src))
 
     # -- nodes -----------------------------------------------------------------------------
     def node(self, node_id: str) -> Node | None:
@@ -547,7 +579,7 @@ def _bm25(index: _Index, words: list[str], scope: set[str] | None) -> tuple[dict
     matched: dict[int, list[str]] = {}
     ids = index.ids
     for word in words:
-        posting = index.postings.get(word)
+        posting = index.posting(word)
         if not posting:
             continue
         entries, weights = posting
@@ -685,15 +717,16 @@ def _add_claim(g: Graph, page: str, claim_id: str, claim: Any, result: ClaimResu
     data = _ClaimData(page, claim.statement, status, tuple(evidence), marked, present)
     g.add_node(claim_id, "claim", claim.statement, data)
     for item in evidence:
-        span = _span_node(g, item["resource"])
-        g.add_edge(claim_id, "cites", span)
-        node = g.nodes[span]
-        if node.kind == "span":
-            data = node.data._replace(
-                status=_worse(node.data.status, item["status"]),
-                current_resource=node.data.current_resource or item.get("current_resource"),
-            )
-            g.nodes[span] = node._replace(data=data)
+        resource, current = item["resource"], item.get("current_resource")
+        node = g.nodes.get(resource)
+        if node is None:
+            _span_node(g, resource, item["status"], current)
+        elif node.kind == "span":  # cited by several claims: keep the worst status
+            data = node.data
+            status = _worse(data.status, item["status"])
+            if status != data.status or (current and not data.current_resource):
+                g.nodes[resource] = node._replace(data=data._replace(status=status, current_resource=current))
+        g.link(claim_id, "cites", resource)  # a claim cites each resource once (the codec checks)
 
 
 def _worse(a: str | None, b: str) -> str:
@@ -713,7 +746,7 @@ def split_canonical(resource: str) -> tuple[str, str, int | None, int | None]:
     return file_id, path, start, int(m.group(2) or start)
 
 
-def _span_node(g: Graph, resource: str) -> str:
+def _span_node(g: Graph, resource: str, status: str | None = None, current: str | None = None) -> str:
     """The span (or file, for whole-file evidence) node of a canonical resource."""
     node = g.nodes.get(resource)
     if node is not None:
@@ -722,8 +755,8 @@ def _span_node(g: Graph, resource: str) -> str:
     g.add_node(file_id, "file", path, path)
     if start is None or end is None:
         return file_id
-    g.add_node(resource, "span", resource, _SpanData(path, start, end))
-    g.add_edge(resource, "cites", file_id)
+    g.add_node(resource, "span", resource, _SpanData(path, start, end, status, current))
+    g.link(resource, "cites", file_id)
     return resource
 
 
@@ -864,38 +897,31 @@ def _ancestors(path: str) -> Iterable[str]:
 
 def _build_index(g: Graph) -> None:
     """Index titles (with ids), headings and claim statements; equal texts are tokenised once."""
-    ids: list[str] = []
-    lengths: list[int] = []
-    entries: list[dict[str, int]] = []
-    memo: dict[str, dict[str, int]] = {}
-
-    def add(node_id: str, text: str) -> None:
-        counts = memo.get(text)
-        if counts is None:
-            counts = memo[text] = {}
-            for w in tokens(text):
-                counts[w] = counts.get(w, 0) + 1
-        if counts:
-            ids.append(node_id)
-            lengths.append(sum(counts.values()))
-            entries.append(counts)
-
+    items: list[tuple[str, str]] = []
     for node_id, node in g.nodes.items():
         if node.kind in ("doc", "page"):
-            add(node_id, " ".join([node.label, *g.ids_of.get(node_id, ())]))
+            items.append((node_id, " ".join([node.label, *g.ids_of.get(node_id, ())])))
         elif node.kind == "claim":
-            add(node_id, node.label)
+            items.append((node_id, node.label))
     for owner, d in g.docs.items():
-        for s in d.sections:
-            add(f"{owner}#{s.key}", s.heading)
-    avg = sum(lengths) / len(lengths) if lengths else 1.0
-    postings: dict[str, tuple[list[int], list[float]]] = {}
-    for i, counts in enumerate(entries):
-        norm = K1 * (1 - B + B * lengths[i] / avg)
-        for w, tf in counts.items():
-            posting = postings.get(w)
+        items.extend((f"{owner}#{s.key}", s.heading) for s in d.sections)
+    ids: list[str] = []
+    lengths: list[int] = []
+    raw: dict[str, list[int]] = {}
+    memo: dict[str, list[str]] = {}
+    for node_id, text in items:
+        words = memo.get(text)
+        if words is None:
+            words = memo[text] = tokens(text)
+        if not words:
+            continue
+        i = len(ids)
+        ids.append(node_id)
+        lengths.append(len(words))
+        for w in words:
+            posting = raw.get(w)
             if posting is None:
-                posting = postings[w] = ([], [])
-            posting[0].append(i)
-            posting[1].append(tf * (K1 + 1) / (tf + norm))
-    g.index = _Index(ids, postings)
+                raw[w] = [i]
+            else:
+                posting.append(i)
+    g.index = _Index(ids, lengths, raw, sum(lengths) / len(lengths) if lengths else 1.0)

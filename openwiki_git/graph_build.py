@@ -17,6 +17,7 @@ from __future__ import annotations
 import copyreg
 import dataclasses
 import glob
+import hashlib
 import io
 import os
 import pickle
@@ -35,7 +36,7 @@ from openwiki_git.workspace import Workspace
 CACHE_DIR = "openwiki-git"
 CACHE_NAME = "graph.pickle"
 PARTS_NAME = "graph.parts.pickle"
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 DEFAULT_DOCS = ("docs/**/*.md", "doc/**/*.md", "adr/**/*.md", "decisions/**/*.md")
 MAX_LINES = 60  # cited lines shown per span; longer spans are cut with a note
 
@@ -78,6 +79,8 @@ class _Header:
 
     key: tuple[Any, ...]
     cited: tuple[str, ...]  # the files the claims cite, to stat them without reading sidecars
+    index: StatKey  # git's index when the graph was built: unchanged, the tracked set is too
+    tracked: str  # digest of the tracked paths (a `git status` rewrites the index, not the set)
 
 
 @dataclass
@@ -140,21 +143,24 @@ def _inputs(ws: Workspace) -> _Inputs:
     )
 
 
-def _key(ws: Workspace, now: _Inputs, cited: tuple[str, ...], tracked: frozenset[str] | None) -> tuple[Any, ...]:
+def _key(ws: Workspace, now: _Inputs, cited: tuple[str, ...], tracked: str) -> tuple[Any, ...]:
     root = ws.repo.root
-    files = tuple((p, stat_key(root / p), None if tracked is None else p in tracked) for p in cited)
     return (
         CACHE_FORMAT,
         __version__,
         ws.config.wiki_dir,
         doc_globs(ws),
         ws.config.max_growth,
-        now.index,
+        tracked,
         tuple(now.docs.items()),
         tuple(now.pages.items()),
         tuple(now.sidecars.items()),
-        tuple((p, k) for p, k, _ in files),
+        tuple((p, stat_key(root / p)) for p in cited),
     )
+
+
+def _digest(paths: frozenset[str]) -> str:
+    return hashlib.sha1("\n".join(sorted(paths)).encode("utf-8")).hexdigest()
 
 
 def load(ws: Workspace, *, use_cache: bool = True) -> tuple[graph.Graph, BuildInfo]:
@@ -162,16 +168,22 @@ def load(ws: Workspace, *, use_cache: bool = True) -> tuple[graph.Graph, BuildIn
     began = time.perf_counter()
     info = BuildInfo(cache_path=str(cache_path(ws)))
     now = _inputs(ws)
-    header, old_graph, parts = None, None, _Parts()
+    header, old_graph, parts, tracked = None, None, _Parts(), None
     if use_cache:
         header, old_graph = _read_graph(cache_path(ws))
-        if header is not None and old_graph is not None and header.key == _key(ws, now, header.cited, None):
-            info.cached = True
-            info.seconds = time.perf_counter() - began
-            return old_graph, info
+        if header is not None and old_graph is not None:
+            if header.index != now.index:
+                tracked = _tracked(ws)
+            digest = header.tracked if tracked is None else _digest(tracked)
+            if header.key == _key(ws, now, header.cited, digest):
+                info.cached = True
+                info.seconds = time.perf_counter() - began
+                return old_graph, info
         parts = _read(_parts_path(ws), _Parts) or _Parts()
     new = _Parts(index=now.index)
-    new.tracked = parts.tracked if parts.index is not None and parts.index == now.index else _tracked(ws)
+    if tracked is None:
+        tracked = parts.tracked if parts.index is not None and parts.index == now.index else _tracked(ws)
+    new.tracked = tracked
     docs = _split_all(ws, now, parts, old_graph, new, info)
     sidecars = _read_sidecars(ws, now, parts, new, info)
     results = _check(ws, sidecars, docs[1], new, parts, info)
@@ -180,8 +192,8 @@ def load(ws: Workspace, *, use_cache: bool = True) -> tuple[graph.Graph, BuildIn
         wiki_dir=ws.config.wiki_dir,
     )
     if use_cache:
-        cited = tuple(sorted(new.evidence))
-        _write(ws, cache_path(ws), [_Header(_key(ws, now, cited, None), cited), g])
+        cited, digest = tuple(sorted(new.evidence)), _digest(new.tracked)
+        _write(ws, cache_path(ws), [_Header(_key(ws, now, cited, digest), cited, now.index, digest), g])
         _write(ws, _parts_path(ws), [new])
     info.seconds = time.perf_counter() - began
     return g, info

@@ -281,7 +281,7 @@ _STATUS_LINE = re.compile(
     re.I | re.M,
 )
 _INLINE_LINK_TEXT = re.compile(r"!?\[((?:[^\]\[]|\[[^\]]*\])*)\]\([^)]*\)")
-_EMPHASIS = re.compile(r"[*_`]+")
+_EMPHASIS = re.compile(r"[*`]+|(?<!\w)_+|_+(?!\w)")  # an underscore inside a word is not emphasis
 _SLUG_DROP = re.compile(r"[^\w\- ]", re.U)
 _FM_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*?)[ \t]*$")
 _FM_ITEM = re.compile(r"^[ \t]+-[ \t]+(.*?)[ \t]*$")
@@ -312,13 +312,17 @@ def plain(text: str) -> str:
     if "[" in text:
         text = _INLINE_LINK_TEXT.sub(r"\1", text)
         text = _MARKER.sub("", text)
-    return _EMPHASIS.sub("", text).strip()
+    if "*" in text or "_" in text or "`" in text:
+        text = _EMPHASIS.sub("", text)
+    return text.strip()
 
 
 def slugify(heading: str) -> str:
     """GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens."""
-    slug = _SLUG_DROP.sub("", heading.strip().lower()).replace(" ", "-")
-    return slug or "section"
+    lower = heading.strip().lower()
+    if not lower.replace(" ", "").isalnum():  # the common case (words and spaces) needs no regex
+        lower = _SLUG_DROP.sub("", lower)
+    return lower.replace(" ", "-") or "section"
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,191 @@
+"""The Markdown splitter: sections, paragraph keys that survive edits elsewhere, references."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from openwiki_git import mdsplit
+from openwiki_git.mdsplit import Ref
+
+DOC = """\
+---
+title: Retries
+id: ADR-0008
+supersedes: [ADR-0003]
+amended_by:
+  - "[ADR-0010](0010-x.md)"
+---
+
+# ADR-0008: Exponential backoff
+
+Status: Accepted. Superseded by ADR-0015.
+
+## Context
+
+A delivery can fail because the receiver is briefly unavailable.
+
+It is then retried.
+
+## Decision
+
+The delay doubles each time.
+
+### Limits
+
+At most six attempts.
+
+## Decision
+
+A second section with the same heading.
+"""
+
+
+def keys(doc: mdsplit.Document) -> dict[str, str]:
+    return {p.text: p.key for p in doc.paragraphs}
+
+
+def test_sections_title_and_front_matter() -> None:
+    d = mdsplit.split(DOC, "docs/adr/0008-x.md")
+    assert d.title == "Retries"  # front matter wins over the heading
+    assert d.h1 == "ADR-0008: Exponential backoff"  # the lone H1 is the title, not a section
+    assert [(s.key, s.level, s.anchor, s.parent) for s in d.sections] == [
+        ("context", 2, "context", ""),
+        ("decision", 2, "decision", ""),
+        ("decision/limits", 3, "limits", "decision"),
+        ("decision-1", 2, "decision-1", ""),
+    ]
+    assert d.meta["supersedes"] == ["ADR-0003"]
+    assert d.meta["amended_by"] == ["[ADR-0010](0010-x.md)"]
+    got = keys(d)
+    assert got["At most six attempts."].startswith("decision/limits~")
+    assert got["Status: Accepted. Superseded by ADR-0015."].startswith("~")
+
+
+def test_line_numbers_count_front_matter_and_crlf() -> None:
+    d = mdsplit.split(DOC.replace("\n", "\r\n"), "x.md")
+    by_text = {p.text: (p.start, p.end) for p in d.paragraphs}
+    assert by_text["A delivery can fail because the receiver is briefly unavailable."] == (15, 15)
+    assert by_text["At most six attempts."] == (25, 25)
+    assert [s.line for s in d.sections] == [13, 19, 23, 27]
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(lambda t: t.replace("## Context\n", "## Context\n\nA new first paragraph.\n"), id="insert-before"),
+        pytest.param(lambda t: t.replace("It is then retried.\n\n", ""), id="delete-neighbour"),
+        pytest.param(lambda t: t.replace("The delay doubles", "The wait doubles"), id="edit-other-section"),
+        pytest.param(lambda t: t + "\nA closing paragraph.\n", id="append"),
+        pytest.param(lambda t: t.replace("# ADR-0008: Exponential backoff", "# ADR-0008: Backoff"), id="retitle"),
+        pytest.param(lambda t: t.replace("Status: Accepted.", "Status: Accepted, and more.\n"), id="edit-status"),
+        pytest.param(
+            lambda t: t.replace("briefly unavailable.", "briefly\n   unavailable.[^c-0123abcd]"), id="reflow-and-cite"
+        ),
+    ],
+)
+def test_paragraph_keys_survive_edits_elsewhere(edit) -> None:  # noqa: ANN001
+    before = keys(mdsplit.split(DOC, "x.md"))
+    after = mdsplit.split(edit(DOC), "x.md")
+    kept = {p.key for p in after.paragraphs}
+    for text in ("A delivery can fail because the receiver is briefly unavailable.", "At most six attempts."):
+        assert before[text] in kept
+
+
+def test_editing_a_paragraph_changes_its_key_only() -> None:
+    before = keys(mdsplit.split(DOC, "x.md"))
+    after = keys(mdsplit.split(DOC.replace("It is then retried.", "It is retried later."), "x.md"))
+    assert after["It is retried later."] != before["It is then retried."]
+    assert set(before.values()) - {before["It is then retried."]} <= set(after.values())
+
+
+def test_duplicate_paragraphs_are_numbered_in_order() -> None:
+    d = mdsplit.split("# T\n\n## A\n\nSame.\n\nOther.\n\nSame.\n\nSame.\n\n## B\n\nSame.\n", "x.md")
+    got = [p.key for p in d.paragraphs]
+    base = got[0]
+    assert got[:4] == [base, got[1], base + ".2", base + ".3"]
+    assert got[4].startswith("b~") and "." not in got[4]
+    assert len(set(got)) == len(got)
+
+
+def test_deterministic_and_picklable() -> None:
+    a, b = mdsplit.split(DOC, "x.md"), mdsplit.split(DOC, "x.md")
+    assert a.paragraphs == b.paragraphs and a.sections == b.sections and a.relations == b.relations
+    c = pickle.loads(pickle.dumps(a))
+    assert c.paragraphs == a.paragraphs and c.find(a.paragraphs[2].key) == 2
+
+
+def test_fenced_code_is_one_paragraph_without_references() -> None:
+    text = "# T\n\nBefore.\n\n```python\n# not a heading\nsee ADR-0099\n\n[x](y.md)\n```\n\nAfter ADR-0001.\n\n~~~\nopen\n"
+    d = mdsplit.split(text, "x.md")
+    code = [p for p in d.paragraphs if p.code]
+    assert len(code) == 2 and code[0].start == 5 and code[0].end == 10 and (code[1].start, code[1].end) == (14, 15)
+    assert not d.sections
+    assert [r for p in d.paragraphs for r in p.refs] == [Ref("id", "ADR-0001")]
+
+
+def test_second_h1_means_no_title() -> None:
+    d = mdsplit.split("# One\n\ntext\n\n# Two\n\nmore\n", "x.md")
+    assert d.h1 is None and d.title == "One"
+    assert [s.key for s in d.sections] == ["one", "two"]
+    assert [p.key.split("~")[0] for p in d.paragraphs] == ["one", "two"]
+
+
+def test_setext_headings_and_thematic_breaks() -> None:
+    d = mdsplit.split("Title\n=====\n\nIntro.\n\n---\n\nPart\n----\nBody.\n", "x.md")
+    assert d.h1 == "Title"
+    assert [s.key for s in d.sections] == ["part"]
+    assert [(p.text, p.section) for p in d.paragraphs] == [("Intro.", ""), ("Body.", "part")]
+
+
+@pytest.mark.parametrize(
+    ("text", "refs"),
+    [
+        pytest.param("See [the guide](../guides/a.md#setup).", [Ref("link", "../guides/a.md#setup")], id="link"),
+        pytest.param("![diagram](img.png) and [web](https://example.com)", [], id="image-and-external"),
+        pytest.param("[guide]: docs/guide.md", [Ref("link", "docs/guide.md")], id="link-definition"),
+        pytest.param("Decided in ADR-0012 (not UTF-8x).", [Ref("id", "ADR-0012")], id="identifier"),
+        pytest.param("[ADR-0012](0012-x.md)", [Ref("link", "0012-x.md")], id="id-inside-link-text"),
+        pytest.param('See "Retry policy".', [Ref("see", "Retry policy")], id="see-title"),
+        pytest.param("See also docs/runbooks/drain.md.", [Ref("see", "docs/runbooks/drain.md")], id="see-path"),
+        pytest.param("see `src/app.py` and see below", [Ref("see", "src/app.py")], id="see-code-path"),
+        pytest.param("see `max_attempts`", [], id="see-code-word"),
+        pytest.param("see repo://src/a.py#L1-L2", [Ref("see", "repo://src/a.py#L1-L2")], id="see-resource"),
+        pytest.param("foresee “x”; overseen", [], id="not-see"),
+    ],
+)
+def test_references(text: str, refs: list[Ref]) -> None:
+    assert list(mdsplit.refs_in(text)) == refs
+
+
+@pytest.mark.parametrize(
+    ("text", "relations"),
+    [
+        pytest.param("Status: Superseded by ADR-0012", [("superseded_by", "ADR-0012")], id="status-superseded"),
+        pytest.param("* Supersedes ADR-0003 and ADR-0004", [("supersedes", "ADR-0003"), ("supersedes", "ADR-0004")], id="list"),
+        pytest.param("Status: Accepted. Amends [ADR-3](0003-x.md).", [("amends", "0003-x.md")], id="status-word-then-verb"),
+        pytest.param("This ADR amends ADR-0006.", [("amends", "ADR-0006")], id="this-adr"),
+        pytest.param("**Status:** Amended by ADR-0014", [("amended_by", "ADR-0014")], id="bold-label"),
+        pytest.param("Attachment to ADR-0011.", [("attaches_to", "ADR-0011")], id="attachment"),
+        pytest.param("History: ADR-0007 supersedes ADR-0003.", [], id="not-this-document"),
+        pytest.param("Superseded by a better idea.", [], id="no-target"),
+    ],
+)
+def test_relations_from_status_lines(text: str, relations: list[tuple[str, str]]) -> None:
+    d = mdsplit.split(text + "\n", "x.md")
+    assert [(r.type, r.ref.target) for r in d.relations] == relations
+    assert all(r.source == 0 for r in d.relations)
+
+
+def test_relations_from_front_matter() -> None:
+    d = mdsplit.split(DOC, "x.md")
+    front = [(r.type, r.ref) for r in d.relations if r.source == -1]
+    assert front == [("amended_by", Ref("link", "0010-x.md")), ("supersedes", Ref("id", "ADR-0003"))]
+    assert ("superseded_by", Ref("id", "ADR-0015"), 0) in [tuple(r) for r in d.relations]
+
+
+def test_markers_are_collected() -> None:
+    d = mdsplit.split("# P\n\nRetries stop after five.[^c-1a2b3c4d] Twice.[^c-1a2b3c4d]\n\n[^c-99999999]: def\n", "p.md")
+    assert d.paragraphs[0].markers == ("c-1a2b3c4d",)
+    assert d.paragraphs[1].markers == ()  # a footnote definition is not a marker
