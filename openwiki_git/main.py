@@ -42,7 +42,9 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full parser, or with `only` the parser of that one command (its siblings' modules are
+    not imported: `check` on every commit should not pay for the refresher or the GitHub code)."""
     parser = _Parser(
         prog="openwiki-git",
         description="Keep a repository's wiki true: claims grounded in hashed source lines, checked by git.",
@@ -54,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:
+        if only is not None and name != only:
+            continue
         module_name = name.replace("-", "_") + ("_" if keyword.iskeyword(name) else "")  # import -> import_.py
         module = importlib.import_module(f"openwiki_git.commands.{module_name}")
         module.add_parser(sub)
@@ -65,8 +69,22 @@ def _one_line(text: str) -> str:
     return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
+def command_named(argv: Sequence[str]) -> str | None:
+    """The command a plain command line names (`[-C DIR] [--wiki-dir DIR] [-v] COMMAND ...`);
+    None for anything else (help, a typo, combined flags), which gets the full parser."""
+    tokens = iter(argv)
+    for token in tokens:
+        if token in ("-C", "--wiki-dir"):
+            next(tokens, None)
+        elif token in ("-v", "--verbose") or token.startswith("--wiki-dir="):
+            continue
+        else:
+            return token if token in COMMANDS else None
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(command_named(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     try:
         return int(args.run(args))

@@ -119,10 +119,10 @@ _FILE_VERSION = re.compile(r"repo-file-v1:sha256:[0-9a-f]{64}")
 _LINES_VERSION = re.compile(r"repo-lines-v1:sha256:[0-9a-f]{64}:[A-Za-z0-9_-]+")
 
 
-def plain_resource(resource: str, wiki: str = "") -> compat.Resource | None:
-    """`resource` parsed without compat's general machinery when it is canonical and plain (no
-    escapes, no `.`/`..` segment, not under `.git`, `openwiki`, `.openwiki` or `wiki`, which is
-    lower case); None means "ask compat.parse_resource". Same result as compat for such input."""
+def plain_parts(resource: str, wiki: str = "") -> tuple[str, int | None, int | None] | None:
+    """`(path, start, end)` of a canonical, plain resource (no escapes, no `.`/`..` segment, not
+    under `.git`, `openwiki`, `.openwiki` or `wiki`, which is lower case), read without compat's
+    general machinery; None means "ask compat.parse_resource", which agrees on plain input."""
     m = _PLAIN_RESOURCE.fullmatch(resource)
     if m is None:
         return None
@@ -130,9 +130,15 @@ def plain_resource(resource: str, wiki: str = "") -> compat.Resource | None:
     if wiki and path[: len(wiki)].lower() == wiki and path[len(wiki) : len(wiki) + 1] in ("", "/"):
         return None
     if start is None:
-        return compat.Resource(path)
+        return path, None, None
     first, last = int(start), int(end)
-    return compat.Resource(path, first, last) if first <= last else None
+    return (path, first, last) if first <= last else None
+
+
+def plain_resource(resource: str, wiki: str = "") -> compat.Resource | None:
+    """plain_parts() as a compat.Resource."""
+    parts = plain_parts(resource, wiki)
+    return None if parts is None else compat.Resource(*parts)
 
 
 def _plain_text(value: Any) -> bool:
@@ -154,8 +160,8 @@ def _fast_claim(raw: Any, wiki: str) -> Claim | None:
         resource, version, blob = e["resource"], e["version"], e.get("blob")
         if type(resource) is not str or type(version) is not str:
             return None
-        parsed = plain_resource(resource, wiki)
-        if parsed is None or not (_LINES_VERSION if parsed.is_range else _FILE_VERSION).fullmatch(version):
+        parsed = plain_parts(resource, wiki)
+        if parsed is None or not (_FILE_VERSION if parsed[1] is None else _LINES_VERSION).fullmatch(version):
             return None
         if "blob" in e and (type(blob) is not str or not BLOB.fullmatch(blob)):
             return None

@@ -446,3 +446,26 @@ def test_console_script_help_lists_commands():
         assert name in proc.stdout
     proc = subprocess.run([sys.executable, "-m", "openwiki_git"], capture_output=True, text=True)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["check"], "check"),
+        (["-C", "/x", "--wiki-dir", "w", "-v", "check", "--fix"], "check"),
+        (["--wiki-dir=w", "claim", "list", "--page", "p.md"], "claim"),
+        (["-C", "check", "claim", "list"], "claim"),  # -C's value is not the command
+        (["-vC", "claim", "check"], None),  # combined flags: the full parser decides
+        (["--help"], None),
+        (["chek"], None),
+        ([], None),
+    ],
+)
+def test_only_the_named_command_is_loaded(argv, named):
+    assert main_module.command_named(argv) == named
+    if named is None:
+        return
+    full = vars(main_module.build_parser().parse_args(argv))
+    lazy = vars(main_module.build_parser(named).parse_args(argv))
+    assert {k: v for k, v in lazy.items() if k != "run"} == {k: v for k, v in full.items() if k != "run"}
+    assert lazy["run"].__qualname__ == full["run"].__qualname__
