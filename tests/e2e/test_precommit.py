@@ -1,0 +1,329 @@
+"""The hook as users run it: the real pre-commit (language: python, installed from this checkout)
+called by real `git commit`s in temporary repositories."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT, pre_commit
+
+pytestmark = pytest.mark.e2e
+
+SAMPLE = "".join(f"line {i}\n" for i in range(1, 41))
+PAGE = "---\ntype: Reference\ntitle: Guide\n---\n\n# Guide\n\nLine ten says ten. Thirty follows.\n"
+CONFIG = "repos:\n  - repo: {url}\n    rev: v0.1.0\n    hooks:\n      - id: {hook}\n"
+
+
+def run(root: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(list(argv), cwd=root, capture_output=True, text=True)
+
+
+def commit(repo, *args: str) -> tuple[int, str]:  # type: ignore[no-untyped-def]
+    p = run(repo.root, "git", "commit", "-q", *args)
+    return p.returncode, p.stdout + p.stderr
+
+
+def committed_claims(repo, rev: str = "HEAD") -> dict[str, dict]:  # type: ignore[no-untyped-def, type-arg]
+    data = json.loads(repo.git("show", f"{rev}:.openwiki/.claims/guide.json"))
+    return {c["statement"]: c for c in data["claims"]}
+
+
+def edit(repo, fn: Callable[[list[str]], list[str]], path: str = "src/app.py") -> None:  # type: ignore[no-untyped-def]
+    lines = repo.read(path).splitlines(keepends=True)
+    repo.write(path, "".join(fn(lines)))
+
+
+def claim_add(repo, statement: str, resource: str) -> None:  # type: ignore[no-untyped-def]
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert repo.run("claim", "add", "--page", "guide.md", "--statement", statement, "--evidence", resource) == 0
+
+
+@pytest.fixture
+def project(repo, hook_repo):  # type: ignore[no-untyped-def]
+    """A repository using the marking hook, with claims A (L10-L12) and B (L30-L31) committed.
+    The first commit itself goes through the hook (no HEAD yet)."""
+    repo.write("src/app.py", SAMPLE)
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert repo.run("init") == 0
+    repo.write(".openwiki/guide.md", PAGE)
+    repo.write(".pre-commit-config.yaml", CONFIG.format(url=hook_repo, hook="openwiki-git"))
+    repo.git("add", "-A")
+    claim_add(repo, "Line ten says ten.", "repo://src/app.py#L10-L12")
+    claim_add(repo, "Thirty follows.", "repo://src/app.py#L30-L31")
+    repo.git("add", "-A")
+    installed = pre_commit(repo.root, "install")
+    assert installed.returncode == 0, installed.stderr
+    rc, out = commit(repo, "-m", "initial")
+    assert rc == 0, out
+    return repo
+
+
+def stale_line(claims: dict, statement: str, where: str, hunk: str, reason: str = "changed") -> str:  # type: ignore[type-arg]
+    return f".openwiki/guide.md: {claims[statement]['id']}: {statement} ({where} {reason} by {hunk})"
+
+
+def test_partial_staging(project) -> None:  # type: ignore[no-untyped-def]
+    """An unstaged edit inside a cited range is not reported; a staged one is."""
+    edit(project, lambda ls: ["# header\n"] + ls)
+    project.git("add", "src/app.py")
+    edit(project, lambda ls: ls[:11] + ["not staged\n"] + ls[12:])  # inside A, working tree only
+    rc, out = commit(project, "-m", "header")
+    assert rc == 1 and "files were modified by this hook" in out, out
+    assert "changed by" not in out
+    assert "not staged" in project.read("src/app.py")  # pre-commit put the unstaged edit back
+    project.git("add", ".openwiki")
+    rc, out = commit(project, "-m", "header")
+    assert rc == 0, out
+    claims = committed_claims(project)
+    assert "mark" not in claims["Line ten says ten."]
+    assert claims["Line ten says ten."]["evidence"][0]["resource"] == "repo://src/app.py#L11-L13"
+    # now stage the edit
+    project.git("add", "src/app.py")
+    rc, out = commit(project, "-m", "edit")
+    assert rc == 1
+    assert stale_line(claims, "Line ten says ten.", "src/app.py#L11-L13", "@@ -12 +12 @@") in out
+    project.git("add", ".openwiki")
+    rc, out = commit(project, "-m", "edit")
+    assert rc == 0, out
+    assert committed_claims(project)["Line ten says ten."]["mark"]["causes"][0]["hunk"] == "@@ -12 +12 @@"
+
+
+def test_commit_all(project) -> None:  # type: ignore[no-untyped-def]
+    claims = committed_claims(project)
+    edit(project, lambda ls: ls[:10] + ["changed\n"] + ls[11:])
+    rc, out = commit(project, "-a", "-m", "edit")
+    assert rc == 1
+    assert stale_line(claims, "Line ten says ten.", "src/app.py#L10-L12", "@@ -11 +11 @@") in out
+    rc, out = commit(project, "-a", "-m", "edit")
+    assert rc == 0, out
+    assert committed_claims(project)["Line ten says ten."]["mark"]["status"] == "stale"
+    assert project.git("status", "--porcelain") == ""
+
+
+def test_commit_with_paths_uses_the_temporary_index(project) -> None:  # type: ignore[no-untyped-def]
+    claims = committed_claims(project)
+    edit(project, lambda ls: ls[:29] + ["changed thirty\n"] + ls[30:])  # inside B
+    project.write("other.txt", "staged, not part of this commit\n")
+    project.git("add", "other.txt")
+    rc, out = commit(project, "-m", "edit", "src/app.py")
+    assert rc == 1
+    assert stale_line(claims, "Thirty follows.", "src/app.py#L30-L31", "@@ -30 +30 @@") in out
+    assert "Line ten" not in out
+    rc, out = commit(project, "-m", "edit", "src/app.py", ".openwiki")
+    assert rc == 0, out
+    assert committed_claims(project)["Thirty follows."]["mark"]["status"] == "stale"
+    assert "other.txt" not in project.git("show", "--name-only", "HEAD")
+    assert project.git("diff", "--cached", "--name-only").split() == ["other.txt"]
+
+
+def test_rename_with_edits(project) -> None:  # type: ignore[no-untyped-def]
+    claims = committed_claims(project)
+    project.git("mv", "src/app.py", "src/core.py")
+    edit(project, lambda ls: ["# moved here\n"] + ls[:10] + ["changed\n"] + ls[11:], "src/core.py")
+    project.git("add", "src/core.py")
+    rc, out = commit(project, "-m", "rename")
+    assert rc == 1
+    assert stale_line(claims, "Line ten says ten.", "src/core.py#L11-L13", "@@ -11 +12 @@", "renamed and changed") in out
+    project.git("add", ".openwiki")
+    rc, out = commit(project, "-m", "rename")
+    assert rc == 0, out
+    after = committed_claims(project)
+    a, b = after["Line ten says ten."], after["Thirty follows."]
+    assert a["evidence"][0]["resource"] == "repo://src/core.py#L11-L13"
+    assert a["mark"]["causes"][0]["path"] == "src/core.py"
+    assert b["evidence"][0]["resource"] == "repo://src/core.py#L31-L32" and "mark" not in b
+
+
+def test_deletion(project) -> None:  # type: ignore[no-untyped-def]
+    project.git("rm", "-q", "src/app.py")
+    rc, out = commit(project, "-m", "delete")
+    assert rc == 1
+    assert out.count("src/app.py#L") == 2 and "deleted" in out
+    project.git("add", ".openwiki")
+    rc, out = commit(project, "-m", "delete")
+    assert rc == 0, out
+    assert {c["mark"]["status"] for c in committed_claims(project).values()} == {"unresolved"}
+    assert project.run("check") == 1
+
+
+def _mark_a(project) -> None:  # type: ignore[no-untyped-def]
+    edit(project, lambda ls: ls[:10] + ["changed\n"] + ls[11:])
+    assert commit(project, "-a", "-m", "edit")[0] == 1
+    rc, out = commit(project, "-a", "-m", "edit")
+    assert rc == 0, out
+    assert "mark" in committed_claims(project)["Line ten says ten."]
+
+
+def test_git_revert_of_the_marking_commit(project) -> None:  # type: ignore[no-untyped-def]
+    _mark_a(project)
+    p = run(project.root, "git", "revert", "--no-edit", "HEAD")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "mark" not in committed_claims(project)["Line ten says ten."]
+    assert project.read("src/app.py") == SAMPLE
+    assert project.run("check") == 0
+
+
+def test_hand_revert_keeps_the_mark_until_check_fix(project) -> None:  # type: ignore[no-untyped-def]
+    _mark_a(project)
+    project.write("src/app.py", SAMPLE)
+    rc, out = commit(project, "-a", "-m", "put it back")
+    assert rc == 0, out  # nothing to rewrite: the range is where it was
+    assert "mark" in committed_claims(project)["Line ten says ten."]
+    assert project.run("check") == 1
+    assert project.run("check", "--fix") == 0  # the text is back to exactly what was verified
+    rc, out = commit(project, "-a", "-m", "clear the mark")
+    assert rc == 0, out
+    assert "mark" not in committed_claims(project)["Line ten says ten."]
+
+
+def test_merge_commit_resolving_a_conflict(project) -> None:  # type: ignore[no-untyped-def]
+    project.git("checkout", "-q", "-b", "topic")
+    edit(project, lambda ls: ["# topic header\n"] + ls[:4] + ["topic five\n"] + ls[5:])
+    assert commit(project, "-a", "-m", "topic")[0] == 1  # B and A re-anchored
+    rc, out = commit(project, "-a", "-m", "topic")
+    assert rc == 0, out
+    project.git("checkout", "-q", "main")
+    edit(project, lambda ls: ls[:4] + ["main five\n"] + ls[5:])
+    rc, out = commit(project, "-a", "-m", "main")
+    assert rc == 0, out  # no cited line touched, nothing moved
+    p = run(project.root, "git", "merge", "topic")
+    assert p.returncode != 0 and "CONFLICT" in p.stdout  # line 5
+    resolved = ["# topic header\n"] + SAMPLE.splitlines(keepends=True)
+    resolved[5] = "merged five\n"
+    resolved[11] = "changed in the merge\n"  # old line 11: inside A
+    project.write("src/app.py", "".join(resolved))
+    project.git("add", "src/app.py")
+    rc, out = commit(project, "--no-edit")
+    assert rc == 1, out
+    assert "Line ten says ten." in out and "Thirty follows." not in out
+    project.git("add", ".openwiki")
+    rc, out = commit(project, "--no-edit")
+    assert rc == 0, out
+    assert len(project.git("rev-list", "--parents", "-n1", "HEAD").split()) == 3
+    claims = committed_claims(project)
+    assert claims["Line ten says ten."]["mark"]["status"] == "stale"
+    assert claims["Line ten says ten."]["evidence"][0]["resource"] == "repo://src/app.py#L11-L13"
+    assert claims["Thirty follows."]["evidence"][0]["resource"] == "repo://src/app.py#L31-L32"
+    assert "mark" not in claims["Thirty follows."]
+
+
+def test_two_branches_merged_through_the_driver(project) -> None:  # type: ignore[no-untyped-def]
+    """One branch re-anchors every claim, the other marks one: the sidecar merges claim by claim."""
+    assert project.run("install") == 0
+    project.git("add", ".gitattributes")
+    assert commit(project, "-m", "merge driver")[0] == 0
+    project.git("checkout", "-q", "-b", "topic")
+    edit(project, lambda ls: ["# one\n", "# two\n"] + ls)
+    assert commit(project, "-a", "-m", "topic")[0] == 1
+    assert commit(project, "-a", "-m", "topic")[0] == 0
+    project.git("checkout", "-q", "main")
+    edit(project, lambda ls: ls[:10] + ["changed\n"] + ls[11:])
+    assert commit(project, "-a", "-m", "main")[0] == 1
+    assert commit(project, "-a", "-m", "main")[0] == 0
+    p = run(project.root, "git", "merge", "--no-edit", "topic")
+    assert p.returncode == 0, p.stdout + p.stderr
+    claims = committed_claims(project)
+    a, b = claims["Line ten says ten."], claims["Thirty follows."]
+    assert a["mark"]["status"] == "stale"  # from main
+    assert a["evidence"][0]["resource"] == "repo://src/app.py#L12-L14"  # from topic
+    assert b["evidence"][0]["resource"] == "repo://src/app.py#L32-L33" and "mark" not in b
+    before = project.snapshot()
+    assert project.run("hook") == 0  # nothing staged: every claim checked, every page rendered
+    assert project.snapshot() == before
+    assert project.run("check", "--fix") == 1  # A is stale; its line numbers are already right
+    after = json.loads(project.read(".openwiki/.claims/guide.json"))["claims"]
+    assert [(c["evidence"][0]["resource"], c.get("mark")) for c in after] == [
+        (c["evidence"][0]["resource"], c.get("mark")) for c in (a, b)
+    ]
+    # the same merge with git's line-based merge conflicts
+    project.git("checkout", "-q", "--", ".openwiki")
+    project.git("checkout", "-q", "-b", "plain", "HEAD~1")
+    info = project.root / ".git" / "info"
+    info.mkdir(exist_ok=True)
+    (info / "attributes").write_text("* merge=text\n")
+    p = run(project.root, "git", "merge", "--no-edit", "topic")
+    assert p.returncode != 0 and "CONFLICT" in p.stdout
+    project.git("merge", "--abort")
+
+
+def test_crlf_checkout_with_autocrlf(project) -> None:  # type: ignore[no-untyped-def]
+    project.git("config", "core.autocrlf", "true")
+    (project.root / "src/app.py").unlink()
+    project.git("checkout", "--", "src/app.py")
+    assert b"\r\n" in (project.root / "src/app.py").read_bytes()
+    assert project.run("check") == 0
+    data = (project.root / "src/app.py").read_bytes().replace(b"line 2\r\n", b"line 2\r\nadded\r\n", 1)
+    (project.root / "src/app.py").write_bytes(data)
+    rc, out = commit(project, "-a", "-m", "crlf edit")
+    assert rc == 1 and "changed by" not in out  # re-anchored only
+    rc, out = commit(project, "-a", "-m", "crlf edit")
+    assert rc == 0, out
+    claims = committed_claims(project)
+    assert all("mark" not in c for c in claims.values())
+    assert claims["Line ten says ten."]["evidence"][0]["resource"] == "repo://src/app.py#L11-L13"
+    assert project.run("check") == 0
+
+
+def test_check_only_hook_on_a_ref_range(project, hook_repo) -> None:  # type: ignore[no-untyped-def]
+    base = project.git("rev-parse", "HEAD").strip()
+    edit(project, lambda ls: ls[:10] + ["changed\n"] + ls[11:])
+    assert commit(project, "-a", "--no-verify", "-m", "unhooked")[0] == 0
+    project.write(".pre-commit-config.yaml", CONFIG.format(url=hook_repo, hook="openwiki-git-check"))
+    project.git("add", ".pre-commit-config.yaml")
+    assert commit(project, "--no-verify", "-m", "check-only hook")[0] == 0
+    before = project.snapshot()
+    p = pre_commit(project.root, "run", "openwiki-git-check", "--hook-stage", "manual", "--from-ref", base, "--to-ref", "HEAD")
+    assert p.returncode == 1
+    assert "Line ten says ten. (src/app.py#L10-L12 changed by @@ -11 +11 @@)" in p.stdout
+    assert project.snapshot() == before
+
+
+def _readme_snippet() -> str:
+    text = (ROOT / "README.md").read_text("utf-8")
+    section = text.split("## Use it as a pre-commit hook", 1)[1]
+    match = re.search(r"```yaml\n(.*?)```", section, re.S)
+    assert match, "the README section has a yaml block"
+    return match.group(1)
+
+
+def test_readme_snippet_as_a_new_user(repo, hook_repo) -> None:  # type: ignore[no-untyped-def]
+    """From an empty repository to a commit that marks a claim stale, following the README."""
+    snippet = _readme_snippet()
+    assert "repo: https://github.com/openwiki-git/openwiki-git" in snippet and "rev: v0.1.0" in snippet
+    repo.write(".pre-commit-config.yaml", snippet.replace("https://github.com/openwiki-git/openwiki-git", str(hook_repo)))
+    assert pre_commit(repo.root, "install").returncode == 0
+    repo.write("src/retry.py", "".join(f"# {i}\n" for i in range(1, 10)) + "MAX_ATTEMPTS = 5\n" + "# end\n")
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert repo.run("init") == 0
+    repo.write(".openwiki/architecture.md", "---\ntype: Reference\n---\n\n# Retries\n\nRetries stop after five attempts.\n")
+    repo.git("add", "-A")
+    with contextlib.redirect_stdout(io.StringIO()):
+        argv = ("claim", "add", "--page", "architecture.md", "--statement", "Retries stop after five attempts.")
+        assert repo.run(*argv, "--evidence", "repo://src/retry.py#L10") == 0
+    repo.git("add", "-A")
+    rc, out = commit(repo, "-m", "wiki")
+    assert rc == 0, out
+    repo.write("src/retry.py", repo.read("src/retry.py").replace("MAX_ATTEMPTS = 5", "MAX_ATTEMPTS = 7"))
+    rc, out = commit(repo, "-a", "-m", "more retries")
+    assert rc == 1
+    assert "Retries stop after five attempts. (src/retry.py#L10-L10 changed by @@ -10 +10 @@)" in out
+    assert "files were modified by this hook" in out
+    rc, out = commit(repo, "-a", "-m", "more retries")
+    assert rc == 0, out
+    sidecar = json.loads(repo.git("show", "HEAD:.openwiki/.claims/architecture.json"))
+    assert sidecar["claims"][0]["mark"]["status"] == "stale"
