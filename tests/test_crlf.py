@@ -163,3 +163,12 @@ def test_autocrlf_lone_cr_is_not_converted(repo, capsys):
     _add(repo, evidence="repo://src/app.py")
     index, work = _claims(repo)
     assert index["evidence"][0]["version"] == work["evidence"][0]["version"] == compat.file_version(odd)
+
+
+@pytest.mark.parametrize("data", [b"", b"a\n", b"a\r\nb", "é\n".encode(), bytes(range(256)) * 40])
+def test_blob_id_is_gits(data):
+    import pygit2
+
+    from openwiki_git.git import blob_id
+
+    assert blob_id(data) == str(pygit2.hash(data))

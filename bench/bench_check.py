@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Benchmark `openwiki-git check` on synthetic repositories.
+
+Builds git repositories whose wiki holds 10,000 claims with real OpenWiki tokens (computed with
+compat.lines_version directly, so building is fast), commits them, and times `check`:
+
+  A. 10,000 claims over 1,000 cited files (100 pages x 100 claims, 10 claims per file)
+  B. 10,000 claims over   100 cited files (100 pages x 100 claims, 100 claims per file)
+  C. A again after a line is inserted at the top of every cited file (every claim relocates)
+
+each end to end as a subprocess (interpreter start included, best of --runs) and in-process
+(best of --runs), with peak RSS. B against A shows that the cost follows the number of cited
+files, not the number of claims per file.
+
+    python bench/bench_check.py            # all shapes
+    python bench/bench_check.py --profile  # plus a cProfile of one in-process run of A
+
+To time another version of the package (before/after), put its parent directory first on the
+path and run from outside the checkout: `cd /tmp && PYTHONPATH=/path/to/old python
+/path/to/bench/bench_check.py` (the console script and the in-process runs both pick it up).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import cProfile
+import io
+import json
+import os
+import pstats
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from openwiki_git import citations, compat, sidecar
+from openwiki_git.main import main
+from openwiki_git.model import Claim, Evidence, Sidecar
+from openwiki_git.store import page_version
+
+LINES_PER_FILE = 400
+RANGE_LINES = 4
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+    "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env={**os.environ, **GIT_ENV})
+
+
+def source_text(f: int) -> str:
+    """A Python-looking file whose lines are unique within the file."""
+    out = [f'"""Module {f}."""\n', "\n"]
+    i = 0
+    while len(out) < LINES_PER_FILE:
+        out += [f"def handler_{f}_{i}(request):\n", f"    value = request.get({i!r})\n",
+                f"    return value * {i % 7 + 1}\n", "\n"]
+        i += 1
+    return "".join(out[:LINES_PER_FILE])
+
+
+def build(root: Path, *, pages: int, claims_per_page: int, files: int) -> dict[str, int]:
+    """A committed repository: `files` source files, `pages` pages of `claims_per_page` claims,
+    the claims spread evenly over the files."""
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    texts = {}
+    for f in range(files):
+        path = f"src/pkg{f % 10}/mod_{f}.py"
+        text = source_text(f)
+        full = root / path
+        full.parent.mkdir(parents=True, exist_ok=True)
+        full.write_text(text, "utf-8")
+        texts[path] = compat.split_lines(text)
+    paths = sorted(texts)
+    wiki = root / ".openwiki"
+    (wiki / ".claims" / "area").mkdir(parents=True)
+    (wiki / "area").mkdir()
+    (wiki / "config.yml").write_text("wiki_dir: .openwiki\n", "utf-8")
+    (wiki / "index.md").write_text('---\nokf_version: "0.2"\n---\n\n# Index\n', "utf-8")
+    total = pages * claims_per_page
+    per_file = max(1, total // files)
+    n = 0
+    for p in range(pages):
+        page = f"area/page_{p:04d}.md"
+        claims = []
+        prose = [f"---\ntype: Reference\ntitle: Page {p}\n---\n\n# Page {p}\n\n"]
+        for _ in range(claims_per_page):
+            path = paths[(n // per_file) % files]
+            lines = texts[path]
+            slot = n % per_file
+            start0 = 2 + (slot * 7) % (LINES_PER_FILE - RANGE_LINES - 4)
+            res = compat.format_resource(path, (start0 + 1, start0 + RANGE_LINES))
+            cid = f"claim_{n:032x}"
+            statement = f"Handler {n} in {path} scales its value."
+            claims.append(Claim(cid, statement, (Evidence(res, compat.lines_version(lines, start0, start0 + RANGE_LINES)),)))
+            prose.append(f"{statement}{citations.marker(cid)}\n")
+            n += 1
+        text = citations.sync("".join(prose), f".openwiki/{page}", claims)
+        (wiki / page).write_text(text, "utf-8")
+        sc = Sidecar(page, page_version(text.encode("utf-8")), tuple(claims))
+        (wiki / ".claims" / (page[:-3] + ".json")).write_text(sidecar.dumps(sc), "utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "synthetic wiki")
+    return {"pages": pages, "claims": n, "files": len({c for c in paths[: -(-n // per_file)]}), "claims_per_file": per_file}
+
+
+def shift_sources(root: Path) -> None:
+    """Insert a line at the top of every source file: every cited range moves down by one."""
+    for path in (root / "src").rglob("*.py"):
+        path.write_text("# header\n" + path.read_text("utf-8"), "utf-8")
+
+
+def cli() -> list[str]:
+    exe = shutil.which("openwiki-git")
+    return [exe] if exe else [sys.executable, "-m", "openwiki_git"]
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def time_subprocess(root: Path, runs: int, expect: int) -> tuple[float, float, float]:
+    """Best wall time, best CPU time (user + sys) and peak RSS of `openwiki-git -C root check`."""
+    best = best_cpu = float("inf")
+    for _ in range(runs):
+        cpu = _children_cpu()
+        started = time.perf_counter()
+        proc = subprocess.run([*cli(), "-C", str(root), "check"], capture_output=True, text=True)
+        best = min(best, time.perf_counter() - started)
+        best_cpu = min(best_cpu, _children_cpu() - cpu)
+        if proc.returncode != expect:
+            raise SystemExit(f"check exited {proc.returncode}, expected {expect}: {proc.stderr or proc.stdout[-500:]}")
+    rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return best, best_cpu, rss_mb
+
+
+def time_in_process(root: Path, runs: int, expect: int) -> tuple[float, float, dict[str, int]]:
+    """Best wall and CPU time of main(["-C", root, "check"]) in this process (imports warm)."""
+    best = best_cpu = float("inf")
+    summary: dict[str, int] = {}
+    for _ in range(runs):
+        out = io.StringIO()
+        cpu = time.process_time()
+        started = time.perf_counter()
+        with contextlib.redirect_stdout(out):
+            rc = main(["-C", str(root), "check", "--format", "json"])
+        best = min(best, time.perf_counter() - started)
+        best_cpu = min(best_cpu, time.process_time() - cpu)
+        if rc != expect:
+            raise SystemExit(f"in-process check exited {rc}, expected {expect}")
+        summary = json.loads(out.getvalue())["summary"]
+    return best, best_cpu, summary
+
+
+def profile(root: Path) -> None:
+    prof = cProfile.Profile()
+    with contextlib.redirect_stdout(io.StringIO()):
+        prof.runcall(main, ["-C", str(root), "check"])
+    pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
+
+
+def main_bench() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--profile", action="store_true", help="cProfile one in-process run of shape A")
+    ap.add_argument("--keep", action="store_true", help="keep the repositories (their paths are printed)")
+    args = ap.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="openwiki-bench-"))
+    import openwiki_git
+
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}, "
+          f"command: {' '.join(cli())} -C REPO check")
+    print(f"timing the openwiki_git package in {Path(openwiki_git.__file__).parent}")
+    try:
+        shapes = [
+            ("A", dict(pages=100, claims_per_page=100, files=1000), False),
+            ("B", dict(pages=100, claims_per_page=100, files=100), False),
+        ]
+        roots = {}
+        for name, shape, _ in shapes:
+            started = time.perf_counter()
+            roots[name] = tmp / name
+            got = build(roots[name], **shape)
+            print(f"built {name}: {got['claims']} claims on {got['pages']} pages over {got['files']} cited files "
+                  f"({got['claims_per_file']} claims per file, {LINES_PER_FILE} lines each) in {time.perf_counter() - started:.1f} s")
+        if args.profile:
+            profile(roots["A"])
+        results = []
+        for name, _, _ in shapes:
+            sub, sub_cpu, rss = time_subprocess(roots[name], args.runs, 0)
+            inproc, in_cpu, summary = time_in_process(roots[name], args.runs, 0)
+            assert summary["fresh"] == summary["total"] == 10_000, summary
+            results.append((name, sub, sub_cpu, inproc, in_cpu, rss))
+        shift_sources(roots["A"])
+        sub, sub_cpu, rss = time_subprocess(roots["A"], args.runs, 0)
+        inproc, in_cpu, summary = time_in_process(roots["A"], args.runs, 0)
+        assert summary["fresh"] == 10_000, summary  # moved, not changed
+        results.append(("C", sub, sub_cpu, inproc, in_cpu, rss))
+
+        print()
+        print(f"{'':<46}{'subprocess (wall/CPU)':>23}{'in-process (wall/CPU)':>23}{'peak RSS':>10}")
+        labels = {
+            "A": "A 10,000 claims / 1,000 files (10 per file)",
+            "B": "B 10,000 claims /   100 files (100 per file)",
+            "C": "C = A, every cited range moved by one line",
+        }
+        for name, sub, sub_cpu, inproc, in_cpu, rss in results:
+            print(f"{labels[name]:<46}{sub * 1000:>13.0f} / {sub_cpu * 1000:>4.0f} ms"
+                  f"{inproc * 1000:>13.0f} / {in_cpu * 1000:>4.0f} ms{rss:>8.0f}MB")
+        print(f"(best of {args.runs}; subprocess includes interpreter start and imports; peak RSS of the largest child so far)")
+        self_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"bench process peak RSS (builds + in-process runs): {self_rss:.0f}MB")
+        if args.keep:
+            print(f"repositories kept in {tmp}")
+    finally:
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main_bench()
