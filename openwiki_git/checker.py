@@ -126,6 +126,8 @@ def is_due(
     """Whether a claim is due for re-verification: its last verification is older than
     `reverify_after` (never when unknown), or its page's OKF `stale_after` has passed and the claim
     was last verified before it (an unparseable `stale_after` counts as passed, as in OKF)."""
+    if stale_after is None and reverify_after_seconds is None:
+        return False  # the usual case: nothing to parse for any claim
     verified = _instant(claim.verified_at) if claim.verified_at else None
     if stale_after is not None:
         limit = _instant(stale_after)
