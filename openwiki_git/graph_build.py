@@ -19,6 +19,7 @@ import dataclasses
 import glob
 import hashlib
 import io
+import operator
 import os
 import pickle
 import time
@@ -36,7 +37,7 @@ from openwiki_git.workspace import Workspace
 CACHE_DIR = "openwiki-git"
 CACHE_NAME = "graph.pickle"
 PARTS_NAME = "graph.parts.pickle"
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 DEFAULT_DOCS = ("docs/**/*.md", "doc/**/*.md", "adr/**/*.md", "decisions/**/*.md")
 MAX_LINES = 60  # cited lines shown per span; longer spans are cut with a note
 
@@ -81,6 +82,8 @@ class _Header:
     cited: tuple[str, ...]  # the files the claims cite, to stat them without reading sidecars
     index: StatKey  # git's index when the graph was built: unchanged, the tracked set is too
     tracked: str  # digest of the tracked paths (a `git status` rewrites the index, not the set)
+    docs: dict[str, StatKey]  # repo path -> stat of the text the graph's document was split from
+    pages: dict[str, StatKey]  # page -> likewise
 
 
 @dataclass
@@ -89,8 +92,6 @@ class _Parts:
 
     index: StatKey = None
     tracked: frozenset[str] = frozenset()
-    docs: dict[str, StatKey] = field(default_factory=dict)  # repo path -> stat of the split text
-    pages: dict[str, StatKey] = field(default_factory=dict)  # page -> stat of the split text
     sidecars: dict[str, tuple[StatKey, Sidecar]] = field(default_factory=dict)
     evidence: dict[str, tuple[Any, dict[tuple[str, str], EvidenceResult]]] = field(default_factory=dict)
 
@@ -184,7 +185,7 @@ def load(ws: Workspace, *, use_cache: bool = True) -> tuple[graph.Graph, BuildIn
     if tracked is None:
         tracked = parts.tracked if parts.index is not None and parts.index == now.index else _tracked(ws)
     new.tracked = tracked
-    docs = _split_all(ws, now, parts, old_graph, new, info)
+    docs = _split_all(ws, now, header if old_graph is not None else None, old_graph, info)
     sidecars = _read_sidecars(ws, now, parts, new, info)
     results = _check(ws, sidecars, docs[1], new, parts, info)
     g = graph.build(
@@ -193,8 +194,10 @@ def load(ws: Workspace, *, use_cache: bool = True) -> tuple[graph.Graph, BuildIn
     )
     if use_cache:
         cited, digest = tuple(sorted(new.evidence)), _digest(new.tracked)
-        _write(ws, cache_path(ws), [_Header(_key(ws, now, cited, digest), cited, now.index, digest), g])
-        _write(ws, _parts_path(ws), [new])
+        header = _Header(_key(ws, now, cited, digest), cited, now.index, digest, now.docs, now.pages)
+        _write(ws, cache_path(ws), [header, g])
+        if _changed(parts, new):
+            _write(ws, _parts_path(ws), [new])
     info.seconds = time.perf_counter() - began
     return g, info
 
@@ -205,22 +208,31 @@ def _tracked(ws: Workspace) -> frozenset[str]:
 
 
 def _split_all(
-    ws: Workspace, now: _Inputs, parts: _Parts, old: graph.Graph | None, new: _Parts, info: BuildInfo
+    ws: Workspace, now: _Inputs, header: _Header | None, old: graph.Graph | None, info: BuildInfo
 ) -> tuple[list[mdsplit.Document], dict[str, mdsplit.Document]]:
-    """Documents and pages, split again only when their stat changed."""
+    """Documents and pages; taken from the previous graph when their stat is unchanged."""
     root, wiki = ws.repo.root, ws.wiki
-    old_docs = old.docs if old is not None else {}
+    old_docs = old.docs if old is not None and header is not None else {}
+    was_docs = header.docs if header is not None else {}
+    was_pages = header.pages if header is not None else {}
     docs = []
     for path, key in now.docs.items():
-        hit = old_docs.get("doc:" + path) if parts.docs.get(path) == key and key is not None else None
+        hit = old_docs.get("doc:" + path) if was_docs.get(path) == key and key is not None else None
         docs.append(hit if hit is not None else _split(root / path, path, info, strip=False))
-        new.docs[path] = key
     pages = {}
     for page, key in now.pages.items():
-        hit = old_docs.get("page:" + page) if parts.pages.get(page) == key and key is not None else None
+        hit = old_docs.get("page:" + page) if was_pages.get(page) == key and key is not None else None
         pages[page] = hit if hit is not None else _split(wiki.page_path(page), wiki.repo_path(page), info, strip=True)
-        new.pages[page] = key
     return docs, pages
+
+
+def _changed(old: _Parts, new: _Parts) -> bool:
+    """Whether graph.parts.pickle must be written again."""
+    if old.index != new.index or old.tracked != new.tracked:
+        return True
+    if {p: k for p, (k, _) in old.sidecars.items()} != {p: k for p, (k, _) in new.sidecars.items()}:
+        return True
+    return {p: (k, set(r)) for p, (k, r) in old.evidence.items()} != {p: (k, set(r)) for p, (k, r) in new.evidence.items()}
 
 
 def _split(path: Path, repo_path: str, info: BuildInfo, *, strip: bool) -> mdsplit.Document:
@@ -320,10 +332,12 @@ def _check(
 # -- the cache files ---------------------------------------------------------------------------
 # Frozen dataclasses unpickle slowly (dataclasses' generic __setstate__); these reducers rebuild
 # them through their constructors instead. They apply to this module's picklers only.
-_REDUCERS: dict[type, Callable[[Any], tuple[Any, tuple[Any, ...]]]] = {
-    cls: (lambda obj, cls=cls: (cls, tuple(getattr(obj, f.name) for f in dataclasses.fields(obj))))
-    for cls in (Claim, Evidence, Mark, Cause, Sidecar, Verification, EvidenceResult)
-}
+def _reducer(cls: type) -> Callable[[Any], tuple[Any, tuple[Any, ...]]]:
+    get = operator.attrgetter(*(f.name for f in dataclasses.fields(cls)))
+    return lambda obj: (cls, get(obj))
+
+
+_REDUCERS = {cls: _reducer(cls) for cls in (Claim, Evidence, Mark, Cause, Sidecar, Verification, EvidenceResult)}
 
 
 def _read_graph(path: Path) -> tuple[_Header | None, graph.Graph | None]:

@@ -31,8 +31,11 @@ Nothing inside fenced code blocks is a reference.
 from __future__ import annotations
 
 import bisect
+import itertools
+import operator
 import re
 import zlib
+from collections.abc import Iterator
 from typing import NamedTuple
 
 __all__ = ["Document", "Paragraph", "Ref", "Relation", "Section", "normalize", "slugify", "split"]
@@ -244,6 +247,7 @@ def _keys(section: str, texts: list[str]) -> list[str]:
 
 _MARKER = re.compile(r"\[\^(c-[0-9a-f]{8,32})\](?!:)")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_ATX_AT = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")  # match(text, start, end)
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
@@ -422,17 +426,31 @@ def targets(text: str, pos: int = 0) -> list[Ref]:
 
 
 def may_refer(text: str) -> bool:
-    """Whether `text` can hold a reference: every kind needs one of these characters (a link
-    its `]`, an identifier its `-`, a "see" target its quote, backtick, `/` or `.md`). Substring
-    tests are much cheaper than a regex over every paragraph of a large corpus."""
+    """Whether `text` can hold a reference: a link has `](` or `]:`, an identifier `-<digit>`,
+    a "see" reference its "see". Substring tests (and one regex with a literal prefix, which the
+    engine scans for quickly) are much cheaper than the reference regexes over every paragraph."""
+    return (
+        "](" in text
+        or "]:" in text
+        or "see" in text
+        or "See" in text
+        or "SEE" in text
+        or _ID_TAIL.search(text) is not None
+    )
+
+
+def _notable(text: str) -> bool:
+    """May carry a claim marker, a link (both have `]`), an identifier, a "see" or a relation.
+    Seven substring scans: on a large corpus, scanning the text is most of the splitter's cost."""
     return (
         "]" in text
-        or "-" in text
-        or "`" in text
-        or '"' in text
-        or "/" in text
-        or ".md" in text
-        or "\u201c" in text
+        or "see" in text
+        or "See" in text
+        or ("-" in text and _ID_TAIL.search(text) is not None)
+        or "upersed" in text
+        or "mend" in text
+        or "ttach" in text
+        or "SEE" in text
     )
 
 
@@ -461,9 +479,25 @@ def refs_in(text: str) -> tuple[Ref, ...]:
                 found.append((at, Ref("id", ident)))
     if "see" in text or "See" in text or "SEE" in text:
         for at in _sees(text):
-            found.extend((at, r) for r in targets(text, at) if r.kind == "see")
+            if _see_target_at(text, at):
+                found.extend((at, r) for r in targets(text, at) if r.kind == "see")
+    if len(found) == 1:
+        return (found[0][1],)
     found.sort(key=lambda item: item[0])
     return tuple(dict.fromkeys(r for _, r in found))
+
+
+def _see_target_at(text: str, at: int) -> bool:
+    """Whether a "see" target (quoted title, code span, path, repo:// resource) may start at
+    `at`; links and identifiers after "see" are found on their own."""
+    c = text[at : at + 1]
+    if c in ('"', "\u201c", "`", "["):
+        return True
+    words = text[at : at + 400].split(maxsplit=2)
+    if not words:
+        return False
+    listed = words[0][-1] in ",;" or (len(words) > 1 and words[1].lower() in ("and", "or", "&"))
+    return listed or "/" in words[0] or ".md" in words[0]
 
 
 def _sees(text: str) -> list[int]:
@@ -579,15 +613,37 @@ class _Builder:
         self.ends.append(end)
         if code:
             self.code.add(i)
-            return
+        elif _notable(text):
+            self._extras(i, text)
+
+    def _extras(self, i: int, text: str) -> None:
+        """Paragraph i's claim markers, references and relations."""
         if "[^c-" in text:
             self.markers[i] = tuple(dict.fromkeys(_MARKER.findall(text)))
         if may_refer(text):
             refs = refs_in(text)
             if refs:
                 self.refs[i] = refs
-            if "upersed" in text or "mend" in text or "ttach" in text:
-                self.relations.extend(relations_in(text, i))
+        if "upersed" in text or "mend" in text or "ttach" in text:
+            self.relations.extend(relations_in(text, i))
+
+    def bulk(self, body: str, line: int) -> None:
+        """Plain paragraphs (no heading, fence, setext underline or thematic break among them),
+        `body` starting at `line`: split and numbered with C-level string operations; only the
+        paragraphs that may carry a marker, a reference or a relation get a Python look."""
+        parts = _SEPARATOR.split(body)
+        blocks = parts[0::2]
+        first = len(self.texts)
+        self.texts.extend(blocks)
+        spans = [blk.count("\n") for blk in blocks]
+        steps = [n + sep.count("\n") for n, sep in zip(spans, parts[1::2])]
+        starts = list(itertools.accumulate(steps, initial=line))
+        self.starts.extend(starts)
+        self.ends.extend(map(operator.add, starts, spans))
+        if _notable(body):
+            for i, blk in enumerate(blocks, first):
+                if _notable(blk):
+                    self._extras(i, blk)
 
     def lines(self, lines: list[str], first: int) -> None:
         """The slow path, line by line: headings, setext underlines and thematic breaks inside a
@@ -667,23 +723,43 @@ def _scan(body: str, first: int, *, allow_title: bool) -> _Builder:
 
 
 def _prose(b: _Builder, prose: str, line: int) -> None:
-    body = prose.lstrip("\n")
-    line += len(prose) - len(body)
-    parts = _SEPARATOR.split(body.rstrip())
-    slow_first, slow_line = _SLOW_FIRST, _SLOW_LINE
-    for i in range(0, len(parts), 2):
-        block = parts[i]
-        nl = block.count("\n")
-        if block:
-            if not nl and block[0] == "#" and (m := _ATX.match(block)):
-                b.heading(len(m.group(1)), m.group(2) or "", line)
-            elif block[0] in slow_first or (nl and slow_line.search(block)):
-                b.lines(block.split("\n"), line)
-            else:
-                b.paragraph(block, line, line + nl)
-        line += nl
-        if i + 1 < len(parts):
-            line += parts[i + 1].count("\n")
+    """Prose without fenced code: ATX headings cut it into regions, each split by `_region`."""
+    pos = 0
+    for start, end, m in _atx_lines(prose):
+        _region(b, prose[pos:start], line)
+        line += prose.count("\n", pos, start)
+        b.heading(len(m.group(1)), m.group(2) or "", line)
+        pos = end
+    _region(b, prose[pos:], line)
+
+
+def _atx_lines(text: str) -> Iterator[tuple[int, int, re.Match[str]]]:
+    """(line start, line end, match) of each ATX heading line. Found from its `#` with str.find:
+    `#` is rare in prose, and a regex scanning every position is several times slower."""
+    i = text.find("#")
+    while i >= 0:
+        start = text.rfind("\n", 0, i) + 1
+        if i - start > 3 or (i > start and text[start:i].strip(" ")):
+            i = text.find("#", i + 1)
+            continue
+        end = text.find("\n", i)
+        end = len(text) if end < 0 else end
+        m = _ATX_AT.match(text, start, end)
+        if m:
+            yield start, end, m
+        i = text.find("#", end)
+
+
+def _region(b: _Builder, text: str, line: int) -> None:
+    body = text.lstrip("\n")
+    line += len(text) - len(body)
+    body = body.rstrip()
+    if not body:
+        return
+    if body[0] in _SLOW_FIRST or _SLOW_LINE.search(body):
+        b.lines(body.split("\n"), line)  # setext underlines, thematic breaks, lists: line by line
+    else:
+        b.bulk(body, line)
 
 
 def _is_list(line: str) -> bool:

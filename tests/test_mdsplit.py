@@ -153,6 +153,8 @@ def test_setext_headings_and_thematic_breaks() -> None:
         pytest.param("see `max_attempts`", [], id="see-code-word"),
         pytest.param("see repo://src/a.py#L1-L2", [Ref("see", "repo://src/a.py#L1-L2")], id="see-resource"),
         pytest.param("foresee “x”; overseen", [], id="not-see"),
+        pytest.param('See [g](a.md) and "Retry policy".', [Ref("link", "a.md"), Ref("see", "Retry policy")], id="see-list"),
+        pytest.param("See ADR-0012, docs/x.md.", [Ref("id", "ADR-0012"), Ref("see", "docs/x.md")], id="see-id-then-path"),
     ],
 )
 def test_references(text: str, refs: list[Ref]) -> None:
