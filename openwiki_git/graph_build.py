@@ -14,8 +14,10 @@ processes racing write the same content, and a cache that cannot be read is rebu
 
 from __future__ import annotations
 
+import contextlib
 import copyreg
 import dataclasses
+import gc
 import glob
 import hashlib
 import io
@@ -23,7 +25,7 @@ import operator
 import os
 import pickle
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,7 +39,7 @@ from openwiki_git.workspace import Workspace
 CACHE_DIR = "openwiki-git"
 CACHE_NAME = "graph.pickle"
 PARTS_NAME = "graph.parts.pickle"
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5
 DEFAULT_DOCS = ("docs/**/*.md", "doc/**/*.md", "adr/**/*.md", "decisions/**/*.md")
 MAX_LINES = 60  # cited lines shown per span; longer spans are cut with a note
 
@@ -94,6 +96,7 @@ class _Parts:
     tracked: frozenset[str] = frozenset()
     sidecars: dict[str, tuple[StatKey, Sidecar]] = field(default_factory=dict)
     evidence: dict[str, tuple[Any, dict[tuple[str, str], EvidenceResult]]] = field(default_factory=dict)
+    results: dict[str, tuple[Any, dict[str, ClaimResult]]] = field(default_factory=dict)  # by page
 
 
 def cache_path(ws: Workspace) -> Path:
@@ -164,8 +167,27 @@ def _digest(paths: frozenset[str]) -> str:
     return hashlib.sha1("\n".join(sorted(paths)).encode("utf-8")).hexdigest()
 
 
-def load(ws: Workspace, *, use_cache: bool = True) -> tuple[graph.Graph, BuildInfo]:
-    """The graph of the repository now; the cached one when no input changed (by stat)."""
+def load(ws: Workspace, *, use_cache: bool = True, check: bool = True) -> tuple[graph.Graph, BuildInfo]:
+    """The graph of the repository now; the cached one when no input changed (by stat).
+    `check=False` skips the claims' content check (every claim "unchecked"; nothing cached)."""
+    with _no_gc():
+        return _load(ws, use_cache and check, check)
+
+
+@contextlib.contextmanager
+def _no_gc() -> Iterator[None]:
+    """Building or unpickling the graph creates hundreds of thousands of containers and no
+    cycles; the cyclic collector's passes over them cost a quarter of the time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _load(ws: Workspace, use_cache: bool, check: bool) -> tuple[graph.Graph, BuildInfo]:
     began = time.perf_counter()
     info = BuildInfo(cache_path=str(cache_path(ws)))
     now = _inputs(ws)
@@ -187,7 +209,7 @@ def load(ws: Workspace, *, use_cache: bool = True) -> tuple[graph.Graph, BuildIn
     new.tracked = tracked
     docs = _split_all(ws, now, header if old_graph is not None else None, old_graph, info)
     sidecars = _read_sidecars(ws, now, parts, new, info)
-    results = _check(ws, sidecars, docs[1], new, parts, info)
+    results = _check(ws, sidecars, docs[1], now.pages, new, parts, info) if check else {}
     g = graph.build(
         docs=docs[0], pages=sorted(docs[1].items()), sidecars=sidecars, results=results, files=new.tracked,
         wiki_dir=ws.config.wiki_dir,
@@ -231,6 +253,8 @@ def _changed(old: _Parts, new: _Parts) -> bool:
     if old.index != new.index or old.tracked != new.tracked:
         return True
     if {p: k for p, (k, _) in old.sidecars.items()} != {p: k for p, (k, _) in new.sidecars.items()}:
+        return True
+    if {p: k for p, (k, _) in old.results.items()} != {p: k for p, (k, _) in new.results.items()}:
         return True
     return {p: (k, set(r)) for p, (k, r) in old.evidence.items()} != {p: (k, set(r)) for p, (k, r) in new.evidence.items()}
 
@@ -296,6 +320,7 @@ def _check(
     ws: Workspace,
     sidecars: dict[str, Sidecar],
     pages: dict[str, mdsplit.Document],
+    now_pages: dict[str, StatKey],
     new: _Parts,
     parts: _Parts,
     info: BuildInfo,
@@ -318,11 +343,20 @@ def _check(
     resolver = _CachedResolver(ws, known)
     results: dict[str, ClaimResult] = {}
     for page in sorted(sidecars):
+        # A page's results stand while its sidecar, its text and the files it cites are unchanged.
+        cited = sorted({graph.split_canonical(e.resource)[1] for c in sidecars[page].claims for e in c.evidence})
+        key = (new.sidecars[page][0], now_pages.get(page), tuple(file_keys[f] for f in cited))
+        hit = parts.results.get(page)
+        if hit is not None and hit[0] == key and None not in key[:2]:
+            new.results[page] = hit
+            results.update(hit[1])
+            continue
         d = pages.get(page)
         # check_claim only asks whether the page carries each marker: give it just the markers.
         text = None if d is None else " ".join(f"[^{m}]" for ms in d.markers.values() for m in ms)
-        for claim in sidecars[page].claims:
-            results[claim.id] = check_claim(page, claim, resolver, page_text=text)
+        page_results = {c.id: check_claim(page, c, resolver, page_text=text) for c in sidecars[page].claims}
+        new.results[page] = (key, page_results)
+        results.update(page_results)
     info.files_checked = len({graph.split_canonical(r)[1] for r, _ in resolver.fresh})
     for path, pairs in by_file.items():
         new.evidence[path] = (file_keys[path], {p: known[p] for p in dict.fromkeys(pairs)})
@@ -337,7 +371,9 @@ def _reducer(cls: type) -> Callable[[Any], tuple[Any, tuple[Any, ...]]]:
     return lambda obj: (cls, get(obj))
 
 
-_REDUCERS = {cls: _reducer(cls) for cls in (Claim, Evidence, Mark, Cause, Sidecar, Verification, EvidenceResult)}
+_REDUCERS = {
+    cls: _reducer(cls) for cls in (Claim, Evidence, Mark, Cause, Sidecar, Verification, EvidenceResult, ClaimResult)
+}
 
 
 def _read_graph(path: Path) -> tuple[_Header | None, graph.Graph | None]:
