@@ -47,7 +47,6 @@ EDGE_TYPES = tuple(INVERSE)  # forward, inverse, forward, inverse, ...
 FORWARD = tuple(a for a, _ in _PAIRS)
 _EDGE_ORDER = {t: i for i, t in enumerate(EDGE_TYPES)}
 KINDS = ("page", "doc", "section", "paragraph", "claim", "span", "file")
-NOT_FRESH = ("stale", "unresolved")
 # Directories whose numbered files (`0012-title.md`) are known by an identifier (`ADR-12`).
 ID_DIRS = {"adr": "ADR", "adrs": "ADR", "decisions": "ADR", "rfc": "RFC", "rfcs": "RFC", "pep": "PEP", "peps": "PEP"}
 _ID = re.compile(r"^([A-Z][A-Z0-9]*)[- ]0*([0-9]+)$")
@@ -315,7 +314,8 @@ class Graph:
         key = id_key(text)
         if key and len(self.aliases.get(key, ())) == 1:
             return self.aliases[key][0]
-        close = difflib.get_close_matches(text, [n for n in self.nodes if not n.startswith("claim_")], n=3)
+        near = [n for n in self.nodes if n[:5] == text[:5] and not n.startswith("claim_")][:5000]
+        close = difflib.get_close_matches(text, near, n=3)
         why = "is ambiguous" if len(hits) > 1 else "is not in the graph"
         hint = f"did you mean {', '.join(close)}?" if close else "use an id printed by `openwiki-git locate`"
         raise UsageError(f"node {text!r} {why}", hint)
