@@ -18,6 +18,7 @@ fresh), and lists such claims in `stale_claims`, so an agent never takes a stale
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import heapq
 import math
@@ -412,9 +413,11 @@ class Graph:
             raise UsageError("--limit must be at least 1")
         root = self.resolve_id(within) if within else None
         scope = self.within(root) if root else None
-        scores, matched = _bm25(self.index, words, scope)
+        scores = _bm25(self.index, words, scope)
         ids = self.index.ids
-        ranked = heapq.nsmallest(limit, scores, key=lambda i: (-round(scores[i], 9), ids[i]))
+        # Scores are summed in query-word order for every entry, so equal inputs give equal floats.
+        ranked = [i for _, _, i in heapq.nsmallest(limit, ((-sc, ids[i], i) for i, sc in scores.items()))]
+        matched = {i: [w for w in words if _has(self.index, w, i)] for i in ranked}
         stale: set[str] = set()
         results = []
         for rank, i in enumerate(ranked, 1):
@@ -573,10 +576,10 @@ def _edge_types(edges: Sequence[str] | None) -> list[str] | None:
 K1, B = 1.2, 0.75  # the usual BM25 parameters
 
 
-def _bm25(index: _Index, words: list[str], scope: set[str] | None) -> tuple[dict[int, float], dict[int, list[str]]]:
+def _bm25(index: _Index, words: list[str], scope: set[str] | None) -> dict[int, float]:
+    """Entry -> BM25 score, for the entries (in `scope`, when given) that have any of `words`."""
     n = len(index.ids)
     scores: dict[int, float] = {}
-    matched: dict[int, list[str]] = {}
     ids = index.ids
     for word in words:
         posting = index.posting(word)
@@ -585,15 +588,23 @@ def _bm25(index: _Index, words: list[str], scope: set[str] | None) -> tuple[dict
         entries, weights = posting
         idf = math.log(1 + (n - len(entries) + 0.5) / (len(entries) + 0.5))
         get = scores.get
-        for i, w in zip(entries, weights):
-            if scope is not None and ids[i] not in scope:
-                continue
-            scores[i] = get(i, 0.0) + idf * w
-            if i in matched:
-                matched[i].append(word)
-            else:
-                matched[i] = [word]
-    return scores, matched
+        if scope is None:
+            for i, w in zip(entries, weights):
+                scores[i] = get(i, 0.0) + idf * w
+        else:
+            for i, w in zip(entries, weights):
+                if ids[i] in scope:
+                    scores[i] = get(i, 0.0) + idf * w
+    return scores
+
+
+def _has(index: _Index, word: str, i: int) -> bool:
+    """Whether entry i has `word` (a posting's entries are ascending)."""
+    posting = index.posting(word)
+    if not posting:
+        return False
+    j = bisect.bisect_left(posting[0], i)
+    return j < len(posting[0]) and posting[0][j] == i
 
 
 # ============================================================================================
