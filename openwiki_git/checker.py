@@ -24,14 +24,25 @@ class EvidenceResolver:
     def __init__(self, read: Reader, *, max_growth: int = 200) -> None:
         self._read = read
         self._files: dict[str, tuple[FileText, compat.LineIndex | None]] = {}
+        self._lines: dict[str, tuple[FileText, list[str] | None]] = {}
         self._memo: dict[tuple[str, str], EvidenceResult] = {}
         self.max_growth = max_growth
 
     def file(self, path: str) -> tuple[FileText, compat.LineIndex | None]:
+        """The file (read once) and its line index (built once, when relocation needs it)."""
         got = self._files.get(path)
         if got is None:
-            ft = self._read(path)
+            ft = self._lines[path][0] if path in self._lines else self._read(path)
             got = self._files[path] = (ft, compat.LineIndex(ft.text) if ft.text is not None else None)
+        return got
+
+    def lines(self, path: str) -> tuple[FileText, list[str] | None]:
+        """The file (read once) and its lines, without the index relocation needs."""
+        got = self._lines.get(path)
+        if got is None:
+            indexed = self._files.get(path)
+            ft = indexed[0] if indexed is not None else self._read(path)
+            got = self._lines[path] = (ft, split_lines(ft.text) if ft.text is not None else None)
         return got
 
     def resolve(self, resource: str, version: str) -> EvidenceResult:
@@ -46,8 +57,8 @@ class EvidenceResolver:
         if plain is not None:
             path, start, end = plain
             if start is not None and end is not None:
-                ft, index = self.file(path)
-                if index is not None and unchanged_at_hint(index.lines, start - 1, end, version):
+                ft, lines = self.lines(path)
+                if lines is not None and unchanged_at_hint(lines, start - 1, end, version):
                     # What compat.relocate() returns in this case, for a fraction of its cost.
                     return EvidenceResult(resource, "fresh", resource, "unchanged", version, ft.blob)
         try:
@@ -64,6 +75,16 @@ class EvidenceResolver:
 
 
 _LINES_PREFIX = "repo-lines-v1:sha256:"
+_OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+def split_lines(text: str) -> list[str]:
+    """compat.split_lines(text), faster: str.splitlines(keepends=True) is the same split when the
+    text has no line boundary other than \\n (splitlines also breaks at these)."""
+    for char in _OTHER_BREAKS:
+        if char in text:
+            return compat.split_lines(text)
+    return text.splitlines(keepends=True)
 
 
 def unchanged_at_hint(lines: list[str], start0: int, end0: int, version: str) -> bool:

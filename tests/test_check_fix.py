@@ -240,3 +240,19 @@ def test_fix_evidence_rules(status):
         "unresolved": ev,
     }
     assert out == expected[status]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.sampled_from(["a", "é", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", " "]), max_size=40))
+def test_fast_split_lines_is_compats(text):
+    assert checker.split_lines(text) == compat.split_lines(text)
+
+
+def test_fast_path_reads_without_building_the_index():
+    r, reader = resolver(w=TEXT)
+    assert r.resolve("repo://w#L3-L4", token(TEXT, 3, 4)).status == "fresh"
+    assert "w" not in r._files  # no LineIndex was needed
+    moved = r.resolve("repo://w#L4-L5", token(TEXT, 3, 4))  # relocation: the index is built
+    assert moved.status == "fresh" and moved.current_resource == "repo://w#L3-L4"
+    assert "w" in r._files
+    assert reader.reads == ["w"]
