@@ -10,6 +10,7 @@ import binascii
 import re
 from collections.abc import Callable
 from datetime import datetime
+from hashlib import sha256 as _sha256
 
 from openwiki_git import citations, compat
 from openwiki_git.model import Claim, ClaimResult, EvidenceResult, FileText, Sidecar, Status, worst
@@ -94,21 +95,27 @@ def unchanged_at_hint(lines: list[str], start0: int, end0: int, version: str) ->
     Then compat.relocate() finds the text at its hint (fast path), its context in place, and keeps
     the stored token: fresh, "unchanged", same resource and version. Checked with the content hash
     first, so changed text costs one hash; built without json.dumps, which dominates
-    lines_version()'s cost (tests compare the two on random input).
+    lines_version()'s cost (tests compare the two on random input). Text that UTF-8 cannot encode
+    (a lone surrogate) is left to compat.
     """
     n = len(lines)
     if not (0 <= start0 < end0 <= n and version.startswith(_LINES_PREFIX)):
         return False
-    h = compat.sha256_hex
-    if version[21:85] != h("".join(lines[start0:end0])) or version[85:86] != ":":
+    try:
+        if version[21:85] != _sha256("".join(lines[start0:end0]).encode()).hexdigest() or version[85:86] != ":":
+            return False
+        before, after = max(0, start0 - compat.CONTEXT_LINES), min(n, end0 + compat.CONTEXT_LINES)
+        anchors = (
+            f'{{"selectedLineCount":{end0 - start0},'
+            f'"firstSelectedLineHash":"{_sha256(lines[start0].encode()).hexdigest()}",'
+            f'"lastSelectedLineHash":"{_sha256(lines[end0 - 1].encode()).hexdigest()}",'
+            f'"precedingContextLineCount":{start0 - before},'
+            f'"precedingContextHash":"{_sha256("".join(lines[before:start0]).encode()).hexdigest()}",'
+            f'"followingContextLineCount":{after - end0},'
+            f'"followingContextHash":"{_sha256("".join(lines[end0:after]).encode()).hexdigest()}"}}'
+        )
+    except UnicodeEncodeError:
         return False
-    before, after = max(0, start0 - compat.CONTEXT_LINES), min(n, end0 + compat.CONTEXT_LINES)
-    anchors = (
-        f'{{"selectedLineCount":{end0 - start0},"firstSelectedLineHash":"{h(lines[start0])}",'
-        f'"lastSelectedLineHash":"{h(lines[end0 - 1])}","precedingContextLineCount":{start0 - before},'
-        f'"precedingContextHash":"{h("".join(lines[before:start0]))}","followingContextLineCount":{after - end0},'
-        f'"followingContextHash":"{h("".join(lines[end0:after]))}"}}'
-    )
     payload = binascii.b2a_base64(anchors.encode("ascii"), newline=False).rstrip(b"=")
     return version[86:] == payload.decode("ascii").replace("+", "-").replace("/", "_")
 

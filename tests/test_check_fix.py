@@ -256,3 +256,12 @@ def test_fast_path_reads_without_building_the_index():
     assert moved.status == "fresh" and moved.current_resource == "repo://w#L3-L4"
     assert "w" in r._files
     assert reader.reads == ["w"]
+
+
+def test_lone_surrogate_is_left_to_compat():
+    lines = ["a\n", "b\ud800\n", "c\n"]
+    v = compat.lines_version(lines, 1, 2)
+    assert not checker.unchanged_at_hint(lines, 1, 2, v)
+    got = checker.EvidenceResolver(lambda p: FileText(p, "".join(lines), None)).resolve("repo://f#L2-L2", v)
+    r = compat.relocate("repo://f#L2-L2", "".join(lines), v)
+    assert (got.status, got.current_resource, got.current_version) == (r.status, "repo://f#L2-L2", r.version)
