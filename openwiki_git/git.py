@@ -161,8 +161,11 @@ class Repo:
             real_dir = self._real_dirs[parent] = os.path.realpath(os.path.join(self._real_root, parent))
         if os.path.join(real_dir, name) != full:
             return FileText(path, None, problem="path goes through a symlink (refused)")
-        with open(full, "rb") as fh:
-            data = fh.read()
+        try:
+            with open(full, "rb") as fh:
+                data = fh.read()
+        except OSError as e:  # unreadable (permissions, I/O): this evidence is unresolved, not a crash
+            return FileText(path, None, problem=f"cannot read: {e.strerror or e}")
         if b"\r" in data and b"\r\n" in data and self._converts_crlf(path, data):
             data = data.replace(b"\r\n", b"\n")
         return _decode(path, data, blob_id(data))

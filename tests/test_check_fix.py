@@ -265,3 +265,22 @@ def test_lone_surrogate_is_left_to_compat():
     got = checker.EvidenceResolver(lambda p: FileText(p, "".join(lines), None)).resolve("repo://f#L2-L2", v)
     r = compat.relocate("repo://f#L2-L2", "".join(lines), v)
     assert (got.status, got.current_resource, got.current_version) == (r.status, "repo://f#L2-L2", r.version)
+
+
+def test_unreadable_cited_file_is_unresolved_not_a_crash(wiki_repo, capsys, monkeypatch):
+    import builtins
+
+    assert wiki_repo.run("claim", "add", "--page", "guide.md", "--statement", "Line ten says ten.",
+                         "--evidence", "repo://src/app.py#L10") == 0
+    real_open = builtins.open
+
+    def deny(file, mode="r", *args, **kwargs):
+        if str(file).endswith("src/app.py") and "b" in mode:
+            raise PermissionError(13, "Permission denied")
+        return real_open(file, mode, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", deny)
+    capsys.readouterr()
+    assert wiki_repo.run("check") == 1
+    out = capsys.readouterr().out
+    assert "unresolved" in out and "cannot read: Permission denied" in out
