@@ -469,3 +469,19 @@ def test_only_the_named_command_is_loaded(argv, named):
     lazy = vars(main_module.build_parser(named).parse_args(argv))
     assert {k: v for k, v in lazy.items() if k != "run"} == {k: v for k, v in full.items() if k != "run"}
     assert lazy["run"].__qualname__ == full["run"].__qualname__
+
+
+def test_fix_with_page_touches_only_that_page(wiki_repo, capsys):
+    wiki_repo.write(".openwiki/b.md", "# B\n\nB one.\n")
+    add(wiki_repo, capsys, "Line ten says ten.", "repo://src/app.py#L10")
+    add(wiki_repo, capsys, "B one.", "repo://src/app.py#L1", page="b.md")
+    wiki_repo.write("src/app.py", "top\n" + SRC)
+    # b.md's generated block is out of date too (edited by hand)
+    b_page = wiki_repo.read(".openwiki/b.md").replace("](../src/app.py#L1-L1)", "](elsewhere)")
+    wiki_repo.write(".openwiki/b.md", b_page)
+    b_sidecar = wiki_repo.read(".openwiki/.claims/b.json")
+    rc, _, err = run(wiki_repo, capsys, "check", "--fix", "--page", "guide.md")
+    assert rc == 0, err
+    assert sidecar(wiki_repo)["claims"][0]["evidence"][0]["resource"] == "repo://src/app.py#L11-L11"
+    assert wiki_repo.read(".openwiki/b.md") == b_page
+    assert wiki_repo.read(".openwiki/.claims/b.json") == b_sidecar

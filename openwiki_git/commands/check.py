@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         return 0 if s["stale"] == 0 and s["unresolved"] == 0 else 1
     results, extra = collect(ws, args)
     if args.fix:
-        written = apply_fix(ws, results)
+        written = apply_fix(ws, results, pages={ws.wiki.normalize_page(p) for p in args.page} if args.page else None)
         for path in written:
             print(f"Rewriting {path}", file=sys.stderr)
         if written:  # report what is true after the fix
@@ -127,13 +127,16 @@ def _markers_optional(ws: Workspace, results: list[ClaimResult]) -> list[ClaimRe
     return out
 
 
-def apply_fix(ws: Workspace, results: list[ClaimResult]) -> list[str]:
+def apply_fix(ws: Workspace, results: list[ClaimResult], *, pages: set[str] | None = None) -> list[str]:
+    """Fix every sidecar (or only those of `pages`, from --page) and re-render its page."""
     written: list[str] = []
     now = now_iso()
     with ws.wiki.lock():
         sidecars = ws.wiki.load_all()
         todo = []
         for sidecar in sidecars.values():
+            if pages is not None and sidecar.page not in pages:
+                continue
             fixed = fixer.fix_sidecar(sidecar, results, now)
             if fixed != sidecar or _needs_render(ws, fixed):
                 todo.append(fixed)
