@@ -9,12 +9,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import keyword
+import os
 import sys
 import traceback
 from collections.abc import Sequence
 
 from openwiki_git import __version__
-from openwiki_git.errors import OpenwikiError
+from openwiki_git.errors import OpenwikiError, UsageError
 
 # One module per command under openwiki_git/commands/, each with add_parser() and run().
 COMMANDS = [
@@ -86,7 +87,16 @@ def command_named(argv: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(command_named(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
+    previous = os.getcwd() if args.directory else None
     try:
+        if args.directory:
+            # Like `git -C`: relative paths on the command line (pages, wiki dirs) are relative to
+            # DIR. The original directory is restored, so main() can be called again in-process.
+            try:
+                os.chdir(args.directory)
+            except OSError as e:
+                raise UsageError(f"-C {args.directory}: {e.strerror or e}", "name an existing directory") from None
+            args.directory = os.getcwd()
         return int(args.run(args))
     except OpenwikiError as e:
         print(f"error: {_one_line(e.message)}", file=sys.stderr)
@@ -103,3 +113,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"error: unexpected {type(e).__name__}: {e} (run with --verbose for the traceback)", file=sys.stderr)
         return 3
+    finally:
+        if previous is not None:
+            os.chdir(previous)

@@ -485,3 +485,22 @@ def test_fix_with_page_touches_only_that_page(wiki_repo, capsys):
     assert sidecar(wiki_repo)["claims"][0]["evidence"][0]["resource"] == "repo://src/app.py#L11-L11"
     assert wiki_repo.read(".openwiki/b.md") == b_page
     assert wiki_repo.read(".openwiki/.claims/b.json") == b_sidecar
+
+
+def test_dash_c_makes_relative_paths_relative_to_dir(wiki_repo, capsys, tmp_path, monkeypatch):
+    """Like `git -C`: a page named relative to DIR is found, whatever the process's cwd."""
+    from openwiki_git.main import main
+
+    wiki_repo.write(".openwiki/sub/x.md", "# X\n\nX says.\n")
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / ".openwiki").mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    capsys.readouterr()
+    rc = main(["-C", str(wiki_repo.root / ".openwiki" / "sub"), "claim", "add", "--page", "x.md",
+               "--statement", "X says.", "--evidence", "repo://src/app.py#L1"])
+    assert rc == 0, capsys.readouterr().err
+    assert (wiki_repo.root / ".openwiki/.claims/sub/x.json").is_file()
+    assert Path.cwd() == elsewhere  # restored
+    rc = main(["-C", str(tmp_path / "missing"), "check"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.startswith("error: -C ") and "No such file or directory" in err
