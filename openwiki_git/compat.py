@@ -29,6 +29,7 @@ __all__ = [
     "Resource",
     "ResourceError",
     "classify",
+    "context_ok",
     "decode_anchors",
     "file_version",
     "format_resource",
@@ -594,7 +595,7 @@ def _search(idx: LineIndex, hint: tuple[int, int] | None, content_hash: str, m: 
     starts = _verbatim_starts(idx, content_hash, m)
     if len(starts) == 1:
         return _Search((starts[0], starts[0] + count), True, 1, 0)
-    in_context = [s for s in starts if _context_ok(idx, s, s + count, m)]
+    in_context = [s for s in starts if context_ok(idx, s, s + count, m)]
     if len(in_context) == 1:
         return _Search((in_context[0], in_context[0] + count), True, len(starts), 0)
     span, spans = _changed_span(idx, m)
@@ -615,7 +616,7 @@ def _verbatim_starts(idx: LineIndex, content_hash: str, m: Anchors) -> list[int]
     return found
 
 
-def _context_ok(idx: LineIndex, s: int, e: int, m: Anchors) -> bool:
+def context_ok(idx: LineIndex, s: int, e: int, m: Anchors) -> bool:
     """Both stored contexts sit exactly around [s, e); a 0-line context pins to the file edge."""
     before, after = int(m["precedingContextLineCount"]), int(m["followingContextLineCount"])
     n = len(idx.lines)
@@ -797,7 +798,7 @@ def _fresh(
     s, e = span
     counts = (min(CONTEXT_LINES, s), min(CONTEXT_LINES, len(idx.lines) - e))
     same_shape = counts == (m["precedingContextLineCount"], m["followingContextLineCount"])
-    if previous is not None and same_shape and _context_ok(idx, s, e, m):
+    if previous is not None and same_shape and context_ok(idx, s, e, m):
         version = previous
     else:
         version = lines_version(idx.lines, s, e)

@@ -359,7 +359,7 @@ class Engine:
                 if _overlaps((s0 + 1, e0), added):
                     found.append((path, idx, s0, blob))
         if len(found) > 1:
-            found = [f for f in found if _context_ok(f[1], f[2], f[2] + count, anchors)]
+            found = [f for f in found if compat.context_ok(f[1], f[2], f[2] + count, anchors)]
         if len(found) != 1:
             return None
         path, idx, s0, blob = found[0]
@@ -444,17 +444,3 @@ def _cause_for(claim: Claim, ev: Evidence) -> Cause | None:
         except (compat.ResourceError, ValueError):
             continue
     return None
-
-
-def _context_ok(idx: compat.LineIndex, s: int, e: int, anchors: dict[str, int | str]) -> bool:
-    """Both stored contexts sit exactly around [s, e) (0-based); a 0-line context pins to an edge."""
-    before, after, n = int(anchors["precedingContextLineCount"]), int(anchors["followingContextLineCount"]), len(idx)
-    if before == 0:
-        before_ok = s == 0
-    else:
-        before_ok = s >= before and idx.span_hash(s - before, s) == anchors["precedingContextHash"]
-    if after == 0:
-        after_ok = e == n
-    else:
-        after_ok = e + after <= n and idx.span_hash(e, e + after) == anchors["followingContextHash"]
-    return before_ok and after_ok
