@@ -18,19 +18,18 @@ fresh), and lists such claims in `stale_claims`, so an agent never takes a stale
 
 from __future__ import annotations
 
-import bisect
 import difflib
 import heapq
-import math
 import posixpath
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 from openwiki_git import compat
 from openwiki_git.errors import UsageError
+from openwiki_git.graph_search import B, K1, STOP, Index, bm25, build_index, has, tokens  # noqa: F401 (B, K1, STOP: re-exported)
 from openwiki_git.mdsplit import Document, Ref, normalize
 from openwiki_git.model import ClaimResult, Sidecar
 
@@ -54,11 +53,6 @@ _ID = re.compile(r"^([A-Z][A-Z0-9]*)[- ]0*([0-9]+)$")
 _TITLE_ID = re.compile(r"^\s*([A-Z]{2,}[A-Z0-9]*)[- ]?([0-9]+)\b")
 _NUMBERED = re.compile(r"^([0-9]+)[-_]")
 _LINE_ANCHOR = re.compile(r"^L([1-9][0-9]*)(?:-L([1-9][0-9]*))?$")
-_WORD = re.compile(r"[^\W_]+")
-STOP = frozenset(
-    "a an and are as at be by for from has have how in into is it its of on or that the their this to was were "
-    "what when where which who why will with".split()
-)
 
 
 class Node(NamedTuple):
@@ -97,68 +91,6 @@ class _SpanData(NamedTuple):
     current_resource: str | None = None
 
 
-@dataclass(slots=True)
-class _Index:
-    """BM25 over page titles, document titles, headings and claim statements.
-
-    Building only appends each entry's number to the raw posting of each of its words (a word
-    twice in an entry appears twice). The first query of a term turns its raw posting into
-    entries and BM25 term weights (without idf), kept in `weighted`."""
-
-    ids: list[str] = field(default_factory=list)
-    lengths: list[int] = field(default_factory=list)
-    raw: dict[str, list[int]] = field(default_factory=dict)
-    avg: float = 1.0
-    weighted: dict[str, tuple[list[int], list[float]]] = field(default_factory=dict)
-
-    def posting(self, term: str) -> tuple[list[int], list[float]] | None:
-        got = self.weighted.get(term)
-        if got is None:
-            raw = self.raw.get(term)
-            if raw is None:
-                return None
-            tfs: dict[int, int] = {}
-            for i in raw:
-                tfs[i] = tfs.get(i, 0) + 1
-            lengths, avg = self.lengths, self.avg
-            weights = [tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths[i] / avg)) for i, tf in tfs.items()]
-            got = self.weighted[term] = (list(tfs), weights)
-        return got
-
-
-def tokens(text: str) -> list[str]:
-    """Lower-cased words, stop words dropped, plurals folded, leading zeros of numbers dropped."""
-    memo = _TERMS
-    if len(memo) > 200_000:
-        memo.clear()
-    out = []
-    for w in _WORD.findall(text.lower()):
-        term = memo.get(w)
-        if term is None:
-            term = memo[w] = _term(w)
-        if term:
-            out.append(term)
-    return out
-
-
-def _term(w: str) -> str:
-    """One word's search term ("" for a stop word)."""
-    if w in STOP:
-        return ""
-    if w.isdigit():
-        return w.lstrip("0") or "0"
-    if len(w) > 4 and w.endswith("ies"):
-        return w[:-3] + "y"
-    if len(w) > 4 and w.endswith(("ches", "shes", "sses", "xes", "zes")):
-        return w[:-2]
-    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        return w[:-1]
-    return w
-
-
-_TERMS: dict[str, str] = {}  # word -> term: a pure function's memo, so tokenising stays deterministic
-
-
 def id_key(text: str) -> str | None:
     """`ADR-0012`, `adr 12` -> `ADR-12`; None when it is not an identifier."""
     m = _ID.match(text.strip().upper())
@@ -182,7 +114,7 @@ class Graph:
         self.aliases: dict[str, list[str]] = {}  # id_key -> page/doc ids
         self.ids_of: dict[str, list[str]] = {}  # page/doc id -> its id_keys
         self.titles: dict[str, list[str]] = {}  # normalised title -> page/doc ids
-        self.index = _Index()
+        self.index = Index()
         self._seen: set[tuple[str, str, str]] = set()
         self._anchors: dict[str, dict[str, str]] = {}
 
@@ -413,11 +345,11 @@ class Graph:
             raise UsageError("--limit must be at least 1")
         root = self.resolve_id(within) if within else None
         scope = self.within(root) if root else None
-        scores = _bm25(self.index, words, scope)
+        scores = bm25(self.index, words, scope)
         ids = self.index.ids
         # Scores are summed in query-word order for every entry, so equal inputs give equal floats.
         ranked = [i for _, _, i in heapq.nsmallest(limit, ((-sc, ids[i], i) for i, sc in scores.items()))]
-        matched = {i: [w for w in words if _has(self.index, w, i)] for i in ranked}
+        matched = {i: [w for w in words if has(self.index, w, i)] for i in ranked}
         stale: set[str] = set()
         results = []
         for rank, i in enumerate(ranked, 1):
@@ -573,40 +505,6 @@ def _edge_types(edges: Sequence[str] | None) -> list[str] | None:
     return list(dict.fromkeys(out)) or None
 
 
-K1, B = 1.2, 0.75  # the usual BM25 parameters
-
-
-def _bm25(index: _Index, words: list[str], scope: set[str] | None) -> dict[int, float]:
-    """Entry -> BM25 score, for the entries (in `scope`, when given) that have any of `words`."""
-    n = len(index.ids)
-    scores: dict[int, float] = {}
-    ids = index.ids
-    for word in words:
-        posting = index.posting(word)
-        if not posting:
-            continue
-        entries, weights = posting
-        idf = math.log(1 + (n - len(entries) + 0.5) / (len(entries) + 0.5))
-        get = scores.get
-        if scope is None:
-            for i, w in zip(entries, weights):
-                scores[i] = get(i, 0.0) + idf * w
-        else:
-            for i, w in zip(entries, weights):
-                if ids[i] in scope:
-                    scores[i] = get(i, 0.0) + idf * w
-    return scores
-
-
-def _has(index: _Index, word: str, i: int) -> bool:
-    """Whether entry i has `word` (a posting's entries are ascending)."""
-    posting = index.posting(word)
-    if not posting:
-        return False
-    j = bisect.bisect_left(posting[0], i)
-    return j < len(posting[0]) and posting[0][j] == i
-
-
 # ============================================================================================
 # Building
 # ============================================================================================
@@ -712,7 +610,31 @@ def _assert_markers(g: Graph, page_id: str, d: Document | None, labels: dict[str
 
 
 def _add_claim(g: Graph, page: str, claim_id: str, claim: Any, result: ClaimResult | None) -> None:
-    by_resource = {r.resource: r for r in result.evidence} if result is not None else {}
+    evidence = _evidence(claim, result)
+    status = result.status if result is not None else "unchecked"
+    marked = claim.mark.status if claim.mark is not None else None
+    present = result.marker_present if result is not None else True
+    nodes = g.nodes
+    if claim_id not in nodes:
+        nodes[claim_id] = Node("claim", claim.statement, _ClaimData(page, claim.statement, status, evidence, marked, present))
+    for item in evidence:
+        resource = item["resource"]
+        node = nodes.get(resource)
+        if node is None:
+            _span_node(g, resource, item["status"], item.get("current_resource"))
+        elif node.kind == "span":  # cited by several claims: keep the worst status
+            data, current = node.data, item.get("current_resource")
+            status = _worse(data.status, item["status"])
+            if status != data.status or (current and not data.current_resource):
+                nodes[resource] = node._replace(data=data._replace(status=status, current_resource=current))
+        g.link(claim_id, "cites", resource)  # a claim cites each resource once (the codec checks)
+
+
+def _evidence(claim: Any, result: ClaimResult | None) -> tuple[dict[str, Any], ...]:
+    """Each cited resource with its status (and, when it moved or is not fresh, where and why)."""
+    if result is None:
+        return tuple([{"resource": ev.resource, "status": "unchecked"} for ev in claim.evidence])
+    by_resource = {r.resource: r for r in result.evidence}
     evidence = []
     for ev in claim.evidence:
         r = by_resource.get(ev.resource)
@@ -722,22 +644,7 @@ def _add_claim(g: Graph, page: str, claim_id: str, claim: Any, result: ClaimResu
         if r is not None and r.status != "fresh":
             item["reason"] = r.reason
         evidence.append(item)
-    status = result.status if result is not None else "unchecked"
-    marked = claim.mark.status if claim.mark is not None else None
-    present = result.marker_present if result is not None else True
-    data = _ClaimData(page, claim.statement, status, tuple(evidence), marked, present)
-    g.add_node(claim_id, "claim", claim.statement, data)
-    for item in evidence:
-        resource, current = item["resource"], item.get("current_resource")
-        node = g.nodes.get(resource)
-        if node is None:
-            _span_node(g, resource, item["status"], current)
-        elif node.kind == "span":  # cited by several claims: keep the worst status
-            data = node.data
-            status = _worse(data.status, item["status"])
-            if status != data.status or (current and not data.current_resource):
-                g.nodes[resource] = node._replace(data=data._replace(status=status, current_resource=current))
-        g.link(claim_id, "cites", resource)  # a claim cites each resource once (the codec checks)
+    return tuple(evidence)
 
 
 def _worse(a: str | None, b: str) -> str:
@@ -749,7 +656,9 @@ def split_canonical(resource: str) -> tuple[str, str, int | None, int | None]:
     """(file resource, decoded path, start, end) of a canonical `repo://` resource, as sidecars
     hold them (the codec refuses any other form), without the full parser's cost."""
     file_id, _, fragment = resource.partition("#")
-    path = unquote(file_id[len("repo://") :])
+    path = file_id[len("repo://") :]
+    if "%" in path:
+        path = unquote(path)
     m = _LINE_ANCHOR.match(fragment)
     if not m:
         return file_id, path, None, None
@@ -759,14 +668,15 @@ def split_canonical(resource: str) -> tuple[str, str, int | None, int | None]:
 
 def _span_node(g: Graph, resource: str, status: str | None = None, current: str | None = None) -> str:
     """The span (or file, for whole-file evidence) node of a canonical resource."""
-    node = g.nodes.get(resource)
-    if node is not None:
+    nodes = g.nodes
+    if resource in nodes:
         return resource
     file_id, path, start, end = split_canonical(resource)
-    g.add_node(file_id, "file", path, path)
+    if file_id not in nodes:
+        nodes[file_id] = Node("file", path, path)
     if start is None or end is None:
         return file_id
-    g.add_node(resource, "span", resource, _SpanData(path, start, end, status, current))
+    nodes[resource] = Node("span", resource, _SpanData(path, start, end, status, current))
     g.link(resource, "cites", file_id)
     return resource
 
@@ -907,7 +817,7 @@ def _ancestors(path: str) -> Iterable[str]:
 
 
 def _build_index(g: Graph) -> None:
-    """Index titles (with ids), headings and claim statements; equal texts are tokenised once."""
+    """Index titles (with ids), headings and claim statements (graph_search)."""
     items: list[tuple[str, str]] = []
     for node_id, node in g.nodes.items():
         if node.kind in ("doc", "page"):
@@ -916,23 +826,4 @@ def _build_index(g: Graph) -> None:
             items.append((node_id, node.label))
     for owner, d in g.docs.items():
         items.extend((f"{owner}#{s.key}", s.heading) for s in d.sections)
-    ids: list[str] = []
-    lengths: list[int] = []
-    raw: dict[str, list[int]] = {}
-    memo: dict[str, list[str]] = {}
-    for node_id, text in items:
-        words = memo.get(text)
-        if words is None:
-            words = memo[text] = tokens(text)
-        if not words:
-            continue
-        i = len(ids)
-        ids.append(node_id)
-        lengths.append(len(words))
-        for w in words:
-            posting = raw.get(w)
-            if posting is None:
-                raw[w] = [i]
-            else:
-                posting.append(i)
-    g.index = _Index(ids, lengths, raw, sum(lengths) / len(lengths) if lengths else 1.0)
+    g.index = build_index(items)

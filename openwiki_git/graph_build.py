@@ -39,7 +39,7 @@ from openwiki_git.workspace import Workspace
 CACHE_DIR = "openwiki-git"
 CACHE_NAME = "graph.pickle"
 PARTS_NAME = "graph.parts.pickle"
-CACHE_FORMAT = 5
+CACHE_FORMAT = 6
 DEFAULT_DOCS = ("docs/**/*.md", "doc/**/*.md", "adr/**/*.md", "decisions/**/*.md")
 MAX_LINES = 60  # cited lines shown per span; longer spans are cut with a note
 

@@ -35,29 +35,27 @@ import itertools
 import operator
 import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
+
+from openwiki_git.mdrefs import (  # noqa: F401 (RELATION_TYPES, may_refer, targets: re-exported)
+    ID_TAIL,
+    MARKER,
+    RELATION_TYPES,
+    Ref,
+    Relation,
+    may_refer,
+    meta_relations,
+    notable,
+    refs_in,
+    relations_in,
+    scan,
+    targets,
+)
 
 __all__ = ["Document", "Paragraph", "Ref", "Relation", "Section", "normalize", "slugify", "split"]
 
-RELATION_TYPES = ("supersedes", "superseded_by", "amends", "amended_by", "attaches_to")
-
-
-class Ref(NamedTuple):
-    """One explicit reference as written. kind: "link", "id", "see"."""
-
-    kind: str
-    target: str
-
-
-class Relation(NamedTuple):
-    """A typed relation declared by the document: `type` is one of RELATION_TYPES, seen from this
-    document ("superseded_by ADR-0012" means ADR-0012 supersedes this one). `source` is the index
-    of the paragraph that states it, or -1 for front matter."""
-
-    type: str
-    ref: Ref
-    source: int
+_new = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot paths only)
 
 
 class Section(NamedTuple):
@@ -245,68 +243,19 @@ def _keys(section: str, texts: list[str]) -> list[str]:
 # Inline patterns
 # --------------------------------------------------------------------------------------------
 
-_MARKER = re.compile(r"\[\^(c-[0-9a-f]{8,32})\](?!:)")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _ATX_AT = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")  # match(text, start, end)
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-# Inline links (not images), optional <...> target and title.
-# Starts with a literal `[` (the regex engine then skips ahead fast); an image's `!` is checked by hand.
-_LINK = re.compile(r'\[(?:[^\]\[]|\[[^\]]*\])*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+(?:"[^"]*"|\'[^\']*\'|\([^)]*\)))?\s*\)')
-_LINK_DEF = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>]*>|\S+)", re.M)
-_ID = re.compile(r"(?<![\w/.-])([A-Z][A-Z0-9]*)-([0-9]+)(?![\w-])")
-_ID_TAIL = re.compile(r"-[0-9]+(?![\w-])")
-_TARGET = re.compile(
-    r"""\s*(?:
-      (?<!!)\[(?:[^\]\[]|\[[^\]]*\])*\]\(\s*(?P<link><[^>]*>|[^)\s]+)[^)]*\)
-    | `(?P<code>[^`\n]+)`
-    | "(?P<dq>[^"\n]+)" | “(?P<cq>[^”\n]+)”
-    | (?P<uri>repo://[^\s)\]>,;`"]+)
-    | (?P<id>(?<![\w/.-])[A-Z][A-Z0-9]*-[0-9]+(?![\w-]))
-    | (?P<path>(?:\.{1,2}/)*[\w.-]+(?:/[\w.-]+)+(?:\#[\w-]+)?|[\w.-]+\.md(?:\#[\w-]+)?)
-    )""",
-    re.X,
-)
-_SEE_REST = re.compile(r"(?:\s+also)?\b[:\s]*(?:the\s+)?", re.I)
-_SEP = re.compile(r"\s*(?:,|;|&|\band\b|\bor\b)\s*", re.I)
-_VERBS = (
-    ("superseded_by", r"superseded\s+by"),
-    ("supersedes", r"supersedes"),
-    ("amended_by", r"amended\s+by"),
-    ("amends", r"amends"),
-    ("attaches_to", r"attache[sd]\s+to|attachment\s+(?:to|of)"),
-)
-_STATUS_LINE = re.compile(
-    r"^[ \t]*(?:[-*+>][ \t]*)*(?:\*\*|__)?(?:status|state)?(?:\*\*|__)?[ \t]*:?[ \t]*(?:\*\*|__)?[ \t]*"
-    r"(?:(?:accepted|proposed|deprecated|rejected|draft|active|final)(?:\*\*|__)?[ \t]*[,;.:\u2014-]+[ \t]*)?"
-    r"(?:this\s+(?:adr|rfc|decision|document|doc|page|record|note|guide|runbook)\s+)?"
-    r"(?P<verb>" + "|".join(f"(?P<{name}>{pat})" for name, pat in _VERBS) + r")\b[ \t]*:?",
-    re.I | re.M,
-)
 _INLINE_LINK_TEXT = re.compile(r"!?\[((?:[^\]\[]|\[[^\]]*\])*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"[*`]+|(?<!\w)_+|_+(?!\w)")  # an underscore inside a word is not emphasis
 _SLUG_DROP = re.compile(r"[^\w\- ]", re.U)
 _FM_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*?)[ \t]*$")
 _FM_ITEM = re.compile(r"^[ \t]+-[ \t]+(.*?)[ \t]*$")
-_EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)")
-_FM_RELATION_KEYS = {
-    "supersedes": "supersedes",
-    "superseded_by": "superseded_by",
-    "supersededby": "superseded_by",
-    "amends": "amends",
-    "amended_by": "amended_by",
-    "amendedby": "amended_by",
-    "attaches_to": "attaches_to",
-    "attached_to": "attaches_to",
-    "attachment_of": "attaches_to",
-    "attachment_to": "attaches_to",
-}
-
-
 def normalize(text: str) -> str:
     """The text a paragraph's hash is taken over: claim markers removed, white space collapsed."""
     if "[^c-" in text:
-        text = _MARKER.sub("", text)
+        text = MARKER.sub("", text)
     return " ".join(text.split())
 
 
@@ -314,7 +263,7 @@ def plain(text: str) -> str:
     """Inline Markdown reduced to its words: links to their text, emphasis and code marks dropped."""
     if "[" in text:
         text = _INLINE_LINK_TEXT.sub(r"\1", text)
-        text = _MARKER.sub("", text)
+        text = MARKER.sub("", text)
     if "*" in text or "_" in text or "`" in text:
         text = _EMPHASIS.sub("", text)
     return text.strip()
@@ -374,186 +323,6 @@ def front_matter(text: str) -> tuple[dict[str, str | list[str]], int]:
 
 
 # --------------------------------------------------------------------------------------------
-# References
-# --------------------------------------------------------------------------------------------
-
-
-def _link_target(raw: str) -> str | None:
-    target = raw[1:-1] if raw.startswith("<") else raw
-    if not target or _EXTERNAL.match(target) and not target.startswith("repo://"):
-        return None
-    return target
-
-
-def _target_ref(m: re.Match[str]) -> Ref | None:
-    kind = m.lastgroup
-    value = m.group(kind) if kind else None
-    if not value:
-        return None
-    if kind == "link":
-        target = _link_target(value)
-        return Ref("link", target) if target else None
-    if kind == "id":
-        return Ref("id", value)
-    if kind == "code":
-        value = value.strip()
-        if _ID.fullmatch(value):
-            return Ref("id", value)
-        if value.startswith("repo://") or "/" in value or value.endswith(".md"):
-            return Ref("see", value)
-        return None
-    if kind == "path":
-        value = value.rstrip(".")
-    return Ref("see", value.strip())
-
-
-def targets(text: str, pos: int = 0) -> list[Ref]:
-    """The references listed at `pos`: one target, then more separated by `,`, `;`, `and`, `or`."""
-    out: list[Ref] = []
-    while True:
-        m = _TARGET.match(text, pos)
-        if not m:
-            return out
-        ref = _target_ref(m)
-        if ref is not None:
-            out.append(ref)
-        pos = m.end()
-        sep = _SEP.match(text, pos)
-        if not sep:
-            return out
-        pos = sep.end()
-
-
-def may_refer(text: str) -> bool:
-    """Whether `text` can hold a reference: a link has `](` or `]:`, an identifier `-<digit>`,
-    a "see" reference its "see". Substring tests (and one regex with a literal prefix, which the
-    engine scans for quickly) are much cheaper than the reference regexes over every paragraph."""
-    return (
-        "](" in text
-        or "]:" in text
-        or "see" in text
-        or "See" in text
-        or "SEE" in text
-        or _ID_TAIL.search(text) is not None
-    )
-
-
-def _notable(text: str) -> bool:
-    """May carry a claim marker, a link (both have `]`), an identifier, a "see" or a relation.
-    Seven substring scans: on a large corpus, scanning the text is most of the splitter's cost."""
-    return (
-        "]" in text
-        or "see" in text
-        or "See" in text
-        or ("-" in text and _ID_TAIL.search(text) is not None)
-        or "upersed" in text
-        or "mend" in text
-        or "ttach" in text
-        or "SEE" in text
-    )
-
-
-def refs_in(text: str) -> tuple[Ref, ...]:
-    """Every explicit reference in a piece of prose, in order, without duplicates."""
-    if not may_refer(text):
-        return ()
-    found: list[tuple[int, Ref]] = []
-    spans: list[tuple[int, int]] = []  # an identifier inside a link's text is the link's business
-    if "](" in text:
-        for m in _LINK.finditer(text):
-            spans.append(m.span())
-            if m.start() and text[m.start() - 1] == "!":
-                continue  # an image
-            target = _link_target(m.group(1))
-            if target:
-                found.append((m.start(), Ref("link", target)))
-    if "]:" in text:
-        for m in _LINK_DEF.finditer(text):
-            target = _link_target(m.group(1))
-            if target:
-                found.append((m.start(), Ref("link", target)))
-    if "-" in text:
-        for at, ident in _ids(text):
-            if not any(a <= at < b for a, b in spans):
-                found.append((at, Ref("id", ident)))
-    if "see" in text or "See" in text or "SEE" in text:
-        for at in _sees(text):
-            if _see_target_at(text, at):
-                found.extend((at, r) for r in targets(text, at) if r.kind == "see")
-    if len(found) == 1:
-        return (found[0][1],)
-    found.sort(key=lambda item: item[0])
-    return tuple(dict.fromkeys(r for _, r in found))
-
-
-def _see_target_at(text: str, at: int) -> bool:
-    """Whether a "see" target (quoted title, code span, path, repo:// resource) may start at
-    `at`; links and identifiers after "see" are found on their own."""
-    c = text[at : at + 1]
-    if c in ('"', "\u201c", "`", "["):
-        return True
-    words = text[at : at + 400].split(maxsplit=2)
-    if not words:
-        return False
-    listed = words[0][-1] in ",;" or (len(words) > 1 and words[1].lower() in ("and", "or", "&"))
-    return listed or "/" in words[0] or ".md" in words[0]
-
-
-def _sees(text: str) -> list[int]:
-    """Where the target of each "see" / "see also" starts."""
-    lower = text.lower()
-    out = []
-    i = lower.find("see")
-    while i >= 0:
-        before = lower[i - 1] if i else " "
-        after = lower[i + 3 : i + 4]
-        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
-            m = _SEE_REST.match(text, i + 3)
-            if m:
-                out.append(m.end())
-        i = lower.find("see", i + 3)
-    return out
-
-
-def _ids(text: str) -> list[tuple[int, str]]:
-    """Identifiers (`ADR-0012`): found from their `-<digits>` (a literal-prefixed regex, fast),
-    then the upper-case prefix is read backwards."""
-    out = []
-    for m in _ID_TAIL.finditer(text):
-        i = m.start()
-        j = i
-        while j > 0 and (text[j - 1].isupper() or text[j - 1].isdigit()) and text[j - 1].isascii():
-            j -= 1
-        while j < i and not text[j].isupper():
-            j += 1  # the prefix starts with a letter
-        if j < i and (j == 0 or not (text[j - 1].isalnum() or text[j - 1] in "_/.-")):
-            out.append((j, text[j : m.end()]))
-    return out
-
-
-def relations_in(text: str, source: int) -> list[Relation]:
-    """Status lines: "Superseded by ADR-0012", "Amends [ADR-0003](0003-x.md)", ..."""
-    out = []
-    for m in _STATUS_LINE.finditer(text):
-        kind = next(name for name, _ in _VERBS if m.group(name))
-        out.extend(Relation(kind, ref, source) for ref in targets(text, m.end()))
-    return out
-
-
-def _meta_relations(meta: dict[str, str | list[str]]) -> list[Relation]:
-    out = []
-    for key in sorted(meta):
-        kind = _FM_RELATION_KEYS.get(key.lower().replace("-", "_"))
-        if kind is None:
-            continue
-        value = meta[key]
-        for item in value if isinstance(value, list) else [value]:
-            refs = targets(item) or ([Ref("see", item.strip())] if item.strip() else [])
-            out.extend(Relation(kind, ref, -1) for ref in refs)
-    return out
-
-
-# --------------------------------------------------------------------------------------------
 # Blocks
 # --------------------------------------------------------------------------------------------
 
@@ -574,6 +343,7 @@ class _Builder:
         self.markers: dict[int, tuple[str, ...]] = {}
         self.refs: dict[int, tuple[Ref, ...]] = {}
         self.relations: list[Relation] = []
+        self.pending: list[int] = []  # paragraphs whose markers and references are to be read
         self.runs: list[tuple[int, str]] = [(0, "")]
         self.stack: list[tuple[int, str]] = []  # (level, key) of open sections
         self.children: dict[str, dict[str, int]] = {}  # parent key -> slug -> count
@@ -591,16 +361,21 @@ class _Builder:
         if level == 1 and self.allow_title and not self.sections and not self.texts:
             self.title = text  # the document's title: not a section, so keys do not carry it
             return
-        while self.stack and self.stack[-1][0] >= level:
-            self.stack.pop()
-        parent = self.stack[-1][1] if self.stack else ""
-        siblings = self.children.setdefault(parent, {})
+        stack = self.stack
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        parent = stack[-1][1] if stack else ""
+        siblings = self.children.get(parent)
+        if siblings is None:
+            siblings = self.children[parent] = {}
         n = siblings.get(slug, 0)
         siblings[slug] = n + 1
-        key = (f"{parent}/" if parent else "") + (f"{slug}-{n}" if n else slug)
-        anchor = f"{slug}-{a}" if a else slug
-        self.sections.append(Section(key, text, level, anchor, parent, line, refs_in(raw) if "[" in raw else ()))
-        self.stack.append((level, key))
+        name = f"{slug}-{n}" if n else slug
+        key = f"{parent}/{name}" if parent else name
+        refs = refs_in(raw) if "[" in raw else ()
+        # tuple.__new__ skips NamedTuple's Python-level __new__: a heading is a hot path.
+        self.sections.append(_new(Section, (key, text, level, f"{slug}-{a}" if a else slug, parent, line, refs)))
+        stack.append((level, key))
         self.runs.append((len(self.texts), key))  # an empty run is harmless: bisect skips it
 
     def paragraph(self, text: str, start: int, end: int, code: bool = False) -> None:
@@ -612,19 +387,24 @@ class _Builder:
         self.ends.append(end)
         if code:
             self.code.add(i)
-        elif _notable(text):
+        elif notable(text):
             self._extras(i, text)
 
     def _extras(self, i: int, text: str) -> None:
-        """Paragraph i's claim markers, references and relations."""
-        if "[^c-" in text:
-            self.markers[i] = tuple(dict.fromkeys(_MARKER.findall(text)))
-        if may_refer(text):
-            refs = refs_in(text)
-            if refs:
-                self.refs[i] = refs
+        """Paragraph i may carry a marker, a reference or a relation. Relations are read now (in
+        document order); markers and references all at once when the document ends (`scan_refs`)."""
+        self.pending.append(i)
         if "upersed" in text or "mend" in text or "ttach" in text:
             self.relations.extend(relations_in(text, i))
+
+    def scan_refs(self) -> None:
+        """The markers and references of the paragraphs `_extras` saw (mdrefs.scan)."""
+        markers, refs = scan([self.texts[i] for i in self.pending])
+        for i, found, r in zip(self.pending, markers, refs):
+            if found is not None:
+                self.markers[i] = found
+            if r:
+                self.refs[i] = r
 
     def bulk(self, body: str, line: int) -> None:
         """Plain paragraphs (no heading, fence, setext underline or thematic break among them),
@@ -639,9 +419,9 @@ class _Builder:
         starts = list(itertools.accumulate(steps, initial=line))
         self.starts.extend(starts)
         self.ends.extend(map(operator.add, starts, spans))
-        if _notable(body):
+        if notable(body):
             for i, blk in enumerate(blocks, first):
-                if _notable(blk):
+                if notable(blk):
                     self._extras(i, blk)
 
     def lines(self, lines: list[str], first: int) -> None:
@@ -656,6 +436,8 @@ class _Builder:
                 continue
             c = line.lstrip(" ")[:1]
             if c == "#" and (m := _ATX.match(line)):
+                if block:  # the heading ends a region, and a region's trailing white space is dropped
+                    block[-1] = block[-1].rstrip()
                 self._flush(block, start)
                 block = []
                 self.heading(len(m.group(1)), m.group(2) or "", i)
@@ -706,7 +488,9 @@ def _scan(body: str, first: int, *, allow_title: bool) -> _Builder:
     """Fenced code first (it may hold blank lines), then the prose between, block by block."""
     b = _Builder(allow_title)
     line, pos = first, 0
-    fences = _FENCED.finditer(body) if ("```" in body or "~~~" in body) else ()
+    # A one-character test first: `memchr` is many times faster than a three-character search.
+    fenced = ("`" in body and "```" in body) or ("~" in body and "~~~" in body)
+    fences = _FENCED.finditer(body) if fenced else ()
     for m in fences:
         prose = body[pos : m.start()]
         _prose(b, prose, line)
@@ -718,10 +502,152 @@ def _scan(body: str, first: int, *, allow_title: bool) -> _Builder:
         line += code.count("\n")
         pos = m.end()
     _prose(b, body[pos:], line)
+    b.scan_refs()
     return b
 
 
 def _prose(b: _Builder, prose: str, line: int) -> None:
+    """Prose without fenced code. The whole piece is cut at its blank lines at once (a C-level
+    regex split); runs of plain chunks (one paragraph each) are taken in bulk, and only the chunks
+    that hold a heading, a setext underline, a thematic break or a list are read line by line.
+    This gives what `_prose_by_region` gives (a test compares them) except with white space other
+    than space, tab and newline, which str.isspace and str.strip see and the blank-line regex does
+    not: such text takes `_prose_by_region`."""
+    if _odd_space(prose):
+        _prose_by_region(b, prose, line)
+        return
+    c = _Chunks(prose, line)
+    candidates = c.notable()
+    todo = 0  # index into `candidates`
+    k0 = 0  # the first chunk not yet taken
+    for k in c.special():
+        if k > k0:
+            todo = _plain_run(b, c, k0, k, candidates, todo)
+        text = c.texts[k]
+        if text[:1] == "#" and "\n" not in text and (m := _ATX.match(text)):
+            b.heading(len(m.group(1)), m.group(2) or "", c.first[k])  # a heading alone: the common case
+        else:
+            if text[-1:] in " \t\n" and c.ends_region(k):
+                text = text.rstrip()
+            b.lines(text.split("\n"), c.first[k])
+        k0 = k + 1
+    if k0 < len(c.texts):
+        _plain_run(b, c, k0, len(c.texts), candidates, todo)
+
+
+def _plain_run(b: _Builder, c: _Chunks, k0: int, k1: int, candidates: list[int], todo: int) -> int:
+    """Chunks k0..k1-1, one paragraph each, appended with list slices; only the `candidates`
+    (chunks that may carry a marker, reference or relation) get a Python look. Returns the new
+    `todo`, the first candidate not yet looked at."""
+    i0 = len(b.texts)
+    texts = c.texts[k0:k1]
+    if texts[-1][-1:] in " \t\n" and c.ends_region(k1 - 1):
+        texts[-1] = texts[-1].rstrip()
+    b.texts.extend(texts)
+    b.starts.extend(c.first[k0:k1])
+    b.ends.extend(c.last[k0:k1])
+    while todo < len(candidates) and candidates[todo] < k1:
+        k = candidates[todo]
+        todo += 1
+        if k >= k0 and notable(texts[k - k0]):
+            b._extras(i0 + k - k0, texts[k - k0])
+    return todo
+
+
+class _Chunks:
+    """A prose piece cut at blank lines: `texts` (the chunks), the 1-based `first` and `last`
+    line of each, and `at`, each chunk's offset in the piece."""
+
+    def __init__(self, prose: str, line: int) -> None:
+        parts = _SEPARATOR.split(prose)  # chunk, separator, chunk, ...
+        self.prose = prose
+        self.texts = texts = parts[0::2]
+        self.at = list(itertools.accumulate(map(len, parts), initial=0))[0::2]
+        n = len(texts)
+        head, tail = texts[0].count("\n"), texts[-1].count("\n") if n > 1 else 0
+        if prose.count("\n") == head + 2 * (n - 1) + tail:
+            # Every separator is one blank line and every chunk but the first and last one line
+            # (each separator has two newlines at least): the line numbers are arithmetic.
+            self.first = [line, *range(line + head + 2, line + head + 2 * n, 2)]
+            self.last = self.first[:]
+            self.last[0] += head
+            self.last[-1] += tail
+            return
+        newlines = list(map(str.count, parts, itertools.repeat("\n")))
+        lines = list(itertools.accumulate(newlines, initial=line))
+        self.first = lines[0::2]
+        self.last = list(map(operator.add, self.first, newlines[0::2]))
+
+    def chunk_at(self, pos: int) -> int:
+        return bisect.bisect_right(self.at, pos) - 1
+
+    def special(self) -> list[int]:
+        """Chunks to read line by line: the first (it may open with blank lines), the last (it
+        may end with one), and every chunk with a line that may be a heading, a setext
+        underline, a thematic break or a list item (`_SLOW_LINE`)."""
+        found = {0, len(self.texts) - 1}
+        found.update(self.chunk_at(m.start() + 1) for m in _SLOW_LINE.finditer(self.prose))
+        return sorted(found)
+
+    def ends_region(self, k: int) -> bool:
+        """Whether chunk k is the last before an ATX heading or the end of the piece: the old
+        regions were cut there, and their trailing white space dropped."""
+        if k + 1 >= len(self.texts):
+            return True
+        nxt = self.texts[k + 1]
+        if k + 2 == len(self.texts) and not nxt.strip():
+            return True  # only blank lines follow (the piece's end)
+        if nxt[:1] not in ("#", " "):
+            return False
+        end = nxt.find("\n")
+        return _ATX_AT.match(nxt, 0, len(nxt) if end < 0 else end) is not None
+
+    def notable(self) -> list[int]:
+        """Chunks that may carry a marker, a link, an identifier, a "see" or a relation: a
+        superset of those `notable` accepts, found with one substring search over the whole
+        piece per pattern (scanning the text is most of the splitter's cost)."""
+        if len(self.texts) < 32:  # a short piece: testing each chunk costs less than the searches
+            return list(range(len(self.texts)))
+        prose, found = self.prose, set()
+        # Lower-cased ASCII text keeps its offsets: one search finds "see", "See" and "SEE".
+        text, words = (prose.lower(), _WORDS_LOWER) if prose.isascii() else (prose, _WORDS)
+        for word in words:
+            found.update(self._hits(lambda pos, w=word: text.find(w, pos)))
+        if "-" in prose:
+            found.update(self._hits(lambda pos: _tail_at(prose, pos)))
+        return sorted(found)
+
+    def _hits(self, find: Callable[[int], int]) -> Iterator[int]:
+        """The chunks where `find(pos)` (the next hit at or after pos, or -1) hits; after a hit
+        the search resumes at the next chunk."""
+        pos = find(0)
+        while pos >= 0:
+            k = self.chunk_at(pos)
+            yield k
+            if k + 1 >= len(self.at):
+                return
+            pos = find(self.at[k + 1])
+
+
+_WORDS = ("]", "see", "See", "SEE", "upersed", "mend", "ttach")  # the substrings `notable` tests
+_WORDS_LOWER = ("]", "see", "upersed", "mend", "ttach")
+
+
+def _tail_at(text: str, pos: int) -> int:
+    m = ID_TAIL.search(text, pos)
+    return m.start() if m else -1
+
+
+# White space that str.isspace and str.strip see but `[ \t]` does not (form feed, no-break space...).
+_ODD_ASCII = "\x0b\x0c\x1c\x1d\x1e\x1f"
+_ODD_SPACE = _ODD_ASCII + "\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+
+
+def _odd_space(text: str) -> bool:
+    return any(c in text for c in (_ODD_ASCII if text.isascii() else _ODD_SPACE))
+
+
+def _prose_by_region(b: _Builder, prose: str, line: int) -> None:
     """Prose without fenced code: ATX headings cut it into regions, each split by `_region`."""
     pos = 0
     for start, end, m in _atx_lines(prose):
@@ -776,7 +702,7 @@ def _finish(path: str, meta: dict[str, str | list[str]], b: _Builder) -> Documen
         title,
         meta,
         tuple(b.sections),
-        tuple(_meta_relations(meta) + b.relations),
+        tuple(meta_relations(meta) + b.relations),
         b.title,
         texts=b.texts,
         starts=b.starts,

@@ -234,3 +234,21 @@ def test_counts() -> None:
     assert c["nodes"]["doc"] == 6 and c["nodes"]["page"] == 1 and c["nodes"]["claim"] == 2
     assert c["nodes"]["span"] == 2 and c["nodes"]["file"] >= 2
     assert c["edges"]["supersedes"] == 2 and c["edges"]["asserts"] == 2 and c["unresolved"] == 0
+
+
+def test_batched_tokenising_matches_tokens() -> None:
+    """graph_search.term_stream tokenises many texts at once (joined, translated, split); it
+    gives what `tokens` gives text by text, non-ASCII, final sigma, NUL and stop words included."""
+    import random
+
+    from openwiki_git import graph_search
+
+    rng = random.Random(3)
+    pieces = ["Σ", "ς", "ΟΔΟΣ", "A", "b", " ", "ies", "ss", "'", "00", "12", "_", "-", "İ", "ß", "ﬁ", "the", "of",
+              "\u00a0", "—", "\t", "é", "x_y", "²", "٣", " is ", "Queues", "\0", "\ud800"]
+    for _ in range(3000):
+        texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 20))) for _ in range(rng.randint(0, 30))]
+        if rng.random() < 0.5:
+            texts = [t.replace("\0", "").replace("\ud800", "") for t in texts]
+        expected = [t for text in texts for t in (*graph_search.tokens(text), "\0")]
+        assert graph_search.term_stream(texts) == expected

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pickle
+import random
 
 import pytest
 
-from openwiki_git import mdsplit
+from openwiki_git import mdrefs, mdsplit
 from openwiki_git.mdsplit import Ref
 
 DOC = """\
@@ -191,3 +192,51 @@ def test_markers_are_collected() -> None:
     d = mdsplit.split("# P\n\nRetries stop after five.[^c-1a2b3c4d] Twice.[^c-1a2b3c4d]\n\n[^c-99999999]: def\n", "p.md")
     assert d.paragraphs[0].markers == ("c-1a2b3c4d",)
     assert d.paragraphs[1].markers == ()  # a footnote definition is not a marker
+
+
+# -- the fast paths agree with the plain ones --------------------------------------------------
+# The splitter reads a prose piece in bulk (`_prose`: cut at blank lines once, only the chunks
+# with a heading, list or break read line by line) and the markers and references of a document
+# in one pass (`mdrefs.scan`). These tests compare them with the line-by-line reading of each
+# region (`_prose_by_region`) and with `refs_in` per paragraph, on seeded random Markdown.
+
+_LINES = [
+    "", " ", "  ", "\t", "# H", "## Sub", "  ### Three", "    # code-ish", "#tag", "#", "===", "---", "--",
+    "- item", "* item", "***", "_ _ _", "Title", "text  ", "text\t", "Status: Superseded by ADR-0003",
+    "This ADR amends ADR-0002.", "```", "~~~", "> quote", "see docs/a.md, b.md", 'See also "Retry policy"',
+    "text[^c-1a2b3c4d] See ADR-0048.", "[d]: b.md", "![i](p.png) [l](a.md)",
+]
+_WORDS = "see See SEE also ADR-0012 RFC-3 x-1 foo bar supersedes amends the [l](a.md) `code` docs/x.md [^c-1a2b3c4d] # - ] [".split()
+
+
+def _random_markdown(rng: random.Random) -> str:
+    lines = []
+    for _ in range(rng.randint(0, 40)):
+        if rng.random() < 0.5:
+            lines.append(rng.choice(_LINES))
+        else:
+            words = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 8)))
+            lines.append(" " * rng.choice([0, 0, 0, 1, 4]) + words + rng.choice(["", "", " ", "\t"]))
+    return "\n".join(lines) + rng.choice(["", "\n", "\n\n", "  \n", "\n  "])
+
+
+def _state(d: mdsplit.Document) -> tuple[object, ...]:
+    return (d.title, d.h1, d.sections, d.relations, d.texts, d.starts, d.ends, d.code, d.markers, d.refs, d.runs)
+
+
+def test_bulk_reading_matches_the_region_by_region_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(7)
+    texts = [_random_markdown(rng) for _ in range(1500)]
+    fast = [_state(mdsplit.split(t, "docs/x.md")) for t in texts]
+    monkeypatch.setattr(mdsplit, "_prose", mdsplit._prose_by_region)
+    assert fast == [_state(mdsplit.split(t, "docs/x.md")) for t in texts]
+
+
+def test_scan_matches_refs_in_one_text_at_a_time() -> None:
+    rng = random.Random(11)
+    pieces = [*_WORDS, "sEe", "İ", "\0", "\n", "[a", "b](c.md)", "\n[d]: x.md", '"T"', ", ", " and ", "(see", "see:"]
+    for _ in range(3000):
+        texts = ["".join(rng.choice(pieces) + rng.choice(["", " "]) for _ in range(rng.randint(0, 10))) for _ in range(rng.randint(0, 8))]
+        markers, refs = mdrefs.scan(texts)
+        assert markers == [mdrefs.markers_in(t) if "[^c-" in t else None for t in texts]
+        assert refs == [mdrefs.refs_in(t) for t in texts]

@@ -1,0 +1,336 @@
+"""References written in Markdown prose: links, identifiers, "see" targets, claim markers and
+relations (supersedes, amends, attaches to). Pure: text in, records out. Used by `mdsplit.py`,
+which documents what each kind of reference is; nothing here resolves a reference.
+
+`refs_in` and `relations_in` read one text. `scan` reads the markers and references of many
+paragraphs at once (one pass of each regex over their joined text) and gives what `refs_in` and
+`markers_in` give one by one: a document's paragraphs are scanned that way.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+from typing import NamedTuple
+
+__all__ = ["RELATION_TYPES", "Ref", "Relation", "markers_in", "may_refer", "notable", "refs_in", "relations_in", "scan", "targets"]
+
+RELATION_TYPES = ("supersedes", "superseded_by", "amends", "amended_by", "attaches_to")
+_new = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot paths only)
+
+
+class Ref(NamedTuple):
+    """One explicit reference as written. kind: "link", "id", "see"."""
+
+    kind: str
+    target: str
+
+
+class Relation(NamedTuple):
+    """A typed relation declared by the document: `type` is one of RELATION_TYPES, seen from this
+    document ("superseded_by ADR-0012" means ADR-0012 supersedes this one). `source` is the index
+    of the paragraph that states it, or -1 for front matter."""
+
+    type: str
+    ref: Ref
+    source: int
+
+
+MARKER = re.compile(r"\[\^(c-[0-9a-f]{8,32})\](?!:)")
+# Inline links (not images), optional <...> target and title.
+# Starts with a literal `[` (the regex engine then skips ahead fast); an image's `!` is checked by hand.
+_LINK = re.compile(r'\[(?:[^\]\[]|\[[^\]]*\])*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+(?:"[^"]*"|\'[^\']*\'|\([^)]*\)))?\s*\)')
+_LINK_DEF = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>]*>|\S+)", re.M)
+_ID = re.compile(r"(?<![\w/.-])([A-Z][A-Z0-9]*)-([0-9]+)(?![\w-])")
+ID_TAIL = re.compile(r"-[0-9]+(?![\w-])")
+_TARGET = re.compile(
+    r"""\s*(?:
+      (?<!!)\[(?:[^\]\[]|\[[^\]]*\])*\]\(\s*(?P<link><[^>]*>|[^)\s]+)[^)]*\)
+    | `(?P<code>[^`\n]+)`
+    | "(?P<dq>[^"\n]+)" | “(?P<cq>[^”\n]+)”
+    | (?P<uri>repo://[^\s)\]>,;`"]+)
+    | (?P<id>(?<![\w/.-])[A-Z][A-Z0-9]*-[0-9]+(?![\w-]))
+    | (?P<path>(?:\.{1,2}/)*[\w.-]+(?:/[\w.-]+)+(?:\#[\w-]+)?|[\w.-]+\.md(?:\#[\w-]+)?)
+    )""",
+    re.X,
+)
+_SEE_REST = re.compile(r"(?:\s+also)?\b[:\s]*(?:the\s+)?", re.I)
+_SEP = re.compile(r"\s*(?:,|;|&|\band\b|\bor\b)\s*", re.I)
+_VERBS = (
+    ("superseded_by", r"superseded\s+by"),
+    ("supersedes", r"supersedes"),
+    ("amended_by", r"amended\s+by"),
+    ("amends", r"amends"),
+    ("attaches_to", r"attache[sd]\s+to|attachment\s+(?:to|of)"),
+)
+_STATUS_LINE = re.compile(
+    r"^[ \t]*(?:[-*+>][ \t]*)*(?:\*\*|__)?(?:status|state)?(?:\*\*|__)?[ \t]*:?[ \t]*(?:\*\*|__)?[ \t]*"
+    r"(?:(?:accepted|proposed|deprecated|rejected|draft|active|final)(?:\*\*|__)?[ \t]*[,;.:\u2014-]+[ \t]*)?"
+    r"(?:this\s+(?:adr|rfc|decision|document|doc|page|record|note|guide|runbook)\s+)?"
+    r"(?P<verb>" + "|".join(f"(?P<{name}>{pat})" for name, pat in _VERBS) + r")\b[ \t]*:?",
+    re.I | re.M,
+)
+_EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)")
+_FM_RELATION_KEYS = {
+    "supersedes": "supersedes",
+    "superseded_by": "superseded_by",
+    "supersededby": "superseded_by",
+    "amends": "amends",
+    "amended_by": "amended_by",
+    "amendedby": "amended_by",
+    "attaches_to": "attaches_to",
+    "attached_to": "attaches_to",
+    "attachment_of": "attaches_to",
+    "attachment_to": "attaches_to",
+}
+
+
+
+def _link_target(raw: str) -> str | None:
+    target = raw[1:-1] if raw.startswith("<") else raw
+    if not target or _EXTERNAL.match(target) and not target.startswith("repo://"):
+        return None
+    return target
+
+
+def _target_ref(m: re.Match[str]) -> Ref | None:
+    kind = m.lastgroup
+    value = m.group(kind) if kind else None
+    if not value:
+        return None
+    if kind == "link":
+        target = _link_target(value)
+        return Ref("link", target) if target else None
+    if kind == "id":
+        return Ref("id", value)
+    if kind == "code":
+        value = value.strip()
+        if _ID.fullmatch(value):
+            return Ref("id", value)
+        if value.startswith("repo://") or "/" in value or value.endswith(".md"):
+            return Ref("see", value)
+        return None
+    if kind == "path":
+        value = value.rstrip(".")
+    return Ref("see", value.strip())
+
+
+def targets(text: str, pos: int = 0) -> list[Ref]:
+    """The references listed at `pos`: one target, then more separated by `,`, `;`, `and`, `or`."""
+    out: list[Ref] = []
+    while True:
+        m = _TARGET.match(text, pos)
+        if not m:
+            return out
+        ref = _target_ref(m)
+        if ref is not None:
+            out.append(ref)
+        pos = m.end()
+        sep = _SEP.match(text, pos)
+        if not sep:
+            return out
+        pos = sep.end()
+
+
+def may_refer(text: str) -> bool:
+    """Whether `text` can hold a reference: a link has `](` or `]:`, an identifier `-<digit>`,
+    a "see" reference its "see". Substring tests (and one regex with a literal prefix, which the
+    engine scans for quickly) are much cheaper than the reference regexes over every paragraph."""
+    return (
+        "](" in text
+        or "]:" in text
+        or "see" in text
+        or "See" in text
+        or "SEE" in text
+        or ID_TAIL.search(text) is not None
+    )
+
+
+def notable(text: str) -> bool:
+    """May carry a claim marker, a link (both have `]`), an identifier, a "see" or a relation.
+    Seven substring scans: on a large corpus, scanning the text is most of the splitter's cost."""
+    return (
+        "]" in text
+        or "see" in text
+        or "See" in text
+        or ("-" in text and ID_TAIL.search(text) is not None)
+        or "upersed" in text
+        or "mend" in text
+        or "ttach" in text
+        or "SEE" in text
+    )
+
+
+def refs_in(text: str) -> tuple[Ref, ...]:
+    """Every explicit reference in a piece of prose, in order, without duplicates."""
+    return _refs(text) if may_refer(text) else ()
+
+
+def _refs(text: str) -> tuple[Ref, ...]:
+    """refs_in for a text that passed `may_refer`."""
+    found: list[tuple[int, Ref]] = []
+    spans: list[tuple[int, int]] = []  # an identifier inside a link's text is the link's business
+    if "](" in text:
+        for m in _LINK.finditer(text):
+            spans.append(m.span())
+            if m.start() and text[m.start() - 1] == "!":
+                continue  # an image
+            target = _link_target(m.group(1))
+            if target:
+                found.append((m.start(), Ref("link", target)))
+    if "]:" in text:
+        for m in _LINK_DEF.finditer(text):
+            target = _link_target(m.group(1))
+            if target:
+                found.append((m.start(), Ref("link", target)))
+    if "-" in text:
+        for at, ident in _ids(text):
+            if not spans or not any(a <= at < b for a, b in spans):
+                found.append((at, Ref("id", ident)))
+    if "see" in text or "See" in text or "SEE" in text:
+        for at in _sees(text):
+            if _see_target_at(text, at):
+                found.extend((at, r) for r in targets(text, at) if r.kind == "see")
+    if len(found) == 1:
+        return (found[0][1],)
+    found.sort(key=lambda item: item[0])
+    return tuple(dict.fromkeys(r for _, r in found))
+
+
+def _see_target_at(text: str, at: int) -> bool:
+    """Whether a "see" target (quoted title, code span, path, repo:// resource) may start at
+    `at`; links and identifiers after "see" are found on their own."""
+    c = text[at : at + 1]
+    if c in ('"', "\u201c", "`", "["):
+        return True
+    words = text[at : at + 400].split(maxsplit=2)
+    if not words:
+        return False
+    listed = words[0][-1] in ",;" or (len(words) > 1 and words[1].lower() in ("and", "or", "&"))
+    return listed or "/" in words[0] or ".md" in words[0]
+
+
+def _sees(text: str) -> list[int]:
+    """Where the target of each "see" / "see also" starts."""
+    lower = text.lower()
+    out = []
+    i = lower.find("see")
+    while i >= 0:
+        before = lower[i - 1] if i else " "
+        after = lower[i + 3 : i + 4]
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            m = _SEE_REST.match(text, i + 3)
+            if m:
+                out.append(m.end())
+        i = lower.find("see", i + 3)
+    return out
+
+
+def _ids(text: str) -> list[tuple[int, str]]:
+    """Identifiers (`ADR-0012`): found from their `-<digits>` (a literal-prefixed regex, fast),
+    then the upper-case prefix is read backwards."""
+    out = []
+    for m in ID_TAIL.finditer(text):
+        i = m.start()
+        j = _id_start(text, i)
+        if j < i and (j == 0 or not (text[j - 1].isalnum() or text[j - 1] in "_/.-")):
+            out.append((j, text[j : m.end()]))
+    return out
+
+
+_ID_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+
+def _id_start(text: str, i: int) -> int:
+    """Where the identifier whose `-` is at i starts: the run of ASCII capitals and digits before
+    it, less its leading digits (i when there is no capital). str.rstrip/lstrip do the reading."""
+    lo = max(0, i - 64)
+    run = text[lo:i]
+    rest = run.rstrip(_ID_CHARS)
+    if not rest and lo > 0:  # the run may go on beyond the window: read it char by char
+        j = lo
+        while j > 0 and text[j - 1] in _ID_CHARS:
+            j -= 1
+    else:
+        j = lo + len(rest)
+    return i - len(text[j:i].lstrip("0123456789"))
+
+
+def relations_in(text: str, source: int) -> list[Relation]:
+    """Status lines: "Superseded by ADR-0012", "Amends [ADR-0003](0003-x.md)", ..."""
+    out = []
+    for m in _STATUS_LINE.finditer(text):
+        kind = next(name for name, _ in _VERBS if m.group(name))
+        out.extend(Relation(kind, ref, source) for ref in targets(text, m.end()))
+    return out
+
+
+def meta_relations(meta: dict[str, str | list[str]]) -> list[Relation]:
+    out = []
+    for key in sorted(meta):
+        kind = _FM_RELATION_KEYS.get(key.lower().replace("-", "_"))
+        if kind is None:
+            continue
+        value = meta[key]
+        for item in value if isinstance(value, list) else [value]:
+            refs = targets(item) or ([Ref("see", item.strip())] if item.strip() else [])
+            out.extend(Relation(kind, ref, -1) for ref in refs)
+    return out
+
+
+
+
+def markers_in(text: str) -> tuple[str, ...]:
+    """The claim labels ("c-1a2b3c4d") of the markers in `text`, in order, without duplicates."""
+    return tuple(dict.fromkeys(MARKER.findall(text)))
+
+
+def scan(texts: list[str]) -> tuple[list[tuple[str, ...] | None], list[tuple[Ref, ...]]]:
+    """For each text: `markers_in(text)` if it holds "[^c-" (None otherwise), and `refs_in(text)`.
+
+    A paragraph costs a dozen regex and function calls when read alone, more than its text's
+    length does: here each regex runs once over the texts joined by NUL, and its matches are
+    dealt out by offset. No pattern matches a NUL or reads across one the way it would not read
+    past a text's end, except a link's text (`[a` NUL `b](c)`): texts with links are read
+    alone, and so is everything when a text holds a NUL or lower-casing changes a length."""
+    joined = "\0".join(texts)
+    if joined.count("\0") != len(texts) - 1 or not texts:
+        return [markers_in(t) if "[^c-" in t else None for t in texts], [refs_in(t) for t in texts]
+    at = list(itertools.accumulate([len(t) + 1 for t in texts], initial=0))  # where each text starts
+    markers = [[] if "[^c-" in t else None for t in texts]
+    for m in MARKER.finditer(joined):
+        markers[bisect.bisect_right(at, m.start()) - 1].append(m.group(1))  # type: ignore[union-attr]
+    found: list[list[tuple[int, Ref]]] = [[] for _ in texts]
+    alone = {k for k, t in enumerate(texts) if "](" in t or "]:" in t}
+    if "-" in joined:
+        for pos, ident in _ids(joined):
+            k = bisect.bisect_right(at, pos) - 1
+            found[k].append((pos - at[k], _new(Ref, ("id", ident))))
+    if len(joined.lower()) != len(joined):  # _sees' offsets come from the lower-cased text
+        alone.update(k for k, t in enumerate(texts) if "see" in t.lower())
+    else:
+        _see_refs(texts, joined, at, found)
+    refs = [_sorted_refs(f) for f in found]
+    for k in alone:
+        refs[k] = refs_in(texts[k])
+    return [None if m is None else tuple(dict.fromkeys(m)) for m in markers], refs
+
+
+def _see_refs(texts: list[str], joined: str, at: list[int], found: list[list[tuple[int, Ref]]]) -> None:
+    """The "see" references of `scan`: each "see" of the joined text, read in its own text."""
+    if "see" not in joined and "See" not in joined and "SEE" not in joined:
+        return
+    for pos in _sees(joined):
+        k = bisect.bisect_right(at, pos) - 1
+        text, local = texts[k], pos - at[k]
+        if ("see" in text or "See" in text or "SEE" in text) and _see_target_at(text, local):
+            found[k].extend((local, r) for r in targets(text, local) if r.kind == "see")
+
+
+def _sorted_refs(found: list[tuple[int, Ref]]) -> tuple[Ref, ...]:
+    """refs_in's last step: by offset (stably), without duplicates."""
+    if len(found) < 2:
+        return (found[0][1],) if found else ()
+    found.sort(key=lambda item: item[0])
+    return tuple(dict.fromkeys(r for _, r in found))
