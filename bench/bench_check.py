@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark `openwiki-git check` on synthetic repositories.
+"""Benchmark `openwiki-git check` on synthetic repositories, without and with its cache.
 
 Builds git repositories whose wiki holds 10,000 claims with real OpenWiki tokens (computed with
 compat.lines_version directly, so building is fast), commits them, and times `check`:
@@ -7,17 +7,22 @@ compat.lines_version directly, so building is fast), commits them, and times `ch
   A. 10,000 claims over 1,000 cited files (100 pages x 100 claims, 10 claims per file)
   B. 10,000 claims over   100 cited files (100 pages x 100 claims, 100 claims per file)
   C. A again after a line is inserted at the top of every cited file (every claim relocates)
+  D. C again after every cited file is rewritten with the same bytes (every stat changes)
 
 each end to end as a subprocess (interpreter start included, best of --runs) and in-process
-(best of --runs), with peak RSS. B against A shows that the cost follows the number of cited
-files, not the number of claims per file.
+(best of --runs), in three modes: `no cache` (`check --no-cache`), `first run` (A, B: no cache
+file yet, the run writes it; C, D: the cache from before the change, so every file misses) and
+`warm` (the cache up to date: the common case of a check run again). B against A shows that the
+cost follows the number of cited files, not the number of claims per file. The bench sleeps out
+the cache's 2-second racy window after building or changing files (checkcache.RACY_NS).
 
     python bench/bench_check.py            # all shapes
-    python bench/bench_check.py --profile  # plus a cProfile of one in-process run of A
+    python bench/bench_check.py --profile  # plus a cProfile of in-process runs of A, cold and warm
 
 To time another version of the package (before/after), put its parent directory first on the
 path and run from outside the checkout: `cd /tmp && PYTHONPATH=/path/to/old python
-/path/to/bench/bench_check.py` (the console script and the in-process runs both pick it up).
+/path/to/bench/bench_check.py` (the console script and the in-process runs both pick it up;
+a version without the cache has no checkcache module and no --no-cache flag).
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from openwiki_git import citations, compat, sidecar
+from openwiki_git import checkcache, citations, compat, sidecar
 from openwiki_git.main import main
 from openwiki_git.model import Claim, Evidence, Sidecar
 from openwiki_git.store import page_version
@@ -118,6 +123,18 @@ def shift_sources(root: Path) -> None:
         path.write_text("# header\n" + path.read_text("utf-8"), "utf-8")
 
 
+def touch_sources(root: Path) -> None:
+    """Rewrite every source file with the same bytes: every stat changes, no blob does."""
+    for path in (root / "src").rglob("*.py"):
+        path.write_bytes(path.read_bytes())
+
+
+def settle() -> None:
+    """Wait out the check cache's racy window (checkcache.RACY_NS): files written less than 2 s
+    before a check are read again by the next one, so a warm figure needs older files."""
+    time.sleep(checkcache.RACY_NS / 1e9 + 0.2)
+
+
 def cli() -> list[str]:
     exe = shutil.which("openwiki-git")
     return [exe] if exe else [sys.executable, "-m", "openwiki_git"]
@@ -128,51 +145,151 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def time_subprocess(root: Path, runs: int, expect: int) -> tuple[float, float, float]:
-    """Best wall time, best CPU time (user + sys) and peak RSS of `openwiki-git -C root check`."""
+class Cache:
+    """The repository's check cache file, to remove or put back between timed runs."""
+
+    def __init__(self, root: Path) -> None:
+        self.path = root / ".git" / "openwiki-git" / checkcache.CACHE_NAME
+        self.saved: bytes | None = None
+
+    def drop(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+    def save(self) -> None:
+        self.saved = self.path.read_bytes()
+
+    def restore(self) -> None:
+        assert self.saved is not None
+        self.path.write_bytes(self.saved)
+
+
+def time_subprocess(root: Path, runs: int, extra: tuple[str, ...] = (), before=None) -> tuple[float, float]:
+    """Best wall time and best CPU time (user + sys) of `openwiki-git -C root check [extra]`;
+    `before()` runs before each (untimed)."""
     best = best_cpu = float("inf")
     for _ in range(runs):
+        if before is not None:
+            before()
         cpu = _children_cpu()
         started = time.perf_counter()
-        proc = subprocess.run([*cli(), "-C", str(root), "check"], capture_output=True, text=True)
+        proc = subprocess.run([*cli(), "-C", str(root), "check", *extra], capture_output=True, text=True)
         best = min(best, time.perf_counter() - started)
         best_cpu = min(best_cpu, _children_cpu() - cpu)
-        if proc.returncode != expect:
-            raise SystemExit(f"check exited {proc.returncode}, expected {expect}: {proc.stderr or proc.stdout[-500:]}")
-    rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return best, best_cpu, rss_mb
+        if proc.returncode != 0:
+            raise SystemExit(f"check exited {proc.returncode}: {proc.stderr or proc.stdout[-500:]}")
+    return best, best_cpu
 
 
-def time_in_process(root: Path, runs: int, expect: int) -> tuple[float, float, dict[str, int]]:
-    """Best wall and CPU time of main(["-C", root, "check"]) in this process (imports warm),
-    and the summary of one more run with --format json."""
+def time_in_process(root: Path, runs: int, extra: tuple[str, ...] = (), before=None) -> tuple[float, float]:
+    """Best wall and CPU time of main(["-C", root, "check", *extra]) in this process (imports warm)."""
     best = best_cpu = float("inf")
     for _ in range(runs):
+        if before is not None:
+            before()
         cpu = time.process_time()
         started = time.perf_counter()
         with contextlib.redirect_stdout(io.StringIO()):
-            rc = main(["-C", str(root), "check"])
+            rc = main(["-C", str(root), "check", *extra])
         best = min(best, time.perf_counter() - started)
         best_cpu = min(best_cpu, time.process_time() - cpu)
-        if rc != expect:
-            raise SystemExit(f"in-process check exited {rc}, expected {expect}")
+        if rc != 0:
+            raise SystemExit(f"in-process check exited {rc}")
+    return best, best_cpu
+
+
+Timings = dict[str, tuple[float, float, float, float]]  # mode -> sub wall, sub CPU, in-process wall, CPU
+
+
+def summary(root: Path, *extra: str) -> dict[str, int]:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        main(["-C", str(root), "check", "--format", "json"])
-    return best, best_cpu, json.loads(out.getvalue())["summary"]
+        main(["-C", str(root), "check", "--format", "json", *extra])
+    return json.loads(out.getvalue())["summary"]
 
 
-def profile(root: Path) -> None:
+def time_shape(root: Path, runs: int, first_run) -> Timings:
+    """{mode: (subprocess wall, subprocess CPU, in-process wall, in-process CPU)} for three modes:
+    `no cache` (--no-cache), `first run` (`first_run()` sets up the cache before each run: none,
+    or one from before a change) and `warm` (the cache up to date). Leaves the cache warm."""
+    cache = Cache(root)
+    out = {"no cache": (*time_subprocess(root, runs, ("--no-cache",)), *time_in_process(root, runs, ("--no-cache",)))}
+    out["first run"] = (*time_subprocess(root, runs, before=first_run), *time_in_process(root, runs, before=first_run))
+    assert cache.path.exists(), "the first run wrote no cache: are the files older than the racy window?"
+    out["warm"] = (*time_subprocess(root, runs), *time_in_process(root, runs))
+    no_cache, warm = summary(root, "--no-cache"), summary(root)
+    assert no_cache == warm and warm["fresh"] == warm["total"] == 10_000, (no_cache, warm)
+    return out
+
+
+def profile(root: Path, *extra: str) -> None:
     prof = cProfile.Profile()
     with contextlib.redirect_stdout(io.StringIO()):
-        prof.runcall(main, ["-C", str(root), "check"])
+        prof.runcall(main, ["-C", str(root), "check", *extra])
     pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
+
+
+LABELS = {
+    "A": "A 10,000 claims / 1,000 files (10 per file)",
+    "B": "B 10,000 claims /   100 files (100 per file)",
+    "C": "C = A, every cited range moved by one line",
+    "D": "D = C, every cited file rewritten unchanged",
+}
+
+
+def report(results: dict[str, Timings], runs: int) -> None:
+    print()
+    print(f"{'':<46}{'subprocess wall / CPU':>23}{'in-process wall / CPU':>23}")
+    for name, modes in results.items():
+        print(LABELS[name])
+        for mode, (sub, sub_cpu, inproc, in_cpu) in modes.items():
+            print(f"  {mode:<44}{sub * 1000:>13.0f} / {sub_cpu * 1000:>4.0f} ms"
+                  f"{inproc * 1000:>13.0f} / {in_cpu * 1000:>4.0f} ms")
+    print(f"(best of {runs}; subprocess includes interpreter start and imports. first run: A, B with no cache "
+          f"file; C, D with the cache from before the change)")
+    print(f"peak RSS: largest child {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f}MB, "
+          f"bench process (builds + in-process runs) {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}MB")
+
+
+def build_shapes(tmp: Path) -> dict[str, Path]:
+    shapes = {
+        "A": dict(pages=100, claims_per_page=100, files=1000),
+        "B": dict(pages=100, claims_per_page=100, files=100),
+    }
+    roots = {}
+    for name, shape in shapes.items():
+        started = time.perf_counter()
+        roots[name] = tmp / name
+        got = build(roots[name], **shape)
+        print(f"built {name}: {got['claims']} claims on {got['pages']} pages over {got['files']} cited files "
+              f"({got['claims_per_file']} claims per file, {LINES_PER_FILE} lines each) "
+              f"in {time.perf_counter() - started:.1f} s")
+    settle()
+    return roots
+
+
+def run_shapes(roots: dict[str, Path], runs: int, profile_a: bool) -> dict[str, Timings]:
+    results = {}
+    for name in ("A", "B"):
+        results[name] = time_shape(roots[name], runs, Cache(roots[name]).drop)
+    if profile_a:
+        print("\n--- profile: A, no cache ---")
+        profile(roots["A"], "--no-cache")
+        print("--- profile: A, warm ---")
+        profile(roots["A"])
+    # C, then D: each first run starts from the warm cache of before its change (restored each run).
+    for name, change in (("C", shift_sources), ("D", touch_sources)):
+        cache = Cache(roots["A"])
+        cache.save()
+        change(roots["A"])
+        settle()
+        results[name] = time_shape(roots["A"], runs, cache.restore)
+    return results
 
 
 def main_bench() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--profile", action="store_true", help="cProfile one in-process run of shape A")
+    ap.add_argument("--profile", action="store_true", help="cProfile one in-process run of shape A, cold and warm")
     ap.add_argument("--keep", action="store_true", help="keep the repositories (their paths are printed)")
     args = ap.parse_args()
 
@@ -183,44 +300,10 @@ def main_bench() -> None:
           f"command: {' '.join(cli())} -C REPO check")
     print(f"timing the openwiki_git package in {Path(openwiki_git.__file__).parent}")
     try:
-        shapes = [
-            ("A", dict(pages=100, claims_per_page=100, files=1000), False),
-            ("B", dict(pages=100, claims_per_page=100, files=100), False),
-        ]
-        roots = {}
-        for name, shape, _ in shapes:
-            started = time.perf_counter()
-            roots[name] = tmp / name
-            got = build(roots[name], **shape)
-            print(f"built {name}: {got['claims']} claims on {got['pages']} pages over {got['files']} cited files "
-                  f"({got['claims_per_file']} claims per file, {LINES_PER_FILE} lines each) in {time.perf_counter() - started:.1f} s")
-        if args.profile:
-            profile(roots["A"])
-        results = []
-        for name, _, _ in shapes:
-            sub, sub_cpu, rss = time_subprocess(roots[name], args.runs, 0)
-            inproc, in_cpu, summary = time_in_process(roots[name], args.runs, 0)
-            assert summary["fresh"] == summary["total"] == 10_000, summary
-            results.append((name, sub, sub_cpu, inproc, in_cpu, rss))
-        shift_sources(roots["A"])
-        sub, sub_cpu, rss = time_subprocess(roots["A"], args.runs, 0)
-        inproc, in_cpu, summary = time_in_process(roots["A"], args.runs, 0)
-        assert summary["fresh"] == 10_000, summary  # moved, not changed
-        results.append(("C", sub, sub_cpu, inproc, in_cpu, rss))
-
-        print()
-        print(f"{'':<46}{'subprocess (wall/CPU)':>23}{'in-process (wall/CPU)':>23}{'peak RSS':>10}")
-        labels = {
-            "A": "A 10,000 claims / 1,000 files (10 per file)",
-            "B": "B 10,000 claims /   100 files (100 per file)",
-            "C": "C = A, every cited range moved by one line",
-        }
-        for name, sub, sub_cpu, inproc, in_cpu, rss in results:
-            print(f"{labels[name]:<46}{sub * 1000:>13.0f} / {sub_cpu * 1000:>4.0f} ms"
-                  f"{inproc * 1000:>13.0f} / {in_cpu * 1000:>4.0f} ms{rss:>8.0f}MB")
-        print(f"(best of {args.runs}; subprocess includes interpreter start and imports; peak RSS of the largest child so far)")
-        self_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"bench process peak RSS (builds + in-process runs): {self_rss:.0f}MB")
+        roots = build_shapes(tmp)
+        results = run_shapes(roots, args.runs, args.profile)
+        report(results, args.runs)
+        print(f"load average after: {os.getloadavg()[0]:.1f}")
         if args.keep:
             print(f"repositories kept in {tmp}")
     finally:

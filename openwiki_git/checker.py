@@ -24,16 +24,24 @@ class EvidenceResolver:
 
     def __init__(self, read: Reader, *, max_growth: int = 200) -> None:
         self._read = read
+        self.texts: dict[str, FileText] = {}  # every file read so far, by path
         self._files: dict[str, tuple[FileText, compat.LineIndex | None]] = {}
         self._lines: dict[str, tuple[FileText, list[str] | None]] = {}
         self._memo: dict[tuple[str, str], EvidenceResult] = {}
         self.max_growth = max_growth
 
+    def read(self, path: str) -> FileText:
+        """The file, read once."""
+        ft = self.texts.get(path)
+        if ft is None:
+            ft = self.texts[path] = self._read(path)
+        return ft
+
     def file(self, path: str) -> tuple[FileText, compat.LineIndex | None]:
         """The file (read once) and its line index (built once, when relocation needs it)."""
         got = self._files.get(path)
         if got is None:
-            ft = self._lines[path][0] if path in self._lines else self._read(path)
+            ft = self.read(path)
             got = self._files[path] = (ft, compat.LineIndex(ft.text) if ft.text is not None else None)
         return got
 
@@ -41,10 +49,13 @@ class EvidenceResolver:
         """The file (read once) and its lines, without the index relocation needs."""
         got = self._lines.get(path)
         if got is None:
-            indexed = self._files.get(path)
-            ft = indexed[0] if indexed is not None else self._read(path)
+            ft = self.read(path)
             got = self._lines[path] = (ft, split_lines(ft.text) if ft.text is not None else None)
         return got
+
+    def remember(self, known: dict[tuple[str, str], EvidenceResult]) -> None:
+        """Take these results as resolved (a cache's, for a file it found unchanged)."""
+        self._memo.update(known)
 
     def resolve(self, resource: str, version: str) -> EvidenceResult:
         key = (resource, version)

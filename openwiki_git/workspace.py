@@ -14,6 +14,7 @@ from openwiki_git.model import FileText
 from openwiki_git.store import Wiki
 
 SOURCES_HELP = "where evidence is read: worktree (default), index, or a revision such as HEAD"
+CACHE_DIR = "openwiki-git"  # under the git directory: derived data, outside version control
 
 
 @dataclass
@@ -36,6 +37,10 @@ class Workspace:
             return self.repo.read(path, source)
 
         return read
+
+    def cache_path(self, name: str) -> Path:
+        """A cache file: `<git dir>/openwiki-git/<name>` (shared by the repository's worktrees)."""
+        return self.repo.git_dir / CACHE_DIR / name
 
     def resolver(self, source: str = "worktree") -> EvidenceResolver:
         return EvidenceResolver(self.reader(source), max_growth=self.config.max_growth)

@@ -14,7 +14,7 @@ import sys
 from datetime import datetime, timezone
 from typing import Any
 
-from openwiki_git import editing, fixer, report
+from openwiki_git import checkcache, editing, fixer, report
 from openwiki_git.checker import check_all
 from openwiki_git.commands import add_format, open_workspace
 from openwiki_git.errors import UsageError
@@ -29,6 +29,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--source", default="worktree", help=SOURCES_HELP)
     p.add_argument("--page", action="append", help="only claims on this page (repeatable)")
     p.add_argument("--all", action="store_true", help="list fresh claims too in text output")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither use nor update the check cache (<git dir>/openwiki-git/check-cache-v1.pickle): parse every "
+        "sidecar and read every cited file (--fix never uses the cache)",
+    )
     p.add_argument(
         "--base",
         metavar="REV",
@@ -98,17 +104,27 @@ def is_clean(data: dict[str, Any]) -> bool:
 
 
 def collect(ws: Workspace, args: argparse.Namespace) -> tuple[list[ClaimResult], dict[str, Any]]:
-    sidecars = ws.wiki.load_all()
+    with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes
+        return _collect(ws, args)
+
+
+def _collect(ws: Workspace, args: argparse.Namespace) -> tuple[list[ClaimResult], dict[str, Any]]:
+    # The cache answers for unchanged sidecars and cited files (checkcache.py); --fix, a writer,
+    # keeps reading everything.
+    cache = None if args.no_cache or args.fix else checkcache.CheckCache(ws)
+    sidecars = ws.wiki.load_all(cache.load_sidecar if cache is not None else None)
     if args.page:
         wanted = {ws.wiki.normalize_page(p) for p in args.page}
         sidecars = {p: sc for p, sc in sidecars.items() if p in wanted}
     results = check_all(
         sidecars,
-        ws.resolver(args.source),
+        cache.resolver(args.source) if cache is not None else ws.resolver(args.source),
         ws.page_text,
         now=datetime.now(timezone.utc),
         reverify_after_seconds=ws.config.reverify_after_seconds,
     )
+    if cache is not None:
+        cache.save(partial=bool(args.page))
     if ws.config.strict_openwiki:
         results = _markers_optional(ws, results)
     return results, {}
