@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import difflib
 import heapq
-import posixpath
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,8 +28,8 @@ from urllib.parse import unquote
 
 from openwiki_git import compat
 from openwiki_git.errors import UsageError
-from openwiki_git.graph_search import B, K1, STOP, Index, bm25, build_index, has, tokens  # noqa: F401 (B, K1, STOP: re-exported)
-from openwiki_git.mdsplit import Document, Ref, normalize
+from openwiki_git.graph_search import B, K1, STOP, Index, bm25, has, tokens  # noqa: F401 (B, K1, STOP: re-exported)
+from openwiki_git.mdsplit import Document, normalize
 from openwiki_git.model import ClaimResult, Sidecar
 
 _PAIRS = (
@@ -50,9 +49,7 @@ KINDS = ("page", "doc", "section", "paragraph", "claim", "span", "file")
 # Directories whose numbered files (`0012-title.md`) are known by an identifier (`ADR-12`).
 ID_DIRS = {"adr": "ADR", "adrs": "ADR", "decisions": "ADR", "rfc": "RFC", "rfcs": "RFC", "pep": "PEP", "peps": "PEP"}
 _ID = re.compile(r"^([A-Z][A-Z0-9]*)[- ]0*([0-9]+)$")
-_TITLE_ID = re.compile(r"^\s*([A-Z]{2,}[A-Z0-9]*)[- ]?([0-9]+)\b")
-_NUMBERED = re.compile(r"^([0-9]+)[-_]")
-_LINE_ANCHOR = re.compile(r"^L([1-9][0-9]*)(?:-L([1-9][0-9]*))?$")
+LINE_ANCHOR = re.compile(r"^L([1-9][0-9]*)(?:-L([1-9][0-9]*))?$")
 
 
 class Node(NamedTuple):
@@ -91,6 +88,10 @@ class _SpanData(NamedTuple):
     current_resource: str | None = None
 
 
+_DATA_OF_KIND: dict[str, type] = {"claim": _ClaimData, "span": _SpanData}
+_NODE_DATA = frozenset(_DATA_OF_KIND.values())
+
+
 def id_key(text: str) -> str | None:
     """`ADR-0012`, `adr 12` -> `ADR-12`; None when it is not an identifier."""
     m = _ID.match(text.strip().upper())
@@ -115,13 +116,27 @@ class Graph:
         self.ids_of: dict[str, list[str]] = {}  # page/doc id -> its id_keys
         self.titles: dict[str, list[str]] = {}  # normalised title -> page/doc ids
         self.index = Index()
+        self.links: Any = None  # graph_link.Links: how it was built, for a rebuild (cached apart)
         self._seen: set[tuple[str, str, str]] = set()
         self._anchors: dict[str, dict[str, str]] = {}
 
     def __getstate__(self) -> dict[str, Any]:
+        # NamedTuples pickle through Python-level calls, several times slower than plain tuples:
+        # nodes (and their claim and span data) are stored as plain tuples. The build log is
+        # cached apart (graph_build), and the building caches not at all.
         state = dict(self.__dict__)
-        state["_seen"], state["_anchors"] = set(), {}
+        state["nodes"] = {k: (n[0], n[1], tuple(n[2]) if type(n[2]) in _NODE_DATA else n[2]) for k, n in self.nodes.items()}
+        state["_seen"], state["_anchors"], state["links"] = set(), {}, None
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        new, data_types = tuple.__new__, _DATA_OF_KIND
+        nodes = {}
+        for k, (kind, label, data) in state["nodes"].items():
+            cls = data_types.get(kind)
+            nodes[k] = new(Node, (kind, label, new(cls, data) if cls is not None and type(data) is tuple else data))
+        self.nodes = nodes
 
     # -- construction ----------------------------------------------------------------------
     def add_node(self, node_id: str, kind: str, label: str, data: Any = None) -> None:
@@ -149,6 +164,33 @@ class Graph:
             adj[dst] = [(INVERSE[etype], src)]
         else:
             back.append((INVERSE[etype], src))
+
+    def span(self, resource: str, status: str | None = None, current: str | None = None) -> str:
+        """The span (or file, for whole-file evidence) node of a canonical resource, added if new."""
+        nodes = self.nodes
+        if resource in nodes:
+            return resource
+        file_id, path, start, end = split_canonical(resource)
+        if file_id not in nodes:
+            nodes[file_id] = Node("file", path, path)
+        if start is None or end is None:
+            return file_id
+        nodes[resource] = Node("span", resource, _SpanData(path, start, end, status, current))
+        self.link(resource, "cites", file_id)
+        return resource
+
+    def cite(self, claim_id: str, resource: str, status: str, current: str | None) -> None:
+        """`claim_id` cites `resource` (each once: the codec checks); a span cited by several
+        claims keeps the worst status."""
+        node = self.nodes.get(resource)
+        if node is None:
+            self.span(resource, status, current)
+        elif node.kind == "span":
+            data = node.data
+            worst = _worse(data.status, status)
+            if worst != data.status or (current and not data.current_resource):
+                self.nodes[resource] = node._replace(data=data._replace(status=worst, current_resource=current))
+        self.link(claim_id, "cites", resource)
 
     # -- nodes -----------------------------------------------------------------------------
     def node(self, node_id: str) -> Node | None:
@@ -506,7 +548,7 @@ def _edge_types(edges: Sequence[str] | None) -> list[str] | None:
 
 
 # ============================================================================================
-# Building
+# Building (graph_link.py)
 # ============================================================================================
 
 
@@ -514,137 +556,26 @@ def build(
     *,
     docs: Sequence[Document],
     pages: Sequence[tuple[str, Document]],
-    sidecars: Mapping[str, Sidecar],
-    results: Mapping[str, ClaimResult],
+    sidecars: Mapping[str, Sidecar] | None,
+    results: Mapping[str, ClaimResult] | None,
     files: Collection[str],
     wiki_dir: str,
+    previous: Graph | None = None,
+    unchanged: Collection[str] = (),
 ) -> Graph:
     """The graph of `docs` (repository paths), `pages` ((page name, split page)), the claims of
     `sidecars` with their check `results` (by claim id; missing ones are "unchecked"), and the
-    tracked `files` that links may point to. Deterministic: inputs are visited in sorted order."""
-    g = Graph()
-    docs = sorted(docs, key=lambda d: d.path)
-    pages = sorted(pages, key=lambda p: p[0])
-    for d in docs:
-        _add_document(g, "doc:" + d.path, "doc", d)
-    for name, d in pages:
-        _add_document(g, "page:" + name, "page", d)
-    _add_claims(g, pages, sidecars, results, wiki_dir)
-    resolver = _Resolver(g, files, wiki_dir)
-    for d in docs:
-        resolver.document("doc:" + d.path, d)
-    for name, d in pages:
-        resolver.document("page:" + name, d)
-    _build_index(g)
-    g._seen = set()  # only needed while building
-    return g
+    tracked `files` that links may point to. Deterministic: inputs are visited in sorted order.
+    With `previous` (a graph built before, with its build log), what did not change is replayed
+    instead of worked out again: `unchanged` names the sidecar pages whose sidecar and page text
+    are those `previous` was built from (their results may differ); `sidecars=None` says all
+    are, results included. See graph_link."""
+    from openwiki_git import graph_link  # graph_link builds on this module
 
-
-def _add_document(g: Graph, doc_id: str, kind: str, d: Document) -> None:
-    g.add_node(doc_id, kind, d.title, d)
-    g.docs[doc_id] = d
-    g.by_path[d.path] = doc_id
-    for title in dict.fromkeys([d.title, d.h1 or d.title]):
-        g.titles.setdefault(" ".join(title.lower().split()), []).append(doc_id)
-    g.ids_of[doc_id] = _doc_ids(d)
-    for key in g.ids_of[doc_id]:
-        g.aliases.setdefault(key, []).append(doc_id)
-
-
-def _doc_ids(d: Document) -> list[str]:
-    """A document's identifiers: front-matter `id`/`aliases`, an id opening the title
-    (`ADR-0012: …`), or a numbered file in an ADR/RFC/PEP directory (`adr/0012-x.md`)."""
-    found: list[str] = []
-    for key in ("id", "aliases", "alias"):
-        value = d.meta.get(key)
-        for item in value if isinstance(value, list) else [value] if value else []:
-            k = id_key(item)
-            if k:
-                found.append(k)
-    m = _TITLE_ID.match(d.title)
-    if m:
-        found.append(f"{m.group(1)}-{int(m.group(2))}")
-    parts = d.path.split("/")
-    num = _NUMBERED.match(parts[-1])
-    if num and len(parts) >= 2 and parts[-2].lower() in ID_DIRS:
-        found.append(f"{ID_DIRS[parts[-2].lower()]}-{int(num.group(1))}")
-    return list(dict.fromkeys(found))
-
-
-def _add_claims(
-    g: Graph,
-    pages: Sequence[tuple[str, Document]],
-    sidecars: Mapping[str, Sidecar],
-    results: Mapping[str, ClaimResult],
-    wiki_dir: str,
-) -> None:
-    split = dict(pages)
-    for page in sorted(sidecars):
-        page_id = "page:" + page
-        if page_id not in g.nodes:  # a sidecar whose page is gone: its claims still need a home
-            _add_document(g, page_id, "page", Document(f"{wiki_dir}/{page}", page, {}))
-        labels: dict[str, str] = {}
-        for claim in sidecars[page].claims:
-            labels["c-" + claim.id.removeprefix("claim_")[:8]] = claim.id
-            _add_claim(g, page, claim.id, claim, results.get(claim.id))
-        asserted = _assert_markers(g, page_id, split.get(page), labels)
-        for claim in sidecars[page].claims:
-            if claim.id not in asserted:
-                g.add_edge(page_id, "asserts", claim.id)
-    for name, d in pages:  # markers on pages without a sidecar
-        if name not in sidecars:
-            _assert_markers(g, "page:" + name, d, {})
-
-
-def _assert_markers(g: Graph, page_id: str, d: Document | None, labels: dict[str, str]) -> set[str]:
-    asserted: set[str] = set()
-    for i, markers in sorted(d.markers.items()) if d is not None else ():
-        for label in markers:
-            pid = f"{page_id}#{d.key(i)}"
-            if label in labels:
-                g.add_edge(pid, "asserts", labels[label])
-                asserted.add(labels[label])
-            else:
-                g.unresolved.append(Unresolved(pid, "marker", f"[^{label}]", "no claim on this page has that label"))
-    return asserted
-
-
-def _add_claim(g: Graph, page: str, claim_id: str, claim: Any, result: ClaimResult | None) -> None:
-    evidence = _evidence(claim, result)
-    status = result.status if result is not None else "unchecked"
-    marked = claim.mark.status if claim.mark is not None else None
-    present = result.marker_present if result is not None else True
-    nodes = g.nodes
-    if claim_id not in nodes:
-        nodes[claim_id] = Node("claim", claim.statement, _ClaimData(page, claim.statement, status, evidence, marked, present))
-    for item in evidence:
-        resource = item["resource"]
-        node = nodes.get(resource)
-        if node is None:
-            _span_node(g, resource, item["status"], item.get("current_resource"))
-        elif node.kind == "span":  # cited by several claims: keep the worst status
-            data, current = node.data, item.get("current_resource")
-            status = _worse(data.status, item["status"])
-            if status != data.status or (current and not data.current_resource):
-                nodes[resource] = node._replace(data=data._replace(status=status, current_resource=current))
-        g.link(claim_id, "cites", resource)  # a claim cites each resource once (the codec checks)
-
-
-def _evidence(claim: Any, result: ClaimResult | None) -> tuple[dict[str, Any], ...]:
-    """Each cited resource with its status (and, when it moved or is not fresh, where and why)."""
-    if result is None:
-        return tuple([{"resource": ev.resource, "status": "unchecked"} for ev in claim.evidence])
-    by_resource = {r.resource: r for r in result.evidence}
-    evidence = []
-    for ev in claim.evidence:
-        r = by_resource.get(ev.resource)
-        item: dict[str, Any] = {"resource": ev.resource, "status": r.status if r else "unchecked"}
-        if r is not None and r.current_resource and r.current_resource != ev.resource:
-            item["current_resource"] = r.current_resource
-        if r is not None and r.status != "fresh":
-            item["reason"] = r.reason
-        evidence.append(item)
-    return tuple(evidence)
+    return graph_link.build(
+        docs=docs, pages=pages, sidecars=sidecars, results=results, files=files, wiki_dir=wiki_dir,
+        previous=previous, unchanged=unchanged,
+    )
 
 
 def _worse(a: str | None, b: str) -> str:
@@ -659,171 +590,10 @@ def split_canonical(resource: str) -> tuple[str, str, int | None, int | None]:
     path = file_id[len("repo://") :]
     if "%" in path:
         path = unquote(path)
-    m = _LINE_ANCHOR.match(fragment)
+    m = LINE_ANCHOR.match(fragment)
     if not m:
         return file_id, path, None, None
     start = int(m.group(1))
     return file_id, path, start, int(m.group(2) or start)
 
 
-def _span_node(g: Graph, resource: str, status: str | None = None, current: str | None = None) -> str:
-    """The span (or file, for whole-file evidence) node of a canonical resource."""
-    nodes = g.nodes
-    if resource in nodes:
-        return resource
-    file_id, path, start, end = split_canonical(resource)
-    if file_id not in nodes:
-        nodes[file_id] = Node("file", path, path)
-    if start is None or end is None:
-        return file_id
-    nodes[resource] = Node("span", resource, _SpanData(path, start, end, status, current))
-    g.link(resource, "cites", file_id)
-    return resource
-
-
-def _span_for(g: Graph, path: str, start: int | None, end: int | None) -> str:
-    if start is None or end is None:
-        return _span_node(g, compat.Resource(path).canonical)
-    return _span_node(g, compat.Resource(path, start, end).canonical)
-
-
-class _Resolver:
-    """Turns the references written in documents into edges, or into unresolved entries."""
-
-    def __init__(self, g: Graph, files: Collection[str], wiki_dir: str) -> None:
-        self.g = g
-        self.files = files if isinstance(files, (set, frozenset)) else set(files)
-        self.dirs = {d for f in self.files for d in _ancestors(f)}
-        self.wiki_dir = wiki_dir
-        self.prefixes = {k.split("-", 1)[0] for k in g.aliases}
-
-    def document(self, doc_id: str, d: Document) -> None:
-        for s in d.sections:
-            for ref in s.refs:
-                self.refer(f"{doc_id}#{s.key}", doc_id, d.path, ref)
-        for i, refs in sorted(d.refs.items()):
-            source = f"{doc_id}#{d.key(i)}"
-            for ref in refs:
-                self.refer(source, doc_id, d.path, ref)
-        for rel in d.relations:
-            source = f"{doc_id}#{d.key(rel.source)}" if rel.source >= 0 else doc_id
-            target, reason = self.resolve(doc_id, d.path, rel.ref)
-            if target is not None:
-                target = target.split("#", 1)[0] if "#" in target and not target.startswith("repo://") else target
-                if target not in self.g.docs:
-                    target, reason = None, f"{rel.type.replace('_', ' ')} must name a page or document"
-            if target is None:
-                if reason:
-                    self.g.unresolved.append(Unresolved(source, rel.type, rel.ref.target, reason))
-                continue
-            if rel.type in ("superseded_by", "amended_by"):
-                self.g.add_edge(target, INVERSE[rel.type], doc_id)
-            else:
-                self.g.add_edge(doc_id, rel.type, target)
-
-    def refer(self, source: str, doc_id: str, doc_path: str, ref: Ref) -> None:
-        target, reason = self.resolve(doc_id, doc_path, ref)
-        if target is not None:
-            if target != doc_id:
-                self.g.add_edge(source, "refers_to", target)
-        elif reason:
-            self.g.unresolved.append(Unresolved(source, ref.kind, ref.target, reason))
-
-    def resolve(self, doc_id: str, doc_path: str, ref: Ref) -> tuple[str | None, str | None]:
-        """(node id, None) when resolved; (None, reason) when not; (None, None) when the text is
-        not a reference after all (an identifier with a prefix no document uses)."""
-        if ref.kind == "id":
-            key = id_key(ref.target)
-            if key is None or key.split("-", 1)[0] not in self.prefixes:
-                return None, None
-            hits = self.g.aliases.get(key, [])
-            return self._one(hits, f"no page or document has the id {key}", prefer=doc_id.split(":", 1)[0] + ":")
-        if ref.kind == "link":
-            return self.path(doc_id, doc_path, ref.target, relative=True)
-        target = ref.target
-        if target.startswith("repo://") or "/" in target or target.endswith(".md") or "#" in target:
-            relative = target.startswith(("./", "../"))
-            found = self.path(doc_id, doc_path, target, relative=relative)
-            if found[0] is None and not relative and not target.startswith("repo://"):
-                alt = self.path(doc_id, doc_path, target, relative=True)
-                found = alt if alt[0] is not None else found
-            return found
-        hits = self.g.titles.get(" ".join(target.lower().split()), [])
-        return self._one(hits, f"no page or document titled {target!r}", prefer=doc_id.split(":", 1)[0] + ":")
-
-    def _one(self, hits: list[str], missing: str, prefer: str = "") -> tuple[str | None, str | None]:
-        """The one node meant; among several, the one of the referring kind (pages name pages,
-        documents name documents); otherwise the reference is ambiguous."""
-        if len(hits) > 1 and prefer:
-            same = [h for h in hits if h.startswith(prefer)]
-            hits = same if len(same) == 1 else hits
-        if len(hits) == 1:
-            return hits[0], None
-        if not hits:
-            return None, missing
-        return None, f"ambiguous: {', '.join(sorted(hits))}"
-
-    def path(self, doc_id: str, doc_path: str, target: str, *, relative: bool) -> tuple[str | None, str | None]:
-        if target.startswith("repo://"):
-            try:
-                res = compat.parse_resource(target, wiki_dir="\0")
-            except compat.ResourceError as e:
-                return None, str(e)
-            return self._file(res.path, f"L{res.start}-L{res.end}" if res.is_range else "", target)
-        raw, _, anchor = target.partition("#")
-        raw = unquote(raw.split("?", 1)[0])
-        if not raw:
-            return self._anchor(doc_id, anchor, target)
-        if raw.startswith("/"):
-            joined = raw.lstrip("/")
-        elif relative:
-            joined = posixpath.join(posixpath.dirname(doc_path), raw)
-        else:
-            joined = raw
-        norm = posixpath.normpath(joined)
-        if norm == ".." or norm.startswith("../"):
-            return None, "points outside the repository"
-        node = self.g.by_path.get(norm)
-        if node is not None:
-            return self._anchor(node, anchor, target) if anchor else (node, None)
-        return self._file(norm, anchor, target)
-
-    def _anchor(self, doc_id: str, anchor: str, target: str) -> tuple[str | None, str | None]:
-        if not anchor:
-            return doc_id, None
-        hit = self.g.anchor(doc_id, anchor)
-        if hit is None:
-            return None, f"no heading #{anchor} in {self.g.docs[doc_id].path}"
-        return hit, None
-
-    def _file(self, path: str, anchor: str, target: str) -> tuple[str | None, str | None]:
-        if path.startswith(self.wiki_dir + "/.claims/"):
-            return None, "points into the wiki's sidecars"
-        if path in self.files:
-            m = _LINE_ANCHOR.match(anchor)
-            if m:
-                start = int(m.group(1))
-                return _span_for(self.g, path, start, int(m.group(2) or start)), None
-            return _span_for(self.g, path, None, None), None
-        if path.rstrip("/") in self.dirs:
-            return _span_for(self.g, path.rstrip("/") + "/", None, None), None
-        return None, f"{path}: no such tracked file"
-
-
-def _ancestors(path: str) -> Iterable[str]:
-    parts = path.split("/")[:-1]
-    for i in range(1, len(parts) + 1):
-        yield "/".join(parts[:i])
-
-
-def _build_index(g: Graph) -> None:
-    """Index titles (with ids), headings and claim statements (graph_search)."""
-    items: list[tuple[str, str]] = []
-    for node_id, node in g.nodes.items():
-        if node.kind in ("doc", "page"):
-            items.append((node_id, " ".join([node.label, *g.ids_of.get(node_id, ())])))
-        elif node.kind == "claim":
-            items.append((node_id, node.label))
-    for owner, d in g.docs.items():
-        items.extend((f"{owner}#{s.key}", s.heading) for s in d.sections)
-    g.index = build_index(items)

@@ -2,44 +2,39 @@
 
 Reads the wiki's pages and sidecars (through `store.Wiki`), the prose documents matched by the
 config's `docs` globs (default: DEFAULT_DOCS), and the claims' statuses (the content check of
-`checker.py`, against the working tree). The cache is `<git dir>/openwiki-git/graph.pickle`
-(a header with the inputs' key, then the graph) and `graph.parts.pickle` (sidecars and check
-results for incremental rebuilds). Every input is keyed by its stat (mtime, size, inode, ctime):
-when nothing changed, the header's key matches and the graph is returned as is, with no
-sidecar read and no check; otherwise only the documents that changed are split again and only
-the claims whose cited files changed are re-checked. The cache is derived data: it is written atomically
-(`store.atomic_write`) but without the writers' lock, so a read-only command never waits; two
-processes racing write the same content, and a cache that cannot be read is rebuilt.
+`checker.py`, against the working tree). The cache files (graph_cache) are under
+`<git dir>/openwiki-git/`: the graph with a header holding the inputs' key, its documents in
+packs, its build log, and the sidecars and check results. Every input is keyed by its stat
+(mtime, size, inode, ctime): when nothing changed, the header's key matches and the graph is
+returned as is, with no sidecar read and no check. Otherwise the rebuild is incremental: only the
+documents that changed are split again, only the claims whose cited files changed are re-checked,
+and graph.build replays its previous log for every page and document that did not change (see
+graph_link), so only what changed is linked again. The cache is derived data, written without
+the writers' lock, so a read-only command never waits; a cache that cannot be read is rebuilt.
 """
 
 from __future__ import annotations
 
 import contextlib
-import copyreg
-import dataclasses
 import gc
 import glob
 import hashlib
-import io
-import operator
 import os
-import pickle
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
-from openwiki_git import __version__, citations, compat, graph, mdsplit, store
+from openwiki_git import __version__, citations, compat, graph, graph_cache, graph_link, mdsplit
 from openwiki_git.checker import EvidenceResolver, check_claim
 from openwiki_git.errors import StoreError
-from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, Mark, Sidecar, Verification
+from openwiki_git.model import ClaimResult, EvidenceResult, Sidecar
 from openwiki_git.workspace import Workspace
 
-CACHE_DIR = "openwiki-git"
-CACHE_NAME = "graph.pickle"
-PARTS_NAME = "graph.parts.pickle"
-CACHE_FORMAT = 6
+CACHE_DIR, CACHE_NAME, PARTS_NAME = graph_cache.CACHE_DIR, graph_cache.CACHE_NAME, graph_cache.PARTS_NAME
+CACHE_FORMAT = 9
 DEFAULT_DOCS = ("docs/**/*.md", "doc/**/*.md", "adr/**/*.md", "decisions/**/*.md")
 MAX_LINES = 60  # cited lines shown per span; longer spans are cut with a note
 
@@ -86,6 +81,7 @@ class _Header:
     tracked: str  # digest of the tracked paths (a `git status` rewrites the index, not the set)
     docs: dict[str, StatKey]  # repo path -> stat of the text the graph's document was split from
     pages: dict[str, StatKey]  # page -> likewise
+    packs: dict[int, str] = field(default_factory=dict)  # pack -> digest (graph_cache)
 
 
 @dataclass
@@ -191,37 +187,134 @@ def _load(ws: Workspace, use_cache: bool, check: bool) -> tuple[graph.Graph, Bui
     began = time.perf_counter()
     info = BuildInfo(cache_path=str(cache_path(ws)))
     now = _inputs(ws)
-    header, old_graph, parts, tracked = None, None, _Parts(), None
-    if use_cache:
-        header, old_graph = _read_graph(cache_path(ws))
-        if header is not None and old_graph is not None:
-            if header.index != now.index:
-                tracked = _tracked(ws)
-            digest = header.tracked if tracked is None else _digest(tracked)
-            if header.key == _key(ws, now, header.cited, digest):
-                info.cached = True
-                info.seconds = time.perf_counter() - began
-                return old_graph, info
-        parts = _read(_parts_path(ws), _Parts) or _Parts()
+    cache, tracked = _read_cache(ws) if use_cache else _Cached(), None
+    if cache.graph is not None and cache.header is not None:
+        if cache.header.index != now.index:
+            tracked = _tracked(ws)
+        digest = cache.header.tracked if tracked is None else _digest(tracked)
+        key = _key(ws, now, cache.header.cited, digest)
+        g: graph.Graph | None = None
+        if key == cache.header.key:
+            info.cached, g = True, cache.graph
+        elif key[:6] == cache.header.key[:6] and key[7:] == cache.header.key[7:]:
+            # Only documents changed (not a page, a sidecar, a cited file, the tracked set):
+            # the claims and their check results are those of the cached graph.
+            g = _relink(ws, now, cache, tracked or _tracked(ws), key, info)
+        if g is not None:
+            info.seconds = time.perf_counter() - began
+            return g, info
+    g = _rebuild(ws, now, cache, tracked, use_cache, check, info)
+    info.seconds = time.perf_counter() - began
+    return g, info
+
+
+def _relink(
+    ws: Workspace, now: _Inputs, cache: _Cached, tracked: frozenset[str], key: tuple[Any, ...], info: BuildInfo
+) -> graph.Graph | None:
+    """The graph after some documents changed: they are split again and linked again, the rest
+    is replayed from the cached graph's log (graph_link); no sidecar is read, no claim checked."""
+    previous = cache.previous()
+    if previous is None or cache.header is None:
+        return None
+    docs = _split_all(ws, now, cache.header, cache.graph, info)
+    g = graph.build(
+        docs=docs[0], pages=sorted(docs[1].items()), sidecars=None, results=None, files=tracked,
+        wiki_dir=ws.config.wiki_dir, previous=previous,
+    )
+    header = cache.header
+    _write_cache(ws, now, _Header(key, header.cited, now.index, header.tracked, now.docs, now.pages), g, docs, header)
+    return g
+
+
+def _rebuild(
+    ws: Workspace, now: _Inputs, cache: _Cached, tracked: frozenset[str] | None, use_cache: bool, check: bool, info: BuildInfo
+) -> graph.Graph:
+    """The graph when claims may have changed: sidecars read and claims checked again where their
+    stat (or their cited files') changed; the rest replayed from the cached graph's log."""
+    parts = (_read(_parts_path(ws), _Parts) or _Parts()) if use_cache else _Parts()
     new = _Parts(index=now.index)
     if tracked is None:
         tracked = parts.tracked if parts.index is not None and parts.index == now.index else _tracked(ws)
     new.tracked = tracked
-    docs = _split_all(ws, now, header if old_graph is not None else None, old_graph, info)
+    docs = _split_all(ws, now, cache.header, cache.graph, info)
     sidecars = _read_sidecars(ws, now, parts, new, info)
     results = _check(ws, sidecars, docs[1], now.pages, new, parts, info) if check else {}
+    # Sidecar pages whose sidecar and page text are unchanged: the claims' part of the graph has
+    # the same shape as the cached graph's (graph_link reads it off, then applies new results).
+    was = cache.header.pages if cache.header is not None else {}
+    unchanged = {
+        p for p, (_, sc) in new.sidecars.items()
+        if parts.sidecars.get(p, (None, None))[1] is sc and was.get(p, "gone") == now.pages.get(p, "gone")
+    }
     g = graph.build(
         docs=docs[0], pages=sorted(docs[1].items()), sidecars=sidecars, results=results, files=new.tracked,
-        wiki_dir=ws.config.wiki_dir,
+        wiki_dir=ws.config.wiki_dir, previous=cache.previous(), unchanged=unchanged,
     )
     if use_cache:
         cited, digest = tuple(sorted(new.evidence)), _digest(new.tracked)
         header = _Header(_key(ws, now, cited, digest), cited, now.index, digest, now.docs, now.pages)
-        _write(ws, cache_path(ws), [header, g])
+        _write_cache(ws, now, header, g, docs, cache.header)
         if _changed(parts, new):
-            _write(ws, _parts_path(ws), [new])
-    info.seconds = time.perf_counter() - began
-    return g, info
+            graph_cache.write(_folder(ws), PARTS_NAME, graph_cache.dumps([new]), ws.repo.git_dir)
+    return g
+
+
+class _Cached:
+    """What graph.pickle held: the header and graph (None when unusable), and the build log,
+    read only when asked for (a rebuild)."""
+
+    def __init__(self, header: _Header | None = None, g: graph.Graph | None = None, loader: graph_cache.Loader | None = None) -> None:
+        self.header, self.graph, self._loader = header, g, loader
+
+    def previous(self) -> graph.Graph | None:
+        if self.graph is None or self._loader is None:
+            return None
+        self.graph.links = self._loader.next(graph_link.Links)
+        return self.graph if self.graph.links is not None else None
+
+
+def _read_cache(ws: Workspace) -> _Cached:
+    folder = _folder(ws)
+    head = graph_cache.Loader(folder / CACHE_NAME)
+    header = head.next(_Header)
+    if header is None or header.key[:2] != (CACHE_FORMAT, __version__):
+        return _Cached()
+    docs = graph_cache.read_packs(folder, header.packs)
+    if docs is None:
+        return _Cached()
+    loader = graph_cache.Loader(folder / CACHE_NAME, docs)
+    loader.next(_Header)
+    g = loader.next(graph.Graph)
+    return _Cached(header, g, loader) if g is not None else _Cached()
+
+
+def _write_cache(
+    ws: Workspace,
+    now: _Inputs,
+    header: _Header,
+    g: graph.Graph,
+    docs: tuple[list[mdsplit.Document], dict[str, mdsplit.Document]],
+    old: _Header | None,
+) -> None:
+    """The packs whose documents changed, then graph.pickle (header, graph, build log)."""
+    folder, git_dir, wiki = _folder(ws), ws.repo.git_dir, ws.wiki
+    entries = [(d.path, now.docs[d.path], d) for d in docs[0]]
+    entries += [(wiki.repo_path(p), now.pages[p], d) for p, d in docs[1].items()]
+    packs: dict[int, list[tuple[str, StatKey, mdsplit.Document]]] = {}
+    for entry in entries:
+        packs.setdefault(graph_cache.pack_of(entry[0]), []).append(entry)
+    header.packs = {n: graph_cache.pack_digest((path, key) for path, key, _ in packs[n]) for n in sorted(packs)}
+    for n, packed in packs.items():
+        if old is None or old.packs.get(n) != header.packs[n] or not (folder / graph_cache.pack_name(n)).exists():
+            data = graph_cache.dumps([header.packs[n], {path: d for path, _, d in packed}])
+            if not graph_cache.write(folder, graph_cache.pack_name(n), data, git_dir):
+                return  # a read-only git dir: work without a cache
+    packed_ids = {id(d): path for path, _, d in entries}
+    graph_cache.write(folder, CACHE_NAME, graph_cache.dumps([header, g, g.links], packed_ids), git_dir)
+
+
+def _folder(ws: Workspace) -> Path:
+    return ws.repo.git_dir / CACHE_DIR
 
 
 def _tracked(ws: Workspace) -> frozenset[str]:
@@ -301,6 +394,13 @@ def _unique_ids(ws: Workspace, sidecars: dict[str, Sidecar]) -> None:
             owner[claim.id] = page
 
 
+def _cited_path(resource: str) -> str:
+    """The decoded path of a canonical `repo://` resource (graph.split_canonical's, without
+    reading the line range)."""
+    path = resource.partition("#")[0][len("repo://") :]
+    return unquote(path) if "%" in path else path
+
+
 class _CachedResolver(EvidenceResolver):
     """The checker's resolver, answering first from results cached per cited file."""
 
@@ -328,10 +428,14 @@ def _check(
     """Every claim's status (checker.check_claim); evidence in files whose stat and tracking are
     unchanged is reused from the cache."""
     by_file: dict[str, list[tuple[str, str]]] = {}
+    path_of: dict[str, str] = {}  # resource -> the file it cites (graph.split_canonical's path)
     for sc in sidecars.values():
         for claim in sc.claims:
             for ev in claim.evidence:
-                by_file.setdefault(graph.split_canonical(ev.resource)[1], []).append((ev.resource, ev.version))
+                path = path_of.get(ev.resource)
+                if path is None:
+                    path = path_of[ev.resource] = _cited_path(ev.resource)
+                by_file.setdefault(path, []).append((ev.resource, ev.version))
     known: dict[tuple[str, str], EvidenceResult] = {}
     file_keys: dict[str, Any] = {}
     for path in sorted(by_file):
@@ -344,7 +448,7 @@ def _check(
     results: dict[str, ClaimResult] = {}
     for page in sorted(sidecars):
         # A page's results stand while its sidecar, its text and the files it cites are unchanged.
-        cited = sorted({graph.split_canonical(e.resource)[1] for c in sidecars[page].claims for e in c.evidence})
+        cited = sorted({path_of[e.resource] for c in sidecars[page].claims for e in c.evidence})
         key = (new.sidecars[page][0], now_pages.get(page), tuple(file_keys[f] for f in cited))
         hit = parts.results.get(page)
         if hit is not None and hit[0] == key and None not in key[:2]:
@@ -363,62 +467,13 @@ def _check(
     return results
 
 
-# -- the cache files ---------------------------------------------------------------------------
-# Frozen dataclasses unpickle slowly (dataclasses' generic __setstate__); these reducers rebuild
-# them through their constructors instead. They apply to this module's picklers only.
-def _reducer(cls: type) -> Callable[[Any], tuple[Any, tuple[Any, ...]]]:
-    get = operator.attrgetter(*(f.name for f in dataclasses.fields(cls)))
-    return lambda obj: (cls, get(obj))
-
-
-_REDUCERS = {
-    cls: _reducer(cls) for cls in (Claim, Evidence, Mark, Cause, Sidecar, Verification, EvidenceResult, ClaimResult)
-}
-
-
-def _read_graph(path: Path) -> tuple[_Header | None, graph.Graph | None]:
-    try:
-        with open(path, "rb") as fh:
-            header = pickle.load(fh)
-            if not isinstance(header, _Header) or header.key[:2] != (CACHE_FORMAT, __version__):
-                return None, None
-            g = pickle.load(fh)
-    except Exception:  # noqa: BLE001 - an unreadable cache is rebuilt, whatever went wrong
-        return None, None
-    return header, g if isinstance(g, graph.Graph) else None
-
-
+# -- the cache files (graph_cache) -------------------------------------------------------------
 def _read(path: Path, kind: type) -> Any:
-    try:
-        with open(path, "rb") as fh:
-            obj = pickle.load(fh)
-    except Exception:  # noqa: BLE001 - an unreadable cache is rebuilt, whatever went wrong
-        return None
-    return obj if isinstance(obj, kind) else None
-
-
-def _write(ws: Workspace, path: Path, objects: list[Any]) -> None:
-    buf = io.BytesIO()
-    pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = {**copyreg.dispatch_table, **_REDUCERS}
-    for obj in objects:
-        pickler.dump(obj)
-        pickler.clear_memo()  # each object is read back by its own pickle.load
-    try:
-        store.atomic_write(path, buf.getvalue(), root=ws.repo.git_dir)
-    except OSError:
-        pass  # a read-only git dir: work without a cache
+    return graph_cache.Loader(path).next(kind)
 
 
 def clear_cache(ws: Workspace) -> bool:
-    removed = False
-    for path in (cache_path(ws), _parts_path(ws)):
-        try:
-            path.unlink()
-            removed = True
-        except FileNotFoundError:
-            pass
-    return removed
+    return graph_cache.remove(_folder(ws))
 
 
 # --------------------------------------------------------------------------------------------

@@ -36,7 +36,8 @@ import operator
 import re
 import zlib
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
+from functools import partial
+from typing import Any, NamedTuple
 
 from openwiki_git.mdrefs import (  # noqa: F401 (RELATION_TYPES, may_refer, targets: re-exported)
     ID_TAIL,
@@ -56,6 +57,7 @@ from openwiki_git.mdrefs import (  # noqa: F401 (RELATION_TYPES, may_refer, targ
 __all__ = ["Document", "Paragraph", "Ref", "Relation", "Section", "normalize", "slugify", "split"]
 
 _new = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot paths only)
+_ref = partial(_new, Ref)
 
 
 class Section(NamedTuple):
@@ -139,11 +141,21 @@ class Document:
         self._children: dict[str, list[tuple[str, str]]] | None = None
 
     def __getstate__(self) -> dict[str, object]:
-        return {k: getattr(self, k) for k in self.__slots__ if not k.startswith("_")}
+        # NamedTuples pickle through Python-level calls (__reduce_ex__, __new__), several times
+        # slower than plain tuples: sections and references are stored as plain tuples.
+        state = {k: getattr(self, k) for k in self.__slots__ if not k.startswith("_") and k != "run_starts"}
+        state["sections"] = [(*s[:6], tuple(map(tuple, s.refs)) if s.refs else ()) for s in self.sections]
+        state["refs"] = {i: tuple(map(tuple, refs)) for i, refs in self.refs.items()}
+        state["relations"] = [(r.type, tuple(r.ref), r.source) for r in self.relations]
+        return state
 
-    def __setstate__(self, state: dict[str, object]) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         for k, v in state.items():
             object.__setattr__(self, k, v)
+        self.sections = tuple(_new(Section, (*s[:6], tuple(map(_ref, s[6])) if s[6] else ())) for s in state["sections"])
+        self.refs = {i: tuple(map(_ref, refs)) for i, refs in state["refs"].items()}
+        self.relations = tuple(_new(Relation, (t, _ref(ref), src)) for t, ref, src in state["relations"])
+        self.run_starts = [r[0] for r in self.runs]
         self._reset()
 
     def __len__(self) -> int:

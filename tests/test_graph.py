@@ -252,3 +252,46 @@ def test_batched_tokenising_matches_tokens() -> None:
             texts = [t.replace("\0", "").replace("\ud800", "") for t in texts]
         expected = [t for text in texts for t in (*graph_search.tokens(text), "\0")]
         assert graph_search.term_stream(texts) == expected
+
+
+def _state(g: graph.Graph) -> list[Any]:
+    """Everything a build decides, in order: nodes and their data, adjacency, unresolved, tables, index."""
+    nodes = [(k, n.kind, n.label, n.data.path if isinstance(n.data, mdsplit.Document) else n.data) for k, n in g.nodes.items()]
+    index = (g.index.ids, g.index.lengths, sorted(g.index.raw.items()), g.index.avg)
+    return [nodes, list(g.adj.items()), g.unresolved, g.by_path, g.aliases, g.ids_of, g.titles, index]
+
+
+def test_a_rebuild_from_the_previous_graph_equals_a_fresh_build() -> None:
+    """graph_link replays what did not change (claims read off the previous graph, unchanged
+    documents' reference logs) and redoes the rest: the result is the fresh build's, node order,
+    edge order and unresolved list included, whatever changed."""
+    c1 = Claim(C1, "Retries use full jitter.", (Evidence("repo://src/retry.py#L3-L5", TOKEN),))
+    c2 = Claim(C2, "Stale bit.", (Evidence("repo://src/retry.py#L3-L5", TOKEN), Evidence("repo://src/other.py#L1-L1", TOKEN)))
+    sidecars = {"retries.md": Sidecar("retries.md", "sha256:" + "0" * 64, (c1, c2)), "gone.md": Sidecar("gone.md", "sha256:" + "1" * 64, ())}
+    docs = {p: mdsplit.split(t, p) for p, t in DOCS.items()}
+    pages = {p: mdsplit.split(t, f".openwiki/{p}") for p, t in PAGES.items()}
+    files = {"src/retry.py", "src/other.py", "docs/guide.md"}
+
+    def make(results: dict[str, ClaimResult], previous: graph.Graph | None = None, unchanged: Any = (), **kw: Any) -> graph.Graph:
+        return graph.build(
+            docs=list(docs.values()), pages=list(pages.items()), sidecars=kw.get("sidecars", sidecars), results=results,
+            files=files, wiki_dir=".openwiki", previous=previous, unchanged=unchanged,
+        )
+
+    results = {C1: result(c1, "fresh"), C2: result(c2, "stale")}
+    g = make(results)
+    edits = [
+        ("docs/guide.md", "\n\nSee ADR-0001 and [b](adr/0002-b.md).\n"),
+        ("docs/adr/0004-d.md", "\n\n## Limits\n\nSuperseded by ADR-0003.\n"),  # a new heading: the context changes
+        ("docs/appendix.md", "\n\nplain words\n"),
+    ]
+    for path, text in edits:
+        docs[path] = mdsplit.split(DOCS[path] + text, path)
+        assert _state(make(results, g, sidecars=None)) == _state(make(results))  # claims as before
+        if path.endswith("d.md"):  # new check results: same shape, new claim and span data
+            results = {C1: result(c1, "stale"), C2: result(c2, "fresh")}
+        again = make(results, g, unchanged=set(sidecars))
+        assert _state(again) == _state(make(results))
+        g = again
+    pages["retries.md"] = mdsplit.split(PAGES["retries.md"] + "\nMore.[^c-" + C2[6:14] + "]\n", ".openwiki/retries.md")
+    assert _state(make(results, g, unchanged={"gone.md"})) == _state(make(results))

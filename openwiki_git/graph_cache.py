@@ -1,0 +1,176 @@
+"""The evidence graph's cache files, under `<git dir>/openwiki-git/` (graph_build decides what
+is current; this module only reads and writes).
+
+- `graph.pickle`: three pickles sharing one memo: the header (graph_build's key), the graph, and
+  its build log (`graph_link.Links`, read only when the graph is rebuilt). Documents are not in
+  it: they are referred to by repository path (pickle's persistent ids).
+- `graph.docs.NN.pickle` (NN < PACKS): the split documents and pages, in packs by a hash of their
+  path, so that a changed document rewrites one pack, not 30 MB. Each pack starts with a digest
+  of its paths and their stat keys, which the header lists: a pack that does not match (a writer
+  that raced or crashed) makes the whole cache unusable, and it is rebuilt.
+- `graph.parts.pickle`: what graph_build reuses for the claims' check (sidecars, results).
+
+The cache is derived data: written atomically (a temporary file renamed over the old one, not
+synced: a torn file fails to unpickle and is rebuilt), and without the writers' lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copyreg
+import dataclasses
+import hashlib
+import io
+import operator
+import os
+import pickle
+import tempfile
+import zlib
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from openwiki_git.errors import StoreError
+from openwiki_git.mdsplit import Document
+from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, Mark, Sidecar, Verification
+
+CACHE_DIR = "openwiki-git"
+CACHE_NAME = "graph.pickle"
+PARTS_NAME = "graph.parts.pickle"
+PACKS = 16
+
+
+def pack_of(path: str) -> int:
+    return zlib.crc32(path.encode("utf-8", "surrogatepass")) % PACKS
+
+
+def pack_name(n: int) -> str:
+    return f"graph.docs.{n:02}.pickle"
+
+
+def pack_digest(entries: Iterable[tuple[str, Any]]) -> str:
+    """The digest a pack is known by: its documents' paths and stat keys."""
+    return hashlib.sha1(repr(sorted(entries)).encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest()
+
+
+# -- pickling ----------------------------------------------------------------------------------
+# Frozen dataclasses unpickle slowly (dataclasses' generic __setstate__); these reducers rebuild
+# them through their constructors instead. They apply to this module's picklers only.
+def _reducer(cls: type) -> Callable[[Any], tuple[Any, tuple[Any, ...]]]:
+    get = operator.attrgetter(*(f.name for f in dataclasses.fields(cls)))
+    return lambda obj: (cls, get(obj))
+
+
+_REDUCERS = {
+    cls: _reducer(cls) for cls in (Claim, Evidence, Mark, Cause, Sidecar, Verification, EvidenceResult, ClaimResult)
+}
+
+
+def _packed_doc(path: str) -> Document:
+    """Stands for a packed document in graph.pickle; only `_Unpickler` resolves it."""
+    raise pickle.UnpicklingError(f"{path}: a packed document read without its pack")
+
+
+def dumps(objects: list[Any], packed: Mapping[int, str] | None = None) -> bytes:
+    """The objects as pickles sharing one memo (read back in order by one `Loader`). Documents
+    in `packed` (by identity) are written as a reference to their path: a reducer for the
+    Document class, not `persistent_id`, which would be a Python call for every object."""
+    refs = packed or {}
+
+    def document(d: Document) -> Any:
+        path = refs.get(id(d))
+        return (_packed_doc, (path,)) if path is not None else d.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+
+    buf = io.BytesIO()
+    pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = {**copyreg.dispatch_table, **_REDUCERS, Document: document}
+    for obj in objects:
+        pickler.dump(obj)
+    return buf.getvalue()
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, data: bytes, docs: Mapping[str, Document]) -> None:
+        super().__init__(io.BytesIO(data))
+        self.docs = docs
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == __name__ and name == "_packed_doc":
+            return self.docs.__getitem__  # the packed document of that path
+        return super().find_class(module, name)
+
+
+class Loader:
+    """Reads the pickles of one file in order, on demand; None when it cannot."""
+
+    def __init__(self, path: Path, docs: Mapping[str, Document] | None = None) -> None:
+        try:
+            self._unpickler: _Unpickler | None = _Unpickler(path.read_bytes(), docs or {})
+        except OSError:
+            self._unpickler = None
+
+    def next(self, kind: type) -> Any:
+        if self._unpickler is None:
+            return None
+        try:
+            obj = self._unpickler.load()
+        except Exception:  # noqa: BLE001 - an unreadable cache is rebuilt, whatever went wrong
+            self._unpickler = None
+            return None
+        return obj if isinstance(obj, kind) else None
+
+
+def read_packs(folder: Path, digests: Mapping[int, str]) -> dict[str, Document] | None:
+    """Every document of the packs the header lists, by path; None if one is missing or is not
+    the pack the header was written with."""
+    docs: dict[str, Document] = {}
+    for n, digest in digests.items():
+        loader = Loader(folder / pack_name(n))
+        if loader.next(str) != digest:
+            return None
+        got = loader.next(dict)
+        if got is None:
+            return None
+        docs.update(got)
+    return docs
+
+
+def write(folder: Path, name: str, data: bytes, git_dir: Path) -> bool:
+    """Replace `folder/name` with `data`, atomically; False when the git dir is read-only."""
+    path = folder / name
+    try:
+        _refuse_links(path, git_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+    except (OSError, StoreError):
+        return False
+    return True
+
+
+def _refuse_links(path: Path, root: Path) -> None:
+    """Never write through a symlink under the git dir (as store.atomic_write)."""
+    current = root
+    for part in path.relative_to(root).parts:
+        current = current / part
+        if current.is_symlink():
+            raise StoreError(f"{path}: refusing to write through the symlink {current}")
+
+
+def remove(folder: Path) -> bool:
+    """Delete every cache file; whether there was one."""
+    removed = False
+    for name in (CACHE_NAME, PARTS_NAME, *(pack_name(n) for n in range(PACKS))):
+        try:
+            (folder / name).unlink()
+            removed = True
+        except FileNotFoundError:
+            pass
+    return removed

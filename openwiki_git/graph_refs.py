@@ -1,0 +1,180 @@
+"""Reference resolution for the evidence graph: the references written in a document (mdrefs)
+become edges (`refers_to`, `supersedes`, `amends`, `attaches_to`), or unresolved entries with a
+reason. Pure: reads the graph's tables (ids, titles, paths, headings) and the tracked files.
+
+Every change the resolver makes to the graph goes through `Resolver.edge`, `.span` and
+`.unresolved`, which also append it to `Resolver.log`: `graph_link` keeps each document's log
+and replays it on a rebuild when neither the document nor anything it resolved against changed.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Collection, Iterable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+from openwiki_git import compat
+from openwiki_git.graph import INVERSE, LINE_ANCHOR, Unresolved, id_key
+from openwiki_git.mdsplit import Document, Ref
+
+if TYPE_CHECKING:
+    from openwiki_git.graph import Graph
+
+# Operations in a log, replayed by graph_link.replay.
+EDGE, SPAN, UNRESOLVED = "edge", "span", "unresolved"
+
+
+class Resolver:
+    """Turns the references written in documents into edges, or into unresolved entries."""
+
+    def __init__(self, g: Graph, files: Collection[str], wiki_dir: str) -> None:
+        self.g = g
+        self.files = files if isinstance(files, (set, frozenset)) else set(files)
+        self.dirs = {d for f in self.files for d in _ancestors(f)}
+        self.wiki_dir = wiki_dir
+        self.prefixes = {k.split("-", 1)[0] for k in g.aliases}
+        self.log: list[tuple[Any, ...]] = []
+        # Identifiers and titles resolve the same from every page (or every document) and
+        # change nothing: their answers are kept. Paths may create span nodes, so are not.
+        self._memo: dict[tuple[str, str, str], tuple[str | None, str | None]] = {}
+
+    # -- changes to the graph, logged ------------------------------------------------------
+    def edge(self, src: str, etype: str, dst: str) -> None:
+        self.g.add_edge(src, etype, dst)
+        self.log.append((EDGE, src, etype, dst))
+
+    def span(self, resource: str) -> str:
+        self.log.append((SPAN, resource))
+        return self.g.span(resource)
+
+    def unresolved(self, u: Unresolved) -> None:
+        self.g.unresolved.append(u)
+        self.log.append((UNRESOLVED, u))
+
+    # -- documents -------------------------------------------------------------------------
+    def document(self, doc_id: str, d: Document) -> None:
+        for s in d.sections:
+            for ref in s.refs:
+                self.refer(f"{doc_id}#{s.key}", doc_id, d.path, ref)
+        for i, refs in sorted(d.refs.items()):
+            source = f"{doc_id}#{d.key(i)}"
+            for ref in refs:
+                self.refer(source, doc_id, d.path, ref)
+        for rel in d.relations:
+            source = f"{doc_id}#{d.key(rel.source)}" if rel.source >= 0 else doc_id
+            target, reason = self.resolve(doc_id, d.path, rel.ref)
+            if target is not None:
+                target = target.split("#", 1)[0] if "#" in target and not target.startswith("repo://") else target
+                if target not in self.g.docs:
+                    target, reason = None, f"{rel.type.replace('_', ' ')} must name a page or document"
+            if target is None:
+                if reason:
+                    self.unresolved(Unresolved(source, rel.type, rel.ref.target, reason))
+                continue
+            if rel.type in ("superseded_by", "amended_by"):
+                self.edge(target, INVERSE[rel.type], doc_id)
+            else:
+                self.edge(doc_id, rel.type, target)
+
+    def refer(self, source: str, doc_id: str, doc_path: str, ref: Ref) -> None:
+        target, reason = self.resolve(doc_id, doc_path, ref)
+        if target is not None:
+            if target != doc_id:
+                self.edge(source, "refers_to", target)
+        elif reason:
+            self.unresolved(Unresolved(source, ref.kind, ref.target, reason))
+
+    def resolve(self, doc_id: str, doc_path: str, ref: Ref) -> tuple[str | None, str | None]:
+        """(node id, None) when resolved; (None, reason) when not; (None, None) when the text is
+        not a reference after all (an identifier with a prefix no document uses)."""
+        target = ref.target
+        if ref.kind == "link":
+            return self.path(doc_id, doc_path, target, relative=True)
+        if ref.kind == "see" and (target.startswith("repo://") or "/" in target or target.endswith(".md") or "#" in target):
+            relative = target.startswith(("./", "../"))
+            found = self.path(doc_id, doc_path, target, relative=relative)
+            if found[0] is None and not relative and not target.startswith("repo://"):
+                alt = self.path(doc_id, doc_path, target, relative=True)
+                found = alt if alt[0] is not None else found
+            return found
+        prefer = doc_id.split(":", 1)[0] + ":"
+        memo = (ref.kind, target, prefer)
+        got = self._memo.get(memo)
+        if got is None:
+            got = self._memo[memo] = self._by_name(ref.kind, target, prefer)
+        return got
+
+    def _by_name(self, kind: str, target: str, prefer: str) -> tuple[str | None, str | None]:
+        """An identifier (`ADR-0012`) or a title."""
+        if kind == "id":
+            key = id_key(target)
+            if key is None or key.split("-", 1)[0] not in self.prefixes:
+                return None, None
+            return self._one(self.g.aliases.get(key, []), f"no page or document has the id {key}", prefer)
+        hits = self.g.titles.get(" ".join(target.lower().split()), [])
+        return self._one(hits, f"no page or document titled {target!r}", prefer)
+
+    def _one(self, hits: list[str], missing: str, prefer: str = "") -> tuple[str | None, str | None]:
+        """The one node meant; among several, the one of the referring kind (pages name pages,
+        documents name documents); otherwise the reference is ambiguous."""
+        if len(hits) > 1 and prefer:
+            same = [h for h in hits if h.startswith(prefer)]
+            hits = same if len(same) == 1 else hits
+        if len(hits) == 1:
+            return hits[0], None
+        if not hits:
+            return None, missing
+        return None, f"ambiguous: {', '.join(sorted(hits))}"
+
+    def path(self, doc_id: str, doc_path: str, target: str, *, relative: bool) -> tuple[str | None, str | None]:
+        if target.startswith("repo://"):
+            try:
+                res = compat.parse_resource(target, wiki_dir="\0")
+            except compat.ResourceError as e:
+                return None, str(e)
+            return self._file(res.path, f"L{res.start}-L{res.end}" if res.is_range else "", target)
+        raw, _, anchor = target.partition("#")
+        raw = unquote(raw.split("?", 1)[0])
+        if not raw:
+            return self._anchor(doc_id, anchor, target)
+        if raw.startswith("/"):
+            joined = raw.lstrip("/")
+        elif relative:
+            joined = posixpath.join(posixpath.dirname(doc_path), raw)
+        else:
+            joined = raw
+        norm = posixpath.normpath(joined)
+        if norm == ".." or norm.startswith("../"):
+            return None, "points outside the repository"
+        node = self.g.by_path.get(norm)
+        if node is not None:
+            return self._anchor(node, anchor, target) if anchor else (node, None)
+        return self._file(norm, anchor, target)
+
+    def _anchor(self, doc_id: str, anchor: str, target: str) -> tuple[str | None, str | None]:
+        if not anchor:
+            return doc_id, None
+        hit = self.g.anchor(doc_id, anchor)
+        if hit is None:
+            return None, f"no heading #{anchor} in {self.g.docs[doc_id].path}"
+        return hit, None
+
+    def _file(self, path: str, anchor: str, target: str) -> tuple[str | None, str | None]:
+        if path.startswith(self.wiki_dir + "/.claims/"):
+            return None, "points into the wiki's sidecars"
+        if path in self.files:
+            m = LINE_ANCHOR.match(anchor)
+            if m:
+                start = int(m.group(1))
+                return self.span(compat.Resource(path, start, int(m.group(2) or start)).canonical), None
+            return self.span(compat.Resource(path).canonical), None
+        if path.rstrip("/") in self.dirs:
+            return self.span(compat.Resource(path.rstrip("/") + "/").canonical), None
+        return None, f"{path}: no such tracked file"
+
+
+def _ancestors(path: str) -> Iterable[str]:
+    parts = path.split("/")[:-1]
+    for i in range(1, len(parts) + 1):
+        yield "/".join(parts[:i])
