@@ -15,8 +15,6 @@ the writers' lock, so a read-only command never waits; a cache that cannot be re
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import glob
 import hashlib
 import os
@@ -28,6 +26,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from openwiki_git import __version__, citations, compat, graph, graph_cache, graph_link, mdsplit
+from openwiki_git.checkcache import no_gc
 from openwiki_git.checker import EvidenceResolver, check_claim
 from openwiki_git.errors import StoreError
 from openwiki_git.model import ClaimResult, EvidenceResult, Sidecar
@@ -166,21 +165,8 @@ def _digest(paths: frozenset[str]) -> str:
 def load(ws: Workspace, *, use_cache: bool = True, check: bool = True) -> tuple[graph.Graph, BuildInfo]:
     """The graph of the repository now; the cached one when no input changed (by stat).
     `check=False` skips the claims' content check (every claim "unchecked"; nothing cached)."""
-    with _no_gc():
+    with no_gc():
         return _load(ws, use_cache and check, check)
-
-
-@contextlib.contextmanager
-def _no_gc() -> Iterator[None]:
-    """Building or unpickling the graph creates hundreds of thousands of containers and no
-    cycles; the cyclic collector's passes over them cost a quarter of the time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _load(ws: Workspace, use_cache: bool, check: bool) -> tuple[graph.Graph, BuildInfo]:
