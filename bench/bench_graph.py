@@ -152,11 +152,12 @@ def bench_inputs(ws: Workspace) -> None:
     tracked = graph_build._tracked(ws)
 
     def split_all() -> tuple[list[mdsplit.Document], list[tuple[str, mdsplit.Document]]]:
-        docs = [mdsplit.split(t, p) for p, t in texts.items()]
-        return docs, [(p, mdsplit.split(t, ws.wiki.repo_path(p))) for p, t in pages.items()]
+        # As graph_build does: one batch, split in parallel (two processes) when it is large.
+        split = graph_build.split_many([(t, p) for p, t in texts.items()] + [(t, ws.wiki.repo_path(p)) for p, t in pages.items()])
+        return split[: len(texts)], list(zip(pages, split[len(texts) :]))
 
     docs, split_pages = split_all()
-    with graph_build._no_gc():  # as graph_build.load runs them
+    with graph_build.no_gc():  # as graph_build.load runs them
         report("split 100 docs + 1,000 pages (mdsplit only)", best(split_all, 3))
 
         def link(split: tuple[list[mdsplit.Document], list[tuple[str, mdsplit.Document]]] = (docs, split_pages)) -> graph.Graph:

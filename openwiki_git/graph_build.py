@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import multiprocessing
 import os
+import pickle
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -316,15 +318,24 @@ def _split_all(
     old_docs = old.docs if old is not None and header is not None else {}
     was_docs = header.docs if header is not None else {}
     was_pages = header.pages if header is not None else {}
-    docs = []
+    docs: list[mdsplit.Document | None] = []
+    todo: list[tuple[str, str]] = []  # (text, repo path) of what must be split again
     for path, key in now.docs.items():
         hit = old_docs.get("doc:" + path) if was_docs.get(path) == key and key is not None else None
-        docs.append(hit if hit is not None else _split(root / path, path, info, strip=False))
-    pages = {}
+        if hit is None:
+            todo.append((_read_text(root / path, info, strip=False), path))
+        docs.append(hit)
+    pages: dict[str, mdsplit.Document | None] = {}
     for page, key in now.pages.items():
         hit = old_docs.get("page:" + page) if was_pages.get(page) == key and key is not None else None
-        pages[page] = hit if hit is not None else _split(wiki.page_path(page), wiki.repo_path(page), info, strip=True)
-    return docs, pages
+        if hit is None:
+            todo.append((_read_text(wiki.page_path(page), info, strip=True), wiki.repo_path(page)))
+        pages[page] = hit
+    fresh = iter(split_many(todo))  # in parallel when there is much to split
+    return (
+        [d if d is not None else next(fresh) for d in docs],
+        {p: d if d is not None else next(fresh) for p, d in pages.items()},
+    )
 
 
 def _changed(old: _Parts, new: _Parts) -> bool:
@@ -338,7 +349,68 @@ def _changed(old: _Parts, new: _Parts) -> bool:
     return {p: (k, set(r)) for p, (k, r) in old.evidence.items()} != {p: (k, set(r)) for p, (k, r) in new.evidence.items()}
 
 
-def _split(path: Path, repo_path: str, info: BuildInfo, *, strip: bool) -> mdsplit.Document:
+# Below this many characters in all, `split_many` splits in this process: starting a second
+# process (a fork) and pickling its documents back costs more than it saves.
+PARALLEL_MIN_CHARS = 4_000_000
+
+
+def split_many(items: list[tuple[str, str]], *, parallel: bool | None = None) -> list[mdsplit.Document]:
+    """`mdsplit.split(text, path)` for each `(text, path)`, in order. For large inputs (`parallel=None`:
+    at least PARALLEL_MIN_CHARS characters, two CPUs and the 'fork' start method) a forked child
+    splits every other item while this process splits the rest; the child's documents come back
+    pickled. The result is the same as splitting sequentially (`parallel=False`); if the
+    child fails, its share is split here."""
+    if parallel is None:
+        parallel = (
+            sum(len(t) for t, _ in items) >= PARALLEL_MIN_CHARS
+            and (os.cpu_count() or 1) >= 2
+            and "fork" in multiprocessing.get_all_start_methods()
+        )
+    if not parallel or len(items) < 2:
+        return [mdsplit.split(t, p) for t, p in items]
+    # Every other item to the child: a list of large documents followed by many small pages
+    # (each kind costing differently per character) is shared about evenly.
+    mine, theirs = items[0::2], items[1::2]
+    ctx = multiprocessing.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    try:
+        child = ctx.Process(target=_split_child, args=(theirs, send), daemon=True)
+        child.start()
+    except OSError:
+        send.close()
+        recv.close()
+        return [mdsplit.split(t, p) for t, p in items]
+    send.close()
+    try:
+        head = [mdsplit.split(t, p) for t, p in mine]
+    except BaseException:
+        recv.close()
+        child.join()
+        raise
+    tail: Any = None
+    try:
+        tail = pickle.loads(recv.recv_bytes())
+    except Exception:  # noqa: BLE001 (the child died or sent garbage: split its share here)
+        tail = None
+    finally:
+        recv.close()
+        child.join()
+    if not isinstance(tail, list) or len(tail) != len(theirs):
+        tail = [mdsplit.split(t, p) for t, p in theirs]
+    out: list[mdsplit.Document] = [None] * len(items)  # type: ignore[list-item]
+    out[0::2], out[1::2] = head, tail
+    return out
+
+
+def _split_child(items: list[tuple[str, str]], send: Any) -> None:  # noqa: ANN401 (a Connection)
+    try:
+        send.send_bytes(pickle.dumps([mdsplit.split(t, p) for t, p in items], pickle.HIGHEST_PROTOCOL))
+    finally:
+        send.close()
+
+
+def _read_text(path: Path, info: BuildInfo, *, strip: bool) -> str:
+    """The text of a document or page to split (counted in `info.split`)."""
     try:
         text = path.read_bytes().decode("utf-8", errors="replace")
     except OSError:
@@ -346,7 +418,7 @@ def _split(path: Path, repo_path: str, info: BuildInfo, *, strip: bool) -> mdspl
     if strip:  # the generated citations block is the tool's, not the author's prose
         text = citations.strip_block(text)
     info.split += 1
-    return mdsplit.split(text, repo_path)
+    return text
 
 
 def _read_sidecars(ws: Workspace, now: _Inputs, parts: _Parts, new: _Parts, info: BuildInfo) -> dict[str, Sidecar]:
