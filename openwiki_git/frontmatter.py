@@ -180,13 +180,14 @@ def plain(value: Any) -> Any:
 # -- editing ---------------------------------------------------------------------------------
 
 
-def edit(text: str, changes: Mapping[str, Any], *, filename: str) -> str:
+def edit(text: str, changes: Mapping[str, Any], *, filename: str, parsed: FrontMatter | None = None) -> str:
     """The page with each top-level key in `changes` set (or removed, for REMOVE), surgically.
 
     The page must have front matter (see `split`). Keys not in `changes`, comments, the body and
     the line endings are kept byte for byte. Changes equal to the current value write nothing.
+    `parsed`: the caller's `parse(text)`, so a page is not parsed twice on the write path.
     """
-    fm = parse(text, filename=filename)
+    fm = parsed if parsed is not None else parse(text, filename=filename)
     if fm is None:
         raise fail(filename, 1, "the page has no front matter", "start it with --- lines around `type: ...`")
     for key, value in changes.items():

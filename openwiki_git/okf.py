@@ -354,7 +354,7 @@ def project(
         marks = marks_data(sidecar.claims)
         if marks != d.get(MARKS_KEY):
             changes[MARKS_KEY] = marks if marks else fmt.REMOVE
-    return fmt.edit(new_text, changes, filename=filename) if changes else new_text
+    return fmt.edit(new_text, changes, filename=filename, parsed=fm) if changes else new_text
 
 
 def with_marks(text: str, claims: tuple[Claim, ...] | list[Claim], *, filename: str) -> str:
