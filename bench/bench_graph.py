@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from openwiki_git import compat, graph, graph_build, mdsplit, sidecar
+from openwiki_git import compat, graph, graph_build, graph_link, graph_split, mdsplit, sidecar
 from openwiki_git.model import Claim, Evidence, Sidecar
 from openwiki_git.store import page_version
 from openwiki_git.workspace import Workspace
@@ -144,34 +144,33 @@ def calibrate() -> str:
 
 
 def bench_inputs(ws: Workspace) -> None:
-    """The pure build, from inputs already in memory (no disk, no check)."""
+    """The pure build, from inputs already in memory (no disk, no check), as graph_build.load runs
+    it: the pages split here and the claims' part built while a forked child splits documents
+    (graph_split shares what is left between the two), then the documents and references linked
+    and the search index built."""
     root = ws.repo.root
     texts = {p: (root / p).read_text("utf-8") for p in graph_build.doc_paths(root, ("docs/**/*.md",), ".openwiki")}
     pages = {p: ws.wiki.page_path(p).read_text("utf-8") for p in ws.wiki.pages()}
     sidecars = ws.wiki.load_all()
     tracked = graph_build._tracked(ws)
+    page_items = [(t, ws.wiki.repo_path(p)) for p, t in pages.items()]
+    doc_items = sorted(((t, p) for p, t in texts.items()), key=lambda item: len(item[0]))
 
-    def split_all() -> tuple[list[mdsplit.Document], list[tuple[str, mdsplit.Document]]]:
-        # As graph_build does: one batch, split in parallel (two processes) when it is large.
-        split = graph_build.split_many([(t, p) for p, t in texts.items()] + [(t, ws.wiki.repo_path(p)) for p, t in pages.items()])
-        return split[: len(texts)], list(zip(pages, split[len(texts) :]))
+    def build(parallel: bool | None = None) -> graph.Graph:
+        with graph_split.SplitJob(page_items + doc_items, parallel=parallel) as job:
+            split_pages = list(zip(pages, job.front(len(page_items))))
+            part = graph_link.claims_part(pages=split_pages, sidecars=sidecars, results={}, wiki_dir=".openwiki")
+            docs = job.result()[len(page_items) :]
+        return graph_link.link(part, docs=docs, files=tracked, wiki_dir=".openwiki")
 
-    docs, split_pages = split_all()
+    def split_all(parallel: bool | None = None) -> list[mdsplit.Document]:
+        return graph_split.split_many(page_items + doc_items, parallel=parallel)
+
     with graph_build.no_gc():  # as graph_build.load runs them
-        report("split 100 docs + 1,000 pages (mdsplit only)", best(split_all, 3))
-
-        def link(split: tuple[list[mdsplit.Document], list[tuple[str, mdsplit.Document]]] = (docs, split_pages)) -> graph.Graph:
-            return graph.build(
-                docs=split[0], pages=split[1], sidecars=sidecars, results={}, files=tracked, wiki_dir=".openwiki"
-            )
-
-        # These two lines reuse the same split documents on every run, so their paragraph keys
-        # (hashed lazily, on first use) are computed by the first run only: kept as they were
-        # for comparison with earlier figures. The two "fresh" lines below link new documents.
-        report("graph.build from split documents (nodes, edges, BM25)", best(link, 3))
-        report("in-memory build: split + graph.build (no I/O)", best(lambda: (split_all(), link()), 3))
-        report("graph.build from freshly split documents (keys hashed)", best_of_fresh(split_all, link, 3))
-        report("in-memory build, fresh: split, then graph.build of that split", best(lambda: link(split_all()), 3))
+        report("split 100 docs + 1,000 pages, one CPU (mdsplit only)", best(lambda: split_all(False), 3))
+        report("split 100 docs + 1,000 pages, two CPUs (graph_split)", best(split_all, 3))
+        report("in-memory build, one CPU: split, claims, link, index", best(lambda: build(False), 3))
+        report("in-memory build: split (two CPUs), claims, link, index", best(build, 5))
 
 
 def bench_load(ws: Workspace) -> graph_build.GraphSession:

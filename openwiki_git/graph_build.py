@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import glob
 import hashlib
-import multiprocessing
 import os
-import pickle
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -31,11 +29,12 @@ from openwiki_git import __version__, citations, compat, graph, graph_cache, gra
 from openwiki_git.checkcache import no_gc
 from openwiki_git.checker import EvidenceResolver, check_claim
 from openwiki_git.errors import StoreError
+from openwiki_git.graph_split import SplitJob
 from openwiki_git.model import ClaimResult, EvidenceResult, Sidecar
 from openwiki_git.workspace import Workspace
 
 CACHE_DIR, CACHE_NAME, PARTS_NAME = graph_cache.CACHE_DIR, graph_cache.CACHE_NAME, graph_cache.PARTS_NAME
-CACHE_FORMAT = 9
+CACHE_FORMAT = 10
 DEFAULT_DOCS = ("docs/**/*.md", "doc/**/*.md", "adr/**/*.md", "decisions/**/*.md")
 MAX_LINES = 60  # cited lines shown per span; longer spans are cut with a note
 
@@ -204,13 +203,15 @@ def _relink(
     previous = cache.previous()
     if previous is None or cache.header is None:
         return None
-    docs = _split_all(ws, now, cache.header, cache.graph, info)
-    g = graph.build(
-        docs=docs[0], pages=sorted(docs[1].items()), sidecars=None, results=None, files=tracked,
-        wiki_dir=ws.config.wiki_dir, previous=previous,
-    )
+    with _Splitting(ws, now, cache.header, cache.graph, info) as split:
+        pages = split.pages()
+        part = graph_link.claims_part(
+            pages=sorted(pages.items()), sidecars=None, results=None, wiki_dir=ws.config.wiki_dir, previous=previous
+        )
+        docs = split.docs()
+    g = graph_link.link(part, docs=docs, files=tracked, wiki_dir=ws.config.wiki_dir, previous=previous)
     header = cache.header
-    _write_cache(ws, now, _Header(key, header.cited, now.index, header.tracked, now.docs, now.pages), g, docs, header)
+    _write_cache(ws, now, _Header(key, header.cited, now.index, header.tracked, now.docs, now.pages), g, (docs, pages), header)
     return g
 
 
@@ -224,24 +225,31 @@ def _rebuild(
     if tracked is None:
         tracked = parts.tracked if parts.index is not None and parts.index == now.index else _tracked(ws)
     new.tracked = tracked
-    docs = _split_all(ws, now, cache.header, cache.graph, info)
-    sidecars = _read_sidecars(ws, now, parts, new, info)
-    results = _check(ws, sidecars, docs[1], now.pages, new, parts, info) if check else {}
-    # Sidecar pages whose sidecar and page text are unchanged: the claims' part of the graph has
-    # the same shape as the cached graph's (graph_link reads it off, then applies new results).
-    was = cache.header.pages if cache.header is not None else {}
-    unchanged = {
-        p for p, (_, sc) in new.sidecars.items()
-        if parts.sidecars.get(p, (None, None))[1] is sc and was.get(p, "gone") == now.pages.get(p, "gone")
-    }
-    g = graph.build(
-        docs=docs[0], pages=sorted(docs[1].items()), sidecars=sidecars, results=results, files=new.tracked,
-        wiki_dir=ws.config.wiki_dir, previous=cache.previous(), unchanged=unchanged,
-    )
+    previous = cache.previous()
+    # The documents are split by a forked child while this process splits the pages, reads the
+    # sidecars, checks the claims and builds the claims' part of the graph (graph_split).
+    with _Splitting(ws, now, cache.header, cache.graph, info) as split:
+        pages = split.pages()
+        sidecars = _read_sidecars(ws, now, parts, new, info)
+        results = _check(ws, sidecars, pages, now.pages, new, parts, info) if check else {}
+        # Sidecar pages whose sidecar and page text are unchanged: the claims' part of the graph
+        # has the same shape as the cached graph's (graph_link reads it off, then applies new
+        # results).
+        was = cache.header.pages if cache.header is not None else {}
+        unchanged = {
+            p for p, (_, sc) in new.sidecars.items()
+            if parts.sidecars.get(p, (None, None))[1] is sc and was.get(p, "gone") == now.pages.get(p, "gone")
+        }
+        part = graph_link.claims_part(
+            pages=sorted(pages.items()), sidecars=sidecars, results=results, wiki_dir=ws.config.wiki_dir,
+            previous=previous, unchanged=unchanged,
+        )
+        docs = split.docs()
+    g = graph_link.link(part, docs=docs, files=new.tracked, wiki_dir=ws.config.wiki_dir, previous=previous)
     if use_cache:
         cited, digest = tuple(sorted(new.evidence)), _digest(new.tracked)
         header = _Header(_key(ws, now, cited, digest), cited, now.index, digest, now.docs, now.pages)
-        _write_cache(ws, now, header, g, docs, cache.header)
+        _write_cache(ws, now, header, g, (docs, pages), cache.header)
         if _changed(parts, new):
             graph_cache.write(_folder(ws), PARTS_NAME, graph_cache.dumps([new]), ws.repo.git_dir)
     return g
@@ -310,32 +318,47 @@ def _tracked(ws: Workspace) -> frozenset[str]:
     return frozenset(entry.path for entry in ws.repo.index)
 
 
-def _split_all(
-    ws: Workspace, now: _Inputs, header: _Header | None, old: graph.Graph | None, info: BuildInfo
-) -> tuple[list[mdsplit.Document], dict[str, mdsplit.Document]]:
-    """Documents and pages; taken from the previous graph when their stat is unchanged."""
-    root, wiki = ws.repo.root, ws.wiki
-    old_docs = old.docs if old is not None and header is not None else {}
-    was_docs = header.docs if header is not None else {}
-    was_pages = header.pages if header is not None else {}
-    docs: list[mdsplit.Document | None] = []
-    todo: list[tuple[str, str]] = []  # (text, repo path) of what must be split again
-    for path, key in now.docs.items():
-        hit = old_docs.get("doc:" + path) if was_docs.get(path) == key and key is not None else None
-        if hit is None:
-            todo.append((_read_text(root / path, info, strip=False), path))
-        docs.append(hit)
-    pages: dict[str, mdsplit.Document | None] = {}
-    for page, key in now.pages.items():
-        hit = old_docs.get("page:" + page) if was_pages.get(page) == key and key is not None else None
-        if hit is None:
-            todo.append((_read_text(wiki.page_path(page), info, strip=True), wiki.repo_path(page)))
-        pages[page] = hit
-    fresh = iter(split_many(todo))  # in parallel when there is much to split
-    return (
-        [d if d is not None else next(fresh) for d in docs],
-        {p: d if d is not None else next(fresh) for p, d in pages.items()},
-    )
+class _Splitting:
+    """The documents and pages of a build: taken from the cached graph when their stat is
+    unchanged, the rest read and split by a SplitJob, pages at the front (they are needed
+    first), documents after them, the largest last (the child starts there)."""
+
+    def __init__(self, ws: Workspace, now: _Inputs, header: _Header | None, old: graph.Graph | None, info: BuildInfo) -> None:
+        root, wiki = ws.repo.root, ws.wiki
+        old_docs = old.docs if old is not None and header is not None else {}
+        was_docs = header.docs if header is not None else {}
+        was_pages = header.pages if header is not None else {}
+        self._pages: dict[str, mdsplit.Document | None] = {}
+        pages: list[tuple[str, str]] = []  # (text, repo path) of what must be split again
+        for page, key in now.pages.items():
+            hit = old_docs.get("page:" + page) if was_pages.get(page) == key and key is not None else None
+            if hit is None:
+                pages.append((_read_text(wiki.page_path(page), info, strip=True), wiki.repo_path(page)))
+            self._pages[page] = hit
+        self._docs: dict[str, mdsplit.Document | None] = {}
+        docs: list[tuple[str, str]] = []
+        for path, key in now.docs.items():
+            hit = old_docs.get("doc:" + path) if was_docs.get(path) == key and key is not None else None
+            if hit is None:
+                docs.append((_read_text(root / path, info, strip=False), path))
+            self._docs[path] = hit
+        docs.sort(key=lambda item: len(item[0]))
+        self._n_pages = len(pages)
+        self.job = SplitJob(pages + docs)
+
+    def pages(self) -> dict[str, mdsplit.Document]:
+        fresh = iter(self.job.front(self._n_pages))
+        return {p: d if d is not None else next(fresh) for p, d in self._pages.items()}
+
+    def docs(self) -> list[mdsplit.Document]:
+        split = {d.path: d for d in self.job.result()[self._n_pages :]}
+        return [d if d is not None else split[path] for path, d in self._docs.items()]
+
+    def __enter__(self) -> _Splitting:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.job.close()
 
 
 def _changed(old: _Parts, new: _Parts) -> bool:
@@ -347,66 +370,6 @@ def _changed(old: _Parts, new: _Parts) -> bool:
     if {p: k for p, (k, _) in old.results.items()} != {p: k for p, (k, _) in new.results.items()}:
         return True
     return {p: (k, set(r)) for p, (k, r) in old.evidence.items()} != {p: (k, set(r)) for p, (k, r) in new.evidence.items()}
-
-
-# Below this many characters in all, `split_many` splits in this process: starting a second
-# process (a fork) and pickling its documents back costs more than it saves.
-PARALLEL_MIN_CHARS = 4_000_000
-
-
-def split_many(items: list[tuple[str, str]], *, parallel: bool | None = None) -> list[mdsplit.Document]:
-    """`mdsplit.split(text, path)` for each `(text, path)`, in order. For large inputs (`parallel=None`:
-    at least PARALLEL_MIN_CHARS characters, two CPUs and the 'fork' start method) a forked child
-    splits every other item while this process splits the rest; the child's documents come back
-    pickled. The result is the same as splitting sequentially (`parallel=False`); if the
-    child fails, its share is split here."""
-    if parallel is None:
-        parallel = (
-            sum(len(t) for t, _ in items) >= PARALLEL_MIN_CHARS
-            and (os.cpu_count() or 1) >= 2
-            and "fork" in multiprocessing.get_all_start_methods()
-        )
-    if not parallel or len(items) < 2:
-        return [mdsplit.split(t, p) for t, p in items]
-    # Every other item to the child: a list of large documents followed by many small pages
-    # (each kind costing differently per character) is shared about evenly.
-    mine, theirs = items[0::2], items[1::2]
-    ctx = multiprocessing.get_context("fork")
-    recv, send = ctx.Pipe(duplex=False)
-    try:
-        child = ctx.Process(target=_split_child, args=(theirs, send), daemon=True)
-        child.start()
-    except OSError:
-        send.close()
-        recv.close()
-        return [mdsplit.split(t, p) for t, p in items]
-    send.close()
-    try:
-        head = [mdsplit.split(t, p) for t, p in mine]
-    except BaseException:
-        recv.close()
-        child.join()
-        raise
-    tail: Any = None
-    try:
-        tail = pickle.loads(recv.recv_bytes())
-    except Exception:  # noqa: BLE001 (the child died or sent garbage: split its share here)
-        tail = None
-    finally:
-        recv.close()
-        child.join()
-    if not isinstance(tail, list) or len(tail) != len(theirs):
-        tail = [mdsplit.split(t, p) for t, p in theirs]
-    out: list[mdsplit.Document] = [None] * len(items)  # type: ignore[list-item]
-    out[0::2], out[1::2] = head, tail
-    return out
-
-
-def _split_child(items: list[tuple[str, str]], send: Any) -> None:  # noqa: ANN401 (a Connection)
-    try:
-        send.send_bytes(pickle.dumps([mdsplit.split(t, p) for t, p in items], pickle.HIGHEST_PROTOCOL))
-    finally:
-        send.close()
 
 
 def _read_text(path: Path, info: BuildInfo, *, strip: bool) -> str:

@@ -10,20 +10,22 @@ edges in the same order, same unresolved list):
 - references: each document's resolved references are logged (graph_refs) and the log is
   replayed, in the order a fresh build visits the documents, for every document that is the same
   object while everything references resolve against (`_context`) is equal;
-- the search index is kept when its entries are the same.
+- the search index is built again (graph_search: it costs little more than tokenising).
+
+The claims' part depends on no prose document (`claims_part`), so graph_build builds it while
+the documents are still being split, and `link` adds the documents to it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from openwiki_git.graph import ID_DIRS, Graph, Node, Unresolved, _ClaimData, _worse, id_key
 from openwiki_git.graph_refs import EDGE, SPAN, UNRESOLVED, Resolver
-from openwiki_git.graph_search import build_index
+from openwiki_git.graph_search import Terms, build_index, tokenize
 from openwiki_git.mdsplit import Document
 from openwiki_git.model import ClaimResult, Sidecar
 
@@ -44,7 +46,6 @@ class Links:
     claim_adj: dict[str, int] = field(default_factory=dict)
     claim_unresolved: int = 0
     refs: dict[str, tuple[Document, list[tuple[Any, ...]]]] = field(default_factory=dict)  # doc id -> (document, log)
-    index_key: str = ""  # digest of the search index's entries
 
 
 def build(
@@ -62,24 +63,84 @@ def build(
     the sidecar pages whose sidecar and page text are those it was built from (their check
     results may differ). `sidecars=None` says that every sidecar page and every check result is
     unchanged (`results` is then not read)."""
+    part = claims_part(
+        pages=pages, sidecars=sidecars, results=results, wiki_dir=wiki_dir, previous=previous, unchanged=unchanged
+    )
+    return link(part, docs=docs, files=files, wiki_dir=wiki_dir, previous=previous)
+
+
+@dataclass
+class ClaimsPart:
+    """The first half of a build, which needs no prose document: the pages and the claims (see
+    `claims_part`). `link` adds the documents and the references."""
+
+    graph: Graph
+    pages: list[tuple[str, Document]]
+    links: Links
+    terms: Terms  # the search index's entries for pages, their sections and claims
+
+
+def claims_part(
+    *,
+    pages: Sequence[tuple[str, Document]],
+    sidecars: Mapping[str, Sidecar] | None,
+    results: Mapping[str, ClaimResult] | None,
+    wiki_dir: str,
+    previous: Graph | None = None,
+    unchanged: Collection[str] = (),
+) -> ClaimsPart:
+    """The pages and their claims, in a graph of their own: the part of a build that depends on
+    no prose document, so it can be built while the documents are still being split."""
     g = Graph()
     old = previous.links if previous is not None and previous.links is not None else Links()
-    docs = sorted(docs, key=lambda d: d.path)
     pages = sorted(pages, key=lambda p: p[0])
-    for d in docs:
-        _add_document(g, "doc:" + d.path, "doc", d)
     for name, d in pages:
         _add_document(g, "page:" + name, "page", d)
     links = Links()
     _add_claims(g, pages, sidecars, results, wiki_dir, old, unchanged, previous, links)
-    _add_refs(g, docs, pages, files, wiki_dir, old, links)
-    items = _index_items(g)
-    links.index_key = _digest(items)
-    reuse = previous is not None and old.index_key == links.index_key
-    g.index = previous.index if reuse and previous is not None else build_index(items)
+    return ClaimsPart(g, pages, links, tokenize(_index_items(g, g.docs, claims=True)))
+
+
+def link(
+    part: ClaimsPart, *, docs: Sequence[Document], files: Collection[str], wiki_dir: str, previous: Graph | None = None
+) -> Graph:
+    """The whole graph: the documents first (their nodes come before the pages'), then the
+    claims' part, then every reference, then the search index. The same graph, node order and
+    all, as adding everything to one graph in that order."""
+    g = Graph()
+    old = previous.links if previous is not None and previous.links is not None else Links()
+    docs = sorted(docs, key=lambda d: d.path)
+    for d in docs:
+        _add_document(g, "doc:" + d.path, "doc", d)
+    offset = len(g.nodes)  # the documents' nodes come first
+    _merge(g, part.graph)
+    start, end = part.links.claim_nodes
+    links = replace(part.links, claim_nodes=(start + offset, end + offset), refs={})
+    _add_refs(g, docs, part.pages, files, wiki_dir, old, links)
+    # The pages' and claims' entries were tokenised with the claims' part (while documents were
+    # being split): only the documents' are left.
+    g.index = build_index([part.terms, tokenize(_index_items(g, ["doc:" + d.path for d in docs]))])
     g.links = links
     g._seen = set()  # only needed while building
     return g
+
+
+def _merge(g: Graph, part: Graph) -> None:
+    """Add the claims' part (pages, claims, spans, files and their edges) after the documents:
+    tables keep insertion order (documents, then pages), lists are extended in that order."""
+    g.nodes.update(part.nodes)
+    g.docs.update(part.docs)
+    g.by_path.update(part.by_path)
+    g.ids_of.update(part.ids_of)
+    for table, more in ((g.titles, part.titles), (g.aliases, part.aliases)):
+        for key, ids in more.items():
+            have = table.get(key)
+            if have is None:
+                table[key] = ids
+            else:
+                have.extend(ids)
+    assert not g.adj and not g.unresolved  # documents alone make no edge
+    g.adj, g.unresolved, g._seen = part.adj, part.unresolved, part._seen
 
 
 def _add_document(g: Graph, doc_id: str, kind: str, d: Document) -> None:
@@ -315,19 +376,13 @@ def replay(g: Graph, ops: list[tuple[Any, ...]]) -> None:
             g.unresolved.append(op[1])
 
 
-def _index_items(g: Graph) -> list[tuple[str, str]]:
-    """The search index's entries: titles (with ids), headings and claim statements."""
+def _index_items(g: Graph, owners: Iterable[str], *, claims: bool = False) -> list[tuple[str, str]]:
+    """Search index entries: the titles (with ids) and headings of the pages and documents
+    `owners`, and with `claims` every claim statement of `g`."""
     items: list[tuple[str, str]] = []
-    for node_id, node in g.nodes.items():
-        if node.kind in ("doc", "page"):
-            items.append((node_id, " ".join([node.label, *g.ids_of.get(node_id, ())])))
-        elif node.kind == "claim":
-            items.append((node_id, node.label))
-    for owner, d in g.docs.items():
-        items.extend((f"{owner}#{s.key}", s.heading) for s in d.sections)
+    for owner in owners:
+        items.append((owner, " ".join([g.nodes[owner].label, *g.ids_of.get(owner, ())])))
+        items.extend([(f"{owner}#{s.key}", s.heading) for s in g.docs[owner].sections])
+    if claims:
+        items.extend([(node_id, node.label) for node_id, node in g.nodes.items() if node.kind == "claim"])
     return items
-
-
-def _digest(items: list[tuple[str, str]]) -> str:
-    text = "\0".join(map("\0".join, items))  # NUL-separated: C-level joins, no loop
-    return hashlib.sha1(text.encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest()

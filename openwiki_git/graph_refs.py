@@ -54,13 +54,14 @@ class Resolver:
 
     # -- documents -------------------------------------------------------------------------
     def document(self, doc_id: str, d: Document) -> None:
+        prefer = doc_id.split(":", 1)[0] + ":"
         for s in d.sections:
             for ref in s.refs:
-                self.refer(f"{doc_id}#{s.key}", doc_id, d.path, ref)
+                self.refer(f"{doc_id}#{s.key}", doc_id, d.path, ref, prefer)
         for i, refs in sorted(d.refs.items()):
             source = f"{doc_id}#{d.key(i)}"
             for ref in refs:
-                self.refer(source, doc_id, d.path, ref)
+                self.refer(source, doc_id, d.path, ref, prefer)
         for rel in d.relations:
             source = f"{doc_id}#{d.key(rel.source)}" if rel.source >= 0 else doc_id
             target, reason = self.resolve(doc_id, d.path, rel.ref)
@@ -77,8 +78,11 @@ class Resolver:
             else:
                 self.edge(doc_id, rel.type, target)
 
-    def refer(self, source: str, doc_id: str, doc_path: str, ref: Ref) -> None:
-        target, reason = self.resolve(doc_id, doc_path, ref)
+    def refer(self, source: str, doc_id: str, doc_path: str, ref: Ref, prefer: str = "") -> None:
+        # Most references are identifiers or titles named before: their answer is memoised
+        # (`prefer` is the referring kind, "doc:" or "page:"), so ask the memo first.
+        got = self._memo.get((ref.kind, ref.target, prefer)) if prefer else None
+        target, reason = got if got is not None else self.resolve(doc_id, doc_path, ref)
         if target is not None:
             if target != doc_id:
                 self.edge(source, "refers_to", target)

@@ -2,14 +2,16 @@
 
 The index covers page titles, document titles, headings and claim statements (`graph.py`
 chooses the entries). Building tokenises every entry in one pass over their joined text and
-appends each entry's number to the raw posting of each of its terms; BM25 weights are computed
-per term on its first query (`Index.posting`).
+keeps the terms as one string; a term's posting and BM25 weights are worked out on its first
+query (`Index.posting`), so building costs little more than tokenising.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
+import operator
 import re
 from dataclasses import dataclass, field
 
@@ -27,29 +29,48 @@ _TERMS: dict[str, str] = {}  # word -> term: a pure function's memo, so tokenisi
 
 @dataclass(slots=True)
 class Index:
-    """`ids[i]` is entry i's node, `lengths[i]` its number of terms; `raw[term]` lists the entries
-    that have the term, once per occurrence, ascending. `weighted[term]` is (entries, BM25 term
-    weights without idf), filled on the term's first query."""
+    """Entry i is node `ids[i]`. `stream` holds every entry's terms in entry order, each term
+    between spaces and each entry ended by a NUL (" retry queue \0 backoff \0 ..."); `ends[i]`
+    is the offset of entry i's NUL. A term's posting is found on its first query by searching the
+    stream for " term " (str.find, in C) and is kept in `weighted`: (entries, BM25 term weights
+    without idf). `n` counts the entries with a term (BM25's N), `avg` is their mean length."""
 
     ids: list[str] = field(default_factory=list)
-    lengths: list[int] = field(default_factory=list)
-    raw: dict[str, list[int]] = field(default_factory=dict)
+    stream: str = " "
+    ends: list[int] = field(default_factory=list)
+    n: int = 0
     avg: float = 1.0
     weighted: dict[str, tuple[list[int], list[float]]] = field(default_factory=dict)
 
     def posting(self, term: str) -> tuple[list[int], list[float]] | None:
         got = self.weighted.get(term)
         if got is None:
-            raw = self.raw.get(term)
-            if raw is None:
+            tfs = self._counts(term)
+            if not tfs:
                 return None
-            tfs: dict[int, int] = {}
-            for i in raw:
-                tfs[i] = tfs.get(i, 0) + 1
-            lengths, avg = self.lengths, self.avg
-            weights = [tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths[i] / avg)) for i, tf in tfs.items()]
+            avg, stream, ends = self.avg, self.stream, self.ends
+            weights = []
+            for i, tf in tfs.items():
+                length = stream.count(" ", ends[i - 1] + 1 if i else 0, ends[i]) - 1
+                weights.append(tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avg)))
             got = self.weighted[term] = (list(tfs), weights)
         return got
+
+    def _counts(self, term: str) -> dict[int, int]:
+        """Entry -> how often it has `term`, entries ascending."""
+        needle, stream, ends = f" {term} ", self.stream, self.ends
+        step = len(needle) - 1  # the next term starts at this one's closing space
+        tfs: dict[int, int] = {}
+        at = stream.find(needle)
+        while at >= 0:
+            i = bisect.bisect_right(ends, at)
+            tfs[i] = tfs.get(i, 0) + 1
+            at = stream.find(needle, at + step)
+        return tfs
+
+    def terms_of(self, i: int) -> list[str]:
+        """Entry i's terms, in order."""
+        return self.stream[self.ends[i - 1] + 1 if i else 0 : self.ends[i]].split()
 
 
 def tokens(text: str) -> list[str]:
@@ -112,33 +133,38 @@ def term_stream(texts: list[str]) -> list[str]:
 _ASCII_WORD_BYTES = bytes(c if chr(c).isalnum() and not chr(c).isupper() or c == 0 or c > 127 else 32 for c in range(256))
 
 
-def build_index(items: list[tuple[str, str]]) -> Index:
-    """The index of (node id, text) entries; entries without a term are left out."""
-    ids: list[str] = []
-    lengths: list[int] = []
-    raw: dict[str, list[int]] = {}
-    get = raw.get
-    entry = n = 0  # the item being read, and its number of terms so far
-    for t in term_stream([text for _, text in items]):
-        if t == "\0":  # the item's end
-            if n:
-                ids.append(items[entry][0])
-                lengths.append(n)
-                n = 0
-            entry += 1
-        else:
-            n += 1
-            posting = get(t)
-            if posting is None:
-                raw[t] = [len(ids)]
-            else:
-                posting.append(len(ids))
-    return Index(ids, lengths, raw, sum(lengths) / len(lengths) if lengths else 1.0)
+@dataclass(slots=True)
+class Terms:
+    """Entries tokenised ahead of building an index: their node ids, and their terms as the
+    index's stream holds them ("retry queue \0 backoff \0 ", with no leading space)."""
+
+    ids: list[str]
+    stream: str
+    count: int  # terms in all
+
+
+def tokenize(items: list[tuple[str, str]]) -> Terms:
+    """The terms of (node id, text) entries, for `build_index`."""
+    terms = term_stream([text for _, text in items])
+    return Terms([i for i, _ in items], " ".join(terms) + " " if terms else "", len(terms) - len(items))
+
+
+def build_index(blocks: list[Terms]) -> Index:
+    """The index of the entries of `blocks`, in order (their tokenising may happen elsewhere,
+    earlier: this only joins them up)."""
+    ids = list(itertools.chain.from_iterable(b.ids for b in blocks))
+    stream = " " + "".join(b.stream for b in blocks)
+    parts = stream.split("\0")[: len(ids)]  # entry i is parts[i], " " when it has no term
+    ends = list(itertools.accumulate(map(len, parts)))
+    ends = list(map(operator.add, ends, range(len(ends))))  # a NUL after each part
+    n = len(ids) - parts.count(" ")
+    total = sum(b.count for b in blocks)
+    return Index(ids, stream, ends, n, total / n if n else 1.0)
 
 
 def bm25(index: Index, words: list[str], scope: set[str] | None) -> dict[int, float]:
     """Entry -> BM25 score, for the entries (in `scope`, when given) that have any of `words`."""
-    n = len(index.ids)
+    n = index.n
     scores: dict[int, float] = {}
     ids = index.ids
     for word in words:

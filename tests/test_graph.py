@@ -257,7 +257,7 @@ def test_batched_tokenising_matches_tokens() -> None:
 def _state(g: graph.Graph) -> list[Any]:
     """Everything a build decides, in order: nodes and their data, adjacency, unresolved, tables, index."""
     nodes = [(k, n.kind, n.label, n.data.path if isinstance(n.data, mdsplit.Document) else n.data) for k, n in g.nodes.items()]
-    index = (g.index.ids, g.index.lengths, sorted(g.index.raw.items()), g.index.avg)
+    index = (g.index.ids, g.index.stream, g.index.ends, g.index.n, g.index.avg)
     return [nodes, list(g.adj.items()), g.unresolved, g.by_path, g.aliases, g.ids_of, g.titles, index]
 
 

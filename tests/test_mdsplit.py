@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from openwiki_git import graph_build, mdrefs, mdsplit
+from openwiki_git import mdrefs, mdsplit
 from openwiki_git.mdsplit import Ref
 
 DOC = """\
@@ -240,26 +240,3 @@ def test_scan_matches_refs_in_one_text_at_a_time() -> None:
         markers, refs = mdrefs.scan(texts)
         assert markers == [mdrefs.markers_in(t) if "[^c-" in t else None for t in texts]
         assert refs == [mdrefs.refs_in(t) for t in texts]
-
-
-def test_split_many_in_parallel_matches_splitting_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    rng = random.Random(13)
-    items = [(_random_markdown(rng), f"docs/{i}.md") for i in range(301)] + [(DOC, "x.md"), ("", "empty.md")]
-    one_by_one = [_state(mdsplit.split(t, p)) for t, p in items]
-    assert [_state(d) for d in graph_build.split_many(items, parallel=False)] == one_by_one
-    assert [_state(d) for d in graph_build.split_many(items, parallel=True)] == one_by_one
-    # The automatic choice: small inputs stay in this process; large ones are split in two.
-    monkeypatch.setattr(graph_build, "PARALLEL_MIN_CHARS", 1)
-    assert [_state(d) for d in graph_build.split_many(items)] == one_by_one
-    assert [_state(d) for d in graph_build.split_many(items[:1], parallel=True)] == one_by_one[:1]
-    assert graph_build.split_many([]) == []
-
-
-def test_split_many_splits_here_when_the_child_fails(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(items: list[tuple[str, str]], send) -> None:  # noqa: ANN001
-        send.send_bytes(b"not a pickle")
-        send.close()
-
-    monkeypatch.setattr(graph_build, "_split_child", broken)
-    items = [(DOC, f"x{i}.md") for i in range(5)]
-    assert [_state(d) for d in graph_build.split_many(items, parallel=True)] == [_state(mdsplit.split(t, p)) for t, p in items]

@@ -1,0 +1,167 @@
+"""Splitting many Markdown texts (`mdsplit.split`) on two CPUs, sharing the work as it goes.
+
+A `SplitJob` holds a list of (text, path) items. For a large input, a forked child starts at the
+back of the list (where the largest documents are put) and this process, when it asks for the
+front (`front(n)`: the wiki pages, which the claims need first), splits from the front; then
+both take what is left, one item at a time, from the two ends of one shared range. Neither waits
+for the other until the end (`result()`). So the work is shared evenly whatever this process did
+in the meantime (checking claims, building the claims' part of the graph) and however the costs
+of the items differ. The child pickles each document into a spool file as soon as it is split
+and announces it on a pipe; at the end this process unpickles them as they are announced.
+
+The result is always what splitting one by one in order gives; if the child fails, whatever it
+took is split here. Small inputs, one CPU, or no 'fork' start method: everything is split here.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import struct
+import tempfile
+from typing import Any
+
+from openwiki_git import mdsplit
+
+# Below this many characters in all, a job splits in this process: starting a second process
+# (a fork) and pickling its documents back costs more than it saves.
+PARALLEL_MIN_CHARS = 4_000_000
+
+
+class SplitJob:
+    """`mdsplit.split(text, path)` of each item, shared with a forked child when large."""
+
+    def __init__(self, items: list[tuple[str, str]], *, parallel: bool | None = None) -> None:
+        self.items = items
+        self.done: dict[int, mdsplit.Document] = {}
+        self._child: Any = None
+        self._recv: Any = None
+        self._lock: Any = None
+        self._ends: Any = None  # shared [lo, hi): lo taken by this process, hi by the child
+        self._spool: Any = None  # the child's pickled documents
+        if parallel is None:
+            parallel = (
+                sum(len(t) for t, _ in items) >= PARALLEL_MIN_CHARS
+                and (os.cpu_count() or 1) >= 2
+                and "fork" in multiprocessing.get_all_start_methods()
+            )
+        if parallel and len(items) >= 2:
+            self._start()
+
+    def _start(self) -> None:
+        ctx = multiprocessing.get_context("fork")
+        self._lock = ctx.Lock()
+        self._ends = ctx.RawArray("q", [0, len(self.items)])
+        self._spool = tempfile.TemporaryFile()
+        recv, send = ctx.Pipe(duplex=False)
+        try:
+            child = ctx.Process(target=self._child_main, args=(send, recv), daemon=True)
+            child.start()
+        except OSError:  # no process to be had: split everything here
+            send.close()
+            recv.close()
+            self._spool.close()
+            self._ends = None
+            return
+        send.close()
+        self._child, self._recv = child, recv
+
+    # -- taking items ------------------------------------------------------------------------
+    def _take_front(self, limit: int) -> int | None:
+        """The next item from the front, if it is below `limit` and the child has not taken it."""
+        if self._ends is None:  # no child: the items are taken in order
+            i = len(self.done)
+            return i if i < min(limit, len(self.items)) else None
+        with self._lock:
+            lo, hi = self._ends
+            if lo >= min(hi, limit):
+                return None
+            self._ends[0] = lo + 1
+            return lo
+
+    def _take_back(self) -> int | None:
+        with self._lock:
+            lo, hi = self._ends
+            if lo >= hi:
+                return None
+            self._ends[1] = hi - 1
+            return hi - 1
+
+    def _child_main(self, send: Any, recv: Any) -> None:  # noqa: ANN401 (Connections)
+        """Split from the back; each document is pickled into the spool file as soon as it is
+        split (so the pickling is done while this process still shares the work, and never waits
+        for a reader), and announced by a short message: (item, offset, length); b"" ends."""
+        # The fork gave the child the pipe's read end too: closed, so that when the parent
+        # closes its own (`close`), the child's write fails instead of waiting for a reader.
+        recv.close()
+        try:
+            fd, offset = self._spool.fileno(), 0
+            while (i := self._take_back()) is not None:
+                data = pickle.dumps(mdsplit.split(*self.items[i]), pickle.HIGHEST_PROTOCOL)
+                view = memoryview(data)
+                while view:
+                    view = view[os.pwrite(fd, view, offset + len(data) - len(view)) :]
+                send.send_bytes(_RECORD.pack(i, offset, len(data)))
+                offset += len(data)
+            send.send_bytes(b"")
+        finally:
+            send.close()
+
+    # -- results -----------------------------------------------------------------------------
+    def front(self, n: int) -> list[mdsplit.Document]:
+        """The documents of items [0, n): split here, unless the child has taken some of them
+        (then its documents are waited for)."""
+        while (i := self._take_front(n)) is not None:
+            self.done[i] = mdsplit.split(*self.items[i])
+        if not all(i in self.done for i in range(n)):
+            self._join()
+        return [self.done[i] for i in range(n)]
+
+    def result(self) -> list[mdsplit.Document]:
+        """Every item's document, in order: this process splits what is left, then joins."""
+        self.front(len(self.items))
+        self._join()
+        return [self.done[i] for i in range(len(self.items))]
+
+    def close(self) -> None:
+        """Done with the child (or giving up on it after an error here): closing the pipe ends it."""
+        if self._child is not None:
+            self._recv.close()
+            self._child.join()
+            self._child = None
+            self._spool.close()
+
+    def __enter__(self) -> SplitJob:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _join(self) -> None:
+        """Take the child's documents as it announces them (unpickling one while it splits the
+        next), until it is done; split here whatever it took and did not send."""
+        if self._child is not None:
+            try:
+                while message := self._recv.recv_bytes():
+                    i, offset, length = _RECORD.unpack(message)
+                    doc = pickle.loads(os.pread(self._spool.fileno(), length, offset))
+                    if not isinstance(doc, mdsplit.Document):
+                        raise TypeError(type(doc).__name__)
+                    self.done.setdefault(i, doc)
+            except Exception:  # noqa: BLE001, S110 (the child died or sent garbage: split its share here)
+                pass
+            finally:
+                self.close()
+        for i, item in enumerate(self.items):
+            if i not in self.done:
+                self.done[i] = mdsplit.split(*item)
+
+
+# A child's message: the item, and where its pickled document is in the spool file.
+_RECORD = struct.Struct("<qqq")
+
+
+def split_many(items: list[tuple[str, str]], *, parallel: bool | None = None) -> list[mdsplit.Document]:
+    """`mdsplit.split(text, path)` for each `(text, path)`, in order (see SplitJob)."""
+    return SplitJob(items, parallel=parallel).result()
