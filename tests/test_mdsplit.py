@@ -263,3 +263,46 @@ def test_split_many_splits_here_when_the_child_fails(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(graph_build, "_split_child", broken)
     items = [(DOC, f"x{i}.md") for i in range(5)]
     assert [_state(d) for d in graph_build.split_many(items, parallel=True)] == [_state(mdsplit.split(t, p)) for t, p in items]
+
+
+# Pieces that test the joined reading's edges: "see" at a text's end or before a NUL, targets
+# listed after a link, nested brackets, links whose text holds a NUL, long words, characters
+# whose lower-casing changes length (İ) or that fold to "s" (ſ), odd white space, CRLF.
+_ODD_PIECES = [
+    "see", "See", "SEE", "sEe", "see also", "See the", "see:", "(see", "oversee", "see_", "seé", "ſee", "alſo",
+    " ", "  ", "\t", "\n", "\r\n", "\xa0", "\u2003", "\0", "İ", "é", "“T”", '"Q"', "`a/b`", "`w`", "repo://x/y",
+    "docs/a.md", "a.md", "a.MD", "x/y,", "w;", ",", ";", " and ", " AND ", " or ", " & ", "andrew", "ADR-0012",
+    "RFC-3", "9A-1", "a-1", "x/ADR-2", "ADR-12a", "A" * 70 + "-1", "[l](a.md)", "[l](a.md) and", "[l](<a b.md>)",
+    '[l](a.md "t")', "![i](p.png)", "[a [b] c](d/e.md)", "[a", "b](c.md)", "[x]", "](", "]:", "\n[d]: x.md",
+    "[d]: <y z.md>", "[^c-1a2b3c4d]", "[^c-1a2b3c4d]:", "[", "]", "(", ")", "w" * 401, "x" * 398 + "/y",
+]
+
+
+def _odd_text(rng: random.Random) -> str:
+    return "".join(rng.choice(_ODD_PIECES) + rng.choice(["", "", " ", "\n"]) for _ in range(rng.randint(0, 12)))
+
+
+def test_scan_matches_refs_in_on_odd_texts() -> None:
+    rng = random.Random(17)
+    for _ in range(4000):
+        texts = [_odd_text(rng) for _ in range(rng.randint(1, 6))]
+        markers, refs = mdrefs.scan(texts)
+        assert markers == [mdrefs.markers_in(t) if "[^c-" in t else None for t in texts], texts
+        assert refs == [mdrefs.refs_in(t) for t in texts], texts
+
+
+def test_see_targets_found_in_c_include_every_see_reference() -> None:
+    """`_SEE_AT` (read in C over the lower-cased text) finds every place where `_sees` and
+    `_see_target_at` give a "see" reference, in texts whose lower-casing keeps their length."""
+    rng = random.Random(19)
+    for _ in range(4000):
+        text = _odd_text(rng).replace("\0", "")
+        if len(text.lower()) != len(text):
+            continue
+        fast = {m.end() for m in mdrefs._SEE_AT.finditer(text.lower())}
+        slow = {at for at in mdrefs._sees(text) if _see_refs_at(text, at)}
+        assert slow <= fast, text
+
+
+def _see_refs_at(text: str, at: int) -> bool:
+    return mdrefs._see_target_at(text, at) and any(r.kind == "see" for r in mdrefs.targets(text, at))
