@@ -306,3 +306,29 @@ def test_see_targets_found_in_c_include_every_see_reference() -> None:
 
 def _see_refs_at(text: str, at: int) -> bool:
     return mdrefs._see_target_at(text, at) and any(r.kind == "see" for r in mdrefs.targets(text, at))
+
+
+def test_hashes_of_many_texts_match_hashing_each_alone() -> None:
+    rng = random.Random(29)
+    pieces = ["a", "b", "é", " ", "  ", "\t", "\n", "\n\n", "\xa0", "\u2003", "\x0c", "\r", "\0", "[^c-1a2b3c4d]", "[^c-1a2b3c4d]:", "^"]
+    for _ in range(3000):
+        texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 8))) for _ in range(rng.randint(0, 6))]
+        alone = ["%08x" % mdsplit.zlib.crc32(mdsplit._key_text(t).encode()) for t in texts]
+        assert mdsplit._hashes(texts) == alone, texts
+    assert mdsplit._keys("s", ["00000001", "00000002", "00000001", "00000001"]) == [
+        "s~00000001", "s~00000002", "s~00000001.2", "s~00000001.3"
+    ]
+
+
+def test_split_warms_the_keys_the_graph_asks_for_and_pickles_them() -> None:
+    d = mdsplit.split(DOC + "\n## Refs\n\nSee ADR-0001.\n\nPlain.\n\n## Plain\n\nNothing here.\n", "x.md")
+    wanted = {*d.markers, *d.refs, *(r.source for r in d.relations if r.source >= 0)}
+    assert {d._run(i) for i in wanted} == set(d._keys)  # exactly the runs holding them
+    lazy = mdsplit.split(DOC, "x.md")
+    lazy._reset()
+    e = mdsplit.split(DOC, "x.md")
+    assert [e.key(i) for i in range(len(e))] == [lazy.key(i) for i in range(len(lazy))]
+    c = pickle.loads(pickle.dumps(d))
+    assert c._keys == d._keys and c._by_key == d._by_key
+    assert [c.key(i) for i in range(len(c))] == [d.key(i) for i in range(len(d))]
+    assert all(c.find(d.key(i)) == i for i in range(len(d)))
