@@ -319,7 +319,7 @@ def _key_text(text: str) -> str:
 # Inline patterns
 # --------------------------------------------------------------------------------------------
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")  # read by `_atx`
 _ATX_AT = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")  # match(text, start, end)
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
@@ -351,6 +351,23 @@ def slugify(heading: str) -> str:
     if not lower.replace(" ", "").isalnum():  # the common case (words and spaces) needs no regex
         lower = _SLUG_DROP.sub("", lower)
     return lower.replace(" ", "-") or "section"
+
+
+def _atx(line: str) -> tuple[int, str] | None:
+    """(level, text) of an ATX heading line (no newline in it), or None: what `_ATX` gives
+    (`len(group(1))`, `group(2) or ""`), read with string methods. `_ATX`'s lazy `(.*?)` tries
+    the closing sequence at every character, several times slower; a test compares the two."""
+    s = line.lstrip(" ")
+    body = s.lstrip("#")
+    level = len(s) - len(body)
+    if len(line) - len(s) > 3 or not 0 < level <= 6 or body[:1] not in ("", " ", "\t"):
+        return None
+    text = body.strip(" \t")
+    if text[-1:] == "#":  # a closing sequence, if white space comes before it
+        rest = text.rstrip("#")
+        if rest[-1:] in (" ", "\t"):
+            text = rest.rstrip(" \t")
+    return level, text
 
 
 # --------------------------------------------------------------------------------------------
@@ -511,12 +528,12 @@ class _Builder:
                 block = []
                 continue
             c = line.lstrip(" ")[:1]
-            if c == "#" and (m := _ATX.match(line)):
+            if c == "#" and (h := _atx(line)):
                 if block:  # the heading ends a region, and a region's trailing white space is dropped
                     block[-1] = block[-1].rstrip()
                 self._flush(block, start)
                 block = []
-                self.heading(len(m.group(1)), m.group(2) or "", i)
+                self.heading(*h, i)
                 continue
             if block and c in "=-" and (u := _SETEXT.match(line)) and not _is_list(block[0]):
                 self.heading(1 if u.group(1)[0] == "=" else 2, " ".join(x.strip() for x in block), start)
@@ -602,8 +619,8 @@ def _prose(b: _Builder, prose: str, line: int) -> None:
         if k > k0:
             todo = _plain_run(b, c, k0, k, candidates, todo)
         text = c.texts[k]
-        if text[:1] == "#" and "\n" not in text and (m := _ATX.match(text)):
-            b.heading(len(m.group(1)), m.group(2) or "", c.first[k])  # a heading alone: the common case
+        if text[:1] == "#" and "\n" not in text and (h := _atx(text)):
+            b.heading(*h, c.first[k])  # a heading alone: the common case
         else:
             if text[-1:] in " \t\n" and c.ends_region(k):
                 text = text.rstrip()

@@ -308,6 +308,15 @@ def _see_refs_at(text: str, at: int) -> bool:
     return mdrefs._see_target_at(text, at) and any(r.kind == "see" for r in mdrefs.targets(text, at))
 
 
+def test_atx_reads_headings_as_the_regex_does() -> None:
+    rng = random.Random(23)
+    alphabet = ["#", "#", "#", " ", " ", "\t", "a", "é", "\xa0", "\x0c", "\r"]
+    for _ in range(30000):
+        line = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        m = mdsplit._ATX.match(line)
+        assert mdsplit._atx(line) == ((len(m.group(1)), m.group(2) or "") if m else None), line
+
+
 def test_hashes_of_many_texts_match_hashing_each_alone() -> None:
     rng = random.Random(29)
     pieces = ["a", "b", "é", " ", "  ", "\t", "\n", "\n\n", "\xa0", "\u2003", "\x0c", "\r", "\0", "[^c-1a2b3c4d]", "[^c-1a2b3c4d]:", "^"]
