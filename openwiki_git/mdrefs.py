@@ -303,9 +303,6 @@ def scan(texts: list[str]) -> tuple[list[tuple[str, ...] | None], list[tuple[Ref
     if joined.count("\0") != len(texts) - 1 or len(lower) != len(joined):
         return _scan_apart(texts)
     at = list(itertools.accumulate([len(t) + 1 for t in texts], initial=0))  # where each text starts
-    markers = [[] if "[^c-" in t else None for t in texts]
-    for m in MARKER.finditer(joined):
-        markers[bisect.bisect_right(at, m.start()) - 1].append(m.group(1))  # type: ignore[union-attr]
     found: list[list[tuple[int, Ref]]] = [[] for _ in texts]
     # Each kind in refs_in's order (links, definitions, identifiers, "see"): the stable sort
     # by offset then orders equal offsets as refs_in does.
@@ -320,7 +317,18 @@ def scan(texts: list[str]) -> tuple[list[tuple[str, ...] | None], list[tuple[Ref
         _ids_joined(joined, at, spans, found)
     if "see" in lower:
         _see_refs(texts, lower, at, found)
-    return [None if m is None else tuple(dict.fromkeys(m)) for m in markers], [_sorted_refs(f) for f in found]
+    return _markers(texts, joined), [_sorted_refs(f) for f in found]
+
+
+def _markers(texts: list[str], joined: str) -> list[tuple[str, ...] | None]:
+    """The markers of `scan`: `findall` on each text (mapped, no Python frame per text) costs
+    less than dealing out the matches of the joined text by offset; most texts carry one."""
+    if "^" not in joined or "[^c-" not in joined:  # a one-character search first: it is faster
+        return [None] * len(texts)
+    return [
+        (tuple(found) if len(found) == 1 else tuple(dict.fromkeys(found))) if found else (() if "[^c-" in t else None)
+        for found, t in zip(map(MARKER.findall, texts), texts)
+    ]
 
 
 def _scan_apart(texts: list[str]) -> tuple[list[tuple[str, ...] | None], list[tuple[Ref, ...]]]:
@@ -360,10 +368,22 @@ def _links_joined(joined: str, at: list[int], found: list[list[tuple[int, Ref]]]
     return starts, ends
 
 
+# `_ID` with its look behind after the first capital: the engine then skips to capital letters
+# quickly (a pattern opening with a look behind is tried at every character).
+_ID_AT = re.compile(r"[A-Z](?<![\w/.-][A-Z])[A-Z0-9]*+-[0-9]++(?![\w-])")
+
+
 def _ids_joined(joined: str, at: list[int], spans: tuple[list[int], list[int]], found: list[list[tuple[int, Ref]]]) -> None:
-    """The identifiers of `scan`, except those inside a link's or image's span."""
+    """The identifiers of `scan`, except those inside a link's or image's span. Two readings
+    give the same identifiers (a test compares them): `_ID_AT` over the whole text (in C, but it
+    stops at every capital) or `_ids` (a fast search for each `-<digits>`, then some Python for
+    each): the first where dashes are dense, such as in short paragraphs that cite an ADR."""
+    if len(joined) < 100 * joined.count("-"):
+        hits = [(m.start(), m.group()) for m in _ID_AT.finditer(joined)]
+    else:
+        hits = _ids(joined)
     starts, ends = spans
-    for pos, ident in _ids(joined):
+    for pos, ident in hits:
         if starts:
             s = bisect.bisect_right(starts, pos) - 1
             if s >= 0 and pos < ends[s]:

@@ -341,3 +341,16 @@ def test_split_warms_the_keys_the_graph_asks_for_and_pickles_them() -> None:
     assert c._keys == d._keys and c._by_key == d._by_key
     assert [c.key(i) for i in range(len(c))] == [d.key(i) for i in range(len(d))]
     assert all(c.find(d.key(i)) == i for i in range(len(d)))
+
+
+def test_identifier_readings_agree() -> None:
+    """`_ids` (from each `-<digits>`, reading back) and `_ID_AT` give what `_ID` defines."""
+    rng = random.Random(31)
+    pieces = ["A", "B", "Z", "a", "9", "0", "-", "-", "_", "/", ".", " ", "\0", "é", "É", "ADR", "-12", "RFC-3"]
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        want = [(m.start(), m.group()) for m in mdrefs._ID.finditer(text)]
+        assert mdrefs._ids(text) == want, text
+        assert [(m.start(), m.group()) for m in mdrefs._ID_AT.finditer(text)] == want, text
+    long = "x " + "A" * 100 + "-1 " + "9" * 70 + "B-2"
+    assert mdrefs._ids(long) == [(m.start(), m.group()) for m in mdrefs._ID_AT.finditer(long)] == [(2, "A" * 100 + "-1")]
