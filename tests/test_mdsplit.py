@@ -329,6 +329,14 @@ def test_hashes_of_many_texts_match_hashing_each_alone() -> None:
     ]
 
 
+def test_repeats_are_numbered_within_a_run() -> None:
+    # Headings "A", "A", "A 1" give two sections keyed "a-1": each run numbers its own repeats.
+    d = mdsplit.split("# T\n\n## A\n\nSame.\n\n## A\n\nSame. ADR-1\n\nSame.\n\nSame.\n\n## A 1\n\nSame. ADR-1\n\nSame.\n", "x.md")
+    assert [s.key for s in d.sections] == ["a", "a-1", "a-1"]
+    h, h1 = mdsplit._hashes(["Same.", "Same. ADR-1"])
+    assert [d.key(i) for i in range(len(d))] == [f"a~{h}", f"a-1~{h1}", f"a-1~{h}", f"a-1~{h}.2", f"a-1~{h1}", f"a-1~{h}"]
+
+
 def test_split_warms_the_keys_the_graph_asks_for_and_pickles_them() -> None:
     d = mdsplit.split(DOC + "\n## Refs\n\nSee ADR-0001.\n\nPlain.\n\n## Plain\n\nNothing here.\n", "x.md")
     wanted = {*d.markers, *d.refs, *(r.source for r in d.relations if r.source >= 0)}
