@@ -291,37 +291,128 @@ def scan(texts: list[str]) -> tuple[list[tuple[str, ...] | None], list[tuple[Ref
 
     A paragraph costs a dozen regex and function calls when read alone, more than its text's
     length does: here each regex runs once over the texts joined by NUL, and its matches are
-    dealt out by offset. No pattern matches a NUL or reads across one the way it would not read
-    past a text's end, except a link's text (`[a` NUL `b](c)`): texts with links are read
-    alone, and so is everything when a text holds a NUL or lower-casing changes a length."""
+    dealt out by offset. The patterns used on the joined text (`_LINK_JOINED`, `_LINK_DEF_JOINED`,
+    `_ID_AT`, `_SEE_AT`) are those of `refs_in` with a NUL read as a text's end, so each text
+    gives what `refs_in` gives (a test compares them on random texts). A text holding a NUL,
+    or whose lower-casing changes its length (`_sees` reads "see" in the lower-cased text), is
+    read alone by `refs_in`."""
+    if not texts:
+        return [], []
     joined = "\0".join(texts)
-    if joined.count("\0") != len(texts) - 1 or not texts:
-        return [markers_in(t) if "[^c-" in t else None for t in texts], [refs_in(t) for t in texts]
+    lower = joined.lower()
+    if joined.count("\0") != len(texts) - 1 or len(lower) != len(joined):
+        return _scan_apart(texts)
     at = list(itertools.accumulate([len(t) + 1 for t in texts], initial=0))  # where each text starts
-    markers = [[] if "[^c-" in t else None for t in texts]
-    for m in MARKER.finditer(joined):
-        markers[bisect.bisect_right(at, m.start()) - 1].append(m.group(1))  # type: ignore[union-attr]
     found: list[list[tuple[int, Ref]]] = [[] for _ in texts]
-    alone = {k for k, t in enumerate(texts) if "](" in t or "]:" in t}
+    # Each kind in refs_in's order (links, definitions, identifiers, "see"): the stable sort
+    # by offset then orders equal offsets as refs_in does.
+    spans = _links_joined(joined, at, found) if "](" in joined else ([], [])
+    if "]:" in joined:
+        for m in _LINK_DEF_JOINED.finditer(joined):
+            target = _link_target(m.group(1))
+            if target:
+                k = bisect.bisect_right(at, m.start()) - 1
+                found[k].append((m.start() - at[k], _new(Ref, ("link", target))))
     if "-" in joined:
-        for pos, ident in _ids(joined):
-            k = bisect.bisect_right(at, pos) - 1
-            found[k].append((pos - at[k], _new(Ref, ("id", ident))))
-    if len(joined.lower()) != len(joined):  # _sees' offsets come from the lower-cased text
-        alone.update(k for k, t in enumerate(texts) if "see" in t.lower())
-    else:
-        _see_refs(texts, joined, at, found)
-    refs = [_sorted_refs(f) for f in found]
+        _ids_joined(joined, at, spans, found)
+    if "see" in lower:
+        _see_refs(texts, lower, at, found)
+    return _markers(texts, joined), [_sorted_refs(f) for f in found]
+
+
+def _markers(texts: list[str], joined: str) -> list[tuple[str, ...] | None]:
+    """The markers of `scan`: `findall` on each text (mapped, no Python frame per text) costs
+    less than dealing out the matches of the joined text by offset; most texts carry one."""
+    if "^" not in joined or "[^c-" not in joined:  # a one-character search first: it is faster
+        return [None] * len(texts)
+    return [
+        (tuple(found) if len(found) == 1 else tuple(dict.fromkeys(found))) if found else (() if "[^c-" in t else None)
+        for found, t in zip(map(MARKER.findall, texts), texts)
+    ]
+
+
+def _scan_apart(texts: list[str]) -> tuple[list[tuple[str, ...] | None], list[tuple[Ref, ...]]]:
+    """`scan` when some texts hold a NUL or change length when lower-cased: those are read alone
+    (`markers_in`, `refs_in`), the others still together."""
+    alone = {k for k, t in enumerate(texts) if "\0" in t or len(t.lower()) != len(t)}
+    markers, refs = scan(["" if k in alone else t for k, t in enumerate(texts)])
     for k in alone:
+        markers[k] = markers_in(texts[k]) if "[^c-" in texts[k] else None
         refs[k] = refs_in(texts[k])
-    return [None if m is None else tuple(dict.fromkeys(m)) for m in markers], refs
+    return markers, refs
 
 
-def _see_refs(texts: list[str], joined: str, at: list[int], found: list[list[tuple[int, Ref]]]) -> None:
-    """The "see" references of `scan`: each "see" of the joined text, read in its own text."""
-    if "see" not in joined and "See" not in joined and "SEE" not in joined:
-        return
-    for pos in _sees(joined):
+# `_LINK` and `_LINK_DEF` with a NUL read as a text's end: no class matches a NUL, and a line
+# (`^`) also starts after one. Their matches in the joined text are those in each text.
+_LINK_JOINED = re.compile(
+    r"\[(?:[^\]\[\0]|\[[^\]\0]*\])*\]\(\s*(<[^>\0]*>|[^)\s\0]+)"
+    r"(?:\s+(?:\"[^\"\0]*\"|'[^'\0]*'|\([^)\0]*\)))?\s*\)"
+)
+_LINK_DEF_JOINED = re.compile(r"(?<![^\n\0]) {0,3}\[(?!\^)[^\]\0]+\]:\s*(<[^>\0]*>|[^\s\0]+)")
+
+
+def _links_joined(joined: str, at: list[int], found: list[list[tuple[int, Ref]]]) -> tuple[list[int], list[int]]:
+    """The inline links of `scan` (`_refs`' first step); returns the (starts, ends) of all link
+    and image spans, in order: an identifier inside one is not a reference."""
+    starts, ends = [], []
+    for m in _LINK_JOINED.finditer(joined):
+        s = m.start()
+        starts.append(s)
+        ends.append(m.end())
+        if s and joined[s - 1] == "!":
+            continue  # an image (a text's first character is preceded by a NUL, never "!")
+        target = _link_target(m.group(1))
+        if target:
+            k = bisect.bisect_right(at, s) - 1
+            found[k].append((s - at[k], _new(Ref, ("link", target))))
+    return starts, ends
+
+
+# `_ID` with its look behind after the first capital: the engine then skips to capital letters
+# quickly (a pattern opening with a look behind is tried at every character).
+_ID_AT = re.compile(r"[A-Z](?<![\w/.-][A-Z])[A-Z0-9]*+-[0-9]++(?![\w-])")
+
+
+def _ids_joined(joined: str, at: list[int], spans: tuple[list[int], list[int]], found: list[list[tuple[int, Ref]]]) -> None:
+    """The identifiers of `scan`, except those inside a link's or image's span. Two readings
+    give the same identifiers (a test compares them): `_ID_AT` over the whole text (in C, but it
+    stops at every capital) or `_ids` (a fast search for each `-<digits>`, then some Python for
+    each): the first where dashes are dense, such as in short paragraphs that cite an ADR."""
+    if len(joined) < 100 * joined.count("-"):
+        hits = [(m.start(), m.group()) for m in _ID_AT.finditer(joined)]
+    else:
+        hits = _ids(joined)
+    starts, ends = spans
+    for pos, ident in hits:
+        if starts:
+            s = bisect.bisect_right(starts, pos) - 1
+            if s >= 0 and pos < ends[s]:
+                continue
+        k = bisect.bisect_right(at, pos) - 1
+        found[k].append((pos - at[k], _new(Ref, ("id", ident))))
+
+
+# Where a "see" target may start, in the lower-cased joined text: "see" as a word, then
+# `_SEE_REST` (atomic: never re-read to make the rest match), then a look ahead that accepts
+# every start where `_see_target_at` holds and `targets` may list a "see" reference, and rejects
+# most others in C: a quote or backtick; a link followed by a separator (a link alone is found
+# as a link); a word with "/", ",", ";" or ".md"; a word followed by "and", "or" or "&".
+# Lower-casing keeps "see", word characters, white space and `_SEE_REST`'s matches as they were
+# (checked over all of Unicode); a NUL reads as the text's end.
+_SEE_AT = re.compile(
+    r"see(?<!\wsee)(?!\w)"
+    r"(?>(?i:(?:\s+also)?\b[:\s]*(?:the\s+)?))"
+    r"(?=[\"“`]"
+    r"|\[(?:[^\]\[\0]|\[[^\]\0]*\])*\]\(\s*(?:<[^>\0]*>|[^)\s\0]+)[^)\0]*\)\s*(?:[,;&]|and|or)"
+    r"|(?!\[)(?:[^\s\0]*?(?:[/,;]|\.md)|[^\s\0]++\s++(?:and|or|&)))"
+)
+
+
+def _see_refs(texts: list[str], lower: str, at: list[int], found: list[list[tuple[int, Ref]]]) -> None:
+    """The "see" references of `scan`: each possible target (`_SEE_AT`) read in its own text as
+    `_refs` reads it."""
+    for m in _SEE_AT.finditer(lower):
+        pos = m.end()
         k = bisect.bisect_right(at, pos) - 1
         text, local = texts[k], pos - at[k]
         if ("see" in text or "See" in text or "SEE" in text) and _see_target_at(text, local):

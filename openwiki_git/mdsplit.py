@@ -34,6 +34,7 @@ import bisect
 import itertools
 import operator
 import re
+import struct
 import zlib
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -142,14 +143,19 @@ class Document:
 
     def __getstate__(self) -> dict[str, object]:
         # NamedTuples pickle through Python-level calls (__reduce_ex__, __new__), several times
-        # slower than plain tuples: sections and references are stored as plain tuples.
+        # slower than plain tuples: sections and references are stored as plain tuples. The keys
+        # computed so far go along (a child process computes them where it splits).
         state = {k: getattr(self, k) for k in self.__slots__ if not k.startswith("_") and k != "run_starts"}
         state["sections"] = [(*s[:6], tuple(map(tuple, s.refs)) if s.refs else ()) for s in self.sections]
         state["refs"] = {i: tuple(map(tuple, refs)) for i, refs in self.refs.items()}
         state["relations"] = [(r.type, tuple(r.ref), r.source) for r in self.relations]
+        # `_by_key` too: unpickling it (its keys are `_keys`' strings, pickled once) is faster than
+        # rebuilding it run by run.
+        state["_keys"], state["_by_key"] = self._keys, self._by_key
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        keys, by_key = state.pop("_keys", {}), state.pop("_by_key", {})
         for k, v in state.items():
             object.__setattr__(self, k, v)
         self.sections = tuple(_new(Section, (*s[:6], tuple(map(_ref, s[6])) if s[6] else ())) for s in state["sections"])
@@ -157,6 +163,7 @@ class Document:
         self.relations = tuple(_new(Relation, (t, _ref(ref), src)) for t, ref, src in state["relations"])
         self.run_starts = [r[0] for r in self.runs]
         self._reset()
+        self._keys, self._by_key = keys, by_key
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -167,11 +174,31 @@ class Document:
     def _run_keys(self, r: int) -> list[str]:
         keys = self._keys.get(r)
         if keys is None:
-            lo, section = self.runs[r]
-            hi = self.runs[r + 1][0] if r + 1 < len(self.runs) else len(self.texts)
-            keys = self._keys[r] = _keys(section, self.texts[lo:hi])
-            self._by_key.update(zip(keys, range(lo, hi)))
+            self._compute_keys([r])
+            keys = self._keys[r]
         return keys
+
+    def _compute_keys(self, runs: list[int]) -> None:
+        """The keys of these runs (not yet computed), their paragraphs hashed together."""
+        n, table = len(self.texts), self.runs
+        bounds = [(table[r][0], table[r + 1][0] if r + 1 < len(table) else n) for r in runs]
+        hashes = _hashes([t for lo, hi in bounds for t in self.texts[lo:hi]])
+        at = 0
+        for r, (lo, hi) in zip(runs, bounds):
+            keys = self._keys[r] = _keys(table[r][1], hashes[at : at + hi - lo])
+            self._by_key.update(zip(keys, range(lo, hi)))
+            at += hi - lo
+
+    def warm_keys(self) -> None:
+        """Compute the keys the evidence graph asks for: those of the runs (sections) holding a
+        paragraph with markers, references or a relation. `split` calls it, so that the keys are
+        computed where the splitting happens (in two processes for a large build) and travel
+        with the pickled document."""
+        wanted = itertools.chain(self.markers, self.refs, (r.source for r in self.relations if r.source >= 0))
+        runs = {bisect.bisect_right(self.run_starts, i) for i in wanted}  # each run's index + 1
+        todo = [r - 1 for r in sorted(runs) if r - 1 not in self._keys]
+        if todo:
+            self._compute_keys(todo)
 
     def key(self, i: int) -> str:
         """Paragraph i's key."""
@@ -235,27 +262,64 @@ def _children(d: Document) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
-def _keys(section: str, texts: list[str]) -> list[str]:
-    """Keys of one section's paragraphs: `<section>~<crc32 of the normalised text>`, `.2`, `.3`
-    for repeats."""
-    out = []
+def _keys(section: str, hashes: list[str]) -> list[str]:
+    """Keys of one section's paragraphs from their hashes (`_hashes`): `<section>~<hash>`, `.2`,
+    `.3` for repeats."""
+    out = list(map((section + "~").__add__, hashes))
+    if len(set(hashes)) == len(hashes):
+        return out
     seen: dict[str, int] = {}
-    for text in texts:
-        flat = text.replace("\n", " ") if "\n" in text else text
-        if "  " in flat or "\t" in flat or "[^c-" in flat or flat[:1] == " " or flat[-1:] == " ":
-            flat = normalize(text)
-        base = section + "~" + "%08x" % zlib.crc32(flat.encode())
-        n = seen.get(base, 0) + 1
-        seen[base] = n
-        out.append(base if n == 1 else f"{base}.{n}")
+    for k, base in enumerate(out):
+        n = seen[base] = seen.get(base, 0) + 1
+        if n > 1:
+            out[k] = f"{base}.{n}"
     return out
+
+
+def _hashes(texts: list[str]) -> list[str]:
+    """Each text's hash: 8 hex digits of CRC-32 over its key text (`_key_text`).
+
+    All texts at once, with C-level operations only: joined by NUL, markers removed, tabs and
+    newlines made spaces, double spaces halved until none is left, each piece's ends stripped,
+    then CRC-32 and hex digits of each piece (`bytes.hex` groups four bytes at a time). Each
+    piece is `normalize(text)`, which is the key text unless the text holds white space other
+    than space, tab and newline (such as a no-break space, which `_key_text` keeps in some
+    texts): such texts, and texts holding a NUL (one piece too many), are read one by one."""
+    if not texts:
+        return []
+    joined = "\0".join(texts)
+    pieces = None
+    if "\r" not in joined and not _odd_space(joined):
+        if "^" in joined and "[^c-" in joined:  # one-character search first: it is much faster
+            joined = MARKER.sub("", joined)
+        if "\n" in joined:
+            joined = joined.replace("\n", " ")
+        if "\t" in joined:
+            joined = joined.replace("\t", " ")
+        while "  " in joined:
+            joined = joined.replace("  ", " ")
+        pieces = list(map(bytes.strip, joined.encode().split(b"\0")))
+    if pieces is None or len(pieces) != len(texts):
+        pieces = [_key_text(t).encode() for t in texts]
+    crcs = map(zlib.crc32, pieces)
+    return struct.pack(f">{len(texts)}I", *crcs).hex(" ", 4).split(" ")
+
+
+def _key_text(text: str) -> str:
+    """The text a paragraph's key hashes: `normalize(text)`, or the text with newlines made
+    spaces when that has no double space, tab, marker or space at either end (the same text
+    unless the paragraph holds other white space, such as a no-break space, which it keeps)."""
+    flat = text.replace("\n", " ") if "\n" in text else text
+    if "  " in flat or "\t" in flat or "[^c-" in flat or flat[:1] == " " or flat[-1:] == " ":
+        return normalize(text)
+    return flat
 
 
 # --------------------------------------------------------------------------------------------
 # Inline patterns
 # --------------------------------------------------------------------------------------------
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")  # read by `_atx`
 _ATX_AT = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")  # match(text, start, end)
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
@@ -287,6 +351,23 @@ def slugify(heading: str) -> str:
     if not lower.replace(" ", "").isalnum():  # the common case (words and spaces) needs no regex
         lower = _SLUG_DROP.sub("", lower)
     return lower.replace(" ", "-") or "section"
+
+
+def _atx(line: str) -> tuple[int, str] | None:
+    """(level, text) of an ATX heading line (no newline in it), or None: what `_ATX` gives
+    (`len(group(1))`, `group(2) or ""`), read with string methods. `_ATX`'s lazy `(.*?)` tries
+    the closing sequence at every character, several times slower; a test compares the two."""
+    s = line.lstrip(" ")
+    body = s.lstrip("#")
+    level = len(s) - len(body)
+    if len(line) - len(s) > 3 or not 0 < level <= 6 or body[:1] not in ("", " ", "\t"):
+        return None
+    text = body.strip(" \t")
+    if text[-1:] == "#":  # a closing sequence, if white space comes before it
+        rest = text.rstrip("#")
+        if rest[-1:] in (" ", "\t"):
+            text = rest.rstrip(" \t")
+    return level, text
 
 
 # --------------------------------------------------------------------------------------------
@@ -447,12 +528,12 @@ class _Builder:
                 block = []
                 continue
             c = line.lstrip(" ")[:1]
-            if c == "#" and (m := _ATX.match(line)):
+            if c == "#" and (h := _atx(line)):
                 if block:  # the heading ends a region, and a region's trailing white space is dropped
                     block[-1] = block[-1].rstrip()
                 self._flush(block, start)
                 block = []
-                self.heading(len(m.group(1)), m.group(2) or "", i)
+                self.heading(*h, i)
                 continue
             if block and c in "=-" and (u := _SETEXT.match(line)) and not _is_list(block[0]):
                 self.heading(1 if u.group(1)[0] == "=" else 2, " ".join(x.strip() for x in block), start)
@@ -493,7 +574,9 @@ def split(text: str, path: str = "") -> Document:
         b = _scan(body, skip + 1, allow_title=True)
     except _Retry:
         b = _scan(body, skip + 1, allow_title=False)
-    return _finish(path, meta, b)
+    d = _finish(path, meta, b)
+    d.warm_keys()
+    return d
 
 
 def _scan(body: str, first: int, *, allow_title: bool) -> _Builder:
@@ -536,8 +619,8 @@ def _prose(b: _Builder, prose: str, line: int) -> None:
         if k > k0:
             todo = _plain_run(b, c, k0, k, candidates, todo)
         text = c.texts[k]
-        if text[:1] == "#" and "\n" not in text and (m := _ATX.match(text)):
-            b.heading(len(m.group(1)), m.group(2) or "", c.first[k])  # a heading alone: the common case
+        if text[:1] == "#" and "\n" not in text and (h := _atx(text)):
+            b.heading(*h, c.first[k])  # a heading alone: the common case
         else:
             if text[-1:] in " \t\n" and c.ends_region(k):
                 text = text.rstrip()

@@ -240,3 +240,102 @@ def test_scan_matches_refs_in_one_text_at_a_time() -> None:
         markers, refs = mdrefs.scan(texts)
         assert markers == [mdrefs.markers_in(t) if "[^c-" in t else None for t in texts]
         assert refs == [mdrefs.refs_in(t) for t in texts]
+
+
+# Pieces that test the joined reading's edges: "see" at a text's end or before a NUL, targets
+# listed after a link, nested brackets, links whose text holds a NUL, long words, characters
+# whose lower-casing changes length (İ) or that fold to "s" (ſ), odd white space, CRLF.
+_ODD_PIECES = [
+    "see", "See", "SEE", "sEe", "see also", "See the", "see:", "(see", "oversee", "see_", "seé", "ſee", "alſo",
+    " ", "  ", "\t", "\n", "\r\n", "\xa0", "\u2003", "\0", "İ", "é", "“T”", '"Q"', "`a/b`", "`w`", "repo://x/y",
+    "docs/a.md", "a.md", "a.MD", "x/y,", "w;", ",", ";", " and ", " AND ", " or ", " & ", "andrew", "ADR-0012",
+    "RFC-3", "9A-1", "a-1", "x/ADR-2", "ADR-12a", "A" * 70 + "-1", "[l](a.md)", "[l](a.md) and", "[l](<a b.md>)",
+    '[l](a.md "t")', "![i](p.png)", "[a [b] c](d/e.md)", "[a", "b](c.md)", "[x]", "](", "]:", "\n[d]: x.md",
+    "[d]: <y z.md>", "[^c-1a2b3c4d]", "[^c-1a2b3c4d]:", "[", "]", "(", ")", "w" * 401, "x" * 398 + "/y",
+]
+
+
+def _odd_text(rng: random.Random) -> str:
+    return "".join(rng.choice(_ODD_PIECES) + rng.choice(["", "", " ", "\n"]) for _ in range(rng.randint(0, 12)))
+
+
+def test_scan_matches_refs_in_on_odd_texts() -> None:
+    rng = random.Random(17)
+    for _ in range(4000):
+        texts = [_odd_text(rng) for _ in range(rng.randint(1, 6))]
+        markers, refs = mdrefs.scan(texts)
+        assert markers == [mdrefs.markers_in(t) if "[^c-" in t else None for t in texts], texts
+        assert refs == [mdrefs.refs_in(t) for t in texts], texts
+
+
+def test_see_targets_found_in_c_include_every_see_reference() -> None:
+    """`_SEE_AT` (read in C over the lower-cased text) finds every place where `_sees` and
+    `_see_target_at` give a "see" reference, in texts whose lower-casing keeps their length."""
+    rng = random.Random(19)
+    for _ in range(4000):
+        text = _odd_text(rng).replace("\0", "")
+        if len(text.lower()) != len(text):
+            continue
+        fast = {m.end() for m in mdrefs._SEE_AT.finditer(text.lower())}
+        slow = {at for at in mdrefs._sees(text) if _see_refs_at(text, at)}
+        assert slow <= fast, text
+
+
+def _see_refs_at(text: str, at: int) -> bool:
+    return mdrefs._see_target_at(text, at) and any(r.kind == "see" for r in mdrefs.targets(text, at))
+
+
+def test_atx_reads_headings_as_the_regex_does() -> None:
+    rng = random.Random(23)
+    alphabet = ["#", "#", "#", " ", " ", "\t", "a", "é", "\xa0", "\x0c", "\r"]
+    for _ in range(30000):
+        line = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        m = mdsplit._ATX.match(line)
+        assert mdsplit._atx(line) == ((len(m.group(1)), m.group(2) or "") if m else None), line
+
+
+def test_hashes_of_many_texts_match_hashing_each_alone() -> None:
+    rng = random.Random(29)
+    pieces = ["a", "b", "é", " ", "  ", "\t", "\n", "\n\n", "\xa0", "\u2003", "\x0c", "\r", "\0", "[^c-1a2b3c4d]", "[^c-1a2b3c4d]:", "^"]
+    for _ in range(3000):
+        texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 8))) for _ in range(rng.randint(0, 6))]
+        alone = ["%08x" % mdsplit.zlib.crc32(mdsplit._key_text(t).encode()) for t in texts]
+        assert mdsplit._hashes(texts) == alone, texts
+    assert mdsplit._keys("s", ["00000001", "00000002", "00000001", "00000001"]) == [
+        "s~00000001", "s~00000002", "s~00000001.2", "s~00000001.3"
+    ]
+
+
+def test_repeats_are_numbered_within_a_run() -> None:
+    # Headings "A", "A", "A 1" give two sections keyed "a-1": each run numbers its own repeats.
+    d = mdsplit.split("# T\n\n## A\n\nSame.\n\n## A\n\nSame. ADR-1\n\nSame.\n\nSame.\n\n## A 1\n\nSame. ADR-1\n\nSame.\n", "x.md")
+    assert [s.key for s in d.sections] == ["a", "a-1", "a-1"]
+    h, h1 = mdsplit._hashes(["Same.", "Same. ADR-1"])
+    assert [d.key(i) for i in range(len(d))] == [f"a~{h}", f"a-1~{h1}", f"a-1~{h}", f"a-1~{h}.2", f"a-1~{h1}", f"a-1~{h}"]
+
+
+def test_split_warms_the_keys_the_graph_asks_for_and_pickles_them() -> None:
+    d = mdsplit.split(DOC + "\n## Refs\n\nSee ADR-0001.\n\nPlain.\n\n## Plain\n\nNothing here.\n", "x.md")
+    wanted = {*d.markers, *d.refs, *(r.source for r in d.relations if r.source >= 0)}
+    assert {d._run(i) for i in wanted} == set(d._keys)  # exactly the runs holding them
+    lazy = mdsplit.split(DOC, "x.md")
+    lazy._reset()
+    e = mdsplit.split(DOC, "x.md")
+    assert [e.key(i) for i in range(len(e))] == [lazy.key(i) for i in range(len(lazy))]
+    c = pickle.loads(pickle.dumps(d))
+    assert c._keys == d._keys and c._by_key == d._by_key
+    assert [c.key(i) for i in range(len(c))] == [d.key(i) for i in range(len(d))]
+    assert all(c.find(d.key(i)) == i for i in range(len(d)))
+
+
+def test_identifier_readings_agree() -> None:
+    """`_ids` (from each `-<digits>`, reading back) and `_ID_AT` give what `_ID` defines."""
+    rng = random.Random(31)
+    pieces = ["A", "B", "Z", "a", "9", "0", "-", "-", "_", "/", ".", " ", "\0", "é", "É", "ADR", "-12", "RFC-3"]
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        want = [(m.start(), m.group()) for m in mdrefs._ID.finditer(text)]
+        assert mdrefs._ids(text) == want, text
+        assert [(m.start(), m.group()) for m in mdrefs._ID_AT.finditer(text)] == want, text
+    long = "x " + "A" * 100 + "-1 " + "9" * 70 + "B-2"
+    assert mdrefs._ids(long) == [(m.start(), m.group()) for m in mdrefs._ID_AT.finditer(long)] == [(2, "A" * 100 + "-1")]
