@@ -7,7 +7,8 @@ both take what is left, one item at a time, from the two ends of one shared rang
 for the other until the end (`result()`). So the work is shared evenly whatever this process did
 in the meantime (checking claims, building the claims' part of the graph) and however the costs
 of the items differ. The child pickles each document into a spool file as soon as it is split
-and announces it on a pipe; at the end this process unpickles them as they are announced.
+and announces it on a pipe; this process unpickles them between its own items, and the last
+ones at the end.
 
 The result is always what splitting one by one in order gives; if the child fails, whatever it
 took is split here. Small inputs, one CPU, or no 'fork' start method: everything is split here.
@@ -114,6 +115,7 @@ class SplitJob:
         (then its documents are waited for)."""
         while (i := self._take_front(n)) is not None:
             self.done[i] = mdsplit.split(*self.items[i])
+            self._receive(wait=False)  # unpickle as we go what the child has sent
         if not all(i in self.done for i in range(n)):
             self._join()
         return [self.done[i] for i in range(n)]
@@ -138,21 +140,30 @@ class SplitJob:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _receive(self, *, wait: bool) -> None:
+        """Unpickle the documents the child has announced; with `wait`, until it is done. The
+        child is let go when it is done, dies or sends garbage (then its share is split here)."""
+        if self._child is None:
+            return
+        try:
+            while wait or self._recv.poll():
+                message = self._recv.recv_bytes()
+                if not message:  # the child is done
+                    break
+                i, offset, length = _RECORD.unpack(message)
+                doc = pickle.loads(os.pread(self._spool.fileno(), length, offset))
+                if not isinstance(doc, mdsplit.Document):
+                    raise TypeError(type(doc).__name__)
+                self.done.setdefault(i, doc)
+            else:
+                return  # nothing more announced yet: carry on
+        except Exception:  # noqa: BLE001, S110 (the child died or sent garbage: split its share here)
+            pass
+        self.close()
+
     def _join(self) -> None:
-        """Take the child's documents as it announces them (unpickling one while it splits the
-        next), until it is done; split here whatever it took and did not send."""
-        if self._child is not None:
-            try:
-                while message := self._recv.recv_bytes():
-                    i, offset, length = _RECORD.unpack(message)
-                    doc = pickle.loads(os.pread(self._spool.fileno(), length, offset))
-                    if not isinstance(doc, mdsplit.Document):
-                        raise TypeError(type(doc).__name__)
-                    self.done.setdefault(i, doc)
-            except Exception:  # noqa: BLE001, S110 (the child died or sent garbage: split its share here)
-                pass
-            finally:
-                self.close()
+        """Wait for the child's documents; split here whatever it took and did not send."""
+        self._receive(wait=True)
         for i, item in enumerate(self.items):
             if i not in self.done:
                 self.done[i] = mdsplit.split(*item)
