@@ -88,6 +88,7 @@ class _SpanData(NamedTuple):
     current_resource: str | None = None
 
 
+_new = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot paths only)
 _DATA_OF_KIND: dict[str, type] = {"claim": _ClaimData, "span": _SpanData}
 _NODE_DATA = frozenset(_DATA_OF_KIND.values())
 
@@ -144,12 +145,22 @@ class Graph:
             self.nodes[node_id] = Node(kind, label, data)
 
     def add_edge(self, src: str, etype: str, dst: str) -> None:
-        """Add `src -etype-> dst` and its inverse, once."""
+        """Add `src -etype-> dst` and its inverse, once. (`link`, written out: a hot path.)"""
         key = (src, etype, dst)
         if key in self._seen or src == dst:
             return
         self._seen.add(key)
-        self.link(src, etype, dst)
+        adj = self.adj
+        out = adj.get(src)
+        if out is None:
+            adj[src] = [(etype, dst)]
+        else:
+            out.append((etype, dst))
+        back = adj.get(dst)
+        if back is None:
+            adj[dst] = [(INVERSE[etype], src)]
+        else:
+            back.append((INVERSE[etype], src))
 
     def link(self, src: str, etype: str, dst: str) -> None:
         """Add `src -etype-> dst` and its inverse; the caller knows the edge is new."""
@@ -172,16 +183,16 @@ class Graph:
             return resource
         file_id, path, start, end = split_canonical(resource)
         if file_id not in nodes:
-            nodes[file_id] = Node("file", path, path)
+            nodes[file_id] = _new(Node, ("file", path, path))
         if start is None or end is None:
             return file_id
-        nodes[resource] = Node("span", resource, _SpanData(path, start, end, status, current))
+        nodes[resource] = _new(Node, ("span", resource, _new(_SpanData, (path, start, end, status, current))))
         self.link(resource, "cites", file_id)
         return resource
 
     def cite(self, claim_id: str, resource: str, status: str, current: str | None) -> None:
         """`claim_id` cites `resource` (each once: the codec checks); a span cited by several
-        claims keeps the worst status."""
+        claims keeps the worst status. A hot path: `link` is written out."""
         node = self.nodes.get(resource)
         if node is None:
             self.span(resource, status, current)
@@ -190,7 +201,17 @@ class Graph:
             worst = _worse(data.status, status)
             if worst != data.status or (current and not data.current_resource):
                 self.nodes[resource] = node._replace(data=data._replace(status=worst, current_resource=current))
-        self.link(claim_id, "cites", resource)
+        adj = self.adj
+        out = adj.get(claim_id)
+        if out is None:
+            adj[claim_id] = [("cites", resource)]
+        else:
+            out.append(("cites", resource))
+        back = adj.get(resource)
+        if back is None:
+            adj[resource] = [("cited_by", claim_id)]
+        else:
+            back.append(("cited_by", claim_id))
 
     # -- nodes -----------------------------------------------------------------------------
     def node(self, node_id: str) -> Node | None:
@@ -595,5 +616,4 @@ def split_canonical(resource: str) -> tuple[str, str, int | None, int | None]:
         return file_id, path, None, None
     start = int(m.group(1))
     return file_id, path, start, int(m.group(2) or start)
-
 

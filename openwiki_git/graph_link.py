@@ -29,6 +29,7 @@ from openwiki_git.graph_search import Terms, build_index, tokenize
 from openwiki_git.mdsplit import Document
 from openwiki_git.model import ClaimResult, Sidecar
 
+_new = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot paths only)
 _TITLE_ID = re.compile(r"^\s*([A-Z]{2,}[A-Z0-9]*)[- ]?([0-9]+)\b")
 _NUMBERED = re.compile(r"^([0-9]+)[-_]")
 
@@ -201,7 +202,7 @@ def _add_claims(
         assert sidecars is not None
         _claims(g, pages, sidecars, results or {}, wiki_dir, links)
     links.claim_nodes = (start, len(g.nodes))
-    links.claim_adj = {k: len(v) for k, v in g.adj.items()}  # no edge before the claims'
+    links.claim_adj = dict(zip(g.adj, map(len, g.adj.values())))  # no edge before the claims'
     links.claim_unresolved = len(g.unresolved)
     for name, d in pages:  # markers on pages without a sidecar
         if name not in links.sidecar_pages:
@@ -236,17 +237,18 @@ def _claims(
 
 def _add_claim(g: Graph, page: str, claim: Any, result: ClaimResult | None) -> None:
     data = _claim_data(page, claim, result)
-    if claim.id not in g.nodes:
-        g.nodes[claim.id] = Node("claim", claim.statement, data)
+    claim_id, cite = claim.id, g.cite
+    if claim_id not in g.nodes:
+        g.nodes[claim_id] = _new(Node, ("claim", claim.statement, data))
     for item in data.evidence:
-        g.cite(claim.id, item["resource"], item["status"], item.get("current_resource"))
+        cite(claim_id, item["resource"], item["status"], item.get("current_resource"))
 
 
 def _claim_data(page: str, claim: Any, result: ClaimResult | None) -> _ClaimData:
     status = result.status if result is not None else "unchecked"
     marked = claim.mark.status if claim.mark is not None else None
     present = result.marker_present if result is not None else True
-    return _ClaimData(page, claim.statement, status, _evidence(claim, result), marked, present)
+    return _new(_ClaimData, (page, claim.statement, status, _evidence(claim, result), marked, present))
 
 
 def _markers(g: Graph, page_id: str, d: Document | None, labels: dict[str, str]) -> set[str]:

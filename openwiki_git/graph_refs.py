@@ -58,10 +58,7 @@ class Resolver:
         for s in d.sections:
             for ref in s.refs:
                 self.refer(f"{doc_id}#{s.key}", doc_id, d.path, ref, prefer)
-        for i, refs in sorted(d.refs.items()):
-            source = f"{doc_id}#{d.key(i)}"
-            for ref in refs:
-                self.refer(source, doc_id, d.path, ref, prefer)
+        self._paragraph_refs(doc_id, d, prefer)
         for rel in d.relations:
             source = f"{doc_id}#{d.key(rel.source)}" if rel.source >= 0 else doc_id
             target, reason = self.resolve(doc_id, d.path, rel.ref)
@@ -77,6 +74,22 @@ class Resolver:
                 self.edge(target, INVERSE[rel.type], doc_id)
             else:
                 self.edge(doc_id, rel.type, target)
+
+    def _paragraph_refs(self, doc_id: str, d: Document, prefer: str) -> None:
+        """`refer` for every reference of every paragraph, written out: the hot loop of a large
+        corpus (most references are identifiers named before, answered by the memo)."""
+        memo, resolve, log, edge = self._memo, self.resolve, self.log, self.g.add_edge
+        for i, refs in sorted(d.refs.items()):
+            source = f"{doc_id}#{d.key(i)}"
+            for ref in refs:
+                got = memo.get((ref.kind, ref.target, prefer))
+                target, reason = got if got is not None else resolve(doc_id, d.path, ref)
+                if target is not None:
+                    if target != doc_id:
+                        edge(source, "refers_to", target)
+                        log.append((EDGE, source, "refers_to", target))
+                elif reason:
+                    self.unresolved(Unresolved(source, ref.kind, ref.target, reason))
 
     def refer(self, source: str, doc_id: str, doc_path: str, ref: Ref, prefer: str = "") -> None:
         # Most references are identifiers or titles named before: their answer is memoised
