@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from openwiki_git import __version__, citations, compat, graph, graph_cache, graph_link, mdsplit
+from openwiki_git import __version__, checkcache, citations, compat, graph, graph_cache, graph_link, mdsplit
 from openwiki_git.checkcache import no_gc
 from openwiki_git.checker import EvidenceResolver, check_claim
 from openwiki_git.errors import StoreError
@@ -41,11 +41,17 @@ MAX_LINES = 60  # cited lines shown per span; longer spans are cut with a note
 StatKey = tuple[int, int, int, int] | None
 
 
-def stat_key(path: Path) -> StatKey:
+def stat_key(path: Path, started_ns: int) -> StatKey:
+    """(mtime, size, inode, ctime) of `path`, None when it is missing. A racy file (changed less
+    than RACY_NS before this load started: git's racy rule, see checkcache) could change again
+    within the same timestamp tick without its stat showing it: it gets a key that no later load
+    computes (negative, with this load's start time), so nothing is ever reused for it."""
     try:
         st = os.stat(path)
     except OSError:
         return None
+    if max(st.st_mtime_ns, st.st_ctime_ns) >= started_ns - checkcache.RACY_NS:
+        return (-1, -1, -1, started_ns)
     return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
 
 
@@ -131,15 +137,17 @@ class _Inputs:
     docs: dict[str, StatKey]
     pages: dict[str, StatKey]
     sidecars: dict[str, StatKey]
+    started_ns: int  # when this load started, before any stat (the racy rule)
 
 
 def _inputs(ws: Workspace) -> _Inputs:
-    root, wiki = ws.repo.root, ws.wiki
+    root, wiki, started = ws.repo.root, ws.wiki, time.time_ns()
     return _Inputs(
-        stat_key(ws.repo.git_dir / "index"),
-        {p: stat_key(root / p) for p in doc_paths(root, doc_globs(ws), ws.config.wiki_dir)},
-        {p: stat_key(wiki.page_path(p)) for p in wiki.pages()},
-        {p: stat_key(wiki.sidecar_path(p)) for p in wiki.sidecar_pages()},
+        stat_key(ws.repo.git_dir / "index", started),
+        {p: stat_key(root / p, started) for p in doc_paths(root, doc_globs(ws), ws.config.wiki_dir)},
+        {p: stat_key(wiki.page_path(p), started) for p in wiki.pages()},
+        {p: stat_key(wiki.sidecar_path(p), started) for p in wiki.sidecar_pages()},
+        started,
     )
 
 
@@ -155,7 +163,7 @@ def _key(ws: Workspace, now: _Inputs, cited: tuple[str, ...], tracked: str) -> t
         tuple(now.docs.items()),
         tuple(now.pages.items()),
         tuple(now.sidecars.items()),
-        tuple((p, stat_key(root / p)) for p in cited),
+        tuple((p, stat_key(root / p, now.started_ns)) for p in cited),
     )
 
 
@@ -231,7 +239,7 @@ def _rebuild(
     with _Splitting(ws, now, cache.header, cache.graph, info) as split:
         pages = split.pages()
         sidecars = _read_sidecars(ws, now, parts, new, info)
-        results = _check(ws, sidecars, pages, now.pages, new, parts, info) if check else {}
+        results = _check(ws, sidecars, pages, now, new, parts, info) if check else {}
         # Sidecar pages whose sidecar and page text are unchanged: the claims' part of the graph
         # has the same shape as the cached graph's (graph_link reads it off, then applies new
         # results).
@@ -441,7 +449,7 @@ def _check(
     ws: Workspace,
     sidecars: dict[str, Sidecar],
     pages: dict[str, mdsplit.Document],
-    now_pages: dict[str, StatKey],
+    now: _Inputs,
     new: _Parts,
     parts: _Parts,
     info: BuildInfo,
@@ -460,7 +468,7 @@ def _check(
     known: dict[tuple[str, str], EvidenceResult] = {}
     file_keys: dict[str, Any] = {}
     for path in sorted(by_file):
-        key = (stat_key(ws.repo.root / path), path in new.tracked)
+        key = (stat_key(ws.repo.root / path, now.started_ns), path in new.tracked)
         file_keys[path] = key
         hit = parts.evidence.get(path)
         if hit is not None and hit[0] == key and key[0] is not None and all(p in hit[1] for p in by_file[path]):
@@ -470,7 +478,7 @@ def _check(
     for page in sorted(sidecars):
         # A page's results stand while its sidecar, its text and the files it cites are unchanged.
         cited = sorted({path_of[e.resource] for c in sidecars[page].claims for e in c.evidence})
-        key = (new.sidecars[page][0], now_pages.get(page), tuple(file_keys[f] for f in cited))
+        key = (new.sidecars[page][0], now.pages.get(page), tuple(file_keys[f] for f in cited))
         hit = parts.results.get(page)
         if hit is not None and hit[0] == key and None not in key[:2]:
             new.results[page] = hit

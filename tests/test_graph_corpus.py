@@ -12,13 +12,14 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from openwiki_git import graph, graph_build
+from openwiki_git import checkcache, graph, graph_build
 from openwiki_git.main import main
 from openwiki_git.workspace import Workspace
 
@@ -164,8 +165,22 @@ def test_stale_claim_is_flagged(built: tuple[Path, dict[str, str]]) -> None:
     assert code == 0 and "⚠ STALE (stale)" in out and 'KEY_PREFIX = "session:"' in out
 
 
-def test_cache_lives_under_the_git_dir_and_is_incremental(copy: tuple[Path, dict[str, str]]) -> None:
+SMALL_WINDOW_NS = 50_000_000
+
+
+@pytest.fixture
+def small_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 50 ms racy window (git's rule, checkcache.RACY_NS) instead of 2 s; `settle` waits it out."""
+    monkeypatch.setattr(checkcache, "RACY_NS", SMALL_WINDOW_NS)
+
+
+def settle() -> None:
+    time.sleep(2 * SMALL_WINDOW_NS / 1e9)
+
+
+def test_cache_lives_under_the_git_dir_and_is_incremental(copy: tuple[Path, dict[str, str]], small_window: None) -> None:
     root, ids = copy
+    settle()
     g1, first = load(root)
     assert not first.cached and first.split == 44
     assert Path(first.cache_path).parent == root / ".git" / "openwiki-git"
@@ -174,6 +189,7 @@ def test_cache_lives_under_the_git_dir_and_is_incremental(copy: tuple[Path, dict
     assert second.cached
     doc = root / "docs/faq.md"
     doc.write_text(doc.read_text("utf-8") + "\nAnother answer; see ADR-0010.\n", "utf-8")
+    settle()
     g3, third = load(root)
     assert (third.cached, third.split, third.sidecars_read, third.files_checked) == (False, 1, 0, 0)
     assert ("refers_to", "doc:docs/adr/0010-dead-letter-queue.md") in {
@@ -181,10 +197,35 @@ def test_cache_lives_under_the_git_dir_and_is_incremental(copy: tuple[Path, dict
     }
     src = root / "src/ferry/db.py"
     src.write_text(src.read_text("utf-8").replace("POOL_MAX = 20", "POOL_MAX = 50"), "utf-8")
+    settle()
     g4, fourth = load(root)
     assert (fourth.split, fourth.files_checked) == (0, 1)
     assert g4.summary(ids["The connection pool grows to at most 20 connections."])["stale"] is True
     assert g1.counts()["total_nodes"] < g3.counts()["total_nodes"]
+
+
+def test_racy_inputs_are_never_taken_from_the_cache(copy: tuple[Path, dict[str, str]], small_window: None) -> None:
+    """git's racy rule: a file changed less than RACY_NS before a load may change again in the
+    same timestamp tick without its stat showing it, so nothing is reused for it; once it is
+    older than that, it is."""
+    root, ids = copy
+    settle()
+    load(root)
+    doc, src = root / "docs/faq.md", root / "src/ferry/db.py"
+    doc.write_text(doc.read_text("utf-8") + "\nAnother answer; see ADR-0010.\n", "utf-8")
+    src.write_text(src.read_text("utf-8").replace("POOL_MAX = 20", "POOL_MAX = 50"), "utf-8")
+    for _ in range(2):  # racy: split and checked again each time
+        _, info = load(root)
+        assert (info.cached, info.split, info.files_checked) == (False, 1, 1)
+    # A same-size edit that keeps the mtime, within the window: seen all the same.
+    stat = src.stat()
+    src.write_text(src.read_text("utf-8").replace("POOL_MAX = 50", "POOL_MAX = 20"), "utf-8")
+    os.utime(src, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    g, _ = load(root)
+    assert g.summary(ids["The connection pool grows to at most 20 connections."])["stale"] is False
+    settle()
+    load(root)
+    assert load(root)[1].cached
 
 
 def test_a_damaged_cache_is_rebuilt(copy: tuple[Path, dict[str, str]]) -> None:
