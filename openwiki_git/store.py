@@ -148,19 +148,26 @@ class Wiki:
                     raise StoreError(f"{link.relative_to(self.root).as_posix()}: a symlink is refused", "replace the link with the directory")
         if not top.is_dir():
             return
-        for dirpath, dirnames, filenames in os.walk(top):
-            base = Path(dirpath)
-            if refuse_links:
-                for name in (*dirnames, *filenames):
-                    if (base / name).is_symlink() and (name in dirnames or name.endswith(suffix)):
-                        rel = (base / name).relative_to(self.root).as_posix()
-                        raise StoreError(f"{rel}: a symlink under {CLAIMS_DIR}/ is refused", "replace the link with the file or directory")
-            dirnames[:] = sorted(
-                d for d in dirnames if not (base / d).is_symlink() and not (top == self.wiki_path and d == CLAIMS_DIR)
-            )
-            for name in filenames:
-                if name.endswith(suffix) and not (base / name).is_symlink() and not name.startswith("."):
-                    yield (base / name).relative_to(top).as_posix()
+        yield from self._scan(top, "", suffix, refuse_links, top == self.wiki_path)
+
+    def _scan(self, folder: Path | str, prefix: str, suffix: str, refuse_links: bool, wiki_top: bool) -> Iterator[str]:
+        """os.walk's reading of one directory, with os.scandir: an entry's type comes with it,
+        so no file is stat'ed (a wiki of thousands of pages is walked on every graph load)."""
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:  # as os.walk: a directory that cannot be read is skipped
+            return
+        for entry in sorted(entries, key=lambda e: e.name):
+            name, link = entry.name, entry.is_symlink()
+            is_dir = entry.is_dir()  # follows links, as os.walk sorts names into dirnames
+            if refuse_links and link and (is_dir or name.endswith(suffix)):
+                rel = Path(entry.path).relative_to(self.root).as_posix()
+                raise StoreError(f"{rel}: a symlink under {CLAIMS_DIR}/ is refused", "replace the link with the file or directory")
+            if is_dir:
+                if not link and not (wiki_top and name == CLAIMS_DIR):
+                    yield from self._scan(entry.path, f"{prefix}{name}/", suffix, refuse_links, False)
+            elif name.endswith(suffix) and not link and not name.startswith("."):
+                yield prefix + name
 
     # -- sidecars ----------------------------------------------------------------------------
     def load(self, page: str) -> Sidecar | None:
