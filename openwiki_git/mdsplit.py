@@ -59,6 +59,8 @@ __all__ = ["Document", "Paragraph", "Ref", "Relation", "Section", "normalize", "
 
 _new = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot paths only)
 _ref = partial(_new, Ref)
+_run_start = operator.itemgetter(0)
+_section_refs = operator.itemgetter(6)
 
 
 class Section(NamedTuple):
@@ -80,6 +82,9 @@ class Paragraph(NamedTuple):
     code: bool = False  # a fenced code block
     markers: tuple[str, ...] = ()  # claim labels ("c-1a2b3c4d") carried by the paragraph
     refs: tuple[Ref, ...] = ()
+
+
+_section = partial(_new, Section)
 
 
 class Document:
@@ -132,7 +137,7 @@ class Document:
         self.texts, self.starts, self.ends = texts or [], starts or [], ends or []
         self.code, self.markers, self.refs = code, markers or {}, refs or {}
         self.runs = runs or [(0, "")]
-        self.run_starts = [r[0] for r in self.runs]
+        self.run_starts = list(map(_run_start, self.runs))
         self._reset()
 
     def _reset(self) -> None:
@@ -143,10 +148,16 @@ class Document:
 
     def __getstate__(self) -> dict[str, object]:
         # NamedTuples pickle through Python-level calls (__reduce_ex__, __new__), several times
-        # slower than plain tuples: sections and references are stored as plain tuples. The keys
-        # computed so far go along (a child process computes them where it splits).
+        # slower than plain tuples: sections and references are stored as plain tuples, and
+        # only the few sections with references (`section_refs`, their indexes) are rebuilt one
+        # by one when loading; the others are made by one C-level `map`. The keys computed so
+        # far go along (a child process computes them where it splits).
         state = {k: getattr(self, k) for k in self.__slots__ if not k.startswith("_") and k != "run_starts"}
-        state["sections"] = [(*s[:6], tuple(map(tuple, s.refs)) if s.refs else ()) for s in self.sections]
+        rows = list(map(tuple, self.sections))
+        with_refs = list(itertools.compress(range(len(rows)), map(_section_refs, rows)))
+        for i in with_refs:
+            rows[i] = (*rows[i][:6], tuple(map(tuple, rows[i][6])))
+        state["sections"], state["section_refs"] = rows, with_refs
         state["refs"] = {i: tuple(map(tuple, refs)) for i, refs in self.refs.items()}
         state["relations"] = [(r.type, tuple(r.ref), r.source) for r in self.relations]
         # `_by_key` too: unpickling it (its keys are `_keys`' strings, pickled once) is faster than
@@ -156,12 +167,17 @@ class Document:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         keys, by_key = state.pop("_keys", {}), state.pop("_by_key", {})
+        with_refs = state.pop("section_refs")
         for k, v in state.items():
             object.__setattr__(self, k, v)
-        self.sections = tuple(_new(Section, (*s[:6], tuple(map(_ref, s[6])) if s[6] else ())) for s in state["sections"])
+        rows = state["sections"]
+        sections = list(map(_section, rows))
+        for i in with_refs:
+            sections[i] = _new(Section, (*rows[i][:6], tuple(map(_ref, rows[i][6]))))
+        self.sections = tuple(sections)
         self.refs = {i: tuple(map(_ref, refs)) for i, refs in state["refs"].items()}
         self.relations = tuple(_new(Relation, (t, _ref(ref), src)) for t, ref, src in state["relations"])
-        self.run_starts = [r[0] for r in self.runs]
+        self.run_starts = list(map(_run_start, self.runs))
         self._reset()
         self._keys, self._by_key = keys, by_key
 

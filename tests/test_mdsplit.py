@@ -383,3 +383,12 @@ def test_split_batch_of_pages_with_repeats_across_documents() -> None:
     page = "---\ntitle: P\n---\n\n# P\n\n## A\n\nSame.[^c-1a2b3c4d] See ADR-1.\n\nSame.[^c-1a2b3c4d]\n"
     items = [(page, f"p{n}.md") for n in range(5)] + [("## A\n\nOther. ADR-2\n", "q.md")]
     assert [_full_state(d) for d in mdsplit.split_batch(items)] == [_full_state(mdsplit.split(*i)) for i in items]
+
+
+def test_pickle_round_trip_rebuilds_sections_with_references() -> None:
+    d = mdsplit.split("# T\n\n## See [A](a.md)\n\nx ADR-1\n\n## Plain\n\ny\n\n### B [C](c.md)\n\nz\n", "x.md")
+    c = pickle.loads(pickle.dumps(d, pickle.HIGHEST_PROTOCOL))
+    assert _full_state(c) == _full_state(d)
+    assert [type(s) for s in c.sections] == [mdsplit.Section] * 3
+    assert [type(r) for s in c.sections for r in s.refs] == [Ref, Ref]
+    assert c.sections[0].refs == (Ref("link", "a.md"),) and c.sections[2].refs == (Ref("link", "c.md"),)
