@@ -30,6 +30,11 @@ from openwiki_git import mdsplit
 PARALLEL_MIN_CHARS = 4_000_000
 
 
+# This process splits its items in batches of at most this many items or (about) characters.
+BATCH_ITEMS = 64
+BATCH_CHARS = 256_000
+
+
 class SplitJob:
     """`mdsplit.split(text, path)` of each item, shared with a forked child when large."""
 
@@ -81,6 +86,25 @@ class SplitJob:
             self._ends[0] = lo + 1
             return lo
 
+    def _take_batch(self, limit: int) -> list[int]:
+        """Items from the front, one by one (the child takes from the other end meanwhile), up
+        to `BATCH_ITEMS` of them or `BATCH_CHARS` characters: `mdsplit.split_batch` shares its
+        per-call costs over small pages, and a batch is small enough to keep the sharing even."""
+        batch: list[int] = []
+        chars = 0
+        while len(batch) < BATCH_ITEMS and chars < BATCH_CHARS and (i := self._take_front_after(batch, limit)) is not None:
+            batch.append(i)
+            chars += len(self.items[i][0])
+        return batch
+
+    def _take_front_after(self, batch: list[int], limit: int) -> int | None:
+        """`_take_front`, items already in `batch` counted as taken: without a child,
+        `_take_front` takes the first item not done, and a batch is done only once split."""
+        if self._ends is None:
+            i = len(self.done) + len(batch)
+            return i if i < min(limit, len(self.items)) else None
+        return self._take_front(limit)
+
     def _take_back(self) -> int | None:
         with self._lock:
             lo, hi = self._ends
@@ -113,8 +137,8 @@ class SplitJob:
     def front(self, n: int) -> list[mdsplit.Document]:
         """The documents of items [0, n): split here, unless the child has taken some of them
         (then its documents are waited for)."""
-        while (i := self._take_front(n)) is not None:
-            self.done[i] = mdsplit.split(*self.items[i])
+        while batch := self._take_batch(n):
+            self.done.update(zip(batch, mdsplit.split_batch([self.items[i] for i in batch])))
             self._receive(wait=False)  # unpickle as we go what the child has sent
         if not all(i in self.done for i in range(n)):
             self._join()

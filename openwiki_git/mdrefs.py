@@ -325,6 +325,14 @@ def _markers(texts: list[str], joined: str) -> list[tuple[str, ...] | None]:
     less than dealing out the matches of the joined text by offset; most texts carry one."""
     if "^" not in joined or "[^c-" not in joined:  # a one-character search first: it is faster
         return [None] * len(texts)
+    counts = list(map(str.count, texts, itertools.repeat("[^c-")))
+    if max(counts) == 1:
+        found = MARKER.findall(joined)  # a match holds one "[^c-" and no NUL: it is in one text
+        if len(found) == sum(counts):  # every "[^c-" opens a marker: one per text that has one
+            if len(found) == len(texts):
+                return list(zip(found))
+            labels = iter(found)
+            return [(next(labels),) if n else None for n in counts]
     return [
         (tuple(found) if len(found) == 1 else tuple(dict.fromkeys(found))) if found else (() if "[^c-" in t else None)
         for found, t in zip(map(MARKER.findall, texts), texts)
@@ -371,6 +379,7 @@ def _links_joined(joined: str, at: list[int], found: list[list[tuple[int, Ref]]]
 # `_ID` with its look behind after the first capital: the engine then skips to capital letters
 # quickly (a pattern opening with a look behind is tried at every character).
 _ID_AT = re.compile(r"[A-Z](?<![\w/.-][A-Z])[A-Z0-9]*+-[0-9]++(?![\w-])")
+_ID_AT_SPLIT = re.compile(f"({_ID_AT.pattern})")
 
 
 def _ids_joined(joined: str, at: list[int], spans: tuple[list[int], list[int]], found: list[list[tuple[int, Ref]]]) -> None:
@@ -379,7 +388,10 @@ def _ids_joined(joined: str, at: list[int], spans: tuple[list[int], list[int]], 
     stops at every capital) or `_ids` (a fast search for each `-<digits>`, then some Python for
     each): the first where dashes are dense, such as in short paragraphs that cite an ADR."""
     if len(joined) < 100 * joined.count("-"):
-        hits = [(m.start(), m.group()) for m in _ID_AT.finditer(joined)]
+        # `split` with the whole match as a group gives text, identifier, text, ... with no
+        # Match object per hit: each identifier starts where the parts before it end.
+        parts = _ID_AT_SPLIT.split(joined)
+        hits = zip(list(itertools.accumulate(map(len, parts)))[0::2], parts[1::2])
     else:
         hits = _ids(joined)
     starts, ends = spans

@@ -55,10 +55,12 @@ from openwiki_git.mdrefs import (  # noqa: F401 (RELATION_TYPES, may_refer, targ
     targets,
 )
 
-__all__ = ["Document", "Paragraph", "Ref", "Relation", "Section", "normalize", "slugify", "split"]
+__all__ = ["Document", "Paragraph", "Ref", "Relation", "Section", "normalize", "slugify", "split", "split_batch"]
 
 _new = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot paths only)
 _ref = partial(_new, Ref)
+_run_start = operator.itemgetter(0)
+_section_refs = operator.itemgetter(6)
 
 
 class Section(NamedTuple):
@@ -80,6 +82,9 @@ class Paragraph(NamedTuple):
     code: bool = False  # a fenced code block
     markers: tuple[str, ...] = ()  # claim labels ("c-1a2b3c4d") carried by the paragraph
     refs: tuple[Ref, ...] = ()
+
+
+_section = partial(_new, Section)
 
 
 class Document:
@@ -132,7 +137,7 @@ class Document:
         self.texts, self.starts, self.ends = texts or [], starts or [], ends or []
         self.code, self.markers, self.refs = code, markers or {}, refs or {}
         self.runs = runs or [(0, "")]
-        self.run_starts = [r[0] for r in self.runs]
+        self.run_starts = list(map(_run_start, self.runs))
         self._reset()
 
     def _reset(self) -> None:
@@ -143,10 +148,16 @@ class Document:
 
     def __getstate__(self) -> dict[str, object]:
         # NamedTuples pickle through Python-level calls (__reduce_ex__, __new__), several times
-        # slower than plain tuples: sections and references are stored as plain tuples. The keys
-        # computed so far go along (a child process computes them where it splits).
+        # slower than plain tuples: sections and references are stored as plain tuples, and
+        # only the few sections with references (`section_refs`, their indexes) are rebuilt one
+        # by one when loading; the others are made by one C-level `map`. The keys computed so
+        # far go along (a child process computes them where it splits).
         state = {k: getattr(self, k) for k in self.__slots__ if not k.startswith("_") and k != "run_starts"}
-        state["sections"] = [(*s[:6], tuple(map(tuple, s.refs)) if s.refs else ()) for s in self.sections]
+        rows = list(map(tuple, self.sections))
+        with_refs = list(itertools.compress(range(len(rows)), map(_section_refs, rows)))
+        for i in with_refs:
+            rows[i] = (*rows[i][:6], tuple(map(tuple, rows[i][6])))
+        state["sections"], state["section_refs"] = rows, with_refs
         state["refs"] = {i: tuple(map(tuple, refs)) for i, refs in self.refs.items()}
         state["relations"] = [(r.type, tuple(r.ref), r.source) for r in self.relations]
         # `_by_key` too: unpickling it (its keys are `_keys`' strings, pickled once) is faster than
@@ -156,12 +167,17 @@ class Document:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         keys, by_key = state.pop("_keys", {}), state.pop("_by_key", {})
+        with_refs = state.pop("section_refs")
         for k, v in state.items():
             object.__setattr__(self, k, v)
-        self.sections = tuple(_new(Section, (*s[:6], tuple(map(_ref, s[6])) if s[6] else ())) for s in state["sections"])
+        rows = state["sections"]
+        sections = list(map(_section, rows))
+        for i in with_refs:
+            sections[i] = _new(Section, (*rows[i][:6], tuple(map(_ref, rows[i][6]))))
+        self.sections = tuple(sections)
         self.refs = {i: tuple(map(_ref, refs)) for i, refs in state["refs"].items()}
         self.relations = tuple(_new(Relation, (t, _ref(ref), src)) for t, ref, src in state["relations"])
-        self.run_starts = [r[0] for r in self.runs]
+        self.run_starts = list(map(_run_start, self.runs))
         self._reset()
         self._keys, self._by_key = keys, by_key
 
@@ -180,25 +196,42 @@ class Document:
 
     def _compute_keys(self, runs: list[int]) -> None:
         """The keys of these runs (not yet computed), their paragraphs hashed together."""
+        bounds = self._bounds(runs)
+        self._store_keys(runs, bounds, _hashes(self._run_texts(bounds)), 0)
+
+    def _bounds(self, runs: list[int]) -> list[tuple[int, int]]:
+        """[lo, hi) of each run's paragraphs."""
         n, table = len(self.texts), self.runs
-        bounds = [(table[r][0], table[r + 1][0] if r + 1 < len(table) else n) for r in runs]
-        hashes = _hashes([t for lo, hi in bounds for t in self.texts[lo:hi]])
-        at = 0
+        return [(table[r][0], table[r + 1][0] if r + 1 < len(table) else n) for r in runs]
+
+    def _run_texts(self, bounds: list[tuple[int, int]]) -> list[str]:
+        texts = self.texts
+        return [t for lo, hi in bounds for t in texts[lo:hi]]
+
+    def _store_keys(self, runs: list[int], bounds: list[tuple[int, int]], hashes: list[str], at: int) -> int:
+        """Store the keys of `runs` from `hashes[at:]` (their paragraphs' hashes, in order);
+        returns where the next document's hashes start."""
+        table = self.runs
         for r, (lo, hi) in zip(runs, bounds):
             keys = self._keys[r] = _keys(table[r][1], hashes[at : at + hi - lo])
             self._by_key.update(zip(keys, range(lo, hi)))
             at += hi - lo
+        return at
 
     def warm_keys(self) -> None:
         """Compute the keys the evidence graph asks for: those of the runs (sections) holding a
         paragraph with markers, references or a relation. `split` calls it, so that the keys are
         computed where the splitting happens (in two processes for a large build) and travel
-        with the pickled document."""
-        wanted = itertools.chain(self.markers, self.refs, (r.source for r in self.relations if r.source >= 0))
-        runs = {bisect.bisect_right(self.run_starts, i) for i in wanted}  # each run's index + 1
-        todo = [r - 1 for r in sorted(runs) if r - 1 not in self._keys]
+        with the pickled document. `_warm_keys_together` does the same for many documents."""
+        todo = self._wanted_runs()
         if todo:
             self._compute_keys(todo)
+
+    def _wanted_runs(self) -> list[int]:
+        """The runs `warm_keys` computes (those not computed yet), in order."""
+        wanted = itertools.chain(self.markers, self.refs, (r.source for r in self.relations if r.source >= 0))
+        runs = set(map(bisect.bisect_right, itertools.repeat(self.run_starts), wanted))  # each run's index + 1
+        return [r - 1 for r in sorted(runs) if r - 1 not in self._keys]
 
     def key(self, i: int) -> str:
         """Paragraph i's key."""
@@ -266,8 +299,11 @@ def _keys(section: str, hashes: list[str]) -> list[str]:
     """Keys of one section's paragraphs from their hashes (`_hashes`): `<section>~<hash>`, `.2`,
     `.3` for repeats."""
     out = list(map((section + "~").__add__, hashes))
-    if len(set(hashes)) == len(hashes):
-        return out
+    return out if len(set(hashes)) == len(hashes) else _numbered(out)
+
+
+def _numbered(out: list[str]) -> list[str]:
+    """One run's keys with repeats numbered `.2`, `.3` in order (in place)."""
     seen: dict[str, int] = {}
     for k, base in enumerate(out):
         n = seen[base] = seen.get(base, 0) + 1
@@ -492,7 +528,13 @@ class _Builder:
 
     def scan_refs(self) -> None:
         """The markers and references of the paragraphs `_extras` saw (mdrefs.scan)."""
-        markers, refs = scan([self.texts[i] for i in self.pending])
+        self.take_refs(*scan(self.pending_texts()))
+
+    def pending_texts(self) -> list[str]:
+        return list(map(self.texts.__getitem__, self.pending))
+
+    def take_refs(self, markers: list[tuple[str, ...] | None], refs: list[tuple[Ref, ...]]) -> None:
+        """What `mdrefs.scan` found in `pending_texts()`."""
         for i, found, r in zip(self.pending, markers, refs):
             if found is not None:
                 self.markers[i] = found
@@ -566,17 +608,72 @@ _SLOW_FIRST = frozenset("#=*_- \t")
 
 def split(text: str, path: str = "") -> Document:
     """Split a Markdown document. Deterministic: the same text always gives the same records."""
+    meta, b = _parse(text)
+    b.scan_refs()
+    d = _finish(path, meta, b)
+    d.warm_keys()
+    return d
+
+
+def split_batch(items: list[tuple[str, str]]) -> list[Document]:
+    """`[split(text, path) for text, path in items]`: the same documents, keys warmed alike.
+    For many small texts: what costs `split` most on a short page is per call (each regex pass
+    over a few paragraphs, hashing a few keys), so here the markers and references of all the
+    texts are read by one `mdrefs.scan`, and the keys `warm_keys` computes hashed in one pass."""
+    parsed = [_parse(text) for text, _ in items]
+    _scan_refs_together([b for _, b in parsed])
+    docs = [_finish(path, meta, b) for (_, path), (meta, b) in zip(items, parsed)]
+    _warm_keys_together(docs)
+    return docs
+
+
+def _parse(text: str) -> tuple[dict[str, str | list[str]], _Builder]:
+    """Front matter and blocks; markers and references are not read yet (`scan_refs`)."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     meta, skip = front_matter(text)
     body = text.split("\n", skip)[-1] if skip else text
     try:
-        b = _scan(body, skip + 1, allow_title=True)
+        return meta, _scan(body, skip + 1, allow_title=True)
     except _Retry:
-        b = _scan(body, skip + 1, allow_title=False)
-    d = _finish(path, meta, b)
-    d.warm_keys()
-    return d
+        return meta, _scan(body, skip + 1, allow_title=False)
+
+
+def _scan_refs_together(builders: list[_Builder]) -> None:
+    """`scan_refs` of each builder, with one `mdrefs.scan` over all their pending texts (it gives
+    each text what it gives the text alone)."""
+    texts = [t for b in builders for t in b.pending_texts()]
+    markers, refs = scan(texts)
+    at = 0
+    for b in builders:
+        n = len(b.pending)
+        if n:
+            b.take_refs(markers[at : at + n], refs[at : at + n])
+            at += n
+
+
+def _warm_keys_together(docs: list[Document]) -> None:
+    """`warm_keys` of each document (the same keys, stored in the same order), the paragraphs of
+    all of them hashed by one `_hashes` and their keys made by one C-level `map`. Repeats are
+    numbered run by run (`_numbered`) only when some key occurs twice in the whole batch."""
+    jobs, texts, prefixes = [], [], []
+    for d in docs:
+        runs = d._wanted_runs()
+        if runs:
+            bounds = d._bounds(runs)
+            jobs.append((d, runs, bounds))
+            for r, (lo, hi) in zip(runs, bounds):
+                texts += d.texts[lo:hi]
+                prefixes += [d.runs[r][1] + "~"] * (hi - lo)
+    keys = list(map(operator.add, prefixes, _hashes(texts)))
+    unique = len(set(keys)) == len(keys)
+    at = 0
+    for d, runs, bounds in jobs:
+        for r, (lo, hi) in zip(runs, bounds):
+            run_keys = keys[at : at + hi - lo] if unique else _numbered(keys[at : at + hi - lo])
+            d._keys[r] = run_keys
+            d._by_key.update(zip(run_keys, range(lo, hi)))
+            at += hi - lo
 
 
 def _scan(body: str, first: int, *, allow_title: bool) -> _Builder:
@@ -597,7 +694,6 @@ def _scan(body: str, first: int, *, allow_title: bool) -> _Builder:
         line += code.count("\n")
         pos = m.end()
     _prose(b, body[pos:], line)
-    b.scan_refs()
     return b
 
 
@@ -618,16 +714,31 @@ def _prose(b: _Builder, prose: str, line: int) -> None:
     for k in c.special():
         if k > k0:
             todo = _plain_run(b, c, k0, k, candidates, todo)
-        text = c.texts[k]
-        if text[:1] == "#" and "\n" not in text and (h := _atx(text)):
-            b.heading(*h, c.first[k])  # a heading alone: the common case
-        else:
-            if text[-1:] in " \t\n" and c.ends_region(k):
-                text = text.rstrip()
-            b.lines(text.split("\n"), c.first[k])
+        _special(b, c, k)
         k0 = k + 1
     if k0 < len(c.texts):
         _plain_run(b, c, k0, len(c.texts), candidates, todo)
+
+
+def _special(b: _Builder, c: _Chunks, k: int) -> None:
+    """Chunk k, one that `_Chunks.special` picked: what `b.lines` gives it, with fast paths for
+    the common cases (`lines` would read them line by line): a heading alone, also after the
+    blank line that opens a piece (where front matter ends), and a plain paragraph, such as the
+    last one with its final newline. A chunk's lines after the first hold no heading, underline,
+    break or list item unless `_SLOW_LINE` finds one, and no line of white space only (the
+    blank-line split saw to that) but for the first."""
+    text = c.texts[k]
+    if text[:1] in ("#", "\n"):
+        line = text.lstrip("\n")
+        if line[:1] == "#" and "\n" not in line and (h := _atx(line)):
+            b.heading(*h, c.first[k] + len(text) - len(line))
+            return
+    if text[-1:] in " \t\n" and c.ends_region(k):
+        text = text.rstrip()
+    if text and text[0] not in _SLOW_FIRST and text[0] != "\n" and not _SLOW_LINE.search(text):
+        b.paragraph(text, c.first[k], c.first[k] + text.count("\n"))
+    else:
+        b.lines(text.split("\n"), c.first[k])
 
 
 def _plain_run(b: _Builder, c: _Chunks, k0: int, k1: int, candidates: list[int], todo: int) -> int:

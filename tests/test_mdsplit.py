@@ -339,3 +339,56 @@ def test_identifier_readings_agree() -> None:
         assert [(m.start(), m.group()) for m in mdrefs._ID_AT.finditer(text)] == want, text
     long = "x " + "A" * 100 + "-1 " + "9" * 70 + "B-2"
     assert mdrefs._ids(long) == [(m.start(), m.group()) for m in mdrefs._ID_AT.finditer(long)] == [(2, "A" * 100 + "-1")]
+
+
+# -- split_batch: many texts at once gives what split gives each -------------------------------
+
+
+def _full_state(d: mdsplit.Document) -> tuple[object, ...]:
+    return (d.path, d.meta, *_state(d), d.run_starts, list(d._keys.items()), list(d._by_key.items()))
+
+
+def _batch_text(rng: random.Random) -> str:
+    """Small and large texts, front matter, CRLF, NULs, odd white space, empty texts."""
+    kind = rng.random()
+    if kind < 0.05:
+        return ""
+    if kind < 0.15:
+        return "".join(_random_markdown(rng) for _ in range(rng.randint(5, 30)))  # a large one
+    text = _random_markdown(rng) if kind < 0.75 else _odd_text(rng)
+    if rng.random() < 0.3:
+        text = "---\ntitle: T\nsupersedes: [ADR-1]\nid: x\n---\n" + rng.choice(["", "\n", "# P\n\n"]) + text
+    if rng.random() < 0.1:
+        text = text.replace("\n", "\r\n")
+    if rng.random() < 0.05:
+        text = text.replace(" ", "\0", 1)
+    return text
+
+
+def test_split_batch_matches_split_one_by_one() -> None:
+    rng = random.Random(37)
+    for _ in range(150):
+        items = [(_batch_text(rng), f"docs/p{n}.md") for n in range(rng.choice([0, 1, 2, 5, 20, 64]))]
+        batch = mdsplit.split_batch(items)
+        alone = [mdsplit.split(t, p) for t, p in items]
+        assert [_full_state(d) for d in batch] == [_full_state(d) for d in alone], items
+        # Pickles may differ in bytes where one string object is shared (an identifier that is a
+        # paragraph's whole text), never in what they load.
+        assert [_full_state(pickle.loads(pickle.dumps(d, 5))) for d in batch] == [_full_state(d) for d in alone]
+
+
+def test_split_batch_of_pages_with_repeats_across_documents() -> None:
+    # The same section and paragraph in several pages (keys equal across the batch), and a
+    # repeat within one run: each page still numbers its own repeats.
+    page = "---\ntitle: P\n---\n\n# P\n\n## A\n\nSame.[^c-1a2b3c4d] See ADR-1.\n\nSame.[^c-1a2b3c4d]\n"
+    items = [(page, f"p{n}.md") for n in range(5)] + [("## A\n\nOther. ADR-2\n", "q.md")]
+    assert [_full_state(d) for d in mdsplit.split_batch(items)] == [_full_state(mdsplit.split(*i)) for i in items]
+
+
+def test_pickle_round_trip_rebuilds_sections_with_references() -> None:
+    d = mdsplit.split("# T\n\n## See [A](a.md)\n\nx ADR-1\n\n## Plain\n\ny\n\n### B [C](c.md)\n\nz\n", "x.md")
+    c = pickle.loads(pickle.dumps(d, pickle.HIGHEST_PROTOCOL))
+    assert _full_state(c) == _full_state(d)
+    assert [type(s) for s in c.sections] == [mdsplit.Section] * 3
+    assert [type(r) for s in c.sections for r in s.refs] == [Ref, Ref]
+    assert c.sections[0].refs == (Ref("link", "a.md"),) and c.sections[2].refs == (Ref("link", "c.md"),)
