@@ -34,7 +34,7 @@ from openwiki_git.model import ClaimResult, EvidenceResult, Sidecar
 from openwiki_git.workspace import Workspace
 
 CACHE_DIR, CACHE_NAME, PARTS_NAME = graph_cache.CACHE_DIR, graph_cache.CACHE_NAME, graph_cache.PARTS_NAME
-CACHE_FORMAT = 10
+CACHE_FORMAT = 11
 DEFAULT_DOCS = ("docs/**/*.md", "doc/**/*.md", "adr/**/*.md", "decisions/**/*.md")
 MAX_LINES = 60  # cited lines shown per span; longer spans are cut with a note
 

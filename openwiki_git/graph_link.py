@@ -47,6 +47,9 @@ class Links:
     claim_adj: dict[str, int] = field(default_factory=dict)
     claim_unresolved: int = 0
     refs: dict[str, tuple[Document, list[tuple[Any, ...]]]] = field(default_factory=dict)  # doc id -> (document, log)
+    # Search index entries, tokenised: "" -> (the pages, or None when the claims were not read
+    # off the previous graph; entries of pages and claims); doc id -> (document, its entries).
+    terms: dict[str, tuple[Any, Terms]] = field(default_factory=dict)
 
 
 def build(
@@ -98,8 +101,18 @@ def claims_part(
     for name, d in pages:
         _add_document(g, "page:" + name, "page", d)
     links = Links()
-    _add_claims(g, pages, sidecars, results, wiki_dir, old, unchanged, previous, links)
-    return ClaimsPart(g, pages, links, tokenize(_index_items(g, g.docs, claims=True)))
+    restored = _add_claims(g, pages, sidecars, results, wiki_dir, old, unchanged, previous, links)
+    # The entries of pages and claims are those of the previous build when the claims were read
+    # off it (same statements) and every page is the same document.
+    read_from = tuple(g.docs.values()) if restored else None
+    hit = old.terms.get("")
+    same = read_from is not None and hit is not None and hit[0] is not None and len(hit[0]) == len(read_from)
+    if same and hit is not None and all(a is b for a, b in zip(hit[0], read_from)):
+        terms = hit[1]
+    else:
+        terms = tokenize(_index_items(g, g.docs, claims=True))
+    links.terms[""] = (read_from, terms)
+    return ClaimsPart(g, pages, links, terms)
 
 
 def link(
@@ -116,11 +129,18 @@ def link(
     offset = len(g.nodes)  # the documents' nodes come first
     _merge(g, part.graph)
     start, end = part.links.claim_nodes
-    links = replace(part.links, claim_nodes=(start + offset, end + offset), refs={})
+    links = replace(part.links, claim_nodes=(start + offset, end + offset), refs={}, terms=dict(part.links.terms))
     _add_refs(g, docs, part.pages, files, wiki_dir, old, links)
     # The pages' and claims' entries were tokenised with the claims' part (while documents were
     # being split): only the documents' are left.
-    g.index = build_index([part.terms, tokenize(_index_items(g, ["doc:" + d.path for d in docs]))])
+    blocks = [part.terms]
+    for d in docs:  # a document's entries are kept with it: an unchanged one is not read again
+        doc_id = "doc:" + d.path
+        hit = old.terms.get(doc_id)
+        terms = hit[1] if hit is not None and hit[0] is d else tokenize(_index_items(g, [doc_id]))
+        links.terms[doc_id] = (d, terms)
+        blocks.append(terms)
+    g.index = build_index(blocks)
     g.links = links
     g._seen = set()  # only needed while building
     return g
@@ -186,8 +206,9 @@ def _add_claims(
     unchanged: Collection[str],
     previous: Graph | None,
     links: Links,
-) -> None:
-    """The claims of every sidecar page (and the markers of pages without one), in page order."""
+) -> bool:
+    """The claims of every sidecar page (and the markers of pages without one), in page order.
+    True when they were read off the previous graph (no sidecar page changed)."""
     start = len(g.nodes)
     same = previous is not None and previous.links is not None
     if sidecars is not None:
@@ -207,6 +228,7 @@ def _add_claims(
     for name, d in pages:  # markers on pages without a sidecar
         if name not in links.sidecar_pages:
             _markers(g, "page:" + name, d, {})
+    return same
 
 
 def _claims(
