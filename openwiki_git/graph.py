@@ -145,22 +145,12 @@ class Graph:
             self.nodes[node_id] = Node(kind, label, data)
 
     def add_edge(self, src: str, etype: str, dst: str) -> None:
-        """Add `src -etype-> dst` and its inverse, once. (`link`, written out: a hot path.)"""
+        """Add `src -etype-> dst` and its inverse, once."""
         key = (src, etype, dst)
         if key in self._seen or src == dst:
             return
         self._seen.add(key)
-        adj = self.adj
-        out = adj.get(src)
-        if out is None:
-            adj[src] = [(etype, dst)]
-        else:
-            out.append((etype, dst))
-        back = adj.get(dst)
-        if back is None:
-            adj[dst] = [(INVERSE[etype], src)]
-        else:
-            back.append((INVERSE[etype], src))
+        self.link(src, etype, dst)
 
     def link(self, src: str, etype: str, dst: str) -> None:
         """Add `src -etype-> dst` and its inverse; the caller knows the edge is new."""
