@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from openwiki_git import checkcache, graph, graph_build
+from openwiki_git import checkcache, graph, graph_build, graph_split
 from openwiki_git.main import main
 from openwiki_git.workspace import Workspace
 
@@ -226,6 +226,32 @@ def test_racy_inputs_are_never_taken_from_the_cache(copy: tuple[Path, dict[str, 
     settle()
     load(root)
     assert load(root)[1].cached
+
+
+def test_splitting_in_two_processes_builds_the_same_graph(
+    copy: tuple[Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch, small_window: None
+) -> None:
+    """graph_split forks a child for large inputs only; forced here on the small corpus, with
+    and without the claims' check and on an incremental rebuild, the graph is the one built in a
+    single process (nodes, edges in order, unresolved, tables, index)."""
+    from tests.test_graph import _state
+
+    root, _ = copy
+    forks = []
+    start = graph_split.SplitJob._start
+    monkeypatch.setattr(graph_split.SplitJob, "_start", lambda job: (forks.append(len(job.items)), start(job)))
+    serial = [_state(load(root, use_cache=False, check=check)[0]) for check in (True, False)]
+    assert forks == []
+    monkeypatch.setattr(graph_split, "PARALLEL_MIN_CHARS", 1)
+    forked = [_state(load(root, use_cache=False, check=check)[0]) for check in (True, False)]
+    assert forked == serial and forks == [44, 44]
+    settle()
+    load(root)  # the cache
+    for path, line in (("docs/faq.md", "Another answer; see ADR-0010."), ("docs/glossary.md", "See ADR-0011.")):
+        (root / path).write_text((root / path).read_text("utf-8") + f"\n{line}\n", "utf-8")
+    g, info = load(root)  # the cache is older: an incremental rebuild, two documents split in two processes
+    assert (info.cached, info.split, forks) == (False, 2, [44, 44, 44, 2])
+    assert _state(g) == _state(load(root, use_cache=False)[0])
 
 
 def test_a_damaged_cache_is_rebuilt(copy: tuple[Path, dict[str, str]]) -> None:
