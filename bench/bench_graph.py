@@ -148,11 +148,14 @@ def bench_inputs(ws: Workspace) -> None:
     doc_items = sorted(((t, p) for p, t in texts.items()), key=lambda item: len(item[0]))
 
     def build(parallel: bool | None = None) -> graph.Graph:
-        with graph_split.SplitJob(page_items + doc_items, parallel=parallel) as job:
-            split_pages = list(zip(pages, job.front(len(page_items))))
+        n = len(page_items)
+        after = lambda i, d: graph_link.document_terms(d) if i >= n else None  # noqa: E731
+        with graph_split.SplitJob(page_items + doc_items, parallel=parallel, after=after) as job:
+            split_pages = list(zip(pages, job.front(n)))
             part = graph_link.claims_part(pages=split_pages, sidecars=sidecars, results={}, wiki_dir=".openwiki")
-            docs = job.result()[len(page_items) :]
-        return graph_link.link(part, docs=docs, files=tracked, wiki_dir=".openwiki")
+            docs = job.result()[n:]
+        terms = {job.done[i].path: t for i, t in job.extras.items() if t is not None}
+        return graph_link.link(part, docs=docs, files=tracked, wiki_dir=".openwiki", terms=terms)
 
     def split_all(parallel: bool | None = None) -> list[mdsplit.Document]:
         return graph_split.split_many(page_items + doc_items, parallel=parallel)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from openwiki_git import __version__, checkcache, citations, compat, graph, graph_cache, graph_link, mdsplit
+from openwiki_git import __version__, checkcache, citations, compat, graph, graph_cache, graph_link, graph_search, mdsplit
 from openwiki_git.checkcache import no_gc
 from openwiki_git.checker import EvidenceResolver, check_claim
 from openwiki_git.errors import StoreError
@@ -217,7 +217,7 @@ def _relink(
             pages=sorted(pages.items()), sidecars=None, results=None, wiki_dir=ws.config.wiki_dir, previous=previous
         )
         docs = split.docs()
-    g = graph_link.link(part, docs=docs, files=tracked, wiki_dir=ws.config.wiki_dir, previous=previous)
+    g = graph_link.link(part, docs=docs, files=tracked, wiki_dir=ws.config.wiki_dir, previous=previous, terms=split.terms())
     header = cache.header
     _write_cache(ws, now, _Header(key, header.cited, now.index, header.tracked, now.docs, now.pages), g, (docs, pages), header)
     return g
@@ -253,7 +253,9 @@ def _rebuild(
             previous=previous, unchanged=unchanged,
         )
         docs = split.docs()
-    g = graph_link.link(part, docs=docs, files=new.tracked, wiki_dir=ws.config.wiki_dir, previous=previous)
+    g = graph_link.link(
+        part, docs=docs, files=new.tracked, wiki_dir=ws.config.wiki_dir, previous=previous, terms=split.terms()
+    )
     if use_cache:
         cited, digest = tuple(sorted(new.evidence)), _digest(new.tracked)
         header = _Header(_key(ws, now, cited, digest), cited, now.index, digest, now.docs, now.pages)
@@ -351,8 +353,9 @@ class _Splitting:
                 docs.append((_read_text(root / path, info, strip=False), path))
             self._docs[path] = hit
         docs.sort(key=lambda item: len(item[0]))
-        self._n_pages = len(pages)
-        self.job = SplitJob(pages + docs)
+        self._n_pages = n = len(pages)
+        # A document's search index entries are made where it is split (in the child, for its share).
+        self.job = SplitJob(pages + docs, after=lambda i, d: graph_link.document_terms(d) if i >= n else None)
 
     def pages(self) -> dict[str, mdsplit.Document]:
         fresh = iter(self.job.front(self._n_pages))
@@ -361,6 +364,10 @@ class _Splitting:
     def docs(self) -> list[mdsplit.Document]:
         split = {d.path: d for d in self.job.result()[self._n_pages :]}
         return [d if d is not None else split[path] for path, d in self._docs.items()]
+
+    def terms(self) -> dict[str, graph_search.Terms]:
+        """The search index entries of the documents split (by repository path): `docs` first."""
+        return {self.job.done[i].path: t for i, t in self.job.extras.items() if t is not None}
 
     def __enter__(self) -> _Splitting:
         return self

@@ -116,11 +116,18 @@ def claims_part(
 
 
 def link(
-    part: ClaimsPart, *, docs: Sequence[Document], files: Collection[str], wiki_dir: str, previous: Graph | None = None
+    part: ClaimsPart,
+    *,
+    docs: Sequence[Document],
+    files: Collection[str],
+    wiki_dir: str,
+    previous: Graph | None = None,
+    terms: Mapping[str, Terms] | None = None,
 ) -> Graph:
     """The whole graph: the documents first (their nodes come before the pages'), then the
     claims' part, then every reference, then the search index. The same graph, node order and
-    all, as adding everything to one graph in that order."""
+    all, as adding everything to one graph in that order. `terms` may hold documents' index
+    entries made ahead (`document_terms`, by repository path), where they were split."""
     g = Graph()
     old = previous.links if previous is not None and previous.links is not None else Links()
     docs = sorted(docs, key=lambda d: d.path)
@@ -134,12 +141,13 @@ def link(
     # The pages' and claims' entries were tokenised with the claims' part (while documents were
     # being split): only the documents' are left.
     blocks = [part.terms]
+    ahead = terms or {}
     for d in docs:  # a document's entries are kept with it: an unchanged one is not read again
         doc_id = "doc:" + d.path
         hit = old.terms.get(doc_id)
-        terms = hit[1] if hit is not None and hit[0] is d else tokenize(_index_items(g, [doc_id]))
-        links.terms[doc_id] = (d, terms)
-        blocks.append(terms)
+        entries = hit[1] if hit is not None and hit[0] is d else ahead.get(d.path) or document_terms(d)
+        links.terms[doc_id] = (d, entries)
+        blocks.append(entries)
     g.index = build_index(blocks)
     g.links = links
     g._seen = set()  # only needed while building
@@ -400,13 +408,24 @@ def replay(g: Graph, ops: list[tuple[Any, ...]]) -> None:
             g.unresolved.append(op[1])
 
 
+def document_terms(d: Document) -> Terms:
+    """A prose document's search index entries (its title with its ids, its headings),
+    tokenised: what `link` adds for it. graph_build has them made where the document is split."""
+    return tokenize(_document_items("doc:" + d.path, d, _doc_ids(d)))
+
+
+def _document_items(owner: str, d: Document, ids: Sequence[str]) -> list[tuple[str, str]]:
+    items = [(owner, " ".join([d.title, *ids]))]
+    items.extend([(f"{owner}#{s.key}", s.heading) for s in d.sections])
+    return items
+
+
 def _index_items(g: Graph, owners: Iterable[str], *, claims: bool = False) -> list[tuple[str, str]]:
     """Search index entries: the titles (with ids) and headings of the pages and documents
     `owners`, and with `claims` every claim statement of `g`."""
     items: list[tuple[str, str]] = []
     for owner in owners:
-        items.append((owner, " ".join([g.nodes[owner].label, *g.ids_of.get(owner, ())])))
-        items.extend([(f"{owner}#{s.key}", s.heading) for s in g.docs[owner].sections])
+        items.extend(_document_items(owner, g.docs[owner], g.ids_of.get(owner, ())))
     if claims:
         items.extend([(node_id, node.label) for node_id, node in g.nodes.items() if node.kind == "claim"])
     return items

@@ -21,6 +21,7 @@ import os
 import pickle
 import struct
 import tempfile
+from collections.abc import Callable
 from typing import Any
 
 from openwiki_git import mdsplit
@@ -38,9 +39,19 @@ BATCH_CHARS = 256_000
 class SplitJob:
     """`mdsplit.split(text, path)` of each item, shared with a forked child when large."""
 
-    def __init__(self, items: list[tuple[str, str]], *, parallel: bool | None = None) -> None:
+    def __init__(
+        self,
+        items: list[tuple[str, str]],
+        *,
+        parallel: bool | None = None,
+        after: Callable[[int, mdsplit.Document], Any] | None = None,
+    ) -> None:
+        """`after(i, document)`, when given, is run where item i is split (in the child too, so
+        that its work is shared as well); its answers are in `extras`."""
         self.items = items
+        self.after = after
         self.done: dict[int, mdsplit.Document] = {}
+        self.extras: dict[int, Any] = {}
         self._child: Any = None
         self._recv: Any = None
         self._lock: Any = None
@@ -123,7 +134,9 @@ class SplitJob:
         try:
             fd, offset = self._spool.fileno(), 0
             while (i := self._take_back()) is not None:
-                data = pickle.dumps(mdsplit.split(*self.items[i]), pickle.HIGHEST_PROTOCOL)
+                doc = mdsplit.split(*self.items[i])
+                extra = self.after(i, doc) if self.after is not None else None
+                data = pickle.dumps((doc, extra), pickle.HIGHEST_PROTOCOL)
                 view = memoryview(data)
                 while view:
                     view = view[os.pwrite(fd, view, offset + len(data) - len(view)) :]
@@ -138,7 +151,8 @@ class SplitJob:
         """The documents of items [0, n): split here, unless the child has taken some of them
         (then its documents are waited for)."""
         while batch := self._take_batch(n):
-            self.done.update(zip(batch, mdsplit.split_batch([self.items[i] for i in batch])))
+            for i, doc in zip(batch, mdsplit.split_batch([self.items[i] for i in batch])):
+                self._keep(i, doc)
             self._receive(wait=False)  # unpickle as we go what the child has sent
         if not all(i in self.done for i in range(n)):
             self._join()
@@ -175,10 +189,13 @@ class SplitJob:
                 if not message:  # the child is done
                     break
                 i, offset, length = _RECORD.unpack(message)
-                doc = pickle.loads(os.pread(self._spool.fileno(), length, offset))
+                doc, extra = pickle.loads(os.pread(self._spool.fileno(), length, offset))
                 if not isinstance(doc, mdsplit.Document):
                     raise TypeError(type(doc).__name__)
-                self.done.setdefault(i, doc)
+                if i not in self.done:
+                    self.done[i] = doc
+                    if self.after is not None:
+                        self.extras[i] = extra
             else:
                 return  # nothing more announced yet: carry on
         except Exception:  # noqa: BLE001, S110 (the child died or sent garbage: split its share here)
@@ -190,7 +207,12 @@ class SplitJob:
         self._receive(wait=True)
         for i, item in enumerate(self.items):
             if i not in self.done:
-                self.done[i] = mdsplit.split(*item)
+                self._keep(i, mdsplit.split(*item))
+
+    def _keep(self, i: int, doc: mdsplit.Document) -> None:
+        self.done[i] = doc
+        if self.after is not None:
+            self.extras[i] = self.after(i, doc)
 
 
 # A child's message: the item, and where its pickled document is in the spool file.
