@@ -37,7 +37,8 @@ class Resolver:
         self.log: list[tuple[Any, ...]] = []
         # Identifiers and titles resolve the same from every page (or every document) and
         # change nothing: their answers are kept. Paths may create span nodes, so are not.
-        self._memo: dict[tuple[str, str, str], tuple[str | None, str | None]] = {}
+        # By the referring kind ("doc:" or "page:": each prefers its own), then (kind, target).
+        self._memo: dict[str, dict[tuple[str, str], tuple[str | None, str | None]]] = {}
 
     # -- changes to the graph, logged ------------------------------------------------------
     def edge(self, src: str, etype: str, dst: str) -> None:
@@ -77,16 +78,24 @@ class Resolver:
 
     def _paragraph_refs(self, doc_id: str, d: Document, prefer: str) -> None:
         """`refer` for every reference of every paragraph, written out: the hot loop of a large
-        corpus (most references are identifiers named before, answered by the memo)."""
-        memo, resolve, log, edge = self._memo, self.resolve, self.log, self.g.add_edge
-        for i, refs in sorted(d.refs.items()):
-            source = f"{doc_id}#{d.key(i)}"
+        corpus (most references are identifiers named before, answered by the memo). A
+        paragraph's id is its own, so its edges can be new only to it: they are deduplicated
+        here, not in the graph's set of every edge (`Graph.add_edge`)."""
+        memo = self._memo.setdefault(prefer, {})
+        resolve, log, link, refs_of = self.resolve, self.log, self.g.link, d.refs
+        indexes = sorted(refs_of)
+        for i, key in zip(indexes, d.keys_at(indexes)):
+            source, refs = f"{doc_id}#{key}", refs_of[i]
+            linked: set[str] | None = set() if len(refs) > 1 else None
             for ref in refs:
-                got = memo.get((ref.kind, ref.target, prefer))
+                got = memo.get(ref)  # a Ref is a (kind, target) tuple
                 target, reason = got if got is not None else resolve(doc_id, d.path, ref)
                 if target is not None:
                     if target != doc_id:
-                        edge(source, "refers_to", target)
+                        if linked is None or target not in linked:
+                            link(source, "refers_to", target)
+                            if linked is not None:
+                                linked.add(target)
                         log.append((EDGE, source, "refers_to", target))
                 elif reason:
                     self.unresolved(Unresolved(source, ref.kind, ref.target, reason))
@@ -94,7 +103,7 @@ class Resolver:
     def refer(self, source: str, doc_id: str, doc_path: str, ref: Ref, prefer: str = "") -> None:
         # Most references are identifiers or titles named before: their answer is memoised
         # (`prefer` is the referring kind, "doc:" or "page:"), so ask the memo first.
-        got = self._memo.get((ref.kind, ref.target, prefer)) if prefer else None
+        got = self._memo.get(prefer, {}).get(ref) if prefer else None
         target, reason = got if got is not None else self.resolve(doc_id, doc_path, ref)
         if target is not None:
             if target != doc_id:
@@ -116,10 +125,10 @@ class Resolver:
                 found = alt if alt[0] is not None else found
             return found
         prefer = doc_id.split(":", 1)[0] + ":"
-        memo = (ref.kind, target, prefer)
-        got = self._memo.get(memo)
+        memo = self._memo.setdefault(prefer, {})
+        got = memo.get(ref)
         if got is None:
-            got = self._memo[memo] = self._by_name(ref.kind, target, prefer)
+            got = memo[(ref.kind, target)] = self._by_name(ref.kind, target, prefer)
         return got
 
     def _by_name(self, kind: str, target: str, prefer: str) -> tuple[str | None, str | None]:

@@ -36,7 +36,7 @@ import operator
 import re
 import struct
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -97,8 +97,10 @@ class Document:
     __slots__ = (
         "_by_key",
         "_children",
+        "_joined",
         "_keys",
         "_sections",
+        "_texts",
         "code",
         "ends",
         "h1",
@@ -111,7 +113,6 @@ class Document:
         "runs",
         "sections",
         "starts",
-        "texts",
         "title",
     )
 
@@ -134,7 +135,9 @@ class Document:
     ) -> None:
         self.path, self.title, self.meta, self.h1 = path, title, meta, h1
         self.sections, self.relations = sections, relations
-        self.texts, self.starts, self.ends = texts or [], starts or [], ends or []
+        self._texts: list[str] | None = texts or []
+        self._joined: str | None = None
+        self.starts, self.ends = starts or [], ends or []
         self.code, self.markers, self.refs = code, markers or {}, refs or {}
         self.runs = runs or [(0, "")]
         self.run_starts = list(map(_run_start, self.runs))
@@ -163,10 +166,21 @@ class Document:
         # `_by_key` too: unpickling it (its keys are `_keys`' strings, pickled once) is faster than
         # rebuilding it run by run.
         state["_keys"], state["_by_key"] = self._keys, self._by_key
+        # The texts as one NUL-joined string: a single string pickles and loads as one copy,
+        # where a list costs an object each way (unless a text holds a NUL itself).
+        if self._texts is None:
+            state["joined"] = self._joined
+        else:
+            joined = "\0".join(self._texts)
+            if joined.count("\0") == max(len(self._texts) - 1, 0):
+                state["joined"] = joined
+            else:
+                state["texts"] = self._texts
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         keys, by_key = state.pop("_keys", {}), state.pop("_by_key", {})
+        self._texts, self._joined = state.pop("texts", None), state.pop("joined", None)
         with_refs = state.pop("section_refs")
         for k, v in state.items():
             object.__setattr__(self, k, v)
@@ -181,8 +195,18 @@ class Document:
         self._reset()
         self._keys, self._by_key = keys, by_key
 
+    @property
+    def texts(self) -> list[str]:
+        """The paragraphs' texts, as written. A document loaded from a pickle keeps them as one
+        string until they are first read (during a build, most documents' texts never are)."""
+        texts = self._texts
+        if texts is None:
+            texts = self._texts = self._joined.split("\0") if self.starts and self._joined is not None else []
+            self._joined = None
+        return texts
+
     def __len__(self) -> int:
-        return len(self.texts)
+        return len(self.starts)
 
     def _run(self, i: int) -> int:
         return bisect.bisect_right(self.run_starts, i) - 1
@@ -237,6 +261,18 @@ class Document:
         """Paragraph i's key."""
         r = self._run(i)
         return self._run_keys(r)[i - self.runs[r][0]]
+
+    def keys_at(self, indexes: Iterable[int]) -> list[str]:
+        """`[self.key(i) for i in indexes]`, in one loop (the graph asks for thousands)."""
+        out = []
+        runs, run_starts, computed, bisect_right = self.runs, self.run_starts, self._keys, bisect.bisect_right
+        for i in indexes:
+            r = bisect_right(run_starts, i) - 1
+            keys = computed.get(r)
+            if keys is None:
+                keys = self._run_keys(r)
+            out.append(keys[i - runs[r][0]])
+        return out
 
     def section_of(self, i: int) -> str:
         return self.runs[self._run(i)][1]

@@ -392,3 +392,27 @@ def test_pickle_round_trip_rebuilds_sections_with_references() -> None:
     assert [type(s) for s in c.sections] == [mdsplit.Section] * 3
     assert [type(r) for s in c.sections for r in s.refs] == [Ref, Ref]
     assert c.sections[0].refs == (Ref("link", "a.md"),) and c.sections[2].refs == (Ref("link", "c.md"),)
+
+
+def test_keys_at_is_key_of_each() -> None:
+    """keys_at computes the runs it needs (warmed or not) and gives key(i) for each index."""
+    rng = random.Random(41)
+    for _ in range(300):
+        text = _random_markdown(rng)
+        one, other = mdsplit.split(text, "docs/x.md"), mdsplit.split(text, "docs/x.md")
+        indexes = sorted(rng.sample(range(len(one)), min(len(one), rng.randint(0, 6))))
+        assert one.keys_at(indexes) == [other.key(i) for i in indexes]
+        assert one.keys_at(range(len(one))) == [other.key(i) for i in range(len(other))]
+
+
+@pytest.mark.parametrize("text", [DOC, "", "one paragraph", "a\0b\n\nc\0", "\n\n\n", "x\n\n```\n\0\n```\n"])
+def test_texts_travel_joined_and_are_split_when_first_read(text: str) -> None:
+    """A pickled document carries its texts as one string (a list when a text holds a NUL) and
+    splits it back only when `texts` is first read; every field comes back equal."""
+    d = mdsplit.split(text, "x.md")
+    loaded = pickle.loads(pickle.dumps(d))
+    assert len(loaded) == len(d)
+    assert (loaded._texts is None) == ("\0" not in text)  # not read yet (unless a NUL forced a list)
+    assert loaded.texts == d.texts and _state(loaded) == _state(d)
+    again = pickle.loads(pickle.dumps(loaded))  # once read, it travels joined again
+    assert again.texts == d.texts and [again.key(i) for i in range(len(again))] == [d.key(i) for i in range(len(d))]
