@@ -11,7 +11,8 @@ and announces it on a pipe; this process unpickles them between its own items, a
 ones at the end.
 
 The result is always what splitting one by one in order gives; if the child fails, whatever it
-took is split here. Small inputs, one CPU, or no 'fork' start method: everything is split here.
+took is split here. Small inputs, one CPU, no 'fork' start method or other threads running:
+everything is split here.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import os
 import pickle
 import struct
 import tempfile
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -58,10 +60,13 @@ class SplitJob:
         self._ends: Any = None  # shared [lo, hi): lo taken by this process, hi by the child
         self._spool: Any = None  # the child's pickled documents
         if parallel is None:
+            # Forking a process that runs other threads (an agent's runtime, say) can copy a lock
+            # some thread holds: then everything is split here.
             parallel = (
                 sum(len(t) for t, _ in items) >= PARALLEL_MIN_CHARS
                 and (os.cpu_count() or 1) >= 2
                 and "fork" in multiprocessing.get_all_start_methods()
+                and threading.active_count() == 1
             )
         if parallel and len(items) >= 2:
             self._start()

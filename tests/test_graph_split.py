@@ -78,3 +78,24 @@ def test_closing_early_ends_the_child() -> None:
     with pytest.raises(RuntimeError), job:
         raise RuntimeError("the claims check failed")
     assert child is not None and not child.is_alive()
+
+
+def test_no_fork_while_other_threads_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    monkeypatch.setattr(graph_split, "PARALLEL_MIN_CHARS", 1)
+    items = _items()
+    stop = threading.Event()
+    worker = threading.Thread(target=stop.wait)
+    worker.start()
+    try:
+        job = graph_split.SplitJob(items)
+        assert job._child is None
+        assert [_state(d) for d in job.result()] == [_state(mdsplit.split(t, p)) for t, p in items]
+    finally:
+        stop.set()
+        worker.join()
+    with graph_split.SplitJob(items) as job:  # the thread is gone: a child again
+        forked = job._child is not None
+        job.result()
+    assert forked or (graph_split.os.cpu_count() or 1) == 1
