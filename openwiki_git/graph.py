@@ -215,7 +215,7 @@ class Graph:
             return None
         if "~" in key:
             i = d.find(key)
-            return None if i is None else Node("paragraph", normalize(d.texts[i][:300])[:80], (d, i))
+            return None if i is None else Node("paragraph", normalize(d.text(i)[:300])[:80], (d, i))
         section = d.section(key)
         return None if section is None else Node("section", section.heading, (d, section))
 
@@ -238,7 +238,10 @@ class Graph:
     # -- edges -----------------------------------------------------------------------------
     def edges(self, node_id: str, types: Collection[str] | None = None) -> list[tuple[str, str]]:
         """(type, target) pairs in a stable order: by edge type, then document order / as built."""
-        got = self._structure(node_id) + self.adj.get(node_id, [])
+        # contains / contained_in come from the document's structure, which costs its paragraph
+        # keys: read only when asked for.
+        structural = types is None or "contains" in types or "contained_in" in types
+        got = (self._structure(node_id) if structural else []) + self.adj.get(node_id, [])
         if types is not None:
             got = [e for e in got if e[0] in types]
         return sorted(got, key=lambda e: _EDGE_ORDER[e[0]])
@@ -374,7 +377,7 @@ class Graph:
         assert node is not None
         if node.kind == "paragraph":
             d, i = node.data
-            out["text"] = d.texts[i]
+            out["text"] = d.text(i)
         elif node.kind in ("page", "doc"):
             out["title"] = node.data.title
             out["ids"] = list(self.ids_of.get(node_id, ()))

@@ -99,6 +99,7 @@ class Document:
         "_children",
         "_joined",
         "_keys",
+        "_offsets",
         "_sections",
         "_texts",
         "code",
@@ -136,7 +137,8 @@ class Document:
         self.path, self.title, self.meta, self.h1 = path, title, meta, h1
         self.sections, self.relations = sections, relations
         self._texts: list[str] | None = texts or []
-        self._joined: str | None = None
+        self._joined: str | None = None  # the texts NUL-joined, while `_texts` is None
+        self._offsets: list[int] | None = None  # where each text starts in `_joined`
         self.starts, self.ends = starts or [], ends or []
         self.code, self.markers, self.refs = code, markers or {}, refs or {}
         self.runs = runs or [(0, "")]
@@ -166,21 +168,23 @@ class Document:
         # `_by_key` too: unpickling it (its keys are `_keys`' strings, pickled once) is faster than
         # rebuilding it run by run.
         state["_keys"], state["_by_key"] = self._keys, self._by_key
-        # The texts as one NUL-joined string: a single string pickles and loads as one copy,
-        # where a list costs an object each way (unless a text holds a NUL itself).
+        # The texts as one NUL-joined string, with where each starts: a single string pickles and
+        # loads as one copy, where a list costs an object each way (unless a text holds a NUL).
         if self._texts is None:
-            state["joined"] = self._joined
+            state["joined"], state["offsets"] = self._joined, self._offsets
         else:
-            joined = "\0".join(self._texts)
-            if joined.count("\0") == max(len(self._texts) - 1, 0):
-                state["joined"] = joined
+            texts = self._texts
+            joined = "\0".join(texts)
+            if joined.count("\0") == max(len(texts) - 1, 0):
+                lengths = itertools.accumulate(map(len, texts), initial=0)
+                state["joined"], state["offsets"] = joined, list(map(operator.add, lengths, range(len(texts))))
             else:
-                state["texts"] = self._texts
+                state["texts"] = texts
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         keys, by_key = state.pop("_keys", {}), state.pop("_by_key", {})
-        self._texts, self._joined = state.pop("texts", None), state.pop("joined", None)
+        self._texts, self._joined, self._offsets = state.pop("texts", None), state.pop("joined", None), state.pop("offsets", None)
         with_refs = state.pop("section_refs")
         for k, v in state.items():
             object.__setattr__(self, k, v)
@@ -198,12 +202,21 @@ class Document:
     @property
     def texts(self) -> list[str]:
         """The paragraphs' texts, as written. A document loaded from a pickle keeps them as one
-        string until they are first read (during a build, most documents' texts never are)."""
+        string until they are all asked for (a build reads none; `text(i)` reads one)."""
         texts = self._texts
         if texts is None:
             texts = self._texts = self._joined.split("\0") if self.starts and self._joined is not None else []
-            self._joined = None
+            self._joined = self._offsets = None
         return texts
+
+    def text(self, i: int) -> str:
+        """Paragraph i's text (without splitting the others out of a loaded document's string)."""
+        if self._texts is not None or self._offsets is None or self._joined is None:
+            return self.texts[i]
+        offsets = self._offsets
+        i = i + len(offsets) if i < 0 else i
+        end = offsets[i + 1] - 1 if i + 1 < len(offsets) else len(self._joined)
+        return self._joined[offsets[i] : end]
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -229,7 +242,9 @@ class Document:
         return [(table[r][0], table[r + 1][0] if r + 1 < len(table) else n) for r in runs]
 
     def _run_texts(self, bounds: list[tuple[int, int]]) -> list[str]:
-        texts = self.texts
+        if self._texts is None:  # a loaded document: read just these, not split them all out
+            return [self.text(i) for lo, hi in bounds for i in range(lo, hi)]
+        texts = self._texts
         return [t for lo, hi in bounds for t in texts[lo:hi]]
 
     def _store_keys(self, runs: list[int], bounds: list[tuple[int, int]], hashes: list[str], at: int) -> int:
@@ -281,7 +296,7 @@ class Document:
         return Paragraph(
             self.key(i),
             self.section_of(i),
-            self.texts[i],
+            self.text(i),
             self.starts[i],
             self.ends[i],
             i in self.code,

@@ -413,6 +413,11 @@ def test_texts_travel_joined_and_are_split_when_first_read(text: str) -> None:
     loaded = pickle.loads(pickle.dumps(d))
     assert len(loaded) == len(d)
     assert (loaded._texts is None) == ("\0" not in text)  # not read yet (unless a NUL forced a list)
+    assert [loaded.text(i) for i in range(len(d))] == d.texts
+    if len(d):
+        assert loaded.text(-1) == d.texts[-1]
+    assert (loaded._texts is None) == ("\0" not in text)  # one text at a time: still not split
+    assert [p.text for p in loaded.paragraphs] == d.texts
     assert loaded.texts == d.texts and _state(loaded) == _state(d)
     again = pickle.loads(pickle.dumps(loaded))  # once read, it travels joined again
     assert again.texts == d.texts and [again.key(i) for i in range(len(again))] == [d.key(i) for i in range(len(d))]
