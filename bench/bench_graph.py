@@ -166,7 +166,7 @@ def bench_inputs(ws: Workspace) -> None:
         report("split 100 docs + 1,000 pages, one CPU (mdsplit only)", best(lambda: split_all(False), 3))
         report("split 100 docs + 1,000 pages, two CPUs (graph_split)", best(split_all, 3))
         report("in-memory build, one CPU: split, claims, link, index", best(lambda: build(False), 3))
-        report("in-memory build: split (two CPUs), claims, link, index", best(build, 5))
+        report("in-memory build: split (two CPUs), claims, link, index (best of 7)", best(build, 7))
 
 
 def bench_load(ws: Workspace) -> graph_build.GraphSession:

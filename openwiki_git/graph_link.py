@@ -283,9 +283,12 @@ def _claim_data(page: str, claim: Any, result: ClaimResult | None) -> _ClaimData
 
 def _markers(g: Graph, page_id: str, d: Document | None, labels: dict[str, str]) -> set[str]:
     asserted: set[str] = set()
-    for i, markers in sorted(d.markers.items()) if d is not None else ():
-        for label in markers:
-            pid = f"{page_id}#{d.key(i)}"
+    if d is None:
+        return asserted
+    indexes = sorted(d.markers)
+    for i, key in zip(indexes, d.keys_at(indexes)):
+        for label in d.markers[i]:
+            pid = f"{page_id}#{key}"
             if label in labels:
                 g.add_edge(pid, "asserts", labels[label])
                 asserted.add(labels[label])
