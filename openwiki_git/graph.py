@@ -29,7 +29,7 @@ from urllib.parse import unquote
 from openwiki_git import compat
 from openwiki_git.errors import UsageError
 from openwiki_git.graph_search import B, K1, STOP, Index, bm25, has, tokens  # noqa: F401 (B, K1, STOP: re-exported)
-from openwiki_git.mdsplit import Document, normalize
+from openwiki_git.mddoc import Document, normalize
 from openwiki_git.model import ClaimResult, Sidecar
 
 _PAIRS = (

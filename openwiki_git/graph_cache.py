@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from openwiki_git.errors import StoreError
-from openwiki_git.mdsplit import Document
+from openwiki_git.mddoc import Document
 from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, Mark, Sidecar, Verification
 
 CACHE_DIR = "openwiki-git"

@@ -26,7 +26,7 @@ from typing import Any
 from openwiki_git.graph import ID_DIRS, Graph, Node, Unresolved, _ClaimData, _worse, id_key
 from openwiki_git.graph_refs import EDGE, SPAN, UNRESOLVED, Resolver
 from openwiki_git.graph_search import Terms, build_index, tokenize
-from openwiki_git.mdsplit import Document
+from openwiki_git.mddoc import Document
 from openwiki_git.model import ClaimResult, Sidecar
 
 _new = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot paths only)

@@ -16,7 +16,8 @@ from urllib.parse import unquote
 
 from openwiki_git import compat
 from openwiki_git.graph import INVERSE, LINE_ANCHOR, Unresolved, id_key
-from openwiki_git.mdsplit import Document, Ref
+from openwiki_git.mddoc import Document
+from openwiki_git.mdrefs import Ref
 
 if TYPE_CHECKING:
     from openwiki_git.graph import Graph

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from openwiki_git import mdrefs, mdsplit
+from openwiki_git import mddoc, mdrefs, mdsplit
 from openwiki_git.mdsplit import Ref
 
 DOC = """\
@@ -299,9 +299,9 @@ def test_hashes_of_many_texts_match_hashing_each_alone() -> None:
     pieces = ["a", "b", "é", " ", "  ", "\t", "\n", "\n\n", "\xa0", "\u2003", "\x0c", "\r", "\0", "[^c-1a2b3c4d]", "[^c-1a2b3c4d]:", "^"]
     for _ in range(3000):
         texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 8))) for _ in range(rng.randint(0, 6))]
-        alone = ["%08x" % mdsplit.zlib.crc32(mdsplit._key_text(t).encode()) for t in texts]
-        assert mdsplit._hashes(texts) == alone, texts
-    assert mdsplit._keys("s", ["00000001", "00000002", "00000001", "00000001"]) == [
+        alone = ["%08x" % mddoc.zlib.crc32(mddoc._key_text(t).encode()) for t in texts]
+        assert mddoc._hashes(texts) == alone, texts
+    assert mddoc._keys("s", ["00000001", "00000002", "00000001", "00000001"]) == [
         "s~00000001", "s~00000002", "s~00000001.2", "s~00000001.3"
     ]
 
@@ -310,7 +310,7 @@ def test_repeats_are_numbered_within_a_run() -> None:
     # Headings "A", "A", "A 1" give two sections keyed "a-1": each run numbers its own repeats.
     d = mdsplit.split("# T\n\n## A\n\nSame.\n\n## A\n\nSame. ADR-1\n\nSame.\n\nSame.\n\n## A 1\n\nSame. ADR-1\n\nSame.\n", "x.md")
     assert [s.key for s in d.sections] == ["a", "a-1", "a-1"]
-    h, h1 = mdsplit._hashes(["Same.", "Same. ADR-1"])
+    h, h1 = mddoc._hashes(["Same.", "Same. ADR-1"])
     assert [d.key(i) for i in range(len(d))] == [f"a~{h}", f"a-1~{h1}", f"a-1~{h}", f"a-1~{h}.2", f"a-1~{h1}", f"a-1~{h}"]
 
 
