@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 import heapq
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 from urllib.parse import unquote
@@ -30,7 +30,6 @@ from openwiki_git import compat
 from openwiki_git.errors import UsageError
 from openwiki_git.graph_search import B, K1, STOP, Index, bm25, has, tokens  # noqa: F401 (B, K1, STOP: re-exported)
 from openwiki_git.mddoc import Document, normalize
-from openwiki_git.model import ClaimResult, Sidecar
 
 _PAIRS = (
     ("contains", "contained_in"),
@@ -566,30 +565,12 @@ def _edge_types(edges: Sequence[str] | None) -> list[str] | None:
 # ============================================================================================
 
 
-def build(
-    *,
-    docs: Sequence[Document],
-    pages: Sequence[tuple[str, Document]],
-    sidecars: Mapping[str, Sidecar] | None,
-    results: Mapping[str, ClaimResult] | None,
-    files: Collection[str],
-    wiki_dir: str,
-    previous: Graph | None = None,
-    unchanged: Collection[str] = (),
-) -> Graph:
-    """The graph of `docs` (repository paths), `pages` ((page name, split page)), the claims of
-    `sidecars` with their check `results` (by claim id; missing ones are "unchecked"), and the
-    tracked `files` that links may point to. Deterministic: inputs are visited in sorted order.
-    With `previous` (a graph built before, with its build log), what did not change is replayed
-    instead of worked out again: `unchanged` names the sidecar pages whose sidecar and page text
-    are those `previous` was built from (their results may differ); `sidecars=None` says all
-    are, results included. See graph_link."""
-    from openwiki_git import graph_link  # graph_link builds on this module
+def build(**inputs: Any) -> Graph:
+    """The graph of split documents, pages, sidecars and check results: `graph_link.build`,
+    which documents the inputs (it builds on this module, so it is imported here when called)."""
+    from openwiki_git import graph_link
 
-    return graph_link.build(
-        docs=docs, pages=pages, sidecars=sidecars, results=results, files=files, wiki_dir=wiki_dir,
-        previous=previous, unchanged=unchanged,
-    )
+    return graph_link.build(**inputs)
 
 
 def _worse(a: str | None, b: str) -> str:

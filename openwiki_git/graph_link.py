@@ -63,10 +63,13 @@ def build(
     previous: Graph | None = None,
     unchanged: Collection[str] = (),
 ) -> Graph:
-    """See graph.build. `previous` is a graph built before (with its `links`); `unchanged` names
-    the sidecar pages whose sidecar and page text are those it was built from (their check
-    results may differ). `sidecars=None` says that every sidecar page and every check result is
-    unchanged (`results` is then not read)."""
+    """The graph of `docs` (repository paths), `pages` ((page name, split page)), the claims of
+    `sidecars` with their check `results` (by claim id; missing ones are "unchecked"), and the
+    tracked `files` that links may point to. Deterministic: inputs are visited in sorted order.
+    With `previous` (a graph built before, with its `links`), what did not change is replayed
+    instead of worked out again: `unchanged` names the sidecar pages whose sidecar and page text
+    are those `previous` was built from (their check results may differ); `sidecars=None` says
+    every sidecar page and every check result is unchanged (`results` is then not read)."""
     part = claims_part(
         pages=pages, sidecars=sidecars, results=results, wiki_dir=wiki_dir, previous=previous, unchanged=unchanged
     )
