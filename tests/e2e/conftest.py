@@ -51,10 +51,18 @@ def _requirements(dist: metadata.Distribution) -> list[str]:
     return out
 
 
-def runtime_closure(project: str) -> list[metadata.Distribution]:
-    """The installed distributions `project` needs at run time, transitively (not itself)."""
+def _runtime_requirements(pyproject: Path) -> list[str]:
+    """The names the hook repository asks pip for: pyproject.toml's (not the installed, maybe
+    older, metadata's) `project.dependencies`."""
+    env = {**default_environment(), "extra": ""}
+    reqs = [Requirement(r) for r in tomllib.loads(pyproject.read_text())["project"]["dependencies"]]
+    return [r.name for r in reqs if r.marker is None or r.marker.evaluate(env)]
+
+
+def runtime_closure(pyproject: Path) -> list[metadata.Distribution]:
+    """The installed distributions the project of `pyproject` needs at run time, transitively."""
     seen: dict[str, metadata.Distribution] = {}
-    todo = _requirements(metadata.distribution(project))
+    todo = _runtime_requirements(pyproject)
     while todo:
         name = _canonical(todo.pop())
         if name in seen:
@@ -114,9 +122,9 @@ def repack(dist: metadata.Distribution, dest: Path) -> Path:
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """openwiki-git's run-time dependencies and its build backend, as wheels made from this environment."""
     dest = tmp_path_factory.mktemp("wheelhouse")
-    fix = "run `python -m pip install -e '.[test]'` first"
+    fix = "run `python -m pip install -e '.[test]'` again"
     try:
-        dists = [*runtime_closure("openwiki-git"), metadata.distribution(BUILD_BACKEND)]
+        dists = [*runtime_closure(ROOT / "pyproject.toml"), metadata.distribution(BUILD_BACKEND)]
     except metadata.PackageNotFoundError as e:
         pytest.fail(f"the test environment lacks {e.name}: {fix}")
     needed = [Requirement(r) for r in tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]]
