@@ -59,6 +59,8 @@ def load_config(root: Path, *, wiki_dir: str | None = None) -> Config:
         raise ConfigError(f"{CONFIG_DIR}/{CONFIG_NAME}: a symlinked config is refused", "replace the link with the file")
     if path.is_file():
         data = _read(path, root)
+    elif path.exists():
+        raise ConfigError(f"{CONFIG_DIR}/{CONFIG_NAME}: not a file", "move it away; the config is a YAML file")
     where = "--wiki-dir"
     if wiki_dir is None:
         where = f"{CONFIG_DIR}/{CONFIG_NAME}: $.wiki_dir"
@@ -81,8 +83,13 @@ def load_config(root: Path, *, wiki_dir: str | None = None) -> Config:
 
 
 def _read(path: Path, root: Path) -> dict[str, Any]:
+    from openwiki_git.yamlio import MAX_BYTES
+
     rel = path.relative_to(root).as_posix()
     try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:  # refused unread
+            raise ConfigError(f"{rel}: {size} bytes, over the limit of {MAX_BYTES} for a config", "keep only the settings")
         text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{rel}: cannot read: {e}") from None

@@ -30,6 +30,13 @@ def open_repository(start: Path | None = None) -> Repo:
 class Repo:
     def __init__(self, start: Path | None = None) -> None:
         try:
+            git_dir = os.environ.get("GIT_DIR")
+            if git_dir and not os.path.isdir(git_dir):
+                raise GitError(f"GIT_DIR={git_dir}: not a git directory", "unset GIT_DIR, or name the repository's .git directory")
+            index_file = os.environ.get("GIT_INDEX_FILE")
+            if index_file and not os.path.isfile(index_file):
+                # libgit2 would read a missing index as an empty one: every file "deleted".
+                raise GitError(f"GIT_INDEX_FILE={index_file}: no such index file", "unset GIT_INDEX_FILE, or name an existing index")
             if "GIT_DIR" in os.environ or "GIT_INDEX_FILE" in os.environ:
                 # Hooks run with GIT_DIR / GIT_INDEX_FILE set (`git commit <paths>` uses a
                 # temporary index); FROM_ENV makes libgit2 honour them as git does. pygit2 needs
@@ -45,6 +52,11 @@ class Repo:
             raise GitError(f"cannot open the git repository: {e}") from None
         if self._repo.is_bare or self._repo.workdir is None:
             raise GitError(f"{self._repo.path}: a bare repository has no work tree", "run it in a checkout")
+        try:
+            self._repo.head_is_unborn or self._repo.head  # noqa: B018 -- git refuses a broken HEAD; so do we
+        except pygit2.GitError as e:
+            head = Path(self._repo.path) / "HEAD"
+            raise GitError(f"{head}: {e}", "repair HEAD, e.g. `git symbolic-ref HEAD refs/heads/main`") from None
         self.root = Path(self._repo.workdir).resolve()
         self._real_root = os.path.realpath(self.root)
         self._index: pygit2.Index | None = None
@@ -65,7 +77,11 @@ class Repo:
     @property
     def index(self) -> pygit2.Index:
         if self._index is None:
-            self._index = self._repo.index
+            try:
+                self._index = self._repo.index
+            except pygit2.GitError as e:
+                where = os.environ.get("GIT_INDEX_FILE") or str(self.git_dir / "index")
+                raise GitError(f"{where}: cannot read the git index: {e}", "repair it (e.g. `rm .git/index && git reset`), or fix GIT_INDEX_FILE") from None
         return self._index
 
     def is_tracked(self, path: str) -> bool:

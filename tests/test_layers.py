@@ -42,6 +42,7 @@ OWNERS = {
     "openai": {"refresher"},
     "github": {"github_api"},
     "ruamel": {"yamlio", "frontmatter"},
+    "filelock": {"locking"},
 }
 PRINTERS = {"main", "report", "__main__"}
 
