@@ -113,7 +113,10 @@ class Repo:
 
     def blob_text(self, path: str, blob_id: str) -> FileText:
         try:
-            return self._from_blob(path, pygit2.Oid(hex=blob_id), pygit2.enums.FileMode.BLOB)
+            oid = pygit2.Oid(hex=blob_id)
+            if oid not in self._repo:  # a blob a sidecar recorded elsewhere: not damage, just absent
+                raise KeyError(blob_id)
+            return self._from_blob(path, oid, pygit2.enums.FileMode.BLOB)
         except (KeyError, ValueError):
             return FileText(path, None, problem=f"blob {blob_id[:12]} is not in this repository")
 
@@ -153,6 +156,8 @@ class Repo:
         if mode == MODE_GITLINK:
             return FileText(path, None, problem="submodule")
         blob = self._repo.get(oid)
+        if blob is None:  # named by a tree or the index, yet gone: the object store is damaged
+            raise GitError(f"{path}: object {oid} is missing from the git object store", "`git fsck` finds what is corrupt or missing")
         if not isinstance(blob, pygit2.Blob):
             return FileText(path, None, problem="not a file")
         return _decode(path, blob.data, str(oid))

@@ -130,6 +130,12 @@ def _not_utf8(argv: Sequence[str]) -> str | None:
     return None
 
 
+def _from_libgit2(error: BaseException) -> bool:
+    """Whether `error` is pygit2's (a missing object, an unreadable tree or ref): corrupt git
+    state is bad input, not our bug. Checked by module, so main.py does not import pygit2."""
+    return any(cls.__module__ == "_pygit2" for cls in type(error).__mro__)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     bad = _not_utf8(argv)
@@ -161,6 +167,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 1
     except Exception as e:  # the unexpected: say so, one line, traceback on request and in a log
+        if _from_libgit2(e):  # git.py/gitdiff.py wrap what they expect; the rest is a broken repository
+            print(f"error: git could not read the repository: {_one_line(str(e))}", file=sys.stderr)
+            print("hint: `git fsck` finds what is corrupt or missing (objects, refs, the index)", file=sys.stderr)
+            return 2
         if args.verbose:
             traceback.print_exc()
         log = crashlog.write(e)

@@ -158,6 +158,15 @@ def garbage_file(repo: GitRepo) -> None:
     (repo.root / "garbage").symlink_to(repo.root / ".git/garbage")
 
 
+def missing_object(repo: GitRepo) -> None:
+    """HEAD's blob of the cited file is gone (a damaged object store), and an edit is staged."""
+    with_claim(repo)
+    blob = repo.git("rev-parse", "HEAD:src/app.py").strip()
+    (repo.root / ".git/objects" / blob[:2] / blob[2:]).unlink()
+    repo.write("src/app.py", "# new first line\n" + repo.read("src/app.py"))
+    repo.git("add", "src/app.py")
+
+
 def corrupt_index(repo: GitRepo) -> None:
     (repo.root / ".git/index").write_bytes(b"DIRC" + os.urandom(64))
 
@@ -272,6 +281,8 @@ CASES = [
     Case("corrupt index: check --source index", both(with_claim, corrupt_index), ("check", "--source", "index"), names="index"),
     Case("missing GIT_INDEX_FILE", with_claim, ("hook",), names="GIT_INDEX_FILE", env={"GIT_INDEX_FILE": "/dev/null/x"}),
     Case("garbage GIT_INDEX_FILE", both(with_claim, garbage_file), ("hook",), names="garbage", env={"GIT_INDEX_FILE": "garbage"}),
+    Case("object missing from the store: hook", missing_object, ("hook",), names="git fsck"),
+    Case("object missing from the store: check --base", missing_object, ("check", "--base", "HEAD~1"), names="git fsck"),
     Case("-C to a non-repository", nothing, ("-C", "/", "check"), names="/"),
     Case("GIT_DIR naming nothing", nothing, ("check",), names="GIT_DIR", env={"GIT_DIR": "/nonexistent"}),
     Case("config.yml is a directory", config_is_directory, ("check",), names="config.yml"),
