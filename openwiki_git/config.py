@@ -163,6 +163,7 @@ def _clean_wiki_dir(value: str, where: str = "wiki_dir") -> str:
     cleaned = value.strip().rstrip("/")
     parts = cleaned.split("/")
     bad = not cleaned or cleaned.startswith("/") or "\\" in cleaned or ":" in parts[0]
+    bad = bad or any(not c.isprintable() for c in cleaned) or any(p.lower() == ".claims" for p in parts)
     if bad or any(p in ("", ".", "..") for p in parts) or parts[0].lower() == ".git":
         raise ConfigError(
             f"{where}: wiki_dir {value!r} must be a relative directory inside the repository", "e.g. .openwiki"

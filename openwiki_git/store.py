@@ -116,6 +116,8 @@ class Wiki:
         rel = self.wiki_dir
         if self.wiki_path.is_symlink() or not self.wiki_path.resolve().is_relative_to(self.root.resolve()):
             raise StoreError(f"{rel}: the wiki directory is a symlink or leads outside the repository", "keep the wiki in the repository, as a directory")
+        if self.wiki_path.exists() and not self.wiki_path.is_dir():
+            raise StoreError(f"{rel}: the wiki directory is a file", "name a directory with --wiki-dir or the config's wiki_dir")
         if not self.wiki_path.is_dir():
             if where == "--wiki-dir":
                 raise StoreError(f"--wiki-dir {rel}: no such directory in {self.root}", "name the wiki directory, or create it with `openwiki-git init`")

@@ -285,6 +285,9 @@ CASES = [
     Case("object missing from the store: check --base", missing_object, ("check", "--base", "HEAD~1"), names="git fsck"),
     Case("-C to a non-repository", nothing, ("-C", "/", "check"), names="/"),
     Case("GIT_DIR naming nothing", nothing, ("check",), names="GIT_DIR", env={"GIT_DIR": "/nonexistent"}),
+    Case("wiki_dir with a NUL", config('wiki_dir: "a\\0b"\n'), ("check",), names="config.yml"),
+    Case("wiki_dir inside .claims", config("wiki_dir: .openwiki/.claims\n"), ("check",), names="config.yml"),
+    Case("wiki_dir names a file", config("wiki_dir: src/app.py\n"), ("lint",), names="src/app.py"),
     Case("config.yml is a directory", config_is_directory, ("check",), names="config.yml"),
     Case("merge driver given a missing file", nothing, ("merge-driver", "/nonexistent", "a", "b", "c.md"), names="/nonexistent"),
     # bytes changed where nothing should be: exit 0 and zero bytes changed
@@ -451,3 +454,24 @@ def test_the_cli_imports_without_fcntl() -> None:
         "from openwiki_git.main import build_parser; build_parser()\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=HANG_BOUND)
+
+
+def test_concurrent_writers_are_serialised(wiki_repo: GitRepo) -> None:
+    """Four `claim add`s at once: each waits its turn for the lock, none is lost, ids stay unique."""
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "openwiki_git", "claim", "add", "--page", "guide.md", "--statement", "Line ten says ten.",
+             "--evidence", f"repo://src/app.py#L{i}"],
+            cwd=wiki_repo.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        for i in range(1, 5)
+    ]
+    ids = set()
+    for w in writers:
+        out, err = w.communicate(timeout=HANG_BOUND)
+        assert w.returncode == 0, err
+        ids.add(out.split()[0])
+    assert len(ids) == 4
+    assert cli(wiki_repo.root, "validate").returncode == 0
+    listed = cli(wiki_repo.root, "claim", "list").stdout.decode()
+    assert all(i.decode() in listed for i in ids)
