@@ -121,15 +121,18 @@ def _overlap(a: tuple[str, int, int], b: tuple[str, int, int]) -> bool:
     return a[0] == b[0] and a[1] <= b[2] and b[1] <= a[2]
 
 
-def apply_page(ws: Workspace, rep: PageReport, *, add_front_matter: bool, source: str = "worktree") -> None:
-    """Write the page's proposals as claims (the caller holds the wiki lock)."""
+def apply_page(ws: Workspace, rep: PageReport, *, add_front_matter: bool, taken: set[str], source: str = "worktree") -> None:
+    """Write the page's proposals as claims (the caller holds the wiki lock). `taken`: the
+    wiki's claim ids, read once per run and kept up to date here."""
     from openwiki_git import editing
     from openwiki_git.editing import new_claim_id, resolve_new_evidence
     from openwiki_git.workspace import now_iso
 
-    sidecars = ws.wiki.load_all()
-    sidecar = sidecars.get(rep.page) or editing.new_sidecar(rep.page)
-    taken = {c.id for sc in sidecars.values() for c in sc.claims}
+    text = ws.page_text(rep.page) or ""
+    needs_fm = add_front_matter and not text.startswith(("---", "\ufeff---"))
+    if not rep.proposals and not needs_fm:
+        return
+    sidecar = ws.wiki.load(rep.page) or editing.new_sidecar(rep.page)
     now = now_iso()
     new: list[tuple[Proposal, Claim]] = []
     for prop in rep.proposals:
@@ -137,10 +140,6 @@ def apply_page(ws: Workspace, rep: PageReport, *, add_front_matter: bool, source
         claim = Claim(new_claim_id(taken), prop.statement, tuple(evidence), now, GROUND_BY)
         taken.add(claim.id)
         new.append((prop, claim))
-    text = ws.page_text(rep.page) or ""
-    needs_fm = add_front_matter and not text.startswith(("---", "\ufeff---"))
-    if not new and not needs_fm:
-        return
     editing.preflight(ws.wiki, [rep.page])
 
     def edit(current: str) -> str:

@@ -219,7 +219,7 @@ def _sentences(text: str, start: int, end: int, *, claimable: bool) -> list[tupl
     shielded = _CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), chunk)
     shielded = re.sub(r"\]\([^)]*\)", lambda m: "x" * len(m.group(0)), shielded)
     bounds = []
-    for m in re.finditer(r"[.!?](?:[\"')\]*_]*)(?=\s+[\"'(\[*_`]*[A-Z0-9`\[])", shielded):
+    for m in re.finditer(r"[.!?](?:[\"')\]*_]*)(?:\[\^c-[0-9a-f]{8,32}\])*(?=\s+[\"'(\[*_`]*[A-Z0-9`\[])", shielded):
         if _ABBREV.search(shielded[max(0, m.start() - 8) : m.start() + 1]):
             continue
         bounds.append(m.end())

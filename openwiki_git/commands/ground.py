@@ -8,9 +8,8 @@ in the code are reported broken; ambiguous ones are listed, never guessed. Runni
 nothing for sentences already grounded. Pages without front matter are accepted and left so,
 unless --add-front-matter gives them the minimal OKF one (`type: Reference`).
 
-With --model, sentences the references did not ground are shown to a model with candidate code;
-only evidence whose quotes match the cited lines exactly is written (`verifiedBy: model:<name>`).
---plan shows what would be written or sent, and writes and calls nothing.
+--plan shows what would be written, and writes nothing. Pages are written one at a time (page,
+then sidecar, atomically, under the wiki lock): a killed run leaves whole pages.
 Exit 0 when nothing is broken, 1 when a reference is broken, 2 on a usage or input error.
 """
 
@@ -31,9 +30,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p = sub.add_parser("ground", help="turn the code references of existing pages into claims", description=__doc__)
     p.add_argument("pages", nargs="*", metavar="PAGE", help="pages to ground (e.g. guides/setup.md)")
     p.add_argument("--all", action="store_true", help="every page of the wiki directory")
-    p.add_argument("--plan", action="store_true", help="show what would be written (and sent, with --model); write and call nothing")
+    p.add_argument("--plan", action="store_true", help="show what would be written; write nothing")
     p.add_argument("--add-front-matter", action="store_true", help="give pages without front matter the minimal OKF one (type: Reference)")
-    p.add_argument("--model", metavar="NAME", help="also ask this model to ground the sentences the references did not (refresh's client and budgets)")
     p.add_argument("--source", default="worktree", help=SOURCES_HELP)
     add_format(p)
     p.set_defaults(run=run)
@@ -51,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{ws.wiki.repo_path(page)}: no such page", "name a page of the wiki directory")
     index = ground.source_index(ws, args.source)
     reports = []
+    taken = {c.id for sc in ws.wiki.load_all().values() for c in sc.claims}
     for page in pages:
         if args.plan:
             text = ws.page_text(page) or ""
@@ -59,14 +58,9 @@ def run(args: argparse.Namespace) -> int:
         with ws.wiki.lock():  # page by page: a killed run leaves whole pages, grounded or not
             text = ws.page_text(page) or ""
             rep = ground.plan_page(ws, page, index, ws.wiki.load(page), text)
-            ground.apply_page(ws, rep, add_front_matter=args.add_front_matter, source=args.source)
+            ground.apply_page(ws, rep, add_front_matter=args.add_front_matter, taken=taken, source=args.source)
         reports.append(rep)
-    model_data = None
-    if args.model:
-        from openwiki_git import ground_model
-
-        model_data = ground_model.run(ws, pages, index, model=args.model, plan=args.plan, source=args.source)
-    data = _data(ws, reports, plan=args.plan, model=model_data)
+    data = _data(ws, reports, plan=args.plan)
     if args.format == "json":
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
@@ -74,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     return 1 if data["summary"]["broken"] else 0
 
 
-def _data(ws: Any, reports: list[Any], *, plan: bool, model: dict[str, Any] | None) -> dict[str, Any]:
+def _data(ws: Any, reports: list[Any], *, plan: bool) -> dict[str, Any]:
     pages = []
     for r in reports:
         added = r.added if not plan else [
@@ -88,10 +82,7 @@ def _data(ws: Any, reports: list[Any], *, plan: bool, model: dict[str, Any] | No
         })
     summary = {k: sum(len(p[k]) if isinstance(p[k], list) else int(p[k]) for p in pages)
                for k in ("references", "added", "already_grounded", "broken", "ambiguous", "unknown")}
-    out: dict[str, Any] = {"tool": PRODUCER, "wiki_dir": ws.config.wiki_dir, "plan": plan, "pages": pages, "summary": summary}
-    if model is not None:
-        out["model"] = model
-    return out
+    return {"tool": PRODUCER, "wiki_dir": ws.config.wiki_dir, "plan": plan, "pages": pages, "summary": summary}
 
 
 def _text(data: dict[str, Any]) -> str:
@@ -104,15 +95,6 @@ def _text(data: dict[str, Any]) -> str:
             lines.append(f"{p['page_path']}:{b['line']}: broken reference `{b['reference']}`: {b['reason']}")
         for a in p["ambiguous"]:
             lines.append(f"{p['page_path']}:{a['line']}: ambiguous `{a['reference']}`: " + ", ".join(c.removeprefix("repo://") for c in a["candidates"][:5]))
-    m = data.get("model")
-    if m:
-        for item in m.get("sent", []):
-            lines.append(f"{item['page_path']}:{item['line']}: model {'would get' if data['plan'] else 'got'}: {item['statement']}")
-        for u in m.get("ungrounded", []):
-            lines.append(f"{u['page_path']}:{u['line']}: ungrounded (the model found no support): {u['statement']}")
-        for r in m.get("rejected", []):
-            lines.append(f"{r['page_path']}:{r['line']}: model evidence rejected ({r['reason']}): {r['statement']}")
-        lines.append(m["summary_line"])
     s = data["summary"]
     lines.append(
         f"{s['references']} references: {s['added']} {'to ground' if data['plan'] else 'grounded'}, "
