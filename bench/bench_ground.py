@@ -28,15 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-    "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env={**os.environ, **GIT_ENV})
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_check import GIT_ENV, git  # the same git identity and runner
 
 
 def module_text(i: int) -> str:
@@ -89,7 +82,7 @@ def timed(root: Path, *argv: str) -> tuple[float, float, str]:
         "print(f'@@ {time.perf_counter() - t:.3f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f} {rc}', file=sys.stderr)\n"
     )
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", code, "-C", str(root), *argv], capture_output=True, text=True, env={**os.environ, **GIT_ENV})
+    proc = subprocess.run(check=False, args=[sys.executable, "-c", code, "-C", str(root), *argv], capture_output=True, text=True, env={**os.environ, **GIT_ENV})
     wall = time.perf_counter() - t0
     tail = [ln for ln in proc.stderr.splitlines() if ln.startswith("@@ ")]
     _, _, mem, rc = tail[-1].split() if tail else ("", "", "nan", "?")

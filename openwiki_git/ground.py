@@ -82,7 +82,7 @@ def plan_page(ws: Workspace, page: str, index: Any, sidecar: Sidecar | None, tex
     claims = sidecar.claims if sidecar else ()
     grounded = {(c.statement, _span(e.resource)) for c in claims for e in c.evidence}
     by_label = {citations.label(c.id): c for c in claims}
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, tuple[str, int, int]]] = set()
     page_repo = ws.wiki.repo_path(page)
     for ref in found.refs:
         res = gr.resolve(ref, index, page_repo_path=page_repo, local_names=found.local_names)

@@ -274,7 +274,7 @@ def all_sentences(text: str) -> list[Sentence]:
     claimable ones; markers go after any of them)."""
     body_start = _front_matter_end(text)
     masked = _mask_generated(text)
-    out = []
+    out: list[Sentence] = []
     for kind, start, end in _blocks(masked, body_start):
         if kind == "prose":
             out.extend(s for s, _, _ in _sentences(text, start, end, claimable=True))

@@ -165,7 +165,7 @@ class SourceIndex:
                     self._add(Definition(q, path, start, node.end_lineno or node.lineno, kind, toplevel))
                 if toplevel and node.name == "__getattr__":
                     mod.has_getattr = True
-                if is_class:
+                if isinstance(node, ast.ClassDef):
                     mod.bases[q] = [ast.unparse(b) for b in node.bases]
                     self._slots(node, q, path)
                     self._walk(node.body, q, path, mod, package, toplevel=False, in_class=q)
@@ -207,11 +207,11 @@ class SourceIndex:
     def _slots(self, node: ast.ClassDef, q: str, path: str) -> None:
         """Names in a class's `__slots__` are its attributes (cited at the `__slots__` line)."""
         for stmt in node.body:
-            if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__slots__" for t in stmt.targets):
-                if isinstance(stmt.value, (ast.Tuple, ast.List)):
-                    for elt in stmt.value.elts:
-                        if isinstance(elt, ast.Constant) and isinstance(elt.value, str):
-                            self._add(Definition(f"{q}.{elt.value}", path, stmt.lineno, stmt.end_lineno or stmt.lineno, "attribute"))
+            slots = isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__slots__" for t in stmt.targets)
+            if slots and isinstance(stmt, ast.Assign) and isinstance(stmt.value, (ast.Tuple, ast.List)):
+                for elt in stmt.value.elts:
+                    if isinstance(elt, ast.Constant) and isinstance(elt.value, str):
+                        self._add(Definition(f"{q}.{elt.value}", path, stmt.lineno, stmt.end_lineno or stmt.lineno, "attribute"))
 
     def _index_other(self, path: str) -> None:
         from openwiki_git import ground_ts
@@ -555,7 +555,7 @@ def _resolve_key(ref: Ref, index: SourceIndex) -> Resolution:
     if fields:
         return _one(ref, fields, "config field")
     quoted = re.compile(rf"""^\s*"{re.escape(ref.name)}"\s*:""")
-    hits = []
+    hits: list[tuple[str, int]] = []
     for p in index.paths:  # a JSON schema's property: `"wiki_dir": {...}`
         if p.endswith(".json") and _CONFIG_PATH.search(p) and not _SECONDARY.search(p):
             hits.extend((p, n) for n, line in enumerate(index.lines(p), 1) if quoted.search(line))
