@@ -13,6 +13,7 @@ a claim it made), so a wiki that never ran `ground` sees no new findings.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -137,7 +138,8 @@ def apply_page(ws: Workspace, rep: PageReport, *, add_front_matter: bool, taken:
     new: list[tuple[Proposal, Claim]] = []
     for prop in rep.proposals:
         evidence = resolve_new_evidence(ws, [prop.resource], source)
-        claim = Claim(new_claim_id(taken), prop.statement, tuple(evidence), now, GROUND_BY)
+        cid = stable_id(rep.page, prop.statement, [prop.resource], taken) or new_claim_id(taken)
+        claim = Claim(cid, prop.statement, tuple(evidence), now, GROUND_BY)
         taken.add(claim.id)
         new.append((prop, claim))
     editing.preflight(ws.wiki, [rep.page])
@@ -151,6 +153,33 @@ def apply_page(ws: Workspace, rep: PageReport, *, add_front_matter: bool, taken:
     for prop, claim in new:
         rep.added.append({"id": claim.id, "statement": prop.statement, "evidence": claim.evidence[0].resource,
                           "reference": prop.reference, "kind": prop.kind, "target": prop.target, "line": prop.sentence.line})
+
+
+def stable_id(page: str, statement: str, resources: list[str], taken: set[str]) -> str | None:
+    """The claim id `ground` gives a sentence and its evidence: the same on every run and machine
+    (a nightly pull request rebuilt from the base branch changes nothing but timestamps); None
+    when that id or its marker label is taken."""
+    digest = hashlib.sha256("\0".join([page, statement, *resources]).encode("utf-8")).hexdigest()[:32]
+    cid = "claim_" + digest
+    if cid in taken or citations.label(cid) in {citations.label(t) for t in taken}:
+        return None
+    return cid
+
+
+def ground_pages(ws: Workspace, pages: list[str], index: Any, *, add_front_matter: bool, plan: bool, source: str = "worktree") -> list[PageReport]:
+    """The deterministic pass over `pages`: each page planned and (unless `plan`) written under
+    the wiki lock, one page at a time."""
+    reports = []
+    taken = {c.id for sc in ws.wiki.load_all().values() for c in sc.claims}
+    for page in pages:
+        if plan:
+            reports.append(plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or ""))
+            continue
+        with ws.wiki.lock():  # a killed run leaves whole pages, grounded or not
+            rep = plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or "")
+            apply_page(ws, rep, add_front_matter=add_front_matter, taken=taken, source=source)
+        reports.append(rep)
+    return reports
 
 
 def insert_markers(text: str, items: Iterable[tuple[Sentence, str]]) -> str:

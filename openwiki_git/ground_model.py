@@ -268,7 +268,8 @@ def _save(ws: Workspace, it: _Item, resources: list[str], by: str, source: str) 
         evidence = editing.resolve_new_evidence(ws, resources, source)
         sidecars = ws.wiki.load_all()
         taken = {c.id for sc in sidecars.values() for c in sc.claims}
-        claim = Claim(editing.new_claim_id(taken), it.sentence.text, tuple(evidence), now_iso(), by)
+        cid = ground.stable_id(it.page, it.sentence.text, [e.resource for e in evidence], taken) or editing.new_claim_id(taken)
+        claim = Claim(cid, it.sentence.text, tuple(evidence), now_iso(), by)
         sidecar = sidecars.get(it.page) or editing.new_sidecar(it.page)
         editing.preflight(ws.wiki, [it.page])
         editing.save_page(

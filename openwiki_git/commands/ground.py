@@ -58,39 +58,33 @@ def run(args: argparse.Namespace) -> int:
     for page in pages:
         if not ws.wiki.page_path(page).is_file():
             raise UsageError(f"{ws.wiki.repo_path(page)}: no such page", "name a page of the wiki directory")
-    index = ground.source_index(ws, args.source)
-    reports = []
-    taken = {c.id for sc in ws.wiki.load_all().values() for c in sc.claims}
-    for page in pages:
-        if args.plan:
-            text = ws.page_text(page) or ""
-            reports.append(ground.plan_page(ws, page, index, ws.wiki.load(page), text))
-            continue
-        with ws.wiki.lock():  # page by page: a killed run leaves whole pages, grounded or not
-            text = ws.page_text(page) or ""
-            rep = ground.plan_page(ws, page, index, ws.wiki.load(page), text)
-            ground.apply_page(ws, rep, add_front_matter=args.add_front_matter, taken=taken, source=args.source)
-        reports.append(rep)
-    model = None
-    if args.model:
-        from openwiki_git import ground_model
-        from openwiki_git.refresher import RefreshOptions
-
-        options = RefreshOptions(model=args.model, base_url=args.base_url, api_key_env=args.api_key_env,
-                                 max_claims=args.max_sentences, timeout=args.timeout, max_retries=args.max_retries)
-        skip = frozenset((r.page, p.statement) for r in reports for p in r.proposals)
-        model = ground_model.run(ws, pages, index, options=options, plan=args.plan, source=args.source, skip=skip)
-    elif any(v is not None for v in (args.base_url, args.api_key_env, args.max_sentences, args.timeout, args.max_retries)):
+    if not args.model and any(v is not None for v in (args.base_url, args.api_key_env, args.max_sentences, args.timeout, args.max_retries)):
         raise UsageError("--base-url, --api-key-env, --max-sentences, --timeout and --max-retries need --model", "add --model NAME")
-    data = _data(ws, reports, plan=args.plan, model=model)
+    index = ground.source_index(ws, args.source)
+    reports = ground.ground_pages(ws, pages, index, add_front_matter=args.add_front_matter, plan=args.plan, source=args.source)
+    model = model_pass(ws, args, pages, index, reports) if args.model else None
+    data = report_data(ws, reports, plan=args.plan, model=model)
     if args.format == "json":
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(_text(data))
+        sys.stdout.write(report_text(data))
     return 1 if data["summary"]["broken"] else 0
 
 
-def _data(ws: Any, reports: list[Any], *, plan: bool, model: dict[str, Any] | None = None) -> dict[str, Any]:
+def model_pass(ws: Any, args: argparse.Namespace, pages: list[str], index: Any, reports: list[Any], client: Any = None) -> dict[str, Any]:
+    """`--model`: the sentences the references did not ground (ground_model.py)."""
+    from openwiki_git import ground_model
+    from openwiki_git.refresher import RefreshOptions
+
+    options = RefreshOptions(
+        model=args.model, base_url=args.base_url, api_key_env=args.api_key_env, max_claims=args.max_sentences,
+        timeout=getattr(args, "timeout", None), max_retries=getattr(args, "max_retries", None),
+    )
+    skip = frozenset((r.page, p.statement) for r in reports for p in r.proposals)  # a plan wrote nothing
+    return ground_model.run(ws, pages, index, options=options, plan=args.plan, source=args.source, skip=skip, client=client)
+
+
+def report_data(ws: Any, reports: list[Any], *, plan: bool, model: dict[str, Any] | None = None) -> dict[str, Any]:
     pages = []
     for r in reports:
         added = r.added if not plan else [
@@ -110,7 +104,7 @@ def _data(ws: Any, reports: list[Any], *, plan: bool, model: dict[str, Any] | No
     return out
 
 
-def _text(data: dict[str, Any]) -> str:
+def report_text(data: dict[str, Any]) -> str:
     lines = []
     verb = "would ground" if data["plan"] else "grounded"
     for p in data["pages"]:
