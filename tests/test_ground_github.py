@@ -2,6 +2,7 @@
 github_api.py) carrying `ground`'s changes, against the stateful fake GitHub API of
 test_github_command.py (`responses`, no network)."""
 
+# ruff: noqa: F811  (the fixtures imported below are taken as the tests' parameters)
 from __future__ import annotations
 
 from typing import Any
