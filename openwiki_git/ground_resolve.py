@@ -400,6 +400,8 @@ def _resolve_symbol(ref: Ref, index: SourceIndex, local_names: frozenset[str], *
     if parts[0] in sys.stdlib_module_names and parts[0] not in index.roots:
         return Resolution(ref, UNKNOWN, reason="the standard library's")
     exact = index.expand(name)
+    if len(parts) == 1:  # a bare name never means a test's, a script's or a benchmark's module
+        exact = [d for d in exact if not _SECONDARY.search(d.path)]
     if exact:
         return _one(ref, exact, "definition")
     if len(parts) == 1:
