@@ -13,12 +13,16 @@ a claim it made), so a wiki that never ran `ground` sees no new findings.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
+import os
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from openwiki_git import citations, ground_refs
+from openwiki_git import PRODUCER, citations, ground_refs
 from openwiki_git.errors import StoreError
 from openwiki_git.ground_refs import Sentence
 from openwiki_git.model import Claim, Sidecar
@@ -207,19 +211,62 @@ def _by_ground(c: Claim) -> bool:
     return c.verified_by is not None and (c.verified_by == GROUND_BY or c.verified_by.startswith("model:"))
 
 
+CACHE_NAME = "ground-broken-v1.json"  # under <git dir>/openwiki-git/: derived data
+RACY_NS = 2_000_000_000  # as checkcache: a file changed within 2 s of the run may change unseen
+
+
 def broken_references(ws: Workspace, sidecars: dict[str, Sidecar], source: str = "worktree") -> list[dict[str, Any]]:
     """The check/lint entry point: broken references on grounded pages, each
     `{page, page_path, line, reference, kind, statement, reason}`. References whose sentence a
-    claim already grounds are left to the claim (check reports it stale when the code changes)."""
+    claim already grounds are left to the claim (check reports it stale when the code changes).
+
+    On the working tree the answer is cached, keyed by the grounded pages' text and claims and by
+    the stat of every tracked file: an unchanged repository costs a stat per file, no parse."""
     pages = grounded_pages(sidecars)
     if not pages:
         return []
+    texts = {p: ws.page_text(p) for p in pages}
+    key, racy = _cache_key(ws, texts, sidecars) if source == "worktree" else (None, True)
+    cache = ws.cache_path(CACHE_NAME)
+    if key is not None:
+        try:
+            stored = json.loads(cache.read_bytes())
+            if stored.get("key") == key:
+                return list(stored["broken"])
+        except (OSError, ValueError, AttributeError, KeyError):
+            pass
+    out = _broken(ws, sidecars, texts, source)
+    if key is not None and not racy:
+        from openwiki_git.store import atomic_write
+
+        with contextlib.suppress(OSError, StoreError):  # a read-only git dir: no cache, same answer
+            atomic_write(cache, json.dumps({"key": key, "broken": out}).encode("utf-8"), root=ws.repo.git_dir)
+    return out
+
+
+def _cache_key(ws: Workspace, texts: dict[str, str | None], sidecars: dict[str, Sidecar]) -> tuple[str, bool]:
+    h = hashlib.sha256(PRODUCER.encode("utf-8"))
+    for page, text in sorted(texts.items()):
+        h.update(json.dumps([page, text, sorted(c.statement for c in sidecars[page].claims)]).encode("utf-8"))
+    limit = time.time_ns() - RACY_NS
+    racy = False
+    for path in sorted(_tracked(ws)):
+        try:
+            st = os.stat(ws.repo.root / path)
+        except OSError:
+            h.update(f"{path}\0-\n".encode())
+            continue
+        racy = racy or st.st_mtime_ns >= limit  # written just now: a change within the tick is unseen
+        h.update(f"{path}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_size}\0{st.st_ino}\n".encode())
+    return h.hexdigest(), racy
+
+
+def _broken(ws: Workspace, sidecars: dict[str, Sidecar], texts: dict[str, str | None], source: str) -> list[dict[str, Any]]:
     from openwiki_git import ground_resolve as gr
 
     index = None
     out = []
-    for page in pages:
-        text = ws.page_text(page)
+    for page, text in texts.items():
         if text is None:
             continue
         found = ground_refs.page_refs(text)

@@ -228,3 +228,29 @@ def test_sentences_and_marker_places() -> None:
     ]
     assert refs[1].sentence.markers == ("c-12345678",)
     assert text[: refs[1].sentence.end].endswith("one.[^c-12345678]")
+
+
+def test_check_caches_broken_references_and_sees_a_change(docs_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+    import time
+
+    from openwiki_git import ground as service
+
+    docs_repo.write("docs/guide.md", GUIDE + "\nNow `widgets.Widget.grow()` grows a widget for sure.\n")
+    ground(docs_repo, capsys, "--all")
+    docs_repo.write("docs/guide.md", docs_repo.read("docs/guide.md") + "\nAnd `widgets.Widget.grow()` grows one more.\n")
+    old = time.time() - 100
+    for path in docs_repo.root.rglob("*"):
+        if ".git" not in path.parts:
+            os.utime(path, (old, old))  # out of the racy window: the answer may be cached
+    capsys.readouterr()
+    assert docs_repo.run("check", "--format", "json") == 1
+    cache = docs_repo.root / ".git" / "openwiki-git" / service.CACHE_NAME
+    assert cache.is_file()
+    first = json.loads(capsys.readouterr().out)["broken_references"]
+    assert {b["reference"] for b in first} == {"widgets.Widget.shrink", "widgets.gone()"}
+    docs_repo.write("src/widgets/_core.py", CORE.replace("def grow(", "def enlarge("))  # the new sentence breaks
+    os.utime(docs_repo.root / "src/widgets/_core.py", (old + 1, old + 1))
+    assert docs_repo.run("check", "--format", "json") == 1
+    now = json.loads(capsys.readouterr().out)["broken_references"]
+    assert {b["reference"] for b in now} == {"widgets.Widget.shrink", "widgets.gone()", "widgets.Widget.grow()"}
