@@ -99,6 +99,8 @@ def _walk(node: Any, prefix: str, depth: int) -> Iterator[tuple[str, int, int, s
             if recv is not None:
                 rtype = recv.text.decode().strip("()").split()[-1].lstrip("*")
                 name = f"{rtype.split('[')[0]}.{name}"
+        if kind == "function" and prefix:
+            kind = "method"  # a Rust `fn` inside `impl`
         yield f"{prefix}{name}", child.start_point[0] + 1, child.end_point[0] + 1, kind
         body = child.child_by_field_name("body")
         if body is not None and kind in ("class", "module"):
