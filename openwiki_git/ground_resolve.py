@@ -420,6 +420,10 @@ def _resolve_symbol(ref: Ref, index: SourceIndex, local_names: frozenset[str], *
             return Resolution(ref, BROKEN, reason="no definition, and the name appears nowhere in the code")
         return Resolution(ref, UNKNOWN)
     found = [d for d in index.suffix(name) if d.kind != "module"]
+    if not found:  # `MutableHeaders._list`: the class named, its member inherited
+        classes = _primary([d for d in index.suffix(parts[0]) if d.kind == "class"]) if parts[0] not in _BUILTINS else []
+        if len(classes) == 1:
+            found = index.expand(".".join([classes[0].qualname, *parts[1:]]))
     if found:
         return _one(ref, found, "definition")
     if quiet:
@@ -486,7 +490,9 @@ def _bare_kinds(ref: Ref) -> set[str]:
 
 
 def _resolve_path(ref: Ref, index: SourceIndex, page_repo_path: str) -> Resolution:
-    raw = ref.name.rstrip("/")
+    if ref.name.endswith("/"):
+        return Resolution(ref, UNKNOWN, reason="a directory")  # `docs/`: never a file that ends so
+    raw = ref.name
     rel = raw.removeprefix("./")
     candidates = []
     if ref.link:
