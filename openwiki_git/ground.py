@@ -126,9 +126,11 @@ def _overlap(a: tuple[str, int, int], b: tuple[str, int, int]) -> bool:
     return a[0] == b[0] and a[1] <= b[2] and b[1] <= a[2]
 
 
-def apply_page(ws: Workspace, rep: PageReport, *, add_front_matter: bool, taken: set[str], source: str = "worktree") -> None:
-    """Write the page's proposals as claims (the caller holds the wiki lock). `taken`: the
-    wiki's claim ids, read once per run and kept up to date here."""
+def apply_page(
+    ws: Workspace, rep: PageReport, *, add_front_matter: bool, taken: set[str], labels: set[str], source: str = "worktree"
+) -> None:
+    """Write the page's proposals as claims (the caller holds the wiki lock). `taken`, `labels`:
+    the wiki's claim ids and their marker labels, read once per run and kept up to date here."""
     from openwiki_git import editing
     from openwiki_git.editing import new_claim_id, resolve_new_evidence
     from openwiki_git.workspace import now_iso
@@ -142,9 +144,10 @@ def apply_page(ws: Workspace, rep: PageReport, *, add_front_matter: bool, taken:
     new: list[tuple[Proposal, Claim]] = []
     for prop in rep.proposals:
         evidence = resolve_new_evidence(ws, [prop.resource], source)
-        cid = stable_id(rep.page, prop.statement, [prop.resource], taken) or new_claim_id(taken)
+        cid = stable_id(rep.page, prop.statement, [prop.resource], taken, labels) or new_claim_id(taken)
         claim = Claim(cid, prop.statement, tuple(evidence), now, GROUND_BY)
         taken.add(claim.id)
+        labels.add(citations.label(claim.id))
         new.append((prop, claim))
     editing.preflight(ws.wiki, [rep.page])
 
@@ -159,13 +162,15 @@ def apply_page(ws: Workspace, rep: PageReport, *, add_front_matter: bool, taken:
                           "reference": prop.reference, "kind": prop.kind, "target": prop.target, "line": prop.sentence.line})
 
 
-def stable_id(page: str, statement: str, resources: list[str], taken: set[str]) -> str | None:
+def stable_id(page: str, statement: str, resources: list[str], taken: set[str], labels: set[str] | None = None) -> str | None:
     """The claim id `ground` gives a sentence and its evidence: the same on every run and machine
     (a nightly pull request rebuilt from the base branch changes nothing but timestamps); None
-    when that id or its marker label is taken."""
+    when that id or its marker label is taken (`labels`: the labels of `taken`, when known)."""
     digest = hashlib.sha256("\0".join([page, statement, *resources]).encode("utf-8")).hexdigest()[:32]
     cid = "claim_" + digest
-    if cid in taken or citations.label(cid) in {citations.label(t) for t in taken}:
+    if labels is None:
+        labels = {citations.label(t) for t in taken}
+    if cid in taken or citations.label(cid) in labels:
         return None
     return cid
 
@@ -175,13 +180,14 @@ def ground_pages(ws: Workspace, pages: list[str], index: Any, *, add_front_matte
     the wiki lock, one page at a time."""
     reports = []
     taken = {c.id for sc in ws.wiki.load_all().values() for c in sc.claims}
+    labels = {citations.label(t) for t in taken}
     for page in pages:
         if plan:
             reports.append(plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or ""))
             continue
         with ws.wiki.lock():  # a killed run leaves whole pages, grounded or not
             rep = plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or "")
-            apply_page(ws, rep, add_front_matter=add_front_matter, taken=taken, source=source)
+            apply_page(ws, rep, add_front_matter=add_front_matter, taken=taken, labels=labels, source=source)
         reports.append(rep)
     return reports
 
