@@ -2,10 +2,11 @@
 
 A reference is the text of an inline code span (`` `attrs.define()` ``, `` `--wiki-dir` ``,
 `` `OPENWIKI_MODEL` ``, `` `src/app.py` ``) or the target of a relative link, with the sentence it
-stands in. Fenced code blocks are examples, not statements: their spans are not references, but the
-names they define (def, class, assignment) are collected (`local_names`) so that a tutorial's own `my_func()` is never
-reported broken. Headings, tables and HTML are scanned for references but get no claims (a marker
-there would spoil the page), and so is the front matter's absence of any.
+stands in. Fenced and indented code blocks are examples, not statements: their spans are not
+references, but the names they define (def, class, assignment) are collected (`local_names`) so
+that a tutorial's own `my_func()` is never reported broken. Headings, tables, HTML, MyST
+directives and comments are scanned for references but get no claims (a marker there would spoil
+the page); the front matter and the generated citations block are not scanned.
 
 Each sentence knows where it ends in the page (after its closing punctuation and any markers that
 already follow it), which is where a new claim's marker goes.

@@ -8,13 +8,12 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
 import threading
 from typing import Any
 
 import pytest
-from fake_openai_server import FakeOpenAI, Reply, user_text
+from fake_openai_server import FakeOpenAI, Reply, kill_at_request, user_text
 
 from openwiki_git import citations, ground, ground_model
 from openwiki_git.refresher import RefreshCallError, RefreshOptions, ScriptedRefresher
@@ -184,23 +183,12 @@ def test_a_killed_run_leaves_valid_files(model_repo: GitRepo, key: str, capsys: 
         count["n"] += 1
         return Reply(block=release) if count["n"] >= 2 else respond(body)
 
+    argv = [sys.executable, "-m", "openwiki_git", "-C", str(model_repo.root), "ground", "--all", "--model", "fake-model",
+            "--base-url", "", "--max-retries", "0", "--timeout", "120"]
     with FakeOpenAI(responder=slow_second) as server:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "openwiki_git", "-C", str(model_repo.root), "ground", "--all", "--model", "fake-model",
-             "--base-url", server.base_url, "--max-retries", "0", "--timeout", "120"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "OPENAI_API_KEY": key},
-        )
-        try:
-            assert server.wait_for_requests(2, timeout=120)
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            release.set()
-            assert proc.stdout is not None and proc.stderr is not None
-            proc.stdout.close()
-            proc.stderr.close()
+        argv[argv.index("--base-url") + 1] = server.base_url
+        status = kill_at_request(server, argv, 2, release, {**os.environ, "OPENAI_API_KEY": key})
+    assert status == -signal.SIGKILL
     sidecar = json.loads(model_repo.read("docs/.claims/widgets.json"))
     assert [c["statement"] for c in sidecar["claims"]] == ["A Widget can grow by any amount and returns a new one each time."]
     assert [p for p in (model_repo.root / "docs").rglob("*") if p.name.endswith(".tmp")] == []
