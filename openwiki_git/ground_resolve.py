@@ -485,7 +485,7 @@ def _bare_kinds(ref: Ref) -> set[str]:
     if ref.role in ("data", "const", "attr", "obj"):
         return {"variable", "class", "function"}
     if ref.name[:1].isupper():
-        return {"class", "variable"} if ref.name.isupper() or "_" in ref.name or ref.name[1:].islower() is False else {"class"}
+        return {"class", "variable"} if ref.name.isupper() else {"class"}  # `MAX_SIZE`, `Widget`
     return {"function", "class"}
 
 
