@@ -42,7 +42,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from openwiki_git import compat, diffmap
+from openwiki_git import checker, compat, diffmap
 from openwiki_git.diffmap import FileChange, Hunk
 from openwiki_git.model import Cause, Claim, Evidence, EvidenceResult, FileText, Mark, Status, worst
 
@@ -261,7 +261,7 @@ class Engine:
 
     def _untouched(self, ev: Evidence, claim: Claim | None) -> EvidenceOutcome:
         """The diff does not touch the file: nothing to read; a marked item stays as it was."""
-        cause = _cause_for(claim, ev) if claim is not None else None
+        cause = checker.cause_for(claim, ev.resource) if claim is not None else None
         if claim is not None and claim.mark is not None and cause is not None:
             return EvidenceOutcome(ev, ev, claim.mark.status, f"marked earlier: {cause.reason}", ev.resource)
         return EvidenceOutcome(ev, ev, "fresh", "not changed", ev.resource)
@@ -562,19 +562,3 @@ def _context_kept(start: int, end: int, old_n: int, span: tuple[int, int], new_n
         elif h.old_start <= end + k and h.old_last >= start - k:
             return False
     return True
-
-
-def _cause_for(claim: Claim, ev: Evidence) -> Cause | None:
-    """The mark's cause for this evidence item: cited as it was, or where the text went since."""
-    if claim.mark is None:
-        return None
-    for c in claim.mark.causes:
-        if c.resource == ev.resource:
-            return c
-        try:
-            old = compat.parse_resource(c.resource, wiki_dir="\0")
-            if c.new_lines is not None and ev.resource == compat.Resource(c.path or old.path, *c.new_lines).canonical:
-                return c
-        except (compat.ResourceError, ValueError):
-            continue
-    return None
