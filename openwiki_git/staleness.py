@@ -177,7 +177,7 @@ class Engine:
     def judge(self, page: str, prev: Claim | None, cur: Claim) -> ClaimOutcome:
         """`cur` as stored now; `prev` the claim with the same id on the old side (None: new)."""
         outcomes: list[EvidenceOutcome] = []
-        affected = prev is None or prev.evidence != cur.evidence
+        affected = prev is None or prev.evidence != cur.evidence or prev.mark != cur.mark
         trusted = prev is not None and prev.mark is not None
         for i, ev in enumerate(cur.evidence):
             base = _old_counterpart(prev, cur, i)
