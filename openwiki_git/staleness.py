@@ -41,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from openwiki_git import checker, compat, diffmap
 from openwiki_git.diffmap import FileChange, Hunk
@@ -234,7 +235,7 @@ class Engine:
         bad = [o for o in outcomes if o.status != "fresh"]
         if not bad:
             return mark
-        status = "unresolved" if any(o.status == "unresolved" for o in bad) else "stale"
+        status: Literal["stale", "unresolved"] = "unresolved" if any(o.status == "unresolved" for o in bad) else "stale"
         if mark is None:
             new = Mark(status, self.options.now, tuple(o.cause() for o in bad), self.options.commit)
             if ours and cur.mark is not None and (cur.mark.status, cur.mark.causes) == (new.status, new.causes):

@@ -27,8 +27,8 @@ def quiet(repo, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-
     return rc, out.getvalue(), err.getvalue()
 
 
-@pytest.fixture
-def minimal(repo):  # type: ignore[no-untyped-def]
+def claimed(repo):  # type: ignore[no-untyped-def]
+    """The 30-line file with a claim on L10-L13, committed (`repo.cid`, `repo.base`)."""
     repo.write("app.py", SRC)
     assert quiet(repo, "init")[0] == 0
     repo.write(".openwiki/guide.md", "---\ntype: Reference\ntitle: G\n---\n\n# G\n\nTen to thirteen.\n")
@@ -38,6 +38,12 @@ def minimal(repo):  # type: ignore[no-untyped-def]
     assert rc == 0
     repo.cid = out.strip()
     repo.base = repo.commit_all("claim")
+    return repo
+
+
+@pytest.fixture
+def minimal(repo):  # type: ignore[no-untyped-def]
+    claimed(repo)
     lines = SRC.splitlines(keepends=True)
     for n in (8, 9, 13, 14):
         lines[n - 1] = f"edited {n}\n"
@@ -99,14 +105,7 @@ def test_the_bound_is_configurable(minimal, factor: int, lines: int, extent: tup
 def test_check_fix_and_confirm_never_adopt_a_range_past_the_bound(repo) -> None:  # type: ignore[no-untyped-def]
     """Relocation between unchanged context finds the changed text grown to 34 lines: `check
     --fix` keeps the cited size, and `claim confirm` verifies the kept range, saying why."""
-    repo.write("app.py", SRC)
-    assert quiet(repo, "init")[0] == 0
-    repo.write(".openwiki/guide.md", "---\ntype: Reference\ntitle: G\n---\n\n# G\n\nTen to thirteen.\n")
-    repo.commit_all("init")
-    rc, out, _ = quiet(repo, "claim", "add", "--page", "guide.md", "--statement", "Ten to thirteen.",
-                       "--evidence", "repo://app.py#L10-L13")
-    cid = out.strip()
-    repo.commit_all("claim")
+    cid = claimed(repo).cid
     lines = SRC.splitlines(keepends=True)
     lines[10:12] = [f"method {i}\n" for i in range(32)]  # inside the range, its context untouched
     repo.write("app.py", "".join(lines))
