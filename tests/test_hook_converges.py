@@ -8,8 +8,8 @@ runs once, and then:
   nothing and exits 0;
 - an evidence range never spans more than `diffmap.range_limit()` of its cited size;
 - a claim is `unresolved` only when its cited lines were deleted (the change deleted lines);
-- after the commit, `check` (working tree), `check --base` (the commits; also what the PR
-  comment renders) and the hook's marks give every claim the same status.
+- after the commit, `check` (working tree), `check --base` (the commits), the PR comment rendered
+  from it and the hook's marks give every claim the same status.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from openwiki_git import compat, diffmap
+from openwiki_git import compat, diffmap, ghactions
 
 from conftest import GitRepo
 
@@ -148,7 +148,12 @@ def test_one_run_converges_and_everyone_agrees(claims, changes, rename, more) ->
         rc, out = quiet(repo, "check", "--format", "json", "--no-cache")
         worktree = statuses(json.loads(out))
         rc, out = quiet(repo, "check", "--base", base, "--format", "json")
-        ci = statuses(json.loads(out))
+        report = json.loads(out)
+        ci = statuses(report)
+        comment = ghactions.render_comment(report, ghactions.Links(repo="o/r", sha="0" * 40))
+        for c in report["claims"]:  # the PR comment lists each flagged claim with the same status
+            shown = f"`{ghactions.short_id(c['id'])}` · {c['status']}" in comment
+            assert shown == (c["status"] != "fresh"), (c["status"], comment)
         assert worktree == hook_status
         assert {k: v for k, v in hook_status.items() if k in ci} == ci
         assert set(ci) == set(hook_status) or all(v == "fresh" for k, v in hook_status.items() if k not in ci)
