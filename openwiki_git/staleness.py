@@ -45,7 +45,16 @@ from typing import Literal
 
 from openwiki_git import checker, compat, diffmap
 from openwiki_git.diffmap import FileChange, Hunk
-from openwiki_git.model import Cause, Claim, Evidence, EvidenceResult, FileText, Mark, Status, worst
+from openwiki_git.model import (
+    Cause,
+    Claim,
+    Evidence,
+    EvidenceResult,
+    FileText,
+    Mark,
+    Status,
+    worst,
+)
 
 Reader = Callable[[str], FileText]
 
@@ -219,7 +228,7 @@ class Engine:
         res = _parse(ev.resource)
         if res is None:
             return False
-        ft, idx = self.new_file(res.path)
+        _, idx = self.new_file(res.path)
         if idx is None:
             return False
         if not res.is_range:
