@@ -45,16 +45,7 @@ from typing import Literal
 
 from openwiki_git import checker, compat, diffmap
 from openwiki_git.diffmap import FileChange, Hunk
-from openwiki_git.model import (
-    Cause,
-    Claim,
-    Evidence,
-    EvidenceResult,
-    FileText,
-    Mark,
-    Status,
-    worst,
-)
+from openwiki_git.model import Cause, Claim, Evidence, EvidenceResult, FileText, Mark, Status, worst
 
 Reader = Callable[[str], FileText]
 
