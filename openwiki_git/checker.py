@@ -12,8 +12,8 @@ from collections.abc import Callable
 from datetime import datetime
 from hashlib import sha256 as _sha256
 
-from openwiki_git import citations, compat
-from openwiki_git.model import Claim, ClaimResult, EvidenceResult, FileText, Sidecar, Status, worst
+from openwiki_git import citations, compat, diffmap
+from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, FileText, Sidecar, Status, worst
 from openwiki_git.sidecar import plain_parts
 
 Reader = Callable[[str], FileText]
@@ -22,13 +22,16 @@ Reader = Callable[[str], FileText]
 class EvidenceResolver:
     """Resolves evidence against one source (working tree, index or revision), memoised."""
 
-    def __init__(self, read: Reader, *, max_growth: int = 200) -> None:
+    def __init__(
+        self, read: Reader, *, max_growth: int = 200, growth: tuple[int, int] = (diffmap.GROWTH_FACTOR, diffmap.GROWTH_LINES)
+    ) -> None:
         self._read = read
         self.texts: dict[str, FileText] = {}  # every file read so far, by path
         self._files: dict[str, tuple[FileText, compat.LineIndex | None]] = {}
         self._lines: dict[str, tuple[FileText, list[str] | None]] = {}
         self._memo: dict[tuple[str, str], EvidenceResult] = {}
         self.max_growth = max_growth
+        self.growth = growth  # a stale span's bound: diffmap.range_limit(cited, *growth)
 
     def read(self, path: str) -> FileText:
         """The file, read once."""
@@ -83,7 +86,16 @@ class EvidenceResolver:
         r = compat.relocate(res, ft.text, version, lines=index, max_growth=self.max_growth)
         current = r.resource.canonical if r.resource is not None else None
         status: Status = r.status  # type: ignore[assignment]
-        return EvidenceResult(resource, status, current, r.reason, r.version, ft.blob)
+        reason, token = r.reason, r.version
+        anchors = compat.decode_anchors(version)
+        if status == "stale" and r.resource is not None and r.resource.is_range and anchors is not None:
+            assert r.resource.start is not None and r.resource.end is not None
+            cited = int(anchors[1]["selectedLineCount"])
+            span, note = diffmap.bounded((r.resource.start, r.resource.end), cited, *self.growth, len(index))
+            if note:  # never adopt a range that swallowed its neighbours (check --fix, claim confirm)
+                current = r.resource.with_lines(*span).canonical
+                reason, token = reason + note, compat.lines_version(index.lines, span[0] - 1, span[1])
+        return EvidenceResult(resource, status, current, reason, token, ft.blob)
 
 
 _LINES_PREFIX = "repo-lines-v1:sha256:"
@@ -131,6 +143,48 @@ def unchanged_at_hint(lines: list[str], start0: int, end0: int, version: str) ->
     return version[86:] == payload.decode("ascii").replace("+", "-").replace("/", "_")
 
 
+def cause_for(claim: Claim, resource: str) -> Cause | None:
+    """The mark's cause for the evidence item now at `resource`: cited there when it was marked,
+    or where its text went since (the cause's `path`/`new_lines`)."""
+    if claim.mark is None:
+        return None
+    for c in claim.mark.causes:
+        if c.resource == resource:
+            return c
+        try:
+            old = compat.parse_resource(c.resource, wiki_dir="\0")
+            if c.new_lines is not None and resource == compat.Resource(c.path or old.path, *c.new_lines).canonical:
+                return c
+        except (compat.ResourceError, ValueError):
+            continue
+    return None
+
+
+def marked_result(claim: Claim, ev: Evidence, r: EvidenceResult, resolver: EvidenceResolver) -> EvidenceResult:
+    """A marked claim's evidence as the hook sees it: its range has followed its changed text, so
+    when the verified text is not found (relocation needs it unchanged, or its context) but the
+    file is still text with the range in it, the item is `stale` where it is, not `unresolved`.
+    `unresolved` stays for text that is gone: a missing or binary file, lines past its end, or
+    the mark's own cause saying the lines were deleted."""
+    if r.status != "unresolved":
+        return r
+    cause = cause_for(claim, ev.resource)
+    if cause is not None and cause.new_lines is None:
+        return r  # the hook found the lines deleted (or the file gone)
+    try:
+        res = compat.parse_resource(ev.resource, wiki_dir="\0")
+    except compat.ResourceError:
+        return r
+    ft, lines = resolver.lines(res.path)
+    if lines is None or ft.text is None or (res.end is not None and res.end > len(lines)):
+        return r
+    if res.start is not None and res.end is not None:
+        token = compat.lines_version(lines, res.start - 1, res.end)  # what `claim confirm` re-establishes
+    else:
+        token = compat.file_version(ft.text)
+    return EvidenceResult(ev.resource, "stale", ev.resource, "changed since it was marked", token, ft.blob)
+
+
 def check_claim(
     page: str,
     claim: Claim,
@@ -143,6 +197,8 @@ def check_claim(
     """One claim's verdict. `markers` is `citations.markers_in(page_text)`, when the caller has
     it (check_all scans each page once, not once per claim)."""
     results = tuple(resolver.resolve(ev.resource, ev.version) for ev in claim.evidence)
+    if claim.mark is not None:
+        results = tuple(marked_result(claim, ev, r, resolver) for ev, r in zip(claim.evidence, results, strict=True))
     status = worst([r.status for r in results])
     notes: list[str] = []
     if claim.mark is not None and status == "fresh":

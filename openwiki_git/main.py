@@ -34,6 +34,7 @@ COMMANDS = [
     "graph",
     "locate",
     "expand",
+    "ground",
 ]
 
 

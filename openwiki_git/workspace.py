@@ -50,7 +50,8 @@ class Workspace:
         return self.repo.git_dir / CACHE_DIR / name
 
     def resolver(self, source: str = "worktree") -> EvidenceResolver:
-        return EvidenceResolver(self.reader(source), max_growth=self.config.max_growth)
+        growth = (self.config.range_growth_factor, self.config.range_growth_lines)
+        return EvidenceResolver(self.reader(source), max_growth=self.config.max_growth, growth=growth)
 
     def page_text(self, page: str) -> str | None:
         try:
