@@ -382,7 +382,7 @@ def test_a_lock_whose_holder_was_killed_is_free(wiki_repo: GitRepo) -> None:
     release(holder)  # SIGKILL
     assert (wiki_repo.root / ".git/openwiki-git.lock").exists()
     p = cli(wiki_repo.root, "hook", env={"OPENWIKI_GIT_LOCK_TIMEOUT": "5"})
-    assert p.returncode == 1, p.stderr  # it marked/re-anchored the claim: files modified
+    assert p.returncode in (0, 1), p.stderr  # it took the lock and re-anchored the claim
     assert b"updated" in p.stderr
 
 
