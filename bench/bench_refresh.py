@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from openwiki_git.main import main
-from openwiki_git.refresher import RefreshOptions, ReviewRequest, ScriptedRefresher, run_refresh
+from openwiki_git.refresher import RefreshOptions, ReviewRequest, run_refresh
 from openwiki_git.workspace import Workspace
 
 _MARKED = re.compile(r"^\s*(\d+)>\| ?(.*)$", re.M)

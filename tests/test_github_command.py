@@ -18,7 +18,7 @@ from test_refresh_support import confirm, retract, revise, stale_wiki
 
 from openwiki_git import github_api
 from openwiki_git.commands import github as github_cmd
-from openwiki_git.refresher import ScriptedRefresher
+from scripted_refresher import ScriptedRefresher
 
 API = "https://api.github.test"
 MOCK = API + ":443"

@@ -24,7 +24,8 @@ from test_refresh_support import (
 
 from openwiki_git import citations, refresher
 from openwiki_git.errors import RefreshError
-from openwiki_git.refresher import RefreshCallError, RefreshOptions, ScriptedRefresher, run_refresh
+from scripted_refresher import ScriptedRefresher
+from openwiki_git.refresher import RefreshCallError, RefreshOptions, run_refresh
 from openwiki_git.workspace import Workspace
 
 
@@ -148,17 +149,17 @@ def test_a_rejected_answer_is_sent_back_once_with_the_error_then_applied(repo: A
     )
 
 
-def test_a_confirm_of_an_unresolved_claim_is_refused_and_retract_is_accepted(repo: Any, capsys: Any) -> None:
+def test_claims_whose_cited_files_are_gone_are_not_sent(repo: Any, capsys: Any) -> None:
+    """Nothing citable: the model could only guess, so nothing is paid for; the report says what to do."""
     gs = stale_wiki(repo, pages=1, per_page=2)
     repo.git("rm", "-q", gs[0].path)
     repo.commit_all("drop the module")
     fake = ScriptedRefresher([confirm(gs[0]), retract(gs[0]), retract(gs[1])])
+    before = repo.snapshot()
     result = refresh(repo, fake)
-    assert [d.verdict for d in result.decisions] == ["retract", "retract"]
-    assert "no current text" in fake.history[0].messages[0].lower() or "retract" in fake.history[0].messages[0]
-    assert "cannot be found" in fake.history[1].messages[1] or "was not shown" in fake.history[1].messages[1]
-    code, data = check_json(repo, capsys)
-    assert code == 0 and data["summary"]["total"] == 0
+    assert fake.history == [] and [d.verdict for d in result.decisions] == [None, None]
+    assert all("cited files exists any more" in (d.skipped or "") and "claim retract" in d.skipped for d in result.decisions)
+    assert repo.snapshot() == before and result.totals["model_calls"] == 0
 
 
 def test_a_model_error_leaves_the_claim_stale_and_a_fatal_one_stops_the_run(repo: Any) -> None:
@@ -227,19 +228,22 @@ def test_no_key_is_needed_when_no_claim_needs_a_model(repo: Any, capsys: Any) ->
     assert code == 0
 
 
-def test_dry_run_shows_the_decisions_as_a_diff_and_writes_nothing(repo: Any) -> None:
-    gs = stale_wiki(repo, pages=1, per_page=3)
+def test_dry_run_is_a_plan_that_calls_no_model(repo: Any) -> None:
+    """--dry-run (--plan): what would be sent, with estimated tokens and cost from the default
+    price table; no model call, nothing written; trivial confirms shown as a diff."""
+    gs = stale_wiki(repo, pages=1, per_page=4, whitespace_only={3})
     before = repo.snapshot()
-    fake = ScriptedRefresher([confirm(gs[0]), revise(gs[1]), retract(gs[2])])
-    result = refresh(repo, fake, dry_run=True)
-    assert repo.snapshot() == before
-    assert result.ok and result.written == []
-    diff = result.diff
-    assert "--- a/.openwiki/topic0.md" in diff and "+++ b/.openwiki/.claims/topic0.json" in diff
-    assert f"-{gs[1].statement}" not in diff  # a line diff: the sentence sits inside a paragraph
-    assert revised_statement(gs[1]) in diff
-    assert re.search(r"^-.*" + re.escape(gs[2].statement), diff, re.M)
-    assert '+      "verifiedBy": "model:gpt-4o-mini"' in diff
+    fake = ScriptedRefresher([])
+    result = refresh(repo, fake, dry_run=True, max_claims=2)
+    assert fake.history == [] and repo.snapshot() == before and result.written == []
+    planned = [d.planned for d in result.decisions]
+    assert [p["send"] if p else None for p in planned] == [True, True, False, None]
+    assert all(p["tokens_in"] > 0 and p["cost"] > 0 for p in planned[:2])  # gpt-4o-mini has a default price
+    assert "--max-claims 2" in result.decisions[2].skipped
+    plan = result.to_dict()["plan"]
+    assert plan["claims_to_send"] == 2 and plan["cost"] == pytest.approx(planned[0]["cost"] + planned[1]["cost"], abs=1e-6)
+    assert result.decisions[3].verdict == "confirm" and "+++ b/.openwiki/.claims/topic0.json" in result.diff
+    assert result.totals["model_calls"] == 0
 
 
 def test_max_claims_and_the_token_budget_limit_what_is_sent(repo: Any) -> None:

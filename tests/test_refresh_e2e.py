@@ -29,7 +29,7 @@ def key(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def refresh(repo: Any, server: FakeOpenAI, **options: Any) -> Any:
-    options = {"base_url": server.base_url, "timeout": 10.0, "max_retries": 0, "model": "fake-model", **options}
+    options = {"base_url": server.base_url, "timeout": 10.0, "max_retries": 0, "model": "fake-model", "max_concurrency": 1, **options}
     return run_refresh(Workspace.open(repo.root), RefreshOptions(**options))
 
 
@@ -164,7 +164,7 @@ def test_a_killed_refresh_leaves_valid_files_with_the_decided_claims_applied(rep
     with FakeOpenAI(responder=respond) as server:
         proc = subprocess.Popen(
             [sys.executable, "-m", "openwiki_git", "-C", str(repo.root), "refresh", "--base-url", server.base_url,
-             "--max-retries", "0", "--timeout", "120"],
+             "--max-retries", "0", "--timeout", "120", "--max-concurrency", "1"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env={**os.environ, "OPENAI_API_KEY": key},
