@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 from openwiki_git import compat
+from openwiki_git.redact import redact
 
 STICKY_MARKER = "<!-- openwiki-git:stale-claims -->"
 REFRESH_MARKER = "<!-- openwiki-git:refresh"
@@ -242,11 +243,12 @@ def escape_property(text: str) -> str:
 
 
 def workflow_command(kind: str, message: str, **props: str | int | None) -> str:
+    """One workflow command (`::warning file=F,line=L,title=T::message`), secrets masked."""
     given = [(k, v) for k, v in props.items() if v is not None]
     head = f"::{kind}"
     if given:
-        head += " " + ",".join(f"{k}={escape_property(str(v))}" for k, v in given)
-    return f"{head}::{escape_data(message)}"
+        head += " " + ",".join(f"{k}={escape_property(redact(str(v)))}" for k, v in given)
+    return f"{head}::{escape_data(redact(message))}"
 
 
 def annotations(report: Mapping[str, Any], *, limit: int = MAX_WARNINGS) -> list[str]:
@@ -411,3 +413,12 @@ def without_timestamps(data: bytes) -> bytes:
     """The bytes with every ISO 8601 date-time masked: two refreshes that differ only in when they
     ran are the same change (no churn from timestamps)."""
     return _TIMESTAMP.sub(b"<time>", data)
+
+
+_PAGE_VERSION = re.compile(rb'("pageVersion"\s*:\s*")sha256:[0-9a-f]{64}(")')
+
+
+def without_volatile(data: bytes) -> bytes:
+    """`without_timestamps`, and the sidecar's pageVersion masked too (it hashes the page's bytes,
+    which hold the timestamps): the same decisions made at another time compare equal."""
+    return _PAGE_VERSION.sub(rb"\1<page-version>\2", without_timestamps(data))

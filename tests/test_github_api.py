@@ -26,14 +26,7 @@ PARENT = "a" * 40
 
 @pytest.fixture
 def gh() -> github.Github:
-    return github.Github(
-        auth=github.Auth.Token("t"),
-        base_url=API,
-        retry=None,
-        seconds_between_requests=None,
-        seconds_between_writes=None,
-        lazy=True,
-    )
+    return github_api.connect("t", base_url=API)  # exactly as production configures it
 
 
 @pytest.fixture

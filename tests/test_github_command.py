@@ -237,10 +237,11 @@ class FakeGitHub:
 # -- fixtures ---------------------------------------------------------------------------------------------
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGitHub]:
+    production = github_api.connect
+
     def connect(token: str, *, base_url: str | None = None) -> github.Github:
         assert token == "ghs_test" and base_url == API
-        return github.Github(auth=github.Auth.Token(token), base_url=base_url, retry=None,
-                             seconds_between_requests=None, seconds_between_writes=None, lazy=True)
+        return production(token, base_url=base_url)  # exactly as production configures it
 
     monkeypatch.setattr(github_api, "connect", connect)
     with responses.RequestsMock(assert_all_requests_are_fired=False) as rs:
