@@ -1,7 +1,9 @@
 """A real HTTP server on 127.0.0.1 speaking enough of the OpenAI chat completions API for the
 refresher's end-to-end tests: `response_format: json_schema` and `json_object`, tool calls, a 400
 on `json_schema` (or on tools) when configured, 429 with Retry-After, slow replies for timeouts, malformed JSON,
-and a request that blocks until the test lets it go (or kills the client).
+and a request that blocks until the test lets it go (or kills the client). Hostile modes: a 200
+that is no chat completion (`raw={"choices": []}`, `html=...`), an error that echoes the key
+(`echo_key`), and a body trickled one byte at a time (`trickle`), which no read timeout catches.
 
     with FakeOpenAI() as server:
         server.enqueue(Reply(verdict={...}))          # answered in the request's own format
@@ -34,6 +36,11 @@ class Reply:
     block: threading.Event | None = None  # wait for this event before answering
     usage: tuple[int, int] = (120, 30)  # prompt_tokens, completion_tokens
     as_content: bool = False  # answer a tool request with content instead of a tool call
+    # Hostile modes:
+    raw: Any = None  # a 200 whose JSON body is exactly this (e.g. {"choices": []})
+    html: str | None = None  # a 200 with this text/html body (a login page, a proxy's error page)
+    echo_key: bool = False  # the error message quotes the Authorization header it received
+    trickle: float = 0.0  # send the body one byte every `trickle` seconds (never a read timeout)
 
 
 class FakeOpenAI:
@@ -52,6 +59,7 @@ class FakeOpenAI:
         self.headers: list[dict[str, str]] = []
         self.lock = threading.Lock()
         self.arrived = threading.Condition(self.lock)
+        self.closed = threading.Event()  # set on exit: trickling replies stop
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -66,6 +74,7 @@ class FakeOpenAI:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.closed.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -119,21 +128,43 @@ class FakeOpenAI:
                     reply.block.wait()
                 if reply.delay:
                     time.sleep(reply.delay)
+                if reply.html is not None:
+                    return self._send(200, reply.html, reply.headers, content_type="text/html", trickle=reply.trickle)
                 if reply.status != 200:
                     kind = "rate_limit_error" if reply.status == 429 else "invalid_request_error"
-                    return self._send(reply.status, {"error": {"message": reply.error, "type": kind}}, reply.headers)
-                return self._send(200, completion(body, reply), reply.headers)
+                    message = reply.error
+                    if reply.echo_key:
+                        message += f" (you sent: {self.headers.get('authorization')}; key {self.headers.get('authorization', '').removeprefix('Bearer ')})"
+                    return self._send(reply.status, {"error": {"message": message, "type": kind}}, reply.headers)
+                payload = reply.raw if reply.raw is not None else completion(body, reply)
+                return self._send(200, payload, reply.headers, trickle=reply.trickle)
 
-            def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-                data = json.dumps(payload).encode()
+            def _send(
+                self,
+                status: int,
+                payload: Any,
+                headers: dict[str, str] | None = None,
+                *,
+                content_type: str = "application/json",
+                trickle: float = 0.0,
+            ) -> None:
+                data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
-                    self.send_header("content-type", "application/json")
+                    self.send_header("content-type", content_type)
                     self.send_header("content-length", str(len(data)))
                     for k, v in (headers or {}).items():
                         self.send_header(k, v)
                     self.end_headers()
-                    self.wfile.write(data)
+                    if not trickle:
+                        self.wfile.write(data)
+                        return
+                    for i in range(len(data)):
+                        if server.closed.is_set():
+                            return
+                        self.wfile.write(data[i : i + 1])
+                        self.wfile.flush()
+                        time.sleep(trickle)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout) or was killed
 

@@ -350,12 +350,17 @@ def refresh_pr(ws: Workspace, env: ActionsEnv, gh: Github, args: argparse.Namesp
             "warning", f"{len(failed)} claims could not be refreshed and stay stale{why}; see the job summary",
             title="openwiki-git refresh",
         ))
+    if is_shallow(ws):
+        print(ghactions.workflow_command(
+            "warning", "the checkout is shallow: the cited text as last verified may not be found in its history; "
+            "use actions/checkout with `fetch-depth: 0`", title="openwiki-git refresh",
+        ))
     changes = wiki_changes(ws)
     head_sha = existing.head_sha if existing is not None else (on_branch.sha if on_branch is not None else None)
     if changes and head_sha is not None:
         changes = keep_unchanged(ws, changes, github_api.files_at(gh, repo_name, parent, head_sha))
     after = _check(ws)
-    links = ghactions.Links(env.server_url, repo_name, parent, env.run_url)
+    links = ghactions.Links(env.server_url, repo_name, branch, env.run_url)
     body = redact(ghactions.render_refresh_body(
         result_data, links, fingerprint=fingerprint, checked_at=parent, wiki_dir=ws.config.wiki_dir
     ))
