@@ -20,7 +20,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import requests
-from github import Auth, Github, GithubException, InputGitTreeElement, UnknownObjectException
+from github import (
+    Auth,
+    Github,
+    GithubException,
+    InputGitTreeElement,
+    UnknownObjectException,
+)
 from urllib3.util.retry import Retry
 
 from openwiki_git import __version__
@@ -433,21 +439,21 @@ def _move_branch(repo: Any, branch: str, sha: str) -> None:
 __all__ = [
     "STICKY_MARKER",
     "BranchCommit",
-    "CreatePullForbiddenError",
-    "bot_login",
-    "branch_commit",
-    "files_at",
-    "open_pull",
-    "retry_policy",
     "CommentResult",
+    "CreatePullForbiddenError",
     "OpenPull",
     "PullResult",
     "ReadOnlyTokenError",
+    "bot_login",
+    "branch_commit",
     "connect",
+    "files_at",
     "find_open_pull",
     "find_sticky_comment",
     "git_blob_sha",
+    "open_pull",
     "publish_pull",
+    "retry_policy",
     "same_as_pull",
     "translate",
     "upsert_sticky_comment",

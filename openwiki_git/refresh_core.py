@@ -562,8 +562,9 @@ def _is_comment(line: str) -> bool:
 
 
 def _quote_notes(path: str, wanted: list[str], cited_lines: list[str], where: str) -> list[str]:
-    """Raise when a quote of code quotes only comments or strings while the cited lines hold code
-    (comments can say anything, including instructions to a model); notes for the reviewer."""
+    """Raise when a quote of code quotes only comments or strings while the lines cited (by the
+    model or the claim) hold code: comments can say anything, including instructions to a model.
+    Returns notes for the reviewer."""
     notes: list[str] = []
     quoted = [ln for ln in wanted if ln]
     if _INSTRUCTION.search(" ".join(quoted)):
@@ -632,7 +633,13 @@ def _check_cited(
         raise VerdictError(f"{where}: the quote is empty: copy the cited lines' text")
     if not _contains_run([_norm_line(ln) for ln in cited_lines], wanted):
         raise VerdictError(f"{where}: the quote does not match the current text of {res.canonical}")
-    notes = _quote_notes(res.path, wanted, cited_lines, where)
+    own = [
+        ln
+        for r in (_parse(e.current_resource) for e in ctx.result.evidence)
+        if r is not None and r.path == res.path and r.is_range
+        for ln in lines[r.start - 1 : r.end]  # type: ignore[operator]
+    ]
+    notes = _quote_notes(res.path, wanted, cited_lines + own, where)
     if verdict == "confirm" and res.is_range:
         current = [
             r

@@ -27,14 +27,23 @@ import threading
 import time
 import warnings
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cache
 from importlib import resources
 from typing import Any, Protocol
 
-from openwiki_git import PRODUCER, checker, citations, compat, editing, pricing, redact, refresh_core
+from openwiki_git import (
+    PRODUCER,
+    checker,
+    citations,
+    compat,
+    editing,
+    pricing,
+    redact,
+    refresh_core,
+)
 from openwiki_git import sidecar as sidecar_codec
 from openwiki_git.errors import OpenwikiError, RefreshError, UsageError
 from openwiki_git.model import Claim, ClaimResult, Sidecar, Verification

@@ -11,7 +11,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from openwiki_git.refresh_core import estimate_tokens
-from openwiki_git.refresher import RefreshCallError, ReviewRequest, Usage, VerdictResponse, parse_json_answer
+from openwiki_git.refresher import (
+    RefreshCallError,
+    ReviewRequest,
+    Usage,
+    VerdictResponse,
+    parse_json_answer,
+)
 
 
 class ScriptedRefresher:
