@@ -313,3 +313,65 @@ def test_shallow_checkout_gets_the_fetch_depth_hint(pr_repo, fake, actions_env, 
     err = capsys.readouterr().err
     assert "shallow" in err and "fetch-depth: 0" in err
     assert re.search(r"hint: .*fetch-depth", err)
+
+
+# -- sharded refresh ------------------------------------------------------------------------------------------
+def test_two_shards_merged_into_one_pull_request(repo, fake, refresh_env, model_key, tmp_path, capsys) -> None:
+    """Two matrix jobs refresh their shards' pages against the model endpoint; the final job merges
+    their saved decisions and opens ONE pull request, without calling the model."""
+    from fake_openai_server import confirm_from_prompt
+
+    gs = stale_wiki(repo, pages=4, per_page=2)
+    outs = [tmp_path / "shard-1", tmp_path / "shard-2"]
+    with FakeOpenAI(responder=lambda body: Reply(verdict=confirm_from_prompt(body))) as server:
+        for i, out in enumerate(outs, 1):
+            assert repo.run(
+                "github", "refresh-shard", "--shard", f"{i}/2", "--out", str(out), "--base-url", server.base_url,
+                "--api-key-env", "OWG_API_KEY", "--model", "m",
+            ) == 0
+            repo.git("checkout", "-q", "--", ".")  # every job starts from a clean checkout
+            repo.git("clean", "-qfd")
+        asked = len(server.requests)
+        assert repo.run("github", "refresh-pr", "--from-shards", *map(str, outs), "--model", "m",
+                        "--base-url", server.base_url) == 0
+        assert len(server.requests) == asked == 8  # each claim once, by its shard
+    files = fake.branch_files(BRANCH)
+    assert fake.writes == [("POST", "/git/blobs")] * len(files) + [
+        ("POST", "/git/trees"), ("POST", "/git/commits"), ("POST", "/git/refs"), ("POST", "/pulls"),
+    ]
+    assert len(fake.pulls) == 1 and "**8 confirmed, 0 revised, 0 retracted**" in fake.pulls[0]["body"]
+    assert {f".openwiki/.claims/topic{p}.json" for p in range(4)} <= set(files)
+    decided = [json.loads((o / "decisions.json").read_text())["decisions"] for o in outs]
+    assert sorted(d["claim_id"] for ds in decided for d in ds) == sorted(g.claim_id for g in gs)
+    assert all(ds for ds in decided)  # both shards had pages
+    capsys.readouterr()
+    assert repo.run("check") == 0  # the merged tree: every claim fresh
+
+
+def test_shards_that_changed_one_sidecar_are_merged_claim_by_claim(repo, tmp_path) -> None:
+    from openwiki_git import shards
+    from openwiki_git.workspace import Workspace
+
+    gs = stale_wiki(repo, pages=1, per_page=2)
+    path = ".openwiki/.claims/topic0.json"
+    base = json.loads(repo.read(path))
+    outs = []
+    for n, g in enumerate(gs):
+        data = json.loads(json.dumps(base))
+        for c in data["claims"]:
+            if c["id"] == g.claim_id:
+                c["verifiedBy"] = f"model:shard{n}"
+        out = tmp_path / f"s{n}"
+        (out / "files" / ".openwiki" / ".claims").mkdir(parents=True)
+        (out / "files" / path).write_text(json.dumps(data, indent=2) + "\n")
+        (out / "decisions.json").write_text(json.dumps({"decisions": [{"claim_id": g.claim_id}], "totals": {}}))
+        outs.append(out)
+    merged = shards.merge(Workspace.open(repo.root), outs)
+    by = {c["id"]: c["verifiedBy"] for c in json.loads(repo.read(path))["claims"]}
+    assert by == {gs[0].claim_id: "model:shard0", gs[1].claim_id: "model:shard1"}
+    assert len(merged["decisions"]) == 2 and merged["shards"] == 2
+    # A file outside the wiki is refused before anything is written.
+    (outs[0] / "files" / "src").mkdir()
+    (outs[0] / "files" / "src" / "evil.py").write_text("x")
+    with pytest.raises(Exception, match="outside the wiki directory"):
+        shards.merge(Workspace.open(repo.root), outs)

@@ -78,7 +78,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     r.add_argument("--timeout", type=float, metavar="SECONDS", help="deadline of one model call (default 60)")
     r.add_argument("--deadline", type=float, metavar="SECONDS", help="deadline of the model calls of the run: then what is decided is published")
     r.add_argument("--max-concurrency", type=int, metavar="N", help="claims sent to the model at once (default 4)")
+    r.add_argument(
+        "--from-shards", nargs="+", type=Path, metavar="DIR",
+        help="no model call: merge what `github refresh-shard` jobs saved in these directories, then publish",
+    )
     r.set_defaults(run=cmd_refresh_pr)
+
+    sh = gsub.add_parser(
+        "refresh-shard", help="refresh the pages of one shard and save the decisions for `refresh-pr --from-shards`",
+        description=cmd_refresh_shard.__doc__,
+    )
+    sh.add_argument("--shard", required=True, type=_parse_shard, metavar="I/N", help="this job's shard, e.g. 2/4")
+    sh.add_argument("--out", required=True, type=Path, metavar="DIR", help="where to save the decisions and files")
+    for flag in ("--model", "--base-url", "--api-key-env"):
+        sh.add_argument(flag, help=f"as for refresh-pr {flag}")
+    sh.add_argument("--max-claims", type=int, metavar="N", help="refresh at most N claims (as for refresh-pr)")
+    sh.add_argument("--branch", default=DEFAULT_BRANCH, help="the refresh pull request's branch (to skip when it is up to date)")
+    sh.add_argument("--timeout", type=float, metavar="SECONDS", help="deadline of one model call (default 60)")
+    sh.add_argument("--deadline", type=float, metavar="SECONDS", help="deadline of the shard's model calls")
+    sh.add_argument("--max-concurrency", type=int, metavar="N", help="claims sent to the model at once (default 4)")
+    sh.set_defaults(run=cmd_refresh_shard)
 
 
 # -- the runner's environment ------------------------------------------------------------------------
@@ -296,6 +315,46 @@ def cmd_refresh_pr(args: argparse.Namespace) -> int:
     return refresh_pr(ws, env, _client(env), args)
 
 
+def _parse_shard(text: str) -> tuple[int, int]:
+    from openwiki_git.commands.refresh import parse_shard
+
+    return parse_shard(text)
+
+
+def cmd_refresh_shard(args: argparse.Namespace) -> int:
+    """One job of a sharded refresh: the stale claims on the pages of shard I of N (stable by
+    page), decided by the model and saved to --out (decisions.json, the changed wiki files) for a
+    final `github refresh-pr --from-shards` job. Writes nothing to GitHub. Exit 2 when the model
+    cannot be used."""
+    from openwiki_git import shards
+
+    from openwiki_git import github_api
+
+    ws = open_workspace(args)
+    env = ActionsEnv.read()
+    _register_secrets(env, args.api_key_env or "OPENAI_API_KEY")
+    if env.token and env.repository:
+        # Nothing new since the open refresh pull request: no shard pays for the model again.
+        branch = _check_branch(getattr(args, "branch", None) or DEFAULT_BRANCH, env.ref_name or "")
+        existing = github_api.find_open_pull(_client(env), env.repository, branch=branch, base=env.ref_name)
+        if existing is not None and f"fingerprint={_fingerprint(ws, _check(ws), args)} " in existing.body:
+            shards.save(ws, {"decisions": [], "totals": {}, "unchanged": existing.number}, {}, args.out)
+            _say(f"openwiki-git: nothing new since pull request #{existing.number}; no model call")
+            return 0
+    result = _run_refresh(ws, args, new_refresher(args))
+    data = result.to_dict()
+    shards.save(ws, json.loads(redact(json.dumps(data))), wiki_changes(ws), args.out)
+    t = data["totals"]
+    _say(
+        f"openwiki-git: shard {args.shard[0]}/{args.shard[1]}: {t['claims']} claims, {t['confirmed']} confirmed, "
+        f"{t['revised']} revised, {t['retracted']} retracted; saved to {args.out}"
+    )
+    if result.unusable:
+        print(ghactions.workflow_command("error", f"the model cannot be used: {result.unusable}", title="openwiki-git refresh"))
+        return 2
+    return 0
+
+
 def is_shallow(ws: Workspace) -> bool:
     """A shallow clone (actions/checkout's default `fetch-depth: 1`)."""
     return (ws.repo.git_dir / "shallow").exists()
@@ -341,8 +400,14 @@ def refresh_pr(ws: Workspace, env: ActionsEnv, gh: Github, args: argparse.Namesp
         _say(f"openwiki-git: the branch {branch} already holds the decisions for this wiki; no model call")
         return _open_saved(env, gh, repo_name, base, branch, body, on_branch.sha)
 
-    result = _run_refresh(ws, args, refresher if refresher is not None else new_refresher(args))
-    result_data = result.to_dict()
+    from_shards = getattr(args, "from_shards", None)
+    if from_shards:
+        from openwiki_git import shards
+
+        result_data = shards.merge(ws, from_shards)
+    else:
+        result_data = _run_refresh(ws, args, refresher if refresher is not None else new_refresher(args)).to_dict()
+    unusable = result_data.get("unusable")
     failed = [d for d in result_data["decisions"] if d.get("error")]
     if failed or result_data.get("stopped"):
         why = f" (the run stopped: {result_data['stopped']})" if result_data.get("stopped") else ""
@@ -385,9 +450,9 @@ def refresh_pr(ws: Workspace, env: ActionsEnv, gh: Github, args: argparse.Namesp
     _say(f"openwiki-git: refresh pull request {pull.operation}" + (f": {pull.url}" if pull.url else ""))
     _pr_outputs(env, pull.operation, pull.number, pull.url)
     write_summary(env, _refresh_summary(body, result_data, pull))
-    if result.unusable:
+    if unusable:
         print(ghactions.workflow_command(
-            "error", f"the model cannot be used: {result.unusable}. Check the api-key secret, model and base-url inputs",
+            "error", f"the model cannot be used: {unusable}. Check the api-key secret, model and base-url inputs",
             title="openwiki-git refresh",
         ))
         return 2
