@@ -15,11 +15,10 @@ Shard directories are data from other jobs: paths are checked (inside the wiki d
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from openwiki_git import sidecar as sidecar_codec
 from openwiki_git.errors import UsageError
 from openwiki_git.workspace import Workspace
 
@@ -69,24 +68,13 @@ def _shard_files(ws: Workspace, shard: Path) -> dict[str, bytes | None]:
     return files
 
 
-def _merge_sidecar(ws: Workspace, path: str, base: bytes | None, ours: bytes, theirs: bytes) -> bytes:
-    from openwiki_git.commands import merge_driver
-
-    wiki = ws.config.wiki_dir
-
-    def load(data: bytes | None) -> Any:
-        if data is None:
-            return None
-        return sidecar_codec.loads(data.decode("utf-8"), filename=path, page=path, wiki_dir=wiki)
-
-    merged, conflicts = merge_driver.merge(load(base), load(ours), load(theirs))
-    if conflicts:
-        raise UsageError(f"{path}: two shards decided the same claims differently: {'; '.join(conflicts)}")
-    return sidecar_codec.dumps(merged).encode("utf-8")
+SidecarMerge = Callable[[str, "bytes | None", bytes, bytes], bytes]
 
 
-def merge(ws: Workspace, dirs: Sequence[Path]) -> dict[str, Any]:
-    """Write every shard's files into the working tree; return the combined refresh result."""
+def merge(ws: Workspace, dirs: Sequence[Path], merge_sidecar: SidecarMerge) -> dict[str, Any]:
+    """Write every shard's files into the working tree; return the combined refresh result.
+    `merge_sidecar(path, base, ours, theirs)` merges a sidecar two shards changed (the command
+    passes the merge driver's claim-by-claim merge)."""
     if not dirs:
         raise UsageError("--from-shards: no shard directory given")
     results: list[dict[str, Any]] = []
@@ -106,7 +94,7 @@ def merge(ws: Workspace, dirs: Sequence[Path]) -> dict[str, Any]:
                     raise UsageError(f"{path}: changed differently by two shards", "shard by page: refresh --shard I/N")
                 base = ws.repo.read(path, "HEAD")
                 base_bytes = base.text.encode("utf-8") if base.text is not None else None
-                data = _merge_sidecar(ws, path, base_bytes, written[path], data)  # type: ignore[arg-type]
+                data = merge_sidecar(path, base_bytes, written[path], data)  # type: ignore[arg-type]
             written[path] = data
     for path, data in written.items():
         target = ws.repo.root / path

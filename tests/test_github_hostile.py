@@ -350,6 +350,7 @@ def test_two_shards_merged_into_one_pull_request(repo, fake, refresh_env, model_
 
 def test_shards_that_changed_one_sidecar_are_merged_claim_by_claim(repo, tmp_path) -> None:
     from openwiki_git import shards
+    from openwiki_git.commands.github import merge_sidecar
     from openwiki_git.workspace import Workspace
 
     gs = stale_wiki(repo, pages=1, per_page=2)
@@ -366,7 +367,8 @@ def test_shards_that_changed_one_sidecar_are_merged_claim_by_claim(repo, tmp_pat
         (out / "files" / path).write_text(json.dumps(data, indent=2) + "\n")
         (out / "decisions.json").write_text(json.dumps({"decisions": [{"claim_id": g.claim_id}], "totals": {}}))
         outs.append(out)
-    merged = shards.merge(Workspace.open(repo.root), outs)
+    ws = Workspace.open(repo.root)
+    merged = shards.merge(ws, outs, lambda *parts: merge_sidecar(ws, *parts))
     by = {c["id"]: c["verifiedBy"] for c in json.loads(repo.read(path))["claims"]}
     assert by == {gs[0].claim_id: "model:shard0", gs[1].claim_id: "model:shard1"}
     assert len(merged["decisions"]) == 2 and merged["shards"] == 2
@@ -374,4 +376,4 @@ def test_shards_that_changed_one_sidecar_are_merged_claim_by_claim(repo, tmp_pat
     (outs[0] / "files" / "src").mkdir()
     (outs[0] / "files" / "src" / "evil.py").write_text("x")
     with pytest.raises(Exception, match="outside the wiki directory"):
-        shards.merge(Workspace.open(repo.root), outs)
+        shards.merge(ws, outs, lambda *parts: merge_sidecar(ws, *parts))

@@ -315,6 +315,22 @@ def cmd_refresh_pr(args: argparse.Namespace) -> int:
     return refresh_pr(ws, env, _client(env), args)
 
 
+def merge_sidecar(ws: Workspace, path: str, base: bytes | None, ours: bytes, theirs: bytes) -> bytes:
+    """A sidecar two shards changed, merged claim by claim as the merge driver merges branches."""
+    from openwiki_git import sidecar as sidecar_codec
+    from openwiki_git.commands import merge_driver
+
+    def load(data: bytes | None) -> Any:
+        if data is None:
+            return None
+        return sidecar_codec.loads(data.decode("utf-8"), filename=path, page=path, wiki_dir=ws.config.wiki_dir)
+
+    merged, conflicts = merge_driver.merge(load(base), load(ours), load(theirs))
+    if conflicts:
+        raise UsageError(f"{path}: two shards decided the same claims differently: {'; '.join(conflicts)}")
+    return str(sidecar_codec.dumps(merged)).encode("utf-8")
+
+
 def _parse_shard(text: str) -> tuple[int, int]:
     from openwiki_git.commands.refresh import parse_shard
 
@@ -404,7 +420,7 @@ def refresh_pr(ws: Workspace, env: ActionsEnv, gh: Github, args: argparse.Namesp
     if from_shards:
         from openwiki_git import shards
 
-        result_data = shards.merge(ws, from_shards)
+        result_data = shards.merge(ws, from_shards, lambda *parts: merge_sidecar(ws, *parts))
     else:
         result_data = _run_refresh(ws, args, refresher if refresher is not None else new_refresher(args)).to_dict()
     unusable = result_data.get("unusable")
