@@ -60,6 +60,7 @@ class FakeOpenAI:
         self.lock = threading.Lock()
         self.arrived = threading.Condition(self.lock)
         self.closed = threading.Event()  # set on exit: trickling replies stop
+        self._connections: set[Any] = set()  # open keep-alive connections, closed on exit
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -74,9 +75,21 @@ class FakeOpenAI:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        import socket
+
         self.closed.set()
         self._server.shutdown()
+        with self.lock:
+            connections = list(self._connections)
+        for conn in connections:  # a client's idle keep-alive connection: its handler thread ends
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         self._server.server_close()
+        for thread in threading.enumerate():
+            if thread.name.endswith("(process_request_thread)"):
+                thread.join(timeout=10)
 
     def enqueue(self, *replies: Reply) -> FakeOpenAI:
         with self.lock:
@@ -103,6 +116,16 @@ class FakeOpenAI:
 
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def setup(self) -> None:
+                super().setup()
+                with server.lock:
+                    server._connections.add(self.connection)
+
+            def finish(self) -> None:
+                with server.lock:
+                    server._connections.discard(self.connection)
+                super().finish()
 
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 length = int(self.headers.get("content-length") or 0)

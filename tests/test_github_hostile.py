@@ -44,6 +44,18 @@ def _clean_redaction() -> Any:
     redact._reset_for_tests()
 
 
+@pytest.fixture(autouse=True)
+def _no_call_left_running() -> Any:
+    """Calls abandoned at a deadline end once their server is gone: wait for them, so no thread
+    outlives the test (graph_split, for one, will not fork while other threads run)."""
+    import threading
+
+    yield
+    for thread in threading.enumerate():
+        if thread.name.startswith("owg-refresh-"):
+            thread.join(timeout=60)
+
+
 @pytest.fixture
 def model_key(monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv("OWG_API_KEY", KEY)

@@ -488,7 +488,7 @@ def _open_saved(env: ActionsEnv, gh: Github, repo_name: str, base: str, branch: 
         return _blocked(env, e, body, branch)
     _say(f"openwiki-git: refresh pull request created from the saved branch: {pull.url}")
     _pr_outputs(env, pull.operation, pull.number, pull.url)
-    text = body.split("\n", 1)[1] if body.startswith(ghactions.REFRESH_MARKER) else body
+    text = _visible(body)
     write_summary(env, f"{text.rstrip()}\n\n**Opened [#{pull.number}]({pull.url}) from the decisions saved on `{branch}`.**\n")
     return 0
 
@@ -498,13 +498,18 @@ def _blocked(env: ActionsEnv, e: Any, body: str, branch: str) -> int:
     the fix; the branch keeps them, so the next run does not pay for them again. Exit 2."""
     print(ghactions.workflow_command("error", f"{e.message}. {e.hint}", title="openwiki-git: no pull request"))
     _pr_outputs(env, "branch-only", None, None)
-    text = body.split("\n", 1)[1] if body.startswith(ghactions.REFRESH_MARKER) else body
+    text = _visible(body)
     write_summary(
         env,
         f"{text.rstrip()}\n\n> [!WARNING]\n> GitHub refused to open the pull request: {ghactions.md_text(e.message)}.\n"
         f"> Fix: {ghactions.md_text(e.hint or '')}.\n> The decisions above are saved on the branch `{branch}`.\n",
     )
     return 2
+
+
+def _visible(body: str) -> str:
+    """The pull request body without its hidden marker line (for the step summary)."""
+    return body.split("\n", 1)[1] if body.startswith(ghactions.REFRESH_MARKER) else body
 
 
 def _body_from_message(message: str) -> str | None:
@@ -561,7 +566,7 @@ def _refresh_summary(body: str, result: Mapping[str, Any], pull: Any) -> str:
         if pull.operation == "closed":
             text += f" The open pull request [#{pull.number}]({pull.url}) is no longer needed and was closed."
         return text + "\n"
-    text = body.split("\n", 1)[1] if body.startswith(ghactions.REFRESH_MARKER) else body
+    text = _visible(body)
     where = f"[#{pull.number}]({pull.url})" if pull.number else ""
     note = {
         "created": f"Opened {where}.",
