@@ -30,11 +30,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from scripted_refresher import ScriptedRefresher  # noqa: E402 - the tests' scripted model
+from scripted_refresher import ScriptedRefresher  # the tests' scripted model
 
-from openwiki_git.main import main  # noqa: E402
-from openwiki_git.refresher import RefreshOptions, ReviewRequest, run_refresh  # noqa: E402
-from openwiki_git.workspace import Workspace  # noqa: E402
+from openwiki_git.main import main
+from openwiki_git.refresher import RefreshOptions, ReviewRequest, run_refresh
+from openwiki_git.workspace import Workspace
 
 _MARKED = re.compile(r"^\s*(\d+)>\| ?(.*)$", re.M)
 _CURRENT = re.compile(r"^Current text of (\S+),", re.M)
