@@ -97,14 +97,20 @@ def connect(token: str, *, base_url: str | None = None) -> Github:
     )
 
 
-def bot_login(gh: Github) -> str:
-    """Who this token writes as: the user of a personal token, else (GITHUB_TOKEN and App tokens
-    may not read /user) github-actions[bot]."""
+USER_TOKEN_PREFIXES = ("ghp_", "github_pat_", "gho_", "ghu_")  # tokens that act as a person
+
+
+def comment_author(gh: Github, token: str | None) -> str | None:
+    """Who this token writes comments as, when that is one known login: the user of a personal or
+    OAuth token (read from /user). None for GITHUB_TOKEN and GitHub App installation tokens, which
+    write as a bot (github-actions[bot], <app>[bot]) and may not read /user."""
+    if not token or not token.startswith(USER_TOKEN_PREFIXES):
+        return None
     try:
         login = gh.get_user().login
     except (GithubException, requests.RequestException):
-        return DEFAULT_BOT
-    return str(login) if login else DEFAULT_BOT
+        return None
+    return str(login) if login else None
 
 
 # -- errors ----------------------------------------------------------------------------------------
@@ -169,6 +175,15 @@ def _login(comment: Any) -> str | None:
     return getattr(user, "login", None) if user is not None else None
 
 
+def _written_by(comment: Any, author: str | None) -> bool:
+    """By `author`; with no author known, by a bot (a person's comment is never taken over)."""
+    login = _login(comment) or ""
+    if author is not None:
+        return login == author
+    user = getattr(comment, "user", None)
+    return login.endswith("[bot]") or getattr(user, "type", None) == "Bot"
+
+
 def _same_text(a: str | None, b: str | None) -> bool:
     def norm(s: str | None) -> str:
         return (s or "").replace("\r\n", "\n").strip()
@@ -177,14 +192,14 @@ def _same_text(a: str | None, b: str | None) -> bool:
 
 
 def find_sticky_comment(
-    gh: Github, repo_name: str, number: int, *, marker: str = STICKY_MARKER, author: str | None = DEFAULT_BOT
+    gh: Github, repo_name: str, number: int, *, marker: str = STICKY_MARKER, author: str | None = None
 ) -> Any | None:
-    """The first comment on the pull request written by `author` whose body starts with `marker`,
-    across every page (a person's comment quoting the marker is never taken over)."""
+    """The first comment on the pull request whose body starts with `marker`, written by `author`
+    (None: by a bot), across every page: a person's comment quoting the marker is never taken over."""
     with _api(f"listing the comments of {repo_name}#{number}"):
         issue = gh.get_repo(repo_name).get_issue(number)
         for comment in issue.get_comments():
-            if _is_sticky(comment.body, marker) and (author is None or _login(comment) == author):
+            if _is_sticky(comment.body, marker) and _written_by(comment, author):
                 return comment
     return None
 
@@ -197,9 +212,9 @@ def upsert_sticky_comment(
     *,
     create: bool = True,
     marker: str = STICKY_MARKER,
-    author: str | None = DEFAULT_BOT,
+    author: str | None = None,
 ) -> CommentResult:
-    """Edit the one sticky comment (by `author`) to `body`; create it only when `create` (so an
+    """Edit the one sticky comment (by `author`, None: by a bot) to `body`; create it only when `create` (so an
     all-clear note is never a new comment); write nothing when it already says `body`."""
     if not _is_sticky(body, marker):
         raise GitHubError(f"the comment body must start with the marker {marker}")
@@ -444,7 +459,7 @@ __all__ = [
     "OpenPull",
     "PullResult",
     "ReadOnlyTokenError",
-    "bot_login",
+    "comment_author",
     "branch_commit",
     "connect",
     "files_at",

@@ -102,7 +102,7 @@ class FakeGitHub:
             "body": c["body"],
             "url": f"{API}/repos/{REPO}/issues/comments/{c['id']}",
             "html_url": f"https://github.com/{REPO}/pull/{c['issue']}#issuecomment-{c['id']}",
-            "user": {"login": c["user"], "type": "Bot"},
+            "user": {"login": c["user"], "type": "Bot" if c["user"].endswith("[bot]") else "User"},
         }
 
     def list_comments(self, m: re.Match[str], _body: Any) -> tuple[int, Any, dict[str, str]]:

@@ -60,8 +60,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     c.add_argument("--no-comment", action="store_true", help="annotations and summary only; no API call")
     c.add_argument(
         "--comment-author", metavar="LOGIN",
-        help="who writes the sticky comment (default: the token's user, else github-actions[bot]); "
-        "comments by anyone else are never edited",
+        help="who writes the sticky comment (default: a personal token's user, else any bot account, as "
+        "GITHUB_TOKEN and App tokens write); comments by anyone else are never edited",
     )
     c.set_defaults(run=cmd_comment)
 
@@ -283,7 +283,7 @@ def comment(
 
         body = redact(ghactions.render_comment(data, links))
         try:
-            who = author or github_api.bot_login(gh)
+            who = author or github_api.comment_author(gh, env.token)
             result = github_api.upsert_sticky_comment(gh, repo_name, int(number), body, create=bool(stale), author=who)
         except github_api.ReadOnlyTokenError as e:
             print(ghactions.workflow_command("warning", f"{e.message}. {e.hint}", title="openwiki-git: no comment"))
