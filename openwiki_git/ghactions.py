@@ -354,6 +354,39 @@ def _decision_md(d: Mapping[str, Any], links: Links, wiki_dir: str, checked_at: 
     return out
 
 
+def render_plan(result: Mapping[str, Any], *, wiki_dir: str = ".openwiki", limit: int = SUMMARY_LIMIT) -> str:
+    """A dry run (`--plan`) for the step summary: each claim that would be sent, with its estimated
+    tokens and cost, the ones that would not and why, then the estimate's totals."""
+    plan = result.get("plan") or {}
+    out = [
+        "## openwiki-git: refresh plan (no model was called)",
+        "",
+        f"{_plural(int(plan.get('claims_to_send') or 0), 'claim')} would be sent to {code(result.get('model') or 'none')}: "
+        f"~{int(plan.get('tokens_in') or 0):,} tokens in, ~{int(plan.get('tokens_out') or 0):,} out, "
+        f"~{_cost(plan.get('cost'))} (estimates).",
+        "",
+        "| Page | Claim | Sent? | Tokens in / out (est.) | Cost (est.) |",
+        "|---|---|---|---|---|",
+    ]
+    used = _size(out) + 200
+    for d in result.get("decisions", []):
+        p = d.get("planned")
+        page = md_cell(f"{wiki_dir}/{d.get('page')}")
+        if d.get("verdict"):
+            row = f"| {page} | {code(short_id(d['claim_id']))} | confirmed without a model ({md_cell(d.get('trivial') or '')}) | 0 | $0.0000 |"
+        elif p is not None and p.get("send"):
+            row = (f"| {page} | {code(short_id(d['claim_id']))} | yes | ~{int(p['tokens_in']):,} / ~{int(p['tokens_out']):,} "
+                   f"| ~{_cost(p.get('cost'))} |")
+        else:
+            row = f"| {page} | {code(short_id(d['claim_id']))} | no: {md_cell(d.get('skipped') or d.get('error') or '')} | | |"
+        if used + _size([row]) > limit:
+            out.append("| … | | more than fit in the summary | | |")
+            break
+        out.append(row)
+        used += _size([row])
+    return "\n".join(out + [""])
+
+
 def refresh_counts(result: Mapping[str, Any]) -> dict[str, int]:
     """confirm / revise / retract / stale (left as it was) counts of a refresh result."""
     counts = {"confirm": 0, "revise": 0, "retract": 0, "stale": 0}

@@ -40,7 +40,7 @@ def run_step(action: dict, step_id: str = "run") -> dict:
 
 INPUTS = {
     "mode", "github-token", "base", "fail-on-stale", "comment-author", "model", "base-url", "api-key", "max-claims",
-    "timeout", "deadline", "max-concurrency", "shard", "shard-dir", "branch",
+    "timeout", "deadline", "max-concurrency", "plan", "shard", "shard-dir", "branch",
 }
 SHA_PIN = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+@[0-9a-f]{40}$")
 
@@ -201,6 +201,13 @@ def test_refresh_mode_inputs_reach_the_cli(action, tmp_path) -> None:
         "bot/wiki", "develop", "m-1", "http://127.0.0.1:9/v1", 7, "OWG_API_KEY",
     )
     assert (args.timeout, args.deadline, args.max_concurrency) == (30.0, 900.0, 8)
+
+
+def test_plan_input_reaches_the_cli(action, tmp_path) -> None:
+    rc, argv, _ = run_script(action, tmp_path, {"mode": "refresh", "plan": "true"})
+    assert rc == 0 and argv[-1] == "--plan" and cli_parse(argv).plan is True
+    rc, argv, _ = run_script(action, tmp_path, {"mode": "refresh", "plan": "perhaps"})
+    assert rc == 2 and argv == []
 
 
 def test_shard_modes_reach_the_cli(action, tmp_path) -> None:

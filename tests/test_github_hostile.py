@@ -389,3 +389,15 @@ def test_shards_that_changed_one_sidecar_are_merged_claim_by_claim(repo, tmp_pat
     (outs[0] / "files" / "src" / "evil.py").write_text("x")
     with pytest.raises(Exception, match="outside the wiki directory"):
         shards.merge(ws, outs, lambda *parts: merge_sidecar(ws, *parts))
+
+
+def test_refresh_pr_plan_calls_no_model_and_writes_nothing(repo, fake, refresh_env, monkeypatch, capsys) -> None:
+    stale_wiki(repo, pages=1, per_page=2)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    before = repo.snapshot()
+    with FakeOpenAI() as server:
+        assert repo.run("github", "refresh-pr", "--plan", "--base-url", server.base_url) == 0
+    assert server.requests == [] and fake.log == [] and repo.snapshot() == before
+    summary = refresh_env["summary"].read_text("utf-8")
+    assert "refresh plan (no model was called)" in summary and "2 claims would be sent" in summary
+    assert summary.count("| yes | ~") == 2

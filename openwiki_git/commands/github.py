@@ -79,6 +79,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     r.add_argument("--deadline", type=float, metavar="SECONDS", help="deadline of the model calls of the run: then what is decided is published")
     r.add_argument("--max-concurrency", type=int, metavar="N", help="claims sent to the model at once (default 4)")
     r.add_argument(
+        "--plan", "--dry-run", dest="plan", action="store_true",
+        help="call no model and write nothing: the job summary lists what would be sent, with estimated tokens and cost",
+    )
+    r.add_argument(
         "--from-shards", nargs="+", type=Path, metavar="DIR",
         help="no model call: merge what `github refresh-shard` jobs saved in these directories, then publish",
     )
@@ -397,6 +401,13 @@ def refresh_pr(ws: Workspace, env: ActionsEnv, gh: Github, args: argparse.Namesp
     if parent is None:
         raise GitError("the repository has no commit to build the refresh on", "check out the base branch first")
 
+    if getattr(args, "plan", False):
+        plan = _run_refresh(ws, args, None).to_dict()
+        write_summary(env, ghactions.render_plan(plan, wiki_dir=ws.config.wiki_dir))
+        totals = plan["plan"]
+        _say(f"openwiki-git: plan: {totals['claims_to_send']} claims would be sent; no model call, nothing written")
+        return 0
+
     before = _check(ws)
     fingerprint = _fingerprint(ws, before, args)
     existing = github_api.find_open_pull(gh, repo_name, branch=branch, base=base)
@@ -691,6 +702,7 @@ def _run_refresh(ws: Workspace, args: argparse.Namespace, refresher: Any) -> Any
         deadline=getattr(args, "deadline", None),
         max_concurrency=getattr(args, "max_concurrency", None),
         shard=getattr(args, "shard", None),
+        dry_run=bool(getattr(args, "plan", False)),
         endpoint_from_config=False,  # the repository's config may not pick where the key goes
         progress=lambda line: print(redact(line), file=sys.stderr, flush=True),
     )
