@@ -179,6 +179,25 @@ def is_due(
     return (now - verified).total_seconds() >= reverify_after_seconds
 
 
+def next_due_change(
+    claim: Claim, now: datetime, reverify_after_seconds: int | None, stale_after: str | None = None
+) -> float | None:
+    """The first instant (POSIX seconds) after `now` at which `is_due` may answer otherwise for
+    this claim, None when never (a cached verdict holds until then)."""
+    if stale_after is None and reverify_after_seconds is None:
+        return None
+    moments = []
+    verified = _instant(claim.verified_at) if claim.verified_at else None
+    if stale_after is not None:
+        limit = _instant(stale_after)
+        if limit is not None:
+            moments.append(limit.timestamp())
+    if reverify_after_seconds is not None and verified is not None:
+        moments.append(verified.timestamp() + reverify_after_seconds)
+    later = [m for m in moments if m > now.timestamp()]
+    return min(later) if later else None
+
+
 def _instant(text: str) -> datetime | None:
     """An ISO 8601 instant with an offset, or None (unparseable, or a naive local time)."""
     try:

@@ -63,6 +63,13 @@ class Repo:
         return Path(self._repo.path).resolve()
 
     @property
+    def index_path(self) -> str:
+        """The index file git reads: $GIT_INDEX_FILE (relative to the cwd, as git takes it) or
+        <git dir>/index. Its stat tells check's cache whether tracking may have changed."""
+        env = os.environ.get("GIT_INDEX_FILE")
+        return os.path.abspath(env) if env else os.path.join(str(self.git_dir), "index")
+
+    @property
     def index(self) -> pygit2.Index:
         if self._index is None:
             self._index = self._repo.index

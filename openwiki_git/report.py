@@ -4,11 +4,18 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable, Iterable
+from json.encoder import encode_basestring  # what json.dumps(s, ensure_ascii=False) writes, in C
+from typing import TYPE_CHECKING, Any, Union
 
 from openwiki_git import PRODUCER
-from openwiki_git.checker import summarize
-from openwiki_git.model import Cause, ClaimResult, Mark
+
+if TYPE_CHECKING:  # check's warm path imports neither the model nor the checker
+    from openwiki_git.model import Cause, Claim, ClaimResult, Mark
+
+# One claim of a streamed report: its record (claim_data), or (page, page_path, claim) for a
+# plainly fresh claim, whose record follows from the claim alone (plain_claim_json).
+Item = Union[dict[str, Any], tuple[str, str, "Claim"]]
 
 REPORT_SCHEMA_ID = "https://openwiki-git.dev/schemas/check-report.schema.json"
 
@@ -56,7 +63,108 @@ def cause_data(c: Cause) -> dict[str, Any]:
     }
 
 
+def is_plain(r: ClaimResult) -> bool:
+    """Whether the claim's record is plain_claim_json's: fresh, its marker present, not due, no
+    note, no mark, and every evidence fresh where it was, unchanged."""
+    if r.status != "fresh" or not r.marker_present or r.due or r.notes or r.claim.mark is not None:
+        return False
+    return all(
+        e.status == "fresh" and e.current_resource == e.resource and e.reason == "unchanged" and not e.hunk
+        for e in r.evidence
+    )
+
+
+def is_problem(c: dict[str, Any]) -> bool:
+    """What `--only-problems` lists: a claim that is not fresh, lacks its marker or is due."""
+    return c["status"] != "fresh" or not c["marker_present"] or bool(c["due"])
+
+
+def plain_claim_data(page: str, page_path: str, claim: Claim) -> dict[str, Any]:
+    """claim_data(r) of a plain claim (is_plain): it follows from the claim alone."""
+    return {
+        "id": claim.id, "page": page, "page_path": page_path, "statement": claim.statement, "status": "fresh",
+        "evidence": [
+            {"resource": e.resource, "status": "fresh", "current_resource": e.resource, "reason": "unchanged"}
+            for e in claim.evidence
+        ],
+        "marker": f"[^c-{claim.id.removeprefix('claim_')[:8]}]", "marker_present": True, "due": False,
+        "verified_at": claim.verified_at, "notes": [],
+    }
+
+
+def plain_claim_json(page: str, page_path: str, claim: Claim) -> str:
+    """`claim_json(plain_claim_data(...))`, written without the dict and the pure-Python
+    indenting encoder (tests compare the two, and with claim_data). A field added to claim_data
+    must be added to both."""
+    if not claim.evidence:
+        return claim_json(plain_claim_data(page, page_path, claim))
+    q = encode_basestring
+    evidence = ",\n".join(
+        f'        {{\n          "resource": {q(e.resource)},\n          "status": "fresh",\n'
+        f'          "current_resource": {q(e.resource)},\n          "reason": "unchanged"\n        }}'
+        for e in claim.evidence
+    )
+    verified = q(claim.verified_at) if claim.verified_at is not None else "null"
+    return (
+        f'    {{\n      "id": {q(claim.id)},\n      "page": {q(page)},\n      "page_path": {q(page_path)},\n'
+        f'      "statement": {q(claim.statement)},\n      "status": "fresh",\n'
+        f'      "evidence": [\n{evidence}\n      ],\n'
+        f'      "marker": {q("[^c-" + claim.id.removeprefix("claim_")[:8] + "]")},\n      "marker_present": true,\n'
+        f'      "due": false,\n      "verified_at": {verified},\n      "notes": []\n    }}'
+    )
+
+
+def claim_json(c: dict[str, Any]) -> str:
+    """One claim record as it stands in the indented report (json.dumps of the whole, indent 2)."""
+    return "    " + json.dumps(c, indent=2, ensure_ascii=False).replace("\n", "\n    ")
+
+
+def write_json(
+    write: Callable[[str], Any], head: dict[str, Any], claims: Iterable[str], tail: Callable[[], dict[str, Any]]
+) -> None:
+    """`to_json({**head, "claims": [...], **tail()})`, written as the claims come (`claims` are
+    claim_json strings; `tail()`, called after the last, gives `summary` and any extra key)."""
+    write("{\n")
+    for key, value in head.items():
+        write(f"  {json.dumps(key)}: {_indented(value)},\n")
+    first = True
+    for text in claims:
+        write('  "claims": [\n' if first else ",\n")
+        write(text)
+        first = False
+    write('  "claims": [],\n' if first else "\n  ],\n")
+    rest = tail()
+    write(",\n".join(f"  {json.dumps(key, ensure_ascii=False)}: {_indented(value)}" for key, value in rest.items()))
+    write("\n}\n")
+
+
+def _indented(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+
+
+def claim_text(c: dict[str, Any], *, verbose: bool = False) -> list[str]:
+    """The text lines of one claim record (none for a fresh claim unless `verbose`)."""
+    lines = []
+    if c["status"] != "fresh" or verbose:
+        lines.append(claim_line(c))
+    if not c["marker_present"]:
+        lines.append(f"{c['page_path']}: {c['id']}: marker {c['marker']} is missing from the page's prose")
+    if c["due"] and c["status"] == "fresh":
+        lines.append(f"{c['page_path']}: {c['id']}: due for re-verification (last verified {c['verified_at']})")
+    return lines
+
+
+def summary_line(s: dict[str, Any]) -> str:
+    return (
+        f"{s['total']} claims: {s['fresh']} fresh, {s['stale']} stale, {s['unresolved']} unresolved"
+        + (f", {s['missing_markers']} without a marker" if s["missing_markers"] else "")
+        + (f", {s['due']} due" if s["due"] else "")
+    )
+
+
 def build(results: list[ClaimResult], *, wiki_dir: str, source: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    from openwiki_git.checker import summarize
+
     report: dict[str, Any] = {
         "$schema": REPORT_SCHEMA_ID,
         "tool": PRODUCER,
@@ -89,16 +197,6 @@ def claim_line(c: dict[str, Any]) -> str:
 def to_text(report: dict[str, Any], *, verbose: bool = False) -> str:
     lines = []
     for c in report["claims"]:
-        if c["status"] != "fresh" or verbose:
-            lines.append(claim_line(c))
-        if not c["marker_present"]:
-            lines.append(f"{c['page_path']}: {c['id']}: marker {c['marker']} is missing from the page's prose")
-        if c["due"] and c["status"] == "fresh":
-            lines.append(f"{c['page_path']}: {c['id']}: due for re-verification (last verified {c['verified_at']})")
-    s = report["summary"]
-    lines.append(
-        f"{s['total']} claims: {s['fresh']} fresh, {s['stale']} stale, {s['unresolved']} unresolved"
-        + (f", {s['missing_markers']} without a marker" if s["missing_markers"] else "")
-        + (f", {s['due']} due" if s["due"] else "")
-    )
+        lines.extend(claim_text(c, verbose=verbose))
+    lines.append(summary_line(report["summary"]))
     return "\n".join(lines) + "\n"
