@@ -309,11 +309,13 @@ def judge(
     *,
     wiki_dir_arg: str | None,
     use_cache: bool,
+    record: Any,
     findings: Any,
     now: Any,
 ) -> Judged:
     """Every page's entry: reused while its keys hold (`use_cache`), else its sidecar loaded and
-    its claims judged against the working tree. `findings(page, text)` gives a judged page's extra
+    its claims judged against the working tree. `record(result)` is a claim's report record, None
+for a plainly fresh one (not stored: report.plain_claim_json writes it from the claim). `findings(page, text)` gives a judged page's extra
     findings (commands/check.py: page_findings), kept with its entry. Errors are those of
     `Wiki.load_all`, in the same order. With `use_cache`, what changed is written back."""
     from openwiki_git.errors import OpenwikiError, StoreError
@@ -363,7 +365,7 @@ def judge(
             owner[claim_id] = page
     judged = Judged([p for p in pages if p in entries or p in loaded], entries)
     if loaded:
-        _judge_pages(ws, judged, loaded, keys, keep, findings, now, started_ns)
+        _judge_pages(ws, judged, loaded, keys, keep, record, findings, now, started_ns)
     if use_cache:
         data = {"format": FORMAT, "key": key, "index_path": index_path, "wiki_dir": config.wiki_dir,
                 "index": None if racy(started_ns, index_now) else index_now, "pages": _bounded(keep)}
@@ -437,9 +439,9 @@ class _Reuse:
 
 
 def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str, Any], keep: dict[str, Entry],
-                 findings: Any, now: Any, started_ns: int) -> None:
+                 record: Any, findings: Any, now: Any, started_ns: int) -> None:
     """Judge the loaded pages' claims and build their entries."""
-    from openwiki_git import checker, citations, report
+    from openwiki_git import checker, citations
 
     config, wiki = ws.config, ws.wiki
     resolver = ws.resolver("worktree")
@@ -481,7 +483,7 @@ def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str
         entry = {
             "sidecar": keys[page][0], "page": keys[page][1], "files": files,
             "summary": checker.summarize(rs),
-            "notable": [report.claim_data(r, config.wiki_dir) for r in rs if not report.is_plain(r)],
+            "notable": [c for c in map(record, rs) if c is not None],
             "ids": "\n".join(c.id for c in sc.claims), "until": until, "findings": findings(page, text),
         }
         judged.entries[page] = entry

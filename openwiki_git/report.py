@@ -127,12 +127,17 @@ def write_json(
     write("{\n")
     for key, value in head.items():
         write(f"  {json.dumps(key)}: {_indented(value)},\n")
-    first = True
+    opened = False
+    batch: list[str] = []  # a few hundred claims per write: memory stays bounded, calls few
     for text in claims:
-        write('  "claims": [\n' if first else ",\n")
-        write(text)
-        first = False
-    write('  "claims": [],\n' if first else "\n  ],\n")
+        batch.append(text)
+        if len(batch) == 500:
+            write((",\n" if opened else '  "claims": [\n') + ",\n".join(batch))
+            opened, batch = True, []
+    if batch:
+        write((",\n" if opened else '  "claims": [\n') + ",\n".join(batch))
+        opened = True
+    write("\n  ],\n" if opened else '  "claims": [],\n')
     rest = tail()
     write(",\n".join(f"  {json.dumps(key, ensure_ascii=False)}: {_indented(value)}" for key, value in rest.items()))
     write("\n}\n")

@@ -95,6 +95,7 @@ def judge(ws: Workspace, args: argparse.Namespace, *, use_cache: bool) -> checkc
         ws,
         wiki_dir_arg=getattr(args, "wiki_dir", None),
         use_cache=use_cache,
+        record=lambda r: None if report.is_plain(r) else report.claim_data(r, ws.config.wiki_dir),
         findings=lambda page, text: page_findings(ws, page, text),
         now=datetime.now(timezone.utc),
     )
@@ -214,6 +215,7 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
     with the `hunk` that changed it, plus `base` (the merge base), `head` and `base_rev`."""
     from openwiki_git import citations, gitdiff
     from openwiki_git.commands import hook
+    from openwiki_git.model import ClaimResult
 
     head_id = ws.repo.commit_id(head or "HEAD")
     base_rev = ws.repo.commit_id(base)
