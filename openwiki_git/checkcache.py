@@ -266,8 +266,8 @@ def answer(start: str | None, wiki_dir_arg: str | None) -> dict[str, Any] | None
     if lstat_file(data["index_path"]) != data["index"] or started_ns < data.get("written_ns", 0):
         return None
     wiki = os.path.join(root, data["wiki_dir"])
-    if os.path.islink(wiki):
-        return None
+    if os.path.islink(wiki) or not os.path.isdir(os.path.join(wiki, ".claims")):
+        return None  # whatever the full path says of a missing wiki, it says it
     pages = data["pages"]
     listed = _sidecar_pages(os.path.join(wiki, ".claims"))
     if listed is None or listed != sorted(pages):
@@ -295,13 +295,12 @@ def answer(start: str | None, wiki_dir_arg: str | None) -> dict[str, Any] | None
 # -- judging with a Workspace: only the pages whose keys no longer hold ----------------------------
 class Judged:
     """One run's view of the wiki: every page with a sidecar, in order, each with its entry (from
-    the cache or judged now); the sidecars and results of the pages judged now."""
+    the cache or judged now); the sidecars of the pages judged now."""
 
     def __init__(self, pages: list[str], entries: dict[str, Entry]) -> None:
         self.pages = pages
         self.entries = entries
         self.sidecars: dict[str, Any] = {}  # page -> Sidecar, judged this run
-        self.results: dict[str, list[Any]] = {}  # page -> its ClaimResults, judged this run
 
 
 def judge(
@@ -441,9 +440,9 @@ class _Reuse:
 def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str, Any], keep: dict[str, Entry],
                  record: Any, findings: Any, now: Any, started_ns: int) -> None:
     """Judge the loaded pages' claims and build their entries."""
-    from openwiki_git import checker, citations
+    from openwiki_git import checker
 
-    config, wiki = ws.config, ws.wiki
+    config = ws.config
     resolver = ws.resolver("worktree")
     texts: dict[str, str | None] = {}
 
@@ -462,13 +461,9 @@ def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str
     for page, sc in loaded.items():
         rs = by_page.get(page, [])
         text = page_text(page)
-        if config.strict_openwiki and text is not None and not citations.markers_in(text):
-            # OpenWiki's pages carry no claim markers: on a page that uses none, none is missing.
-            import dataclasses
-
-            rs = [r if r.marker_present else dataclasses.replace(r, marker_present=True) for r in rs]
+        if config.strict_openwiki:
+            rs = checker.markers_optional(rs, text)
         judged.sidecars[page] = sc
-        judged.results[page] = rs
         stale_after = checker.page_stale_after(text)
         untils = [checker.next_due_change(c, now, config.reverify_after_seconds, stale_after) for c in sc.claims]
         until = min((u for u in untils if u is not None), default=None)

@@ -7,6 +7,7 @@ every claim that cites it, and each (resource, version) pair is resolved once.
 from __future__ import annotations
 
 import binascii
+import dataclasses
 import re
 from collections.abc import Callable
 from datetime import datetime
@@ -248,6 +249,14 @@ def check_all(
             due = now is not None and is_due(claim, now, reverify_after_seconds, stale_after)
             out.append(check_claim(page, claim, resolver, page_text=text, due=due, markers=markers))
     return out
+
+
+def markers_optional(results: list[ClaimResult], text: str | None) -> list[ClaimResult]:
+    """OpenWiki mode: OpenWiki's pages carry no claim markers, so on a page (`text`, the page of
+    every one of `results`) that uses none, none is missing."""
+    if text is None or citations.markers_in(text):
+        return results
+    return [r if r.marker_present else dataclasses.replace(r, marker_present=True) for r in results]
 
 
 def summarize(results: list[ClaimResult]) -> dict[str, int]:

@@ -92,10 +92,14 @@ def _records(diff: pygit2.Diff, rename_threshold: int) -> tuple[FileChange, ...]
 
 
 def _tree(repo: Repo, commit: str) -> pygit2.Tree:
-    obj = repo.pygit2.get(commit)
-    if not isinstance(obj, pygit2.Commit):
-        raise GitError(f"{commit}: not a commit")
-    return obj.tree
+    """A commit's tree, looked up once per commit (the hook asks for it once per sidecar)."""
+    tree = repo._trees.get(commit)
+    if tree is None:
+        obj = repo.pygit2.get(commit)
+        if not isinstance(obj, pygit2.Commit):
+            raise GitError(f"{commit}: not a commit")
+        tree = repo._trees[commit] = obj.tree
+    return tree
 
 
 def staged(repo: Repo, *, rename_threshold: int = 50) -> Diff:

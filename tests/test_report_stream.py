@@ -56,5 +56,6 @@ def test_streamed_report_is_to_json_of_the_whole():
         out = io.StringIO()
         head = {k: whole[k] for k in ("$schema", "tool", "wiki_dir", "source")}
         claims = (report.claim_json(c) for c in whole["claims"])
-        report.write_json(out.write, head, claims, lambda: {"summary": whole["summary"], "only_problems": True})
+        tail = {"summary": whole["summary"], "only_problems": True}
+        report.write_json(out.write, head, claims, lambda tail=tail: tail)
         assert out.getvalue() == report.to_json(whole)

@@ -73,17 +73,14 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(out)
         s = data["summary"]
         return 0 if s["stale"] == 0 and s["unresolved"] == 0 else 1
-    if args.source != "worktree" or args.fix:
-        return _run_uncached(ws, args)
+    if args.source != "worktree" or args.fix or args.no_cache:
+        return _run_uncached(ws, args)  # the reference the cache is tested against (test_check_differential)
     with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes
-        judged = judge(ws, args, use_cache=not args.no_cache)
+        judged = judge(ws, args, use_cache=True)
     wanted = _wanted(ws, args)
     pages = [p for p in judged.pages if wanted is None or p in wanted]
 
     def items(page: str) -> Iterator[report.Item]:
-        if args.no_cache:  # every record built from the results: the reference the cache is tested against
-            yield from (report.claim_data(r, ws.config.wiki_dir) for r in judged.results[page])
-            return
         sc = judged.sidecars.get(page) or ws.wiki.load(page)
         yield from _items(page, f"{ws.config.wiki_dir}/{page}", judged.entries[page], sc)
 
@@ -192,7 +189,8 @@ def _wanted(ws: Workspace, args: argparse.Namespace) -> set[str] | None:
 
 
 def _run_uncached(ws: Workspace, args: argparse.Namespace) -> int:
-    """--fix and sources other than the working tree: every claim judged, the report built whole."""
+    """--fix, --no-cache and sources other than the working tree: every claim judged, the report
+    built whole."""
     results, extra = collect(ws, args)
     if args.fix:
         written = apply_fix(ws, results, pages=_wanted(ws, args))
@@ -245,33 +243,39 @@ def is_clean(data: dict[str, Any]) -> bool:
 
 
 def collect(ws: Workspace, args: argparse.Namespace) -> tuple[list[ClaimResult], dict[str, Any]]:
-    """Every claim's result (of the --page pages), judged from `args.source` without the cache."""
-    import dataclasses
-
-    from openwiki_git import citations
-    from openwiki_git.checker import check_all
+    """Every claim's result (of the --page pages), judged from `args.source` without the cache,
+    and the pages' findings (page_findings) as the report's extra keys."""
+    from openwiki_git.checker import check_all, markers_optional
 
     with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes
         sidecars = ws.wiki.load_all()
         wanted = _wanted(ws, args)
         if wanted is not None:
             sidecars = {p: sc for p, sc in sidecars.items() if p in wanted}
+        texts: dict[str, str | None] = {}
+
+        def page_text(page: str) -> str | None:  # read once: by the check, then by page_findings
+            if page not in texts:
+                texts[page] = ws.page_text(page)
+            return texts[page]
+
         results = check_all(
             sidecars,
             ws.resolver(args.source),
-            ws.page_text,
+            page_text,
             now=datetime.now(timezone.utc),
             reverify_after_seconds=ws.config.reverify_after_seconds,
         )
     if ws.config.strict_openwiki:
-        uses: dict[str, bool] = {}
-        out = []
-        for r in results:  # OpenWiki's pages carry no claim markers: on a page that uses none, none is missing
-            if r.page not in uses:
-                uses[r.page] = bool(citations.markers_in(ws.page_text(r.page) or ""))
-            out.append(r if r.marker_present or uses[r.page] else dataclasses.replace(r, marker_present=True))
-        results = out
-    return results, {}
+        by_page: dict[str, list[ClaimResult]] = {}
+        for r in results:
+            by_page.setdefault(r.page, []).append(r)
+        results = [r for page, rs in by_page.items() for r in markers_optional(rs, page_text(page))]
+    extra: dict[str, Any] = {}
+    for page in sorted(sidecars):  # each page's findings, in the order emit() adds them from the cache
+        for key, found in page_findings(ws, page, page_text(page)).items():
+            extra.setdefault(key, []).extend(found)
+    return results, extra
 
 
 def apply_fix(ws: Workspace, results: list[ClaimResult], *, pages: set[str] | None = None) -> list[str]:
