@@ -251,6 +251,24 @@ def _sidecar_pages(claims_dir: str) -> list[str] | None:
     return sorted(out)
 
 
+def trusted_location(start: str | None) -> tuple[str, str, frozenset[str], dict[str, Any]] | None:
+    """(work tree, git directory, tracked paths, cached data) when the cache vouches for them:
+    the repository found without pygit2 where a pygit2-opened run recorded it (every cache key
+    starts from one: a run without a cache opens git), and the index file unchanged since the
+    recorded paths were tracked. Else None: open the repository with pygit2."""
+    found = locate(start)
+    if found is None:
+        return None
+    root, git_dir, _ = found
+    data = read(os.path.join(git_dir, "openwiki-git", CACHE_NAME))
+    if data is None or data["key"][3:5] != (root, git_dir) or data.get("index") is None:
+        return None
+    if data.get("index_path") != os.path.join(git_dir, "index") or lstat_file(data["index_path"]) != data["index"]:
+        return None
+    tracked = frozenset(p for e in data["pages"].values() for p, k in e["files"].items() if k != "untracked")
+    return root, git_dir, tracked, data
+
+
 def answer(start: str | None, wiki_dir_arg: str | None) -> dict[str, Any] | None:
     """The cached data when nothing it depends on changed, else None (judge with a Workspace)."""
     started_ns = time.time_ns()
@@ -311,12 +329,14 @@ def judge(
     record: Any,
     findings: Any,
     now: Any,
+    cached: dict[str, Any] | None = None,
 ) -> Judged:
     """Every page's entry: reused while its keys hold (`use_cache`), else its sidecar loaded and
     its claims judged against the working tree. `record(result)` is a claim's report record, None
 for a plainly fresh one (not stored: report.plain_claim_json writes it from the claim). `findings(page, text)` gives a judged page's extra
     findings (commands/check.py: page_findings), kept with its entry. Errors are those of
-    `Wiki.load_all`, in the same order. With `use_cache`, what changed is written back."""
+    `Wiki.load_all`, in the same order. With `use_cache`, what changed is written back (`cached`:
+the cache's data, when the caller has read it)."""
     from openwiki_git.errors import OpenwikiError, StoreError
 
     started_ns = time.time_ns()
@@ -324,7 +344,7 @@ for a plainly fresh one (not stored: report.plain_claim_json writes it from the 
     root, git_dir = str(repo.root), str(repo.git_dir)
     path = ws.cache_path(CACHE_NAME)
     key = cache_key(root, git_dir, wiki_dir_arg)
-    old = read(path) if use_cache else None
+    old = (cached or read(path)) if use_cache else None
     if old is not None and (old.get("key") != key or started_ns < old.get("written_ns", 0)):
         old = None
     index_path = repo.index_path

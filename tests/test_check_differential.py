@@ -141,8 +141,13 @@ def edit(repo, rng: random.Random, saved: dict[str, str]) -> str:
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_cached_check_equals_no_cache_after_random_edits(wiki, capsys, small_window, seed, monkeypatch):
-    used = {"fast": 0, "reused": 0, "judged": 0}
-    real_answer, real_judge_pages = checkcache.answer, checkcache._judge_pages
+    used = {"fast": 0, "reused": 0, "judged": 0, "located": 0}
+    real_answer, real_judge_pages, real_trusted = checkcache.answer, checkcache._judge_pages, checkcache.trusted_location
+
+    def trusted(*args):
+        got = real_trusted(*args)
+        used["located"] += got is not None  # judged without opening git until it is needed
+        return got
 
     def answer(*args):
         got = real_answer(*args)
@@ -155,6 +160,7 @@ def test_cached_check_equals_no_cache_after_random_edits(wiki, capsys, small_win
         return real_judge_pages(ws, judged, loaded, *rest)
 
     monkeypatch.setattr(checkcache, "answer", answer)
+    monkeypatch.setattr(checkcache, "trusted_location", trusted)
     monkeypatch.setattr(checkcache, "_judge_pages", judge_pages)
     rng = random.Random(seed)
     saved: dict[str, str] = {}
@@ -169,4 +175,4 @@ def test_cached_check_equals_no_cache_after_random_edits(wiki, capsys, small_win
             reference = run(wiki, capsys, *argv, "--no-cache")
             assert cached == reference == again, (seed, kinds)
     assert {"same-size", "line", "statement"} & set(kinds)
-    assert used["fast"] and used["reused"] and used["judged"], used  # every path was compared
+    assert all(used.values()), used  # every path was compared

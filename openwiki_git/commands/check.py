@@ -66,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
             entries = cached["pages"]
             loader = _sidecar_loader(cached["key"][3], cached["wiki_dir"], entries)
             return emit(args, cached["wiki_dir"], entries, sorted(entries), loader)
-    ws = open_workspace(args)
+    trusted = None if (args.base or args.fix or args.no_cache) else checkcache.trusted_location(getattr(args, "directory", None))
+    ws = open_workspace(args) if trusted is None else _located_workspace(args, *trusted[:3])
     if args.base:
         data = ci_report(ws, args.base, args.head)
         out = report.to_json(data) if args.format == "json" else report.to_text(data, verbose=args.all)
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     if args.source != "worktree" or args.fix or args.no_cache:
         return _run_uncached(ws, args)  # the reference the cache is tested against (test_check_differential)
     with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes
-        judged = judge(ws, args, use_cache=True)
+        judged = judge(ws, args, use_cache=True, cached=trusted[3] if trusted is not None else None)
     wanted = _wanted(ws, args)
     pages = [p for p in judged.pages if wanted is None or p in wanted]
 
@@ -87,9 +88,25 @@ def run(args: argparse.Namespace) -> int:
     return emit(args, ws.config.wiki_dir, judged.entries, pages, items)
 
 
-def judge(ws: Workspace, args: argparse.Namespace, *, use_cache: bool) -> checkcache.Judged:
+def _located_workspace(args: argparse.Namespace, root: str, git_dir: str, tracked: frozenset[str]) -> Workspace:
+    """Workspace.open() for a repository the cache vouches for: git (pygit2) is opened only if
+    this run needs it (a file not known to be tracked, line-ending rules, another source)."""
+    from pathlib import Path
+
+    from openwiki_git.config import load_config
+    from openwiki_git.git import Repo
+    from openwiki_git.store import Wiki
+    from openwiki_git.workspace import Workspace
+
+    repo = Repo.located(root, git_dir, tracked)
+    config = load_config(repo.root, wiki_dir=getattr(args, "wiki_dir", None))
+    return Workspace(repo, config, Wiki(repo.root, config, Path(git_dir)))
+
+
+def judge(ws: Workspace, args: argparse.Namespace, *, use_cache: bool, cached: dict[str, Any] | None = None) -> checkcache.Judged:
     return checkcache.judge(
         ws,
+        cached=cached,
         wiki_dir_arg=getattr(args, "wiki_dir", None),
         use_cache=use_cache,
         record=lambda r: None if report.is_plain(r) else report.claim_data(r, ws.config.wiki_dir),
