@@ -13,9 +13,14 @@ from openwiki_git import PRODUCER
 if TYPE_CHECKING:  # check's warm path imports neither the model nor the checker
     from openwiki_git.model import Cause, Claim, ClaimResult, Mark
 
-# One claim of a streamed report: its record (claim_data), or (page, page_path, claim) for a
-# plainly fresh claim, whose record follows from the claim alone (plain_claim_json).
-Item = Union[dict[str, Any], tuple[str, str, "Claim"]]
+# One claim of a streamed report: its record (claim_data), or for a plainly fresh claim, whose
+# record follows from the claim alone (plain_claim_json), the Plain fields of its sidecar.
+Plain = tuple[str, str, str, str, tuple[str, ...], Union[str, None]]  # page, page_path, id, statement, resources, verified_at
+Item = Union[dict[str, Any], Plain]
+
+
+def plain(page: str, page_path: str, claim: Claim) -> Plain:
+    return (page, page_path, claim.id, claim.statement, tuple(e.resource for e in claim.evidence), claim.verified_at)
 
 REPORT_SCHEMA_ID = "https://openwiki-git.dev/schemas/check-report.schema.json"
 
@@ -79,37 +84,39 @@ def is_problem(c: dict[str, Any]) -> bool:
     return c["status"] != "fresh" or not c["marker_present"] or bool(c["due"])
 
 
-def plain_claim_data(page: str, page_path: str, claim: Claim) -> dict[str, Any]:
+def plain_claim_data(page: str, page_path: str, claim_id: str, statement: str, resources: tuple[str, ...],
+                     verified_at: str | None) -> dict[str, Any]:
     """claim_data(r) of a plain claim (is_plain): it follows from the claim alone."""
     return {
-        "id": claim.id, "page": page, "page_path": page_path, "statement": claim.statement, "status": "fresh",
+        "id": claim_id, "page": page, "page_path": page_path, "statement": statement, "status": "fresh",
         "evidence": [
-            {"resource": e.resource, "status": "fresh", "current_resource": e.resource, "reason": "unchanged"}
-            for e in claim.evidence
+            {"resource": resource, "status": "fresh", "current_resource": resource, "reason": "unchanged"}
+            for resource in resources
         ],
-        "marker": f"[^c-{claim.id.removeprefix('claim_')[:8]}]", "marker_present": True, "due": False,
-        "verified_at": claim.verified_at, "notes": [],
+        "marker": f"[^c-{claim_id.removeprefix('claim_')[:8]}]", "marker_present": True, "due": False,
+        "verified_at": verified_at, "notes": [],
     }
 
 
-def plain_claim_json(page: str, page_path: str, claim: Claim) -> str:
+def plain_claim_json(page: str, page_path: str, claim_id: str, statement: str, resources: tuple[str, ...],
+                     verified_at: str | None) -> str:
     """`claim_json(plain_claim_data(...))`, written without the dict and the pure-Python
     indenting encoder (tests compare the two, and with claim_data). A field added to claim_data
     must be added to both."""
-    if not claim.evidence:
-        return claim_json(plain_claim_data(page, page_path, claim))
+    if not resources:
+        return claim_json(plain_claim_data(page, page_path, claim_id, statement, resources, verified_at))
     q = encode_basestring
     evidence = ",\n".join(
-        f'        {{\n          "resource": {q(e.resource)},\n          "status": "fresh",\n'
-        f'          "current_resource": {q(e.resource)},\n          "reason": "unchanged"\n        }}'
-        for e in claim.evidence
+        f'        {{\n          "resource": {q(resource)},\n          "status": "fresh",\n'
+        f'          "current_resource": {q(resource)},\n          "reason": "unchanged"\n        }}'
+        for resource in resources
     )
-    verified = q(claim.verified_at) if claim.verified_at is not None else "null"
+    verified = q(verified_at) if verified_at is not None else "null"
     return (
-        f'    {{\n      "id": {q(claim.id)},\n      "page": {q(page)},\n      "page_path": {q(page_path)},\n'
-        f'      "statement": {q(claim.statement)},\n      "status": "fresh",\n'
+        f'    {{\n      "id": {q(claim_id)},\n      "page": {q(page)},\n      "page_path": {q(page_path)},\n'
+        f'      "statement": {q(statement)},\n      "status": "fresh",\n'
         f'      "evidence": [\n{evidence}\n      ],\n'
-        f'      "marker": {q("[^c-" + claim.id.removeprefix("claim_")[:8] + "]")},\n      "marker_present": true,\n'
+        f'      "marker": {q("[^c-" + claim_id.removeprefix("claim_")[:8] + "]")},\n      "marker_present": true,\n'
         f'      "due": false,\n      "verified_at": {verified},\n      "notes": []\n    }}'
     )
 

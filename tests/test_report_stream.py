@@ -34,8 +34,9 @@ def test_plain_claim_json_is_its_record():
         r = plain_result(rng, page)
         assert report.is_plain(r)
         record = report.claim_data(r, ".openwiki")
-        assert report.plain_claim_data(page, f".openwiki/{page}", r.claim) == record
-        assert report.plain_claim_json(page, f".openwiki/{page}", r.claim) == report.claim_json(record)
+        fields = report.plain(page, f".openwiki/{page}", r.claim)
+        assert report.plain_claim_data(*fields) == record
+        assert report.plain_claim_json(*fields) == report.claim_json(record)
 
 
 def test_not_plain():

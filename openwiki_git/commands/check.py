@@ -155,7 +155,7 @@ def emit(args: argparse.Namespace, wiki_dir: str, entries: dict[str, Any], pages
             if isinstance(c, dict):
                 lines = report.claim_text(c, verbose=args.all)
             else:
-                lines = [f"{c[1]}: {c[2].id}: fresh: {c[2].statement}"]  # a plain claim's claim_line
+                lines = [f"{c[1]}: {c[2]}: fresh: {c[3]}"]  # a plain claim's claim_line
             if lines:
                 write("\n".join(lines) + "\n")
         write(report.summary_line(summary) + "\n")
@@ -170,21 +170,27 @@ def _items(page: str, page_path: str, entry: dict[str, Any], sc: Any) -> Iterato
     """Every claim of a page in order: its notable record, else the plain claim."""
     notable = {c["id"]: c for c in entry["notable"]}
     for claim in sc.claims if sc is not None else ():
-        yield notable.get(claim.id) or (page, page_path, claim)
+        yield notable.get(claim.id) or report.plain(page, page_path, claim)
 
 
 def _sidecar_loader(root: str, wiki_dir: str, entries: dict[str, Any]) -> Any:
-    """items(page) for the fast answer: the sidecar parsed only when every claim is listed."""
+    """items(page) for the fast answer, read only when every claim is listed. The sidecar is the
+    one the cached run parsed (its stat is unchanged), which the careful reader accepted only
+    with canonical resources and exact strings: its JSON fields are the claims' fields, so
+    json.loads stands in for sidecar.loads."""
+    import json
+    import os
 
     def items(page: str) -> Iterator[report.Item]:
-        import os
-
-        from openwiki_git import sidecar
-
-        rel = f"{wiki_dir}/.claims/{page[: -len('.md')]}.json"
-        with open(os.path.join(root, rel), encoding="utf-8") as fh:
-            sc = sidecar.loads(fh.read(), filename=rel, page=page, wiki_dir=wiki_dir)
-        yield from _items(page, f"{wiki_dir}/{page}", entries[page], sc)
+        path, page_path = os.path.join(root, wiki_dir, ".claims", page[: -len(".md")] + ".json"), f"{wiki_dir}/{page}"
+        with open(path, "rb") as fh:
+            claims = json.loads(fh.read())["claims"]
+        notable = {c["id"]: c for c in entries[page]["notable"]}
+        for raw in claims:
+            cid = raw["id"]
+            yield notable.get(cid) or (
+                page, page_path, cid, raw["statement"], tuple(e["resource"] for e in raw["evidence"]), raw.get("verifiedAt")
+            )
 
     return items
 
