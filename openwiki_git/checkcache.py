@@ -127,7 +127,8 @@ def read(path: str | Path) -> dict[str, Any] | None:
             data = _Unpickler(fh).load()
     except Exception:  # noqa: BLE001 - whatever is wrong with the file, the cache is rebuilt
         return None
-    if type(data) is not dict or data.get("format") != FORMAT or type(data.get("pages")) is not dict:
+    if type(data) is not dict or data.get("format") != FORMAT or type(data.get("pages")) is not dict \
+            or type(data.get("root")) is not str:
         return None
     for page, entry in data["pages"].items():
         if type(page) is not str or type(entry) is not dict or not _ENTRY_KEYS <= entry.keys():
@@ -261,7 +262,8 @@ def trusted_location(start: str | None) -> tuple[str, str, frozenset[str], dict[
         return None
     root, git_dir, _ = found
     data = read(os.path.join(git_dir, "openwiki-git", CACHE_NAME))
-    if data is None or data["key"][3:5] != (root, git_dir) or data.get("index") is None:
+    # The key's first five: FORMAT, version, code, work tree, git directory (cache_key), as recorded.
+    if data is None or data.get("key", ())[:5] != cache_key(root, git_dir, None)[:5] or data.get("index") is None:
         return None
     if data.get("index_path") != os.path.join(git_dir, "index") or lstat_file(data["index_path"]) != data["index"]:
         return None
@@ -386,7 +388,7 @@ the cache's data, when the caller has read it)."""
     if loaded:
         _judge_pages(ws, judged, loaded, keys, keep, record, findings, now, started_ns)
     if use_cache:
-        data = {"format": FORMAT, "key": key, "index_path": index_path, "wiki_dir": config.wiki_dir,
+        data = {"format": FORMAT, "key": key, "root": root, "index_path": index_path, "wiki_dir": config.wiki_dir,
                 "index": None if racy(started_ns, index_now) else index_now, "pages": _bounded(keep)}
         if old is None or _differs(old, data):
             data["written_ns"] = started_ns
@@ -553,7 +555,7 @@ def _bounded(entries: dict[str, Entry]) -> dict[str, Entry]:
 
 
 def _differs(old: dict[str, Any], new: dict[str, Any]) -> bool:
-    if any(old.get(k) != new[k] for k in ("key", "index_path", "wiki_dir", "index")):
+    if any(old.get(k) != new[k] for k in ("key", "root", "index_path", "wiki_dir", "index")):
         return True
     a, b = old["pages"], new["pages"]
     return a.keys() != b.keys() or any(a[p] is not b[p] and a[p] != b[p] for p in b)

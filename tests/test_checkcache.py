@@ -336,7 +336,8 @@ def test_foreign_pickle_class_is_refused_not_executed(claims_repo, capsys, small
     for evil in (_Evil(os.system, f"touch {marker}"), _Evil(builtins.exec, f"open({str(marker)!r}, 'w')")):
         key = checkcache.cache_key(str(ws.repo.root), str(ws.repo.git_dir), None)
         entry = dict.fromkeys(("sidecar", "page", "files", "summary", "ids", "until", "findings"), None)
-        payload = {"format": checkcache.FORMAT, "key": key, "pages": {"guide.md": {**entry, "notable": evil}}}
+        payload = {"format": checkcache.FORMAT, "key": key, "root": str(ws.repo.root),
+                   "pages": {"guide.md": {**entry, "notable": evil}}}
         cache_file(claims_repo).parent.mkdir(parents=True, exist_ok=True)
         cache_file(claims_repo).write_bytes(pickle.dumps(payload))
         assert cached(claims_repo) == {}

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         cached = checkcache.answer(getattr(args, "directory", None), getattr(args, "wiki_dir", None))
         if cached is not None:  # nothing changed since the last run: no git, no judging
             entries = cached["pages"]
-            loader = _sidecar_loader(cached["key"][3], cached["wiki_dir"], entries)
+            loader = _sidecar_loader(cached["root"], cached["wiki_dir"], entries)
             return emit(args, cached["wiki_dir"], entries, sorted(entries), loader)
     trusted = None if (args.base or args.fix or args.no_cache) else checkcache.trusted_location(getattr(args, "directory", None))
     ws = open_workspace(args) if trusted is None else _located_workspace(args, *trusted[:3])
