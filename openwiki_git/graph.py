@@ -47,7 +47,9 @@ _EDGE_ORDER = {t: i for i, t in enumerate(EDGE_TYPES)}
 KINDS = ("page", "doc", "section", "paragraph", "claim", "span", "file")
 # Directories whose numbered files (`0012-title.md`) are known by an identifier (`ADR-12`).
 ID_DIRS = {"adr": "ADR", "adrs": "ADR", "decisions": "ADR", "rfc": "RFC", "rfcs": "RFC", "pep": "PEP", "peps": "PEP"}
-_ID = re.compile(r"^([A-Z][A-Z0-9]*)[- ]0*([0-9]+)$")
+# "ADR-0012", "ADR 12", "adr_0012", and without a separator "ADR012", "RFC1234" (the prefix is
+# then letters only: "ADR032" is ADR-32, never ADR03-2).
+_ID = re.compile(r"^(?:([A-Z][A-Z0-9]*)[-_ ]|([A-Z]+))0*([0-9]+)$")
 LINE_ANCHOR = re.compile(r"^L([1-9][0-9]*)(?:-L([1-9][0-9]*))?$")
 
 
@@ -93,9 +95,9 @@ _NODE_DATA = frozenset(_DATA_OF_KIND.values())
 
 
 def id_key(text: str) -> str | None:
-    """`ADR-0012`, `adr 12` -> `ADR-12`; None when it is not an identifier."""
+    """`ADR-0012`, `adr 12`, `ADR012`, `adr_0012` -> `ADR-12`; None when it is not an identifier."""
     m = _ID.match(text.strip().upper())
-    return f"{m.group(1)}-{int(m.group(2))}" if m else None
+    return f"{m.group(1) or m.group(2)}-{int(m.group(3))}" if m else None
 
 
 class Graph:

@@ -30,7 +30,7 @@ from openwiki_git.mddoc import Document
 from openwiki_git.model import ClaimResult, Sidecar
 
 _new = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot paths only)
-_TITLE_ID = re.compile(r"^\s*([A-Z]{2,}[A-Z0-9]*)[- ]?([0-9]+)\b")
+_TITLE_ID = re.compile(r"^\s*([A-Z]{2,}(?:[A-Z0-9]*[A-Z])?)[-_ ]?([0-9]+)\b")
 _NUMBERED = re.compile(r"^([0-9]+)[-_]")
 
 
