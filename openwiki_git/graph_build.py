@@ -18,6 +18,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from openwiki_git import __version__, checkcache, citations, compat, graph, graph_cache, graph_link, graph_search, mdsplit
+from openwiki_git import __version__, checkcache, citations, compat, graph, graph_cache, graph_link, graph_search, graph_split, mdsplit
 from openwiki_git.checkcache import no_gc
 from openwiki_git.checker import EvidenceResolver, check_claim
 from openwiki_git.errors import StoreError
@@ -34,7 +35,7 @@ from openwiki_git.model import ClaimResult, EvidenceResult, Sidecar
 from openwiki_git.workspace import Workspace
 
 CACHE_DIR, CACHE_NAME, PARTS_NAME = graph_cache.CACHE_DIR, graph_cache.CACHE_NAME, graph_cache.PARTS_NAME
-CACHE_FORMAT = 11
+CACHE_FORMAT = 12
 DEFAULT_DOCS = ("docs/**/*.md", "doc/**/*.md", "adr/**/*.md", "decisions/**/*.md")
 MAX_LINES = 60  # cited lines shown per span; longer spans are cut with a note
 
@@ -536,8 +537,10 @@ class GraphSession:
     def locate(self, terms: str | list[str], *, within: str | None = None, limit: int = 10) -> dict[str, Any]:
         return self.graph.locate(terms, within=within, limit=limit)
 
-    def expand(self, node: str, *, edges: list[str] | None = None, hops: int = 1) -> dict[str, Any]:
-        return self.graph.expand(node, edges=edges, hops=hops, lines=self.lines)
+    def expand(
+        self, node: str, *, edges: list[str] | None = None, hops: int = 1, depth: int = 1, max_chars: int = graph.MAX_CHARS
+    ) -> dict[str, Any]:
+        return self.graph.expand(node, edges=edges, hops=hops, lines=self.lines, depth=depth, max_chars=max_chars)
 
     def lines(self, resource: str) -> str | None:
         """The cited lines of a `repo://path#Lx-Ly` resource as they are now (None if unreadable)."""
@@ -559,3 +562,62 @@ class GraphSession:
             text += f"… ({res.end - last} more lines)\n"
         return text
 
+
+
+# -- citation consistency (citestale) ---------------------------------------------------------
+_DATE = re.compile(r"^[ \t*_|-]*date[ \t*_]*[:|][ \t*_]*([0-9]{4}-[0-9]{2}-[0-9]{2})", re.I | re.M)
+
+
+def document_standing(ws: Workspace, paths: set[str]) -> dict[str, dict[str, Any]]:
+    """The standing of the prose documents among `paths` (citestale.judge's `standing`): what
+    supersedes and amends each, with titles and dates. Builds the documents' part of the graph
+    alone (no page, no claim, no check); callers ask only when a claim cites a Markdown document."""
+    docs_on_disk = doc_paths(ws.repo.root, doc_globs(ws), ws.config.wiki_dir)
+    if not paths.intersection(docs_on_disk):
+        return {}
+    items = []
+    for p in docs_on_disk:
+        try:
+            items.append((_read_text(ws.repo.root / p, BuildInfo(), strip=False), p))
+        except StoreError:
+            continue
+    docs = graph_split.split_many(items)
+    part = graph_link.claims_part(pages=[], sidecars={}, results={}, wiki_dir=ws.config.wiki_dir)
+    g = graph_link.link(part, docs=docs, files=frozenset(docs_on_disk), wiki_dir=ws.config.wiki_dir)
+    out: dict[str, dict[str, Any]] = {}
+    for p in sorted(paths.intersection(docs_on_disk)):
+        doc_id = "doc:" + p
+        adj = g.adj.get(doc_id, ())
+        entry: dict[str, Any] = {}
+        by = [t for e, t in adj if e == "superseded_by"]
+        amended = [t for e, t in adj if e == "amended_by"]
+        if by:
+            entry["superseded_by"] = [(g.docs[t].path, g.docs[t].title) for t in by]
+        if amended:
+            entry["amended_by"] = [(g.docs[t].path, g.docs[t].title, _doc_date(g.docs[t])) for t in amended]
+        if entry:
+            out[p] = entry
+    return out
+
+
+def _doc_date(d: mdsplit.Document) -> str | None:
+    value = d.meta.get("date")
+    if isinstance(value, str) and value[:4].isdigit():
+        return value[:10]
+    for i in range(min(len(d), 8)):
+        m = _DATE.search(d.text(i))
+        if m:
+            return m.group(1)
+    return None
+
+
+def stale_citations(ws: Workspace, claims: list[Any]) -> dict[str, list[dict[str, Any]]]:
+    """citestale's notices for `claims` (by claim id); nothing is read unless some claim cites
+    a Markdown document outside the wiki."""
+    from openwiki_git import citestale
+
+    cited = citestale.cited_documents(claims, ws.config.wiki_dir)
+    if not cited:
+        return {}
+    table = document_standing(ws, cited)
+    return citestale.judge(claims, table.get)

@@ -656,6 +656,7 @@ def _reference_links(b: _Builder) -> None:
     if not defs:
         return
     used: set[str] = set()
+    used_labels: set[str] = set()
     for i in sorted(set(b.pending)):
         text = b.texts[i]
         if "[" not in text or i in b.code:
@@ -670,11 +671,15 @@ def _reference_links(b: _Builder) -> None:
             if ref:
                 more.append(ref[0])
                 used.add(target)
+                used_labels.add(label)
         if more:
             b.refs[i] = tuple(dict.fromkeys([*b.refs.get(i, ()), *more]))
     if used:  # the definitions block keeps only the references no paragraph uses
         for i in set(def_at.values()):
-            kept = tuple(r for r in b.refs.get(i, ()) if not (r.kind == "link" and r.target in used))
+            kept = tuple(
+                r for r in b.refs.get(i, ())
+                if not (r.kind == "link" and r.target in used or r.kind == "id" and r.target.lower() in used_labels)
+            )
             if kept:
                 b.refs[i] = kept
             else:

@@ -69,6 +69,21 @@ def build(results: list[ClaimResult], *, wiki_dir: str, source: str, extra: dict
     return report
 
 
+def add_cited_documents(report: dict[str, Any], notices: dict[str, list[dict[str, Any]]]) -> None:
+    """Flag the claims whose cited document is superseded or was amended since (citestale):
+    each claim gets `cited_documents` and the report `superseded_sources` (one line each)."""
+    if not notices:
+        return
+    listed = []
+    for c in report["claims"]:
+        got = notices.get(c["id"])
+        if got:
+            c["cited_documents"] = got
+            listed.extend({"id": c["id"], "page_path": c["page_path"], **n} for n in got)
+    report["superseded_sources"] = listed
+    report["summary"]["superseded_sources"] = len(listed)
+
+
 def to_json(report: dict[str, Any]) -> str:
     return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
 
@@ -95,10 +110,13 @@ def to_text(report: dict[str, Any], *, verbose: bool = False) -> str:
             lines.append(f"{c['page_path']}: {c['id']}: marker {c['marker']} is missing from the page's prose")
         if c["due"] and c["status"] == "fresh":
             lines.append(f"{c['page_path']}: {c['id']}: due for re-verification (last verified {c['verified_at']})")
+    for n in report.get("superseded_sources", ()):
+        lines.append(f"{n['page_path']}: {n['id']}: {n['note']}")
     s = report["summary"]
     lines.append(
         f"{s['total']} claims: {s['fresh']} fresh, {s['stale']} stale, {s['unresolved']} unresolved"
         + (f", {s['missing_markers']} without a marker" if s["missing_markers"] else "")
         + (f", {s['due']} due" if s["due"] else "")
+        + (f", {s['superseded_sources']} citing a superseded or amended document" if s.get("superseded_sources") else "")
     )
     return "\n".join(lines) + "\n"

@@ -64,9 +64,22 @@ def run(args: argparse.Namespace) -> int:
         if written:  # report what is true after the fix
             results, extra = collect(ws, args)
     data = report.build(results, wiki_dir=ws.config.wiki_dir, source=args.source, extra=extra)
+    report.add_cited_documents(data, _stale_citations(ws, [r.claim for r in results]))
     out = report.to_json(data) if args.format == "json" else report.to_text(data, verbose=args.all)
     sys.stdout.write(out)
-    return 0 if is_clean(data) else 1
+    return 0 if is_clean(data) and not data.get("superseded_sources") else 1
+
+
+def _stale_citations(ws: Workspace, claims: list[Any]) -> dict[str, list[dict[str, Any]]]:
+    """Claims citing a superseded or later-amended document (citestale); the documents are read
+    only when some claim cites a Markdown file outside the wiki."""
+    from openwiki_git import citestale
+
+    if not citestale.cited_documents(claims, ws.config.wiki_dir):
+        return {}
+    from openwiki_git.graph_build import stale_citations
+
+    return stale_citations(ws, claims)
 
 
 def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
