@@ -52,18 +52,40 @@ def _call(fn: Any, *args: Any, **kwargs: Any) -> str:
 
 
 def graph_tools(repo: str | Path | None = None, *, wiki_dir: str | None = None) -> list[Any]:
-    """The two tools, bound to the repository at `repo` (default: the current directory)."""
-    from langchain_core.tools import StructuredTool
+    """The two tools, bound to the repository at `repo` (default: the current directory). The
+    graph is reloaded when its inputs change (graph_service); arguments carry descriptions for
+    the model, and an error (a bad node, a wrong argument type) is returned as readable JSON."""
+    try:
+        from langchain_core.tools import StructuredTool
+        from pydantic import BaseModel, Field
+    except ModuleNotFoundError:
+        from openwiki_git.errors import UsageError
 
-    session = GraphSession.open(Path(repo) if repo is not None else None, wiki_dir=wiki_dir)
+        raise UsageError("the agent tools need langchain-core, which is not installed", "pip install 'openwiki-git[agent]'") from None
+    from openwiki_git import graph_service as gs
 
-    def locate(terms: str, within: str | None = None, limit: int = 10) -> str:
-        return locate_json(session, terms, within, limit)
+    service = gs.GraphService(repo, wiki_dir=wiki_dir)
 
-    def expand(node: str, edges: list[str] | None = None, hops: int = 1) -> str:
-        return expand_json(session, node, edges, hops)
+    class LocateArgs(BaseModel):
+        terms: Any = Field(description=gs.ARGS["terms"])
+        within: Any = Field(None, description=gs.ARGS["within"])
+        limit: Any = Field(10, description=gs.ARGS["limit"])
+
+    class ExpandArgs(BaseModel):
+        node: Any = Field(description=gs.ARGS["node"])
+        edges: Any = Field(None, description=gs.ARGS["edges"])
+        hops: Any = Field(1, description=gs.ARGS["hops"])
+        depth: Any = Field(1, description=gs.ARGS["depth"])
+        max_chars: Any = Field(6000, description=gs.ARGS["max_chars"])
+
+    def locate(terms: Any, within: Any = None, limit: Any = 10) -> str:
+        return json.dumps(service.call("locate", terms=terms, within=within, limit=limit), ensure_ascii=False)
+
+    def expand(node: Any, edges: Any = None, hops: Any = 1, depth: Any = 1, max_chars: Any = 6000) -> str:
+        data = service.call("expand", node=node, edges=edges, hops=hops, depth=depth, max_chars=max_chars)
+        return json.dumps(data, ensure_ascii=False)
 
     return [
-        StructuredTool.from_function(locate, name="locate", description=LOCATE_HELP),
-        StructuredTool.from_function(expand, name="expand", description=EXPAND_HELP),
+        StructuredTool.from_function(locate, name="locate", description=gs.LOCATE, args_schema=LocateArgs),
+        StructuredTool.from_function(expand, name="expand", description=gs.EXPAND, args_schema=ExpandArgs),
     ]
