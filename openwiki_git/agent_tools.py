@@ -4,9 +4,11 @@
     tools = graph_tools("/path/to/repo")      # [locate, expand]; bind them to a chat model
 
 Each tool returns the same JSON as `openwiki-git locate/expand --format json` (a string), so an
-agent's citations are the graph's stable ids and `repo://path#Lx-Ly` spans. Stale claims carry
-`"stale": true` and are listed in `stale_claims`: the tool descriptions tell the model not to
-state them as facts. langchain_core is imported only when the tools are made.
+agent's citations are the graph's stable ids and `repo://path#Lx-Ly` spans; an error comes back
+as `{"error", "hint"}` in the tools' terms. Stale claims carry `"stale": true` and are listed in
+`stale_claims`: the tool descriptions (graph_service, shared with the MCP server) tell the model
+not to state them as facts. The graph is reloaded when its inputs change. langchain_core (the
+`agent` extra) is imported only when the tools are made.
 """
 
 from __future__ import annotations
@@ -14,41 +16,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
-
-from openwiki_git.errors import OpenwikiError
-from openwiki_git.graph import EDGE_TYPES
-from openwiki_git.graph_build import GraphSession
-
-LOCATE_HELP = (
-    "Find starting points in the repository's evidence graph: wiki pages, documents (such as "
-    "ADRs), headings and claims whose words match `terms` (BM25). Returns JSON with ranked "
-    "`results` (id, kind, label; claims with statement, status, stale, evidence). Claims with "
-    '"stale": true no longer match the code they cite: do not state them as facts.'
-)
-EXPAND_HELP = (
-    "Show one node of the evidence graph and its typed edges. `node` is an id from locate or "
-    "expand (or ADR-0012, a claim id prefix, a path). `edges` keeps some edge types: "
-    + ", ".join(EDGE_TYPES)
-    + ". With hops > 1 and exactly one edge type, walks that edge while there is a single way on "
-    "(e.g. superseded_by to reach the current decision) and returns the path and the last node. "
-    "A claim's evidence comes with the cited lines. Stale claims are flagged: do not state them "
-    "as facts."
-)
-
-
-def locate_json(session: GraphSession, terms: str, within: str | None = None, limit: int = 10) -> str:
-    return _call(session.locate, terms, within=within, limit=limit)
-
-
-def expand_json(session: GraphSession, node: str, edges: list[str] | None = None, hops: int = 1) -> str:
-    return _call(session.expand, node, edges=edges, hops=hops)
-
-
-def _call(fn: Any, *args: Any, **kwargs: Any) -> str:
-    try:
-        return json.dumps(fn(*args, **kwargs), ensure_ascii=False)
-    except OpenwikiError as e:  # the model gets the message and the hint, and can try again
-        return json.dumps({"error": e.message, "hint": e.hint})
 
 
 def graph_tools(repo: str | Path | None = None, *, wiki_dir: str | None = None) -> list[Any]:

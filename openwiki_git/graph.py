@@ -357,6 +357,10 @@ class Graph:
         data = node.data
         if node.kind == "claim":
             out.update(_claim_summary(data))
+            cited = self.cited_documents(data)
+            if cited:
+                out["cited_documents"] = cited
+                out["stale"] = out["stale"] or any(c["standing"] == "superseded" for c in cited)
             if out["stale"] and stale is not None:
                 stale.add(node_id)
         elif node.kind in ("page", "doc"):
@@ -394,9 +398,28 @@ class Graph:
         if "amended_by" in got:
             out.update(amended=True, amended_by=got["amended_by"])
 
+    def cited_documents(self, data: _ClaimData) -> list[dict[str, Any]]:
+        """The prose documents a claim cites that are not in force as they were: superseded
+        (a stale belief: the claim is flagged stale) or amended. [{document, standing, by}]."""
+        out: list[dict[str, Any]] = []
+        for ev in data.evidence:
+            path = split_canonical(ev["resource"])[1]
+            doc_id = self.by_path.get(path) if path.endswith(".md") else None
+            if doc_id is None or not doc_id.startswith("doc:"):
+                continue
+            got = graph_context.standing(self, doc_id)
+            if got["status"] != "current" and all(c["document"] != doc_id for c in out):
+                by = got.get("superseded_by") or got.get("amended_by") or []
+                item = {"document": doc_id, "standing": got["status"], "by": by}
+                if "head" in got:
+                    item["head"] = got["head"]
+                out.append(item)
+        return out
+
     def _claim_brief(self, claim_id: str, stale: set[str] | None) -> dict[str, Any]:
         data = self.nodes[claim_id].data
         is_stale = data.status != "fresh" or data.marked is not None
+        is_stale = is_stale or any(c["standing"] == "superseded" for c in self.cited_documents(data))
         if is_stale and stale is not None:
             stale.add(claim_id)
         return {"id": claim_id, "statement": data.statement, "status": data.status, "stale": is_stale}
@@ -517,8 +540,9 @@ class Graph:
         if section:
             prefix = section + "/"
             got = {n: sc for n, sc in got.items() if (w := self.docs[ti.paragraphs[n][0]].section_of(ti.paragraphs[n][1])) == section or w.startswith(prefix)}
-        if root is not None and "~" in root:
-            got = {n: sc for n, sc in got.items() if f"{owner}#{self.docs[owner].key(ti.paragraphs[n][1])}" == root}
+        if root is not None and owner is not None and "~" in root:
+            d = self.docs[owner]
+            got = {n: sc for n, sc in got.items() if f"{owner}#{d.key(ti.paragraphs[n][1])}" == root}
         top = heapq.nsmallest(pool, got.items(), key=lambda x: (-x[1], ti.paragraphs[x[0]]))
         out = []
         for n, sc in top:

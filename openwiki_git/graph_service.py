@@ -59,6 +59,27 @@ ARGS = {
 }
 
 
+_CLI_WORDS = (
+    ("pass exactly one --edges TYPE", "pass edges with exactly one type"),
+    ("--edges TYPE", "edges"),
+    ("`openwiki-git locate`", "the locate tool"),
+    ("openwiki-git locate", "the locate tool"),
+    ("--max-chars", "max_chars"),
+    ("--hops", "hops"),
+    ("--limit", "limit"),
+    ("--within", "within"),
+    ("--depth", "depth"),
+    ("--edges", "edges"),
+)
+
+
+def tool_language(text: str) -> str:
+    """A message or hint written for the command line, in the tools' terms (`hops`, not `--hops`)."""
+    for cli, tool in _CLI_WORDS:
+        text = text.replace(cli, tool)
+    return text
+
+
 class GraphService:
     """The graph of one repository, kept fresh (see the module's docstring)."""
 
@@ -94,7 +115,7 @@ class GraphService:
         try:
             return getattr(self, "_" + name)(**kwargs)  # type: ignore[no-any-return]
         except OpenwikiError as e:
-            return {"error": e.message, "hint": e.hint or ""}
+            return {"error": tool_language(e.message), "hint": tool_language(e.hint or "")}
         except (TypeError, ValueError) as e:
             return {"error": f"{name}: bad arguments: {e}", "hint": "see the tool's argument descriptions"}
 

@@ -349,7 +349,7 @@ def relations_in(text: str, source: int) -> list[Relation]:
     """Status lines: "Superseded by ADR-0012", "Amends [ADR-0003](0003-x.md)", "Obsoletes: 1234",
     a status table row, "Status: Accepted" (a `status` relation), or a status whose wording is
     not recognised (`unknown_status`, so that it is reported)."""
-    out = []
+    out: list[Relation] = []
     seen_lines: set[int] = set()
     for m in _STATUS_LINE.finditer(text):
         kind = next(_VERB_TYPE[name] for name in _VERB_TYPE if m.group(name))
@@ -396,8 +396,7 @@ def meta_relations(meta: dict[str, str | list[str]]) -> list[Relation]:
         value = meta[key]
         if kind is None:
             if lower == "status" and isinstance(value, str):  # MADR: `status: superseded by ADR-0005`
-                found = relations_in(value, -1)
-                out.extend(found or status_of(value, -1))
+                out.extend(relations_in(value, -1) or status_of(value, -1))
             continue
         for item in value if isinstance(value, list) else [value]:
             found = _targets(item)

@@ -69,17 +69,16 @@ def build(results: list[ClaimResult], *, wiki_dir: str, source: str, extra: dict
     return report
 
 
-def add_cited_documents(report: dict[str, Any], notices: dict[str, list[dict[str, Any]]]) -> None:
+def add_cited_documents(report: dict[str, Any], notices: dict[str, list[dict[str, Any]]], pages: dict[str, str]) -> None:
     """Flag the claims whose cited document is superseded or was amended since (citestale):
-    each claim gets `cited_documents` and the report `superseded_sources` (one line each)."""
+    each listed claim gets `cited_documents`, and the report `superseded_sources`, one entry
+    per notice ({id, page_path, source, kind, by, note}); `pages` gives each claim's page path."""
     if not notices:
         return
-    listed = []
     for c in report["claims"]:
-        got = notices.get(c["id"])
-        if got:
-            c["cited_documents"] = got
-            listed.extend({"id": c["id"], "page_path": c["page_path"], **n} for n in got)
+        if c["id"] in notices:
+            c["cited_documents"] = notices[c["id"]]
+    listed = [{"id": cid, "page_path": pages.get(cid, ""), **n} for cid in sorted(notices, key=lambda i: (pages.get(i, ""), i)) for n in notices[cid]]
     report["superseded_sources"] = listed
     report["summary"]["superseded_sources"] = len(listed)
 

@@ -158,7 +158,7 @@ def ours(session: GraphSession, words: str) -> tuple[str, int]:
 
 
 _FOLLOW = re.compile(
-    r"(?:superseded|replaced|obsoleted)[\s-]+by:?\s*\[?([A-Z]+)?-?0*([0-9]+)|deprecated in favou?r of \[?([A-Z]+)-?0*([0-9]+)", re.I
+    r"(?:superseded|replaced|obsoleted)[\s-]+by:?\s*\[?([A-Z]+)?-?0*([0-9]+)|deprecated in favou?r of \[?([A-Z]+)-?0*([0-9]+)", re.IGNORECASE
 )
 
 
@@ -228,3 +228,42 @@ def test_check_and_lint_flag_claims_citing_replaced_documents(root: Path) -> Non
     with contextlib.redirect_stdout(out):
         main(["-C", str(root), "lint"])
     assert "superseded-source" in out.getvalue() and "superseded by docs/adr/0019-distributed-sql-for-orders.md" in out.getvalue()
+
+
+def test_the_graph_flags_a_claim_citing_a_superseded_document(session: GraphSession) -> None:
+    hits = session.locate("single PostgreSQL primary replicas")
+    claim = next(h for h in hits["results"] if h["kind"] == "claim")
+    assert claim["status"] == "fresh" and claim["stale"] is True and claim["id"] in hits["stale_claims"]
+    assert claim["cited_documents"] == [
+        {
+            "document": ADR + "0002-use-postgresql-for-orders.md",
+            "standing": "superseded",
+            "by": [ADR + "0019-distributed-sql-for-orders.md"],
+            "head": ADR + "0019-distributed-sql-for-orders.md",
+        }
+    ]
+    current = next(h for h in session.locate("CockroachDB regions")["results"] if h["kind"] == "claim")
+    assert current["stale"] is False and "cited_documents" not in current
+
+
+def test_the_pr_comment_names_the_replacing_document(root: Path) -> None:
+    from openwiki_git import ghactions
+    from openwiki_git.commands.check import ci_report
+    from openwiki_git.workspace import Workspace
+
+    data = ci_report(Workspace.open(root), "HEAD~1", "HEAD")
+    assert {n["source"] for n in data["superseded_sources"]} == {
+        "docs/adr/0002-use-postgresql-for-orders.md", "docs/adr/0008-url-path-api-versioning.md"
+    }
+    body = ghactions.render_comment(data, ghactions.Links("https://github.com", "harbor/platform", data["head"], None))
+    assert "superseded by docs/adr/0019-distributed-sql-for-orders.md" in body
+
+
+def test_tool_errors_speak_the_tools_language(root: Path) -> None:
+    from openwiki_git.graph_service import GraphService
+
+    service = GraphService(root)
+    err = service.call("expand", node="ADR-7", edges=["superseded_by", "amends"], hops=3)
+    assert "--" not in err["error"] + err["hint"] and "edges" in err["hint"]
+    assert "error" in service.call("locate", terms="x", limit="many")
+    assert "error" in service.call("locate", terms=["not", "a", "string"])

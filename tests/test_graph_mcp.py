@@ -15,8 +15,8 @@ import anyio
 import pytest
 
 mcp = pytest.importorskip("mcp")
-from mcp.client.session import ClientSession  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
 _spec = importlib.util.spec_from_file_location("adr_corpus", Path(__file__).parent / "fixtures/adr/corpus.py")
 assert _spec is not None and _spec.loader is not None
@@ -33,14 +33,14 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield path
 
 
-async def _session_run(root: Path, body) -> None:  # noqa: ANN001
+async def _session_run(root: Path, body) -> None:
     params = StdioServerParameters(command=sys.executable, args=["-m", "openwiki_git", "-C", str(root), "mcp"])
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         await body(session)
 
 
-def _data(result) -> dict:  # noqa: ANN001
+def _data(result) -> dict:
     return json.loads(result.content[0].text)
 
 

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         out = report.to_json(data) if args.format == "json" else report.to_text(data, verbose=args.all)
         sys.stdout.write(out)
         s = data["summary"]
-        return 0 if s["stale"] == 0 and s["unresolved"] == 0 else 1
+        return 0 if s["stale"] == 0 and s["unresolved"] == 0 and not data.get("superseded_sources") else 1
     results, extra = collect(ws, args)
     if args.fix:
         written = apply_fix(ws, results, pages={ws.wiki.normalize_page(p) for p in args.page} if args.page else None)
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         if written:  # report what is true after the fix
             results, extra = collect(ws, args)
     data = report.build(results, wiki_dir=ws.config.wiki_dir, source=args.source, extra=extra)
-    report.add_cited_documents(data, _stale_citations(ws, [r.claim for r in results]))
+    report.add_cited_documents(data, _stale_citations(ws, [r.claim for r in results]), {r.claim.id: ws.wiki.repo_path(r.page) for r in results})
     out = report.to_json(data) if args.format == "json" else report.to_text(data, verbose=args.all)
     sys.stdout.write(out)
     return 0 if is_clean(data) and not data.get("superseded_sources") else 1
@@ -108,7 +108,12 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
         evidence = tuple(e.result() for e in o.evidence)
         results.append(ClaimResult(o.page, o.before, o.status, evidence, present, False, tuple(notes)))
     extra = {"base": merge_base, "head": head_id, "base_rev": base_rev}
-    return report.build(results, wiki_dir=ws.config.wiki_dir, source=head_id, extra=extra)
+    data = report.build(results, wiki_dir=ws.config.wiki_dir, source=head_id, extra=extra)
+    # Every claim of the checked-out tree whose cited document is superseded or amended since.
+    claims = {c.id: (p, c) for p, sc in ws.wiki.load_all().items() for c in sc.claims}
+    pages = {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()}
+    report.add_cited_documents(data, _stale_citations(ws, [c for _, c in claims.values()]), pages)
+    return data
 
 
 def is_clean(data: dict[str, Any]) -> bool:
