@@ -23,11 +23,13 @@ def cited_documents(claims: Iterable[Any], wiki_dir: str) -> set[str]:
     """The Markdown paths outside the wiki that some claim cites (a cheap test: check consults
     the documents' standing only when this is not empty)."""
     out = set()
+    inside = wiki_dir + "/"
     for claim in claims:
         for ev in claim.evidence:
-            path = _path(ev.resource)
-            if path.endswith(".md") and not path.startswith(wiki_dir + "/"):
-                out.add(path)
+            if ".md" in ev.resource:  # a substring test first: most evidence cites code
+                path = _path(ev.resource)
+                if path.endswith(".md") and not path.startswith(inside):
+                    out.add(path)
     return out
 
 

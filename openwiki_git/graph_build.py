@@ -35,6 +35,7 @@ from openwiki_git.model import ClaimResult, EvidenceResult, Sidecar
 from openwiki_git.workspace import Workspace
 
 CACHE_DIR, CACHE_NAME, PARTS_NAME = graph_cache.CACHE_DIR, graph_cache.CACHE_NAME, graph_cache.PARTS_NAME
+STANDING_NAME = "standing.pickle"  # citestale's table of superseded and amended documents
 CACHE_FORMAT = 12
 DEFAULT_DOCS = ("docs/**/*.md", "doc/**/*.md", "adr/**/*.md", "decisions/**/*.md")
 MAX_LINES = 60  # cited lines shown per span; longer spans are cut with a note
@@ -568,25 +569,43 @@ class GraphSession:
 _DATE = re.compile(r"^[ \t*_|-]*date[ \t*_]*[:|][ \t*_]*([0-9]{4}-[0-9]{2}-[0-9]{2})", re.I | re.M)
 
 
+@dataclass
+class _StandingCache:
+    key: tuple[Any, ...]
+    table: dict[str, dict[str, Any]]
+
+
 def document_standing(ws: Workspace, paths: set[str]) -> dict[str, dict[str, Any]]:
     """The standing of the prose documents among `paths` (citestale.judge's `standing`): what
-    supersedes and amends each, with titles and dates. Builds the documents' part of the graph
-    alone (no page, no claim, no check); callers ask only when a claim cites a Markdown document."""
-    docs_on_disk = doc_paths(ws.repo.root, doc_globs(ws), ws.config.wiki_dir)
-    if not paths.intersection(docs_on_disk):
+    supersedes and amends each, with titles and dates. The table of every document is cached
+    under the git directory, keyed by every document's stat (so a check pays a glob and a stat
+    per document when none changed); otherwise the documents alone are split and linked (no
+    page, no claim, no check). Callers ask only when a claim cites a Markdown document."""
+    root, started = ws.repo.root, time.time_ns()
+    on_disk = doc_paths(root, doc_globs(ws), ws.config.wiki_dir)
+    if not paths.intersection(on_disk):
         return {}
-    items = []
-    for p in docs_on_disk:
-        try:
-            items.append((_read_text(ws.repo.root / p, BuildInfo(), strip=False), p))
-        except StoreError:
-            continue
-    docs = graph_split.split_many(items)
-    part = graph_link.claims_part(pages=[], sidecars={}, results={}, wiki_dir=ws.config.wiki_dir)
-    g = graph_link.link(part, docs=docs, files=frozenset(docs_on_disk), wiki_dir=ws.config.wiki_dir)
+    key = (CACHE_FORMAT, __version__, ws.config.wiki_dir, doc_globs(ws), tuple((p, stat_key(root / p, started)) for p in on_disk))
+    cached = _read(_folder(ws) / STANDING_NAME, _StandingCache)
+    if cached is not None and cached.key == key:
+        table = cached.table
+    else:
+        items = [(_read_text(root / p, BuildInfo(), strip=False), p) for p in on_disk]
+        docs = graph_split.split_many(items)
+        part = graph_link.claims_part(pages=[], sidecars={}, results={}, wiki_dir=ws.config.wiki_dir)
+        g = graph_link.link(part, docs=docs, files=frozenset(on_disk), wiki_dir=ws.config.wiki_dir)
+        table = standing_table(g)
+        graph_cache.write(_folder(ws), STANDING_NAME, graph_cache.dumps([_StandingCache(key, table)]), ws.repo.git_dir)
+    return {p: table[p] for p in paths if p in table}
+
+
+def standing_table(g: graph.Graph) -> dict[str, dict[str, Any]]:
+    """Repository path -> {superseded_by: [(path, title)], amended_by: [(path, title, date)]},
+    for every prose document of `g` that is superseded or amended."""
     out: dict[str, dict[str, Any]] = {}
-    for p in sorted(paths.intersection(docs_on_disk)):
-        doc_id = "doc:" + p
+    for doc_id, d in g.docs.items():
+        if not doc_id.startswith("doc:"):
+            continue
         adj = g.adj.get(doc_id, ())
         entry: dict[str, Any] = {}
         by = [t for e, t in adj if e == "superseded_by"]
@@ -596,7 +615,7 @@ def document_standing(ws: Workspace, paths: set[str]) -> dict[str, dict[str, Any
         if amended:
             entry["amended_by"] = [(g.docs[t].path, g.docs[t].title, _doc_date(g.docs[t])) for t in amended]
         if entry:
-            out[p] = entry
+            out[d.path] = entry
     return out
 
 

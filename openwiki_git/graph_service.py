@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from openwiki_git import graph_build
+from openwiki_git import citestale, graph_build
 from openwiki_git.errors import OpenwikiError
 from openwiki_git.graph import EDGE_TYPES
 from openwiki_git.workspace import Workspace
@@ -141,7 +141,8 @@ class GraphService:
         by_page: dict[str, list[dict[str, Any]]] = {}
         stale: set[str] = set()
         sidecars = self.ws.wiki.load_all()
-        notices = graph_build.stale_citations(self.ws, [c for sc in sidecars.values() for c in sc.claims])
+        table = graph_build.standing_table(g)  # the loaded graph knows every document's standing
+        notices = citestale.judge([c for sc in sidecars.values() for c in sc.claims], table.get)
         for cid, _ in claims:
             summary = g.summary(cid, stale)
             if cid in notices:

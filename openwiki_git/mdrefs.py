@@ -67,7 +67,8 @@ _TARGET = re.compile(
     | `(?P<code>[^`\n]+)`
     | "(?P<dq>[^"\n]+)" | “(?P<cq>[^”\n]+)”
     | (?P<uri>repo://[^\s)\]>,;`"]+)
-    | (?P<id>(?<![\w/.-])(?:[A-Z][A-Z0-9]*-[0-9]+|[A-Z]{2,}[ _]?[0-9]+)(?![\w-]))
+    | (?P<id>(?<![\w/.-])[A-Z][A-Z0-9]*-[0-9]+(?![\w-]))
+    | (?P<rid>(?<![\w/.-])[A-Z]{2,}[ _]?[0-9]+(?![\w-]))
     | (?P<path>(?:\.{1,2}/)*[\w.-]+(?:/[\w.-]+)+(?:\#[\w-]+)?|[\w.-]+\.md(?:\#[\w-]+)?)
     | (?P<num>(?<![\w.-])[0-9]+(?![\w-]))
     )""",
@@ -153,8 +154,8 @@ def _target_ref(m: re.Match[str]) -> Ref | None:
         return Ref("link", target) if target else None
     if kind == "id":
         return Ref("id", value)
-    if kind == "num":
-        return Ref("num", value)
+    if kind in ("num", "rid"):  # read by relations only ("Obsoletes: 1234", "Replaced by ADR014")
+        return Ref(kind, value)
     if kind == "code":
         value = value.strip()
         if _ID.fullmatch(value):
@@ -170,13 +171,20 @@ def _target_ref(m: re.Match[str]) -> Ref | None:
 
 
 def targets(text: str, pos: int = 0) -> list[Ref]:
-    """The references listed at `pos`: one target, then more separated by `,`, `;`, `and`, `or`."""
-    return [ref for ref, _ in _targets(text, pos) if ref.kind not in ("num", "reflink")]
+    """The references listed at `pos`: one target, then more separated by `,`, `;`, `and`, `or`.
+    The list ends at a bare number or a reference-style link (only relations read those)."""
+    out = []
+    for ref, _ in _targets(text, pos):
+        if ref.kind in ("num", "reflink", "rid"):
+            break
+        out.append(ref)
+    return out
 
 
 def _targets(text: str, pos: int = 0) -> list[tuple[Ref, str]]:
-    """`targets` with each link's text (else ""), bare numbers ("Obsoletes: 1234") and
-    reference-style links (`[ADR043][]`)."""
+    """`targets` with each link's text (else ""), bare numbers ("Obsoletes: 1234", kind
+    `num`), identifiers without a dash ("ADR014", "RFC 1234", kind `rid`) and reference-style
+    links (`[ADR043][]`, kind `reflink`)."""
     out: list[tuple[Ref, str]] = []
     while True:
         m = _TARGET.match(text, pos)
@@ -328,6 +336,11 @@ def _id_start(text: str, i: int) -> int:
     return i - len(text[j:i].lstrip("0123456789"))
 
 
+def _relation_targets(text: str, pos: int = 0) -> list[tuple[Ref, str]]:
+    """`_targets` as a relation reads them: an identifier without a dash is an identifier."""
+    return [(Ref("id", ref.target) if ref.kind == "rid" else ref, label) for ref, label in _targets(text, pos)]
+
+
 def may_relate(text: str) -> bool:
     """Whether `text` may state a relation or a status (substring tests, as `notable`)."""
     return (
@@ -353,7 +366,7 @@ def relations_in(text: str, source: int) -> list[Relation]:
     seen_lines: set[int] = set()
     for m in _STATUS_LINE.finditer(text):
         kind = next(_VERB_TYPE[name] for name in _VERB_TYPE if m.group(name))
-        found = _targets(text, m.end())
+        found = _relation_targets(text, m.end())
         if found:
             seen_lines.add(text.count("\n", 0, m.start()))
         out.extend(Relation(kind, ref, source, label) for ref, label in found)
@@ -399,7 +412,7 @@ def meta_relations(meta: dict[str, str | list[str]]) -> list[Relation]:
                 out.extend(relations_in(value, -1) or status_of(value, -1))
             continue
         for item in value if isinstance(value, list) else [value]:
-            found = _targets(item)
+            found = _relation_targets(item)
             if found:
                 out.extend(Relation(kind, ref, -1, label) for ref, label in found)
             elif item.strip():

@@ -518,9 +518,14 @@ class _Chunks:
             return list(range(len(self.texts)))
         prose, found = self.prose, set()
         # Lower-cased ASCII text keeps its offsets: one search finds "see", "See" and "SEE".
-        text, words = (prose.lower(), _WORDS_LOWER) if prose.isascii() else (prose, _WORDS)
+        ascii_ = prose.isascii()
+        text, words = (prose.lower(), _WORDS_LOWER) if ascii_ else (prose, _WORDS)
         for word in words:
             found.update(self._hits(lambda pos, w=word: text.find(w, pos)))
+        # The other wordings of a relation or status open a line (mdrefs: _STATUS_LINE,
+        # _STATUS_DECL): one regex over the line starts, not a search per word over all text.
+        line = _RELATION_LINE if ascii_ else _RELATION_LINE_I
+        found.update(self._hits(lambda pos: _relation_line_at(text, pos, line)))
         if "-" in prose:
             found.update(self._hits(lambda pos: _tail_at(prose, pos)))
         return sorted(found)
@@ -537,9 +542,29 @@ class _Chunks:
             pos = find(self.at[k + 1])
 
 
-_RELATION_WORDS = ("eplace", "bsolete", "precated", "pdate", "upplement", "xtend", "tatus")  # mdrefs.may_relate
-_WORDS = ("]", "see", "See", "SEE", "upersed", "mend", "ttach", "ADR", "RFC", "PEP", "TATUS", *_RELATION_WORDS)
-_WORDS_LOWER = ("]", "see", "upersed", "mend", "ttach", "adr", "rfc", "pep", *_RELATION_WORDS)
+_WORDS = ("]", "see", "See", "SEE", "upersed", "mend", "ttach", "ADR", "RFC", "PEP")  # substrings `notable` tests
+_WORDS_LOWER = ("]", "see", "upersed", "mend", "ttach", "adr", "rfc", "pep")
+# A line that may state a relation or a status in a wording the words above miss: it opens
+# (after bullets, quotes, pipes, emphasis) with a status label or word, "this", "was"/"is"/
+# "has"/"now", or one of the other verbs (mdrefs.may_relate's substrings).
+_LINE_OPENING = (
+    r"[ \t>*+|_~-]*(?:status|accepted|proposed|deprecated|rejected|draft|active|final|approved|implemented"
+    r"|this|was|is|has|now|replace|obsolete|update|supplement|extend)"
+)
+# A literal "\n" first: the engine then skips from newline to newline quickly. Lower-cased
+# ASCII text takes the case-sensitive pattern; other text the case-insensitive one.
+_RELATION_LINE = re.compile("\n" + _LINE_OPENING)
+_RELATION_LINE_I = re.compile("\n" + _LINE_OPENING, re.I)
+_FIRST_LINE_I = re.compile(_LINE_OPENING, re.I)
+
+
+def _relation_line_at(text: str, pos: int, pattern: re.Pattern[str]) -> int:
+    """Where the next line at or after `pos` that opens like a relation or status line has its
+    word (`_LINE_OPENING`, `pattern` one of the two above), or -1."""
+    if pos == 0 and (first := _FIRST_LINE_I.match(text)):
+        return first.end() - 1
+    m = pattern.search(text, max(pos - 1, 0))
+    return m.end() - 1 if m else -1
 
 
 def _tail_at(text: str, pos: int) -> int:

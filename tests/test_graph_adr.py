@@ -267,3 +267,24 @@ def test_tool_errors_speak_the_tools_language(root: Path) -> None:
     assert "--" not in err["error"] + err["hint"] and "edges" in err["hint"]
     assert "error" in service.call("locate", terms="x", limit="many")
     assert "error" in service.call("locate", terms=["not", "a", "string"])
+
+
+def test_the_standing_of_documents_is_cached_by_their_stat(root: Path) -> None:
+    from openwiki_git import graph_build
+    from openwiki_git.workspace import Workspace
+
+    ws = Workspace.open(root)
+    wanted = {"docs/adr/0002-use-postgresql-for-orders.md", "docs/adr/0019-distributed-sql-for-orders.md"}
+    first = graph_build.document_standing(ws, wanted)
+    assert first == {
+        "docs/adr/0002-use-postgresql-for-orders.md": {
+            "superseded_by": [("docs/adr/0019-distributed-sql-for-orders.md", "ADR-0019: Distributed SQL for orders")]
+        }
+    }
+    cache = ws.repo.git_dir / graph_build.CACHE_DIR / graph_build.STANDING_NAME
+    assert cache.is_file()
+    # A new decision superseding ADR-0019 is seen at once (its stat is new: never the cached table).
+    (root / "docs/adr/0033-yugabyte.md").write_text("# ADR-0033: YugabyteDB\n\nSupersedes ADR-0019.\n", "utf-8")
+    later = graph_build.document_standing(ws, wanted)
+    assert later["docs/adr/0019-distributed-sql-for-orders.md"]["superseded_by"][0][0] == "docs/adr/0033-yugabyte.md"
+    (root / "docs/adr/0033-yugabyte.md").unlink()
