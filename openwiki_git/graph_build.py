@@ -36,6 +36,7 @@ from openwiki_git.workspace import Workspace
 
 CACHE_DIR, CACHE_NAME, PARTS_NAME = graph_cache.CACHE_DIR, graph_cache.CACHE_NAME, graph_cache.PARTS_NAME
 STANDING_NAME = "standing.pickle"  # citestale's table of superseded and amended documents
+TEXT_NAME = "text.pickle"  # the text index (graph_context.TextIndex) of the cached graph
 CACHE_FORMAT = 12
 DEFAULT_DOCS = ("docs/**/*.md", "doc/**/*.md", "adr/**/*.md", "decisions/**/*.md")
 MAX_LINES = 60  # cited lines shown per span; longer spans are cut with a note
@@ -67,6 +68,7 @@ class BuildInfo:
     files_checked: int = 0  # cited files whose claims were re-checked
     seconds: float = 0.0
     cache_path: str = ""
+    key: Any = None  # the inputs' key of the graph (None when not cached): keys the text index's cache
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -192,7 +194,7 @@ def _load(ws: Workspace, use_cache: bool, check: bool) -> tuple[graph.Graph, Bui
         key = _key(ws, now, cache.header.cited, digest)
         g: graph.Graph | None = None
         if key == cache.header.key:
-            info.cached, g = True, cache.graph
+            info.cached, g, info.key = True, cache.graph, key
         elif key[:6] == cache.header.key[:6] and key[7:] == cache.header.key[7:]:
             # Only documents changed (not a page, a sidecar, a cited file, the tracked set):
             # the claims and their check results are those of the cached graph.
@@ -222,6 +224,7 @@ def _relink(
     g = graph_link.link(part, docs=docs, files=tracked, wiki_dir=ws.config.wiki_dir, previous=previous, terms=split.terms())
     header = cache.header
     _write_cache(ws, now, _Header(key, header.cited, now.index, header.tracked, now.docs, now.pages), g, (docs, pages), header)
+    info.key = key
     return g
 
 
@@ -261,6 +264,7 @@ def _rebuild(
     if use_cache:
         cited, digest = tuple(sorted(new.evidence)), _digest(new.tracked)
         header = _Header(_key(ws, now, cited, digest), cited, now.index, digest, now.docs, now.pages)
+        info.key = header.key
         _write_cache(ws, now, header, g, (docs, pages), cache.header)
         if _changed(parts, new):
             graph_cache.write(_folder(ws), PARTS_NAME, graph_cache.dumps([new]), ws.repo.git_dir)
@@ -536,7 +540,21 @@ class GraphSession:
         return cls(ws, g, info)
 
     def locate(self, terms: str | list[str], *, within: str | None = None, limit: int = 10) -> dict[str, Any]:
+        self._text_index()
         return self.graph.locate(terms, within=within, limit=limit)
+
+    def _text_index(self) -> None:
+        """The graph's index of what documents say: from its cache when it was built for this
+        graph's inputs (`BuildInfo.key`), else built and cached (a large corpus takes a second)."""
+        g, key = self.graph, self.info.key
+        if getattr(g, "_text", None) is not None or key is None:
+            return
+        cached = _read(_folder(self.ws) / TEXT_NAME, _TextCache)
+        if cached is not None and cached.key == key:
+            g._text = cached.index
+            return
+        index = g.text_index()
+        graph_cache.write(_folder(self.ws), TEXT_NAME, graph_cache.dumps([_TextCache(key, index)]), self.ws.repo.git_dir)
 
     def expand(
         self, node: str, *, edges: list[str] | None = None, hops: int = 1, depth: int = 1, max_chars: int = graph.MAX_CHARS
@@ -567,6 +585,12 @@ class GraphSession:
 
 # -- citation consistency (citestale) ---------------------------------------------------------
 _DATE = re.compile(r"^[ \t*_|-]*date[ \t*_]*[:|][ \t*_]*([0-9]{4}-[0-9]{2}-[0-9]{2})", re.I | re.M)
+
+
+@dataclass
+class _TextCache:
+    key: tuple[Any, ...]
+    index: Any  # graph_context.TextIndex
 
 
 @dataclass

@@ -288,3 +288,24 @@ def test_the_standing_of_documents_is_cached_by_their_stat(root: Path) -> None:
     later = graph_build.document_standing(ws, wanted)
     assert later["docs/adr/0019-distributed-sql-for-orders.md"]["superseded_by"][0][0] == "docs/adr/0033-yugabyte.md"
     (root / "docs/adr/0033-yugabyte.md").unlink()
+
+
+def test_the_text_index_is_cached_with_the_graph(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from openwiki_git import checkcache, graph_build, graph_context
+
+    monkeypatch.setattr(checkcache, "RACY_NS", 50_000_000)  # git's racy window, 50 ms instead of 2 s
+    time.sleep(0.1)
+    first = GraphSession.open(root)
+    top = first.locate("kubeconfig certificate")["results"][0]["id"]
+    assert first.info.key is not None
+    assert (root / ".git" / graph_build.CACHE_DIR / graph_build.TEXT_NAME).is_file()
+
+    def refuse(self: object, g: object) -> None:
+        raise AssertionError("the text index was built again")
+
+    monkeypatch.setattr(graph_context.TextIndex, "__init__", refuse)
+    again = GraphSession.open(root)
+    assert again.info.cached is True
+    assert again.locate("kubeconfig certificate")["results"][0]["id"] == top
