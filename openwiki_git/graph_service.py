@@ -107,7 +107,7 @@ class GraphService:
             for node in self._session.graph.nodes.values():
                 if node.kind == "file":
                     cited.append((node.data, graph_build.stat_key(root / node.data, now.started_ns)))
-        config = graph_build.stat_key(self.ws.wiki.root / "config.yml", now.started_ns) if hasattr(self.ws.wiki, "root") else None
+        config = graph_build.stat_key(self.ws.wiki.root / "config.yml", now.started_ns)
         return (now.index, tuple(now.docs.items()), tuple(now.pages.items()), tuple(now.sidecars.items()), tuple(cited), config)
 
     # -- the calls: data, or {"error", "hint"} ------------------------------------------------

@@ -309,3 +309,31 @@ def test_the_text_index_is_cached_with_the_graph(root: Path, monkeypatch: pytest
     again = GraphSession.open(root)
     assert again.info.cached is True
     assert again.locate("kubeconfig certificate")["results"][0]["id"] == top
+
+
+def test_graph_exports_its_edges(root: Path) -> None:
+    import contextlib
+    import io
+    import json
+
+    from openwiki_git.main import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["-C", str(root), "graph", "--edges", "--format", "json", "--no-cache"]) == 0
+    data = json.loads(out.getvalue())
+    edges = {(e["source"], e["type"], e["target"]) for e in data["edge_list"]}
+    assert (ADR + "0019-distributed-sql-for-orders.md", "supersedes", ADR + "0002-use-postgresql-for-orders.md") in edges
+    assert sum(1 for e in data["edge_list"] if e["type"] != "contains") == data["total_edges"] - data["edges"]["contains"]
+    assert len(data["edge_list"]) == data["total_edges"]
+
+
+def test_mcp_without_the_sdk_is_a_clear_usage_error(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    from openwiki_git.main import main
+
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    monkeypatch.delitem(sys.modules, "openwiki_git.mcp_server", raising=False)
+    assert main(["-C", str(root), "mcp"]) == 2
+    assert "pip install 'openwiki-git[mcp]'" in capsys.readouterr().err
