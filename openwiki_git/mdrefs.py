@@ -82,8 +82,8 @@ _VERBS = (
     ("amended_by", r"superseded[ \t]+in[ \t]+part[ \t]+by|partially[ \t]+superseded[ \t]+by|partly[ \t]+superseded[ \t]+by"),
     ("superseded_by", r"superseded[\s-]+by|replaced[\s-]+by|obsoleted[\s-]+by|deprecated[ \t]+in[ \t]+fav(?:ou|o)r[ \t]+of"),
     ("supersedes", r"supersedes|replaces|obsoletes"),
-    ("amended_by", r"amended[\s-]+by|updated[\s-]+by|supplemented[\s-]+by|extended[\s-]+by"),
-    ("amends", r"amends|updates|supplements|extends"),
+    ("amended_by", r"amended[\s-]+by|updated[\s-]+by|supplemented[\s-]+by|extended[\s-]+by|clarified[\s-]+by"),
+    ("amends", r"amends|updates|supplements|extends|clarifies"),
     ("attaches_to", r"attache[sd]\s+to|attachment\s+(?:to|of)"),
 )
 _VERB_TYPE = {f"v{i}": name for i, (name, _) in enumerate(_VERBS)}
@@ -97,7 +97,7 @@ _STATUS_WORD = r"(?:accepted|proposed|deprecated|rejected|draft|active|final|app
 _STATUS_LINE = re.compile(
     r"^[ \t]*(?:[-*+>|][ \t]*)*(?:\*\*|__)?(?:status|state)?(?:\*\*|__)?[ \t]*[:|]?[ \t]*(?:\*\*|__)?[ \t]*"
     r"(?:~~[^~\n]*~~[ \t]*[,;.:\u2014-]*[ \t]*)?"
-    r"(?:" + _STATUS_WORD + r"(?:\*\*|__)?[ \t]*[,;.:\u2014-]+[ \t]*)?"
+    r"(?:" + _STATUS_WORD + r"(?:\*\*|__)?[ \t]*(?:[,;.:\u2014(-]+|[ \t]+and)[ \t]*)?"
     r"(?:this\s+(?:adr|rfc|decision|document|doc|page|record|note|guide|runbook)\s+)?"
     r"(?:(?:was|is|has\s+been|now)\s+)?"
     r"(?P<verb>" + "|".join(f"(?P<v{i}>{pat})" for i, (_, pat) in enumerate(_VERBS)) + r")\b[ \t]*(?:\*\*|__)?[ \t]*:?[ \t]*(?:\*\*|__)?",
@@ -353,6 +353,7 @@ def may_relate(text: str) -> bool:
         or "pdate" in text
         or "upplement" in text
         or "xtend" in text
+        or "larifi" in text
         or "tatus" in text
         or "TATUS" in text
     )
@@ -386,19 +387,48 @@ def status_of(value: str, source: int) -> list[Relation]:
         return []
     first = re.split(r"[\s,;.:(\u2014-]+", plain.lower(), maxsplit=1)[0]
     if first in STATUS_WORDS:
-        return [Relation("status", Ref("status", first), source)]
+        out = [Relation("status", Ref("status", first), source)]
+        if first in _REPLACED:  # "Superseded (see ADR-0012)", "Superseded: [ADR-9](x.md)"
+            out += [Relation("superseded_by", ref, source, label) for ref, label in _named_in(value)]
+        return out
     if _STATUS_LINE.match(plain):
         return []  # a relation written with no target: its targets were reported by relations_in
     return [Relation("unknown_status", Ref("status", " ".join(plain.split())[:120]), source)]
 
 
-def section_status(text: str, source: int) -> list[Relation]:
-    """The first paragraph of a "Status" section (Nygard's layout): its relations, or its
-    status word, or an unrecognised wording."""
+_REPLACED = frozenset({"superseded", "replaced", "obsolete", "obsoleted"})
+
+
+def _named_in(text: str) -> list[tuple[Ref, str]]:
+    """The documents a status line names anywhere in it: links (with their text) and identifiers."""
+    out: list[tuple[Ref, str]] = []
+    for m in _LINK.finditer(text):
+        target = _link_target(m.group(1))
+        if target:
+            label = text[m.start() + 1 : text.index("](", m.start())]
+            out.append((Ref("link", target), label))
+    if not out:
+        out = [(Ref("id", m.group(0)), "") for m in re.finditer(r"(?<![\w/.-])[A-Z]{2,}[-_ ]?[0-9]+(?![\w-])", text)]
+    return out
+
+
+def section_status(texts: list[str], source: int) -> list[Relation]:
+    """A "Status" section (Nygard's layout): its first paragraph's relations, or its status word,
+    or an unrecognised wording; "Superseded" alone takes the documents the section's next
+    paragraphs name ("Superseded\n\nSee [ADR-0012](…)")."""
+    text = texts[0]
     found = relations_in(text, source)
     if any(r.type not in ("status", "unknown_status") for r in found):
         return found
-    return found or status_of(text.split("\n", 1)[0], source)
+    found = found or status_of(text.split("\n", 1)[0], source)
+    words = {r.ref.target for r in found if r.type == "status"}
+    if words & _REPLACED and not any(r.type == "superseded_by" for r in found):
+        for k, more in enumerate(texts[1:3], 1):
+            named = _named_in(more)
+            if named:
+                found += [Relation("superseded_by", ref, source + k, label) for ref, label in named]
+                break
+    return found
 
 
 def meta_relations(meta: dict[str, str | list[str]]) -> list[Relation]:

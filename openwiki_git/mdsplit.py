@@ -54,6 +54,7 @@ from openwiki_git.mdrefs import (  # noqa: F401 (RELATION_TYPES, may_refer, targ
     relations_in,
     scan,
     section_status,
+    status_of,
     targets,
 )
 
@@ -648,6 +649,13 @@ def _status_sections(b: _Builder) -> None:
     ADR-0012") as its first paragraph: read unless that paragraph already stated a relation."""
     stated = {r.source for r in b.relations}
     for s in b.sections:
+        lower = s.heading.lower()
+        if lower != "status" and may_relate(s.heading):
+            # "## Status: Superseded by ADR-0005": a heading's relation is its document's
+            found = relations_in(s.heading, -1)
+            if not found and lower.startswith("status:"):
+                found = status_of(s.heading.split(":", 1)[1], -1)
+            b.relations.extend(found)
         if s.heading.strip().lower().rstrip(":") not in ("status", "decision status"):
             continue
         k = next((n for n, (_, key) in enumerate(b.runs) if key == s.key), None)
@@ -655,7 +663,7 @@ def _status_sections(b: _Builder) -> None:
         end = b.runs[k + 1][0] if k is not None and k + 1 < len(b.runs) else len(b.texts)
         if i is None or i >= end or i in b.code or i in stated:
             continue
-        b.relations.extend(section_status(b.texts[i], i))
+        b.relations.extend(section_status([t for n, t in enumerate(b.texts[i:end], i) if n not in b.code], i))
 
 
 _REF_DEF = re.compile(r"^ {0,3}\[(?!\^)([^\]]+)\]:\s*(<[^>]*>|\S+)", re.M)

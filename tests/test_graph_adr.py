@@ -1,4 +1,4 @@
-"""The decision-record corpus (tests/fixtures/adr: 32 ADRs and 3 RFCs written in many
+"""The decision-record corpus (tests/fixtures/adr: 37 ADRs and 3 RFCs written in many
 conventions): every relation found, whatever its wording; broken links resolved by their text;
 unrecognised status wordings reported; and the questions "which document governs X now?"
 answered with a fixed policy (locate with the question's words, then follow superseded_by) in at
@@ -37,12 +37,15 @@ SUPERSEDES = {
     ("0026-one-approval-plus-ci", "0025-two-approvals-for-review"),  # Accepted, obsoleted by
     ("0028-utc-timestamps", "0027-local-time-stamps"),  # Obsoleted by
     ("0031-repository-per-service", "0029-monorepo"),  # [ADR031][] reference-style links
+    ("0034-email-through-amazon-ses", "0033-email-through-sendgrid"),  # adr-tools: "Superseded", then "See [34. …](…)"
+    ("0037-opensearch-for-search", "0036-elasticsearch-for-search"),  # "## Status: Superseded (see …)", "(replaces ADR036)"
 }
 AMENDS = {
     ("0016-version-sunset-headers", "0008-url-path-api-versioning"),  # Supplemented by
     ("0017-hotfix-lane", "0009-weekly-release-train"),  # Extended by:
     ("0022-cache-eviction-by-event", "0021-redis-caching-layer"),  # superseded in part by
     ("0024-certificate-rotation", "0023-mutual-tls-between-services"),  # Updated by
+    ("0035-bounce-handling", "0034-email-through-amazon-ses"),  # Clarified by
 }
 
 
