@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import heapq
+import operator
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -543,7 +544,8 @@ class Graph:
         if root is not None and owner is not None and "~" in root:
             d = self.docs[owner]
             got = {n: sc for n, sc in got.items() if f"{owner}#{d.key(ti.paragraphs[n][1])}" == root}
-        top = heapq.nsmallest(pool, got.items(), key=lambda x: (-x[1], ti.paragraphs[x[0]]))
+        # The best `pool` by score (C-level key; equal scores keep entry order: deterministic).
+        top = heapq.nlargest(pool, got.items(), key=operator.itemgetter(1))
         out = []
         for n, sc in top:
             owner_id, i = ti.paragraphs[n]
