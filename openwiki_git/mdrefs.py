@@ -53,10 +53,11 @@ _LINK = re.compile(r'\[(?:[^\]\[]|\[[^\]]*\])*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+(?:"
 _LINK_DEF = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>]*>|\S+)", re.M)
 _ID = re.compile(r"(?<![\w/.-])([A-Z][A-Z0-9]*)-([0-9]+)(?![\w-])")
 # Identifiers written without a separator ("ADR036", "RFC1234"): only with the prefixes of the
-# series the graph knows by directory (a bare capitals-and-digits word is too often a name: H2,
-# UTF8, SHA256). Found with substring tests first ("ADR" in text): cheap on a large corpus.
-BARE_PREFIXES = ("ADR", "RFC", "PEP")
-_BARE_ID = re.compile(r"(?<![\w/.-])(?:ADR|RFC|PEP)[0-9]+(?![\w-])")
+# series written that way (a bare capitals-and-digits word is too often a name: H2, UTF8,
+# SHA256; PEPs are written "PEP 8"). Found with substring tests first ("ADR" in text): each
+# prefix costs the splitter one more search over all text.
+BARE_PREFIXES = ("ADR", "RFC")
+_BARE_ID = re.compile(r"(?<![\w/.-])(?:ADR|RFC)[0-9]+(?![\w-])")
 _ISSUE = re.compile(r"[\w.-]+/[\w.-]+#[0-9]+")  # owner/repo#12: an issue elsewhere, not a file
 _GITHUB = re.compile(r"^https?://github\.com/[^/\s]+/[^/\s]+/(?:blob|tree|raw)/[^/\s]+/\S+$")
 ID_TAIL = re.compile(r"-[0-9]+(?![\w-])")
@@ -217,7 +218,7 @@ def may_refer(text: str) -> bool:
 
 def _bare(text: str) -> bool:
     """Whether `text` may hold an identifier written without a separator (`ADR036`)."""
-    return "ADR" in text or "RFC" in text or "PEP" in text
+    return "ADR" in text or "RFC" in text
 
 
 def notable(text: str) -> bool:
