@@ -336,7 +336,8 @@ def test_mcp_without_the_sdk_is_a_clear_usage_error(root: Path, monkeypatch: pyt
 
     from openwiki_git.main import main
 
-    monkeypatch.setitem(sys.modules, "mcp", None)
+    for name in [m for m in sys.modules if m == "mcp" or m.startswith("mcp.")] or ["mcp"]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if the SDK were not installed
     monkeypatch.delitem(sys.modules, "openwiki_git.mcp_server", raising=False)
     assert main(["-C", str(root), "mcp"]) == 2
     assert "pip install 'openwiki-git[mcp]'" in capsys.readouterr().err
