@@ -81,8 +81,12 @@ _SEP = re.compile(r"\s*(?:,|;|&|\band\b|\bor\b)\s*", re.I)
 # leaves the document partly in force: an amendment). Tried in this order.
 _VERBS = (
     ("amended_by", r"superseded[ \t]+in[ \t]+part[ \t]+by|partially[ \t]+superseded[ \t]+by|partly[ \t]+superseded[ \t]+by"),
-    ("superseded_by", r"superseded[\s-]+by|replaced[\s-]+by|obsoleted[\s-]+by|deprecated[ \t]+in[ \t]+fav(?:ou|o)r[ \t]+of"),
-    ("supersedes", r"supersedes|replaces|obsoletes"),
+    (
+        "superseded_by",
+        r"supers?[sc]e+ded[\s-]+by|replaced[\s-]+by|obsoleted[\s-]+by|deprecated[ \t]+in[ \t]+fav(?:ou|o)r[ \t]+of"
+        r"|deprecated[\s-]+by",
+    ),  # (also the common misspellings "superceded", "superseeded")
+    ("supersedes", r"supers?[sc]e+des|replaces|obsoletes"),
     ("amended_by", r"amended[\s-]+by|updated[\s-]+by|supplemented[\s-]+by|extended[\s-]+by|clarified[\s-]+by"),
     ("amends", r"amends|updates|supplements|extends|clarifies"),
     ("attaches_to", r"attache[sd]\s+to|attachment\s+(?:to|of)"),
@@ -346,6 +350,8 @@ def may_relate(text: str) -> bool:
     """Whether `text` may state a relation or a status (substring tests, as `notable`)."""
     return (
         "upersed" in text
+        or "uperced" in text
+        or "upersee" in text
         or "mend" in text
         or "ttach" in text
         or "eplace" in text

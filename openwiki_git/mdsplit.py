@@ -550,7 +550,7 @@ _WORDS_LOWER = ("]", "see", "upersed", "mend", "ttach", "adr", "rfc")
 # "has"/"now", or one of the other verbs (mdrefs.may_relate's substrings).
 _LINE_OPENING = (
     r"[ \t>*+|_~-]*(?:status|accepted|proposed|deprecated|rejected|draft|active|final|approved|implemented"
-    r"|this|was|is|has|now|replace|obsolete|update|supplement|extend)"
+    r"|this|was|is|has|now|replace|obsolete|update|supplement|extend|clarifi|superc|supersee)"
 )
 # A literal "\n" first: the engine then skips from newline to newline quickly. Lower-cased
 # ASCII text takes the case-sensitive pattern; other text the case-insensitive one.

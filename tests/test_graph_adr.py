@@ -341,3 +341,17 @@ def test_mcp_without_the_sdk_is_a_clear_usage_error(root: Path, monkeypatch: pyt
     monkeypatch.delitem(sys.modules, "openwiki_git.mcp_server", raising=False)
     assert main(["-C", str(root), "mcp"]) == 2
     assert "pip install 'openwiki-git[mcp]'" in capsys.readouterr().err
+
+
+def test_misspellings_deprecated_by_and_ids_in_file_names() -> None:
+    from openwiki_git import graph_link, mdsplit
+
+    def relations(text: str) -> list[tuple[str, str]]:
+        return [(r.type, r.ref.target) for r in mdsplit.split(text, "docs/adr/0001-x.md").relations if r.type != "status"]
+
+    assert relations("# A\n\nStatus: Superceded by ADR-0005\n") == [("superseded_by", "ADR-0005")]
+    assert relations("# A\n\nSuperseeded by [ADR-6](0006-y.md)\n") == [("superseded_by", "0006-y.md")]
+    assert relations("# A\n\n* Status: deprecated by ADR-0007\n") == [("superseded_by", "ADR-0007")]
+    assert relations("# A\n\nThis decision supercedes ADR-0002.\n") == [("supersedes", "ADR-0002")]
+    d = mdsplit.split("# Use Postgres\n\ntext\n", "docs/architecture/adr-012-use-postgres.md")
+    assert graph_link._doc_ids(d) == ["ADR-12"]
