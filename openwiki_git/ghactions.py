@@ -144,8 +144,10 @@ def render_comment(report: Mapping[str, Any], links: Links, *, limit: int = COMM
     """The sticky comment listing each stale claim; cut well under GitHub's limit, with a link to
     the run summary for the rest."""
     claims = not_fresh(report)
-    if not claims:
+    if not claims and not report.get("superseded_sources"):
         return render_all_clear(report, links)
+    if not claims:
+        return "\n".join([STICKY_MARKER, *_cited_documents_md(report)])
     wiki_dir = report.get("wiki_dir", ".openwiki")
     head = [
         STICKY_MARKER,
@@ -171,7 +173,17 @@ def render_comment(report: Mapping[str, Any], links: Links, *, limit: int = COMM
         rest = len(sections) - shown
         where = f"[the run summary]({links.run_url})" if links.run_url else "the job summary"
         body_parts += [f"**…and {_plural(rest, 'more claim')}**: the complete list is in {where}.", ""]
-    return "\n".join(body_parts + foot)
+    return "\n".join(body_parts + _cited_documents_md(report)[:40] + foot)
+
+
+def _cited_documents_md(report: Mapping[str, Any]) -> list[str]:
+    """Claims whose cited document is superseded or was amended since (citestale), one bullet each."""
+    cited = report.get("superseded_sources") or []
+    if not cited:
+        return []
+    lines = [f"### openwiki-git: {_plural(len(cited), 'wiki claim')} cite{'s' if len(cited) == 1 else ''} a replaced or amended document", ""]
+    lines += [f"- {code(short_id(n['id']))} ({md_text(n.get('page_path', ''))}): {md_text(n['note'])}" for n in cited[:30]]
+    return [*lines, ""]
 
 
 def _comment_section(i: int, c: Mapping[str, Any], links: Links, wiki_dir: str) -> list[str]:

@@ -34,6 +34,7 @@ COMMANDS = [
     "locate",
     "expand",
     "ground",
+    "mcp",
 ]
 
 

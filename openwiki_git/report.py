@@ -171,6 +171,7 @@ def summary_line(s: dict[str, Any]) -> str:
         f"{s['total']} claims: {s['fresh']} fresh, {s['stale']} stale, {s['unresolved']} unresolved"
         + (f", {s['missing_markers']} without a marker" if s["missing_markers"] else "")
         + (f", {s['due']} due" if s["due"] else "")
+        + (f", {s['superseded_sources']} citing a superseded or amended document" if s.get("superseded_sources") else "")
     )
 
 
@@ -187,6 +188,20 @@ def build(results: list[ClaimResult], *, wiki_dir: str, source: str, extra: dict
     }
     report.update(extra or {})
     return report
+
+
+def add_cited_documents(report: dict[str, Any], notices: dict[str, list[dict[str, Any]]], pages: dict[str, str]) -> None:
+    """Flag the claims whose cited document is superseded or was amended since (citestale):
+    each listed claim gets `cited_documents`, and the report `superseded_sources`, one entry
+    per notice ({id, page_path, source, kind, by, note}); `pages` gives each claim's page path."""
+    if not notices:
+        return
+    for c in report["claims"]:
+        if c["id"] in notices:
+            c["cited_documents"] = notices[c["id"]]
+    listed = [{"id": cid, "page_path": pages.get(cid, ""), **n} for cid in sorted(notices, key=lambda i: (pages.get(i, ""), i)) for n in notices[cid]]
+    report["superseded_sources"] = listed
+    report["summary"]["superseded_sources"] = len(listed)
 
 
 def to_json(report: dict[str, Any]) -> str:
@@ -216,8 +231,11 @@ def to_text(report: dict[str, Any], *, verbose: bool = False) -> str:
 
 
 def findings_text(report: dict[str, Any]) -> list[str]:
-    """The text lines of the report's findings beyond its claims (broken code references)."""
-    return [
+    """The text lines of the report's findings beyond its claims' verdicts: claims citing a
+    replaced document, broken code references."""
+    lines = [f"{n['page_path']}: {n['id']}: {n['note']}" for n in report.get("superseded_sources", ())]
+    lines += [
         f"{b['page_path']}:{b['line']}: broken reference `{b['reference']}`: {b['reason']}"
         for b in report.get("broken_references", [])
     ]
+    return lines

@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         out = report.to_json(data) if args.format == "json" else report.to_text(data, verbose=args.all)
         sys.stdout.write(out)
         s = data["summary"]
-        return 0 if s["stale"] == 0 and s["unresolved"] == 0 else 1
+        return 0 if s["stale"] == 0 and s["unresolved"] == 0 and not data.get("superseded_sources") else 1
     if args.source != "worktree" or args.fix or args.no_cache:
         return _run_uncached(ws, args)  # the reference the cache is tested against (test_check_differential)
     with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes
@@ -128,11 +128,13 @@ def page_findings(ws: Workspace, page: str, text: str | None, sidecar: Any = Non
     schemas/check-report.schema.json. A finding that depends on a file other than the page and
     its cited files must make the cache key depend on it too (checkcache.cache_key), or be a
     wiki-wide finding (_wiki_findings). Keys starting with "_" are flags for those, never reported."""
-    from openwiki_git import ground
+    from openwiki_git import citestale, ground
 
     found: dict[str, list[Any]] = {}
     if sidecar is not None and ground.grounded_pages({page: sidecar}):
         found["_grounded"] = [True]  # broken references depend on every tracked file: _wiki_findings
+    if sidecar is not None and citestale.cited_documents(sidecar.claims, ws.config.wiki_dir):
+        found["_cites_documents"] = [True]  # a document's standing is decided by other documents too
     return found
 
 
@@ -142,17 +144,31 @@ def _wiki_findings(
     """Findings that depend on more than a page and the files it cites, so that the per-page
     cache cannot keep them: broken code references on the pages `ground` grounded (they depend
     on every tracked file; ground.broken_references keeps its own cache, keyed on them all).
-    Only a wiki with grounded pages pays for it (and opens git for it on the fast path)."""
+    Claims citing a superseded or later-amended document likewise: what replaces a document is
+    said in other documents (graph_build.document_standing caches it, keyed on every document).
+    Only a wiki with such pages pays for it (and opens git for it on the fast path)."""
     grounded = [p for p in pages if entries[p]["findings"].get("_grounded")]
-    if not grounded:
+    citing = [p for p in pages if entries[p]["findings"].get("_cites_documents")]
+    if not (grounded or citing):
         return {}
     from openwiki_git import ground
 
     ws = workspace()
     known = sidecars or {}
-    loaded = {p: known.get(p) or ws.wiki.load(p) for p in grounded}
-    broken = ground.broken_references(ws, {p: sc for p, sc in loaded.items() if sc is not None})
-    return {"broken_references": broken} if broken else {}
+    loaded = {p: known.get(p) or ws.wiki.load(p) for p in {*grounded, *citing}}
+    out: dict[str, Any] = {}
+    if grounded:
+        broken = ground.broken_references(ws, {p: loaded[p] for p in grounded if loaded[p] is not None})
+        if broken:
+            out["broken_references"] = broken
+    claims = {c.id: (p, c) for p in citing if loaded[p] is not None for c in loaded[p].claims}  # type: ignore[union-attr]
+    notices = _stale_citations(ws, [c for _, c in claims.values()]) if claims else {}
+    if notices:
+        shell: dict[str, Any] = {"claims": [], "summary": {}}
+        report.add_cited_documents(shell, notices, {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()})
+        out["superseded_sources"] = shell["superseded_sources"]
+        out["_notices"] = notices  # emit() adds them to the claims' records
+    return out
 
 
 def emit(
@@ -169,15 +185,29 @@ def emit(
         for key, found in entries[p]["findings"].items():
             if not key.startswith("_"):
                 findings.setdefault(key, []).extend(found)
-    for key, found in (late or {}).items():
+    late = dict(late or {})
+    notices: dict[str, list[Any]] = late.pop("_notices", {})  # type: ignore[assignment]
+    for key, found in late.items():
         findings.setdefault(key, []).extend(found)
+    if "superseded_sources" in findings:
+        summary = {**summary, "superseded_sources": len(findings["superseded_sources"])}
 
-    def claims() -> Iterator[report.Item]:
+    def listed() -> Iterator[report.Item]:
         for p in pages:
             if every:
                 yield from items(p)
             else:
                 yield from (c for c in entries[p]["notable"] if args.format == "text" or report.is_problem(c))
+
+    def claims() -> Iterator[report.Item]:
+        for c in listed():
+            cid = c["id"] if isinstance(c, dict) else c[2]
+            if cid in notices:  # rare: a claim citing a replaced document gets its record in full
+                import json
+
+                c = dict(c) if isinstance(c, dict) else json.loads(report.plain_claim_json(*c))
+                c["cited_documents"] = notices[cid]
+            yield c
 
     write = sys.stdout.write
     if args.format == "json":
@@ -193,7 +223,7 @@ def emit(
                 lines = [f"{c[1]}: {c[2]}: fresh: {c[3]}"]  # a plain claim's claim_line
             if lines:
                 write("\n".join(lines) + "\n")
-        for line in report.findings_text(findings):
+        for line in report.findings_text({"summary": summary, **findings}):
             write(line + "\n")
         write(report.summary_line(summary) + "\n")
     return 0 if is_clean({"summary": summary, **findings}) else 1
@@ -259,12 +289,25 @@ def _run_uncached(ws: Workspace, args: argparse.Namespace) -> int:
         if written:  # report what is true after the fix
             results, extra = collect(ws, args)
     data = report.build(results, wiki_dir=ws.config.wiki_dir, source=args.source, extra=extra)
+    report.add_cited_documents(data, _stale_citations(ws, [r.claim for r in results]), {r.claim.id: ws.wiki.repo_path(r.page) for r in results})
     if args.format == "json" and args.only_problems:
         data["claims"] = [c for c in data["claims"] if report.is_problem(c)]
         data["only_problems"] = True
     out = report.to_json(data) if args.format == "json" else report.to_text(data, verbose=args.all)
     sys.stdout.write(out)
     return 0 if is_clean(data) else 1
+
+
+def _stale_citations(ws: Workspace, claims: list[Any]) -> dict[str, list[dict[str, Any]]]:
+    """Claims citing a superseded or later-amended document (citestale); the documents are read
+    only when some claim cites a Markdown file outside the wiki."""
+    from openwiki_git import citestale
+
+    if not citestale.cited_documents(claims, ws.config.wiki_dir):
+        return {}
+    from openwiki_git.graph_build import stale_citations
+
+    return stale_citations(ws, claims)
 
 
 def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
@@ -294,12 +337,18 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
         evidence = tuple(e.result() for e in o.evidence)
         results.append(ClaimResult(o.page, o.before, o.status, evidence, present, False, tuple(notes)))
     extra = {"base": merge_base, "head": head_id, "base_rev": base_rev}
-    return report.build(results, wiki_dir=ws.config.wiki_dir, source=head_id, extra=extra)
+    data = report.build(results, wiki_dir=ws.config.wiki_dir, source=head_id, extra=extra)
+    # Every claim of the checked-out tree whose cited document is superseded or amended since.
+    claims = {c.id: (p, c) for p, sc in ws.wiki.load_all().items() for c in sc.claims}
+    pages = {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()}
+    report.add_cited_documents(data, _stale_citations(ws, [c for _, c in claims.values()]), pages)
+    return data
 
 
 def is_clean(data: dict[str, Any]) -> bool:
     s = data["summary"]
-    return s["stale"] == 0 and s["unresolved"] == 0 and s["missing_markers"] == 0 and not data.get("broken_references")
+    return (s["stale"] == 0 and s["unresolved"] == 0 and s["missing_markers"] == 0
+            and not data.get("broken_references") and not data.get("superseded_sources"))
 
 
 def collect(ws: Workspace, args: argparse.Namespace) -> tuple[list[ClaimResult], dict[str, Any]]:
