@@ -18,6 +18,13 @@ the cache's 2-second racy window after building or changing files (checkcache.RA
 
     python bench/bench_check.py            # all shapes
     python bench/bench_check.py --profile  # plus a cProfile of in-process runs of A, cold and warm
+    python bench/bench_check.py --floor    # only the whole-process figures of issue 17 (below)
+
+--floor: whole processes, median of --runs, wall time and the process's own peak RSS (wait4), on
+A (10,000 claims over 1,000 files) and H (100,000 claims: 1,000 pages x 100 over 1,000 files x
+100), against bench/openwiki_algorithm.py (every cited range re-read and re-hashed) in the same
+run: warm text, warm JSON (every claim, and --only-problems when the version has it),
+--no-cache, the first check after one cited file changed, and the cache's size on disk.
 
 To time another version of the package (before/after), put its parent directory first on the
 path and run from outside the checkout: `cd /tmp && PYTHONPATH=/path/to/old python
@@ -286,12 +293,117 @@ def run_shapes(roots: dict[str, Path], runs: int, profile_a: bool) -> dict[str, 
     return results
 
 
+# -- --floor: whole processes against the OpenWiki algorithm ---------------------------------------
+ALGORITHM = Path(__file__).with_name("openwiki_algorithm.py")
+
+
+TIME = shutil.which("time") or "/usr/bin/time"
+
+
+def run_process(cmd: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS in MiB) of one process; exit 0 or 1 (findings) is expected.
+
+    The peak comes from GNU time (`%M`) when there is one: a child's ru_maxrss counts the pages
+    of the process it was forked from, this bench with its repositories in memory."""
+    with tempfile.NamedTemporaryFile("r") as rss:
+        wrapped = [TIME, "-f", "%M", "-o", rss.name, *cmd] if os.path.exists(TIME) else cmd
+        started = time.perf_counter()
+        proc = subprocess.run(wrapped, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+        wall = time.perf_counter() - started
+        if proc.returncode not in (0, 1):
+            raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr.decode()[-500:]}")
+        kib = rss.read().strip().splitlines()[-1] if wrapped is not cmd else "0"
+    return wall, int(kib) / 1024
+
+
+def median_process(cmd: list[str], runs: int, before=None) -> tuple[float, float]:
+    walls, rss = [], []
+    for _ in range(runs):
+        if before is not None:
+            before()
+        w, r = run_process(cmd)
+        walls.append(w)
+        rss.append(r)
+    walls.sort()
+    return walls[len(walls) // 2], max(rss)
+
+
+class CacheFiles:
+    """Every check cache file under <git dir>/openwiki-git (whatever the version calls them)."""
+
+    def __init__(self, root: Path) -> None:
+        self.dir = root / ".git" / "openwiki-git"
+        self.saved: dict[Path, bytes] = {}
+
+    def files(self) -> list[Path]:
+        return sorted(self.dir.glob("check-*")) if self.dir.is_dir() else []
+
+    def size(self) -> int:
+        return sum(p.stat().st_size for p in self.files())
+
+    def save(self) -> None:
+        self.saved = {p: p.read_bytes() for p in self.files()}
+
+    def restore(self) -> None:
+        for p in self.files():
+            p.unlink()
+        for p, data in self.saved.items():
+            p.write_bytes(data)
+
+
+def has_flag(flag: str) -> bool:
+    out = subprocess.run([*cli(), "check", "--help"], capture_output=True, text=True).stdout
+    return flag in out
+
+
+def floor(tmp: Path, runs: int) -> None:
+    rows: list[tuple[str, float, float]] = []
+    only = has_flag("--only-problems")
+    for name, shape in (("A", dict(pages=100, claims_per_page=100, files=1000)),
+                        ("H", dict(pages=1000, claims_per_page=100, files=1000))):
+        root = tmp / f"floor-{name}"
+        got = build(root, **shape)
+        print(f"built {name}: {got['claims']} claims, {got['pages']} pages, {got['files']} files", flush=True)
+        settle()
+        check = [*cli(), "-C", str(root), "check"]
+        subprocess.run(check, capture_output=True)  # writes the cache
+        settle()
+        subprocess.run(check, capture_output=True)  # warm: nothing racy left
+        label = f"{name} {got['claims']:,} claims"
+        algo_runs = runs if name == "A" else 1
+        algo = median_process([sys.executable, str(ALGORITHM), str(root)], algo_runs)
+        rows.append((f"{label}: OpenWiki algorithm (re-read, re-hash every range; {algo_runs} run(s))", *algo))
+        rows.append((f"{label}: check, warm, text", *median_process(check, runs)))
+        rows.append((f"{label}: check --format json, warm (every claim)", *median_process([*check, "--format", "json"], runs)))
+        if only:
+            rows.append((f"{label}: check --format json --only-problems, warm",
+                         *median_process([*check, "--format", "json", "--only-problems"], runs)))
+        if name == "A":
+            rows.append((f"{label}: check --no-cache", *median_process([*check, "--no-cache"], runs)))
+            cache = CacheFiles(root)
+            cache.save()
+            changed = root / "src" / "pkg0" / "mod_0.py"
+            changed.write_text("# header\n" + changed.read_text("utf-8"), "utf-8")
+            settle()
+            rows.append((f"{label}: check, one cited file changed (first run after it)",
+                         *median_process(check, runs, before=cache.restore)))
+        print(f"{label}: check cache on disk {CacheFiles(root).size() / 1e6:.1f} MB", flush=True)
+    print(f"\n{'':<78}{'wall':>8}{'peak RSS':>11}")
+    for text, wall, rss in rows:
+        print(f"{text:<78}{wall * 1000:>6.0f}ms{rss:>7.0f} MiB")
+    print(f"(median of {runs} whole processes, interpreter start included; load average {os.getloadavg()[0]:.1f})")
+
+
 def main_bench() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--profile", action="store_true", help="cProfile one in-process run of shape A, cold and warm")
     ap.add_argument("--keep", action="store_true", help="keep the repositories (their paths are printed)")
+    ap.add_argument("--floor", action="store_true", help="only the whole-process figures against the OpenWiki algorithm")
     args = ap.parse_args()
+    # Time what a user runs: an installed package with its bytecode cached, not one compiled on
+    # every start (PYTHONDONTWRITEBYTECODE, set in some sandboxes, costs ~0.1 s per process).
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
     tmp = Path(tempfile.mkdtemp(prefix="openwiki-bench-"))
     import openwiki_git
@@ -300,6 +412,9 @@ def main_bench() -> None:
           f"command: {' '.join(cli())} -C REPO check")
     print(f"timing the openwiki_git package in {Path(openwiki_git.__file__).parent}")
     try:
+        if args.floor:
+            floor(tmp, args.runs)
+            return
         roots = build_shapes(tmp)
         results = run_shapes(roots, args.runs, args.profile)
         report(results, args.runs)

@@ -5,7 +5,8 @@ Prints: the build of the graph from texts in memory (split on two CPUs, claims, 
 I/O) -- the figure the issue's 1-second goal is about -- and the same on one CPU; the cold load
 from disk (no cache; with the claims' content check and without it), the warm load (cache hit),
 incremental rebuilds after one document or one cited file changes, and `locate` / `expand`
-latencies. No assertions.
+latencies (locate over titles, headings, claims and every paragraph; expand with its context at
+--depth 0/1/2). No assertions.
 
     python bench/bench_graph.py [--pages 1000] [--claims 10000] [--docs 100] [--paragraphs 1000]
 """
@@ -224,6 +225,9 @@ def bench_queries(session: graph_build.GraphSession) -> None:
     rng = random.Random(11)
     queries = [" ".join(rng.sample(WORDS, 2)) for _ in range(200)]
     t = time.perf_counter()
+    session.graph.text_index()
+    report("text index of every paragraph (built on the first locate, once per process)", time.perf_counter() - t)
+    t = time.perf_counter()
     hits = [session.locate(q, limit=10) for q in queries]
     per = (time.perf_counter() - t) / len(queries)
     report(f"locate (2 words, limit 10), mean of {len(queries)}", per)
@@ -236,6 +240,16 @@ def bench_queries(session: graph_build.GraphSession) -> None:
     for nid in ids:
         session.expand(nid)
     report(f"expand (all edges, cited lines for claims), mean of {len(ids)}", (time.perf_counter() - t) / len(ids))
+    for depth in (0, 2):
+        t = time.perf_counter()
+        for nid in ids:
+            session.expand(nid, depth=depth)
+        report(f"expand --depth {depth} (default --max-chars 6000), mean of {len(ids)}", (time.perf_counter() - t) / len(ids))
+    docs = [f"ADR-{d:04}" for d in range(1, 101)]
+    t = time.perf_counter()
+    for d in docs:
+        session.expand(d, depth=2)
+    report("expand ADR --depth 2 (a 1,000-paragraph document, 6,000 characters of context), mean of 100", (time.perf_counter() - t) / 100)
     claims = [n for n, node in session.graph.nodes.items() if node.kind == "claim"][:500]
     t = time.perf_counter()
     for cid in claims:

@@ -4,9 +4,11 @@
     tools = graph_tools("/path/to/repo")      # [locate, expand]; bind them to a chat model
 
 Each tool returns the same JSON as `openwiki-git locate/expand --format json` (a string), so an
-agent's citations are the graph's stable ids and `repo://path#Lx-Ly` spans. Stale claims carry
-`"stale": true` and are listed in `stale_claims`: the tool descriptions tell the model not to
-state them as facts. langchain_core is imported only when the tools are made.
+agent's citations are the graph's stable ids and `repo://path#Lx-Ly` spans; an error comes back
+as `{"error", "hint"}` in the tools' terms. Stale claims carry `"stale": true` and are listed in
+`stale_claims`: the tool descriptions (graph_service, shared with the MCP server) tell the model
+not to state them as facts. The graph is reloaded when its inputs change. langchain_core (the
+`agent` extra) is imported only when the tools are made.
 """
 
 from __future__ import annotations
@@ -15,55 +17,42 @@ import json
 from pathlib import Path
 from typing import Any
 
-from openwiki_git.errors import OpenwikiError
-from openwiki_git.graph import EDGE_TYPES
-from openwiki_git.graph_build import GraphSession
-
-LOCATE_HELP = (
-    "Find starting points in the repository's evidence graph: wiki pages, documents (such as "
-    "ADRs), headings and claims whose words match `terms` (BM25). Returns JSON with ranked "
-    "`results` (id, kind, label; claims with statement, status, stale, evidence). Claims with "
-    '"stale": true no longer match the code they cite: do not state them as facts.'
-)
-EXPAND_HELP = (
-    "Show one node of the evidence graph and its typed edges. `node` is an id from locate or "
-    "expand (or ADR-0012, a claim id prefix, a path). `edges` keeps some edge types: "
-    + ", ".join(EDGE_TYPES)
-    + ". With hops > 1 and exactly one edge type, walks that edge while there is a single way on "
-    "(e.g. superseded_by to reach the current decision) and returns the path and the last node. "
-    "A claim's evidence comes with the cited lines. Stale claims are flagged: do not state them "
-    "as facts."
-)
-
-
-def locate_json(session: GraphSession, terms: str, within: str | None = None, limit: int = 10) -> str:
-    return _call(session.locate, terms, within=within, limit=limit)
-
-
-def expand_json(session: GraphSession, node: str, edges: list[str] | None = None, hops: int = 1) -> str:
-    return _call(session.expand, node, edges=edges, hops=hops)
-
-
-def _call(fn: Any, *args: Any, **kwargs: Any) -> str:
-    try:
-        return json.dumps(fn(*args, **kwargs), ensure_ascii=False)
-    except OpenwikiError as e:  # the model gets the message and the hint, and can try again
-        return json.dumps({"error": e.message, "hint": e.hint})
-
 
 def graph_tools(repo: str | Path | None = None, *, wiki_dir: str | None = None) -> list[Any]:
-    """The two tools, bound to the repository at `repo` (default: the current directory)."""
-    from langchain_core.tools import StructuredTool
+    """The two tools, bound to the repository at `repo` (default: the current directory). The
+    graph is reloaded when its inputs change (graph_service); arguments carry descriptions for
+    the model, and an error (a bad node, a wrong argument type) is returned as readable JSON."""
+    try:
+        from langchain_core.tools import StructuredTool
+        from pydantic import BaseModel, Field
+    except ModuleNotFoundError:
+        from openwiki_git.errors import UsageError
 
-    session = GraphSession.open(Path(repo) if repo is not None else None, wiki_dir=wiki_dir)
+        raise UsageError("the agent tools need langchain-core, which is not installed", "pip install 'openwiki-git[agent]'") from None
+    from openwiki_git import graph_service as gs
 
-    def locate(terms: str, within: str | None = None, limit: int = 10) -> str:
-        return locate_json(session, terms, within, limit)
+    service = gs.GraphService(repo, wiki_dir=wiki_dir)
 
-    def expand(node: str, edges: list[str] | None = None, hops: int = 1) -> str:
-        return expand_json(session, node, edges, hops)
+    class LocateArgs(BaseModel):
+        terms: Any = Field(description=gs.ARGS["terms"])
+        within: Any = Field(None, description=gs.ARGS["within"])
+        limit: Any = Field(10, description=gs.ARGS["limit"])
+
+    class ExpandArgs(BaseModel):
+        node: Any = Field(description=gs.ARGS["node"])
+        edges: Any = Field(None, description=gs.ARGS["edges"])
+        hops: Any = Field(1, description=gs.ARGS["hops"])
+        depth: Any = Field(1, description=gs.ARGS["depth"])
+        max_chars: Any = Field(6000, description=gs.ARGS["max_chars"])
+
+    def locate(terms: Any, within: Any = None, limit: Any = 10) -> str:
+        return json.dumps(service.call("locate", terms=terms, within=within, limit=limit), ensure_ascii=False)
+
+    def expand(node: Any, edges: Any = None, hops: Any = 1, depth: Any = 1, max_chars: Any = 6000) -> str:
+        data = service.call("expand", node=node, edges=edges, hops=hops, depth=depth, max_chars=max_chars)
+        return json.dumps(data, ensure_ascii=False)
 
     return [
-        StructuredTool.from_function(locate, name="locate", description=LOCATE_HELP),
-        StructuredTool.from_function(expand, name="expand", description=EXPAND_HELP),
+        StructuredTool.from_function(locate, name="locate", description=gs.LOCATE, args_schema=LocateArgs),
+        StructuredTool.from_function(expand, name="expand", description=gs.EXPAND, args_schema=ExpandArgs),
     ]

@@ -1,253 +1,83 @@
-"""`check`'s persistent cache, validated by stat in the spirit of git's own index.
+"""`check`'s summary cache: per page, what the last run found, validated by stat as git's index is.
 
-`<git dir>/openwiki-git/check-cache-v1.pickle` (outside version control) keeps:
+`<git dir>/openwiki-git/check-cache-v2.pickle` (outside version control) holds, per page that has
+a sidecar: the stat of the sidecar and of the page, the key of every file its claims cite (stat
+and blob id; or "missing", "untracked"), its counts, the report records of its *notable* claims
+(any claim that is not plainly fresh: stale, unresolved, relocated, without its marker, due, with
+a note), its claim ids (the cross-page duplicate check) and when a due verdict may next change.
+A plain fresh claim is not stored at all: its report record follows from its sidecar alone
+(`report.plain_claim_json`). So the cache is small (a few bytes per plain claim) and bounded
+(at most MAX_NOTABLE notable records are kept; pages beyond are judged again on each run).
 
-- parsed sidecars, by page and the sidecar file's stat (mtime, size, inode, ctime; in OpenWiki
-  mode also the page's stat, since the marks live in its front matter): an unchanged sidecar is
-  not parsed again. A changed one goes through `Wiki.load` as always (errors exit 2), and
-  `Wiki.load_all` still checks claim ids across every page.
-- the working tree's evidence results, by cited path and the file's stat, with its blob id: an
-  unchanged file is neither read nor hashed. A file whose stat changed but whose blob did not
-  (touched, checked out again) is read once and none of its claims is re-hashed.
+Two ways to use it:
+
+- `answer()`: when nothing changed (the index file, every sidecar, page and cited file, the
+  config file and the code have the stat recorded), the report is answered from the cache
+  without git, pygit2 or any sidecar parse: this module imports only the standard library.
+- `PageKeys` (commands/check.py): with a Workspace, each page whose keys still hold keeps its
+  entry; only the others are loaded and judged again. A file whose stat changed but whose blob did
+  not (touched, checked out again) keeps its pages' entries.
 
 What keeps an answer from the cache equal to a fresh one:
 
-- Racy files (git's racy-index rule): an entry whose mtime or ctime is less than RACY_NS before
-  the check *started* (or later) is never stored, because an edit within the same timestamp tick
-  would leave the stat unchanged. Measured from the start, not from the write: a file read early
-  in a long check must be as old as that.
-- Tracking: each cited path is looked up in git's index now (what `check` does anyway; the index
-  is loaded once), instead of keying the cache on the index file, which `git status` and `git add`
-  of any file rewrite. A file that stops being tracked is never answered from the cache, and the
-  `GIT_INDEX_FILE` of a hook is honoured.
-- Only files whose git text is exactly their bytes on disk are kept (no CRLF conversion, valid
-  UTF-8), so a change to `.gitattributes` or `core.autocrlf`, which leaves the file's stat alone,
-  cannot make an entry wrong. Symlinks, and paths through a symlinked directory, are never kept.
-- The whole cache is keyed on FORMAT, `__version__`, the stat of the modules that compute the
-  results (an editable install changes code without changing the version), the work tree, the
-  wiki directory, `max_growth`, the range growth bound and OpenWiki mode. Any difference: the cache is rebuilt.
-- It is read with a restricted unpickler that builds only `openwiki_git.model` records and
-  builtin containers, so a tampered file cannot run code; a file that cannot be read, is of
-  another format or holds anything unexpected is ignored and rebuilt, never an error.
+- Racy files (git's racy-index rule): a stat whose mtime or ctime is less than RACY_NS before the
+  check *started* (or later) is never stored, because an edit within the same timestamp tick
+  would leave it unchanged; a page that depends on one is judged again next time.
+- Tracking: the index file's stat is recorded; when it changed (`git add`, `git status`), every
+  cited path's tracking is looked up again in git's index before an entry is reused. Runs with
+  GIT_DIR, GIT_INDEX_FILE, GIT_WORK_TREE or GIT_COMMON_DIR set never take the fast answer.
+- Only files whose git text is exactly their bytes on disk are keyed (no CR at all, valid UTF-8),
+  so `.gitattributes` or `core.autocrlf`, which leave a file's stat alone, cannot make an entry
+  wrong. Symlinks, and paths through a symlinked directory, are never keyed.
+- The whole cache is keyed on FORMAT, `__version__`, the stat of the package's modules (an
+  editable install changes code without changing the version), the config file's stat, the
+  wiki directory's presence, `--wiki-dir`, the work tree and the git directory. Any difference:
+  every page is judged again.
+- Due verdicts depend on the clock: an entry records the first instant at which one of its
+  claims' `due` may change, and is not used from then on (nor when the clock went back).
+- It is read with an unpickler that refuses every class (only builtin containers and scalars),
+  so a tampered file cannot run code; a file that cannot be read, is of another format or holds
+  anything unexpected is ignored and rebuilt, never an error.
 - It is written atomically (`store.atomic_write`) and only when it changed, without the writers'
   lock (derived data: the last writer wins); a read-only git directory just means no cache.
 """
 
 from __future__ import annotations
 
-import builtins
 import contextlib
-import copyreg
-import dataclasses
 import gc
-import io
-import operator
 import os
 import pickle
 import stat
-import sys
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from openwiki_git import __version__, checker, compat, diffmap, git, model, sidecar, store
-from openwiki_git.checker import EvidenceResolver
-from openwiki_git.errors import OpenwikiError
-from openwiki_git.model import EvidenceResult, FileText, Sidecar
-from openwiki_git.workspace import Workspace
+from openwiki_git import __version__
 
-CACHE_NAME = "check-cache-v1.pickle"
-FORMAT = 1
+CACHE_NAME = "check-cache-v2.pickle"
+FORMAT = 2
 RACY_NS = 2_000_000_000  # git's racy window is one timestamp tick; 2 s covers FAT and coarse clocks
+MAX_NOTABLE = 20_000  # notable claim records kept at most; pages beyond are judged on each run
+GIT_ENV = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES")
+CONFIG_FILE = (".openwiki", "config.yml")  # config.config_path, without importing config
+# The modules whose code decides a verdict or a report record: their stat is part of the key.
+CODE = ("checkcache", "checker", "compat", "citations", "sidecar", "model", "git", "store", "config", "okf",
+        "report", "workspace", "commands/check")
 
 StatKey = tuple[int, int, int, int]  # st_mtime_ns, st_size, st_ino, st_ctime_ns
-Pair = tuple[str, str]  # (resource, version), as the resolver is asked
-SidecarEntry = tuple[tuple[StatKey, StatKey | None], Sidecar]  # (sidecar stat, page stat), parsed
-FileEntry = tuple[StatKey, str, dict[Pair, EvidenceResult]]  # stat, blob id, results
-
-# What the unpickler may build: the records themselves and plain containers, nothing callable.
-_MODEL_CLASSES = (
-    model.Evidence, model.Cause, model.Mark, model.Claim, model.Verification, model.Sidecar, model.EvidenceResult,
-)
-_ALLOWED = {("openwiki_git.model", cls.__name__): cls for cls in _MODEL_CLASSES}
-_ALLOWED.update({("builtins", name): getattr(builtins, name) for name in ("tuple", "list", "dict", "set", "frozenset")})
+# A cited file's key: (mtime, size, ino, ctime, blob) of a tracked verbatim file, or "missing"
+# (tracked, not on disk) or "untracked"; those two follow from the index alone.
+FileKey = Any
+Entry = dict[str, Any]  # sidecar, page, files, summary, notable, ids, until, findings
 
 
 def stat_key(st: os.stat_result) -> StatKey:
     return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
 
 
-class CheckCache:
-    """One check's view of the cache: what was read from disk, and what this run confirmed or
-    learnt, which `save()` writes back when it differs."""
-
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
-        self.path = ws.cache_path(CACHE_NAME)
-        self.started_ns = time.time_ns()  # before any stat or read of this run (the racy rule)
-        self.key = cache_key(ws)
-        self.old_sidecars, self.old_files = read(self.path, self.key)
-        self.sidecars: dict[str, SidecarEntry] = {}  # what this run keeps
-        self.loaded: list[Sidecar] = []  # every sidecar this run loaded, kept or not
-        self.worktree: CachedResolver | None = None
-
-    def racy(self, *stats: StatKey | None) -> bool:
-        """Whether a file may still change without its stat showing it (git's racy rule)."""
-        limit = self.started_ns - RACY_NS
-        return any(s is not None and max(s[0], s[3]) >= limit for s in stats)
-
-    def load_sidecar(self, page: str) -> Sidecar | None:
-        """`Wiki.load(page)`, from the cache while the sidecar's stat is unchanged."""
-        wiki = self.ws.wiki
-        own = _lstat_file(wiki.sidecar_path(page))  # None: missing, a link...: Wiki.load says what is wrong
-        page_stat = _stat_or_none(wiki.page_path(page)) if wiki.config.strict_openwiki else None
-        key = None if own is None else (own, page_stat)
-        hit = self.old_sidecars.get(page) if key is not None else None
-        if hit is not None and hit[0] == key:
-            self.sidecars[page] = hit
-            loaded: Sidecar | None = hit[1]
-        else:
-            loaded = wiki.load(page)
-            if loaded is not None and key is not None and not self.racy(*key):
-                self.sidecars[page] = (key, loaded)
-        if loaded is not None:
-            self.loaded.append(loaded)
-        return loaded
-
-    def resolver(self, source: str) -> EvidenceResolver:
-        """The resolver for `source`; answered from the cache for the working tree only."""
-        if source != "worktree":
-            return self.ws.resolver(source)
-        self.worktree = CachedResolver(self)
-        return self.worktree
-
-    def save(self, *, partial: bool = False) -> bool:
-        """Write what this run confirmed or learnt, when it differs from what was read; whether it
-        wrote. `partial` (a --page check): files this run did not cite keep their entries."""
-        files = self.worktree.entries() if self.worktree is not None else {}
-        if partial or self.worktree is None:
-            visited = self.worktree.paths if self.worktree is not None else {}
-            files = {**{p: e for p, e in self.old_files.items() if p not in visited}, **files}
-        sidecars_changed = _changed(self.old_sidecars, self.sidecars)
-        if sidecars_changed and self.old_files:  # evidence may no longer be cited: drop its results
-            cited = {(e.resource, e.version) for sc in self.loaded for c in sc.claims for e in c.evidence}
-            files = _prune(files, cited)
-        if not (sidecars_changed or _changed(self.old_files, files)):
-            return False
-        data = {"key": self.key, "sidecars": self.sidecars, "files": files}
-        try:
-            store.atomic_write(self.path, dumps(data), root=self.ws.repo.git_dir)
-        except (OSError, OpenwikiError):
-            return False  # a read-only git directory, or a link in the way: check without a cache
-        return True
-
-
-@dataclass
-class _PathState:
-    """One cited file during a run: its stat when the cache may answer for it, the cached entry
-    whose results still hold (if any), and the results resolved this run."""
-
-    stat: StatKey | None
-    entry: FileEntry | None
-    new: dict[Pair, EvidenceResult] = field(default_factory=dict)
-
-
-class CachedResolver(EvidenceResolver):
-    """The checker's working-tree resolver, answering from the results cached for a file while
-    the file's stat is unchanged and it is still tracked. A file is judged the first time one of
-    its pairs is asked; its cached results then answer every later pair without a call here."""
-
-    def __init__(self, cache: CheckCache) -> None:
-        ws = cache.ws
-        growth = (ws.config.range_growth_factor, ws.config.range_growth_lines)
-        super().__init__(ws.reader("worktree"), max_growth=ws.config.max_growth, growth=growth)
-        self.cache = cache
-        self.repo = ws.repo
-        self.paths: dict[str, _PathState] = {}
-        self._real_root = os.path.realpath(ws.repo.root)
-        self._real_dirs: dict[str, str] = {}
-
-    def _resolve(self, resource: str, version: str) -> EvidenceResult:
-        path = _path_of(resource)
-        if path is None:
-            return super()._resolve(resource, version)
-        state = self._state(path)
-        result = state.entry[2].get((resource, version)) if state.entry is not None else None
-        if result is None:
-            result = state.new[(resource, version)] = super()._resolve(resource, version)
-        return result
-
-    def _state(self, path: str) -> _PathState:
-        state = self.paths.get(path)
-        if state is None:
-            st = self._worktree_stat(path)
-            entry = self.cache.old_files.get(path) if st is not None else None
-            if entry is not None and entry[0] != st and self.read(path).blob != entry[1]:
-                entry = None  # changed; a file merely touched keeps its results (same blob, same text)
-            if entry is not None:
-                self.remember(entry[2])
-            state = self.paths[path] = _PathState(st, entry)
-        return state
-
-    def _worktree_stat(self, path: str) -> StatKey | None:
-        """The file's stat when the cache may answer for it: tracked now, a regular file, not
-        reached through a symlinked directory (what git.Repo._read_worktree requires to read it)."""
-        if not self.repo.is_tracked(path):
-            return None
-        full = os.path.join(self._real_root, path)  # POSIX: the path's "/" are the separators
-        st = _lstat_file(full)
-        parent, _, name = path.rpartition("/")
-        real_dir = self._real_dirs.get(parent)
-        if real_dir is None:
-            real_dir = self._real_dirs[parent] = os.path.realpath(os.path.join(self._real_root, parent))
-        return st if os.path.join(real_dir, name) == full else None
-
-    def entries(self) -> dict[str, FileEntry]:
-        """The entries to keep for the files cited this run, when their results may be reused."""
-        out = {}
-        for path, state in self.paths.items():
-            entry = self._entry(path, state)
-            if entry is not None:
-                out[path] = entry
-        return out
-
-    def _entry(self, path: str, state: _PathState) -> FileEntry | None:
-        if state.stat is None or self.cache.racy(state.stat):
-            return None
-        old = state.entry
-        if old is not None and old[0] == state.stat and not state.new:
-            return old  # the same object: nothing to write
-        ft = self.texts.get(path)  # read this run: the stat changed or some pair was new
-        if ft is None or not _verbatim(ft, state.stat[1]):
-            return None
-        results = {**old[2], **state.new} if old is not None else state.new
-        return (state.stat, ft.blob, results)  # type: ignore[return-value]
-
-
-def _path_of(resource: str) -> str | None:
-    """The repository path a resource cites, parsed as the resolver parses it (None: invalid)."""
-    plain = sidecar.plain_parts(resource)
-    if plain is not None:
-        return plain[0]
-    try:
-        return compat.parse_resource(resource, wiki_dir="\0").path
-    except compat.ResourceError:
-        return None
-
-
-def _verbatim(ft: FileText, size: int) -> bool:
-    """Whether git's text of the file is its bytes on disk: no CRLF conversion (no CR at all) and
-    valid UTF-8 (no replacement character), hence as many bytes as the file has. Only then do the
-    results follow from the file's bytes alone, not from attributes that can change around it."""
-    text = ft.text
-    if text is None or ft.blob is None or "\r" in text or "\ufffd" in text:
-        return False
-    return len(text.encode("utf-8")) == size
-
-
-def _lstat_file(path: str | Path) -> StatKey | None:
+def lstat_file(path: str | Path) -> StatKey | None:
     """The stat of a regular file that is no symlink, else None."""
     try:
         st = os.lstat(path)
@@ -256,83 +86,61 @@ def _lstat_file(path: str | Path) -> StatKey | None:
     return stat_key(st) if stat.S_ISREG(st.st_mode) else None
 
 
-def _stat_or_none(path: Path) -> StatKey | None:
+def stat_or_none(path: str | Path) -> StatKey | None:
     try:
         return stat_key(os.stat(path))
     except OSError:
         return None
 
 
-def _prune(files: dict[str, FileEntry], cited: set[Pair]) -> dict[str, FileEntry]:
-    """The entries with only the results of evidence some sidecar still cites."""
-    out = {}
-    for path, (st, blob, results) in files.items():
-        keep = {pair: r for pair, r in results.items() if pair in cited}
-        if keep:
-            out[path] = files[path] if len(keep) == len(results) else (st, blob, keep)
-    return out
+def racy(started_ns: int, *stats: Any) -> bool:
+    """Whether a file may still change without its stat showing it (git's racy rule)."""
+    limit = started_ns - RACY_NS
+    return any(s is not None and type(s) is tuple and max(s[0], s[3]) >= limit for s in stats)
 
 
-def _changed(old: dict[str, Any], new: dict[str, Any]) -> bool:
-    """Whether `new` differs from `old`; an entry that still holds is the same object."""
-    return old.keys() != new.keys() or any(new[k] is not old[k] for k in new)
+def code_key() -> tuple[Any, ...]:
+    here = os.path.dirname(os.path.abspath(__file__))
+    return tuple(stat_or_none(os.path.join(here, name + ".py")) for name in CODE)
 
 
-def cache_key(ws: Workspace) -> tuple[Any, ...]:
-    """Everything besides the files themselves that the cached sidecars and results depend on."""
-    code = []
-    for module in (compat, checker, diffmap, sidecar, model, git, store, sys.modules[__name__]):
-        try:
-            st = os.stat(module.__file__ or "")
-        except OSError:
-            st = None
-        code.append((st.st_mtime_ns, st.st_size) if st is not None else None)
-    config = ws.config
-    return (FORMAT, __version__, tuple(code), str(ws.repo.root), config.wiki_dir, config.max_growth,
-            config.strict_openwiki, config.range_growth_factor, config.range_growth_lines)
+def cache_key(root: str, git_dir: str, wiki_dir_arg: str | None) -> tuple[Any, ...]:
+    """Everything besides the wiki's and the cited files' own stats that an entry depends on."""
+    top = os.path.join(root, CONFIG_FILE[0])
+    config = lstat_file(os.path.join(top, CONFIG_FILE[1]))
+    dirs = (os.path.isdir(top), os.path.isdir(os.path.join(root, "openwiki")))
+    return (FORMAT, __version__, code_key(), root, git_dir, wiki_dir_arg, config, dirs)
 
 
-# -- the file ----------------------------------------------------------------------------------
+# -- the file -------------------------------------------------------------------------------------
 class _Unpickler(pickle.Unpickler):
-    """Builds only the records of model.py and builtin containers: anything else that a pickle
-    names (os.system, builtins.eval, ...) is refused before it can be called."""
+    """Builds builtin containers and scalars only: any class a pickle names is refused."""
 
     def find_class(self, module: str, name: str) -> Any:
-        cls = _ALLOWED.get((module, name))
-        if cls is None:
-            raise pickle.UnpicklingError(f"{module}.{name} is not allowed in the check cache")
-        return cls
+        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in the check cache")
 
 
-def read(path: Path, key: tuple[Any, ...]) -> tuple[dict[str, SidecarEntry], dict[str, FileEntry]]:
-    """The cached sidecars and files, or two empty dicts when the cache is missing, unreadable,
-    refused, of another key or malformed."""
+def read(path: str | Path) -> dict[str, Any] | None:
+    """The cached data, or None when missing, unreadable, refused or malformed."""
     try:
         with open(path, "rb") as fh, no_gc():
             data = _Unpickler(fh).load()
     except Exception:  # noqa: BLE001 - whatever is wrong with the file, the cache is rebuilt
-        return {}, {}
-    if type(data) is not dict or data.get("key") != key:
-        return {}, {}
-    sidecars, files = data.get("sidecars"), data.get("files")
-    if not (_valid_sidecars(sidecars) and _valid_files(files)):
-        return {}, {}
-    return sidecars, files  # type: ignore[return-value]
+        return None
+    if type(data) is not dict or data.get("format") != FORMAT or type(data.get("pages")) is not dict \
+            or type(data.get("root")) is not str:
+        return None
+    for page, entry in data["pages"].items():
+        if type(page) is not str or type(entry) is not dict or not _ENTRY_KEYS <= entry.keys():
+            return None
+    return data
 
 
-def _valid_sidecars(entries: Any) -> bool:
-    return type(entries) is dict and all(
-        type(page) is str and type(e) is tuple and len(e) == 2 and type(e[1]) is Sidecar
-        for page, e in entries.items()
-    )
+_ENTRY_KEYS = frozenset({"sidecar", "page", "files", "summary", "notable", "ids", "until", "findings"})
 
 
-def _valid_files(entries: Any) -> bool:
-    return type(entries) is dict and all(
-        type(path) is str and type(e) is tuple and len(e) == 3 and type(e[1]) is str and type(e[2]) is dict
-        and all(type(r) is EvidenceResult for r in e[2].values())
-        for path, e in entries.items()
-    )
+def dumps(data: dict[str, Any]) -> bytes:
+    return pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 @contextlib.contextmanager
@@ -348,19 +156,406 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _reducer(cls: type) -> Callable[[Any], tuple[Any, tuple[Any, ...]]]:
-    """Pickle a frozen dataclass as a call of its constructor: far faster to load than the generic
-    __setstate__ of a slotted dataclass."""
-    get = operator.attrgetter(*(f.name for f in dataclasses.fields(cls)))
-    return lambda obj: (cls, get(obj))
+# -- the fast answer: nothing changed --------------------------------------------------------------
+def locate(start: str | None) -> tuple[str, str, str] | None:
+    """(work tree, git directory, common git directory) found as git discovers them, without
+    pygit2; None when unsure (an environment override, a bare or foreign-owned repository)."""
+    if any(name in os.environ for name in GIT_ENV):
+        return None
+    here = os.path.realpath(start or os.getcwd())
+    while True:
+        dot = os.path.join(here, ".git")
+        try:
+            st = os.lstat(dot)
+        except OSError:
+            st = None
+        if st is not None:
+            break
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+    if stat.S_ISDIR(st.st_mode):
+        git_dir = dot
+    elif stat.S_ISREG(st.st_mode):
+        try:
+            with open(dot, encoding="utf-8") as fh:
+                line = fh.read().strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        if not line.startswith("gitdir: "):
+            return None
+        git_dir = os.path.realpath(os.path.join(here, line[len("gitdir: ") :]))
+    else:
+        return None
+    common = git_dir
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
+            common = os.path.realpath(os.path.join(git_dir, fh.read().strip()))
+    except FileNotFoundError:
+        pass
+    except (OSError, UnicodeDecodeError):
+        return None
+    try:
+        if os.stat(git_dir).st_uid != os.getuid():
+            return None  # git's safe.directory rule: let pygit2 decide
+    except OSError:
+        return None
+    return here, git_dir, common
 
 
-_REDUCERS = {cls: _reducer(cls) for cls in _MODEL_CLASSES}
+def file_key_now(root: str, path: str, real_dirs: dict[str, str]) -> StatKey | None:
+    """The stat of a cited file as the working-tree reader would accept it: a regular file, no
+    symlink, not reached through a symlinked directory; else None."""
+    full = os.path.join(root, path)
+    st = lstat_file(full)
+    if st is None:
+        return None
+    parent, _, name = path.rpartition("/")
+    real_dir = real_dirs.get(parent)
+    if real_dir is None:
+        real_dir = real_dirs[parent] = os.path.realpath(os.path.join(root, parent))
+    return st if os.path.join(real_dir, name) == full else None
 
 
-def dumps(data: dict[str, Any]) -> bytes:
-    buf = io.BytesIO()
-    pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = {**copyreg.dispatch_table, **_REDUCERS}
-    pickler.dump(data)
-    return buf.getvalue()
+def file_holds(root: str, path: str, key: FileKey, real_dirs: dict[str, str]) -> bool:
+    """Whether a recorded file key still holds for the file now (the index unchanged)."""
+    if key == "untracked":
+        return True  # not read from disk at all: only the index decides
+    if key == "missing":
+        return not os.path.lexists(os.path.join(root, path))
+    return file_key_now(root, path, real_dirs) == key[:4]
+
+
+def _sidecar_pages(claims_dir: str) -> list[str] | None:
+    """The pages that have a sidecar, as Wiki.sidecar_pages() lists them; None on anything it
+    would refuse or treat specially (a symlink), which the full path reports."""
+    out: list[str] = []
+
+    def scan(folder: str, prefix: str) -> bool:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return True
+        for entry in entries:
+            if entry.is_symlink():
+                return False
+            if entry.is_dir():
+                if not scan(entry.path, prefix + entry.name + "/"):
+                    return False
+            elif entry.name.endswith(".json") and not entry.name.startswith("."):
+                out.append(prefix + entry.name[: -len(".json")] + ".md")
+        return True
+
+    if os.path.islink(claims_dir) or not scan(claims_dir, ""):
+        return None
+    return sorted(out)
+
+
+def trusted_location(start: str | None) -> tuple[str, str, frozenset[str], dict[str, Any]] | None:
+    """(work tree, git directory, tracked paths, cached data) when the cache vouches for them:
+    the repository found without pygit2 where a pygit2-opened run recorded it (every cache key
+    starts from one: a run without a cache opens git), and the index file unchanged since the
+    recorded paths were tracked. Else None: open the repository with pygit2."""
+    found = locate(start)
+    if found is None:
+        return None
+    root, git_dir, _ = found
+    data = read(os.path.join(git_dir, "openwiki-git", CACHE_NAME))
+    # The key's first five: FORMAT, version, code, work tree, git directory (cache_key), as recorded.
+    if data is None or data.get("key", ())[:5] != cache_key(root, git_dir, None)[:5] or data.get("index") is None:
+        return None
+    if data.get("index_path") != os.path.join(git_dir, "index") or lstat_file(data["index_path"]) != data["index"]:
+        return None
+    tracked = frozenset(p for e in data["pages"].values() for p, k in e["files"].items() if k != "untracked")
+    return root, git_dir, tracked, data
+
+
+def answer(start: str | None, wiki_dir_arg: str | None) -> dict[str, Any] | None:
+    """The cached data when nothing it depends on changed, else None (judge with a Workspace)."""
+    started_ns = time.time_ns()
+    found = locate(start)
+    if found is None:
+        return None
+    root, git_dir, _ = found
+    data = read(os.path.join(git_dir, "openwiki-git", CACHE_NAME))
+    if data is None or data.get("key") != cache_key(root, git_dir, wiki_dir_arg) or data.get("index") is None:
+        return None
+    if data["index_path"] != os.path.join(git_dir, "index"):
+        return None
+    if lstat_file(data["index_path"]) != data["index"] or started_ns < data.get("written_ns", 0):
+        return None
+    wiki = os.path.join(root, data["wiki_dir"])
+    if os.path.islink(wiki) or not os.path.isdir(os.path.join(wiki, ".claims")):
+        return None  # whatever the full path says of a missing wiki, it says it
+    pages = data["pages"]
+    listed = _sidecar_pages(os.path.join(wiki, ".claims"))
+    if listed is None or listed != sorted(pages):
+        return None
+    now = time.time()
+    files: dict[str, Any] = {}
+    for page in listed:
+        entry = pages[page]
+        side = lstat_file(os.path.join(wiki, ".claims", page[: -len(".md")] + ".json"))
+        if side is None or side != entry["sidecar"] or stat_or_none(os.path.join(wiki, page)) != entry["page"]:
+            return None
+        if entry["until"] is not None and now >= entry["until"]:
+            return None
+        for path, key in entry["files"].items():
+            if files.get(path, key) != key:
+                return None
+            files[path] = key
+    real_dirs: dict[str, str] = {}
+    for path, key in files.items():
+        if not file_holds(root, path, key, real_dirs):
+            return None
+    return data
+
+
+# -- judging with a Workspace: only the pages whose keys no longer hold ----------------------------
+class Judged:
+    """One run's view of the wiki: every page with a sidecar, in order, each with its entry (from
+    the cache or judged now); the sidecars of the pages judged now."""
+
+    def __init__(self, pages: list[str], entries: dict[str, Entry]) -> None:
+        self.pages = pages
+        self.entries = entries
+        self.sidecars: dict[str, Any] = {}  # page -> Sidecar, judged this run
+
+
+def judge(
+    ws: Any,
+    *,
+    wiki_dir_arg: str | None,
+    use_cache: bool,
+    record: Any,
+    findings: Any,
+    now: Any,
+    cached: dict[str, Any] | None = None,
+) -> Judged:
+    """Every page's entry: reused while its keys hold (`use_cache`), else its sidecar loaded and
+    its claims judged against the working tree. `record(result)` is a claim's report record, None
+for a plainly fresh one (not stored: report.plain_claim_json writes it from the claim). `findings(page, text, sidecar)` gives a judged page's extra
+    findings (commands/check.py: page_findings), kept with its entry. Errors are those of
+    `Wiki.load_all`, in the same order. With `use_cache`, what changed is written back (`cached`:
+the cache's data, when the caller has read it)."""
+    from openwiki_git.errors import OpenwikiError, StoreError
+
+    started_ns = time.time_ns()
+    repo, wiki, config = ws.repo, ws.wiki, ws.config
+    root, git_dir = str(repo.root), str(repo.git_dir)
+    path = ws.cache_path(CACHE_NAME)
+    key = cache_key(root, git_dir, wiki_dir_arg)
+    old = (cached or read(path)) if use_cache else None
+    if old is not None and (old.get("key") != key or started_ns < old.get("written_ns", 0)):
+        old = None
+    index_path = repo.index_path
+    index_now = lstat_file(index_path)
+    recheck = old is None or old.get("index") != index_now or old.get("index_path") != index_path
+    old_pages: dict[str, Entry] = old["pages"] if old is not None else {}
+    pages = wiki.sidecar_pages()
+    entries: dict[str, Entry] = {}
+    keep: dict[str, Entry] = {}  # what to write back
+    owner: dict[str, str] = {}
+    loaded: dict[str, Any] = {}
+    keys: dict[str, tuple[Any, Any]] = {}
+    check = _Reuse(ws, root, recheck, started_ns)
+    for page in pages:
+        side_key = lstat_file(wiki.sidecar_path(page))
+        page_key = stat_or_none(wiki.page_path(page))
+        entry = old_pages.get(page)
+        if entry is not None and not check.holds(entry, side_key, page_key, now):
+            entry = None
+        if entry is not None:
+            ids = entry["ids"].split("\n") if entry["ids"] else []
+            entries[page] = keep[page] = entry if not check.rekeyed else {**entry, "files": check.rekeyed}
+        else:
+            sc = wiki.load(page)
+            if sc is None:
+                continue
+            loaded[page] = sc
+            keys[page] = (side_key, page_key)
+            ids = [c.id for c in sc.claims]
+        for claim_id in ids:
+            if claim_id in owner:
+                raise StoreError(
+                    f"{wiki.sidecar_path(page).relative_to(wiki.root).as_posix()}: claim {claim_id} "
+                    f"is also on page {owner[claim_id]}",
+                    "claim ids must be unique across the wiki; retract one of them",
+                )
+            owner[claim_id] = page
+    judged = Judged([p for p in pages if p in entries or p in loaded], entries)
+    if loaded:
+        _judge_pages(ws, judged, loaded, keys, keep, record, findings, now, started_ns)
+    if use_cache:
+        data = {"format": FORMAT, "key": key, "root": root, "index_path": index_path, "wiki_dir": config.wiki_dir,
+                "index": None if racy(started_ns, index_now) else index_now, "pages": _bounded(keep)}
+        if old is None or _differs(old, data):
+            data["written_ns"] = started_ns
+            try:
+                from openwiki_git import store
+
+                store.atomic_write(path, dumps(data), root=repo.git_dir)
+            except (OSError, OpenwikiError):
+                pass  # a read-only git directory, or a link in the way: check without a cache
+    return judged
+
+
+class _Reuse:
+    """Whether a cached entry still holds: the sidecar's and page's stats, the clock, and every
+    cited file's key (tracking looked up again when the index changed; a file touched but of the
+    same blob keeps the entry, with its new key in `rekeyed`)."""
+
+    def __init__(self, ws: Any, root: str, recheck: bool, started_ns: int) -> None:
+        self.ws, self.root, self.recheck, self.started_ns = ws, root, recheck, started_ns
+        self.real_dirs: dict[str, str] = {}
+        self.files: dict[tuple[str, FileKey], FileKey | None] = {}  # (path, recorded key) -> key now
+        self.rekeyed: dict[str, FileKey] | None = None
+
+    def holds(self, entry: Entry, side_key: Any, page_key: Any, now: Any) -> bool:
+        self.rekeyed = None
+        if side_key is None or side_key != entry["sidecar"] or page_key != entry["page"]:
+            return False
+        if entry["until"] is not None and now.timestamp() >= entry["until"]:
+            return False
+        files = entry["files"]
+        changed = False
+        for path, key in files.items():
+            current = self.key(path, key)
+            if current is None:
+                return False
+            changed = changed or current is not key
+        if changed:
+            self.rekeyed = {path: self.files[(path, key)] for path, key in files.items()}
+        return True
+
+    def key(self, path: str, old: FileKey) -> FileKey | None:
+        """The file's key now, when `old` still holds for it (touched: same blob, new stat)."""
+        got = self.files.get((path, old), False)
+        if got is False:
+            got = self.files[(path, old)] = self._key(path, old)
+        return got
+
+    def _key(self, path: str, old: FileKey) -> FileKey | None:
+        repo = self.ws.repo
+        if self.recheck:
+            tracked = repo.is_tracked(path)
+            if (old == "untracked") == tracked:
+                return None
+        if old == "untracked":
+            return old
+        if old == "missing":
+            return old if file_holds(self.root, path, old, self.real_dirs) else None
+        st = file_key_now(self.root, path, self.real_dirs)
+        if st is None:
+            return None
+        if st == old[:4]:
+            return old
+        if racy(self.started_ns, st):
+            return None
+        ft = repo.read(path)  # the stat changed: the same blob (touched) keeps the entry
+        if ft.blob != old[4] or not verbatim(ft, st[1]):
+            return None
+        return (*st, ft.blob)
+
+
+def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str, Any], keep: dict[str, Entry],
+                 record: Any, findings: Any, now: Any, started_ns: int) -> None:
+    """Judge the loaded pages' claims and build their entries."""
+    from openwiki_git import checker
+
+    config = ws.config
+    resolver = ws.resolver("worktree")
+    texts: dict[str, str | None] = {}
+
+    def page_text(page: str) -> str | None:
+        if page not in texts:
+            texts[page] = ws.page_text(page)
+        return texts[page]
+
+    results = checker.check_all(loaded, resolver, page_text, now=now,
+                                reverify_after_seconds=config.reverify_after_seconds)
+    by_page: dict[str, list[Any]] = {}
+    for r in results:
+        by_page.setdefault(r.page, []).append(r)
+    real_dirs: dict[str, str] = {}
+    root = str(ws.repo.root)
+    for page, sc in loaded.items():
+        rs = by_page.get(page, [])
+        text = page_text(page)
+        if config.strict_openwiki:
+            rs = checker.markers_optional(rs, text)
+        judged.sidecars[page] = sc
+        stale_after = checker.page_stale_after(text)
+        untils = [checker.next_due_change(c, now, config.reverify_after_seconds, stale_after) for c in sc.claims]
+        until = min((u for u in untils if u is not None), default=None)
+        files: dict[str, FileKey] = {}
+        stable = not racy(started_ns, *keys[page])
+        for claim in sc.claims:
+            for ev in claim.evidence:
+                path = _path_of(ev.resource)
+                if path is not None and path not in files:
+                    files[path] = fk = _file_key(ws, root, path, resolver, real_dirs, started_ns)
+                    stable = stable and fk is not None
+        entry = {
+            "sidecar": keys[page][0], "page": keys[page][1], "files": files,
+            "summary": checker.summarize(rs),
+            "notable": [c for c in map(record, rs) if c is not None],
+            "ids": "\n".join(c.id for c in sc.claims), "until": until, "findings": findings(page, text, sc),
+        }
+        judged.entries[page] = entry
+        if stable and keys[page][0] is not None:
+            keep[page] = entry
+
+
+def _file_key(ws: Any, root: str, path: str, resolver: Any, real_dirs: dict[str, str], started_ns: int) -> FileKey | None:
+    """The key of a cited file after judging it, None when its results cannot be cached."""
+    if not ws.repo.is_tracked(path):
+        return "untracked"
+    st = file_key_now(root, path, real_dirs)
+    if st is None:
+        return "missing" if not os.path.lexists(os.path.join(root, path)) else None
+    ft = resolver.texts.get(path)
+    if ft is None or racy(started_ns, st) or not verbatim(ft, st[1]):
+        return None
+    return (*st, ft.blob)
+
+
+def _path_of(resource: str) -> str | None:
+    """The repository path a resource cites, parsed as the resolver parses it (None: invalid)."""
+    from openwiki_git import compat, sidecar
+
+    plain = sidecar.plain_parts(resource)
+    if plain is not None:
+        return plain[0]
+    try:
+        return compat.parse_resource(resource, wiki_dir="\0").path
+    except compat.ResourceError:
+        return None
+
+
+def verbatim(ft: Any, size: int) -> bool:
+    """Whether git's text of the file is its bytes on disk: no CRLF conversion (no CR at all) and
+    valid UTF-8 (no replacement character), hence as many bytes as the file has. Only then do the
+    results follow from the file's bytes alone, not from attributes that can change around it."""
+    text = ft.text
+    if text is None or ft.blob is None or "\r" in text or "\ufffd" in text:
+        return False
+    return len(text.encode("utf-8")) == size
+
+
+def _bounded(entries: dict[str, Entry]) -> dict[str, Entry]:
+    """The entries to write: all, while their notable records stay under MAX_NOTABLE."""
+    out, total = {}, 0
+    for page, entry in entries.items():
+        total += len(entry["notable"])
+        if total <= MAX_NOTABLE:
+            out[page] = entry
+    return out
+
+
+def _differs(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    if any(old.get(k) != new[k] for k in ("key", "root", "index_path", "wiki_dir", "index")):
+        return True
+    a, b = old["pages"], new["pages"]
+    return a.keys() != b.keys() or any(a[p] is not b[p] and a[p] != b[p] for p in b)

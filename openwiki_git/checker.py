@@ -7,6 +7,7 @@ every claim that cites it, and each (resource, version) pair is resolved once.
 from __future__ import annotations
 
 import binascii
+import dataclasses
 import re
 from collections.abc import Callable
 from datetime import datetime
@@ -235,6 +236,25 @@ def is_due(
     return (now - verified).total_seconds() >= reverify_after_seconds
 
 
+def next_due_change(
+    claim: Claim, now: datetime, reverify_after_seconds: int | None, stale_after: str | None = None
+) -> float | None:
+    """The first instant (POSIX seconds) after `now` at which `is_due` may answer otherwise for
+    this claim, None when never (a cached verdict holds until then)."""
+    if stale_after is None and reverify_after_seconds is None:
+        return None
+    moments = []
+    verified = _instant(claim.verified_at) if claim.verified_at else None
+    if stale_after is not None:
+        limit = _instant(stale_after)
+        if limit is not None:
+            moments.append(limit.timestamp())
+    if reverify_after_seconds is not None and verified is not None:
+        moments.append(verified.timestamp() + reverify_after_seconds)
+    later = [m for m in moments if m > now.timestamp()]
+    return min(later) if later else None
+
+
 def _instant(text: str) -> datetime | None:
     """An ISO 8601 instant with an offset, or None (unparseable, or a naive local time)."""
     try:
@@ -285,6 +305,14 @@ def check_all(
             due = now is not None and is_due(claim, now, reverify_after_seconds, stale_after)
             out.append(check_claim(page, claim, resolver, page_text=text, due=due, markers=markers))
     return out
+
+
+def markers_optional(results: list[ClaimResult], text: str | None) -> list[ClaimResult]:
+    """OpenWiki mode: OpenWiki's pages carry no claim markers, so on a page (`text`, the page of
+    every one of `results`) that uses none, none is missing."""
+    if text is None or citations.markers_in(text):
+        return results
+    return [r if r.marker_present else dataclasses.replace(r, marker_present=True) for r in results]
 
 
 def summarize(results: list[ClaimResult]) -> dict[str, int]:

@@ -8,14 +8,30 @@ the `text`/`eol` attributes), so a CRLF checkout yields the same versions as an 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import stat
 from pathlib import Path
-
-import pygit2
+from typing import TYPE_CHECKING, Any
 
 from openwiki_git.errors import GitError
 from openwiki_git.model import FileText
+
+if TYPE_CHECKING:
+    import pygit2
+else:
+
+    class _Deferred:
+        """pygit2, imported on first use: a `check` whose cache vouches for the repository's
+        location and index (Repo.located) reads files without libgit2, and its import is a
+        third of such a run."""
+
+        def __getattr__(self, name: str) -> Any:
+            module = importlib.import_module("pygit2")
+            globals()["pygit2"] = module
+            return getattr(module, name)
+
+    pygit2 = _Deferred()
 
 LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"
 BINARY_SNIFF = 8000  # git's own heuristic: a NUL in the first 8000 bytes means binary
@@ -42,27 +58,51 @@ class Repo:
                 # temporary index); FROM_ENV makes libgit2 honour them as git does. pygit2 needs
                 # a start path here: Repository(None) opens nothing at all.
                 flags = pygit2.enums.RepositoryOpenFlag.FROM_ENV
-                self._repo = pygit2.Repository(str(start or Path.cwd()), flags=flags)
+                opened = pygit2.Repository(str(start or Path.cwd()), flags=flags)
             else:
                 found = pygit2.discover_repository(str(start or Path.cwd()))
                 if found is None:
                     raise GitError(f"{start or Path.cwd()}: not inside a git repository", "run it in a git work tree")
-                self._repo = pygit2.Repository(found)
+                opened = pygit2.Repository(found)
         except pygit2.GitError as e:
             raise GitError(f"cannot open the git repository: {e}") from None
-        if self._repo.is_bare or self._repo.workdir is None:
-            raise GitError(f"{self._repo.path}: a bare repository has no work tree", "run it in a checkout")
+        if opened.is_bare or opened.workdir is None:
+            raise GitError(f"{opened.path}: a bare repository has no work tree", "run it in a checkout")
         try:
-            self._repo.head_is_unborn or self._repo.head  # noqa: B018 -- git refuses a broken HEAD; so do we
+            opened.head_is_unborn or opened.head  # noqa: B018 -- git refuses a broken HEAD; so do we
         except pygit2.GitError as e:
-            head = Path(self._repo.path) / "HEAD"
+            head = Path(opened.path) / "HEAD"
             raise GitError(f"{head}: {e}", "repair HEAD, e.g. `git symbolic-ref HEAD refs/heads/main`") from None
-        self.root = Path(self._repo.workdir).resolve()
+        self._init(opened, Path(opened.workdir).resolve(), Path(opened.path).resolve(), frozenset())
+
+    @classmethod
+    def located(cls, root: str, git_dir: str, tracked: frozenset[str]) -> Repo:
+        """The repository at `root` as found without libgit2 (checkcache.trusted_location: the
+        place a pygit2-opened run recorded), opened on the first use of git. `tracked`: paths
+        known to be in the index (its file unchanged since they were), answered without it."""
+        repo = cls.__new__(cls)
+        repo._init(None, Path(root), Path(git_dir), tracked)
+        return repo
+
+    def _init(self, opened: pygit2.Repository | None, root: Path, git_dir: Path, tracked: frozenset[str]) -> None:
+        self._opened = opened
+        self.root = root
+        self._git_dir = git_dir
+        self._known_tracked = tracked
         self._real_root = os.path.realpath(self.root)
         self._index: pygit2.Index | None = None
         self._autocrlf: str | None = None
         self._trees: dict[str, pygit2.Tree] = {}
         self._real_dirs: dict[str, str] = {}  # worktree directory -> its real path
+
+    @property
+    def _repo(self) -> pygit2.Repository:
+        if self._opened is None:
+            try:
+                self._opened = pygit2.Repository(str(self.root))
+            except pygit2.GitError as e:
+                raise GitError(f"cannot open the git repository: {e}") from None
+        return self._opened
 
     @property
     def pygit2(self) -> pygit2.Repository:
@@ -71,8 +111,15 @@ class Repo:
 
     @property
     def git_dir(self) -> Path:
-        """The common git directory (shared by worktrees): where the writers' lock lives."""
-        return Path(self._repo.path).resolve()
+        """The repository's git directory (a worktree's own, under the common one's `worktrees/`)."""
+        return self._git_dir
+
+    @property
+    def index_path(self) -> str:
+        """The index file git reads: $GIT_INDEX_FILE (relative to the cwd, as git takes it) or
+        <git dir>/index. Its stat tells check's cache whether tracking may have changed."""
+        env = os.environ.get("GIT_INDEX_FILE")
+        return os.path.abspath(env) if env else os.path.join(str(self.git_dir), "index")
 
     @property
     def index(self) -> pygit2.Index:
@@ -85,7 +132,7 @@ class Repo:
         return self._index
 
     def is_tracked(self, path: str) -> bool:
-        return path in self.index
+        return path in self._known_tracked or path in self.index
 
     def head(self) -> str | None:
         try:

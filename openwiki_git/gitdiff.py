@@ -26,7 +26,7 @@ import pygit2
 from openwiki_git import compat
 from openwiki_git.diffmap import FileChange, Hunk
 from openwiki_git.errors import GitError
-from openwiki_git.git import Repo
+from openwiki_git.git import Repo, blob_id
 from openwiki_git.model import FileText
 
 INDEX = "index"
@@ -92,10 +92,14 @@ def _records(diff: pygit2.Diff, rename_threshold: int) -> tuple[FileChange, ...]
 
 
 def _tree(repo: Repo, commit: str) -> pygit2.Tree:
-    obj = repo.pygit2.get(commit)
-    if not isinstance(obj, pygit2.Commit):
-        raise GitError(f"{commit}: not a commit")
-    return obj.tree
+    """A commit's tree, looked up once per commit (the hook asks for it once per sidecar)."""
+    tree = repo._trees.get(commit)
+    if tree is None:
+        obj = repo.pygit2.get(commit)
+        if not isinstance(obj, pygit2.Commit):
+            raise GitError(f"{commit}: not a commit")
+        tree = repo._trees[commit] = obj.tree
+    return tree
 
 
 def staged(repo: Repo, *, rename_threshold: int = 50) -> Diff:
@@ -157,8 +161,9 @@ def blob_at(repo: Repo, commit: str | None, path: str) -> tuple[str, bytes] | No
 
 
 def blob_id_of(data: bytes) -> str:
-    """The id git would give these bytes as a blob."""
-    return str(pygit2.hash(data))
+    """The id git would give these bytes as a blob (git.blob_id: OpenSSL's SHA-1, several times
+    faster than libgit2's; the hook hashes every sidecar it reads)."""
+    return blob_id(data)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from openwiki_git import __version__, checkcache, citations, compat, graph, graph_cache, graph_link, graph_search, mdsplit
+from openwiki_git import __version__, checkcache, citations, compat, graph, graph_cache, graph_link, graph_search, graph_split, mdsplit
 from openwiki_git.checkcache import no_gc
 from openwiki_git.checker import EvidenceResolver, check_claim
 from openwiki_git.errors import StoreError
@@ -34,7 +35,9 @@ from openwiki_git.model import ClaimResult, EvidenceResult, Sidecar
 from openwiki_git.workspace import Workspace
 
 CACHE_DIR, CACHE_NAME, PARTS_NAME = graph_cache.CACHE_DIR, graph_cache.CACHE_NAME, graph_cache.PARTS_NAME
-CACHE_FORMAT = 11
+STANDING_NAME = "standing.pickle"  # citestale's table of superseded and amended documents
+TEXT_NAME = "text.pickle"  # the text index (graph_context.TextIndex) of the cached graph
+CACHE_FORMAT = 12
 DEFAULT_DOCS = ("docs/**/*.md", "doc/**/*.md", "adr/**/*.md", "decisions/**/*.md")
 MAX_LINES = 60  # cited lines shown per span; longer spans are cut with a note
 
@@ -65,6 +68,7 @@ class BuildInfo:
     files_checked: int = 0  # cited files whose claims were re-checked
     seconds: float = 0.0
     cache_path: str = ""
+    key: Any = None  # the inputs' key of the graph (None when not cached): keys the text index's cache
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -190,7 +194,7 @@ def _load(ws: Workspace, use_cache: bool, check: bool) -> tuple[graph.Graph, Bui
         key = _key(ws, now, cache.header.cited, digest)
         g: graph.Graph | None = None
         if key == cache.header.key:
-            info.cached, g = True, cache.graph
+            info.cached, g, info.key = True, cache.graph, key
         elif key[:6] == cache.header.key[:6] and key[7:] == cache.header.key[7:]:
             # Only documents changed (not a page, a sidecar, a cited file, the tracked set):
             # the claims and their check results are those of the cached graph.
@@ -220,6 +224,7 @@ def _relink(
     g = graph_link.link(part, docs=docs, files=tracked, wiki_dir=ws.config.wiki_dir, previous=previous, terms=split.terms())
     header = cache.header
     _write_cache(ws, now, _Header(key, header.cited, now.index, header.tracked, now.docs, now.pages), g, (docs, pages), header)
+    info.key = key
     return g
 
 
@@ -259,6 +264,7 @@ def _rebuild(
     if use_cache:
         cited, digest = tuple(sorted(new.evidence)), _digest(new.tracked)
         header = _Header(_key(ws, now, cited, digest), cited, now.index, digest, now.docs, now.pages)
+        info.key = header.key
         _write_cache(ws, now, header, g, (docs, pages), cache.header)
         if _changed(parts, new):
             graph_cache.write(_folder(ws), PARTS_NAME, graph_cache.dumps([new]), ws.repo.git_dir)
@@ -534,10 +540,26 @@ class GraphSession:
         return cls(ws, g, info)
 
     def locate(self, terms: str | list[str], *, within: str | None = None, limit: int = 10) -> dict[str, Any]:
+        self._text_index()
         return self.graph.locate(terms, within=within, limit=limit)
 
-    def expand(self, node: str, *, edges: list[str] | None = None, hops: int = 1) -> dict[str, Any]:
-        return self.graph.expand(node, edges=edges, hops=hops, lines=self.lines)
+    def _text_index(self) -> None:
+        """The graph's index of what documents say: from its cache when it was built for this
+        graph's inputs (`BuildInfo.key`), else built and cached (a large corpus takes a second)."""
+        g, key = self.graph, self.info.key
+        if getattr(g, "_text", None) is not None or key is None:
+            return
+        cached = _read(_folder(self.ws) / TEXT_NAME, _TextCache)
+        if cached is not None and cached.key == key:
+            g._text = cached.index
+            return
+        index = g.text_index()
+        graph_cache.write(_folder(self.ws), TEXT_NAME, graph_cache.dumps([_TextCache(key, index)]), self.ws.repo.git_dir)
+
+    def expand(
+        self, node: str, *, edges: list[str] | None = None, hops: int = 1, depth: int = 1, max_chars: int = graph.MAX_CHARS
+    ) -> dict[str, Any]:
+        return self.graph.expand(node, edges=edges, hops=hops, lines=self.lines, depth=depth, max_chars=max_chars)
 
     def lines(self, resource: str) -> str | None:
         """The cited lines of a `repo://path#Lx-Ly` resource as they are now (None if unreadable)."""
@@ -559,3 +581,86 @@ class GraphSession:
             text += f"… ({res.end - last} more lines)\n"
         return text
 
+
+
+# -- citation consistency (citestale) ---------------------------------------------------------
+_DATE = re.compile(r"^[ \t*_|-]*date[ \t*_]*[:|][ \t*_]*([0-9]{4}-[0-9]{2}-[0-9]{2})", re.I | re.M)
+
+
+@dataclass
+class _TextCache:
+    key: tuple[Any, ...]
+    index: Any  # graph_context.TextIndex
+
+
+@dataclass
+class _StandingCache:
+    key: tuple[Any, ...]
+    table: dict[str, dict[str, Any]]
+
+
+def document_standing(ws: Workspace, paths: set[str]) -> dict[str, dict[str, Any]]:
+    """The standing of the prose documents among `paths` (citestale.judge's `standing`): what
+    supersedes and amends each, with titles and dates. The table of every document is cached
+    under the git directory, keyed by every document's stat (so a check pays a glob and a stat
+    per document when none changed); otherwise the documents alone are split and linked (no
+    page, no claim, no check). Callers ask only when a claim cites a Markdown document."""
+    root, started = ws.repo.root, time.time_ns()
+    on_disk = doc_paths(root, doc_globs(ws), ws.config.wiki_dir)
+    if not paths.intersection(on_disk):
+        return {}
+    key = (CACHE_FORMAT, __version__, ws.config.wiki_dir, doc_globs(ws), tuple((p, stat_key(root / p, started)) for p in on_disk))
+    cached = _read(_folder(ws) / STANDING_NAME, _StandingCache)
+    if cached is not None and cached.key == key:
+        table = cached.table
+    else:
+        items = [(_read_text(root / p, BuildInfo(), strip=False), p) for p in on_disk]
+        docs = graph_split.split_many(items)
+        part = graph_link.claims_part(pages=[], sidecars={}, results={}, wiki_dir=ws.config.wiki_dir)
+        g = graph_link.link(part, docs=docs, files=frozenset(on_disk), wiki_dir=ws.config.wiki_dir)
+        table = standing_table(g)
+        graph_cache.write(_folder(ws), STANDING_NAME, graph_cache.dumps([_StandingCache(key, table)]), ws.repo.git_dir)
+    return {p: table[p] for p in paths if p in table}
+
+
+def standing_table(g: graph.Graph) -> dict[str, dict[str, Any]]:
+    """Repository path -> {superseded_by: [(path, title)], amended_by: [(path, title, date)]},
+    for every prose document of `g` that is superseded or amended."""
+    out: dict[str, dict[str, Any]] = {}
+    for doc_id, d in g.docs.items():
+        if not doc_id.startswith("doc:"):
+            continue
+        adj = g.adj.get(doc_id, ())
+        entry: dict[str, Any] = {}
+        by = [t for e, t in adj if e == "superseded_by"]
+        amended = [t for e, t in adj if e == "amended_by"]
+        if by:
+            entry["superseded_by"] = [(g.docs[t].path, g.docs[t].title) for t in by]
+        if amended:
+            entry["amended_by"] = [(g.docs[t].path, g.docs[t].title, _doc_date(g.docs[t])) for t in amended]
+        if entry:
+            out[d.path] = entry
+    return out
+
+
+def _doc_date(d: mdsplit.Document) -> str | None:
+    value = d.meta.get("date")
+    if isinstance(value, str) and value[:4].isdigit():
+        return value[:10]
+    for i in range(min(len(d), 8)):
+        m = _DATE.search(d.text(i))
+        if m:
+            return m.group(1)
+    return None
+
+
+def stale_citations(ws: Workspace, claims: list[Any]) -> dict[str, list[dict[str, Any]]]:
+    """citestale's notices for `claims` (by claim id); nothing is read unless some claim cites
+    a Markdown document outside the wiki."""
+    from openwiki_git import citestale
+
+    cited = citestale.cited_documents(claims, ws.config.wiki_dir)
+    if not cited:
+        return {}
+    table = document_standing(ws, cited)
+    return citestale.judge(claims, table.get)

@@ -30,8 +30,9 @@ from openwiki_git.mddoc import Document
 from openwiki_git.model import ClaimResult, Sidecar
 
 _new = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot paths only)
-_TITLE_ID = re.compile(r"^\s*([A-Z]{2,}[A-Z0-9]*)[- ]?([0-9]+)\b")
+_TITLE_ID = re.compile(r"^\s*([A-Z]{2,}(?:[A-Z0-9]*[A-Z])?)[-_ ]?([0-9]+)\b")
 _NUMBERED = re.compile(r"^([0-9]+)[-_]")
+_NAMED_ID = re.compile(r"^(ADR|RFC|PEP)[-_]?0*([0-9]+)(?:[-_.]|$)", re.I)  # adr-012-x.md, RFC1234.md
 
 
 @dataclass
@@ -203,6 +204,9 @@ def _doc_ids(d: Document) -> list[str]:
     num = _NUMBERED.match(parts[-1])
     if num and len(parts) >= 2 and parts[-2].lower() in ID_DIRS:
         found.append(f"{ID_DIRS[parts[-2].lower()]}-{int(num.group(1))}")
+    named = _NAMED_ID.match(parts[-1])
+    if named:
+        found.append(f"{named.group(1).upper()}-{int(named.group(2))}")
     return list(dict.fromkeys(found))
 
 

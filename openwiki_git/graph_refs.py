@@ -10,6 +10,7 @@ and replays it on a rebuild when neither the document nor anything it resolved a
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -17,13 +18,18 @@ from urllib.parse import unquote
 from openwiki_git import compat
 from openwiki_git.graph import INVERSE, LINE_ANCHOR, Unresolved, id_key
 from openwiki_git.mddoc import Document
-from openwiki_git.mdrefs import Ref
+from openwiki_git.mdrefs import Ref, Relation
 
 if TYPE_CHECKING:
     from openwiki_git.graph import Graph
 
 # Operations in a log, replayed by graph_link.replay.
 EDGE, SPAN, UNRESOLVED = "edge", "span", "unresolved"
+UNKNOWN_STATUS = (
+    "unrecognised status wording: write a status word (Accepted, Deprecated, ...) or a relation "
+    "with its target (Superseded by ADR-12, Amended by ADR-13)"
+)
+TEXT_ID = re.compile(r"[A-Za-z][A-Za-z0-9]*[-_ ]?[0-9]+(?![\w])")
 
 
 class Resolver:
@@ -54,6 +60,17 @@ class Resolver:
         self.g.unresolved.append(u)
         self.log.append((UNRESOLVED, u))
 
+    def _restate(self, was: Unresolved, now: Unresolved) -> None:
+        """Report `now` instead of `was` (the same broken link, reported by its paragraph) if
+        this document's log holds it; else add it."""
+        for n, op in enumerate(self.log):
+            if op[0] == UNRESOLVED and op[1] == was:
+                self.log[n] = (UNRESOLVED, now)
+                i = len(self.g.unresolved) - 1 - self.g.unresolved[::-1].index(was)
+                self.g.unresolved[i] = now
+                return
+        self.unresolved(now)
+
     # -- documents -------------------------------------------------------------------------
     def document(self, doc_id: str, d: Document) -> None:
         prefer = doc_id.split(":", 1)[0] + ":"
@@ -63,11 +80,12 @@ class Resolver:
         self._paragraph_refs(doc_id, d, prefer)
         for rel in d.relations:
             source = f"{doc_id}#{d.key(rel.source)}" if rel.source >= 0 else doc_id
-            target, reason = self.resolve(doc_id, d.path, rel.ref)
-            if target is not None:
-                target = target.split("#", 1)[0] if "#" in target and not target.startswith("repo://") else target
-                if target not in self.g.docs:
-                    target, reason = None, f"{rel.type.replace('_', ' ')} must name a page or document"
+            if rel.type == "status":
+                continue  # a declared status word: read off the document (graph.doc_status)
+            if rel.type == "unknown_status":
+                self.unresolved(Unresolved(source, "status", rel.ref.target, UNKNOWN_STATUS))
+                continue
+            target, reason = self._relation_target(doc_id, d.path, rel)
             if target is None:
                 if reason:
                     self.unresolved(Unresolved(source, rel.type, rel.ref.target, reason))
@@ -76,6 +94,48 @@ class Resolver:
                 self.edge(target, INVERSE[rel.type], doc_id)
             else:
                 self.edge(doc_id, rel.type, target)
+
+    def _relation_target(self, doc_id: str, doc_path: str, rel: Relation) -> tuple[str | None, str | None]:
+        """The page or document a relation names. A link whose target names nothing is resolved
+        by its text when that names one document ("[ADR028](wrong.md)"): the broken link is
+        still reported, with what it was taken to mean. A bare number ("Obsoletes: 1234") is
+        an identifier of the document's own series."""
+        ref = rel.ref
+        if ref.kind == "num":
+            own = [k.split("-", 1)[0] for k in self.g.ids_of.get(doc_id, ())]
+            if not own:
+                return None, f"the bare number {ref.target} needs the document's own identifier (such as RFC-{ref.target})"
+            ref = Ref("id", f"{own[0]}-{ref.target}")
+        elif ref.kind == "reflink":
+            return None, f"no link definition [{ref.target}] in {doc_path}"
+        target, reason = self.resolve(doc_id, doc_path, ref)
+        if target is None and ref.kind == "link" and rel.text:
+            by_text = self._by_text(doc_id, rel.text)
+            if by_text is not None:
+                source = f"{doc_id}#{self.g.docs[doc_id].key(rel.source)}" if rel.source >= 0 else doc_id
+                why = f"{reason or 'names nothing'}; taken by its text to mean {by_text}"
+                self._restate(Unresolved(source, "link", ref.target, reason or ""), Unresolved(source, "link", ref.target, why))
+                target, reason = by_text, None
+        if target is None and reason is None and ref.kind == "id":
+            reason = f"no page or document has the id {id_key(ref.target) or ref.target}"
+        if target is not None:
+            target = target.split("#", 1)[0] if "#" in target and not target.startswith("repo://") else target
+            if target not in self.g.docs:
+                return None, f"{rel.type.replace('_', ' ')} must name a page or document"
+            if target == doc_id:
+                return None, f"{rel.type.replace('_', ' ')} names its own document"
+        return target, reason
+
+    def _by_text(self, doc_id: str, text: str) -> str | None:
+        """The one page or document a link's text names: an identifier opening it, or a title."""
+        m = TEXT_ID.match(text.strip())
+        prefer = doc_id.split(":", 1)[0] + ":"
+        if m:
+            key = id_key(m.group(0))
+            if key and len(self.g.aliases.get(key, ())) == 1:
+                return self.g.aliases[key][0]
+        got, _ = self._by_name("see", text, prefer)
+        return got
 
     def _paragraph_refs(self, doc_id: str, d: Document, prefer: str) -> None:
         """`refer` for every reference of every paragraph, written out: the hot loop of a large
@@ -92,12 +152,12 @@ class Resolver:
                 got = memo.get(ref)  # a Ref is a (kind, target) tuple
                 target, reason = got if got is not None else resolve(doc_id, d.path, ref)
                 if target is not None:
-                    if target != doc_id:
-                        if linked is None or target not in linked:
-                            link(source, "refers_to", target)
-                            if linked is not None:
-                                linked.add(target)
-                        log.append((EDGE, source, "refers_to", target))
+                    # (a paragraph referring to its own document is kept: nothing is dropped)
+                    if linked is None or target not in linked:
+                        link(source, "refers_to", target)
+                        if linked is not None:
+                            linked.add(target)
+                    log.append((EDGE, source, "refers_to", target))
                 elif reason:
                     self.unresolved(Unresolved(source, ref.kind, ref.target, reason))
 
@@ -107,7 +167,7 @@ class Resolver:
         got = self._memo.get(prefer, {}).get(ref) if prefer else None
         target, reason = got if got is not None else self.resolve(doc_id, doc_path, ref)
         if target is not None:
-            if target != doc_id:
+            if target != source:
                 self.edge(source, "refers_to", target)
         elif reason:
             self.unresolved(Unresolved(source, ref.kind, ref.target, reason))
@@ -161,6 +221,11 @@ class Resolver:
             except compat.ResourceError as e:
                 return None, str(e)
             return self._file(res.path, f"L{res.start}-L{res.end}" if res.is_range else "", target)
+        github = _GITHUB.match(target)
+        if github:  # a full URL into a repository: this one's when it names what this one holds
+            inner = github.group(1)
+            found = self.path(doc_id, doc_path, "/" + inner, relative=False)
+            return found if found[0] is not None else (None, None)
         raw, _, anchor = target.partition("#")
         raw = unquote(raw.split("?", 1)[0])
         if not raw:
@@ -199,6 +264,9 @@ class Resolver:
         if path.rstrip("/") in self.dirs:
             return self.span(compat.Resource(path.rstrip("/") + "/").canonical), None
         return None, f"{path}: no such tracked file"
+
+
+_GITHUB = re.compile(r"^https?://github\.com/[^/]+/[^/]+/(?:blob|tree|raw)/[^/]+/(.+)$")
 
 
 def _ancestors(path: str) -> Iterable[str]:

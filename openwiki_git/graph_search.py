@@ -174,7 +174,9 @@ def bm25(index: Index, words: list[str], scope: set[str] | None) -> dict[int, fl
         entries, weights = posting
         idf = math.log(1 + (n - len(entries) + 0.5) / (len(entries) + 0.5))
         get = scores.get
-        if scope is None:
+        if scope is None and not scores:  # the first word: no sum yet (0.0 + x is x)
+            scores = dict(zip(entries, [idf * w for w in weights]))
+        elif scope is None:
             for i, w in zip(entries, weights):
                 scores[i] = get(i, 0.0) + idf * w
         else:

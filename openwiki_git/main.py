@@ -35,6 +35,7 @@ COMMANDS = [
     "locate",
     "expand",
     "ground",
+    "mcp",
 ]
 
 
@@ -103,8 +104,10 @@ def _seconds(text: str) -> float:
 
 
 def _one_line(text: str) -> str:
-    """An error is one line, whatever a file name or user input it quotes contains."""
-    return text.replace("\r", "\\r").replace("\n", "\\n")
+    """An error is one line, whatever a file name or user input it quotes contains; secrets masked."""
+    from openwiki_git.redact import redact
+
+    return redact(text).replace("\r", "\\r").replace("\n", "\\n")
 
 
 def command_named(argv: Sequence[str]) -> str | None:

@@ -133,7 +133,7 @@ class Document:
             rows[i] = (*rows[i][:6], tuple(map(tuple, rows[i][6])))
         state["sections"], state["section_refs"] = rows, with_refs
         state["refs"] = {i: tuple(map(tuple, refs)) for i, refs in self.refs.items()}
-        state["relations"] = [(r.type, tuple(r.ref), r.source) for r in self.relations]
+        state["relations"] = [(r.type, tuple(r.ref), r.source, r.text) for r in self.relations]
         # `_by_key` too: unpickling it (its keys are `_keys`' strings, pickled once) is faster than
         # rebuilding it run by run.
         state["_keys"], state["_by_key"] = self._keys, self._by_key
@@ -163,7 +163,7 @@ class Document:
             sections[i] = _new(Section, (*rows[i][:6], tuple(map(_ref, rows[i][6]))))
         self.sections = tuple(sections)
         self.refs = {i: tuple(map(_ref, refs)) for i, refs in state["refs"].items()}
-        self.relations = tuple(_new(Relation, (t, _ref(ref), src)) for t, ref, src in state["relations"])
+        self.relations = tuple(_new(Relation, (t, _ref(ref), src, text)) for t, ref, src, text in state["relations"])
         self.run_starts = list(map(_run_start, self.runs))
         self._reset()
         self._keys, self._by_key = keys, by_key

@@ -14,7 +14,10 @@ import itertools
 import re
 from typing import NamedTuple
 
-__all__ = ["RELATION_TYPES", "Ref", "Relation", "markers_in", "may_refer", "notable", "refs_in", "relations_in", "scan", "targets"]
+__all__ = [
+    "RELATION_TYPES", "Ref", "Relation", "markers_in", "may_refer", "may_relate", "notable", "refs_in", "relations_in",
+    "scan", "section_status", "targets",
+]
 
 RELATION_TYPES = ("supersedes", "superseded_by", "amends", "amended_by", "attaches_to")
 _new = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot paths only)
@@ -30,11 +33,17 @@ class Ref(NamedTuple):
 class Relation(NamedTuple):
     """A typed relation declared by the document: `type` is one of RELATION_TYPES, seen from this
     document ("superseded_by ADR-0012" means ADR-0012 supersedes this one). `source` is the index
-    of the paragraph that states it, or -1 for front matter."""
+    of the paragraph that states it, or -1 for front matter. `text` is a link's text: when the
+    link's target names nothing, the text may still name the document ("[ADR028](wrong.md)").
+
+    Two more types carry no target: `status` (a declared status word, such as "accepted", in
+    `ref.target`) and `unknown_status` (a status whose wording is not recognised, as written:
+    reported, never ignored)."""
 
     type: str
     ref: Ref
     source: int
+    text: str = ""
 
 
 MARKER = re.compile(r"\[\^(c-[0-9a-f]{8,32})\](?!:)")
@@ -43,32 +52,66 @@ MARKER = re.compile(r"\[\^(c-[0-9a-f]{8,32})\](?!:)")
 _LINK = re.compile(r'\[(?:[^\]\[]|\[[^\]]*\])*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+(?:"[^"]*"|\'[^\']*\'|\([^)]*\)))?\s*\)')
 _LINK_DEF = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>]*>|\S+)", re.M)
 _ID = re.compile(r"(?<![\w/.-])([A-Z][A-Z0-9]*)-([0-9]+)(?![\w-])")
+# Identifiers written without a separator ("ADR036", "RFC1234"): only with the prefixes of the
+# series written that way (a bare capitals-and-digits word is too often a name: H2, UTF8,
+# SHA256; PEPs are written "PEP 8"). Found with substring tests first ("ADR" in text): each
+# prefix costs the splitter one more search over all text.
+BARE_PREFIXES = ("ADR", "RFC")
+_BARE_ID = re.compile(r"(?<![\w/.-])(?:ADR|RFC)[0-9]+(?![\w-])")
+_ISSUE = re.compile(r"[\w.-]+/[\w.-]+#[0-9]+")  # owner/repo#12: an issue elsewhere, not a file
+_GITHUB = re.compile(r"^https?://github\.com/[^/\s]+/[^/\s]+/(?:blob|tree|raw)/[^/\s]+/\S+$")
 ID_TAIL = re.compile(r"-[0-9]+(?![\w-])")
 _TARGET = re.compile(
     r"""\s*(?:
-      (?<!!)\[(?:[^\]\[]|\[[^\]]*\])*\]\(\s*(?P<link><[^>]*>|[^)\s]+)[^)]*\)
+      (?<!!)\[(?P<ltext>(?:[^\]\[]|\[[^\]]*\])*)\]\(\s*(?P<link><[^>]*>|[^)\s]+)[^)]*\)
+    | (?<!!)\[(?P<rtext>[^\]\[\n]+)\]\[(?P<reflink>[^\]\[\n]*)\]
     | `(?P<code>[^`\n]+)`
     | "(?P<dq>[^"\n]+)" | “(?P<cq>[^”\n]+)”
     | (?P<uri>repo://[^\s)\]>,;`"]+)
     | (?P<id>(?<![\w/.-])[A-Z][A-Z0-9]*-[0-9]+(?![\w-]))
+    | (?P<rid>(?<![\w/.-])[A-Z]{2,}[ _]?[0-9]+(?![\w-]))
     | (?P<path>(?:\.{1,2}/)*[\w.-]+(?:/[\w.-]+)+(?:\#[\w-]+)?|[\w.-]+\.md(?:\#[\w-]+)?)
+    | (?P<num>(?<![\w.-])[0-9]+(?![\w-]))
     )""",
     re.X,
 )
 _SEE_REST = re.compile(r"(?:\s+also)?\b[:\s]*(?:the\s+)?", re.I)
 _SEP = re.compile(r"\s*(?:,|;|&|\band\b|\bor\b)\s*", re.I)
+# Each wording a relation is written in, and the relation it declares ("superseded in part by"
+# leaves the document partly in force: an amendment). Tried in this order.
 _VERBS = (
-    ("superseded_by", r"superseded\s+by"),
-    ("supersedes", r"supersedes"),
-    ("amended_by", r"amended\s+by"),
-    ("amends", r"amends"),
+    ("amended_by", r"superseded[ \t]+in[ \t]+part[ \t]+by|partially[ \t]+superseded[ \t]+by|partly[ \t]+superseded[ \t]+by"),
+    (
+        "superseded_by",
+        r"supers?[sc]e+ded[\s-]+by|replaced[\s-]+by|obsoleted[\s-]+by|deprecated[ \t]+in[ \t]+fav(?:ou|o)r[ \t]+of"
+        r"|deprecated[\s-]+by",
+    ),  # (also the common misspellings "superceded", "superseeded")
+    ("supersedes", r"supers?[sc]e+des|replaces|obsoletes"),
+    ("amended_by", r"amended[\s-]+by|updated[\s-]+by|supplemented[\s-]+by|extended[\s-]+by|clarified[\s-]+by"),
+    ("amends", r"amends|updates|supplements|extends|clarifies"),
     ("attaches_to", r"attache[sd]\s+to|attachment\s+(?:to|of)"),
 )
+_VERB_TYPE = {f"v{i}": name for i, (name, _) in enumerate(_VERBS)}
+# Status words that declare no relation (and the ones that need a target, reported without one).
+STATUS_WORDS = frozenset(
+    "accepted proposed deprecated rejected draft active final approved implemented withdrawn obsolete "
+    "superseded amended replaced abandoned postponed deferred experimental stable living informational "
+    "standard adopted done open closed discussing review".split()
+)
+_STATUS_WORD = r"(?:accepted|proposed|deprecated|rejected|draft|active|final|approved|implemented)"
 _STATUS_LINE = re.compile(
-    r"^[ \t]*(?:[-*+>][ \t]*)*(?:\*\*|__)?(?:status|state)?(?:\*\*|__)?[ \t]*:?[ \t]*(?:\*\*|__)?[ \t]*"
-    r"(?:(?:accepted|proposed|deprecated|rejected|draft|active|final)(?:\*\*|__)?[ \t]*[,;.:\u2014-]+[ \t]*)?"
+    r"^[ \t]*(?:[-*+>|][ \t]*)*(?:\*\*|__)?(?:status|state)?(?:\*\*|__)?[ \t]*[:|]?[ \t]*(?:\*\*|__)?[ \t]*"
+    r"(?:~~[^~\n]*~~[ \t]*[,;.:\u2014-]*[ \t]*)?"
+    r"(?:" + _STATUS_WORD + r"(?:\*\*|__)?[ \t]*(?:[,;.:\u2014(-]+|[ \t]+and)[ \t]*)?"
     r"(?:this\s+(?:adr|rfc|decision|document|doc|page|record|note|guide|runbook)\s+)?"
-    r"(?P<verb>" + "|".join(f"(?P<{name}>{pat})" for name, pat in _VERBS) + r")\b[ \t]*:?",
+    r"(?:(?:was|is|has\s+been|now)\s+)?"
+    r"(?P<verb>" + "|".join(f"(?P<v{i}>{pat})" for i, (_, pat) in enumerate(_VERBS)) + r")\b[ \t]*(?:\*\*|__)?[ \t]*:?[ \t]*(?:\*\*|__)?",
+    re.I | re.M,
+)
+# A line that declares a status: "Status: Accepted", "**Status:** ~~Accepted~~ Superseded by …",
+# "| Status | Superseded by … |" (a table row), "- status: draft".
+_STATUS_DECL = re.compile(
+    r"^[ \t]*(?:[-*+>][ \t]*)*\|?[ \t]*(?:\*\*|__)?(?:status)(?:\*\*|__)?[ \t]*(?::|\|)[ \t]*(?:\*\*|__)?[ \t]*(?P<value>[^\n]*)$",
     re.I | re.M,
 )
 _EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)")
@@ -83,13 +126,23 @@ _FM_RELATION_KEYS = {
     "attached_to": "attaches_to",
     "attachment_of": "attaches_to",
     "attachment_to": "attaches_to",
+    "replaces": "supersedes",
+    "obsoletes": "supersedes",
+    "replaced_by": "superseded_by",
+    "obsoleted_by": "superseded_by",
+    "updates": "amends",
+    "extends": "amends",
+    "supplements": "amends",
+    "updated_by": "amended_by",
+    "extended_by": "amended_by",
+    "supplemented_by": "amended_by",
 }
 
 
 
 def _link_target(raw: str) -> str | None:
     target = raw[1:-1] if raw.startswith("<") else raw
-    if not target or _EXTERNAL.match(target) and not target.startswith("repo://"):
+    if not target or _EXTERNAL.match(target) and not target.startswith("repo://") and not _GITHUB.match(target):
         return None
     return target
 
@@ -97,6 +150,8 @@ def _link_target(raw: str) -> str | None:
 def _target_ref(m: re.Match[str]) -> Ref | None:
     kind = m.lastgroup
     value = m.group(kind) if kind else None
+    if kind == "reflink":  # [text][label], [label][]: resolved against the document's definitions
+        return Ref("reflink", (value or m.group("rtext")).strip())
     if not value:
         return None
     if kind == "link":
@@ -104,6 +159,8 @@ def _target_ref(m: re.Match[str]) -> Ref | None:
         return Ref("link", target) if target else None
     if kind == "id":
         return Ref("id", value)
+    if kind in ("num", "rid"):  # read by relations only ("Obsoletes: 1234", "Replaced by ADR014")
+        return Ref(kind, value)
     if kind == "code":
         value = value.strip()
         if _ID.fullmatch(value):
@@ -113,19 +170,34 @@ def _target_ref(m: re.Match[str]) -> Ref | None:
         return None
     if kind == "path":
         value = value.rstrip(".")
+        if _ISSUE.fullmatch(value):
+            return None
     return Ref("see", value.strip())
 
 
 def targets(text: str, pos: int = 0) -> list[Ref]:
-    """The references listed at `pos`: one target, then more separated by `,`, `;`, `and`, `or`."""
-    out: list[Ref] = []
+    """The references listed at `pos`: one target, then more separated by `,`, `;`, `and`, `or`.
+    The list ends at a bare number or a reference-style link (only relations read those)."""
+    out = []
+    for ref, _ in _targets(text, pos):
+        if ref.kind in ("num", "reflink", "rid"):
+            break
+        out.append(ref)
+    return out
+
+
+def _targets(text: str, pos: int = 0) -> list[tuple[Ref, str]]:
+    """`targets` with each link's text (else ""), bare numbers ("Obsoletes: 1234", kind
+    `num`), identifiers without a dash ("ADR014", "RFC 1234", kind `rid`) and reference-style
+    links (`[ADR043][]`, kind `reflink`)."""
+    out: list[tuple[Ref, str]] = []
     while True:
         m = _TARGET.match(text, pos)
         if not m:
             return out
         ref = _target_ref(m)
         if ref is not None:
-            out.append(ref)
+            out.append((ref, m.group("ltext") or m.group("rtext") or ""))
         pos = m.end()
         sep = _SEP.match(text, pos)
         if not sep:
@@ -144,7 +216,13 @@ def may_refer(text: str) -> bool:
         or "See" in text
         or "SEE" in text
         or ID_TAIL.search(text) is not None
+        or _bare(text)
     )
+
+
+def _bare(text: str) -> bool:
+    """Whether `text` may hold an identifier written without a separator (`ADR036`)."""
+    return "ADR" in text or "RFC" in text
 
 
 def notable(text: str) -> bool:
@@ -159,6 +237,8 @@ def notable(text: str) -> bool:
         or "mend" in text
         or "ttach" in text
         or "SEE" in text
+        or _bare(text)
+        or may_relate(text)
     )
 
 
@@ -188,6 +268,10 @@ def _refs(text: str) -> tuple[Ref, ...]:
         for at, ident in _ids(text):
             if not spans or not any(a <= at < b for a, b in spans):
                 found.append((at, Ref("id", ident)))
+    if _bare(text):
+        for m in _BARE_ID.finditer(text):
+            if not spans or not any(a <= m.start() < b for a, b in spans):
+                found.append((m.start(), Ref("id", m.group())))
     if "see" in text or "See" in text or "SEE" in text:
         for at in _sees(text):
             if _see_target_at(text, at):
@@ -257,25 +341,119 @@ def _id_start(text: str, i: int) -> int:
     return i - len(text[j:i].lstrip("0123456789"))
 
 
+def _relation_targets(text: str, pos: int = 0) -> list[tuple[Ref, str]]:
+    """`_targets` as a relation reads them: an identifier without a dash is an identifier."""
+    return [(Ref("id", ref.target) if ref.kind == "rid" else ref, label) for ref, label in _targets(text, pos)]
+
+
+def may_relate(text: str) -> bool:
+    """Whether `text` may state a relation or a status (substring tests, as `notable`)."""
+    return (
+        "upersed" in text
+        or "uperced" in text
+        or "upersee" in text
+        or "mend" in text
+        or "ttach" in text
+        or "eplace" in text
+        or "bsolete" in text
+        or "precated" in text
+        or "pdate" in text
+        or "upplement" in text
+        or "xtend" in text
+        or "larifi" in text
+        or "tatus" in text
+        or "TATUS" in text
+    )
+
+
 def relations_in(text: str, source: int) -> list[Relation]:
-    """Status lines: "Superseded by ADR-0012", "Amends [ADR-0003](0003-x.md)", ..."""
-    out = []
+    """Status lines: "Superseded by ADR-0012", "Amends [ADR-0003](0003-x.md)", "Obsoletes: 1234",
+    a status table row, "Status: Accepted" (a `status` relation), or a status whose wording is
+    not recognised (`unknown_status`, so that it is reported)."""
+    out: list[Relation] = []
+    seen_lines: set[int] = set()
     for m in _STATUS_LINE.finditer(text):
-        kind = next(name for name, _ in _VERBS if m.group(name))
-        out.extend(Relation(kind, ref, source) for ref in targets(text, m.end()))
+        kind = next(_VERB_TYPE[name] for name in _VERB_TYPE if m.group(name))
+        found = _relation_targets(text, m.end())
+        if found:
+            seen_lines.add(text.count("\n", 0, m.start()))
+        out.extend(Relation(kind, ref, source, label) for ref, label in found)
+    if "tatus" in text or "TATUS" in text:
+        for m in _STATUS_DECL.finditer(text):
+            if text.count("\n", 0, m.start()) not in seen_lines:
+                out.extend(status_of(m.group("value"), source))
     return out
+
+
+def status_of(value: str, source: int) -> list[Relation]:
+    """A declared status with no relation in it (those are read by `relations_in`): a known
+    status word gives a `status` relation, anything else an `unknown_status` one."""
+    plain = re.sub(r"~~[^~]*~~", " ", value)
+    plain = re.sub(r"[*_`|]+", " ", plain).strip(" \t.:;,-\u2014")
+    if not plain:
+        return []
+    first = re.split(r"[\s,;.:(\u2014-]+", plain.lower(), maxsplit=1)[0]
+    if first in STATUS_WORDS:
+        out = [Relation("status", Ref("status", first), source)]
+        if first in _REPLACED:  # "Superseded (see ADR-0012)", "Superseded: [ADR-9](x.md)"
+            out += [Relation("superseded_by", ref, source, label) for ref, label in _named_in(value)]
+        return out
+    if _STATUS_LINE.match(plain):
+        return []  # a relation written with no target: its targets were reported by relations_in
+    return [Relation("unknown_status", Ref("status", " ".join(plain.split())[:120]), source)]
+
+
+_REPLACED = frozenset({"superseded", "replaced", "obsolete", "obsoleted"})
+
+
+def _named_in(text: str) -> list[tuple[Ref, str]]:
+    """The documents a status line names anywhere in it: links (with their text) and identifiers."""
+    out: list[tuple[Ref, str]] = []
+    for m in _LINK.finditer(text):
+        target = _link_target(m.group(1))
+        if target:
+            label = text[m.start() + 1 : text.index("](", m.start())]
+            out.append((Ref("link", target), label))
+    if not out:
+        out = [(Ref("id", m.group(0)), "") for m in re.finditer(r"(?<![\w/.-])[A-Z]{2,}[-_ ]?[0-9]+(?![\w-])", text)]
+    return out
+
+
+def section_status(texts: list[str], source: int) -> list[Relation]:
+    """A "Status" section (Nygard's layout): its first paragraph's relations, or its status word,
+    or an unrecognised wording; "Superseded" alone takes the documents the section's next
+    paragraphs name ("Superseded\n\nSee [ADR-0012](…)")."""
+    text = texts[0]
+    found = relations_in(text, source)
+    if any(r.type not in ("status", "unknown_status") for r in found):
+        return found
+    found = found or status_of(text.split("\n", 1)[0], source)
+    words = {r.ref.target for r in found if r.type == "status"}
+    if words & _REPLACED and not any(r.type == "superseded_by" for r in found):
+        for k, more in enumerate(texts[1:3], 1):
+            named = _named_in(more)
+            if named:
+                found += [Relation("superseded_by", ref, source + k, label) for ref, label in named]
+                break
+    return found
 
 
 def meta_relations(meta: dict[str, str | list[str]]) -> list[Relation]:
     out = []
     for key in sorted(meta):
-        kind = _FM_RELATION_KEYS.get(key.lower().replace("-", "_"))
-        if kind is None:
-            continue
+        lower = key.lower().replace("-", "_")
+        kind = _FM_RELATION_KEYS.get(lower)
         value = meta[key]
+        if kind is None:
+            if lower == "status" and isinstance(value, str):  # MADR: `status: superseded by ADR-0005`
+                out.extend(relations_in(value, -1) or status_of(value, -1))
+            continue
         for item in value if isinstance(value, list) else [value]:
-            refs = targets(item) or ([Ref("see", item.strip())] if item.strip() else [])
-            out.extend(Relation(kind, ref, -1) for ref in refs)
+            found = _relation_targets(item)
+            if found:
+                out.extend(Relation(kind, ref, -1, label) for ref, label in found)
+            elif item.strip():
+                out.append(Relation(kind, Ref("see", item.strip()), -1))
     return out
 
 
@@ -315,6 +493,16 @@ def scan(texts: list[str]) -> tuple[list[tuple[str, ...] | None], list[tuple[Ref
                 found[k].append((m.start() - at[k], _new(Ref, ("link", target))))
     if "-" in joined:
         _ids_joined(joined, at, spans, found)
+    if _bare(joined):
+        starts, ends = spans
+        for m in _BARE_ID.finditer(joined):
+            pos = m.start()
+            if starts:
+                s = bisect.bisect_right(starts, pos) - 1
+                if s >= 0 and pos < ends[s]:
+                    continue
+            k = bisect.bisect_right(at, pos) - 1
+            found[k].append((pos - at[k], _new(Ref, ("id", m.group()))))
     if "see" in lower:
         _see_refs(texts, lower, at, found)
     return _markers(texts, joined), [_sorted_refs(f) for f in found]

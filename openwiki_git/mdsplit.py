@@ -47,11 +47,14 @@ from openwiki_git.mdrefs import (  # noqa: F401 (RELATION_TYPES, may_refer, targ
     Ref,
     Relation,
     may_refer,
+    may_relate,
     meta_relations,
     notable,
     refs_in,
     relations_in,
     scan,
+    section_status,
+    status_of,
     targets,
 )
 
@@ -223,7 +226,7 @@ class _Builder:
         """Paragraph i may carry a marker, a reference or a relation. Relations are read now (in
         document order); markers and references all at once when the document ends (`scan_refs`)."""
         self.pending.append(i)
-        if "upersed" in text or "mend" in text or "ttach" in text:
+        if may_relate(text):
             self.relations.extend(relations_in(text, i))
 
     def scan_refs(self) -> None:
@@ -516,9 +519,14 @@ class _Chunks:
             return list(range(len(self.texts)))
         prose, found = self.prose, set()
         # Lower-cased ASCII text keeps its offsets: one search finds "see", "See" and "SEE".
-        text, words = (prose.lower(), _WORDS_LOWER) if prose.isascii() else (prose, _WORDS)
+        ascii_ = prose.isascii()
+        text, words = (prose.lower(), _WORDS_LOWER) if ascii_ else (prose, _WORDS)
         for word in words:
             found.update(self._hits(lambda pos, w=word: text.find(w, pos)))
+        # The other wordings of a relation or status open a line (mdrefs: _STATUS_LINE,
+        # _STATUS_DECL): one regex over the line starts, not a search per word over all text.
+        line = _RELATION_LINE if ascii_ else _RELATION_LINE_I
+        found.update(self._hits(lambda pos: _relation_line_at(text, pos, line)))
         if "-" in prose:
             found.update(self._hits(lambda pos: _tail_at(prose, pos)))
         return sorted(found)
@@ -535,8 +543,29 @@ class _Chunks:
             pos = find(self.at[k + 1])
 
 
-_WORDS = ("]", "see", "See", "SEE", "upersed", "mend", "ttach")  # the substrings `notable` tests
-_WORDS_LOWER = ("]", "see", "upersed", "mend", "ttach")
+_WORDS = ("]", "see", "See", "SEE", "upersed", "mend", "ttach", "ADR", "RFC")  # substrings `notable` tests
+_WORDS_LOWER = ("]", "see", "upersed", "mend", "ttach", "adr", "rfc")
+# A line that may state a relation or a status in a wording the words above miss: it opens
+# (after bullets, quotes, pipes, emphasis) with a status label or word, "this", "was"/"is"/
+# "has"/"now", or one of the other verbs (mdrefs.may_relate's substrings).
+_LINE_OPENING = (
+    r"[ \t>*+|_~-]*(?:status|accepted|proposed|deprecated|rejected|draft|active|final|approved|implemented"
+    r"|this|was|is|has|now|replace|obsolete|update|supplement|extend|clarifi|superc|supersee)"
+)
+# A literal "\n" first: the engine then skips from newline to newline quickly. Lower-cased
+# ASCII text takes the case-sensitive pattern; other text the case-insensitive one.
+_RELATION_LINE = re.compile("\n" + _LINE_OPENING)
+_RELATION_LINE_I = re.compile("\n" + _LINE_OPENING, re.I)
+_FIRST_LINE_I = re.compile(_LINE_OPENING, re.I)
+
+
+def _relation_line_at(text: str, pos: int, pattern: re.Pattern[str]) -> int:
+    """Where the next line at or after `pos` that opens like a relation or status line has its
+    word (`_LINE_OPENING`, `pattern` one of the two above), or -1."""
+    if pos == 0 and (first := _FIRST_LINE_I.match(text)):
+        return first.end() - 1
+    m = pattern.search(text, max(pos - 1, 0))
+    return m.end() - 1 if m else -1
 
 
 def _tail_at(text: str, pos: int) -> int:
@@ -590,6 +619,10 @@ def _is_list(line: str) -> bool:
 
 
 def _finish(path: str, meta: dict[str, str | list[str]], b: _Builder) -> Document:
+    if b.sections:
+        _status_sections(b)
+    if b.refs or b.relations:
+        _reference_links(b)
     title = meta.get("title")
     if not isinstance(title, str) or not title:
         first = b.sections[0].heading if b.sections and b.sections[0].level == 1 else None
@@ -609,6 +642,96 @@ def _finish(path: str, meta: dict[str, str | list[str]], b: _Builder) -> Documen
         refs=b.refs,
         runs=b.runs,
     )
+
+
+def _status_sections(b: _Builder) -> None:
+    """Nygard's layout: a "Status" heading, then the status ("Accepted", "Superseded by
+    ADR-0012") as its first paragraph: read unless that paragraph already stated a relation."""
+    stated = {r.source for r in b.relations}
+    for s in b.sections:
+        lower = s.heading.lower()
+        if lower != "status" and may_relate(s.heading):
+            # "## Status: Superseded by ADR-0005": a heading's relation is its document's
+            found = relations_in(s.heading, -1)
+            if not found and lower.startswith("status:"):
+                found = status_of(s.heading.split(":", 1)[1], -1)
+            b.relations.extend(found)
+        if s.heading.strip().lower().rstrip(":") not in ("status", "decision status"):
+            continue
+        k = next((n for n, (_, key) in enumerate(b.runs) if key == s.key), None)
+        i = b.runs[k][0] if k is not None else None
+        end = b.runs[k + 1][0] if k is not None and k + 1 < len(b.runs) else len(b.texts)
+        if i is None or i >= end or i in b.code or i in stated:
+            continue
+        b.relations.extend(section_status([t for n, t in enumerate(b.texts[i:end], i) if n not in b.code], i))
+
+
+_REF_DEF = re.compile(r"^ {0,3}\[(?!\^)([^\]]+)\]:\s*(<[^>]*>|\S+)", re.M)
+_REF_USE = re.compile(r"(?<![!\]])\[([^\]\[\n]+)\](?:\[([^\]\[\n]*)\])?(?![(:\[])")
+
+
+def _reference_links(b: _Builder) -> None:
+    """Reference-style links (`[ADR043][]`, `[text][label]`, `[label]`): the reference belongs
+    to the paragraph that uses the link, not to the block of definitions; relations written
+    with them get the definition's target (and keep the label as the link's text)."""
+    defs: dict[str, str] = {}
+    def_at: dict[str, int] = {}
+    for i, refs in b.refs.items():
+        text = b.texts[i]
+        if "]:" in text:
+            for m in _REF_DEF.finditer(text):
+                label = " ".join(m.group(1).lower().split())
+                if label not in defs:
+                    raw = m.group(2)
+                    defs[label], def_at[label] = raw[1:-1] if raw.startswith("<") else raw, i
+    if any(r.ref.kind == "reflink" for r in b.relations):
+        b.relations[:] = [_relation_link(r, defs) if r.ref.kind == "reflink" else r for r in b.relations]
+    if not defs:
+        return
+    used: set[str] = set()
+    used_labels: set[str] = set()
+    for i in sorted(set(b.pending)):
+        text = b.texts[i]
+        if "[" not in text or i in b.code:
+            continue
+        more = []
+        for m in _REF_USE.finditer(text):
+            label = " ".join((m.group(2) or m.group(1)).lower().split())
+            target = defs.get(label)
+            if target is None or def_at[label] == i:
+                continue
+            ref = refs_in(f"[x]({target})")
+            if ref:
+                more.append(ref[0])
+                used.add(target)
+                used_labels.add(label)
+        if more:
+            b.refs[i] = tuple(dict.fromkeys([*b.refs.get(i, ()), *more]))
+    if used:  # the definitions block keeps only the references no paragraph uses
+        for i in set(def_at.values()):
+            kept = tuple(
+                r for r in b.refs.get(i, ())
+                if not (r.kind == "link" and r.target in used or r.kind == "id" and r.target.lower() in used_labels)
+            )
+            if kept:
+                b.refs[i] = kept
+            else:
+                b.refs.pop(i, None)
+
+
+def _relation_link(r: Relation, defs: dict[str, str]) -> Relation:
+    label = r.ref.target
+    target = defs.get(" ".join(label.lower().split()))
+    if target is not None:
+        ref = refs_in(f"[x]({target})")
+        if ref:
+            return r._replace(ref=ref[0], text=label)
+    if ID_LIKE.fullmatch(label.strip()):
+        return r._replace(ref=Ref("id", label.strip()), text=label)
+    return r
+
+
+ID_LIKE = re.compile(r"[A-Z][A-Z0-9]*[-_ ]?[0-9]+")
 
 
 def _stem(path: str) -> str:

@@ -68,10 +68,17 @@ def check(repo, capsys, *extra: str) -> tuple[int, dict]:
     return rc, json.loads(capsys.readouterr().out)
 
 
-def cached(repo) -> tuple[dict, dict]:
-    """(sidecars, files) as the cache holds them now, read as check reads them."""
+def cached(repo) -> dict:
+    """The cache's page entries now, as check reads them ({} when none, or of another key)."""
     ws = Workspace.open(repo.root)
-    return checkcache.read(ws.cache_path(checkcache.CACHE_NAME), checkcache.cache_key(ws))
+    data = checkcache.read(ws.cache_path(checkcache.CACHE_NAME))
+    key = checkcache.cache_key(str(ws.repo.root), str(ws.repo.git_dir), None)
+    return data["pages"] if data is not None and data["key"] == key else {}
+
+
+def cited(repo) -> dict:
+    """Every cited file's key, as the cached entries record it."""
+    return {path: key for entry in cached(repo).values() for path, key in entry["files"].items()}
 
 
 def cache_file(repo) -> Path:
@@ -113,8 +120,7 @@ def test_warm_check_is_identical_to_cold_and_to_no_cache(claims_repo, capsys, sm
     rc_none, no_cache = check(repo, capsys, "--no-cache")
     assert not cache_file(repo).exists()  # --no-cache writes nothing
     rc_cold, cold = check(repo, capsys)
-    sidecars, files = cached(repo)
-    assert set(sidecars) == {"guide.md", "second.md"} and set(files) == {"src/app.py", "src/other.py"}
+    assert set(cached(repo)) == {"guide.md", "second.md"} and set(cited(repo)) == {"src/app.py", "src/other.py"}
     reads = count_reads(monkeypatch)
     rc_warm, warm = check(repo, capsys)
     assert reads == []  # neither cited file read (nor hashed)
@@ -138,10 +144,10 @@ def test_warm_text_output_and_exit_code_match(claims_repo, capsys, small_window)
 def test_page_filter_keeps_the_other_files_cached(claims_repo, capsys, small_window):
     settle()
     check(claims_repo, capsys)
-    before = cached(claims_repo)[1]
+    before = cached(claims_repo)
     _, page_only = check(claims_repo, capsys, "--page", "guide.md")
     assert {c["page"] for c in page_only["claims"]} == {"guide.md"}
-    assert cached(claims_repo)[1].keys() == before.keys()
+    assert cached(claims_repo) == before
 
 
 # -- changes the stat cache must not hide ---------------------------------------------------------
@@ -153,7 +159,7 @@ def test_same_size_edit_with_mtime_restored_is_detected(claims_repo, capsys):
     repo = claims_repo
     settle(checkcache.RACY_NS / 1e9 + 0.2)
     _, before = check(repo, capsys)
-    assert "src/app.py" in cached(repo)[1]
+    assert "src/app.py" in cited(repo)
     same_size_edit(repo.root / "src/app.py", "line 10\n", "LINE 10\n")
     _, after = check(repo, capsys)
     _, no_cache = check(repo, capsys, "--no-cache")
@@ -168,21 +174,20 @@ def test_racy_file_is_not_cached_and_its_edit_is_detected(claims_repo, capsys):
     repo = claims_repo
     repo.write("src/app.py", APP.replace("line 30\n", "line 3O\n"))  # fresh now: in the racy window
     check(repo, capsys)
-    assert "src/app.py" not in cached(repo)[1]
+    assert "src/app.py" not in cited(repo) and "guide.md" not in cached(repo)
     same_size_edit(repo.root / "src/app.py", "line 10\n", "LINE 10\n")
     _, after = check(repo, capsys)
     assert {c["statement"]: c["status"] for c in after["claims"]}["Line ten says ten."] == "stale"
 
 
 def test_racy_rule():
-    cache = checkcache.CheckCache.__new__(checkcache.CheckCache)
-    cache.started_ns = 100 * 10**9
+    started = 100 * 10**9
     window = checkcache.RACY_NS
-    old = (cache.started_ns - window - 1, 10, 1, cache.started_ns - window - 1)
-    assert not cache.racy(old)
-    assert cache.racy((old[0], 10, 1, cache.started_ns - window))  # ctime in the window
-    assert cache.racy((cache.started_ns + 5, 10, 1, old[3]))  # mtime after the start
-    assert not cache.racy(None, old)
+    old = (started - window - 1, 10, 1, started - window - 1)
+    assert not checkcache.racy(started, old)
+    assert checkcache.racy(started, (old[0], 10, 1, started - window))  # ctime in the window
+    assert checkcache.racy(started, (started + 5, 10, 1, old[3]))  # mtime after the start
+    assert not checkcache.racy(started, None, old, "missing")
 
 
 def test_sidecar_edit_is_detected(claims_repo, capsys, small_window):
@@ -255,7 +260,7 @@ def test_touched_file_keeps_its_results_without_resolving(claims_repo, capsys, s
     monkeypatch.setattr(checker.EvidenceResolver, "_resolve", lambda self, r, v: resolved.append(r) or real(self, r, v))
     _, after = check(repo, capsys)
     assert after == before and resolved == []
-    assert cached(repo)[1]["src/app.py"][0][0] == os.stat(path).st_mtime_ns  # re-keyed on the new stat
+    assert cited(repo)["src/app.py"][0] == os.stat(path).st_mtime_ns  # re-keyed on the new stat
 
 
 def test_file_with_carriage_returns_is_never_cached(claims_repo, capsys, small_window):
@@ -268,8 +273,8 @@ def test_file_with_carriage_returns_is_never_cached(claims_repo, capsys, small_w
     repo.commit_all("claim")
     settle()
     check(repo, capsys)
-    files = cached(repo)[1]
-    assert "src/crlf.txt" not in files and "src/app.py" in files
+    files = cited(repo)
+    assert "src/crlf.txt" not in files and "src/other.py" in files and "guide.md" not in cached(repo)
     repo.write(".gitattributes", "*.txt text\n")  # now converted on reading: the text changes
     _, after = check(repo, capsys)
     assert after == check(repo, capsys, "--no-cache")[1]
@@ -278,9 +283,9 @@ def test_file_with_carriage_returns_is_never_cached(claims_repo, capsys, small_w
 def test_config_change_invalidates_the_cache(claims_repo, capsys, small_window):
     settle()
     check(claims_repo, capsys)
-    assert cached(claims_repo)[1]
+    assert cached(claims_repo)
     claims_repo.write(".openwiki/config.yml", claims_repo.read(".openwiki/config.yml") + "max_growth: 7\n")
-    assert cached(claims_repo) == ({}, {})  # another key
+    assert cached(claims_repo) == {}  # another key
 
 
 def test_openwiki_mode_marks_follow_the_page(repo, capsys, small_window):
@@ -312,7 +317,7 @@ def test_corrupt_cache_is_ignored_and_rebuilt(claims_repo, capsys, small_window)
     for junk in (b"", b"\x80\x05garbage", pickle.dumps({"key": "wrong"}), pickle.dumps(["not", "a", "dict"])):
         path.write_bytes(junk)
         assert check(claims_repo, capsys) == good
-    assert cached(claims_repo)[1]  # rebuilt
+    assert cached(claims_repo)  # rebuilt
 
 
 class _Evil:
@@ -329,10 +334,13 @@ def test_foreign_pickle_class_is_refused_not_executed(claims_repo, capsys, small
     marker = tmp_path / "pwned"
     ws = Workspace.open(claims_repo.root)
     for evil in (_Evil(os.system, f"touch {marker}"), _Evil(builtins.exec, f"open({str(marker)!r}, 'w')")):
-        payload = {"key": checkcache.cache_key(ws), "sidecars": {}, "files": {"src/app.py": evil}}
+        key = checkcache.cache_key(str(ws.repo.root), str(ws.repo.git_dir), None)
+        entry = dict.fromkeys(("sidecar", "page", "files", "summary", "ids", "until", "findings"), None)
+        payload = {"format": checkcache.FORMAT, "key": key, "root": str(ws.repo.root),
+                   "pages": {"guide.md": {**entry, "notable": evil}}}
         cache_file(claims_repo).parent.mkdir(parents=True, exist_ok=True)
         cache_file(claims_repo).write_bytes(pickle.dumps(payload))
-        assert cached(claims_repo) == ({}, {})
+        assert cached(claims_repo) == {}
         assert check(claims_repo, capsys) == good
         assert not marker.exists()
 
@@ -363,18 +371,21 @@ def test_cache_lives_under_git_dir_and_status_stays_clean(claims_repo, capsys, s
     assert claims_repo.git("status", "--porcelain", "--ignored", "--untracked-files=all") == ""
 
 
-def test_results_of_evidence_no_longer_cited_are_dropped(claims_repo, capsys, small_window):
+def test_retracted_claim_leaves_its_page_entry(claims_repo, capsys, small_window):
     repo = claims_repo
     settle()
     check(repo, capsys)
-    pair = next(p for p in cached(repo)[1]["src/other.py"][2] if p[0] == "repo://src/other.py#L5-L5")
     second = json.loads(repo.read(".openwiki/.claims/second.json"))
     claim_id = next(c["id"] for c in second["claims"] if c["statement"] == "Other five.")
+    assert claim_id in cached(repo)["second.md"]["ids"]
+    guide = cached(repo)["guide.md"]
     assert repo.run("claim", "retract", claim_id) == 0
+    settle()
     _, after = check(repo, capsys)
-    assert after["summary"]["total"] == 3
-    results = cached(repo)[1]["src/other.py"][2]
-    assert pair not in results and results  # the file's other results stay
+    assert after["summary"]["total"] == 3 and after == check(repo, capsys, "--no-cache")[1]
+    entries = cached(repo)
+    assert claim_id not in entries["second.md"]["ids"] and entries["second.md"]["summary"]["total"] == 1
+    assert entries["guide.md"] == guide  # the other page kept its entry
 
 
 def test_unchanged_cache_is_not_rewritten(claims_repo, capsys, small_window):

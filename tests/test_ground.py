@@ -254,3 +254,35 @@ def test_check_caches_broken_references_and_sees_a_change(docs_repo: GitRepo, ca
     assert docs_repo.run("check", "--format", "json") == 1
     now = json.loads(capsys.readouterr().out)["broken_references"]
     assert {b["reference"] for b in now} == {"widgets.Widget.shrink", "widgets.gone()", "widgets.Widget.grow()"}
+
+
+def test_a_warm_check_still_reports_broken_references(
+    docs_repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check cache answers a warm run without judging pages; broken references depend on
+    every tracked file, not only the cited ones, so they are still reported (and updated) then."""
+    from openwiki_git import checkcache
+    from openwiki_git import ground as service
+
+    monkeypatch.setattr(checkcache, "RACY_NS", 0)  # files written before a run may be cached at once
+    monkeypatch.setattr(service, "RACY_NS", 0)
+    answered = []
+    real = checkcache.answer
+    monkeypatch.setattr(checkcache, "answer", lambda *a: answered.append(real(*a)) or answered[-1])
+    ground(docs_repo, capsys, "--all")
+    docs_repo.commit_all()
+    outputs = []
+    for _ in range(2):  # the second run is the cache's fast answer
+        capsys.readouterr()
+        assert docs_repo.run("check") == 1
+        outputs.append(capsys.readouterr().out)
+    assert answered[-1] is not None  # the fast answer was taken
+    assert outputs[0] == outputs[1]
+    assert "broken reference `widgets.gone()`" in outputs[1]
+    # The missing function is added in a file no claim cites: no page is judged again, yet the
+    # reference is no longer broken.
+    docs_repo.write("src/widgets/__init__.py", docs_repo.read("src/widgets/__init__.py") + "\n\ndef gone():\n    return None\n")
+    capsys.readouterr()
+    docs_repo.run("check")
+    out = capsys.readouterr().out
+    assert "broken reference `widgets.Widget.shrink`" in out and "`widgets.gone()`" not in out

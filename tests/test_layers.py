@@ -24,7 +24,7 @@ ARCHITECTURE = ROOT / "docs" / "architecture.md"
 
 # Pure modules (layers 0-3 of docs/architecture.md). Modules that the document adds to layer 3
 # later are picked up from its table as well (see `documented_layers`).
-PURE = {"errors", "model", "compat", "checker", "fixer", "citations", "sidecar", "mdrefs", "mddoc", "graph_search", "graph_refs", "graph_link"}
+PURE = {"errors", "model", "compat", "checker", "fixer", "citations", "sidecar", "mdrefs", "mddoc", "graph_search", "graph_refs", "graph_link", "graph_context", "citestale"}
 # Standard-library modules a pure core must not use: no file system, process, env, clock, network.
 IMPURE_STDLIB = {
     "os", "pathlib", "shutil", "tempfile", "glob", "fcntl", "io", "subprocess", "socket", "ssl",

@@ -189,3 +189,26 @@ def test_the_tools_describe_themselves_and_report_errors(root: Path) -> None:
     assert agent.expand("ADR-0003", edges=["superseded_by"], hops=10) == CliAgent(root).expand(
         "ADR-0003", edges=["superseded_by"], hops=10
     )
+
+
+def test_the_tools_describe_their_arguments_and_return_bad_arguments_as_errors(root: Path) -> None:
+    agent = ToolAgent(root)
+    schema = agent.tools["expand"].args
+    assert all(field.get("description") for field in schema.values())
+    assert "superseded_by" in schema["edges"]["description"]
+    err = json.loads(agent.tools["locate"].invoke({"terms": "retry", "limit": "many"}))
+    assert "error" in err and "hint" in err
+    err = json.loads(agent.tools["expand"].invoke({"node": "ADR-0003", "edges": ["superseded_by", "amends"], "hops": 3}))
+    assert "--" not in err["error"] + err["hint"]  # hints speak the tool's language, not the CLI's
+
+
+def test_missing_langchain_core_is_a_clear_usage_error(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from openwiki_git.agent_tools import graph_tools
+    from openwiki_git.errors import UsageError
+
+    monkeypatch.setitem(sys.modules, "langchain_core.tools", None)
+    with pytest.raises(UsageError) as info:
+        graph_tools(root)
+    assert "openwiki-git[agent]" in (info.value.hint or "")

@@ -128,6 +128,9 @@ def test_check_report_validates(wiki_repo, capsys):
     v.validate(report)
     assert report["summary"]["unresolved"] == 2 and report["summary"]["missing_markers"] == 1
     assert all("mark" in c for c in report["claims"])
+    problems = json.loads(_run(wiki_repo, capsys, "check", "--format", "json", "--only-problems"))
+    v.validate(problems)
+    assert problems["only_problems"] is True and problems["summary"] == report["summary"]
 
 
 def test_config_written_by_init_validates(repo, capsys):

@@ -7,6 +7,9 @@ referred_by, supersedes, superseded_by, amends, amended_by, attaches_to, has_att
 With `--hops N` (N > 1) and one edge type, it walks that edge while there is a single way on and
 stops at a branch, the end, a cycle or after N hops, returning the path and the last node
 expanded. A claim's evidence comes with the cited lines as they are now; stale claims are flagged.
+`--depth` adds context in the same call (1, the default: the paragraphs of the node's section, or
+of the whole page or document, and each neighbour's first lines; 2: also the text of the documents
+it supersedes, is superseded by, amends or is amended by), at most `--max-chars` characters.
 
 JSON (`--format json`): {node, edges: [{type, target}], stale_claims}; with --hops > 1: {start,
 edge, hops, path, stopped (end|branch|cycle|hops), branches?, end: {node, edges}, stale_claims}.
@@ -28,6 +31,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("node", metavar="NODE", help="node id (or a claim prefix, ADR-0012, a path)")
     p.add_argument("--edges", nargs="+", metavar="TYPE", help="only these edge types")
     p.add_argument("--hops", type=int, default=1, metavar="N", help="walk one edge type up to N hops (default: 1)")
+    p.add_argument(
+        "--depth", type=int, default=1, choices=(0, 1, 2),
+        help="context: 0 none; 1 the node's section (or document) paragraphs and neighbours' first lines (default); "
+        "2 also the text of the documents it supersedes, amends or is replaced by",
+    )
+    p.add_argument("--max-chars", type=int, default=6000, metavar="N", help="at most N characters of text in the context (default: 6000)")
     add_format(p)
     add_cache_flag(p)
     p.set_defaults(run=run)
@@ -35,7 +44,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run(args: argparse.Namespace) -> int:
     session = open_session(args)
-    data = session.expand(args.node, edges=args.edges, hops=args.hops)
+    data = session.expand(args.node, edges=args.edges, hops=args.hops, depth=args.depth, max_chars=args.max_chars)
     if args.format == "json":
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         return 0
@@ -64,8 +73,18 @@ def _print_expansion(data: dict[str, Any]) -> None:
             print(f"  > {line}")
     for line in detail_lines(node):
         print(line)
+    for p in node.get("paragraphs", ()):
+        print(f"  ¶ {p['id']}  (lines {p['lines'][0]}-{p['lines'][1]})")
+        for line in p["text"].split("\n"):
+            print(f"    > {line}")
     width = max((len(e["type"]) for e in data["edges"]), default=0)
     for e in data["edges"]:
         print(f"  {e['type']:<{width}}  {node_line(e['target'])}")
         for line in detail_lines(e["target"], indent=" " * (width + 6)):
             print(line)
+        if e["target"].get("text"):
+            print(" " * (width + 6) + "> " + e["target"]["text"].split("\n", 1)[0])
+        for p in e["target"].get("paragraphs", ()):
+            print(" " * (width + 6) + f"¶ {p['text'].split(chr(10), 1)[0]}")
+    if data.get("truncated"):
+        print("  … context cut at --max-chars; expand a section or paragraph, or raise --max-chars")

@@ -1,8 +1,9 @@
 """`openwiki-git graph`: build (or refresh the cache of) the evidence graph and report its size.
 
 Counts nodes by kind and edges by type (each edge is also stored with its inverse). With
-`--unresolved`, lists every explicit reference that names nothing in the repository and exits 1
-when there is any. The graph is cached under the git directory (`<git dir>/openwiki-git/`).
+`--unresolved`, lists every explicit reference that names nothing in the repository (and every
+status whose wording is not recognised) and exits 1 when there is any. `--edges --format json`
+exports the edges (`edge_list`: [{source, type, target}], one per edge, forward types). The graph is cached under the git directory (`<git dir>/openwiki-git/`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p = sub.add_parser("graph", help="build the evidence graph; report counts and unresolved references", description=__doc__)
     add_format(p)
     p.add_argument("--unresolved", action="store_true", help="list unresolved references; exit 1 if there is any")
+    p.add_argument(
+        "--edges", action="store_true", help="with --format json: also export every edge as {source, type, target} (forward types only)"
+    )
     add_cache_flag(p)
     p.set_defaults(run=run)
 
@@ -42,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
     unresolved = [u.to_json() for u in g.unresolved]
     data["unresolved"] = unresolved
     data["build"] = session.info.to_json()
+    if args.edges:
+        data["edge_list"] = g.edge_list()
     if args.format == "json":
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
@@ -65,7 +71,10 @@ def node_line(s: dict[str, Any]) -> str:
     if s["kind"] == "claim":
         line += f"  ⚠ STALE ({s['status']})" if s["stale"] else f"  ({s['status']})"
     if s.get("superseded"):
-        line += f"  (superseded by {', '.join(s['superseded_by'])})"
+        line += f"  (superseded by {', '.join(s['superseded_by'])}"
+        line += f"; in force: {s['head']})" if s.get("head") and s["head"] not in s["superseded_by"] else ")"
+    if s.get("amended"):
+        line += f"  (amended by {', '.join(s['amended_by'])})"
     if s["kind"] == "span" and s.get("status"):
         line += f"  ({s['status']}" + (f", now {s['current_resource']}" if s.get("current_resource") else "") + ")"
     if s.get("lines") and s["kind"] == "paragraph":

@@ -29,7 +29,7 @@ from openwiki_git.errors import OpenwikiError, SchemaError
 from openwiki_git.model import Sidecar
 from openwiki_git.workspace import Workspace
 
-KINDS = ("front-matter", "ungrounded", "orphan-sidecar", "missing-marker", "broken-link", "out-of-step", "index", "broken-reference")
+KINDS = ("front-matter", "ungrounded", "orphan-sidecar", "missing-marker", "broken-link", "out-of-step", "index", "broken-reference", "superseded-source")
 _LINK = re.compile(r"\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)")
 _REFDEF = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>\n]*>|\S+)")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -113,6 +113,7 @@ def lint(ws: Workspace) -> tuple[list[Finding], Plan]:
     found += _links(ws)
     found += _broken_references(ws, sidecars)
     found += _out_of_step(ws, texts, sidecars, plan)
+    found += _cited_documents(ws, sidecars)
     if not ws.config.strict_openwiki:  # an OpenWiki wiki's indexes are OpenWiki's
         found += _indexes(ws, plan)
     return found, plan
@@ -207,6 +208,22 @@ def _markers(ws: Workspace, texts: dict[str, str], sidecars: dict[str, Sidecar],
             if placeable:
                 plan.markers.setdefault(page, []).append(c.id)
     return out
+
+
+def _cited_documents(ws: Workspace, sidecars: dict[str, Sidecar]) -> list[Finding]:
+    """Claims citing a superseded or later-amended document (citestale), named with the replacement."""
+    from openwiki_git import citestale
+
+    claims = {c.id: (page, c) for page, sc in sorted(sidecars.items()) for c in sc.claims}
+    if not citestale.cited_documents([c for _, c in claims.values()], ws.config.wiki_dir):
+        return []
+    from openwiki_git.graph_build import stale_citations
+
+    notices = stale_citations(ws, [c for _, c in claims.values()])
+    return [
+        Finding("superseded-source", ws.wiki.repo_path(claims[cid][0]), 1, f"{cid}: {n['note']}")
+        for cid, got in notices.items() for n in got
+    ]
 
 
 def _wiki_markdown(ws: Workspace) -> list[Path]:

@@ -1,8 +1,9 @@
 """`openwiki-git locate TERMS…`: ranked starting points in the evidence graph.
 
 Matches the words against page titles, document titles (and their ids, such as ADR-0012),
-headings and claim statements with BM25; ties are broken by node id, so the same query always
-gives the same answer. `--within NODE` keeps what NODE contains (and the claims its paragraphs
+headings, claim statements and every prose paragraph with BM25; ties are broken by node id, so the
+same query always gives the same answer. A page or document is listed once, by its best match,
+with its standing (`superseded`, `head`: the document in force; `amended`) and its first lines. `--within NODE` keeps what NODE contains (and the claims its paragraphs
 assert). Claims carry their status; stale ones are flagged.
 
 JSON (`--format json`): {query, terms, within, limit, results: [{rank, score, matched, id, kind,
@@ -22,7 +23,7 @@ from openwiki_git.commands.graph import add_cache_flag, detail_lines, node_line,
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("locate", help="find starting points in the evidence graph", description=__doc__)
     p.add_argument("terms", nargs="+", metavar="TERMS", help="words to look for")
-    p.add_argument("--within", metavar="NODE", help="only nodes inside this page, document or section")
+    p.add_argument("--within", metavar="NODE", help="only nodes inside this page, document or section (its text too)")
     p.add_argument("--limit", type=int, default=10, metavar="N", help="at most N results (default: 10)")
     add_format(p)
     add_cache_flag(p)
@@ -41,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"{hit['rank']:>3}. {hit['score']:7.3f}  {node_line(hit)}")
         for line in detail_lines({**hit, "evidence": []}, indent="      "):
             print(line)
+        if hit.get("text"):
+            print("      > " + hit["text"].split("\n", 1)[0])
     if data["stale_claims"]:
         print(f"⚠ stale claims in these results (do not take them as facts): {', '.join(data['stale_claims'])}")
     return 0

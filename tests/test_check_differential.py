@@ -1,0 +1,178 @@
+"""The check cache answers exactly what `check --no-cache` answers, after any sequence of edits.
+
+A real git repository with three cited files and three pages; each step makes one random edit
+(seeded) — to a cited file (a line changed, a line inserted, the same bytes rewritten, a
+same-size edit with the mtime put back, deleted, untracked, tracked again), to a sidecar (a
+statement, a claim retracted, a sidecar removed or restored), to a page (a marker dropped or put
+back, a `stale_after`), to the config — then compares the cached check (fast answer or partial
+re-judging, whichever applies) with `--no-cache`: exit code, JSON report, `--only-problems` and
+text. The racy window is shrunk to 50 ms and some steps wait it out, some do not, so entries are
+both stored and refused; the same-size edits within one tick are what git's racy rule is for.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+
+import pytest
+
+from openwiki_git import checkcache
+
+FILES = {
+    "src/a.py": "".join(f"alpha {i}\n" for i in range(1, 31)),
+    "src/b.py": "".join(f"beta {i}\n" for i in range(1, 21)),
+    "lib/c.py": "".join(f"gamma {i}\n" for i in range(1, 26)),
+}
+WINDOW_NS = 50_000_000
+
+
+@pytest.fixture
+def small_window(monkeypatch):
+    monkeypatch.setattr(checkcache, "RACY_NS", WINDOW_NS)
+
+
+def add_claim(repo, page: str, statement: str, *evidence: str) -> None:
+    argv = ["claim", "add", "--page", page, "--statement", statement]
+    for ev in evidence:
+        argv += ["--evidence", ev]
+    assert repo.run(*argv) == 0
+
+
+@pytest.fixture
+def wiki(wiki_repo, capsys):
+    repo = wiki_repo
+    for path, text in FILES.items():
+        repo.write(path, text)
+    for name in ("second", "third"):
+        repo.write(f".openwiki/{name}.md", f"---\ntype: Reference\ntitle: {name}\n---\n\n# {name}\n\nText.\n")
+    repo.commit_all("sources")
+    add_claim(repo, "guide.md", "Alpha three.", "repo://src/a.py#L3-L4")
+    add_claim(repo, "guide.md", "Alpha and beta.", "repo://src/a.py#L10-L12", "repo://src/b.py#L2-L2")
+    add_claim(repo, "second.md", "All of beta.", "repo://src/b.py")
+    add_claim(repo, "second.md", "Gamma five.", "repo://lib/c.py#L5-L6")
+    add_claim(repo, "third.md", "Gamma twenty.", "repo://lib/c.py#L20-L20")
+    add_claim(repo, "third.md", "Alpha twenty-five.", "repo://src/a.py#L25-L26")
+    repo.commit_all("claims")
+    capsys.readouterr()
+    return repo
+
+
+def run(repo, capsys, *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    rc = repo.run("check", *argv)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def same_size_edit(path, rng: random.Random) -> None:
+    """Swap one character's case, then put the mtime back: only the ctime shows it."""
+    st = os.stat(path)
+    text = path.read_text("utf-8")
+    i = rng.randrange(len(text))
+    if not text[i].isalpha():
+        return
+    path.write_text(text[:i] + text[i].swapcase() + text[i + 1 :], "utf-8")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def edit(repo, rng: random.Random, saved: dict[str, str]) -> str:
+    root = repo.root
+    kind = rng.choice([
+        "line", "insert", "touch", "same-size", "same-size", "delete", "untrack", "track",
+        "statement", "retract", "drop-sidecar", "restore-sidecar", "marker", "restore-page", "stale-after",
+        "config", "nothing",
+    ])
+    path = rng.choice(sorted(FILES))
+    full = root / path
+    page = rng.choice(["guide", "second", "third"])
+    sidecar = root / f".openwiki/.claims/{page}.json"
+    page_file = root / f".openwiki/{page}.md"
+    if kind == "line" and full.exists():
+        lines = full.read_text("utf-8").splitlines(keepends=True)
+        lines[rng.randrange(len(lines))] = f"changed {rng.random()}\n"
+        full.write_text("".join(lines), "utf-8")
+    elif kind == "insert" and full.exists():
+        full.write_text("# inserted\n" + full.read_text("utf-8"), "utf-8")
+    elif kind == "touch" and full.exists():
+        full.write_bytes(full.read_bytes())
+    elif kind == "same-size" and full.exists():
+        same_size_edit(full, rng)
+    elif kind == "delete" and full.exists():
+        full.unlink()
+    elif kind == "untrack":
+        repo.git("rm", "-q", "-f", "--cached", "--ignore-unmatch", path)
+    elif kind == "track":
+        if not full.exists():
+            full.write_text(FILES[path], "utf-8")
+        repo.git("add", path)
+    elif kind == "statement" and sidecar.exists():
+        data = json.loads(sidecar.read_text("utf-8"))
+        if data["claims"]:
+            data["claims"][0]["statement"] = f"Restated {rng.randrange(1000)}."
+        sidecar.write_text(json.dumps(data, indent=2) + "\n", "utf-8")
+    elif kind == "retract" and sidecar.exists():
+        data = json.loads(sidecar.read_text("utf-8"))
+        if data["claims"]:
+            data["claims"].pop(rng.randrange(len(data["claims"])))
+        sidecar.write_text(json.dumps(data, indent=2) + "\n", "utf-8")
+    elif kind == "drop-sidecar" and sidecar.exists():
+        saved.setdefault(str(sidecar), sidecar.read_text("utf-8"))
+        sidecar.unlink()
+    elif kind == "restore-sidecar" and str(sidecar) in saved:
+        sidecar.write_text(saved.pop(str(sidecar)), "utf-8")
+    elif kind == "marker" and page_file.exists():
+        saved.setdefault(str(page_file), page_file.read_text("utf-8"))
+        page_file.write_text(page_file.read_text("utf-8").replace("[^c-", "[^x-", 1), "utf-8")
+    elif kind == "restore-page" and str(page_file) in saved:
+        page_file.write_text(saved.pop(str(page_file)), "utf-8")
+    elif kind == "stale-after" and page_file.exists():
+        text = page_file.read_text("utf-8")
+        when = rng.choice(["2000-01-01T00:00:00Z", "2999-01-01T00:00:00Z"])
+        page_file.write_text(text.replace("---\ntype:", f"---\nstale_after: {when}\ntype:", 1), "utf-8")
+    elif kind == "config":
+        config = root / ".openwiki/config.yml"
+        text = config.read_text("utf-8")
+        config.write_text(text.replace("max_growth: 9\n", "") if "max_growth: 9" in text else text + "max_growth: 9\n")
+    return kind
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_cached_check_equals_no_cache_after_random_edits(wiki, capsys, small_window, seed, monkeypatch):
+    used = {"fast": 0, "reused": 0, "judged": 0, "located": 0}
+    real_answer, real_judge_pages, real_trusted = checkcache.answer, checkcache._judge_pages, checkcache.trusted_location
+
+    def trusted(*args):
+        got = real_trusted(*args)
+        used["located"] += got is not None  # judged without opening git until it is needed
+        return got
+
+    def answer(*args):
+        got = real_answer(*args)
+        used["fast"] += got is not None
+        return got
+
+    def judge_pages(ws, judged, loaded, *rest):
+        used["judged"] += len(loaded)
+        used["reused"] += len(judged.entries)  # the entries taken from the cache
+        return real_judge_pages(ws, judged, loaded, *rest)
+
+    monkeypatch.setattr(checkcache, "answer", answer)
+    monkeypatch.setattr(checkcache, "trusted_location", trusted)
+    monkeypatch.setattr(checkcache, "_judge_pages", judge_pages)
+    rng = random.Random(seed)
+    saved: dict[str, str] = {}
+    kinds = []
+    for _step in range(30):
+        kinds.append(edit(wiki, rng, saved))
+        if rng.random() < 0.6:
+            time.sleep(2 * WINDOW_NS / 1e9)  # out of the racy window: the next run may store entries
+        for argv in (("--format", "json"), ("--format", "json", "--only-problems"), ("--all",), ()):
+            cached = run(wiki, capsys, *argv)
+            again = run(wiki, capsys, *argv)  # the fast answer, when the first stored everything
+            reference = run(wiki, capsys, *argv, "--no-cache")
+            assert cached == reference == again, (seed, kinds)
+    assert {"same-size", "line", "statement"} & set(kinds)
+    assert all(used.values()), used  # every path was compared

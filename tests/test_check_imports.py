@@ -1,0 +1,79 @@
+"""What a warm `check` imports: nothing but the standard library modules it uses and the five
+modules of its fast answer (checkcache.answer). A change that makes the warm path import pygit2,
+the model, the checker or any other heavy module fails here; `python -X importtime -m openwiki_git
+check` shows what it costs. (Startup is most of a warm check's time, so this is its budget.)
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import time
+
+from openwiki_git import checkcache
+
+# The package modules the fast answer may load, and what it must never load.
+ALLOWED_OWN = {
+    "openwiki_git", "openwiki_git.main", "openwiki_git.errors", "openwiki_git.commands",
+    "openwiki_git.commands.check", "openwiki_git.checkcache", "openwiki_git.report",
+}
+HEAVY = {
+    "pygit2", "_cffi_backend", "cffi", "sqlite3", "dataclasses", "inspect", "hashlib", "ssl", "ruamel",
+    "jsonschema", "langchain", "openai", "github", "tempfile", "fcntl",
+}
+
+PROBE = (
+    "import sys\n"
+    "before = set(sys.modules)\n"
+    "from openwiki_git.main import main\n"
+    "rc = main(sys.argv[1:])\n"
+    "print('\\n' + repr(sorted(set(sys.modules) - before)))\n"
+    "sys.exit(rc)\n"
+)
+
+
+def loaded_by(root, *argv: str) -> tuple[int, set[str], str]:
+    proc = subprocess.run([sys.executable, "-c", PROBE, "-C", str(root), "check", *argv], capture_output=True, text=True)
+    assert proc.returncode in (0, 1), proc.stderr
+    out, _, modules = proc.stdout.rstrip("\n").rpartition("\n")
+    return proc.returncode, set(ast.literal_eval(modules)), out
+
+
+def test_warm_check_imports_only_its_fast_answer(wiki_repo, capsys):
+    repo = wiki_repo
+    assert repo.run("claim", "add", "--page", "guide.md", "--statement", "Line ten says ten.",
+                    "--evidence", "repo://src/app.py#L10-L10") == 0
+    repo.commit_all("claim")
+    time.sleep(checkcache.RACY_NS / 1e9 + 0.2)  # every file out of git's racy window: the cache keeps them
+    capsys.readouterr()
+    cold_rc, cold, _ = loaded_by(repo.root)  # judges and writes the cache
+    assert "pygit2" in {m.split(".")[0] for m in cold}  # (the probe does see what a run imports)
+    for argv in ((), ("--format", "json", "--only-problems")):
+        rc, modules, out = loaded_by(repo.root, *argv)
+        assert rc == cold_rc == 0
+        own = {m for m in modules if m.split(".")[0] == "openwiki_git"}
+        assert own <= ALLOWED_OWN, sorted(own - ALLOWED_OWN)
+        heavy = {m.split(".")[0] for m in modules} & HEAVY
+        assert not heavy, (argv, sorted(heavy))
+    summary = json.loads(loaded_by(repo.root, "--format", "json", "--only-problems")[2])["summary"]
+    assert summary["total"] == summary["fresh"] == 1
+
+
+def test_warm_check_listing_every_claim_parses_sidecars_without_git(wiki_repo, capsys):
+    """--all and the JSON of every claim read the sidecars (plain claims are not cached), with
+    json alone: neither git nor the sidecar codec nor the model come in."""
+    repo = wiki_repo
+    assert repo.run("claim", "add", "--page", "guide.md", "--statement", "Line ten says ten.",
+                    "--evidence", "repo://src/app.py#L10-L10") == 0
+    repo.commit_all("claim")
+    time.sleep(checkcache.RACY_NS / 1e9 + 0.2)
+    capsys.readouterr()
+    loaded_by(repo.root)
+    for argv in (("--all",), ("--format", "json")):
+        _, modules, out = loaded_by(repo.root, *argv)
+        assert "Line ten says ten." in out
+        own = {m for m in modules if m.split(".")[0] == "openwiki_git"}
+        assert own <= ALLOWED_OWN, sorted(own - ALLOWED_OWN)
+        assert not {m.split(".")[0] for m in modules} & HEAVY

@@ -1,0 +1,62 @@
+"""The streamed JSON report is byte for byte `report.to_json` of the whole report, and a plain
+claim written from its claim alone is its claim_data record."""
+
+from __future__ import annotations
+
+import io
+import random
+
+from openwiki_git import report
+from openwiki_git.model import Claim, ClaimResult, Evidence, EvidenceResult
+
+ALPHABET = "ab \"\\/\n\t\x01\u00e9\u2028\U0001f600<>&'"
+
+
+def text(rng: random.Random) -> str:
+    return "".join(rng.choice(ALPHABET) for _ in range(rng.randrange(1, 12)))
+
+
+def plain_result(rng: random.Random, page: str) -> ClaimResult:
+    evidence = tuple(
+        Evidence(f"repo://src/{text(rng)}.py#L{i}-L{i + 1}", f"repo-lines-v1:sha256:{'0' * 64}:x")
+        for i in range(1, rng.randrange(2, 5))
+    )
+    claim = Claim(f"claim_{rng.getrandbits(128):032x}", text(rng), evidence,
+                  rng.choice([None, "2026-01-01T00:00:00Z", text(rng)]))
+    results = tuple(EvidenceResult(e.resource, "fresh", e.resource, "unchanged", e.version) for e in evidence)
+    return ClaimResult(page, claim, "fresh", results, True, False, ())
+
+
+def test_plain_claim_json_is_its_record():
+    rng = random.Random(7)
+    for _ in range(300):
+        page = text(rng) + ".md"
+        r = plain_result(rng, page)
+        assert report.is_plain(r)
+        record = report.claim_data(r, ".openwiki")
+        fields = report.plain(page, f".openwiki/{page}", r.claim)
+        assert report.plain_claim_data(*fields) == record
+        assert report.plain_claim_json(*fields) == report.claim_json(record)
+
+
+def test_not_plain():
+    rng = random.Random(8)
+    r = plain_result(rng, "a.md")
+    moved = EvidenceResult(r.evidence[0].resource, "fresh", "repo://src/x.py#L2-L3", "moved", "v")
+    assert not report.is_plain(ClaimResult(r.page, r.claim, "fresh", (moved,), True, False, ()))
+    assert not report.is_plain(ClaimResult(r.page, r.claim, "fresh", r.evidence, False, False, ()))
+    assert not report.is_plain(ClaimResult(r.page, r.claim, "fresh", r.evidence, True, True, ()))
+    assert not report.is_plain(ClaimResult(r.page, r.claim, "stale", r.evidence, True, False, ()))
+
+
+def test_streamed_report_is_to_json_of_the_whole():
+    rng = random.Random(9)
+    for n in (0, 1, 2, 499, 500, 501, 1003):
+        results = [plain_result(rng, f"p{i % 7}.md") for i in range(n)]
+        whole = report.build(results, wiki_dir=".openwiki", source="worktree", extra={"only_problems": True})
+        out = io.StringIO()
+        head = {k: whole[k] for k in ("$schema", "tool", "wiki_dir", "source")}
+        claims = (report.claim_json(c) for c in whole["claims"])
+        tail = {"summary": whole["summary"], "only_problems": True}
+        report.write_json(out.write, head, claims, lambda tail=tail: tail)
+        assert out.getvalue() == report.to_json(whole)
