@@ -14,9 +14,8 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from openwiki_git import __version__, crashlog, locking
+from openwiki_git import __version__
 from openwiki_git.errors import OpenwikiError, UsageError
-from openwiki_git.locking import LOCK_TIMEOUT_ENV
 
 # One module per command under openwiki_git/commands/, each with add_parser() and run().
 COMMANDS = [
@@ -78,7 +77,7 @@ def _add_global_options(parser: argparse.ArgumentParser, default: object = None)
         "--lock-timeout",
         type=_seconds,
         metavar="SECONDS",
-        help=f"how long a writer waits for another openwiki-git process's lock (default: ${LOCK_TIMEOUT_ENV} or 5)",
+        help="how long a writer waits for another openwiki-git process's lock (default: $OPENWIKI_GIT_LOCK_TIMEOUT or 5)",
         **flag,  # type: ignore[arg-type]
     )
 
@@ -158,6 +157,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             except OSError as e:
                 raise UsageError(f"-C {args.directory}: {e.strerror or e}", "name an existing directory") from None
             args.directory = os.getcwd()
+        if args.lock_timeout is None:  # the common case imports no lock code (check's warm path)
+            return int(args.run(args))
+        from openwiki_git import locking
+
         with locking.timeout_override(args.lock_timeout):
             return int(args.run(args))
     except OpenwikiError as e:
@@ -177,6 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         if args.verbose:
             traceback.print_exc()
+        from openwiki_git import crashlog
+
         log = crashlog.write(e)
         where = f"details in {log}" if log else "run with --verbose for the traceback"
         print(f"error: unexpected {type(e).__name__}: {_one_line(str(e))} (a bug in openwiki-git; {where})", file=sys.stderr)

@@ -475,3 +475,17 @@ def test_concurrent_writers_are_serialised(wiki_repo: GitRepo) -> None:
     assert cli(wiki_repo.root, "validate").returncode == 0
     listed = cli(wiki_repo.root, "claim", "list").stdout.decode()
     assert all(i.decode() in listed for i in ids)
+
+
+def test_check_cache_never_answers_for_a_wiki_that_is_gone(wiki_repo: GitRepo) -> None:
+    """check's caches (a whole answer, a located repository) vouch for unchanged files; a wiki
+    removed or mistyped after a cached run is still exit 2, not the cached "1 claims"."""
+    import shutil
+
+    claim(wiki_repo)
+    for _ in range(2):
+        assert cli(wiki_repo.root, "check").returncode == 0
+    assert cli(wiki_repo.root, "--wiki-dir", ".openwik", "check").returncode == 2
+    shutil.move(wiki_repo.root / ".openwiki", wiki_repo.root.parent / "away")
+    p = cli(wiki_repo.root, "check")
+    assert p.returncode == 2 and b"openwiki-git init" in p.stderr, p.stderr
