@@ -162,6 +162,7 @@ class CachedResolver(EvidenceResolver):
     def __init__(self, cache: CheckCache) -> None:
         ws = cache.ws
         super().__init__(ws.reader("worktree"), max_growth=ws.config.max_growth)
+        ws.configure(self)
         self.cache = cache
         self.repo = ws.repo
         self.paths: dict[str, _PathState] = {}

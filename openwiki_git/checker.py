@@ -13,7 +13,7 @@ from datetime import datetime
 from hashlib import sha256 as _sha256
 
 from openwiki_git import citations, compat
-from openwiki_git.model import Claim, ClaimResult, EvidenceResult, FileText, Sidecar, Status, worst
+from openwiki_git.model import Claim, ClaimResult, Evidence, EvidenceResult, FileText, Sidecar, Status, worst
 from openwiki_git.sidecar import plain_parts
 
 Reader = Callable[[str], FileText]
@@ -29,6 +29,11 @@ class EvidenceResolver:
         self._lines: dict[str, tuple[FileText, list[str] | None]] = {}
         self._memo: dict[tuple[str, str], EvidenceResult] = {}
         self.max_growth = max_growth
+        # Cosmetic edits (cosmetic.py): off unless the workspace configures them, with a way to
+        # read the blob an evidence item was verified in (`Evidence.blob`).
+        self.cosmetic_edits = "stale"
+        self.cosmetic_annotations = False
+        self.blob_text: Callable[[str, str], FileText] | None = None
 
     def read(self, path: str) -> FileText:
         """The file, read once."""
@@ -84,6 +89,40 @@ class EvidenceResolver:
         current = r.resource.canonical if r.resource is not None else None
         status: Status = r.status  # type: ignore[assignment]
         return EvidenceResult(resource, status, current, r.reason, r.version, ft.blob)
+
+
+    def cosmetic(self, ev: Evidence, r: EvidenceResult) -> EvidenceResult:
+        """A stale result whose edit is cosmetic (the verified text, read from the blob it was
+        verified in, has the same tokens as the text now): fresh, with the reason and the token
+        of the text now (so `check --fix` re-anchors it). Else `r`. The hook's judgement."""
+        if r.status != "stale" or self.cosmetic_edits != "fresh" or self.blob_text is None or not ev.blob:
+            return r
+        from openwiki_git import cosmetic
+        from openwiki_git.staleness import verified_span
+
+        try:
+            old = compat.parse_resource(ev.resource, wiki_dir="\0")
+            new = compat.parse_resource(r.current_resource or "", wiki_dir="\0")
+        except compat.ResourceError:
+            return r
+        if not (old.is_range and new.start and new.end):
+            return r
+        then = self.blob_text(old.path, ev.blob)
+        ft, idx = self.file(new.path)
+        if then.text is None or idx is None:
+            return r
+        then_idx = compat.LineIndex(then.text)
+        span = verified_span(old, then.text, then_idx, ev.version)
+        if span is None:
+            return r
+        reason = cosmetic.compare(
+            new.path, then_idx.lines, idx.lines, old_span=span, new_span=(new.start, new.end),
+            annotations=self.cosmetic_annotations,
+        )
+        if reason is None:
+            return r
+        token = compat.lines_version(idx.lines, new.start - 1, new.end)
+        return EvidenceResult(r.resource, "fresh", r.current_resource, reason, token, ft.blob)
 
 
 _LINES_PREFIX = "repo-lines-v1:sha256:"
@@ -143,6 +182,8 @@ def check_claim(
     """One claim's verdict. `markers` is `citations.markers_in(page_text)`, when the caller has
     it (check_all scans each page once, not once per claim)."""
     results = tuple(resolver.resolve(ev.resource, ev.version) for ev in claim.evidence)
+    if claim.mark is None and "stale" in (r.status for r in results):
+        results = tuple(resolver.cosmetic(ev, r) for ev, r in zip(claim.evidence, results, strict=True))
     status = worst([r.status for r in results])
     notes: list[str] = []
     if claim.mark is not None and status == "fresh":

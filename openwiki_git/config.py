@@ -25,6 +25,8 @@ class Config:
     adjacent_insert: str = "fresh"
     rename_threshold: int = 50
     max_growth: int = 200
+    cosmetic_edits: str = "fresh"  # a cited range edited only cosmetically: "fresh" (reason recorded) or "stale"
+    cosmetic_annotations: bool = False  # Python type annotations count as cosmetic
     reverify_after: str | None = None
     docs: tuple[str, ...] = ()
     refresh: dict[str, Any] = field(default_factory=dict)
@@ -73,6 +75,8 @@ def load_config(root: Path, *, wiki_dir: str | None = None) -> Config:
         adjacent_insert=data.get("adjacent_insert", "fresh"),
         rename_threshold=data.get("rename_threshold", 50),
         max_growth=data.get("max_growth", 200),
+        cosmetic_edits=data.get("cosmetic_edits", "fresh"),
+        cosmetic_annotations=data.get("cosmetic_annotations", False),
         reverify_after=data.get("reverify_after"),
         docs=tuple(data.get("docs", ())),
         refresh=dict(data.get("refresh") or {}),
@@ -116,6 +120,8 @@ _SIMPLE_SETTINGS: dict[str, Any] = {
     "adjacent_insert": lambda v: v in ("fresh", "stale"),
     "rename_threshold": lambda v: type(v) is int and 0 <= v <= 100,
     "max_growth": lambda v: type(v) is int and v >= 0,
+    "cosmetic_edits": lambda v: v in ("fresh", "stale"),
+    "cosmetic_annotations": lambda v: type(v) is bool,
     "reverify_after": lambda v: v is None or (type(v) is str and re.fullmatch(r"[0-9]+[hdw]", v) is not None),
 }
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from openwiki_git import compat, diffmap
+from openwiki_git import compat, cosmetic, diffmap
 from openwiki_git.diffmap import FileChange, Hunk
 from openwiki_git.model import Cause, Claim, Evidence, EvidenceResult, FileText, Mark, Status, worst
 
@@ -45,6 +45,8 @@ class Options:
     max_growth: int = 200
     commit: str | None = None  # the old side's commit, recorded in new marks
     wiki_dir: str = ".openwiki"
+    cosmetic_edits: str = "fresh"  # "fresh": a cosmetic edit (cosmetic.py) keeps the claim fresh; "stale"
+    cosmetic_annotations: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +160,8 @@ class Engine:
                 affected = affected or touched
             else:
                 o = self._on_new_side(ev, cur.mark is not None)
+            if o.status == "stale" and cur.mark is None and self.options.cosmetic_edits == "fresh":
+                o = self._cosmetic(o)
             outcomes.append(o)
         after = cur.replace(evidence=tuple(o.after for o in outcomes), mark=self._mark(cur, outcomes))
         status = worst([o.status for o in outcomes])
@@ -176,6 +180,34 @@ class Engine:
         if status == "unresolved" and mark.status != "unresolved":
             return Mark("unresolved", mark.since, mark.causes, mark.commit)
         return mark
+
+    def _cosmetic(self, o: EvidenceOutcome) -> EvidenceOutcome:
+        """A stale range whose edit leaves the code's tokens the same is fresh at its new lines,
+        re-anchored there, with the reason (`cosmetic: comments`). The verified text is read on
+        the old side, where the stored version locates it."""
+        ev = o.before
+        try:
+            old = compat.parse_resource(ev.resource, wiki_dir="\0")
+            new = compat.parse_resource(o.current_resource or "", wiki_dir="\0")
+        except compat.ResourceError:
+            return o
+        if not (old.is_range and new.is_range and new.start and new.end):
+            return o
+        old_ft, old_idx = self.old_file(old.path)
+        new_ft, new_idx = self.new_file(new.path)
+        if old_ft.text is None or old_idx is None or new_idx is None:
+            return o
+        verified = verified_span(old, old_ft.text, old_idx, ev.version)
+        if verified is None:
+            return o
+        span = (new.start, new.end)
+        reason = cosmetic.compare(
+            new.path, old_idx.lines, new_idx.lines, old_span=verified, new_span=span,
+            annotations=self.options.cosmetic_annotations,
+        )
+        if reason is None:
+            return o
+        return self._fresh_at(ev, new.path, span, new_ft, new_idx, o.old_lines, o.hunks, reason)
 
     # -- old-side basis: through the diff ----------------------------------------------------
     def _through_diff(self, ev: Evidence, claim: Claim) -> tuple[EvidenceOutcome, bool]:
@@ -413,6 +445,14 @@ class Engine:
             if lo <= e and s <= hi:
                 out.append(h)
         return tuple(out)
+
+
+def verified_span(res: compat.Resource, text: str, idx: compat.LineIndex, version: str) -> tuple[int, int] | None:
+    """Where `version`'s text is in `text` (1-based inclusive), when it is there unchanged."""
+    r = compat.relocate(res, text, version, lines=idx)
+    if r.status != "fresh" or r.resource is None:
+        return None
+    return _lines(r.resource)
 
 
 def _context_kept(start: int, end: int, old_n: int, span: tuple[int, int], new_n: int, hunks: Sequence[Hunk]) -> bool:

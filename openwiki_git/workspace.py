@@ -43,7 +43,14 @@ class Workspace:
         return self.repo.git_dir / CACHE_DIR / name
 
     def resolver(self, source: str = "worktree") -> EvidenceResolver:
-        return EvidenceResolver(self.reader(source), max_growth=self.config.max_growth)
+        return self.configure(EvidenceResolver(self.reader(source), max_growth=self.config.max_growth))
+
+    def configure(self, resolver: EvidenceResolver) -> EvidenceResolver:
+        """The config's cosmetic-edit settings, and the repository's blobs to read verified text."""
+        resolver.cosmetic_edits = self.config.cosmetic_edits
+        resolver.cosmetic_annotations = self.config.cosmetic_annotations
+        resolver.blob_text = self.repo.blob_text
+        return resolver
 
     def page_text(self, page: str) -> str | None:
         try:

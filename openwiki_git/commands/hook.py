@@ -113,6 +113,8 @@ def evaluate(ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, ever
         max_growth=ws.config.max_growth,
         commit=diff.old,
         wiki_dir=ws.config.wiki_dir,
+        cosmetic_edits=ws.config.cosmetic_edits,
+        cosmetic_annotations=ws.config.cosmetic_annotations,
     )
     engine = Engine(
         diff.changes,
