@@ -13,7 +13,7 @@ from datetime import datetime
 from hashlib import sha256 as _sha256
 
 from openwiki_git import citations, compat
-from openwiki_git.model import Claim, ClaimResult, Evidence, EvidenceResult, FileText, Sidecar, Status, worst
+from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, FileText, Sidecar, Status, worst
 from openwiki_git.sidecar import plain_parts
 
 Reader = Callable[[str], FileText]
@@ -98,7 +98,6 @@ class EvidenceResolver:
         if r.status != "stale" or self.cosmetic_edits != "fresh" or self.blob_text is None or not ev.blob:
             return r
         from openwiki_git import cosmetic
-        from openwiki_git.staleness import verified_span
 
         try:
             old = compat.parse_resource(ev.resource, wiki_dir="\0")
@@ -123,6 +122,14 @@ class EvidenceResolver:
             return r
         token = compat.lines_version(idx.lines, new.start - 1, new.end)
         return EvidenceResult(r.resource, "fresh", r.current_resource, reason, token, ft.blob)
+
+
+def verified_span(res: compat.Resource, text: str, idx: compat.LineIndex, version: str) -> tuple[int, int] | None:
+    """Where `version`'s text is in `text` (1-based inclusive), when it is there unchanged."""
+    r = compat.relocate(res, text, version, lines=idx)
+    if r.status != "fresh" or r.resource is None or r.resource.start is None or r.resource.end is None:
+        return None
+    return (r.resource.start, r.resource.end)
 
 
 _LINES_PREFIX = "repo-lines-v1:sha256:"
@@ -170,6 +177,45 @@ def unchanged_at_hint(lines: list[str], start0: int, end0: int, version: str) ->
     return version[86:] == payload.decode("ascii").replace("+", "-").replace("/", "_")
 
 
+def cause_for(claim: Claim, resource: str) -> Cause | None:
+    """The mark's cause for the evidence item now at `resource`: cited there when it was marked,
+    or where its text went since (the cause's `path`/`new_lines`)."""
+    if claim.mark is None:
+        return None
+    for c in claim.mark.causes:
+        if c.resource == resource:
+            return c
+        try:
+            old = compat.parse_resource(c.resource, wiki_dir="\0")
+            if c.new_lines is not None and resource == compat.Resource(c.path or old.path, *c.new_lines).canonical:
+                return c
+        except (compat.ResourceError, ValueError):
+            continue
+    return None
+
+
+def marked_result(claim: Claim, ev: Evidence, r: EvidenceResult, resolver: EvidenceResolver) -> EvidenceResult:
+    """A marked claim's evidence as the hook sees it: its range has followed its changed text, so
+    when the verified text is not found (relocation needs it unchanged, or its context) but the
+    file is still text with the range in it, the item is `stale` where it is, not `unresolved`.
+    `unresolved` stays for text that is gone: a missing or binary file, lines past its end, or
+    the mark's own cause saying the lines were deleted."""
+    if r.status != "unresolved":
+        return r
+    cause = cause_for(claim, ev.resource)
+    if cause is not None and cause.new_lines is None:
+        return r  # the hook found the lines deleted (or the file gone)
+    try:
+        res = compat.parse_resource(ev.resource, wiki_dir="\0")
+    except compat.ResourceError:
+        return r
+    ft, lines = resolver.lines(res.path)
+    if lines is None or (res.end is not None and res.end > len(lines)):
+        return r
+    why = f"changed (marked: {cause.reason})" if cause is not None else "changed (marked earlier)"
+    return EvidenceResult(ev.resource, "stale", ev.resource, why, None, ft.blob, cause.hunk if cause else None)
+
+
 def check_claim(
     page: str,
     claim: Claim,
@@ -182,7 +228,9 @@ def check_claim(
     """One claim's verdict. `markers` is `citations.markers_in(page_text)`, when the caller has
     it (check_all scans each page once, not once per claim)."""
     results = tuple(resolver.resolve(ev.resource, ev.version) for ev in claim.evidence)
-    if claim.mark is None and "stale" in (r.status for r in results):
+    if claim.mark is not None:
+        results = tuple(marked_result(claim, ev, r, resolver) for ev, r in zip(claim.evidence, results, strict=True))
+    elif "stale" in (r.status for r in results):
         results = tuple(resolver.cosmetic(ev, r) for ev, r in zip(claim.evidence, results, strict=True))
     status = worst([r.status for r in results])
     notes: list[str] = []

@@ -27,6 +27,10 @@ class Config:
     max_growth: int = 200
     cosmetic_edits: str = "fresh"  # a cited range edited only cosmetically: "fresh" (reason recorded) or "stale"
     cosmetic_annotations: bool = False  # Python type annotations count as cosmetic
+    range_growth_factor: int = 2  # a changed range keeps within max(factor x, + lines) of its cited size
+    range_growth_lines: int = 10
+    hook_on_moved: str = "stage"  # hook.on_moved: a commit that only re-anchors: stage (pass) | stop
+    hook_on_stale: str = "stop"  # hook.on_stale: a commit that newly marks a claim: stop (once) | stage
     reverify_after: str | None = None
     docs: tuple[str, ...] = ()
     refresh: dict[str, Any] = field(default_factory=dict)
@@ -77,6 +81,10 @@ def load_config(root: Path, *, wiki_dir: str | None = None) -> Config:
         max_growth=data.get("max_growth", 200),
         cosmetic_edits=data.get("cosmetic_edits", "fresh"),
         cosmetic_annotations=data.get("cosmetic_annotations", False),
+        range_growth_factor=data.get("range_growth_factor", 2),
+        range_growth_lines=data.get("range_growth_lines", 10),
+        hook_on_moved=(data.get("hook") or {}).get("on_moved", "stage"),
+        hook_on_stale=(data.get("hook") or {}).get("on_stale", "stop"),
         reverify_after=data.get("reverify_after"),
         docs=tuple(data.get("docs", ())),
         refresh=dict(data.get("refresh") or {}),
@@ -121,8 +129,16 @@ _SIMPLE_SETTINGS: dict[str, Any] = {
     "rename_threshold": lambda v: type(v) is int and 0 <= v <= 100,
     "max_growth": lambda v: type(v) is int and v >= 0,
     "cosmetic_edits": lambda v: v in ("fresh", "stale"),
-    "cosmetic_annotations": lambda v: type(v) is bool,
     "reverify_after": lambda v: v is None or (type(v) is str and re.fullmatch(r"[0-9]+[hdw]", v) is not None),
+    "range_growth_factor": lambda v: type(v) is int and v >= 1,
+    "range_growth_lines": lambda v: type(v) is int and v >= 0,
+}
+# Sections of flat settings (`hook:` then lines indented by two spaces).
+_SIMPLE_SECTIONS: dict[str, dict[str, Any]] = {
+    "hook": {
+        "on_moved": lambda v: v in ("stage", "stop"),
+        "on_stale": lambda v: v in ("stop", "stage"),
+    },
 }
 
 
@@ -131,14 +147,28 @@ def _simple_config(text: str) -> dict[str, Any] | None:
     if not text.isascii() or re.search(r"[\x00-\x09\x0b-\x1f\x7f]", text):
         return None
     data: dict[str, Any] = {}
+    section: dict[str, Any] | None = None  # the open `hook:` section's settings
+    rules = _SIMPLE_SETTINGS
     for line in text.split("\n"):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
+        if section is not None and line.startswith("  ") and not line.startswith("   "):
+            line, target = line[2:], section
+        else:
+            section, rules, target = None, _SIMPLE_SETTINGS, data
         m = _SIMPLE_LINE.fullmatch(line)
-        if m is None or m.group(1) in data or m.group(1) not in _SIMPLE_SETTINGS:
+        if m is None:
             return None
         key, plain, double, single = m.groups()
+        if target is data and key in _SIMPLE_SECTIONS and plain is None and double is None and single is None:
+            if key in data:
+                return None
+            section = data[key] = {}
+            rules = _SIMPLE_SECTIONS[key]
+            continue
+        if key in target or key not in (rules if target is not data else _SIMPLE_SETTINGS):
+            return None
         if plain is not None:
             if plain in ("null", "Null", "NULL"):
                 value: Any = None
@@ -152,9 +182,11 @@ def _simple_config(text: str) -> dict[str, Any] | None:
                 value = plain
         else:
             value = double if double is not None else single
-        if not _SIMPLE_SETTINGS[key](value):
+        if not (rules if target is not data else _SIMPLE_SETTINGS)[key](value):
             return None
-        data[key] = value
+        target[key] = value
+    if any(v == {} for v in data.values()):
+        return None  # `hook:` with nothing under it is null in YAML: let the schema say so
     return data
 
 

@@ -25,7 +25,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["FileChange", "Hunk", "Mapped", "added_lines", "map_line", "map_range", "parse_header"]
+__all__ = ["FileChange", "Hunk", "Mapped", "added_lines", "map_line", "map_range", "parse_header", "range_limit"]
+
+GROWTH_FACTOR = 2  # a changed range may grow to max(2x, +10 lines) of its cited size ...
+GROWTH_LINES = 10  # ... (config: range_growth_factor, range_growth_lines)
+
+
+def range_limit(cited: int, factor: int = GROWTH_FACTOR, extra: int = GROWTH_LINES) -> int:
+    """The most lines a range of `cited` lines may span after its text changed: max(factor x,
+    + extra lines). Past it, the new extent is a person's (or the refresher's) call, never a remap's:
+    a 4-line range does not silently swallow the methods around it."""
+    return max(cited * factor, cited + extra)
 
 MapStatus = Literal["fresh", "stale", "deleted"]
 

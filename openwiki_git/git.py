@@ -170,6 +170,39 @@ class Repo:
             data = data.replace(b"\r\n", b"\n")
         return _decode(path, data, blob_id(data))
 
+    def index_blob(self, path: str, index_file: Path | None = None) -> str | None:
+        """The blob id of `path` in the index git commits (GIT_INDEX_FILE honoured), or in the
+        index file `index_file`; None when it has no entry (or the file cannot be read)."""
+        try:
+            index = self._fresh_index() if index_file is None else pygit2.Index(str(index_file))
+        except (pygit2.GitError, OSError, ValueError):
+            return None
+        return str(index[path].id) if path in index else None
+
+    def _fresh_index(self) -> pygit2.Index:
+        index = self._repo.index
+        index.read(True)
+        return index
+
+    def stage(self, paths: list[str], index_file: Path | None = None) -> None:
+        """`git add` these working-tree files (regular files, git's clean filter applied) into the
+        index git commits, or into the index file `index_file`. Raises GitError."""
+        try:
+            if index_file is None:
+                index = self._fresh_index()
+                for path in paths:
+                    index.add(path)
+            else:
+                index = pygit2.Index(str(index_file))
+                for path in paths:
+                    old = index[path] if path in index else None
+                    mode = old.mode if old is not None else pygit2.enums.FileMode.BLOB
+                    index.add(pygit2.IndexEntry(path, self._repo.create_blob_fromworkdir(path), mode))
+            index.write()
+        except (pygit2.GitError, OSError, ValueError, KeyError) as e:
+            raise GitError(f"cannot stage {', '.join(paths)}: {e}") from None
+        self._index = None
+
     def changed_paths(self, prefix: str) -> list[str]:
         """Paths under `prefix/` whose working-tree file differs from HEAD (modified, added,
         deleted or untracked; ignored files excluded), sorted."""

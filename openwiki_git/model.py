@@ -34,6 +34,7 @@ class Cause:
     old_lines: tuple[int, int] | None = None  # 1-based inclusive, old side
     new_lines: tuple[int, int] | None = None  # 1-based inclusive, new side
     path: str | None = None  # the file now, when renamed
+    blob: str | None = None  # the git blob whose old_lines hold the verified text (`git cat-file -p`)
 
 
 @dataclass(frozen=True, slots=True)

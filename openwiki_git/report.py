@@ -53,6 +53,7 @@ def cause_data(c: Cause) -> dict[str, Any]:
         "old_lines": list(c.old_lines) if c.old_lines else None,
         "new_lines": list(c.new_lines) if c.new_lines else None,
         "path": c.path,
+        **({"blob": c.blob} if c.blob else {}),
     }
 
 

@@ -23,7 +23,7 @@ ROOT_KEYS = {"schemaVersion", "pageVersion", "claims", "verification"}
 CLAIM_KEYS = {"id", "statement", "evidence", "verifiedAt", "verifiedBy", "mark"}
 EVIDENCE_KEYS = {"resource", "version", "blob"}
 MARK_KEYS = {"status", "since", "causes", "commit"}
-CAUSE_KEYS = {"resource", "reason", "hunk", "oldLines", "newLines", "path"}
+CAUSE_KEYS = {"resource", "reason", "hunk", "oldLines", "newLines", "path", "blob"}
 
 
 class _Reader:
@@ -225,6 +225,7 @@ def _mark(r: _Reader, raw: Any, where: str) -> Mark:
                 old_lines=r.lines(cz.get("oldLines"), f"{cw}.oldLines"),
                 new_lines=r.lines(cz.get("newLines"), f"{cw}.newLines"),
                 path=r.text(cz["path"], f"{cw}.path") if "path" in cz else None,
+                blob=r.text(cz["blob"], f"{cw}.blob", BLOB, "expected a git object id") if "blob" in cz else None,
             )
         )
     commit = r.text(m["commit"], f"{where}.commit", BLOB, "expected a commit id") if "commit" in m else None
@@ -270,6 +271,8 @@ def _mark_data(m: Mark) -> dict[str, Any]:
                 cz["newLines"] = list(c.new_lines)
             if c.path:
                 cz["path"] = c.path
+            if c.blob:
+                cz["blob"] = c.blob
             out["causes"].append(cz)
     if m.commit:
         out["commit"] = m.commit

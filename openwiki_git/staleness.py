@@ -10,9 +10,22 @@ The evidence of a claim is read on one of two bases:
   stored version (the sidecar was edited by hand, or committed without the hook), the evidence
   is judged on the new side instead. A marked claim's stale range is ours (it has followed its
   text since it went stale), so it is mapped without that check.
-- **new side** (the claim is new or was changed since the old side: by a person, by
-  `claim confirm`, or by an earlier run of the hook on the same diff): the range is located on
-  the new side with `compat.relocate`. This is what makes the hook idempotent.
+- **new side** (the item is new, or cites other text than on the old side: a person re-pointed
+  it, `claim confirm` verified changed text): the range is located on the new side with
+  `compat.relocate`.
+
+Which basis an evidence item takes is decided by what it cites, not by who last wrote it: an item
+whose verified text (the content hash of its token; a whole file's token) is the one its
+old-side counterpart cites is judged through the diff *from the old side*, whatever its current
+line numbers. An earlier run of the hook on the same diff, or `check --fix`, only re-anchored it
+or followed its changed text; judging it again from the old side gives the same answer, so a
+second run writes nothing (the hook converges in one run). A mark written by an earlier run on
+the same base (`mark.commit` is the diff's old side) is recomputed the same way, keeping its
+`since`, so a re-run leaves it as it is and a revert staged since drops it.
+
+A changed range never grows past `diffmap.range_limit()` of its cited size: beyond it, the range
+keeps its cited size (starting where its first line is now) and the reason says that the new
+extent needs a person or the refresher.
 
 Cited text that a hunk removed is followed when it appears unchanged in exactly one place among
 the lines the diff adds (same file or another: a function moved between modules, a file split
@@ -25,10 +38,11 @@ existing mark is never cleared here (only verification or `check --fix` on a rev
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from openwiki_git import compat, cosmetic, diffmap
+from openwiki_git import checker, compat, cosmetic, diffmap
 from openwiki_git.diffmap import FileChange, Hunk
 from openwiki_git.model import Cause, Claim, Evidence, EvidenceResult, FileText, Mark, Status, worst
 
@@ -47,6 +61,8 @@ class Options:
     wiki_dir: str = ".openwiki"
     cosmetic_edits: str = "fresh"  # "fresh": a cosmetic edit (cosmetic.py) keeps the claim fresh; "stale"
     cosmetic_annotations: bool = False
+    growth_factor: int = diffmap.GROWTH_FACTOR  # a changed range's bound: diffmap.range_limit()
+    growth_lines: int = diffmap.GROWTH_LINES
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +80,8 @@ class EvidenceOutcome:
     path: str | None = None  # the file on the new side, when it is not the cited one
     current_version: str | None = None  # the token of the text now (refreshed anchors)
     blob: str | None = None  # the new side's blob, when read
+    verified_blob: str | None = None  # the blob whose `old_lines` hold the verified text, when known
+    cited: str | None = None  # the resource as the old side cites it, when `before` is stored otherwise
 
     @property
     def hunk(self) -> str | None:
@@ -81,7 +99,9 @@ class EvidenceOutcome:
         )
 
     def cause(self) -> Cause:
-        return Cause(self.before.resource, self.reason, self.hunk, self.old_lines, self.new_lines, self.path)
+        return Cause(
+            self.cited or self.before.resource, self.reason, self.hunk, self.old_lines, self.new_lines, self.path, self.verified_blob
+        )
 
     def describe(self) -> str:
         """`path#Lx-Ly changed by @@ -a,b +c,d @@`: where the text is now, what happened, which hunk."""
@@ -101,6 +121,13 @@ class ClaimOutcome:
     @property
     def changed(self) -> bool:
         return self.after != self.before
+
+    @property
+    def newly_flagged(self) -> bool:
+        """This judgement marks the claim, or makes its mark worse (stale -> unresolved): what a
+        commit stops for. A mark already written (by an earlier run, or committed) is not new."""
+        new, old = self.after.mark, self.before.mark
+        return new is not None and (old is None or (new.status == "unresolved" and old.status != "unresolved"))
 
     def describe(self) -> str:
         """The stale or unresolved evidence, for the hook's one line per claim."""
@@ -151,32 +178,72 @@ class Engine:
     # -- claims ------------------------------------------------------------------------------
     def judge(self, page: str, prev: Claim | None, cur: Claim) -> ClaimOutcome:
         """`cur` as stored now; `prev` the claim with the same id on the old side (None: new)."""
-        on_old_side = prev is not None and prev.evidence == cur.evidence
         outcomes: list[EvidenceOutcome] = []
-        affected = not on_old_side
-        for ev in cur.evidence:
-            if on_old_side:
-                o, touched = self._through_diff(ev, cur)
+        affected = prev is None or prev.evidence != cur.evidence
+        trusted = prev is not None and prev.mark is not None
+        for i, ev in enumerate(cur.evidence):
+            base = _old_counterpart(prev, cur, i)
+            if base is not None:
+                o, touched = self._through_diff(base, prev, trusted)  # type: ignore[arg-type]
+                o = self._settle(ev, base, o)
                 affected = affected or touched
             else:
                 o = self._on_new_side(ev, cur.mark is not None)
             if o.status == "stale" and cur.mark is None and self.options.cosmetic_edits == "fresh":
                 o = self._cosmetic(o)
             outcomes.append(o)
-        after = cur.replace(evidence=tuple(o.after for o in outcomes), mark=self._mark(cur, outcomes))
+        after = cur.replace(evidence=tuple(o.after for o in outcomes), mark=self._mark(prev, cur, outcomes))
+        return ClaimOutcome(page, cur, after, self.decide(outcomes, after), tuple(outcomes), affected)
+
+    # -- the one place where a claim's status is decided ---------------------------------------
+    def decide(self, outcomes: Sequence[EvidenceOutcome], after: Claim) -> Status:
+        """The claim's status from its evidence outcomes (each decided by `_through_diff` or
+        `_on_new_side`; a later check, e.g. cosmetic edits, goes here, per outcome, before this).
+        A mark stays until something verifies the claim."""
         status = worst([o.status for o in outcomes])
         if status == "fresh" and after.mark is not None:
-            status = "stale"  # a mark stays until something verifies the claim
-        return ClaimOutcome(page, cur, after, status, tuple(outcomes), affected)
+            status = "stale"
+        return status
 
-    def _mark(self, cur: Claim, outcomes: list[EvidenceOutcome]) -> Mark | None:
-        bad = [o for o in outcomes if o.status != "fresh"]
+    def _settle(self, ev: Evidence, base: Evidence, o: EvidenceOutcome) -> EvidenceOutcome:
+        """The old-side outcome `o` of `base`, reported for the item as stored now (`ev`). When `ev`
+        was re-anchored since the old side (by an earlier run, `check --fix`) and still points at
+        its verified text on the new side, it is kept as it is: re-anchoring twice is a no-op."""
+        after = o.after
+        if ev != base and o.status == "fresh" and after != ev and self._holds(ev):
+            after = ev
+        return dataclasses.replace(o, before=ev, after=after, cited=base.resource if base != ev else None)
+
+    def _holds(self, ev: Evidence) -> bool:
+        """Whether the new side has the item's verified text at its own lines."""
+        res = _parse(ev.resource)
+        if res is None:
+            return False
+        ft, idx = self.new_file(res.path)
+        if idx is None:
+            return False
+        if not res.is_range:
+            return idx.file_version == ev.version
+        parsed = compat.decode_anchors(ev.version)
+        assert res.start is not None and res.end is not None
+        return parsed is not None and res.end <= len(idx) and idx.span_hash(res.start - 1, res.end) == parsed[0]
+
+    def _mark(self, prev: Claim | None, cur: Claim, outcomes: list[EvidenceOutcome]) -> Mark | None:
+        """The mark to store. A mark that an earlier run wrote on this same base (and that the old
+        side does not have) is recomputed from the old side's, keeping its `since`."""
         mark = cur.mark
+        ours = mark is not None and prev is not None and mark != prev.mark and mark.commit == self.options.commit
+        if ours:
+            mark = prev.mark  # type: ignore[union-attr]
+        bad = [o for o in outcomes if o.status != "fresh"]
         if not bad:
             return mark
         status = "unresolved" if any(o.status == "unresolved" for o in bad) else "stale"
         if mark is None:
-            return Mark(status, self.options.now, tuple(o.cause() for o in bad), self.options.commit)
+            new = Mark(status, self.options.now, tuple(o.cause() for o in bad), self.options.commit)
+            if ours and cur.mark is not None and (cur.mark.status, cur.mark.causes) == (new.status, new.causes):
+                return cur.mark
+            return new
         if status == "unresolved" and mark.status != "unresolved":
             return Mark("unresolved", mark.since, mark.causes, mark.commit)
         return mark
@@ -187,7 +254,7 @@ class Engine:
         the old side, where the stored version locates it."""
         ev = o.before
         try:
-            old = compat.parse_resource(ev.resource, wiki_dir="\0")
+            old = compat.parse_resource(o.cited or ev.resource, wiki_dir="\0")
             new = compat.parse_resource(o.current_resource or "", wiki_dir="\0")
         except compat.ResourceError:
             return o
@@ -197,7 +264,7 @@ class Engine:
         new_ft, new_idx = self.new_file(new.path)
         if old_ft.text is None or old_idx is None or new_idx is None:
             return o
-        verified = verified_span(old, old_ft.text, old_idx, ev.version)
+        verified = checker.verified_span(old, old_ft.text, old_idx, ev.version)
         if verified is None:
             return o
         span = (new.start, new.end)
@@ -210,7 +277,11 @@ class Engine:
         return self._fresh_at(ev, new.path, span, new_ft, new_idx, o.old_lines, o.hunks, reason)
 
     # -- old-side basis: through the diff ----------------------------------------------------
-    def _through_diff(self, ev: Evidence, claim: Claim) -> tuple[EvidenceOutcome, bool]:
+    def _through_diff(self, ev: Evidence, claim: Claim, trusted: bool) -> tuple[EvidenceOutcome, bool]:
+        """`ev` as cited on the old side, through the diff (`claim`: the old side's claim).
+        `trusted`: the old side's claim is marked, so its ranges have followed their (changed)
+        text since it went stale: they are old-side line numbers even though the verified version
+        no longer hashes there."""
         try:
             res = compat.parse_resource(ev.resource, wiki_dir="\0")
         except compat.ResourceError as e:
@@ -218,14 +289,12 @@ class Engine:
         change = self.by_old.get(res.path)
         if change is None:
             return self._untouched(ev, claim), False
-        # A marked claim's ranges have followed their (changed) text since it went stale: they
-        # are old-side line numbers even though the verified version no longer hashes there.
-        return self._changed(ev, res, change, claim.mark is not None), True
+        return self._changed(ev, res, change, trusted), True
 
-    def _untouched(self, ev: Evidence, claim: Claim) -> EvidenceOutcome:
+    def _untouched(self, ev: Evidence, claim: Claim | None) -> EvidenceOutcome:
         """The diff does not touch the file: nothing to read; a marked item stays as it was."""
-        cause = _cause_for(claim, ev)
-        if claim.mark is not None and cause is not None:
+        cause = checker.cause_for(claim, ev.resource) if claim is not None else None
+        if claim is not None and claim.mark is not None and cause is not None:
             return EvidenceOutcome(ev, ev, claim.mark.status, f"marked earlier: {cause.reason}", ev.resource)
         return EvidenceOutcome(ev, ev, "fresh", "not changed", ev.resource)
 
@@ -267,16 +336,21 @@ class Engine:
             if now_same and not matches:  # a marked range whose text is back to the verified one
                 return self._fresh_at(ev, new_path, (m.start, m.end), new_ft, new_idx, old_lines, m.hunks)
             reason = "lines inserted next to it (adjacent_insert: stale)" if m.adjacent else "still changed"
-            return self._stale_at(ev, new_path, (m.start, m.end), old_lines, m.hunks, reason, renamed)
+            blob = change.old_blob if matches else None
+            return self._stale_at(ev, new_path, (m.start, m.end), old_lines, m.hunks, reason, renamed, blob, len(new_idx))
         moved = self._moved(ev, content_hash, parsed[1])
         if moved is not None:
             return moved
         if m.status == "deleted":
             reason = "lines deleted"
-            return EvidenceOutcome(ev, ev, "unresolved", reason, None, m.hunks, old_lines, None, new_path if renamed else None)
+            return EvidenceOutcome(
+                ev, ev, "unresolved", reason, None, m.hunks, old_lines, None, new_path if renamed else None,
+                verified_blob=change.old_blob if matches else None,
+            )
         assert m.start is not None and m.end is not None
         reason = "renamed and changed" if renamed else "changed"
-        return self._stale_at(ev, new_path, (m.start, m.end), old_lines, m.hunks, reason, renamed)
+        blob = change.old_blob if matches else None
+        return self._stale_at(ev, new_path, (m.start, m.end), old_lines, m.hunks, reason, renamed, blob, len(new_idx))
 
     def _whole_file(
         self,
@@ -338,11 +412,22 @@ class Engine:
         hunks: tuple[Hunk, ...],
         reason: str,
         renamed: bool,
+        verified_blob: str | None = None,
+        n_lines: int | None = None,
     ) -> EvidenceOutcome:
-        """Changed text: the range follows it to `span` of `path`; the verified version is kept."""
+        """Changed text: the range follows it to `span` of `path`; the verified version is kept.
+        A span past the growth bound keeps the cited size instead (from its first line)."""
+        cited = old_lines[1] - old_lines[0] + 1
+        parsed = compat.decode_anchors(ev.version)
+        if parsed is not None:
+            cited = int(parsed[1]["selectedLineCount"])
+        span, note = bounded(span, cited, self.options.growth_factor, self.options.growth_lines, n_lines)
         resource = compat.Resource(path, span[0], span[1]).canonical
         after = ev if resource == ev.resource else Evidence(resource, ev.version, ev.blob)
-        return EvidenceOutcome(ev, after, "stale", reason, resource, hunks, old_lines, span, path if renamed else None)
+        return EvidenceOutcome(
+            ev, after, "stale", reason + note, resource, hunks, old_lines, span, path if renamed else None,
+            verified_blob=verified_blob,
+        )
 
     def _gone(self, ev: Evidence, res: compat.Resource, change: FileChange, reason: str) -> EvidenceOutcome:
         """The file is deleted or unreadable on the new side: follow a move, else unresolved."""
@@ -420,12 +505,17 @@ class Engine:
                 ev, after, "fresh", note + r.reason, current, (), _lines(res), _lines(r.resource), moved_path, r.version, ft.blob
             )
         if r.status == "stale" and r.resource is not None:
-            current = r.resource.canonical
             span = _lines(r.resource)
+            bound_note = ""
+            parsed = compat.decode_anchors(ev.version)
+            if span is not None and parsed is not None:
+                cited = int(parsed[1]["selectedLineCount"])
+                span, bound_note = bounded(span, cited, self.options.growth_factor, self.options.growth_lines, len(idx))
+            current = compat.Resource(res.path, *span).canonical if span is not None else r.resource.canonical
             hunks = self._hunks_over(res.path, span)
             keep = marked or current == ev.resource
             after = ev if keep else Evidence(current, ev.version, ev.blob)
-            reason = note + ("changed" if hunks else r.reason)
+            reason = note + ("changed" if hunks else r.reason) + bound_note
             return EvidenceOutcome(
                 ev, after, "stale", reason, after.resource, hunks, _lines(res), span, moved_path, r.version, ft.blob
             )
@@ -447,12 +537,48 @@ class Engine:
         return tuple(out)
 
 
-def verified_span(res: compat.Resource, text: str, idx: compat.LineIndex, version: str) -> tuple[int, int] | None:
-    """Where `version`'s text is in `text` (1-based inclusive), when it is there unchanged."""
-    r = compat.relocate(res, text, version, lines=idx)
-    if r.status != "fresh" or r.resource is None:
+def bounded(
+    span: tuple[int, int], cited: int, factor: int, extra: int, n_lines: int | None = None
+) -> tuple[tuple[int, int], str]:
+    """`span` when it is within `diffmap.range_limit(cited)` lines, else the cited size from its
+    first line (never past `n_lines`), with the note that says so."""
+    limit = diffmap.range_limit(cited, factor, extra)
+    size = span[1] - span[0] + 1
+    if size <= limit:
+        return span, ""
+    end = span[0] + cited - 1
+    if n_lines is not None:
+        end = min(end, max(n_lines, span[0]))
+    note = (
+        f"; its new extent L{span[0]}-L{span[1]} ({size} lines) is past the bound of {limit} for"
+        f" {cited} cited lines, so the range keeps its size: a person or the refresher must set it"
+    )
+    return (span[0], end), note
+
+
+def _parse(resource: str) -> compat.Resource | None:
+    try:
+        return compat.parse_resource(resource, wiki_dir="\0")
+    except compat.ResourceError:
         return None
-    return _lines(r.resource)
+
+
+def _text_id(ev: Evidence) -> str:
+    """What an item cites, independent of where: the content hash of a range token (anchors and
+    line numbers aside), a whole file's token as it is."""
+    parsed = compat.decode_anchors(ev.version) if ev.version.startswith("repo-lines-v1:") else None
+    return parsed[0] if parsed is not None else ev.version
+
+
+def _old_counterpart(prev: Claim | None, cur: Claim, i: int) -> Evidence | None:
+    """The old side's item that `cur.evidence[i]` stands for, when it cites the same verified text
+    (then the item is judged from the old side); None: judge it on the new side."""
+    if prev is None or len(prev.evidence) != len(cur.evidence):
+        return None
+    base, ev = prev.evidence[i], cur.evidence[i]
+    if base == ev:
+        return base
+    return base if _text_id(base) == _text_id(ev) else None
 
 
 def _context_kept(start: int, end: int, old_n: int, span: tuple[int, int], new_n: int, hunks: Sequence[Hunk]) -> bool:
@@ -468,19 +594,3 @@ def _context_kept(start: int, end: int, old_n: int, span: tuple[int, int], new_n
         elif h.old_start <= end + k and h.old_last >= start - k:
             return False
     return True
-
-
-def _cause_for(claim: Claim, ev: Evidence) -> Cause | None:
-    """The mark's cause for this evidence item: cited as it was, or where the text went since."""
-    if claim.mark is None:
-        return None
-    for c in claim.mark.causes:
-        if c.resource == ev.resource:
-            return c
-        try:
-            old = compat.parse_resource(c.resource, wiki_dir="\0")
-            if c.new_lines is not None and ev.resource == compat.Resource(c.path or old.path, *c.new_lines).canonical:
-                return c
-        except (compat.ResourceError, ValueError):
-            continue
-    return None

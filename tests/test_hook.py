@@ -62,7 +62,8 @@ def test_hook_marks_stale_claims_re_anchors_moved_ones_and_is_idempotent(claimed
     ca, cb = claim_of(claimed, a), claim_of(claimed, b)
     assert ca["mark"]["status"] == "stale"
     assert ca["mark"]["causes"] == [
-        {"resource": "repo://src/app.py#L10-L12", "reason": "changed", "hunk": "@@ -11 +12 @@", "oldLines": [10, 12], "newLines": [11, 13]}
+        {"resource": "repo://src/app.py#L10-L12", "reason": "changed", "hunk": "@@ -11 +12 @@", "oldLines": [10, 12], "newLines": [11, 13],
+         "blob": claimed.git("rev-parse", "HEAD:src/app.py").strip()}  # where the verified text is: `git cat-file -p`
     ]
     assert ca["evidence"][0]["resource"] == "repo://src/app.py#L11-L13"
     assert "mark" not in cb and cb["evidence"][0]["resource"] == "repo://src/app.py#L31-L32"
@@ -96,8 +97,9 @@ def test_only_the_staged_diff_counts(claimed, capsys) -> None:  # type: ignore[n
     claimed.git("add", "src/app.py")
     edit(claimed, lambda ls: ls[:11] + ["unstaged change\n"] + ls[12:])  # line 11 of the original
     capsys.readouterr()
-    assert claimed.run("hook") == 1  # re-anchors both claims (shifted by the staged header)
+    assert claimed.run("hook") == 0  # re-anchors both claims (shifted by the staged header), staged
     assert capsys.readouterr().out == ""
+    assert claimed.git("diff", "--name-only").split() == ["src/app.py"]  # the rewrites are staged
     assert claim_of(claimed, a)["evidence"][0]["resource"] == "repo://src/app.py#L11-L13"
     assert "mark" not in claim_of(claimed, a)
     claimed.git("add", "src/app.py")

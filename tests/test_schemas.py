@@ -140,7 +140,8 @@ def test_config_written_by_init_validates(repo, capsys):
 
 # -- the config fast path agrees with ruamel.yaml + the schema -------------------------------
 
-_KEYS = ["wiki_dir", "sidecar_format", "adjacent_insert", "rename_threshold", "max_growth", "reverify_after", "docs", "bogus"]
+_KEYS = ["wiki_dir", "sidecar_format", "adjacent_insert", "rename_threshold", "max_growth", "reverify_after", "docs", "bogus",
+         "range_growth_factor", "range_growth_lines", "hook", "on_moved", "on_stale"]
 _VALUES = [
     "", ".openwiki", "openwiki", "openwiki-git", "fresh", "stale", "0", "7", "100", "101", "010", "-1", "+1", "1.5",
     "1e3", ".inf", ".NaN", ".5", "null", "Null", "~", "true", "False", "yes", "no", "on", "90d", "12h", "3w", "9x",
@@ -157,6 +158,11 @@ _GOOD = {
     "rename_threshold": ["0", "50", "100"],
     "max_growth": ["0", "7", "200"],
     "reverify_after": ["90d", "12h", "", "null"],
+    "range_growth_factor": ["1", "2", "0"],
+    "range_growth_lines": ["0", "10"],
+    "hook": [""],
+    "on_moved": ["stage", "stop"],
+    "on_stale": ["stop", "stage"],
 }
 
 
@@ -177,9 +183,11 @@ def _config_texts(draw):
         elif kind == "blank":
             lines.append(draw(st.sampled_from(["", "  "])))
         elif kind == "indent":
-            lines.append("  " + draw(st.sampled_from(_KEYS)) + ": " + draw(st.sampled_from(_VALUES)))
+            key = draw(st.sampled_from(_KEYS))
+            value = draw(st.sampled_from(_GOOD.get(key, _VALUES) if draw(st.booleans()) else _VALUES))
+            lines.append(draw(st.sampled_from(["  ", "   ", " "])) + key + ": " + value)
         else:
-            lines.append(draw(st.sampled_from(["---", "...", "- a", "? x", "docs:", "  - a/**", "\ttab: 1", "x\r"])))
+            lines.append(draw(st.sampled_from(["---", "...", "- a", "? x", "docs:", "  - a/**", "\ttab: 1", "x\r", "hook:"])))
     return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
 
 
@@ -246,4 +254,33 @@ def test_config_fast_path_knows_the_schema_it_mirrors():
         "rename_threshold": {"type": "integer", "minimum": 0, "maximum": 100},
         "max_growth": {"type": "integer", "minimum": 0},
         "reverify_after": {"type": ["string", "null"], "pattern": "^[0-9]+[hdw]$"},
+        "range_growth_factor": {"type": "integer", "minimum": 1},
+        "range_growth_lines": {"type": "integer", "minimum": 0},
+        "cosmetic_edits": {"enum": ["fresh", "stale"]},
     }
+    from openwiki_git.config import _SIMPLE_SECTIONS
+
+    hook = props["hook"]["properties"]
+    assert {k: hook[k]["enum"] for k in _SIMPLE_SECTIONS["hook"]} == {"on_moved": ["stage", "stop"], "on_stale": ["stop", "stage"]}
+
+
+@pytest.mark.parametrize("text", [
+    "hook:\n  on_moved: stop\n",
+    "max_growth: 3\nhook:\n  on_stale: stage\n  on_moved: stage  # c\nadjacent_insert: stale\n",
+    "hook:\n  # comment\n  on_stale: 'stop'\n",
+    "hook:\n", "hook:\n  on_moved: maybe\n", "hook:\n  bogus: 1\n", "hook:\n  on_moved: stop\n  on_moved: stage\n",
+    "hook: stop\n", "on_moved: stop\n", "hook:\n   on_moved: stop\n", "hook:\nhook:\n  on_moved: stop\n",
+])
+def test_config_fast_path_hook_section(text):
+    from openwiki_git.config import _simple_config
+    from openwiki_git.errors import ConfigError
+    from openwiki_git.yamlio import load_yaml
+
+    fast = _simple_config(text)
+    if fast is None:
+        return
+    try:
+        data = load_yaml(text, filename="c.yml") or {}
+    except ConfigError as e:  # pragma: no cover - a disagreement
+        raise AssertionError(f"fast path accepted {text!r}, YAML says {e}") from None
+    assert schema.problems("config", data) == [] and data == fast, text

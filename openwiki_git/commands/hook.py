@@ -9,7 +9,13 @@ nothing staged (`pre-commit run --all-files` on a clean tree) every claim is che
 index.
 
 Prints one line per stale claim, `page: claim-id: statement (path#Lx-Ly changed by @@ ... @@)`.
-Exit 1 when it modified files (pre-commit's convention: re-stage them and commit again), else 0.
+On the staged diff it stages the `.openwiki/` files it rewrote (those without unstaged edits),
+so pre-commit does not count them as modified. Exit 0 when it only re-anchored claims
+(`hook.on_moved: stage`, the default); exit 1 once when it newly marked a claim stale or
+unresolved (`hook.on_stale: stop`, the default; the marks are staged, so the same `git commit`
+passes next time), or when a file it rewrote has unstaged edits (then it is not staged). Run
+again on its own staged output it writes nothing and exits 0. On a ref range (pre-push) nothing
+is staged: exit 1 when it modified files.
 `--check` modifies nothing and exits 1 when any claim the change touches is stale.
 """
 
@@ -20,7 +26,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-from openwiki_git import editing, gitdiff
+from openwiki_git import editing, gitdiff, staging
 from openwiki_git import sidecar as sidecar_codec
 from openwiki_git.commands import open_workspace
 from openwiki_git.errors import SchemaError
@@ -115,6 +121,8 @@ def evaluate(ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, ever
         wiki_dir=ws.config.wiki_dir,
         cosmetic_edits=ws.config.cosmetic_edits,
         cosmetic_annotations=ws.config.cosmetic_annotations,
+        growth_factor=ws.config.range_growth_factor,
+        growth_lines=ws.config.range_growth_lines,
     )
     engine = Engine(
         diff.changes,
@@ -160,12 +168,27 @@ def evaluate(ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, ever
     return result
 
 
-def apply(ws: Workspace, evaluation: Evaluation) -> list[str]:
-    """Write the re-anchored and marked claims (caller holds the wiki lock); the paths written."""
+def _rewrites(evaluation: Evaluation) -> dict[str, dict[str, ClaimOutcome]]:
     by_page: dict[str, dict[str, ClaimOutcome]] = {}
     for o in evaluation.outcomes:
         if o.changed:
             by_page.setdefault(o.page, {})[o.before.id] = o
+    return by_page
+
+
+def candidates(ws: Workspace, evaluation: Evaluation) -> list[str]:
+    """The repo paths `apply` may write (each page and its sidecar), before it writes them."""
+    pages = set(_rewrites(evaluation)) | evaluation.render
+    out = []
+    for page in sorted(pages):
+        out.append(ws.wiki.repo_path(page))
+        out.append(ws.wiki.sidecar_path(page).relative_to(ws.wiki.root).as_posix())
+    return out
+
+
+def apply(ws: Workspace, evaluation: Evaluation) -> list[str]:
+    """Write the re-anchored and marked claims (caller holds the wiki lock); the paths written."""
+    by_page = _rewrites(evaluation)
     written: list[str] = []
     for page, changed in sorted(by_page.items()):
         sidecar = evaluation.sidecars[page]
@@ -218,11 +241,44 @@ def run(args: argparse.Namespace) -> int:
         return 1 if evaluation.stale() else 0
     with ws.wiki.lock():
         evaluation = evaluate(ws, diff, everything=everything)
+        staged_diff = new_side == gitdiff.INDEX
+        clean = staging.clean(ws.repo, candidates(ws, evaluation)) if staged_diff else set()
         written = apply(ws, evaluation)
+        to_stage = [p for p in written if p in clean]
+        staging.stage(ws.repo, to_stage)
     for o in evaluation.stale():
         print(line(ws, o))
-    for path in written:
-        print(f"openwiki-git: updated {path}", file=sys.stderr)
-    if written:
-        print("openwiki-git: review and stage these files (`git add`), then commit again", file=sys.stderr)
-    return 1 if written else 0
+    return _verdict(ws, evaluation, written, to_stage, staged_diff)
+
+
+def _verdict(ws: Workspace, evaluation: Evaluation, written: list[str], staged: list[str], staged_diff: bool) -> int:
+    """Say what was written and staged, and whether the commit stops (see the module docstring)."""
+    def say(text: str) -> None:
+        print(f"openwiki-git: {text}", file=sys.stderr)
+
+    if not staged_diff:
+        for path in written:
+            say(f"updated {path}")
+        if written:
+            say("review and stage these files (`git add`), then commit again")
+        return 1 if written else 0
+    flagged = [o for o in evaluation.outcomes if o.newly_flagged]
+    unstaged = [p for p in written if p not in staged]
+    for path in staged:
+        say(f"updated and staged {path}")
+    for path in unstaged:
+        say(f"updated {path}, not staged: it has unstaged edits")
+    if unstaged:
+        say("stage these files (`git add`) or stash your edits to them, then commit again")
+        return 1
+    if flagged and ws.config.hook_on_stale == "stop":
+        n = len(flagged)
+        say(
+            f"marked {n} claim{'s' if n != 1 else ''} stale; the marks are staged with this commit. Review the"
+            " statement (`openwiki-git claim show ID`), then run the same `git commit` again: it passes"
+        )
+        return 1
+    if written and ws.config.hook_on_moved == "stop":
+        say("re-anchored claims whose text moved; the files are staged (hook.on_moved: stop): commit again")
+        return 1
+    return 0
