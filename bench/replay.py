@@ -104,7 +104,7 @@ class Replay:
 
     # -- processes ----------------------------------------------------------------------------
     def run(self, *argv: str, check: bool = True, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-        p = subprocess.run(argv, cwd=self.repo, env=self.env, input=stdin, capture_output=True)
+        p = subprocess.run(argv, cwd=self.repo, env=self.env, input=stdin, capture_output=True, check=False)
         if check and p.returncode != 0:
             sys.exit(f"replay: {' '.join(argv[:4])} failed ({p.returncode}): {p.stderr.decode(errors='replace')[-2000:]}")
         return p

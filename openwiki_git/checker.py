@@ -13,7 +13,17 @@ from datetime import datetime
 from hashlib import sha256 as _sha256
 
 from openwiki_git import citations, compat
-from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, FileText, Sidecar, Status, worst
+from openwiki_git.model import (
+    Cause,
+    Claim,
+    ClaimResult,
+    Evidence,
+    EvidenceResult,
+    FileText,
+    Sidecar,
+    Status,
+    worst,
+)
 from openwiki_git.sidecar import plain_parts
 
 Reader = Callable[[str], FileText]
