@@ -104,8 +104,9 @@ class EvidenceResolver:
     def cosmetic(self, ev: Evidence, r: EvidenceResult) -> EvidenceResult:
         """A stale result whose edit is cosmetic (the verified text, read from the blob it was
         verified in, has the same tokens as the text now): fresh, with the reason and the token
-        of the text now (so `check --fix` re-anchors it). Else `r`. The hook's judgement."""
-        if r.status != "stale" or self.cosmetic_edits != "fresh" or self.blob_text is None or not ev.blob:
+        of the text now (so `check --fix` re-anchors it); with `cosmetic_edits: mark` still stale,
+        with the cosmetic reason. Else `r`. The hook's judgement."""
+        if r.status != "stale" or self.cosmetic_edits == "stale" or self.blob_text is None or not ev.blob:
             return r
         from openwiki_git import cosmetic
 
@@ -130,6 +131,8 @@ class EvidenceResolver:
         )
         if reason is None:
             return r
+        if self.cosmetic_edits == "mark":  # stale, with the reason (the hook's mark says the same)
+            return EvidenceResult(r.resource, r.status, r.current_resource, reason, r.current_version, r.blob, r.hunk)
         token = compat.lines_version(idx.lines, new.start - 1, new.end)
         return EvidenceResult(r.resource, "fresh", r.current_resource, reason, token, ft.blob)
 

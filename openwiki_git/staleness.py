@@ -59,7 +59,7 @@ class Options:
     max_growth: int = 200
     commit: str | None = None  # the old side's commit, recorded in new marks
     wiki_dir: str = ".openwiki"
-    cosmetic_edits: str = "fresh"  # "fresh": a cosmetic edit (cosmetic.py) keeps the claim fresh; "stale"
+    cosmetic_edits: str = "fresh"  # a cosmetic edit (cosmetic.py): "fresh" (re-anchored), "mark" (stale, reason cosmetic), "stale"
     cosmetic_annotations: bool = False
     growth_factor: int = diffmap.GROWTH_FACTOR  # a changed range's bound: diffmap.range_limit()
     growth_lines: int = diffmap.GROWTH_LINES
@@ -189,7 +189,7 @@ class Engine:
                 affected = affected or touched
             else:
                 o = self._on_new_side(ev, cur.mark is not None)
-            if o.status == "stale" and cur.mark is None and self.options.cosmetic_edits == "fresh":
+            if o.status == "stale" and cur.mark is None and self.options.cosmetic_edits != "stale":
                 o = self._cosmetic(o)
             outcomes.append(o)
         after = cur.replace(evidence=tuple(o.after for o in outcomes), mark=self._mark(prev, cur, outcomes))
@@ -274,6 +274,8 @@ class Engine:
         )
         if reason is None:
             return o
+        if self.options.cosmetic_edits == "mark":  # stale, with the reason the refresher confirms on
+            return dataclasses.replace(o, reason=reason)
         return self._fresh_at(ev, new.path, span, new_ft, new_idx, o.old_lines, o.hunks, reason)
 
     # -- old-side basis: through the diff ----------------------------------------------------

@@ -143,3 +143,24 @@ def test_real_edit_is_stale_with_cosmetic_on(repo, capsys) -> None:  # type: ign
     repo.git("add", "src/mod.py")
     repo.run("hook")
     assert json.loads(repo.read(".openwiki/.claims/guide.json"))["claims"][0]["mark"]["status"] == "stale"
+
+
+def test_mark_setting_marks_with_the_reason_and_the_refresher_confirms_without_a_model(repo, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    _hook_repo(repo, "cosmetic_edits: mark\n")
+    lines = SRC.splitlines(keepends=True)
+    lines[10] = "x11 = compute(11)  # eleven\n"
+    repo.write("src/mod.py", "".join(lines))
+    report = _report(repo, capsys)
+    assert [c["status"] for c in report["claims"]] == ["stale"]
+    assert report["claims"][0]["evidence"][0]["reason"] == "cosmetic: comments"
+    repo.git("add", "src/mod.py")
+    repo.run("hook")
+    mark = json.loads(repo.read(".openwiki/.claims/guide.json"))["claims"][0]["mark"]
+    assert mark["status"] == "stale" and mark["causes"][0]["reason"] == "cosmetic: comments"
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "--no-verify", "-m", "a comment")
+    capsys.readouterr()
+    assert repo.run("refresh") == 0  # no key needed: nothing goes to a model
+    assert "1 confirmed (1 without a model)" in capsys.readouterr().out
+    assert [c["status"] for c in _report(repo, capsys)["claims"]] == ["fresh"]
