@@ -25,7 +25,7 @@ What keeps an answer from the cache equal to a fresh one:
   cannot make an entry wrong. Symlinks, and paths through a symlinked directory, are never kept.
 - The whole cache is keyed on FORMAT, `__version__`, the stat of the modules that compute the
   results (an editable install changes code without changing the version), the work tree, the
-  wiki directory, `max_growth` and OpenWiki mode. Any difference: the cache is rebuilt.
+  wiki directory, `max_growth`, the range growth bound and OpenWiki mode. Any difference: the cache is rebuilt.
 - It is read with a restricted unpickler that builds only `openwiki_git.model` records and
   builtin containers, so a tampered file cannot run code; a file that cannot be read, is of
   another format or holds anything unexpected is ignored and rebuilt, never an error.
@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from openwiki_git import __version__, checker, compat, git, model, sidecar, store
+from openwiki_git import __version__, checker, compat, diffmap, git, model, sidecar, store
 from openwiki_git.checker import EvidenceResolver
 from openwiki_git.errors import OpenwikiError
 from openwiki_git.model import EvidenceResult, FileText, Sidecar
@@ -161,7 +161,8 @@ class CachedResolver(EvidenceResolver):
 
     def __init__(self, cache: CheckCache) -> None:
         ws = cache.ws
-        super().__init__(ws.reader("worktree"), max_growth=ws.config.max_growth)
+        growth = (ws.config.range_growth_factor, ws.config.range_growth_lines)
+        super().__init__(ws.reader("worktree"), max_growth=ws.config.max_growth, growth=growth)
         ws.configure(self)
         self.cache = cache
         self.repo = ws.repo
@@ -281,7 +282,7 @@ def _changed(old: dict[str, Any], new: dict[str, Any]) -> bool:
 def cache_key(ws: Workspace) -> tuple[Any, ...]:
     """Everything besides the files themselves that the cached sidecars and results depend on."""
     code = []
-    for module in (compat, checker, sidecar, model, git, store, sys.modules[__name__]):
+    for module in (compat, checker, diffmap, sidecar, model, git, store, sys.modules[__name__]):
         try:
             st = os.stat(module.__file__ or "")
         except OSError:
@@ -289,7 +290,7 @@ def cache_key(ws: Workspace) -> tuple[Any, ...]:
         code.append((st.st_mtime_ns, st.st_size) if st is not None else None)
     config = ws.config
     return (FORMAT, __version__, tuple(code), str(ws.repo.root), config.wiki_dir, config.max_growth,
-            config.strict_openwiki)
+            config.strict_openwiki, config.range_growth_factor, config.range_growth_lines)
 
 
 # -- the file ----------------------------------------------------------------------------------

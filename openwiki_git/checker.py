@@ -12,18 +12,8 @@ from collections.abc import Callable
 from datetime import datetime
 from hashlib import sha256 as _sha256
 
-from openwiki_git import citations, compat
-from openwiki_git.model import (
-    Cause,
-    Claim,
-    ClaimResult,
-    Evidence,
-    EvidenceResult,
-    FileText,
-    Sidecar,
-    Status,
-    worst,
-)
+from openwiki_git import citations, compat, diffmap
+from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, FileText, Sidecar, Status, worst
 from openwiki_git.sidecar import plain_parts
 
 Reader = Callable[[str], FileText]
@@ -32,13 +22,16 @@ Reader = Callable[[str], FileText]
 class EvidenceResolver:
     """Resolves evidence against one source (working tree, index or revision), memoised."""
 
-    def __init__(self, read: Reader, *, max_growth: int = 200) -> None:
+    def __init__(
+        self, read: Reader, *, max_growth: int = 200, growth: tuple[int, int] = (diffmap.GROWTH_FACTOR, diffmap.GROWTH_LINES)
+    ) -> None:
         self._read = read
         self.texts: dict[str, FileText] = {}  # every file read so far, by path
         self._files: dict[str, tuple[FileText, compat.LineIndex | None]] = {}
         self._lines: dict[str, tuple[FileText, list[str] | None]] = {}
         self._memo: dict[tuple[str, str], EvidenceResult] = {}
         self.max_growth = max_growth
+        self.growth = growth  # a stale span's bound: diffmap.range_limit(cited, *growth)
         # Cosmetic edits (cosmetic.py): off unless the workspace configures them, with a way to
         # read the blob an evidence item was verified in (`Evidence.blob`).
         self.cosmetic_edits = "stale"
@@ -98,7 +91,16 @@ class EvidenceResolver:
         r = compat.relocate(res, ft.text, version, lines=index, max_growth=self.max_growth)
         current = r.resource.canonical if r.resource is not None else None
         status: Status = r.status  # type: ignore[assignment]
-        return EvidenceResult(resource, status, current, r.reason, r.version, ft.blob)
+        reason, token = r.reason, r.version
+        anchors = compat.decode_anchors(version)
+        if status == "stale" and r.resource is not None and r.resource.is_range and anchors is not None:
+            assert r.resource.start is not None and r.resource.end is not None
+            cited = int(anchors[1]["selectedLineCount"])
+            span, note = diffmap.bounded((r.resource.start, r.resource.end), cited, *self.growth, len(index))
+            if note:  # never adopt a range that swallowed its neighbours (check --fix, claim confirm)
+                current = r.resource.with_lines(*span).canonical
+                reason, token = reason + note, compat.lines_version(index.lines, span[0] - 1, span[1])
+        return EvidenceResult(resource, status, current, reason, token, ft.blob)
 
 
     def cosmetic(self, ev: Evidence, r: EvidenceResult) -> EvidenceResult:
@@ -223,10 +225,13 @@ def marked_result(claim: Claim, ev: Evidence, r: EvidenceResult, resolver: Evide
     except compat.ResourceError:
         return r
     ft, lines = resolver.lines(res.path)
-    if lines is None or (res.end is not None and res.end > len(lines)):
+    if lines is None or ft.text is None or (res.end is not None and res.end > len(lines)):
         return r
-    why = f"changed (marked: {cause.reason})" if cause is not None else "changed (marked earlier)"
-    return EvidenceResult(ev.resource, "stale", ev.resource, why, None, ft.blob, cause.hunk if cause else None)
+    if res.start is not None and res.end is not None:
+        token = compat.lines_version(lines, res.start - 1, res.end)  # what `claim confirm` re-establishes
+    else:
+        token = compat.file_version(ft.text)
+    return EvidenceResult(ev.resource, "stale", ev.resource, "changed since it was marked", token, ft.blob)
 
 
 def check_claim(

@@ -24,6 +24,8 @@ import os
 import re
 from pathlib import Path
 
+from openwiki_git import store
+from openwiki_git.errors import OpenwikiError
 from openwiki_git.git import Repo
 
 _DIFF_HEADER = re.compile(r'^diff --git (?:"?a/)(.*?)"? "?b/', re.M)
@@ -53,6 +55,27 @@ def stage(repo: Repo, paths: list[str]) -> None:
     repo.stage(paths)
     if real is not None and agree:
         repo.stage(agree, real)
+
+
+def partial_commit(repo: Repo) -> bool:
+    """Whether the hook runs for a `git commit <paths>` (on its temporary index)."""
+    return _real_index(repo) is not None
+
+
+def first_stop(repo_dir: Path, record: Path, key: str) -> bool:
+    """Whether the stop named `key` is new (then it is recorded, replacing the last one): the
+    same commit run again, with the same change and the same new marks, is not stopped twice."""
+    try:
+        if record.read_text("ascii").strip() == key:
+            return False
+    except (OSError, UnicodeDecodeError):
+        pass
+    try:
+        record.parent.mkdir(parents=True, exist_ok=True)
+        store.atomic_write(record, (key + "\n").encode("ascii"), root=repo_dir)
+    except (OSError, OpenwikiError):
+        pass  # a read-only git directory: stop every time rather than never
+    return True
 
 
 def _real_index(repo: Repo) -> Path | None:

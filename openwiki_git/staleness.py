@@ -423,7 +423,7 @@ class Engine:
         parsed = compat.decode_anchors(ev.version)
         if parsed is not None:
             cited = int(parsed[1]["selectedLineCount"])
-        span, note = bounded(span, cited, self.options.growth_factor, self.options.growth_lines, n_lines)
+        span, note = diffmap.bounded(span, cited, self.options.growth_factor, self.options.growth_lines, n_lines)
         resource = compat.Resource(path, span[0], span[1]).canonical
         after = ev if resource == ev.resource else Evidence(resource, ev.version, ev.blob)
         return EvidenceOutcome(
@@ -512,7 +512,7 @@ class Engine:
             parsed = compat.decode_anchors(ev.version)
             if span is not None and parsed is not None:
                 cited = int(parsed[1]["selectedLineCount"])
-                span, bound_note = bounded(span, cited, self.options.growth_factor, self.options.growth_lines, len(idx))
+                span, bound_note = diffmap.bounded(span, cited, self.options.growth_factor, self.options.growth_lines, len(idx))
             current = compat.Resource(res.path, *span).canonical if span is not None else r.resource.canonical
             hunks = self._hunks_over(res.path, span)
             keep = marked or current == ev.resource
@@ -537,25 +537,6 @@ class Engine:
             if lo <= e and s <= hi:
                 out.append(h)
         return tuple(out)
-
-
-def bounded(
-    span: tuple[int, int], cited: int, factor: int, extra: int, n_lines: int | None = None
-) -> tuple[tuple[int, int], str]:
-    """`span` when it is within `diffmap.range_limit(cited)` lines, else the cited size from its
-    first line (never past `n_lines`), with the note that says so."""
-    limit = diffmap.range_limit(cited, factor, extra)
-    size = span[1] - span[0] + 1
-    if size <= limit:
-        return span, ""
-    end = span[0] + cited - 1
-    if n_lines is not None:
-        end = min(end, max(n_lines, span[0]))
-    note = (
-        f"; its new extent L{span[0]}-L{span[1]} ({size} lines) is past the bound of {limit} for"
-        f" {cited} cited lines, so the range keeps its size: a person or the refresher must set it"
-    )
-    return (span[0], end), note
 
 
 def _parse(resource: str) -> compat.Resource | None:

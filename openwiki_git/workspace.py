@@ -43,7 +43,8 @@ class Workspace:
         return self.repo.git_dir / CACHE_DIR / name
 
     def resolver(self, source: str = "worktree") -> EvidenceResolver:
-        return self.configure(EvidenceResolver(self.reader(source), max_growth=self.config.max_growth))
+        growth = (self.config.range_growth_factor, self.config.range_growth_lines)
+        return self.configure(EvidenceResolver(self.reader(source), max_growth=self.config.max_growth, growth=growth))
 
     def configure(self, resolver: EvidenceResolver) -> EvidenceResolver:
         """The config's cosmetic-edit settings, and the repository's blobs to read verified text."""

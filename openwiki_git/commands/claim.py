@@ -325,6 +325,9 @@ def cmd_confirm(args: argparse.Namespace) -> int:
             confirmed = confirmed.replace(statement=args.statement.strip())
         editing.save_page(ws.wiki, sidecar.with_claim(confirmed))
     print(f"confirmed {claim.id} on {ws.wiki.repo_path(page)}")
+    for r in result.evidence:
+        if "past the bound" in r.reason:  # the range kept its size (diffmap.bounded)
+            print(f"  {r.current_resource}: {r.reason.split('; ', 1)[-1]}")
     return 0
 
 

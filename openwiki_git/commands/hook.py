@@ -242,16 +242,50 @@ def run(args: argparse.Namespace) -> int:
     with ws.wiki.lock():
         evaluation = evaluate(ws, diff, everything=everything)
         staged_diff = new_side == gitdiff.INDEX
+        flagged = [o for o in evaluation.outcomes if o.newly_flagged]
+        stop = bool(flagged) and ws.config.hook_on_stale == "stop"
+        if stop and staged_diff and staging.partial_commit(ws.repo):
+            # `git commit <paths>` throws both of its indexes away when the hook fails, and a
+            # second run would find the marks as unstaged edits: stop once without writing, and
+            # let the same commit, run again, write and stage the very same marks.
+            key = _stop_key(diff, flagged)
+            if staging.first_stop(ws.repo.git_dir, ws.cache_path(STOP_RECORD), key):
+                for o in evaluation.stale():
+                    print(line(ws, o))
+                print(
+                    f"openwiki-git: {len(flagged)} claim(s) newly stale (nothing written: `git commit <paths>`);"
+                    " review them, then run the same `git commit` again: it stages the marks and passes",
+                    file=sys.stderr,
+                )
+                return 1
+            stop = False
         clean = staging.clean(ws.repo, candidates(ws, evaluation)) if staged_diff else set()
         written = apply(ws, evaluation)
         to_stage = [p for p in written if p in clean]
         staging.stage(ws.repo, to_stage)
     for o in evaluation.stale():
         print(line(ws, o))
-    return _verdict(ws, evaluation, written, to_stage, staged_diff)
+    return _verdict(ws, evaluation, written, to_stage, staged_diff, stop)
 
 
-def _verdict(ws: Workspace, evaluation: Evaluation, written: list[str], staged: list[str], staged_diff: bool) -> int:
+STOP_RECORD = "hook-stop-v1.txt"
+
+
+def _stop_key(diff: gitdiff.Diff, flagged: list[ClaimOutcome]) -> str:
+    """What a stop was for: the base and every newly flagged claim's mark (its time left out)."""
+    import hashlib
+
+    parts = [diff.old or ""]
+    for o in flagged:
+        mark = o.after.mark
+        assert mark is not None
+        parts.append(repr((o.page, o.before.id, mark.status, mark.causes)))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _verdict(
+    ws: Workspace, evaluation: Evaluation, written: list[str], staged: list[str], staged_diff: bool, stop: bool
+) -> int:
     """Say what was written and staged, and whether the commit stops (see the module docstring)."""
     def say(text: str) -> None:
         print(f"openwiki-git: {text}", file=sys.stderr)
@@ -271,7 +305,7 @@ def _verdict(ws: Workspace, evaluation: Evaluation, written: list[str], staged: 
     if unstaged:
         say("stage these files (`git add`) or stash your edits to them, then commit again")
         return 1
-    if flagged and ws.config.hook_on_stale == "stop":
+    if flagged and stop:
         n = len(flagged)
         say(
             f"marked {n} claim{'s' if n != 1 else ''} stale; the marks are staged with this commit. Review the"
