@@ -177,9 +177,10 @@ class Replay:
 
     def check(self, *extra: str) -> dict[str, Any]:
         p = self.tool("-C", str(self.repo), "check", "--format", "json", *extra, check=False)
-        if p.returncode not in (0, 1):
-            return {"error": p.stderr.decode(errors="replace").strip()[-500:], "claims": []}
-        return json.loads(p.stdout)
+        try:
+            return json.loads(p.stdout) if p.returncode in (0, 1) else {"error": p.stderr.decode(errors="replace")[-500:], "claims": []}
+        except json.JSONDecodeError:
+            return {"error": p.stdout.decode(errors="replace")[-500:], "claims": []}
 
 
 def _range(resource: str) -> tuple[str, int, int] | None:
@@ -208,11 +209,13 @@ def _bound(n: int) -> int:
 
 
 def _code_dir(rev: str | None, work: Path) -> Path:
-    """This checkout (default), or REV of this repository exported to a temporary directory."""
-    if rev is None:
-        return ROOT
+    """A copy of this checkout's package (default: edits made while the replay runs do not
+    reach it), or REV of this repository exported to a temporary directory."""
     dest = work / "code"
     dest.mkdir()
+    if rev is None:
+        shutil.copytree(ROOT / "openwiki_git", dest / "openwiki_git", ignore=shutil.ignore_patterns("__pycache__"))
+        return dest
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "openwiki_git"], capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
     return dest
@@ -335,7 +338,7 @@ def _measure(args: argparse.Namespace, spec: dict[str, Any], labels: dict[str, A
         })
     stopped = [p for p in per_commit if p["runs"] > 1]
     return {
-        "code": args.code or "working tree",
+        "code": args.code or "working tree (copied at the start)",
         "base": base[:12],
         "commits": len(commits),
         "claims": len(ids),

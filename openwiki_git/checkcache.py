@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from openwiki_git import __version__, checker, compat, diffmap, git, model, sidecar, store
+from openwiki_git import __version__, checker, compat, cosmetic, diffmap, git, model, sidecar, store
 from openwiki_git.checker import EvidenceResolver
 from openwiki_git.errors import OpenwikiError
 from openwiki_git.model import EvidenceResult, FileText, Sidecar
@@ -170,14 +170,15 @@ class CachedResolver(EvidenceResolver):
         self._real_root = os.path.realpath(ws.repo.root)
         self._real_dirs: dict[str, str] = {}
 
-    def _resolve(self, resource: str, version: str) -> EvidenceResult:
+    def _resolve(self, resource: str, version: str, blob: str | None = None) -> EvidenceResult:
         path = _path_of(resource)
         if path is None:
-            return super()._resolve(resource, version)
+            return super()._resolve(resource, version, blob)
         state = self._state(path)
-        result = state.entry[2].get((resource, version)) if state.entry is not None else None
+        key = self.key(resource, version, blob)  # with the blob when a cosmetic verdict is cached
+        result = state.entry[2].get(key) if state.entry is not None else None  # type: ignore[call-overload]
         if result is None:
-            result = state.new[(resource, version)] = super()._resolve(resource, version)
+            result = state.new[key] = super()._resolve(resource, version, blob)  # type: ignore[index]
         return result
 
     def _state(self, path: str) -> _PathState:
@@ -268,7 +269,7 @@ def _prune(files: dict[str, FileEntry], cited: set[Pair]) -> dict[str, FileEntry
     """The entries with only the results of evidence some sidecar still cites."""
     out = {}
     for path, (st, blob, results) in files.items():
-        keep = {pair: r for pair, r in results.items() if pair in cited}
+        keep = {pair: r for pair, r in results.items() if pair[:2] in cited}
         if keep:
             out[path] = files[path] if len(keep) == len(results) else (st, blob, keep)
     return out
@@ -282,7 +283,7 @@ def _changed(old: dict[str, Any], new: dict[str, Any]) -> bool:
 def cache_key(ws: Workspace) -> tuple[Any, ...]:
     """Everything besides the files themselves that the cached sidecars and results depend on."""
     code = []
-    for module in (compat, checker, diffmap, sidecar, model, git, store, sys.modules[__name__]):
+    for module in (compat, checker, cosmetic, diffmap, sidecar, model, git, store, sys.modules[__name__]):
         try:
             st = os.stat(module.__file__ or "")
         except OSError:
@@ -290,7 +291,8 @@ def cache_key(ws: Workspace) -> tuple[Any, ...]:
         code.append((st.st_mtime_ns, st.st_size) if st is not None else None)
     config = ws.config
     return (FORMAT, __version__, tuple(code), str(ws.repo.root), config.wiki_dir, config.max_growth,
-            config.strict_openwiki, config.range_growth_factor, config.range_growth_lines)
+            config.strict_openwiki, config.range_growth_factor, config.range_growth_lines,
+            config.cosmetic_edits, config.cosmetic_annotations)
 
 
 # -- the file ----------------------------------------------------------------------------------

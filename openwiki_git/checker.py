@@ -65,14 +65,26 @@ class EvidenceResolver:
         """Take these results as resolved (a cache's, for a file it found unchanged)."""
         self._memo.update(known)
 
-    def resolve(self, resource: str, version: str) -> EvidenceResult:
-        key = (resource, version)
-        hit = self._memo.get(key)
+    def key(self, resource: str, version: str, blob: str | None) -> tuple[str, ...]:
+        """The memo key: the blob counts when a cosmetic edit may be recognised from it."""
+        return (resource, version) if not blob or self.cosmetic_edits == "stale" or self.blob_text is None else (resource, version, blob)
+
+    def resolve(self, resource: str, version: str, blob: str | None = None) -> EvidenceResult:
+        """The evidence item now; with `blob` (where its text was verified), a stale item whose
+        edit is cosmetic is judged as `cosmetic()` says."""
+        key = self.key(resource, version, blob)
+        hit = self._memo.get(key)  # type: ignore[call-overload]
         if hit is None:
-            hit = self._memo[key] = self._resolve(resource, version)
+            hit = self._memo[key] = self._resolve(resource, version, blob)  # type: ignore[index]
         return hit
 
-    def _resolve(self, resource: str, version: str) -> EvidenceResult:
+    def _resolve(self, resource: str, version: str, blob: str | None = None) -> EvidenceResult:
+        r = self._relocated(resource, version)
+        if blob and r.status == "stale" and self.key(resource, version, blob) != (resource, version):
+            r = self.cosmetic(Evidence(resource, version, blob), r)
+        return r
+
+    def _relocated(self, resource: str, version: str) -> EvidenceResult:
         plain = plain_parts(resource)
         if plain is not None:
             path, start, end = plain
@@ -245,11 +257,11 @@ def check_claim(
 ) -> ClaimResult:
     """One claim's verdict. `markers` is `citations.markers_in(page_text)`, when the caller has
     it (check_all scans each page once, not once per claim)."""
-    results = tuple(resolver.resolve(ev.resource, ev.version) for ev in claim.evidence)
+    # An unmarked claim's items carry their blob: a cosmetic edit is recognised (and cached).
+    blobs = [ev.blob if claim.mark is None else None for ev in claim.evidence]
+    results = tuple(resolver.resolve(ev.resource, ev.version, b) for ev, b in zip(claim.evidence, blobs, strict=True))
     if claim.mark is not None:
         results = tuple(marked_result(claim, ev, r, resolver) for ev, r in zip(claim.evidence, results, strict=True))
-    elif "stale" in (r.status for r in results):
-        results = tuple(resolver.cosmetic(ev, r) for ev, r in zip(claim.evidence, results, strict=True))
     status = worst([r.status for r in results])
     notes: list[str] = []
     if claim.mark is not None and status == "fresh":

@@ -93,6 +93,14 @@ def _hook_repo(repo, settings: str = ""):  # type: ignore[no-untyped-def]
     return repo
 
 
+def _edit_src(repo, lines_now: dict[int, str]) -> None:  # type: ignore[no-untyped-def]
+    """src/mod.py with these 1-based lines replaced."""
+    lines = SRC.splitlines(keepends=True)
+    for n, text in lines_now.items():
+        lines[n - 1] = text
+    repo.write("src/mod.py", "".join(lines))
+
+
 def _report(repo, capsys, *argv: str) -> dict:  # type: ignore[no-untyped-def, type-arg]
     capsys.readouterr()
     repo.run("check", "--format", "json", *argv)
@@ -101,14 +109,12 @@ def _report(repo, capsys, *argv: str) -> dict:  # type: ignore[no-untyped-def, t
 
 def test_hook_keeps_a_commented_range_fresh_and_check_agrees(repo, capsys) -> None:  # type: ignore[no-untyped-def]
     _hook_repo(repo)
-    lines = SRC.splitlines(keepends=True)
-    lines[10] = "x11 = compute(11)  # eleven, as before\n"
-    lines[11] = "x12 = compute(\n    12,\n)\n"
-    repo.write("src/mod.py", "".join(lines))
+    _edit_src(repo, {11: "x11 = compute(11)  # eleven, as before\n", 12: "x12 = compute(\n    12,\n)\n"})
     # check on the working tree, before any hook: the verified text is read from its blob
     worktree = _report(repo, capsys)
     assert [c["status"] for c in worktree["claims"]] == ["fresh"]
     assert worktree["claims"][0]["evidence"][0]["reason"] == "cosmetic: comments, line wrapping"
+    assert _report(repo, capsys) == worktree  # the same verdict from the check cache
     repo.git("add", "src/mod.py")
     capsys.readouterr()
     repo.run("hook")
@@ -125,9 +131,7 @@ def test_hook_keeps_a_commented_range_fresh_and_check_agrees(repo, capsys) -> No
 
 def test_cosmetic_edits_stale_setting_and_real_edits_stay_stale(repo, capsys) -> None:  # type: ignore[no-untyped-def]
     _hook_repo(repo, "cosmetic_edits: stale\n")
-    lines = SRC.splitlines(keepends=True)
-    lines[10] = "x11 = compute(11)  # eleven\n"
-    repo.write("src/mod.py", "".join(lines))
+    _edit_src(repo, {11: "x11 = compute(11)  # eleven\n"})
     assert [c["status"] for c in _report(repo, capsys)["claims"]] == ["stale"]
     repo.git("add", "src/mod.py")
     repo.run("hook")
@@ -136,9 +140,7 @@ def test_cosmetic_edits_stale_setting_and_real_edits_stay_stale(repo, capsys) ->
 
 def test_real_edit_is_stale_with_cosmetic_on(repo, capsys) -> None:  # type: ignore[no-untyped-def]
     _hook_repo(repo)
-    lines = SRC.splitlines(keepends=True)
-    lines[10] = "x11 = compute(111)  # eleven\n"
-    repo.write("src/mod.py", "".join(lines))
+    _edit_src(repo, {11: "x11 = compute(111)  # eleven\n"})
     assert [c["status"] for c in _report(repo, capsys)["claims"]] == ["stale"]
     repo.git("add", "src/mod.py")
     repo.run("hook")
@@ -148,9 +150,7 @@ def test_real_edit_is_stale_with_cosmetic_on(repo, capsys) -> None:  # type: ign
 def test_mark_setting_marks_with_the_reason_and_the_refresher_confirms_without_a_model(repo, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     _hook_repo(repo, "cosmetic_edits: mark\n")
-    lines = SRC.splitlines(keepends=True)
-    lines[10] = "x11 = compute(11)  # eleven\n"
-    repo.write("src/mod.py", "".join(lines))
+    _edit_src(repo, {11: "x11 = compute(11)  # eleven\n"})
     report = _report(repo, capsys)
     assert [c["status"] for c in report["claims"]] == ["stale"]
     assert report["claims"][0]["evidence"][0]["reason"] == "cosmetic: comments"
