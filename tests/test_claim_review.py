@@ -121,3 +121,22 @@ def test_states(prose: str, expected: bool | None) -> None:
     cid = "claim_" + "ab" * 16
     text = "---\ntype: Reference\n---\n\n" + prose.replace("{x}", cid[6:14]) + "\n"
     assert citations.states(text, cid, "Line ten says ten.") is expected
+
+
+def test_show_reads_the_verified_text_from_the_marks_blob_when_the_evidence_has_none(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]
+    _add(wiki_repo, capsys)
+    path = ".openwiki/.claims/guide.json"
+    data = json.loads(wiki_repo.read(path))
+    for ev in data["claims"][0]["evidence"]:
+        ev.pop("blob", None)  # an OpenWiki sidecar records no blob
+    wiki_repo.write(path, json.dumps(data, indent=2) + "\n")
+    wiki_repo.commit_all("no blob")
+    _edit_source(wiki_repo, 11, "line eleven, rewritten\n")
+    wiki_repo.git("add", "src/app.py")
+    wiki_repo.run("hook")
+    assert _claim(wiki_repo)["mark"]["causes"][0].get("blob")
+    capsys.readouterr()
+    assert wiki_repo.run("claim", "show", _claim(wiki_repo)["id"], "--format", "json") == 0
+    item = json.loads(capsys.readouterr().out)["evidence_status"][0]
+    assert item["verified_text"] == "line 10\nline 11\nline 12\n" and item["verified_from"].startswith("blob ")
+    assert "+line eleven, rewritten" in item["diff"]

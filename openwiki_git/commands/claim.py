@@ -174,7 +174,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     resolver = ws.resolver(args.source)
     text = ws.page_text(page)
     result = checker.check_claim(page, claim, resolver, page_text=text)
-    items = [_evidence_view(ws, resolver, ev, r) for ev, r in zip(claim.evidence, result.evidence, strict=True)]
+    items = [_evidence_view(ws, resolver, claim, ev, r) for ev, r in zip(claim.evidence, result.evidence, strict=True)]
     states = citations.states(text, claim.id, claim.statement) if text is not None else None
     prose = citations.prose_before(text, claim.id) if text is not None and states is False else None
     if args.format == "json":
@@ -215,7 +215,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _evidence_view(ws: Workspace, resolver, ev: Evidence, r) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def _evidence_view(ws: Workspace, resolver, claim: Claim, ev: Evidence, r) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """One evidence item for `claim show`: where it is now, and the verified and current texts."""
     import difflib
 
@@ -245,6 +245,13 @@ def _evidence_view(ws: Workspace, resolver, ev: Evidence, r) -> dict[str, Any]: 
             if span is not None:
                 out["verified_text"] = "".join(idx.lines[span[0] - 1 : span[1]])
                 out["verified_from"] = f"blob {ev.blob[:12]} L{span[0]}-L{span[1]}"
+    cause = checker.cause_for(claim, ev.resource) if claim.mark is not None else None
+    if out["verified_text"] is None and cause is not None and cause.blob and cause.old_lines:
+        then = ws.repo.blob_text(res.path, cause.blob)  # the mark names the blob and lines it was verified at
+        if then.text is not None:
+            a, b = cause.old_lines
+            out["verified_text"] = "".join(compat.split_lines(then.text)[a - 1 : b])
+            out["verified_from"] = f"blob {cause.blob[:12]} L{a}-L{b}"
     if out["verified_text"] is not None and out["current_text"] is not None and out["verified_text"] != out["current_text"]:
         now = (r.current_resource or ev.resource).removeprefix(compat.PREFIX)
         out["diff"] = "".join(
