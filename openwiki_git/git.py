@@ -170,14 +170,14 @@ class Repo:
             data = data.replace(b"\r\n", b"\n")
         return _decode(path, data, blob_id(data))
 
-    def index_blob(self, path: str, index_file: Path | None = None) -> str | None:
-        """The blob id of `path` in the index git commits (GIT_INDEX_FILE honoured), or in the
-        index file `index_file`; None when it has no entry (or the file cannot be read)."""
+    def index_blobs(self, paths: list[str], index_file: Path | None = None) -> dict[str, str | None]:
+        """The blob id of each path in the index git commits (GIT_INDEX_FILE honoured, read
+        afresh), or in the index file `index_file`; None when it has no entry (or no index)."""
         try:
             index = self._fresh_index() if index_file is None else pygit2.Index(str(index_file))
         except (pygit2.GitError, OSError, ValueError):
-            return None
-        return str(index[path].id) if path in index else None
+            return dict.fromkeys(paths)
+        return {p: str(index[p].id) if p in index else None for p in paths}
 
     def _fresh_index(self) -> pygit2.Index:
         index = self._repo.index

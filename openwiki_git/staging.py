@@ -35,14 +35,8 @@ def clean(repo: Repo, paths: list[str]) -> set[str]:
     """The `paths` (repository-relative) with no unstaged edits now: tracked, and the working
     tree's file is the index's blob, and pre-commit did not stash edits of it."""
     stashed = precommit_stashed()
-    out = set()
-    for path in paths:
-        if path in stashed:
-            continue
-        staged = repo.index_blob(path)
-        if staged is not None and repo.read(path).blob == staged:
-            out.add(path)
-    return out
+    staged = repo.index_blobs(paths)
+    return {p for p in paths if p not in stashed and staged[p] is not None and repo.read(p).blob == staged[p]}
 
 
 def stage(repo: Repo, paths: list[str]) -> None:
@@ -51,7 +45,10 @@ def stage(repo: Repo, paths: list[str]) -> None:
     if not paths:
         return
     real = _real_index(repo)
-    agree = [p for p in paths if real is not None and repo.index_blob(p, real) == repo.index_blob(p)]
+    agree = []
+    if real is not None:
+        now, there = repo.index_blobs(paths), repo.index_blobs(paths, real)
+        agree = [p for p in paths if there[p] == now[p]]
     repo.stage(paths)
     if real is not None and agree:
         repo.stage(agree, real)

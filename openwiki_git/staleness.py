@@ -41,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from openwiki_git import checker, compat, cosmetic, diffmap
 from openwiki_git.diffmap import FileChange, Hunk
@@ -179,12 +180,14 @@ class Engine:
     def judge(self, page: str, prev: Claim | None, cur: Claim) -> ClaimOutcome:
         """`cur` as stored now; `prev` the claim with the same id on the old side (None: new)."""
         outcomes: list[EvidenceOutcome] = []
-        affected = prev is None or prev.evidence != cur.evidence
+        affected = prev is None or prev.evidence != cur.evidence or prev.mark != cur.mark
         trusted = prev is not None and prev.mark is not None
+        ours = self._ours(prev, cur)
+        marked = cur.replace(mark=prev.mark) if ours and prev is not None else cur  # the mark as it stands
         for i, ev in enumerate(cur.evidence):
             base = _old_counterpart(prev, cur, i)
             if base is not None:
-                o, touched = self._through_diff(base, prev, trusted)  # type: ignore[arg-type]
+                o, touched = self._through_diff(base, marked, trusted)
                 o = self._settle(ev, base, o)
                 affected = affected or touched
             else:
@@ -192,7 +195,7 @@ class Engine:
             if o.status == "stale" and cur.mark is None and self.options.cosmetic_edits != "stale":
                 o = self._cosmetic(o)
             outcomes.append(o)
-        after = cur.replace(evidence=tuple(o.after for o in outcomes), mark=self._mark(prev, cur, outcomes))
+        after = cur.replace(evidence=tuple(o.after for o in outcomes), mark=self._mark(marked.mark, cur.mark if ours else None, outcomes))
         return ClaimOutcome(page, cur, after, self.decide(outcomes, after), tuple(outcomes), affected)
 
     # -- the one place where a claim's status is decided ---------------------------------------
@@ -228,21 +231,23 @@ class Engine:
         assert res.start is not None and res.end is not None
         return parsed is not None and res.end <= len(idx) and idx.span_hash(res.start - 1, res.end) == parsed[0]
 
-    def _mark(self, prev: Claim | None, cur: Claim, outcomes: list[EvidenceOutcome]) -> Mark | None:
-        """The mark to store. A mark that an earlier run wrote on this same base (and that the old
-        side does not have) is recomputed from the old side's, keeping its `since`."""
+    def _ours(self, prev: Claim | None, cur: Claim) -> bool:
+        """Whether `cur`'s mark was written by an earlier run on this same base (the old side
+        does not have it): then it is recomputed from the old side's."""
         mark = cur.mark
-        ours = mark is not None and prev is not None and mark != prev.mark and mark.commit == self.options.commit
-        if ours:
-            mark = prev.mark  # type: ignore[union-attr]
+        return mark is not None and prev is not None and mark != prev.mark and mark.commit == self.options.commit
+
+    def _mark(self, mark: Mark | None, earlier: Mark | None, outcomes: list[EvidenceOutcome]) -> Mark | None:
+        """The mark to store, from the mark as it stands (`mark`). `earlier`: the mark an earlier
+        run on this base wrote, kept as it is (its `since`) when it says the same."""
         bad = [o for o in outcomes if o.status != "fresh"]
         if not bad:
             return mark
-        status = "unresolved" if any(o.status == "unresolved" for o in bad) else "stale"
+        status: Literal["stale", "unresolved"] = "unresolved" if any(o.status == "unresolved" for o in bad) else "stale"
         if mark is None:
             new = Mark(status, self.options.now, tuple(o.cause() for o in bad), self.options.commit)
-            if ours and cur.mark is not None and (cur.mark.status, cur.mark.causes) == (new.status, new.causes):
-                return cur.mark
+            if earlier is not None and (earlier.status, earlier.causes) == (new.status, new.causes):
+                return earlier
             return new
         if status == "unresolved" and mark.status != "unresolved":
             return Mark("unresolved", mark.since, mark.causes, mark.commit)
@@ -280,7 +285,7 @@ class Engine:
 
     # -- old-side basis: through the diff ----------------------------------------------------
     def _through_diff(self, ev: Evidence, claim: Claim, trusted: bool) -> tuple[EvidenceOutcome, bool]:
-        """`ev` as cited on the old side, through the diff (`claim`: the old side's claim).
+        """`ev` as cited on the old side, through the diff (`claim`: with the mark as it stands).
         `trusted`: the old side's claim is marked, so its ranges have followed their (changed)
         text since it went stale: they are old-side line numbers even though the verified version
         no longer hashes there."""

@@ -8,7 +8,7 @@ import pytest
 
 from openwiki_git import compat
 from openwiki_git.diffmap import FileChange, Hunk
-from openwiki_git.model import Claim, Evidence, FileText, Mark
+from openwiki_git.model import Cause, Claim, Evidence, FileText, Mark
 from openwiki_git.staleness import Engine, Options
 
 
@@ -281,3 +281,25 @@ def test_kept_context_means_the_same_token(old: list[str], new: list[str], data:
         return
     if _context_kept(start, end, len(old), (m.start, m.end), len(new), hunks):
         assert compat.lines_version(new, m.start - 1, m.end) == compat.lines_version(old, start - 1, end)
+
+
+def test_a_mark_cleared_since_the_old_side_stays_cleared() -> None:
+    """`check --fix` (text reverted) or `claim confirm` cleared the mark the old side has: the
+    hook does not put it back when the diff leaves the file alone."""
+    sides = Sides({"a.py": SRC, "b.py": SRC}, {"a.py": SRC, "b.py": ["x\n"] + SRC})
+    e = ev("a.py", SRC, 10, 12)
+    marked = claim(e, mark=Mark("stale", "2026-01-01T00:00:00Z", (Cause(e.resource, "changed", "@@ -11 +11 @@"),), "d" * 40))
+    out = sides.engine().judge("g.md", marked, claim(e))
+    assert out.status == "fresh" and out.after.mark is None and not out.newly_flagged
+
+
+def test_a_mark_written_on_this_base_is_kept_as_it_is_by_a_second_run() -> None:
+    new = SRC[:10] + ["changed\n"] + SRC[11:]
+    sides = Sides({"a.py": SRC}, {"a.py": new})
+    c = claim(ev("a.py", SRC, 10, 12))
+    first = sides.engine().judge("g.md", c, c)
+    assert first.newly_flagged
+    later = Engine(sides.changes, lambda p: sides._read(sides.old, p), lambda p: sides._read(sides.new, p),
+                   Options(now="2026-12-02T00:00:00Z", commit="c" * 40))
+    second = later.judge("g.md", c, first.after)
+    assert second.after == first.after and not second.changed and not second.newly_flagged
