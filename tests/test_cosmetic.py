@@ -120,6 +120,7 @@ def test_hook_keeps_a_commented_range_fresh_and_check_agrees(repo, capsys) -> No
     repo.run("hook")
     out = capsys.readouterr()
     assert "claim_" not in out.out  # nothing stale
+    assert "kept fresh: src/mod.py#L10-L14 cosmetic: comments, line wrapping" in out.err
     side = json.loads(repo.read(".openwiki/.claims/guide.json"))["claims"][0]
     assert "mark" not in side
     assert side["evidence"][0]["resource"] == "repo://src/mod.py#L10-L14"  # re-anchored to the new text
