@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["FileChange", "Hunk", "Mapped", "added_lines", "map_line", "map_range", "bounded", "parse_header", "range_limit"]
+__all__ = ["FileChange", "Hunk", "Mapped", "added_lines", "bounded", "map_line", "map_range", "parse_header", "range_limit"]
 
 GROWTH_FACTOR = 2  # a changed range may grow to max(2x, +10 lines) of its cited size ...
 GROWTH_LINES = 10  # ... (config: range_growth_factor, range_growth_lines)

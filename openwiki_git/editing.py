@@ -6,11 +6,13 @@ The caller holds the wiki lock. The page is written first, then the sidecar with
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
+from typing import Any
 
-from openwiki_git import citations
-from openwiki_git.errors import StoreError
-from openwiki_git.model import Claim, Sidecar
+from openwiki_git import citations, compat
+from openwiki_git.errors import EvidenceError, StoreError
+from openwiki_git.model import Claim, Evidence, Sidecar
 from openwiki_git.store import Wiki, page_version
 
 PageEdit = Callable[[str], str]
@@ -92,3 +94,34 @@ def _utf8(data: bytes, filename: str) -> str:
 
 def new_sidecar(page: str) -> Sidecar:
     return Sidecar(page=page, page_version=page_version(b""), claims=())
+
+
+def new_claim_id(taken: set[str]) -> str:
+    labels = {citations.label(t) for t in taken}
+    for _ in range(64):
+        cid = "claim_" + uuid.uuid4().hex
+        if cid not in taken and citations.label(cid) not in labels:
+            return cid
+    raise StoreError("could not allocate a unique claim id")  # pragma: no cover - 2^-32 odds
+
+
+def resolve_new_evidence(ws: Any, resources: list[str], source: str) -> list[Evidence]:
+    """Resolve evidence at the literal lines given; every refusal names the resource and the fix."""
+    out: list[Evidence] = []
+    for raw in resources:
+        try:
+            res = compat.parse_resource(raw, wiki_dir=ws.config.wiki_dir)
+        except compat.ResourceError as e:
+            raise EvidenceError(f"--evidence: {e}") from None  # the message shows the input, escaped
+        ft = ws.repo.read(res.path, source)
+        if ft.text is None:
+            hint = f"`git add {res.path}` first" if ft.problem == "not tracked by git" else "cite a tracked text file"
+            raise EvidenceError(f"{raw}: {res.path}: {ft.problem}", hint)
+        got = compat.resolve(res, ft.text, None)
+        if got is None:
+            n = len(compat.split_lines(ft.text))
+            raise EvidenceError(f"{raw}: the range ends past the end of {res.path} ({n} lines)", "cite lines that exist")
+        if any(e.resource == got.resource.canonical for e in out):
+            raise EvidenceError(f"{raw}: {got.resource.canonical} is cited twice", "cite each resource once")
+        out.append(Evidence(got.resource.canonical, got.version, ft.blob))
+    return out

@@ -33,6 +33,7 @@ COMMANDS = [
     "graph",
     "locate",
     "expand",
+    "ground",
 ]
 
 

@@ -895,3 +895,9 @@ def _ask_and_apply(
             d.new_statement = final.statement
             d.evidence_after = [e.resource for e in final.evidence] if final.evidence else list(d.evidence_before)
         return
+
+
+def model_client(settings: Settings, count: int) -> Refresher:
+    """The client `refresh` builds (key from the environment, langchain-openai), for the other
+    passes that ask a model (`ground --model`): `count` items need it."""
+    return _default_refresher(settings, count)

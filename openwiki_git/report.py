@@ -96,6 +96,8 @@ def to_text(report: dict[str, Any], *, verbose: bool = False) -> str:
             lines.append(f"{c['page_path']}: {c['id']}: marker {c['marker']} is missing from the page's prose")
         if c["due"] and c["status"] == "fresh":
             lines.append(f"{c['page_path']}: {c['id']}: due for re-verification (last verified {c['verified_at']})")
+    for b in report.get("broken_references", []):
+        lines.append(f"{b['page_path']}:{b['line']}: broken reference `{b['reference']}`: {b['reason']}")
     s = report["summary"]
     lines.append(
         f"{s['total']} claims: {s['fresh']} fresh, {s['stale']} stale, {s['unresolved']} unresolved"

@@ -28,7 +28,7 @@ from openwiki_git import store
 from openwiki_git.errors import OpenwikiError
 from openwiki_git.git import Repo
 
-_DIFF_HEADER = re.compile(r'^diff --git (?:"?a/)(.*?)"? "?b/', re.M)
+_DIFF_HEADER = re.compile(r'^diff --git (?:"?a/)(.*?)"? "?b/', re.MULTILINE)
 
 
 def clean(repo: Repo, paths: list[str]) -> set[str]:

@@ -200,9 +200,10 @@ class Engine:
 
     # -- the one place where a claim's status is decided ---------------------------------------
     def decide(self, outcomes: Sequence[EvidenceOutcome], after: Claim) -> Status:
-        """The claim's status from its evidence outcomes (each decided by `_through_diff` or
-        `_on_new_side`; a later check, e.g. cosmetic edits, goes here, per outcome, before this).
-        A mark stays until something verifies the claim."""
+        """The claim's status from its evidence outcomes. Each item's outcome is decided in one
+        place, the loop of `judge` (old side: `_through_diff` then `_settle`; new side:
+        `_on_new_side`); a check that re-decides a stale outcome (cosmetic edits) goes right after
+        it, in that loop. A mark stays until something verifies the claim."""
         status = worst([o.status for o in outcomes])
         if status == "fresh" and after.mark is not None:
             status = "stale"
@@ -222,7 +223,7 @@ class Engine:
         res = _parse(ev.resource)
         if res is None:
             return False
-        ft, idx = self.new_file(res.path)
+        _, idx = self.new_file(res.path)
         if idx is None:
             return False
         if not res.is_range:

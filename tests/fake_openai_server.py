@@ -18,9 +18,10 @@ import re
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 
 @dataclass
@@ -95,7 +96,7 @@ class FakeOpenAI:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server.arrived:
@@ -203,6 +204,27 @@ def confirm_from_prompt(body: dict[str, Any]) -> dict[str, Any]:
                 "rationale": "The cited line still says so.",
             }
     return {"claim_id": claim.group(1) if claim else "", "verdict": "retract", "revised_statement": None, "cited_ranges": [], "rationale": "Nothing to cite."}
+
+
+def kill_at_request(server: FakeOpenAI, argv: list[str], n: int, release: threading.Event, env: dict[str, str]) -> int:
+    """Run `argv` as a process, SIGKILL it once the server has received `n` requests, then let
+    blocked replies go; returns the process's exit status (-SIGKILL when it was killed)."""
+    import os
+    import signal
+    import subprocess
+
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    try:
+        assert server.wait_for_requests(n, timeout=120), proc.stderr.read() if proc.poll() is not None else "no request"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        release.set()
+        assert proc.stderr is not None
+        proc.stderr.close()
+    return proc.returncode
 
 
 if __name__ == "__main__":  # pragma: no cover - manual use: a confirm-everything endpoint

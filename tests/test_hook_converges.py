@@ -22,12 +22,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from conftest import GitRepo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from openwiki_git import compat, diffmap, ghactions
-
-from conftest import GitRepo
 
 N = 40
 SRC = [f"def f{i}(): return {i}\n" for i in range(1, N + 1)]

@@ -41,6 +41,7 @@ OWNERS = {
     "langchain_openai": {"refresher"},
     "openai": {"refresher"},
     "github": {"github_api"},
+    "tree_sitter": {"ground_ts"},
     "ruamel": {"yamlio", "frontmatter"},
     "pygments": {"cosmetic"},
 }

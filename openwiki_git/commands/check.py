@@ -100,7 +100,7 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
 
 def is_clean(data: dict[str, Any]) -> bool:
     s = data["summary"]
-    return s["stale"] == 0 and s["unresolved"] == 0 and s["missing_markers"] == 0
+    return s["stale"] == 0 and s["unresolved"] == 0 and s["missing_markers"] == 0 and not data.get("broken_references")
 
 
 def collect(ws: Workspace, args: argparse.Namespace) -> tuple[list[ClaimResult], dict[str, Any]]:
@@ -127,7 +127,10 @@ def _collect(ws: Workspace, args: argparse.Namespace) -> tuple[list[ClaimResult]
         cache.save(partial=bool(args.page))
     if ws.config.strict_openwiki:
         results = _markers_optional(ws, results)
-    return results, {}
+    from openwiki_git import ground  # broken code references, on pages `ground` grounded only
+
+    broken = ground.broken_references(ws, sidecars, args.source)
+    return results, ({"broken_references": broken} if broken else {})
 
 
 def _markers_optional(ws: Workspace, results: list[ClaimResult]) -> list[ClaimResult]:

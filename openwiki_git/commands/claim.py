@@ -9,11 +9,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import uuid
 from typing import Any
 
 from openwiki_git import citations, compat, editing
 from openwiki_git.commands import add_format, open_workspace
+from openwiki_git.editing import new_claim_id as _new_id
+from openwiki_git.editing import resolve_new_evidence
 from openwiki_git.errors import EvidenceError, StoreError, UsageError
 from openwiki_git.model import Claim, Evidence
 from openwiki_git.workspace import SOURCES_HELP, Workspace, now_iso
@@ -67,37 +68,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 ID_HELP = "claim id: claim_<hex>, a unique prefix of 8+ characters, or the page label c-xxxxxxxx"
-
-
-def _new_id(taken: set[str]) -> str:
-    labels = {citations.label(t) for t in taken}
-    for _ in range(64):
-        cid = "claim_" + uuid.uuid4().hex
-        if cid not in taken and citations.label(cid) not in labels:
-            return cid
-    raise StoreError("could not allocate a unique claim id")  # pragma: no cover - 2^-32 odds
-
-
-def resolve_new_evidence(ws: Workspace, resources: list[str], source: str) -> list[Evidence]:
-    """Resolve evidence at the literal lines given; every refusal names the resource and the fix."""
-    out: list[Evidence] = []
-    for raw in resources:
-        try:
-            res = compat.parse_resource(raw, wiki_dir=ws.config.wiki_dir)
-        except compat.ResourceError as e:
-            raise EvidenceError(f"--evidence: {e}") from None  # the message shows the input, escaped
-        ft = ws.repo.read(res.path, source)
-        if ft.text is None:
-            hint = f"`git add {res.path}` first" if ft.problem == "not tracked by git" else "cite a tracked text file"
-            raise EvidenceError(f"{raw}: {res.path}: {ft.problem}", hint)
-        got = compat.resolve(res, ft.text, None)
-        if got is None:
-            n = len(compat.split_lines(ft.text))
-            raise EvidenceError(f"{raw}: the range ends past the end of {res.path} ({n} lines)", "cite lines that exist")
-        if any(e.resource == got.resource.canonical for e in out):
-            raise EvidenceError(f"{raw}: {got.resource.canonical} is cited twice", "cite each resource once")
-        out.append(Evidence(got.resource.canonical, got.version, ft.blob))
-    return out
 
 
 def cmd_add(args: argparse.Namespace) -> int:

@@ -71,6 +71,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     r.add_argument("--max-claims", type=int, metavar="N", help="refresh at most N claims in this run")
     r.set_defaults(run=cmd_refresh_pr)
 
+    from openwiki_git.commands import github_ground  # `github ground-pr`, on the same machinery
+
+    github_ground.add_parser(gsub)
+
 
 # -- the runner's environment ------------------------------------------------------------------------
 @dataclass(frozen=True)

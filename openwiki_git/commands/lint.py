@@ -29,7 +29,7 @@ from openwiki_git.errors import OpenwikiError, SchemaError
 from openwiki_git.model import Claim, Sidecar
 from openwiki_git.workspace import Workspace
 
-KINDS = ("front-matter", "ungrounded", "orphan-sidecar", "missing-marker", "broken-link", "out-of-step", "index", "prose-differs")
+KINDS = ("front-matter", "ungrounded", "orphan-sidecar", "missing-marker", "broken-link", "out-of-step", "index", "broken-reference", "prose-differs")
 _LINK = re.compile(r"\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)")
 _REFDEF = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>\n]*>|\S+)")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -111,10 +111,21 @@ def lint(ws: Workspace) -> tuple[list[Finding], Plan]:
             found.append(Finding("orphan-sidecar", rel, 1, msg))
     found += _markers(ws, texts, sidecars, plan)
     found += _links(ws)
+    found += _broken_references(ws, sidecars)
     found += _out_of_step(ws, texts, sidecars, plan)
     if not ws.config.strict_openwiki:  # an OpenWiki wiki's indexes are OpenWiki's
         found += _indexes(ws, plan)
     return found, plan
+
+
+def _broken_references(ws: Workspace, sidecars: dict[str, Sidecar]) -> list[Finding]:
+    """Code references that name nothing in the code, on pages `ground` grounded (ground.py)."""
+    from openwiki_git import ground
+
+    return [
+        Finding("broken-reference", b["page_path"], b["line"], f"`{b['reference']}` names nothing in the code: {b['reason']}")
+        for b in ground.broken_references(ws, sidecars)
+    ]
 
 
 def _located(message: str, default_path: str) -> tuple[str, int, str]:
