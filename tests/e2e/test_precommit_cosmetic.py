@@ -10,7 +10,7 @@ from .test_precommit import commit, committed_claims, edit, project  # noqa: F40
 pytestmark = pytest.mark.e2e
 
 
-def test_a_comment_inside_a_cited_range_passes_and_keeps_the_claim_fresh(project) -> None:  # type: ignore[no-untyped-def]
+def test_a_comment_inside_a_cited_range_passes_and_keeps_the_claim_fresh(project) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     before = committed_claims(project)["Line ten says ten."]
     edit(project, lambda ls: ls[:10] + ["line 11  # the eleventh\n", "\n"] + ls[11:])  # a comment and a blank line
     project.git("add", "src/app.py")
