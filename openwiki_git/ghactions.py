@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 from openwiki_git import compat
+from openwiki_git.redact import redact
 
 STICKY_MARKER = "<!-- openwiki-git:stale-claims -->"
 REFRESH_MARKER = "<!-- openwiki-git:refresh"
@@ -242,11 +243,12 @@ def escape_property(text: str) -> str:
 
 
 def workflow_command(kind: str, message: str, **props: str | int | None) -> str:
+    """One workflow command (`::warning file=F,line=L,title=T::message`), secrets masked."""
     given = [(k, v) for k, v in props.items() if v is not None]
     head = f"::{kind}"
     if given:
-        head += " " + ",".join(f"{k}={escape_property(str(v))}" for k, v in given)
-    return f"{head}::{escape_data(message)}"
+        head += " " + ",".join(f"{k}={escape_property(redact(str(v)))}" for k, v in given)
+    return f"{head}::{escape_data(redact(message))}"
 
 
 def annotations(report: Mapping[str, Any], *, limit: int = MAX_WARNINGS) -> list[str]:
@@ -307,6 +309,84 @@ def _page_cell(d: Mapping[str, Any], links: Links, wiki_dir: str) -> str:
     return f"[{md_cell(page)}]({links.blob(f'{wiki_dir}/{page}')})"
 
 
+def fenced(text: str, info: str = "") -> list[str]:
+    """`text` as a fenced code block whose fence no line of it can close."""
+    longest = max((len(m) for m in re.findall(r"`{3,}|~{3,}", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{info}", *text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), fence]
+
+
+def _quote_link(resource: str, links: Links, wiki_dir: str, sha: str) -> str:
+    r = _resource(resource, wiki_dir)
+    if r is None:
+        return code(resource)
+    return f"[{md_text(_label(r))}]({links.blob(r.path, r.start, r.end, sha=sha)})"
+
+
+def _decision_md(d: Mapping[str, Any], links: Links, wiki_dir: str, checked_at: str) -> list[str]:
+    """One decision as a reviewer checks it: the statement before and after, the model's rationale,
+    the lines it quoted (linked at the commit it read), the new evidence, and anything to look at."""
+    verdict = d.get("verdict")
+    head = f"**{_page_cell(d, links, wiki_dir)}** · {code(short_id(d['claim_id']))} · {_usage_cell(d)} tokens · {_cost(d.get('cost'))}"
+    if d.get("trivial"):
+        head = f"**{_page_cell(d, links, wiki_dir)}** · {code(short_id(d['claim_id']))} · no model call ({md_text(d['trivial'])})"
+    out = [head, ""]
+    old, new = d.get("old_statement") or "", d.get("new_statement")
+    if verdict == "revise" and new and new != old:
+        out += [f"- Before: {md_text(old)}", f"- After: {md_text(new)}"]
+    elif verdict == "revise":
+        out += [f"- Statement (kept, with new evidence): {md_text(old)}"]
+    elif verdict == "retract":
+        out += [f"- Removed: {md_text(old)}"]
+    else:
+        out += [f"- Statement: {md_text(old)}"]
+    if d.get("rationale"):
+        out.append(f"- Rationale (the model's): {md_text(d['rationale'])}")
+    for note in d.get("notes") or []:
+        out.append(f"- ⚠️ {md_text(note)}")
+    if verdict == "revise" and d.get("evidence_after") and d.get("evidence_after") != d.get("evidence_before"):
+        out.append("- New evidence: " + ", ".join(_quote_link(e, links, wiki_dir, checked_at) for e in d["evidence_after"]))
+    out.append("")
+    for q in d.get("quotes") or []:
+        out += [f"Quoted from {_quote_link(q['resource'], links, wiki_dir, checked_at)} at {code(short_sha(checked_at))}:", ""]
+        out += fenced(str(q.get("quote") or ""))
+        out.append("")
+    return out
+
+
+def render_plan(result: Mapping[str, Any], *, wiki_dir: str = ".openwiki", limit: int = SUMMARY_LIMIT) -> str:
+    """A dry run (`--plan`) for the step summary: each claim that would be sent, with its estimated
+    tokens and cost, the ones that would not and why, then the estimate's totals."""
+    plan = result.get("plan") or {}
+    out = [
+        "## openwiki-git: refresh plan (no model was called)",
+        "",
+        f"{_plural(int(plan.get('claims_to_send') or 0), 'claim')} would be sent to {code(result.get('model') or 'none')}: "
+        f"~{int(plan.get('tokens_in') or 0):,} tokens in, ~{int(plan.get('tokens_out') or 0):,} out, "
+        f"~{_cost(plan.get('cost'))} (estimates).",
+        "",
+        "| Page | Claim | Sent? | Tokens in / out (est.) | Cost (est.) |",
+        "|---|---|---|---|---|",
+    ]
+    used = _size(out) + 200
+    for d in result.get("decisions", []):
+        p = d.get("planned")
+        page = md_cell(f"{wiki_dir}/{d.get('page')}")
+        if d.get("verdict"):
+            row = f"| {page} | {code(short_id(d['claim_id']))} | confirmed without a model ({md_cell(d.get('trivial') or '')}) | 0 | $0.0000 |"
+        elif p is not None and p.get("send"):
+            row = (f"| {page} | {code(short_id(d['claim_id']))} | yes | ~{int(p['tokens_in']):,} / ~{int(p['tokens_out']):,} "
+                   f"| ~{_cost(p.get('cost'))} |")
+        else:
+            row = f"| {page} | {code(short_id(d['claim_id']))} | no: {md_cell(d.get('skipped') or d.get('error') or '')} | | |"
+        if used + _size([row]) > limit:
+            out.append("| … | | more than fit in the summary | | |")
+            break
+        out.append(row)
+        used += _size([row])
+    return "\n".join(out + [""])
+
+
 def refresh_counts(result: Mapping[str, Any]) -> dict[str, int]:
     """confirm / revise / retract / stale (left as it was) counts of a refresh result."""
     counts = {"confirm": 0, "revise": 0, "retract": 0, "stale": 0}
@@ -324,10 +404,11 @@ def render_refresh_body(
     wiki_dir: str = ".openwiki",
     limit: int = COMMENT_LIMIT,
 ) -> str:
-    """The refresh PR's body (from `RefreshResult.to_dict()`): the revised, retracted, confirmed
-    and left-stale claims in tables, each with its tokens and cost, then the totals. `links`
-    point at the refresh branch; `checked_at` is the base commit the code was read at. A hidden
-    fingerprint lets the next run see that nothing is new."""
+    """The refresh PR's body (from `RefreshResult.to_dict()`): each decision as a reviewer checks
+    it (revisions and retractions first: the statement before and after, the rationale, the quoted
+    lines linked at `checked_at`, the new evidence, notes), the left-stale claims in a table, then
+    the totals. `links` point at the refresh branch; `checked_at` is the base commit the code was
+    read at. A hidden fingerprint lets the next run see that nothing is new."""
     ds = list(result.get("decisions", []))
     n = refresh_counts(result)
     head = [
@@ -342,28 +423,12 @@ def render_refresh_body(
         "",
     ]
     sections: list[list[str]] = []
-    revised = [d for d in ds if d.get("verdict") == "revise"]
-    if revised:
-        rows = ["### Revised", "", "| Page | Claim | Before | After | Tokens in / out | Cost |", "|---|---|---|---|---|---|"]
-        for d in revised:
-            after = d.get("new_statement") or d.get("old_statement") or ""
-            if after == d.get("old_statement"):
-                after += " _(new evidence)_"
-            rows.append(
-                f"| {_page_cell(d, links, wiki_dir)} | {code(short_id(d['claim_id']))} | {md_cell(d.get('old_statement') or '')} "
-                f"| {md_cell(after)} | {_usage_cell(d)} | {_cost(d.get('cost'))} |"
-            )
-        sections.append(rows + [""])
-    for key in ("retract", "confirm"):
+    # Revisions and retractions first: they change what the wiki says.
+    for key, title in (("revise", "Revised"), ("retract", "Retracted"), ("confirm", "Confirmed")):
         group = [d for d in ds if d.get("verdict") == key]
         if group:
-            rows = [f"### {VERDICTS[key]}", "", "| Page | Claim | Statement | Tokens in / out | Cost |", "|---|---|---|---|---|"]
-            for d in group:
-                rows.append(
-                    f"| {_page_cell(d, links, wiki_dir)} | {code(short_id(d['claim_id']))} | {md_cell(d.get('old_statement') or '')} "
-                    f"| {_usage_cell(d)} | {_cost(d.get('cost'))} |"
-                )
-            sections.append(rows + [""])
+            sections.append([f"### {title}", ""])
+            sections += [_decision_md(d, links, wiki_dir, checked_at) for d in group]
     left = [d for d in ds if d.get("verdict") not in VERDICTS]
     if left:
         rows = ["### Left stale", "", "| Page | Claim | Why | Tokens in / out | Cost |", "|---|---|---|---|---|"]
@@ -411,3 +476,12 @@ def without_timestamps(data: bytes) -> bytes:
     """The bytes with every ISO 8601 date-time masked: two refreshes that differ only in when they
     ran are the same change (no churn from timestamps)."""
     return _TIMESTAMP.sub(b"<time>", data)
+
+
+_PAGE_VERSION = re.compile(rb'("pageVersion"\s*:\s*")sha256:[0-9a-f]{64}(")')
+
+
+def without_volatile(data: bytes) -> bytes:
+    """`without_timestamps`, and the sidecar's pageVersion masked too (it hashes the page's bytes,
+    which hold the timestamps): the same decisions made at another time compare equal."""
+    return _PAGE_VERSION.sub(rb"\1<page-version>\2", without_timestamps(data))

@@ -20,7 +20,14 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import requests
-from github import Auth, Github, GithubException, InputGitTreeElement, UnknownObjectException
+from github import (
+    Auth,
+    Github,
+    GithubException,
+    InputGitTreeElement,
+    UnknownObjectException,
+)
+from urllib3.util.retry import Retry
 
 from openwiki_git import __version__
 from openwiki_git.errors import GitHubError
@@ -32,6 +39,17 @@ FORBIDDEN_PREFIXES = (".github/workflows/",)
 FILE_MODE = "100644"
 COMPARE_FILE_LIMIT = 300  # the compare API lists at most 300 files
 
+DEFAULT_BOT = "github-actions[bot]"  # the author of what GITHUB_TOKEN writes
+FINGERPRINT_TRAILER = "Openwiki-Git-Fingerprint:"
+# Only requests that can be repeated safely are retried: a POST that failed with a 502 may have
+# been carried out (a second sticky comment, a second pull request), so it is never re-sent.
+RETRY_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+CREATE_PR_SETTING_HINT = (
+    "let GitHub Actions open pull requests: Settings > Actions > General > Workflow permissions > "
+    '"Allow GitHub Actions to create and approve pull requests" (in an organization, first allow it in the '
+    "organization's Actions settings), or pass a GitHub App token as `github-token`"
+)
+
 PERMISSIONS_HINT = (
     "a pull request from a fork gets a read-only token; otherwise grant the job "
     "`permissions: pull-requests: write` (and `contents: write` for refresh-pr)"
@@ -42,14 +60,57 @@ class ReadOnlyTokenError(GitHubError):
     """The token may read but not write here (HTTP 403)."""
 
 
+class CreatePullForbiddenError(GitHubError):
+    """GitHub refused to let this token open the pull request (the repository's Actions setting)."""
+
+
+def retry_policy() -> Retry:
+    """Retries of idempotent requests only (GET, HEAD, OPTIONS) on a 502, 503 or 504; never a POST
+    or PATCH, which may have been carried out before the error. The last answer is returned, not
+    raised, so PyGithub reports GitHub's status and message."""
+    return Retry(
+        total=2,
+        connect=2,
+        read=2,
+        status=2,
+        allowed_methods=RETRY_METHODS,
+        status_forcelist=(502, 503, 504),
+        backoff_factor=0.5,
+        raise_on_status=False,
+        respect_retry_after_header=True,
+    )
+
+
 def connect(token: str, *, base_url: str | None = None) -> Github:
-    """A client for the Actions runner: the given token, the given API (GHES sets GITHUB_API_URL)."""
+    """The one client configuration, for the Actions runner and the tests alike: the given token,
+    the given API (GHES sets GITHUB_API_URL), `retry_policy()`, no client-side throttling (a run
+    makes a handful of writes), a timeout per request."""
     return Github(
         auth=Auth.Token(token),
         base_url=(base_url or DEFAULT_API_URL).rstrip("/"),
         user_agent=f"openwiki-git/{__version__}",
         lazy=True,
+        retry=retry_policy(),
+        timeout=30,
+        seconds_between_requests=None,
+        seconds_between_writes=None,
     )
+
+
+USER_TOKEN_PREFIXES = ("ghp_", "github_pat_", "gho_", "ghu_")  # tokens that act as a person
+
+
+def comment_author(gh: Github, token: str | None) -> str | None:
+    """Who this token writes comments as, when that is one known login: the user of a personal or
+    OAuth token (read from /user). None for GITHUB_TOKEN and GitHub App installation tokens, which
+    write as a bot (github-actions[bot], <app>[bot]) and may not read /user."""
+    if not token or not token.startswith(USER_TOKEN_PREFIXES):
+        return None
+    try:
+        login = gh.get_user().login
+    except (GithubException, requests.RequestException):
+        return None
+    return str(login) if login else None
 
 
 # -- errors ----------------------------------------------------------------------------------------
@@ -109,6 +170,20 @@ def _is_sticky(body: str | None, marker: str) -> bool:
     return (body or "").lstrip().startswith(marker)
 
 
+def _login(comment: Any) -> str | None:
+    user = getattr(comment, "user", None)
+    return getattr(user, "login", None) if user is not None else None
+
+
+def _written_by(comment: Any, author: str | None) -> bool:
+    """By `author`; with no author known, by a bot (a person's comment is never taken over)."""
+    login = _login(comment) or ""
+    if author is not None:
+        return login == author
+    user = getattr(comment, "user", None)
+    return login.endswith("[bot]") or getattr(user, "type", None) == "Bot"
+
+
 def _same_text(a: str | None, b: str | None) -> bool:
     def norm(s: str | None) -> str:
         return (s or "").replace("\r\n", "\n").strip()
@@ -116,24 +191,34 @@ def _same_text(a: str | None, b: str | None) -> bool:
     return norm(a) == norm(b)
 
 
-def find_sticky_comment(gh: Github, repo_name: str, number: int, *, marker: str = STICKY_MARKER) -> Any | None:
-    """The first comment on the pull request whose body starts with `marker`, across every page."""
+def find_sticky_comment(
+    gh: Github, repo_name: str, number: int, *, marker: str = STICKY_MARKER, author: str | None = None
+) -> Any | None:
+    """The first comment on the pull request whose body starts with `marker`, written by `author`
+    (None: by a bot), across every page: a person's comment quoting the marker is never taken over."""
     with _api(f"listing the comments of {repo_name}#{number}"):
         issue = gh.get_repo(repo_name).get_issue(number)
         for comment in issue.get_comments():
-            if _is_sticky(comment.body, marker):
+            if _is_sticky(comment.body, marker) and _written_by(comment, author):
                 return comment
     return None
 
 
 def upsert_sticky_comment(
-    gh: Github, repo_name: str, number: int, body: str, *, create: bool = True, marker: str = STICKY_MARKER
+    gh: Github,
+    repo_name: str,
+    number: int,
+    body: str,
+    *,
+    create: bool = True,
+    marker: str = STICKY_MARKER,
+    author: str | None = None,
 ) -> CommentResult:
-    """Edit the one sticky comment to `body`; create it only when `create` (so an all-clear note is
-    never a new comment); write nothing when it already says `body`."""
+    """Edit the one sticky comment (by `author`, None: by a bot) to `body`; create it only when `create` (so an
+    all-clear note is never a new comment); write nothing when it already says `body`."""
     if not _is_sticky(body, marker):
         raise GitHubError(f"the comment body must start with the marker {marker}")
-    existing = find_sticky_comment(gh, repo_name, number, marker=marker)
+    existing = find_sticky_comment(gh, repo_name, number, marker=marker, author=author)
     if existing is None:
         if not create:
             return CommentResult("none")
@@ -284,9 +369,69 @@ def publish_pull(
         with _api(f"updating pull request #{existing.number}"):
             repo.get_pull(existing.number).edit(title=title, body=body)
         return PullResult("updated", existing.number, existing.url, commit.sha)
-    with _api(f"opening a pull request from {branch} into {base}"):
-        pr = repo.create_pull(base=base, head=branch, title=title, body=body)
-        return PullResult("created", pr.number, pr.html_url, commit.sha)
+    return open_pull(gh, repo_name, base=base, branch=branch, title=title, body=body, commit=commit.sha)
+
+
+def open_pull(gh: Github, repo_name: str, *, base: str, branch: str, title: str, body: str, commit: str) -> PullResult:
+    """Open the pull request from `branch` (already holding `commit`) into `base`."""
+    action = f"opening a pull request from {branch} into {base}"
+    try:
+        pr = gh.get_repo(repo_name).create_pull(base=base, head=branch, title=title, body=body)
+    except GithubException as e:
+        error = translate(e, action)
+        if e.status == 403 and "rate limit" not in error.message.lower():
+            raise CreatePullForbiddenError(
+                f"{action}: GitHub refused (403 {_message(e)}); the decisions are saved on the branch {branch}",
+                CREATE_PR_SETTING_HINT + f"; the next run opens the pull request from {branch} without calling the model again",
+            ) from None
+        raise error from None
+    except requests.RequestException as e:
+        raise GitHubError(f"{action}: cannot reach the GitHub API ({type(e).__name__})", "check GITHUB_API_URL") from None
+    return PullResult("created", pr.number, pr.html_url, commit)
+
+
+@dataclass(frozen=True)
+class BranchCommit:
+    sha: str
+    message: str
+    parents: tuple[str, ...]
+
+    @property
+    def fingerprint(self) -> str | None:
+        for line in reversed(self.message.splitlines()):
+            if line.startswith(FINGERPRINT_TRAILER):
+                return line.removeprefix(FINGERPRINT_TRAILER).strip()
+        return None
+
+
+def branch_commit(gh: Github, repo_name: str, branch: str) -> BranchCommit | None:
+    """The commit the branch points at (None when there is no such branch)."""
+    repo = gh.get_repo(repo_name)
+    with _api(f"reading branch {branch}"):
+        try:
+            sha = repo.get_git_ref(f"heads/{branch}").object.sha
+        except UnknownObjectException:
+            return None
+        commit = repo.get_git_commit(sha)
+        return BranchCommit(sha, commit.message or "", tuple(p.sha for p in commit.parents))
+
+
+def files_at(gh: Github, repo_name: str, parent_sha: str, head_sha: str) -> dict[str, bytes | None] | None:
+    """The files `head_sha` changes relative to `parent_sha`, with their bytes at head (None:
+    deleted); None when the comparison is too large to trust."""
+    repo = gh.get_repo(repo_name)
+    out: dict[str, bytes | None] = {}
+    with _api(f"comparing {parent_sha[:12]} with {head_sha[:12]}"):
+        files = repo.compare(parent_sha, head_sha).files
+        if len(files) >= COMPARE_FILE_LIMIT:
+            return None
+        for f in files:
+            if f.status == "removed":
+                out[f.filename] = None
+                continue
+            blob = repo.get_git_blob(f.sha)
+            out[f.filename] = base64.b64decode(blob.content) if blob.encoding == "base64" else blob.content.encode("utf-8")
+    return out
 
 
 def _move_branch(repo: Any, branch: str, sha: str) -> None:
@@ -308,15 +453,22 @@ def _move_branch(repo: Any, branch: str, sha: str) -> None:
 
 __all__ = [
     "STICKY_MARKER",
+    "BranchCommit",
     "CommentResult",
+    "CreatePullForbiddenError",
     "OpenPull",
     "PullResult",
     "ReadOnlyTokenError",
+    "comment_author",
+    "branch_commit",
     "connect",
+    "files_at",
     "find_open_pull",
     "find_sticky_comment",
     "git_blob_sha",
+    "open_pull",
     "publish_pull",
+    "retry_policy",
     "same_as_pull",
     "translate",
     "upsert_sticky_comment",

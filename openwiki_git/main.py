@@ -67,8 +67,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def _one_line(text: str) -> str:
-    """An error is one line, whatever a file name or user input it quotes contains."""
-    return text.replace("\r", "\\r").replace("\n", "\\n")
+    """An error is one line, whatever a file name or user input it quotes contains; secrets masked."""
+    from openwiki_git.redact import redact
+
+    return redact(text).replace("\r", "\\r").replace("\n", "\\n")
 
 
 def command_named(argv: Sequence[str]) -> str | None:
@@ -112,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:  # the unexpected: say so, one line, traceback on request
         if args.verbose:
             traceback.print_exc()
-        print(f"error: unexpected {type(e).__name__}: {e} (run with --verbose for the traceback)", file=sys.stderr)
+        print(f"error: unexpected {type(e).__name__}: {_one_line(str(e))} (run with --verbose for the traceback)", file=sys.stderr)
         return 3
     finally:
         if previous is not None:

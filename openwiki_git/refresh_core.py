@@ -229,6 +229,7 @@ class ClaimContext:
     tag: str
     tokens: int  # estimated, prompt and system together
     truncated: bool
+    verified: tuple[str, ...] = ()  # the cited texts as last verified (where a moved text may be found)
 
     @property
     def paths(self) -> set[str]:
@@ -381,6 +382,7 @@ def build_context(
         tag=tag,
         tokens=estimate_tokens(SYSTEM_PROMPT + rendered),
         truncated=truncated,
+        verified=tuple(s.old_text for s in sources if s.old_text is not None),
     )
 
 
@@ -470,7 +472,8 @@ class Plan:
     evidence: tuple[Evidence, ...] | None  # revise: the new evidence, resolved at literal lines
     cited: tuple[str, ...] = ()
     rationale: str = ""
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = field(default=())  # for the reviewer: quotes of comments, instruction-like text
+    quotes: tuple[tuple[str, str], ...] = ()  # (resource, quote) as the model cited them, checked
 
 
 _PARENT = re.compile(r"(^|/)\.\.(/|$)")
@@ -533,20 +536,67 @@ def check_verdict(
                 f"{bad[0].resource} cannot be found in the current code ({bad[0].reason}), so the claim cannot be "
                 "confirmed as cited: revise it with the lines that support it, or retract it"
             )
+    statement = claim.statement
+    if verdict == "revise" and data["revised_statement"] is not None:
+        statement = _check_statement(data["revised_statement"])
+    # A revise that keeps the statement vouches for it as a confirm does: it may cite only the
+    # claim's own lines, or the text it cited as verified, found moved (never unrelated lines).
+    keeps = verdict == "confirm" or statement == claim.statement
     resolved: list[Evidence] = []
     canon: list[str] = []
+    quotes: list[tuple[str, str]] = []
+    notes: list[str] = []
     for i, item in enumerate(cited):
-        ev = _check_cited(item["resource"], item["quote"], ctx, read, wiki_dir, verdict, f"cited_ranges[{i}]")
+        ev, note = _check_cited(item["resource"], item["quote"], ctx, read, wiki_dir, verdict, f"cited_ranges[{i}]", keeps)
         if ev.resource in canon:
             raise VerdictError(f"cited_ranges[{i}]: {ev.resource} is cited twice")
         canon.append(ev.resource)
         resolved.append(ev)
+        quotes.append((ev.resource, item["quote"]))
+        notes += note
     if verdict == "confirm":
-        return Plan(claim.id, "confirm", claim.statement, None, tuple(canon), rationale)
-    statement = claim.statement
-    if data["revised_statement"] is not None:
-        statement = _check_statement(data["revised_statement"])
-    return Plan(claim.id, "revise", statement, tuple(resolved), tuple(canon), rationale)
+        return Plan(claim.id, "confirm", claim.statement, None, tuple(canon), rationale, tuple(notes), tuple(quotes))
+    return Plan(claim.id, "revise", statement, tuple(resolved), tuple(canon), rationale, tuple(notes), tuple(quotes))
+
+
+_PROSE_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".adoc", ".org", ".html", ".htm", "")
+_COMMENT_LINE = re.compile(r"^\s*(?:#|//|/\*|\*|--|<!--|;|%|\"\"\"|\'\'\'|REM\b|')")
+_STRING_LINE = re.compile(r"""^\s*[rbfuRBFU]{0,2}(["'`]).*\1[,;]?\s*$""")
+_INSTRUCTION = re.compile(
+    r"(?i)\b(ignore|disregard|forget)\b.{0,40}\b(instructions?|previous|above|rules?)\b|\byou (must|should) "
+    r"(answer|confirm|revise|retract|reply|respond)|\b(answer|verdict)\s*[:=]\s*[\"']?(confirm|revise|retract)|"
+    r"\bsystem prompt\b|\bas an ai\b"
+)
+
+
+def _is_prose_file(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1].lower()
+    suffix = name[name.rfind(".") :] if "." in name else ""
+    return suffix in _PROSE_SUFFIXES
+
+
+def _is_comment(line: str) -> bool:
+    return bool(_COMMENT_LINE.match(line) or _STRING_LINE.match(line))
+
+
+def _quote_notes(path: str, wanted: list[str], cited_lines: list[str], where: str) -> list[str]:
+    """Raise when a quote of code quotes only comments or strings while the lines cited (by the
+    model or the claim) hold code: comments can say anything, including instructions to a model.
+    Returns notes for the reviewer."""
+    notes: list[str] = []
+    quoted = [ln for ln in wanted if ln]
+    if _INSTRUCTION.search(" ".join(quoted)):
+        notes.append(f"{where}: the quoted text reads like instructions to a model; check it against the code")
+    if _is_prose_file(path):
+        return notes
+    if quoted and all(_is_comment(ln) for ln in quoted):
+        code_lines = [ln for ln in cited_lines if ln.strip() and not _is_comment(ln)]
+        if code_lines:
+            raise VerdictError(
+                f"{where}: the quote is only comments or strings; quote the code lines that support the statement"
+            )
+        notes.append(f"{where}: the cited lines are comments or strings only, not code")
+    return notes
 
 
 def _check_statement(text: str) -> str:
@@ -564,8 +614,8 @@ def _check_statement(text: str) -> str:
 
 
 def _check_cited(
-    raw: str, quote: str, ctx: ClaimContext, read: Reader, wiki_dir: str, verdict: str, where: str
-) -> Evidence:
+    raw: str, quote: str, ctx: ClaimContext, read: Reader, wiki_dir: str, verdict: str, where: str, keeps: bool = False
+) -> tuple[Evidence, list[str]]:
     path_part = raw.removeprefix(compat.PREFIX).split("#", 1)[0]
     if _PARENT.search(unquote(path_part).replace("\\", "/")):
         raise VerdictError(f"{where}: {raw[:200]!r}: '..' is not allowed in a cited path")
@@ -601,6 +651,13 @@ def _check_cited(
         raise VerdictError(f"{where}: the quote is empty: copy the cited lines' text")
     if not _contains_run([_norm_line(ln) for ln in cited_lines], wanted):
         raise VerdictError(f"{where}: the quote does not match the current text of {res.canonical}")
+    own = [
+        ln
+        for r in (_parse(e.current_resource) for e in ctx.result.evidence)
+        if r is not None and r.path == res.path and r.is_range
+        for ln in lines[r.start - 1 : r.end]  # type: ignore[operator]
+    ]
+    notes = _quote_notes(res.path, wanted, cited_lines + own, where)
     if verdict == "confirm" and res.is_range:
         current = [
             r
@@ -615,10 +672,28 @@ def _check_cited(
                 f"{where}: {res.canonical} is outside the claim's cited lines; "
                 "to cite other lines, answer revise (they become its evidence)"
             )
+    elif keeps and not _own_or_moved(res, wanted, ctx):
+        raise VerdictError(
+            f"{where}: {res.canonical} is neither the claim's cited lines nor its verified text moved elsewhere; "
+            "a revise that keeps the statement vouches for it like a confirm. Give the revised_statement these "
+            "lines support, or retract"
+        )
     got = compat.resolve(res, ft.text, None)
     if got is None:  # pragma: no cover - the range was checked against the line count above
         raise VerdictError(f"{where}: {res.canonical} does not resolve")
-    return Evidence(got.resource.canonical, got.version, ft.blob)
+    return Evidence(got.resource.canonical, got.version, ft.blob), notes
+
+
+def _own_or_moved(res: compat.Resource, wanted: list[str], ctx: ClaimContext) -> bool:
+    """The cited range overlaps the claim's current lines, or the quote is part of the text as
+    last verified (the same text, moved)."""
+    for e in ctx.result.evidence:
+        r = _parse(e.current_resource)
+        if r is None or r.path != res.path:
+            continue
+        if not r.is_range or not res.is_range or (r.start <= res.end and res.start <= r.end):  # type: ignore[operator]
+            return True
+    return any(_contains_run([_norm_line(ln) for ln in old.splitlines()], wanted) for old in ctx.verified)
 
 
 def _covered(start: int, end: int, spans: list[tuple[int, int]]) -> bool:

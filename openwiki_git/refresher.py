@@ -10,27 +10,40 @@ functions, so `check` and the hook never pay for them.
 - `LangChainRefresher`: ChatOpenAI (any OpenAI-compatible endpoint) with
   `with_structured_output(..., include_raw=True)`, falling back from `json_schema` to
   `function_calling` to `json_mode` when the endpoint answers HTTP 400.
-- `ScriptedRefresher`: a scripted fake for tests (`enqueue`, `history`), same path otherwise.
+- Tests script the model with `tests/scripted_refresher.py` (same path otherwise).
 """
 
 from __future__ import annotations
 
 import contextlib
 import difflib
+import hashlib
 import importlib.util
 import json
 import os
+import queue
 import re
+import threading
+import time
 import warnings
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cache
 from importlib import resources
 from typing import Any, Protocol
 
-from openwiki_git import PRODUCER, checker, citations, compat, editing, refresh_core
+from openwiki_git import (
+    PRODUCER,
+    checker,
+    citations,
+    compat,
+    editing,
+    pricing,
+    redact,
+    refresh_core,
+)
 from openwiki_git import sidecar as sidecar_codec
 from openwiki_git.errors import OpenwikiError, RefreshError, UsageError
 from openwiki_git.model import Claim, ClaimResult, Sidecar, Verification
@@ -54,7 +67,12 @@ DEFAULTS: dict[str, Any] = {
     "max_claims": None,
     "max_total_tokens": None,
     "prices": {},
+    "max_concurrency": 4,
+    "deadline": None,
 }
+# Variables that hold the runner's own credentials: never sent to a model endpoint as its key.
+REFUSED_KEY_VARS = re.compile(r"^(GITHUB_TOKEN$|ACTIONS_|GH_|GITHUB_)")
+PLANNED_OUTPUT_TOKENS = 200  # a verdict's typical size, for --plan's estimate
 
 
 # ---------------------------------------------------------------------------------------------
@@ -82,6 +100,12 @@ class RefreshOptions:
     trivial_drift: str | bool | None = None
     context_tokens: int | None = None
     max_total_tokens: int | None = None
+    max_concurrency: int | None = None
+    deadline: float | None = None  # seconds for the whole run; then nothing new is sent
+    shard: tuple[int, int] | None = None  # (i, n): only the pages of shard i of n (1-based)
+    # False under `github ...`: the endpoint and the key variable come only from the command line
+    # (the action's inputs), never from the repository's config, which a pull request can change.
+    endpoint_from_config: bool = True
     progress: Callable[[str], None] | None = None  # one line per claim (the CLI prints to stderr)
 
 
@@ -100,10 +124,16 @@ class Settings:
     max_claims: int | None
     max_total_tokens: int | None
     prices: dict[str, dict[str, float]]
+    max_concurrency: int
+    deadline: float | None
 
     @classmethod
     def resolve(cls, config: dict[str, Any], options: RefreshOptions) -> Settings:
-        values = {**DEFAULTS, **{k: v for k, v in config.items() if k in DEFAULTS}}
+        trusted = {k: v for k, v in config.items() if k in DEFAULTS}
+        if not options.endpoint_from_config:
+            trusted.pop("base_url", None)
+            trusted.pop("api_key_env", None)
+        values = {**DEFAULTS, **trusted}
         for key in DEFAULTS:
             given = getattr(options, key, None)
             if given is not None:
@@ -120,14 +150,24 @@ class Settings:
             raise UsageError("--max-claims must be 0 or more")
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(values["api_key_env"])):
             raise UsageError(f"api_key_env {values['api_key_env']!r} is not an environment variable name")
+        if REFUSED_KEY_VARS.match(str(values["api_key_env"]).upper()):
+            raise UsageError(
+                f"api_key_env {values['api_key_env']!r}: the runner's GitHub and Actions credentials are never "
+                "sent to a model endpoint",
+                "put the model key in its own secret and variable, e.g. OPENAI_API_KEY",
+            )
+        if not isinstance(values["max_concurrency"], int) or values["max_concurrency"] < 1:
+            raise UsageError(f"max_concurrency {values['max_concurrency']!r} must be a whole number of 1 or more")
+        if values["deadline"] is not None and float(values["deadline"]) <= 0:
+            raise UsageError("--deadline must be more than 0 seconds")
+        if values["timeout"] is not None and float(values["timeout"]) <= 0:
+            raise UsageError("--timeout must be more than 0 seconds")
+        values["prices"] = pricing.price_table(values["prices"] if isinstance(values["prices"], dict) else {})
         return cls(**values)
 
     def cost(self, tokens_in: int, tokens_out: int) -> float | None:
         """USD from the price table (per million tokens), None when the model has no price."""
-        price = self.prices.get(self.model)
-        if price is None:
-            return None if (tokens_in or tokens_out) else 0.0
-        return tokens_in * float(price.get("input", 0)) / 1e6 + tokens_out * float(price.get("output", 0)) / 1e6
+        return pricing.cost(self.prices, self.model, tokens_in, tokens_out)
 
 
 @dataclass
@@ -153,6 +193,9 @@ class Decision:
     attempts: int = 0
     method: str | None = None
     applied: bool = False  # written (or, in a dry run, would be)
+    quotes: list[dict[str, str]] = field(default_factory=list)  # the model's cited lines: resource, quote
+    notes: list[str] = field(default_factory=list)  # what a reviewer should look at (e.g. quotes of comments)
+    planned: dict[str, Any] | None = None  # dry run: would it be sent, estimated tokens and cost
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -175,6 +218,9 @@ class Decision:
             "attempts": self.attempts,
             "method": self.method,
             "applied": self.applied,
+            "quotes": [dict(q) for q in self.quotes],
+            "notes": list(self.notes),
+            **({"planned": dict(self.planned)} if self.planned is not None else {}),
         }
 
 
@@ -187,6 +233,8 @@ class RefreshResult:
     diff: str = ""  # dry run: what would change, as a unified diff
     stopped: str | None = None  # why the run stopped early (the rest stays stale)
     fallbacks: list[str] = field(default_factory=list)  # structured-output methods given up, and why
+    unusable: str | None = None  # the model cannot be used at all (401, 404, unreachable): why
+    shard: tuple[int, int] | None = None
 
     @property
     def totals(self) -> dict[str, Any]:
@@ -207,6 +255,18 @@ class RefreshResult:
         }
 
     @property
+    def plan_totals(self) -> dict[str, Any]:
+        """A dry run's estimate: the claims that would be sent, their tokens and cost."""
+        planned = [d.planned for d in self.decisions if d.planned is not None and d.planned["send"]]
+        costs = [p["cost"] for p in planned]
+        return {
+            "claims_to_send": len(planned),
+            "tokens_in": sum(p["tokens_in"] for p in planned),
+            "tokens_out": sum(p["tokens_out"] for p in planned),
+            "cost": None if any(c is None for c in costs) else round(sum(costs), 6),
+        }
+
+    @property
     def ok(self) -> bool:
         """Every selected claim was decided."""
         return all(d.verdict is not None for d in self.decisions)
@@ -221,7 +281,9 @@ class RefreshResult:
             "written": list(self.written),
             "stopped": self.stopped,
             "fallbacks": list(self.fallbacks),
-            **({"diff": self.diff} if self.dry_run else {}),
+            "unusable": self.unusable,
+            "shard": list(self.shard) if self.shard else None,
+            **({"diff": self.diff, "plan": self.plan_totals} if self.dry_run else {}),
         }
 
 
@@ -257,9 +319,10 @@ class VerdictResponse:
 class RefreshCallError(Exception):
     """The model could not be asked. `fatal`: no point asking for the next claim either."""
 
-    def __init__(self, message: str, *, fatal: bool = False, usage: Usage | None = None) -> None:
+    def __init__(self, message: str, *, fatal: bool = False, usage: Usage | None = None, unusable: bool = False) -> None:
         super().__init__(message)
-        self.fatal = fatal
+        self.fatal = fatal or unusable
+        self.unusable = unusable  # the key, the model or the endpoint is wrong: no run can succeed
         self.usage = usage or Usage()
 
 
@@ -306,48 +369,6 @@ def parse_json_answer(text: str) -> Any:
     raise ValueError("no JSON object in the answer")
 
 
-class ScriptedRefresher:
-    """A fake model for tests. Each `review` pops the next scripted item:
-
-    - a dict (or any JSON value): the parsed answer;
-    - a str: the answer's text, parsed like a real model's (may be malformed);
-    - a VerdictResponse: returned as is;
-    - an exception: raised (e.g. RefreshCallError("timeout"));
-    - a callable(request) -> any of the above.
-
-    With no item left it raises a fatal RefreshCallError. `history` holds every request."""
-
-    def __init__(self, items: Iterable[Any] = (), *, method: str = "scripted") -> None:
-        self.queue: deque[Any] = deque(items)
-        self.history: list[ReviewRequest] = []
-        self.method = method
-
-    def enqueue(self, *items: Any) -> ScriptedRefresher:
-        self.queue.extend(items)
-        return self
-
-    def review(self, request: ReviewRequest) -> VerdictResponse:
-        self.history.append(request)
-        if not self.queue:
-            raise RefreshCallError("the scripted model has no answer left", fatal=True)
-        item = self.queue.popleft()
-        if callable(item) and not isinstance(item, type):
-            item = item(request)
-        if isinstance(item, BaseException):
-            raise item
-        if isinstance(item, VerdictResponse):
-            return item
-        tokens_in = refresh_core.estimate_tokens(request.system + "".join(request.messages))
-        if isinstance(item, str):
-            usage = Usage(tokens_in, refresh_core.estimate_tokens(item))
-            try:
-                return VerdictResponse(parse_json_answer(item), item, None, usage, self.method)
-            except ValueError as e:
-                return VerdictResponse(None, item, f"the answer is not JSON: {e}", usage, self.method)
-        raw = json.dumps(item, ensure_ascii=False)
-        return VerdictResponse(item, raw, None, Usage(tokens_in, refresh_core.estimate_tokens(raw)), self.method)
-
-
 class LangChainRefresher:
     """ChatOpenAI through `with_structured_output(schema, method=..., include_raw=True)`.
 
@@ -363,8 +384,13 @@ class LangChainRefresher:
         self._api_key = api_key
         self._llm: Any = None
         self._runnables: dict[str, Any] = {}
+        self._lock = threading.RLock()  # claims are reviewed from several threads
 
     def _chat(self) -> Any:
+        with self._lock:
+            return self._chat_locked()
+
+    def _chat_locked(self) -> Any:
         if self._llm is None:
             from langchain_openai import ChatOpenAI
 
@@ -384,6 +410,10 @@ class LangChainRefresher:
         return self._llm
 
     def _runnable(self, method: str) -> Any:
+        with self._lock:
+            return self._runnable_locked(method)
+
+    def _runnable_locked(self, method: str) -> Any:
         if method not in self._runnables:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -393,6 +423,8 @@ class LangChainRefresher:
         return self._runnables[method]
 
     def review(self, request: ReviewRequest) -> VerdictResponse:
+        """One call. The endpoint's own error text is never passed on (an endpoint can echo the
+        key, or anything else, into it): only the status and a short error code are."""
         import openai
 
         while True:
@@ -403,32 +435,38 @@ class LangChainRefresher:
                 message = _api_message(e)
                 overflow = "context" in message.lower() and "length" in message.lower()
                 if method == METHODS[-1] or overflow:
-                    raise RefreshCallError(f"the endpoint refused the request (HTTP 400): {message}") from None
-                self.method = METHODS[METHODS.index(method) + 1]
-                self.fallbacks.append(f"{method} refused with HTTP 400 ({message}); using {self.method}")
+                    why = "the prompt is too long for the model" if overflow else _api_code(e)
+                    raise RefreshCallError(f"the endpoint refused the request (HTTP 400, {why})") from None
+                with self._lock:
+                    if self.method == method:
+                        self.method = METHODS[METHODS.index(method) + 1]
+                        self.fallbacks.append(f"{method} refused with HTTP 400 ({_api_code(e)}); using {self.method}")
             except openai.APITimeoutError:
                 s = self.settings
                 raise RefreshCallError(f"no answer within {s.timeout:g}s ({s.max_retries} retries)") from None
             except openai.RateLimitError as e:
                 raise RefreshCallError(
-                    f"rate limited (HTTP 429) after {self.settings.max_retries} retries: {_api_message(e)}", fatal=True
+                    f"rate limited (HTTP 429, {_api_code(e)}) after {self.settings.max_retries} retries", fatal=True
                 ) from None
             except (openai.AuthenticationError, openai.PermissionDeniedError) as e:
                 raise RefreshCallError(
-                    f"the endpoint refused the key (HTTP {e.status_code}): {_api_message(e)}", fatal=True
+                    f"the endpoint refused the key (HTTP {e.status_code}, {_api_code(e)})", unusable=True
                 ) from None
             except openai.NotFoundError as e:
                 raise RefreshCallError(
-                    f"model {self.settings.model!r} or the endpoint was not found (HTTP 404): {_api_message(e)}",
-                    fatal=True,
+                    f"model {self.settings.model!r} or the endpoint was not found (HTTP 404, {_api_code(e)})",
+                    unusable=True,
                 ) from None
-            except openai.APIConnectionError as e:
-                where = self.settings.base_url or "the OpenAI API"
-                raise RefreshCallError(f"cannot reach {where}: {e}", fatal=True) from None
+            except openai.APIConnectionError:
+                where = redact.url_for_display(self.settings.base_url) or "the OpenAI API"
+                raise RefreshCallError(f"cannot reach {where}", unusable=True) from None
             except openai.APIStatusError as e:
-                raise RefreshCallError(f"the endpoint failed (HTTP {e.status_code}): {_api_message(e)}") from None
+                raise RefreshCallError(f"the endpoint failed (HTTP {e.status_code}, {_api_code(e)})") from None
             except openai.APIError as e:
-                raise RefreshCallError(f"the endpoint failed: {_api_message(e)}") from None
+                raise RefreshCallError(f"the endpoint's answer is not a chat completion ({type(e).__name__})") from None
+            except (ValueError, TypeError, KeyError, IndexError, AttributeError) as e:
+                # A 200 that is no chat completion (`choices: []`, an HTML page): this claim fails.
+                raise RefreshCallError(f"the endpoint's answer is not a chat completion ({type(e).__name__})") from None
 
     def _ask(self, method: str, request: ReviewRequest) -> VerdictResponse:
         from langchain_core.messages import HumanMessage, SystemMessage
@@ -443,7 +481,23 @@ class LangChainRefresher:
         return _response(out, method)
 
 
+_CODE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,47}$")
+
+
+def _api_code(e: Exception) -> str:
+    """The error's `code` or `type` when it is a short identifier (never free text), else "no code"."""
+    body = getattr(e, "body", None)
+    inner = body.get("error", body) if isinstance(body, dict) else None
+    if isinstance(inner, dict):
+        for key in ("code", "type"):
+            value = inner.get(key)
+            if isinstance(value, str) and _CODE.match(value):
+                return value
+    return "no error code"
+
+
 def _api_message(e: Exception) -> str:
+    """The endpoint's message, for decisions made here only (never published)."""
     message = getattr(e, "message", None) or str(e)
     body = getattr(e, "body", None)
     if isinstance(body, dict):
@@ -632,14 +686,22 @@ def select(ws: Workspace, options: RefreshOptions, results: list[ClaimResult]) -
     return stale + due
 
 
+def shard_of(page: str, n: int) -> int:
+    """The shard (1..n) a page belongs to: stable across runs and machines (a hash of its name)."""
+    digest = hashlib.sha256(page.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % n + 1
+
+
 def run_refresh(ws: Workspace, options: RefreshOptions, refresher: Refresher | None = None) -> RefreshResult:
     """Refresh the stale (and, with `due`, the due) claims; see the module docstring.
 
     Raises RefreshError (exit 2) before anything is written when claims need a model and no key is
-    set or langchain-openai is missing. Each decided claim is saved as soon as it is decided.
+    set or langchain-openai is missing. Each decided claim is saved as soon as it is decided. A dry
+    run (`--plan`) calls no model: it lists what would be sent, with estimated tokens and cost.
     """
     settings = Settings.resolve(ws.config.refresh, options)
     progress = options.progress or (lambda _message: None)
+    started = time.monotonic()
     now = datetime.now(timezone.utc)
     stamp = now_iso()
     sidecars = ws.wiki.load_all()
@@ -648,50 +710,56 @@ def run_refresh(ws: Workspace, options: RefreshOptions, refresher: Refresher | N
         sidecars, resolver, ws.page_text, now=now, reverify_after_seconds=ws.config.reverify_after_seconds
     )
     chosen = select(ws, options, results)
+    if options.shard is not None:
+        i, n = options.shard
+        chosen = [r for r in chosen if shard_of(r.page, n) == i]
     targets = [_target(ws, r, resolver, settings) for r in chosen]
     for t in targets:
         t.trivial = refresh_core.trivial_drift(t.result, t.sources, settings.trivial_drift)
     preflight = getattr(editing, "preflight", None)
     if preflight is not None and not options.dry_run:
         preflight(ws.wiki, sorted({t.page for t in targets}))  # a malformed front matter: exit 2, nothing written
-    needs_model = [t for t in targets if t.trivial is None]
-    limit = settings.max_claims
-    to_send = needs_model if limit is None else needs_model[:limit]
-    result = RefreshResult(model=settings.model if needs_model else None, dry_run=options.dry_run)
-    if to_send and refresher is None:
-        refresher = _default_refresher(settings, len(to_send))
     writer = _Writer(ws, options.dry_run, stamp)
     decisions = {t.claim.id: _decision(t) for t in targets}
+    result = RefreshResult(dry_run=options.dry_run, shard=options.shard)
     result.decisions = [decisions[t.claim.id] for t in targets]
     total = len(targets)
     done = 0
 
+    def report(t: _Target) -> None:
+        nonlocal done
+        done += 1
+        progress(redact.redact(f"[{done}/{total}] {ws.wiki.repo_path(t.page)}: {t.claim.id}: {_said(decisions[t.claim.id])}"))
+
+    needs_model: list[_Target] = []
+    nothing_citable: list[_Target] = []
+    for t in targets:
+        if t.trivial is None:
+            citable = any(s.text is not None and s.path is not None for s in t.sources)
+            (needs_model if citable else nothing_citable).append(t)
+    result.model = settings.model if needs_model else None
+    limit = settings.max_claims
+    to_send = needs_model if limit is None else needs_model[:limit]
+    if to_send and refresher is None and not options.dry_run:
+        refresher = _default_refresher(settings, len(to_send))  # no key: exit 2 before anything is written
+
     for t in targets:
         if t.trivial is None:
             continue
-        d = decisions[t.claim.id]
         plan = Plan(t.claim.id, "confirm", t.claim.statement, None, (), t.trivial)
-        _apply(writer, t, d, plan, stamp, by=PRODUCER)
-        done += 1
-        progress(f"[{done}/{total}] {ws.wiki.repo_path(t.page)}: {t.claim.id}: {_said(d)}")
-
-    sent = 0
-    spent = 0
-    for t in needs_model:
-        d = decisions[t.claim.id]
-        if result.stopped is not None:
-            d.skipped = f"not sent: {result.stopped}"
-        elif limit is not None and sent >= limit:
-            d.skipped = f"not sent: --max-claims {limit} reached"
-        elif settings.max_total_tokens is not None and spent >= settings.max_total_tokens:
-            d.skipped = f"not sent: the token budget ({settings.max_total_tokens}) is spent"
-        else:
-            assert refresher is not None
-            sent += 1
-            _ask_and_apply(ws, refresher, writer, t, d, settings, stamp, result)
-            spent += d.tokens_in + d.tokens_out
-        done += 1
-        progress(f"[{done}/{total}] {ws.wiki.repo_path(t.page)}: {t.claim.id}: {_said(d)}")
+        _apply(writer, t, decisions[t.claim.id], plan, stamp, by=PRODUCER)
+        report(t)
+    for t in nothing_citable:
+        decisions[t.claim.id].skipped = (
+            "not sent: none of its cited files exists any more, so the model could cite nothing; "
+            "fix its evidence or retract it (openwiki-git claim retract)"
+        )
+        report(t)
+    run = _ModelRun(ws, refresher, writer, settings, stamp, result, decisions, started, report)
+    if options.dry_run:
+        run.plan(needs_model)
+    else:
+        run.send(needs_model)
 
     result.written = writer.written
     if options.dry_run:
@@ -699,6 +767,234 @@ def run_refresh(ws: Workspace, options: RefreshOptions, refresher: Refresher | N
     if isinstance(refresher, LangChainRefresher):
         result.fallbacks = list(refresher.fallbacks)
     return result
+
+
+@dataclass(eq=False)  # compared by identity: an abandoned call that answers late is ignored
+class _Call:
+    """One request in flight: its target, attempt, messages and when it must have answered."""
+
+    target: _Target
+    ctx: ClaimContext
+    messages: tuple[str, ...]
+    attempt: int
+    due_at: float
+    reserved: int
+    answer: Any = None  # set by the worker: a VerdictResponse or an exception
+
+
+class _ModelRun:
+    """The model calls of one run: up to `max_concurrency` claims in flight, each call bounded by
+    `timeout` (a total deadline, however slowly the endpoint trickles), the run by `deadline`,
+    the tokens by `max_total_tokens`, across all of them. Workers only call the model; checking
+    and applying happen here, on the main thread, one decision at a time."""
+
+    def __init__(
+        self,
+        ws: Workspace,
+        refresher: Refresher | None,
+        writer: _Writer,
+        settings: Settings,
+        stamp: str,
+        result: RefreshResult,
+        decisions: dict[str, Decision],
+        started: float,
+        report: Callable[[_Target], None],
+    ) -> None:
+        self.ws = ws
+        self.refresher = refresher
+        self.writer = writer
+        self.settings = settings
+        self.stamp = stamp
+        self.result = result
+        self.decisions = decisions
+        self.report = report
+        self.run_due = None if settings.deadline is None else started + float(settings.deadline)
+        self.spent = 0
+        self.sent = 0
+        self.done: queue.Queue[_Call] = queue.Queue()
+
+    # -- limits ---------------------------------------------------------------------------------
+    def _why_not(self, reserved: int, estimate: int) -> str | None:
+        s = self.settings
+        if self.result.stopped is not None:
+            return f"not sent: {self.result.stopped}"
+        if s.max_claims is not None and self.sent >= s.max_claims:
+            return f"not sent: --max-claims {s.max_claims} reached"
+        if s.max_total_tokens is not None and self.spent + reserved >= s.max_total_tokens:
+            return f"not sent: the token budget ({s.max_total_tokens}) is spent"
+        if self.run_due is not None and time.monotonic() >= self.run_due:
+            return f"not sent: the run's deadline ({s.deadline:g}s) was reached"
+        return None
+
+    def _context(self, t: _Target) -> ClaimContext:
+        return refresh_core.build_context(
+            t.page, t.result, t.sources, self.ws.page_text(t.page), budget=self.settings.context_tokens,
+            wiki_path=self.ws.wiki.repo_path(t.page),
+        )
+
+    # -- the plan ---------------------------------------------------------------------------------
+    def plan(self, targets: Sequence[_Target]) -> None:
+        """What a run would send, with estimated tokens and cost; no model is called."""
+        reserved = 0
+        for t in targets:
+            d = self.decisions[t.claim.id]
+            ctx = self._context(t)
+            estimate_in, estimate_out = ctx.tokens, min(PLANNED_OUTPUT_TOKENS, self.settings.max_tokens)
+            why = self._why_not(reserved, estimate_in + estimate_out)
+            d.planned = {
+                "send": why is None,
+                "tokens_in": estimate_in,
+                "tokens_out": estimate_out,
+                "cost": self.settings.cost(estimate_in, estimate_out),
+                "files": sorted(ctx.paths),
+                "truncated": ctx.truncated,
+            }
+            if why is None:
+                self.sent += 1
+                reserved += estimate_in + estimate_out
+                d.skipped = "planned: would be sent to the model (dry run, no call made)"
+            else:
+                d.skipped = why
+            self.report(t)
+
+    # -- the real run -----------------------------------------------------------------------------
+    def _submit(self, call: _Call) -> None:
+        refresher = self.refresher
+        assert refresher is not None
+        request = ReviewRequest(call.target.claim.id, call.ctx.system, call.messages, model_schema(), call.attempt)
+
+        def work() -> None:
+            try:
+                call.answer = refresher.review(request)
+            except BaseException as e:  # noqa: BLE001 - delivered to the main thread, which decides
+                call.answer = e
+            self.done.put(call)
+
+        threading.Thread(target=work, name=f"owg-refresh-{call.target.claim.id[:12]}", daemon=True).start()
+
+    def send(self, targets: Sequence[_Target]) -> None:
+        pending = deque(targets)
+        inflight: list[_Call] = []
+        width = 1 if getattr(self.refresher, "sequential", False) else self.settings.max_concurrency
+        timeout = float(self.settings.timeout)
+        while pending or inflight:
+            while pending and len(inflight) < width:
+                reserved = sum(c.reserved for c in inflight)
+                t = pending[0]
+                why = self._why_not(reserved, 0)
+                if why is not None:
+                    if inflight:
+                        break  # the calls in flight may still free budget or stop the run
+                    pending.popleft()
+                    self.decisions[t.claim.id].skipped = why
+                    self.report(t)
+                    continue
+                pending.popleft()
+                ctx = self._context(t)
+                call = _Call(t, ctx, (ctx.user,), 1, self._call_due(timeout), ctx.tokens + PLANNED_OUTPUT_TOKENS)
+                self.sent += 1
+                self.decisions[t.claim.id].attempts = 1
+                inflight.append(call)
+                self._submit(call)
+            if not inflight:
+                continue
+            wait = max(0.0, min(c.due_at for c in inflight) - time.monotonic())
+            try:
+                finished: _Call | None = self.done.get(timeout=wait)
+            except queue.Empty:
+                finished = None
+            if finished is not None and finished in inflight:
+                inflight.remove(finished)
+                again = self._answered(finished)
+                if again is not None:
+                    inflight.append(again)
+                    self._submit(again)
+            now = time.monotonic()
+            for call in [c for c in inflight if c.due_at <= now]:
+                inflight.remove(call)  # abandoned: the worker may still answer; nobody listens
+                d = self.decisions[call.target.claim.id]
+                if self.run_due is not None and now >= self.run_due:
+                    d.error = f"model error: no answer before the run's deadline ({self.settings.deadline:g}s)"
+                else:
+                    d.error = f"model error: no answer within {timeout:g}s (the deadline of one call)"
+                self.report(call.target)
+
+    def _call_due(self, timeout: float) -> float:
+        due = time.monotonic() + timeout
+        return due if self.run_due is None else min(due, self.run_due)
+
+    def _answered(self, call: _Call) -> _Call | None:
+        """Handle one finished call; return the retry to send, if any."""
+        t, ctx = call.target, call.ctx
+        d = self.decisions[t.claim.id]
+        answer = call.answer
+        settings = self.settings
+        if isinstance(answer, BaseException) and not isinstance(answer, (RefreshCallError, Exception)):
+            raise answer  # KeyboardInterrupt, SystemExit
+        if isinstance(answer, Exception) and not isinstance(answer, RefreshCallError):
+            # Whatever the client raised (a 200 without choices, an HTML page): this claim fails.
+            answer = RefreshCallError(f"the endpoint's answer is not a chat completion ({type(answer).__name__})")
+        if isinstance(answer, RefreshCallError):
+            d.tokens_in += answer.usage.input_tokens
+            d.tokens_out += answer.usage.output_tokens
+            self.spent += answer.usage.input_tokens + answer.usage.output_tokens
+            d.cost = settings.cost(d.tokens_in, d.tokens_out)
+            d.error = redact.redact(f"model error: {answer}")
+            if answer.fatal:
+                self.result.stopped = redact.redact(str(answer))
+                if answer.unusable:
+                    self.result.unusable = self.result.stopped
+            self.report(t)
+            return None
+        response: VerdictResponse = answer
+        d.tokens_in += response.usage.input_tokens
+        d.tokens_out += response.usage.output_tokens
+        self.spent += response.usage.input_tokens + response.usage.output_tokens
+        d.cost = settings.cost(d.tokens_in, d.tokens_out)
+        d.method = response.method
+        reader = self.ws.reader()
+        wiki_dir = self.ws.config.wiki_dir
+        try:
+            if response.error is not None or response.data is None:
+                raise VerdictError(response.error or "the answer is empty")
+            plan = refresh_core.check_verdict(response.data, ctx, reader, wiki_dir=wiki_dir, schema_problems=schema_problems)
+        except VerdictError as e:
+            error = str(e)
+            if call.attempt == 1 and self.result.stopped is None and (
+                self.run_due is None or time.monotonic() < self.run_due
+            ):
+                d.attempts = 2
+                messages = (ctx.user, refresh_core.retry_prompt(ctx, response.raw or "", error))
+                return _Call(t, ctx, messages, 2, self._call_due(float(settings.timeout)), call.reserved)
+            d.error = redact.redact(f"answer rejected {'twice' if call.attempt == 2 else 'once'}: {error}")
+            self.report(t)
+            return None
+        d.rationale = redact.redact(plan.rationale)
+        d.quotes = [{"resource": r, "quote": redact.redact(q)} for r, q in plan.quotes]
+        d.notes = [redact.redact(n) for n in plan.notes]
+        by = f"model:{settings.model}"
+        data = response.data
+
+        def decide(sidecar: Sidecar, text: str | None, result_now: ClaimResult) -> tuple[Sidecar, Any]:
+            # Checked again under the lock, against the files as they are now.
+            again = refresh_core.check_verdict(data, ctx, self.ws.reader(), wiki_dir=wiki_dir, schema_problems=schema_problems)
+            return refresh_core.apply_plan(sidecar, again, result=result_now, by=by, now=self.stamp)
+
+        try:
+            self.writer.apply(t.page, t.claim, decide)
+        except (VerdictError, OpenwikiError) as e:
+            d.error = redact.redact(str(e))
+            self.report(t)
+            return None
+        d.verdict = plan.verdict
+        d.applied = True
+        if plan.verdict == "retract":
+            d.new_statement = None
+        else:
+            d.new_statement = plan.statement
+            d.evidence_after = [e.resource for e in plan.evidence] if plan.evidence else list(d.evidence_before)
+        self.report(t)
+        return None
 
 
 def _said(d: Decision) -> str:
@@ -723,6 +1019,7 @@ def _decision(t: _Target) -> Decision:
 
 def _default_refresher(settings: Settings, count: int) -> Refresher:
     key = os.environ.get(settings.api_key_env)
+    redact.add_secret(key)
     if not key:
         raise RefreshError(
             f"{count} claim(s) need a model and the environment variable {settings.api_key_env} is not set; "
@@ -823,78 +1120,6 @@ def _apply(writer: _Writer, t: _Target, d: Decision, plan: Plan, stamp: str, *, 
     elif plan.verdict == "revise":
         d.new_statement = plan.statement
         d.evidence_after = [e.resource for e in plan.evidence or ()]
-
-
-def _ask_and_apply(
-    ws: Workspace,
-    refresher: Refresher,
-    writer: _Writer,
-    t: _Target,
-    d: Decision,
-    settings: Settings,
-    stamp: str,
-    result: RefreshResult,
-) -> None:
-    ctx = refresh_core.build_context(
-        t.page, t.result, t.sources, ws.page_text(t.page), budget=settings.context_tokens,
-        wiki_path=ws.wiki.repo_path(t.page),
-    )
-    reader = ws.reader()
-    messages: tuple[str, ...] = (ctx.user,)
-    by = f"model:{settings.model}"
-    for attempt in (1, 2):
-        request = ReviewRequest(t.claim.id, ctx.system, messages, model_schema(), attempt)
-        d.attempts = attempt
-        try:
-            response = refresher.review(request)
-        except RefreshCallError as e:
-            d.tokens_in += e.usage.input_tokens
-            d.tokens_out += e.usage.output_tokens
-            d.cost = settings.cost(d.tokens_in, d.tokens_out)
-            d.error = f"model error: {e}"
-            if e.fatal:
-                result.stopped = str(e)
-            return
-        d.tokens_in += response.usage.input_tokens
-        d.tokens_out += response.usage.output_tokens
-        d.cost = settings.cost(d.tokens_in, d.tokens_out)
-        d.method = response.method
-        try:
-            if response.error is not None or response.data is None:
-                raise VerdictError(response.error or "the answer is empty")
-            plan = refresh_core.check_verdict(
-                response.data, ctx, reader, wiki_dir=ws.config.wiki_dir, schema_problems=schema_problems
-            )
-        except VerdictError as e:
-            error = str(e)
-            if attempt == 1:
-                messages = (ctx.user, refresh_core.retry_prompt(ctx, response.raw or "", error))
-                continue
-            d.error = f"answer rejected twice: {error}"
-            return
-        d.rationale = plan.rationale
-        final = plan
-
-        def decide(sidecar: Sidecar, text: str | None, result_now: ClaimResult, plan: Plan = final) -> tuple[Sidecar, Any]:
-            # Checked again under the lock, against the files as they are now.
-            again = refresh_core.check_verdict(
-                response.data, ctx, ws.reader(), wiki_dir=ws.config.wiki_dir, schema_problems=schema_problems
-            )
-            return refresh_core.apply_plan(sidecar, again, result=result_now, by=by, now=stamp)
-
-        try:
-            writer.apply(t.page, t.claim, decide)
-        except (VerdictError, OpenwikiError) as e:
-            d.error = str(e)
-            return
-        d.verdict = final.verdict
-        d.applied = True
-        if final.verdict == "retract":
-            d.new_statement = None
-        else:
-            d.new_statement = final.statement
-            d.evidence_after = [e.resource for e in final.evidence] if final.evidence else list(d.evidence_before)
-        return
 
 
 def model_client(settings: Settings, count: int) -> Refresher:

@@ -1,7 +1,9 @@
 """A real HTTP server on 127.0.0.1 speaking enough of the OpenAI chat completions API for the
 refresher's end-to-end tests: `response_format: json_schema` and `json_object`, tool calls, a 400
 on `json_schema` (or on tools) when configured, 429 with Retry-After, slow replies for timeouts, malformed JSON,
-and a request that blocks until the test lets it go (or kills the client).
+and a request that blocks until the test lets it go (or kills the client). Hostile modes: a 200
+that is no chat completion (`raw={"choices": []}`, `html=...`), an error that echoes the key
+(`echo_key`), and a body trickled one byte at a time (`trickle`), which no read timeout catches.
 
     with FakeOpenAI() as server:
         server.enqueue(Reply(verdict={...}))          # answered in the request's own format
@@ -35,6 +37,11 @@ class Reply:
     block: threading.Event | None = None  # wait for this event before answering
     usage: tuple[int, int] = (120, 30)  # prompt_tokens, completion_tokens
     as_content: bool = False  # answer a tool request with content instead of a tool call
+    # Hostile modes:
+    raw: Any = None  # a 200 whose JSON body is exactly this (e.g. {"choices": []})
+    html: str | None = None  # a 200 with this text/html body (a login page, a proxy's error page)
+    echo_key: bool = False  # the error message quotes the Authorization header it received
+    trickle: float = 0.0  # send the body one byte every `trickle` seconds (never a read timeout)
 
 
 class FakeOpenAI:
@@ -53,6 +60,8 @@ class FakeOpenAI:
         self.headers: list[dict[str, str]] = []
         self.lock = threading.Lock()
         self.arrived = threading.Condition(self.lock)
+        self.closed = threading.Event()  # set on exit: trickling replies stop
+        self._connections: set[Any] = set()  # open keep-alive connections, closed on exit
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -67,8 +76,21 @@ class FakeOpenAI:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        import socket
+
+        self.closed.set()
         self._server.shutdown()
+        with self.lock:
+            connections = list(self._connections)
+        for conn in connections:  # a client's idle keep-alive connection: its handler thread ends
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         self._server.server_close()
+        for thread in threading.enumerate():
+            if thread.name.endswith("(process_request_thread)"):
+                thread.join(timeout=10)
 
     def enqueue(self, *replies: Reply) -> FakeOpenAI:
         with self.lock:
@@ -96,7 +118,17 @@ class FakeOpenAI:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_POST(self) -> None:
+            def setup(self) -> None:
+                super().setup()
+                with server.lock:
+                    server._connections.add(self.connection)
+
+            def finish(self) -> None:
+                with server.lock:
+                    server._connections.discard(self.connection)
+                super().finish()
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server.arrived:
@@ -120,21 +152,43 @@ class FakeOpenAI:
                     reply.block.wait()
                 if reply.delay:
                     time.sleep(reply.delay)
+                if reply.html is not None:
+                    return self._send(200, reply.html, reply.headers, content_type="text/html", trickle=reply.trickle)
                 if reply.status != 200:
                     kind = "rate_limit_error" if reply.status == 429 else "invalid_request_error"
-                    return self._send(reply.status, {"error": {"message": reply.error, "type": kind}}, reply.headers)
-                return self._send(200, completion(body, reply), reply.headers)
+                    message = reply.error
+                    if reply.echo_key:
+                        message += f" (you sent: {self.headers.get('authorization')}; key {self.headers.get('authorization', '').removeprefix('Bearer ')})"
+                    return self._send(reply.status, {"error": {"message": message, "type": kind}}, reply.headers)
+                payload = reply.raw if reply.raw is not None else completion(body, reply)
+                return self._send(200, payload, reply.headers, trickle=reply.trickle)
 
-            def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-                data = json.dumps(payload).encode()
+            def _send(
+                self,
+                status: int,
+                payload: Any,
+                headers: dict[str, str] | None = None,
+                *,
+                content_type: str = "application/json",
+                trickle: float = 0.0,
+            ) -> None:
+                data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
-                    self.send_header("content-type", "application/json")
+                    self.send_header("content-type", content_type)
                     self.send_header("content-length", str(len(data)))
                     for k, v in (headers or {}).items():
                         self.send_header(k, v)
                     self.end_headers()
-                    self.wfile.write(data)
+                    if not trickle:
+                        self.wfile.write(data)
+                        return
+                    for i in range(len(data)):
+                        if server.closed.is_set():
+                            return
+                        self.wfile.write(data[i : i + 1])
+                        self.wfile.flush()
+                        time.sleep(trickle)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout) or was killed
 

@@ -26,14 +26,7 @@ PARENT = "a" * 40
 
 @pytest.fixture
 def gh() -> github.Github:
-    return github.Github(
-        auth=github.Auth.Token("t"),
-        base_url=API,
-        retry=None,
-        seconds_between_requests=None,
-        seconds_between_writes=None,
-        lazy=True,
-    )
+    return github_api.connect("t", base_url=API)  # exactly as production configures it
 
 
 @pytest.fixture
@@ -395,3 +388,32 @@ def test_connect_builds_a_lazy_client_for_the_given_api() -> None:
     client = github_api.connect("secret", base_url="https://ghe.example/api/v3/")
     assert isinstance(client, github.Github)
     assert client.requester.base_url == "https://ghe.example/api/v3"
+
+
+def test_the_sticky_comment_is_found_by_marker_and_author(gh, rs) -> None:
+    """A person's comment carrying the marker is never taken over: with no author known (GITHUB_TOKEN,
+    App tokens) only a bot's comment counts; with an author, only that login's."""
+    rs.get(f"{R}/issues/7/comments", json=[
+        comment(1, f"{MARKER}\nI typed the marker", "mallory") | {"user": {"login": "mallory", "type": "User"}},
+        comment(2, f"{MARKER}\nours", "wiki-app[bot]"),
+    ])
+    assert github_api.find_sticky_comment(gh, REPO, 7).id == 2
+    assert github_api.find_sticky_comment(gh, REPO, 7, author="github-actions[bot]") is None
+    assert github_api.find_sticky_comment(gh, REPO, 7, author="mallory").id == 1
+
+
+def test_a_personal_token_writes_as_its_user(gh, rs) -> None:
+    rs.get(f"{MOCK}/user", json={"login": "ada", "type": "User"})
+    assert github_api.comment_author(gh, "ghp_" + "x" * 36) == "ada"
+    assert github_api.comment_author(gh, "ghs_installation") is None  # no /user call for bot tokens
+    assert len(rs.calls) == 1
+
+
+def test_a_502_on_a_post_is_not_retried_but_a_get_is(gh, rs) -> None:
+    """The production client (github_api.connect): idempotent reads retried, writes never."""
+    rs.get(f"{R}/issues/7/comments", status=502, json={"message": "Bad Gateway"})
+    rs.get(f"{R}/issues/7/comments", json=[])
+    rs.post(f"{R}/issues/7/comments", status=502, json={"message": "Bad Gateway"})
+    with pytest.raises(GitHubError, match="502"):
+        github_api.upsert_sticky_comment(gh, REPO, 7, f"{MARKER}\nx")
+    assert [c.request.method for c in rs.calls] == ["GET", "GET", "POST"]

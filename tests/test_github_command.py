@@ -14,11 +14,11 @@ from typing import Any
 import github
 import pytest
 import responses
+from scripted_refresher import ScriptedRefresher
 from test_refresh_support import confirm, retract, revise, stale_wiki
 
 from openwiki_git import github_api
 from openwiki_git.commands import github as github_cmd
-from openwiki_git.refresher import ScriptedRefresher
 
 API = "https://api.github.test"
 MOCK = API + ":443"
@@ -62,6 +62,7 @@ class FakeGitHub:
             ("POST", rf"{r}/git/refs$", self.create_ref),
             ("PATCH", rf"{r}/git/refs/heads/(.+)$", self.edit_ref),
         ]
+        rs.add_callback("GET", re.compile(re.escape(f"{MOCK}/user") + r"(\?.*)?$"), callback=self._user)
         for method, pattern, handler in routes:
             if not pattern.endswith(r"(\?.*)?$"):
                 pattern = pattern.removesuffix("$") + r"(?:\?.*)?$"  # PyGithub may add ?page=1
@@ -82,6 +83,11 @@ class FakeGitHub:
 
         return callback
 
+    def _user(self, request: Any) -> tuple[int, dict[str, str], str]:
+        # GITHUB_TOKEN and App installation tokens may not read /user.
+        self.log.append((request.method, "/user"))
+        return 403, {"Content-Type": "application/json"}, json.dumps({"message": "Resource not accessible by integration"})
+
     @property
     def writes(self) -> list[tuple[str, str]]:
         return [entry for entry in self.log if entry[0] != "GET"]
@@ -96,7 +102,7 @@ class FakeGitHub:
             "body": c["body"],
             "url": f"{API}/repos/{REPO}/issues/comments/{c['id']}",
             "html_url": f"https://github.com/{REPO}/pull/{c['issue']}#issuecomment-{c['id']}",
-            "user": {"login": c["user"], "type": "Bot"},
+            "user": {"login": c["user"], "type": "Bot" if c["user"].endswith("[bot]") else "User"},
         }
 
     def list_comments(self, m: re.Match[str], _body: Any) -> tuple[int, Any, dict[str, str]]:
@@ -172,9 +178,11 @@ class FakeGitHub:
     # -- git data -----------------------------------------------------------------------------------------
     def get_commit(self, m: re.Match[str], _body: Any) -> tuple[int, Any, dict[str, str]]:
         sha = m.group(1)
-        tree = self.commits.get(sha, {}).get("tree", "7" * 40)  # a local commit: any tree id
-        return 200, {"sha": sha, "url": f"{API}/repos/{REPO}/git/commits/{sha}",
-                     "tree": {"sha": tree, "url": f"{API}/repos/{REPO}/git/trees/{tree}"}, "parents": []}, {}
+        known = self.commits.get(sha, {})
+        tree = known.get("tree", "7" * 40)  # a local commit: any tree id
+        parents = [{"sha": p, "url": f"{API}/repos/{REPO}/git/commits/{p}"} for p in known.get("parents", [])]
+        return 200, {"sha": sha, "url": f"{API}/repos/{REPO}/git/commits/{sha}", "message": known.get("message", ""),
+                     "tree": {"sha": tree, "url": f"{API}/repos/{REPO}/git/trees/{tree}"}, "parents": parents}, {}
 
     def create_blob(self, _m: re.Match[str], body: Any) -> tuple[int, Any, dict[str, str]]:
         data = base64.b64decode(body["content"])
@@ -237,10 +245,11 @@ class FakeGitHub:
 # -- fixtures ---------------------------------------------------------------------------------------------
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGitHub]:
+    production = github_api.connect
+
     def connect(token: str, *, base_url: str | None = None) -> github.Github:
         assert token == "ghs_test" and base_url == API
-        return github.Github(auth=github.Auth.Token(token), base_url=base_url, retry=None,
-                             seconds_between_requests=None, seconds_between_writes=None, lazy=True)
+        return production(token, base_url=base_url)  # exactly as production configures it
 
     monkeypatch.setattr(github_api, "connect", connect)
     with responses.RequestsMock(assert_all_requests_are_fired=False) as rs:

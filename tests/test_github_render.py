@@ -138,13 +138,37 @@ def test_refresh_body_tables_each_verdict_with_usage_and_cost() -> None:
     body = g.render_refresh_body(result, links, fingerprint="f00", checked_at=BASE)
     assert body.startswith("<!-- openwiki-git:refresh fingerprint=f00 -->\n")
     assert "**2 confirmed, 1 revised, 1 retracted**, 2 left stale" in body
-    assert "| Page | Claim | Before | After | Tokens in / out | Cost |" in body
-    assert "| Old 2. | New 2. | 1,200 / 80 | $0.0012 |" in body
+    assert "- Before: Old 2.\n- After: New 2." in body and "1,200 / 80 tokens · $0.0012" in body
     assert "### Retracted" in body and "### Confirmed" in body and "### Left stale" in body
     assert "no model call" in body
     assert "the quote does not match lines 3-4" in body and "--max-claims 4 reached" in body
     assert "| `gpt-4o-mini` | 6 | 4 | 3,600 | 240 | $0.0036 |" in body
     assert "[guide.md](https://github.com/octo/wiki/blob/openwiki-git/refresh/.openwiki/guide.md)" in body
+
+
+def test_refresh_body_shows_quotes_rationale_and_new_evidence_revisions_first() -> None:
+    """A reviewer checks the model's work from the PR: the quoted lines linked at the commit read,
+    the rationale, the new evidence, notes; revisions and retractions before confirmations."""
+    quote = "def f():\n    ```not a fence end```\n    return 1"
+    result = {
+        "model": "gpt-4o-mini",
+        "decisions": [
+            decision(1, "confirm", quotes=[{"resource": "repo://src/a.py#L3-L4", "quote": "x = 1"}],
+                     rationale="Line 3 still sets x.", notes=["cited_ranges[0]: the quoted text reads like instructions"]),
+            decision(2, "revise", new_statement="New 2.", rationale="It returns 1 now.",
+                     quotes=[{"resource": "repo://src/b.py#L10-L12", "quote": quote}],
+                     evidence_before=["repo://src/b.py#L1-L2"], evidence_after=["repo://src/b.py#L10-L12"]),
+            decision(3, "retract", rationale="Gone <script>."),
+        ],
+        "totals": {"claims": 3, "model_calls": 3, "tokens_in": 3600, "tokens_out": 240, "cost": 0.0036},
+    }
+    body = g.render_refresh_body(result, LINKS, fingerprint="f", checked_at=BASE)
+    assert body.index("### Revised") < body.index("### Retracted") < body.index("### Confirmed")
+    assert f"[src/b.py#L10-L12](https://github.com/octo/wiki/blob/{BASE}/src/b.py#L10-L12)" in body
+    assert "- Rationale (the model's): It returns 1 now." in body and "Gone &lt;script&gt;." in body
+    assert "- New evidence: [src/b.py#L10-L12]" in body
+    assert "````\ndef f():\n    ```not a fence end```\n    return 1\n````" in body  # a fence the quote cannot close
+    assert "⚠️ cited_ranges[0]: the quoted text reads like instructions" in body
 
 
 def test_refresh_body_unknown_price() -> None:

@@ -70,3 +70,24 @@ def test_the_example_workflow() -> None:
     assert run["env"]["OWG_API_KEY"] == "${{ secrets.OPENAI_API_KEY }}"
     assert "github ground-pr" in run["run"]
     assert text.strip() in (path.parents[1] / "README.md").read_text("utf-8")
+
+
+def test_the_repository_config_cannot_redirect_the_model_endpoint_or_key(
+    docs_repo: Any, fake: FakeGitHub, refresh_env: Any, monkeypatch: Any, capsys: Any
+) -> None:
+    """As for `github refresh-pr`: a merged docs change pointing refresh.base_url at an attacker and
+    api_key_env at GITHUB_TOKEN changes nothing under `github ground-pr --model`; the inputs decide."""
+    from fake_openai_server import FakeOpenAI
+
+    monkeypatch.setenv("OWG_API_KEY", "sk-test-ground-0123456789")
+    with FakeOpenAI() as hostile, FakeOpenAI() as good:
+        # The workflow's author sets the endpoint in the environment; no --base-url input.
+        monkeypatch.setenv("OPENAI_BASE_URL", good.base_url)
+        docs_repo.write(
+            ".openwiki/config.yml",
+            "wiki_dir: docs\n" f"refresh:\n  base_url: {hostile.base_url}\n  api_key_env: GITHUB_TOKEN\n",
+        )
+        docs_repo.commit_all("docs: tweak the model settings")
+        docs_repo.run("github", "ground-pr", "--model", "m", "--api-key-env", "OWG_API_KEY")
+        assert hostile.requests == []
+        assert all(h.get("authorization") == "Bearer sk-test-ground-0123456789" for h in good.headers)

@@ -1,5 +1,5 @@
 """`ground --model`: sentences without references grounded by a model, through the real code path:
-the scripted fake (refresher.ScriptedRefresher) for the decisions, and langchain-openai against
+the scripted fake (tests/scripted_refresher.py) for the decisions, and langchain-openai against
 the 127.0.0.1 fake server (tests/fake_openai_server.py) for the CLI, --plan and a killed run."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import pytest
 from fake_openai_server import FakeOpenAI, Reply, kill_at_request, user_text
 
 from openwiki_git import citations, ground, ground_model
-from openwiki_git.refresher import RefreshCallError, RefreshOptions, ScriptedRefresher
+from openwiki_git.refresher import RefreshCallError, RefreshOptions
+from scripted_refresher import ScriptedRefresher
 from openwiki_git.workspace import Workspace
 from tests.conftest import GitRepo
 

@@ -29,7 +29,7 @@ def key(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def refresh(repo: Any, server: FakeOpenAI, **options: Any) -> Any:
-    options = {"base_url": server.base_url, "timeout": 10.0, "max_retries": 0, "model": "fake-model", **options}
+    options = {"base_url": server.base_url, "timeout": 10.0, "max_retries": 0, "model": "fake-model", "max_concurrency": 1, **options}
     return run_refresh(Workspace.open(repo.root), RefreshOptions(**options))
 
 
@@ -164,7 +164,7 @@ def test_a_killed_refresh_leaves_valid_files_with_the_decided_claims_applied(rep
     with FakeOpenAI(responder=respond) as server:
         proc = subprocess.Popen(
             [sys.executable, "-m", "openwiki_git", "-C", str(repo.root), "refresh", "--base-url", server.base_url,
-             "--max-retries", "0", "--timeout", "120"],
+             "--max-retries", "0", "--timeout", "120", "--max-concurrency", "1"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env={**os.environ, "OPENAI_API_KEY": key},
@@ -201,3 +201,20 @@ def test_check_never_imports_langchain() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parent)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_refused_key_stops_the_run_and_refresh_exits_2(repo: Any, key: str, capsys: Any) -> None:
+    """401: the first refusal stops the run (no point asking again), the endpoint's text (which
+    echoes the key here) is never printed, and `refresh` exits 2 after keeping what was decided."""
+    gs = stale_wiki(repo, pages=1, per_page=3)
+    with FakeOpenAI() as server:
+        server.enqueue(Reply(verdict=confirm(gs[0])), *[Reply(status=401, echo_key=True, error=f"bad key {key}")] * 2)
+        capsys.readouterr()
+        code = repo.run("refresh", "--base-url", server.base_url, "--max-retries", "0", "--max-concurrency", "1")
+        assert len(server.requests) == 2
+    captured = capsys.readouterr()
+    assert code == 2 and key not in captured.out + captured.err
+    assert "the model cannot be used" in captured.err and "HTTP 401" in captured.err
+    ws = Workspace.open(repo.root)
+    by = {c.id: c.verified_by for sc in ws.wiki.load_all().values() for c in sc.claims}
+    assert by[gs[0].claim_id] == "model:gpt-4o-mini"  # decided before the refusal: kept

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from openwiki_git import PRODUCER, ghactions
 from openwiki_git.commands import open_workspace
 from openwiki_git.errors import GitError, GitHubError, UsageError
+from openwiki_git.redact import add_secret, redact
 
 if TYPE_CHECKING:
     from github import Github
@@ -57,6 +58,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     c.add_argument("--pr", type=int, metavar="N", help="the pull request number (default: from the event)")
     c.add_argument("--fail-on-stale", action="store_true", help="exit 1 when any claim is stale or unresolved")
     c.add_argument("--no-comment", action="store_true", help="annotations and summary only; no API call")
+    c.add_argument(
+        "--comment-author", metavar="LOGIN",
+        help="who writes the sticky comment (default: a personal token's user, else any bot account, as "
+        "GITHUB_TOKEN and App tokens write); comments by anyone else are never edited",
+    )
     c.set_defaults(run=cmd_comment)
 
     r = gsub.add_parser(
@@ -69,7 +75,33 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     r.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: the config's refresh.base_url)")
     r.add_argument("--api-key-env", metavar="NAME", help="the environment variable holding the API key")
     r.add_argument("--max-claims", type=int, metavar="N", help="refresh at most N claims in this run")
+    r.add_argument("--timeout", type=float, metavar="SECONDS", help="deadline of one model call (default 60)")
+    r.add_argument("--deadline", type=float, metavar="SECONDS", help="deadline of the model calls of the run: then what is decided is published")
+    r.add_argument("--max-concurrency", type=int, metavar="N", help="claims sent to the model at once (default 4)")
+    r.add_argument(
+        "--plan", "--dry-run", dest="plan", action="store_true",
+        help="call no model and write nothing: the job summary lists what would be sent, with estimated tokens and cost",
+    )
+    r.add_argument(
+        "--from-shards", nargs="+", type=Path, metavar="DIR",
+        help="no model call: merge what `github refresh-shard` jobs saved in these directories, then publish",
+    )
     r.set_defaults(run=cmd_refresh_pr)
+
+    sh = gsub.add_parser(
+        "refresh-shard", help="refresh the pages of one shard and save the decisions for `refresh-pr --from-shards`",
+        description=cmd_refresh_shard.__doc__,
+    )
+    sh.add_argument("--shard", required=True, type=_parse_shard, metavar="I/N", help="this job's shard, e.g. 2/4")
+    sh.add_argument("--out", required=True, type=Path, metavar="DIR", help="where to save the decisions and files")
+    for flag in ("--model", "--base-url", "--api-key-env"):
+        sh.add_argument(flag, help=f"as for refresh-pr {flag}")
+    sh.add_argument("--max-claims", type=int, metavar="N", help="refresh at most N claims (as for refresh-pr)")
+    sh.add_argument("--branch", default=DEFAULT_BRANCH, help="the refresh pull request's branch (to skip when it is up to date)")
+    sh.add_argument("--timeout", type=float, metavar="SECONDS", help="deadline of one model call (default 60)")
+    sh.add_argument("--deadline", type=float, metavar="SECONDS", help="deadline of the shard's model calls")
+    sh.add_argument("--max-concurrency", type=int, metavar="N", help="claims sent to the model at once (default 4)")
+    sh.set_defaults(run=cmd_refresh_shard)
 
     from openwiki_git.commands import github_ground  # `github ground-pr`, on the same machinery
 
@@ -132,6 +164,7 @@ class ActionsEnv:
 
 def write_summary(env: ActionsEnv, markdown: str) -> None:
     """Append to $GITHUB_STEP_SUMMARY; outside Actions, print it."""
+    markdown = redact(markdown)
     if env.step_summary:
         with open(env.step_summary, "a", encoding="utf-8") as fh:
             fh.write(markdown.rstrip("\n") + "\n\n")
@@ -145,12 +178,20 @@ def write_outputs(env: ActionsEnv, values: Mapping[str, object]) -> None:
         return
     with open(env.output, "a", encoding="utf-8") as fh:
         for name, value in values.items():
-            text = "" if value is None else str(value)
+            text = "" if value is None else redact(value)
             if "\n" in text or "\r" in text:
                 delimiter = f"owg_{uuid.uuid4().hex}"
                 fh.write(f"{name}<<{delimiter}\n{text}\n{delimiter}\n")
             else:
                 fh.write(f"{name}={text}\n")
+
+
+def _register_secrets(env: ActionsEnv, *names: str | None) -> None:
+    """Every published string is redacted: the token, the model key, any secret-named variable."""
+    from openwiki_git import redact as redaction
+
+    add_secret(env.token)
+    redaction.secrets_from_env(os.environ, [n for n in names if n])
 
 
 def _client(env: ActionsEnv) -> Github:
@@ -172,10 +213,11 @@ def cmd_comment(args: argparse.Namespace) -> int:
     """The claims this pull request made stale: annotations, the step summary, one sticky comment."""
     ws = open_workspace(args)
     env = ActionsEnv.read()
+    _register_secrets(env)
     gh = None if args.no_comment or not env.token else _client(env)
     return comment(
         ws, env, gh, base=args.base, head=args.head, pr=args.pr, fail_on_stale=args.fail_on_stale,
-        post=not args.no_comment,
+        post=not args.no_comment, author=args.comment_author,
     )
 
 
@@ -199,6 +241,7 @@ def comment(
     pr: int | None = None,
     fail_on_stale: bool = False,
     post: bool = True,
+    author: str | None = None,
 ) -> int:
     """The claims made stale between merge-base(base, head) and head: annotations, the step
     summary, the `stale-count` output, then (with a client and `post`) the sticky comment."""
@@ -219,6 +262,11 @@ def comment(
     try:
         data = ci_report(ws, base, head)
     except GitError as e:
+        if is_shallow(ws):
+            raise GitError(
+                f"{e.message} (the checkout is shallow: the pull request's base commit is not in it)",
+                "check out the full history: actions/checkout with `fetch-depth: 0`",
+            ) from None
         raise GitError(e.message, e.hint or "check out the full history: actions/checkout with fetch-depth: 0") from None
     repo_name = _repository(env, event)
     head_sha = data.get("head") or ws.repo.commit_id(head or "HEAD")
@@ -241,9 +289,10 @@ def comment(
     else:
         from openwiki_git import github_api
 
-        body = ghactions.render_comment(data, links)
+        body = redact(ghactions.render_comment(data, links))
         try:
-            result = github_api.upsert_sticky_comment(gh, repo_name, int(number), body, create=bool(stale))
+            who = author or github_api.comment_author(gh, env.token)
+            result = github_api.upsert_sticky_comment(gh, repo_name, int(number), body, create=bool(stale), author=who)
         except github_api.ReadOnlyTokenError as e:
             print(ghactions.workflow_command("warning", f"{e.message}. {e.hint}", title="openwiki-git: no comment"))
             write_summary(
@@ -257,9 +306,9 @@ def comment(
                 env, {"comment-operation": result.operation, "comment-id": result.id or "", "comment-url": result.url or ""}
             )
             if result.operation != "none":
-                print(f"openwiki-git: sticky comment {result.operation}: {result.url}", file=sys.stderr)
+                _say(f"openwiki-git: sticky comment {result.operation}: {result.url}")
     n = len(stale)
-    print(f"openwiki-git: {n} claim{'s' if n != 1 else ''} stale or unresolved", file=sys.stderr)
+    _say(f"openwiki-git: {n} claim{'s' if n != 1 else ''} stale or unresolved")
     return 1 if fail_on_stale and stale else 0
 
 
@@ -268,9 +317,71 @@ def cmd_refresh_pr(args: argparse.Namespace) -> int:
     """Refresh stale claims with the model, then open or update one pull request with the wiki's changes."""
     ws = open_workspace(args)
     env = ActionsEnv.read()
+    _register_secrets(env, args.api_key_env or "OPENAI_API_KEY")
     if not env.token:
         raise UsageError("github refresh-pr: GITHUB_TOKEN is not set", "pass `github-token` to the action")
     return refresh_pr(ws, env, _client(env), args)
+
+
+def merge_sidecar(ws: Workspace, path: str, base: bytes | None, ours: bytes, theirs: bytes) -> bytes:
+    """A sidecar two shards changed, merged claim by claim as the merge driver merges branches."""
+    from openwiki_git import sidecar as sidecar_codec
+    from openwiki_git.commands import merge_driver
+
+    def load(data: bytes | None) -> Any:
+        if data is None:
+            return None
+        return sidecar_codec.loads(data.decode("utf-8"), filename=path, page=path, wiki_dir=ws.config.wiki_dir)
+
+    merged, conflicts = merge_driver.merge(load(base), load(ours), load(theirs))
+    if conflicts:
+        raise UsageError(f"{path}: two shards decided the same claims differently: {'; '.join(conflicts)}")
+    return str(sidecar_codec.dumps(merged)).encode("utf-8")
+
+
+def _parse_shard(text: str) -> tuple[int, int]:
+    from openwiki_git.commands.refresh import parse_shard
+
+    return parse_shard(text)
+
+
+def cmd_refresh_shard(args: argparse.Namespace) -> int:
+    """One job of a sharded refresh: the stale claims on the pages of shard I of N (stable by
+    page), decided by the model and saved to --out (decisions.json, the changed wiki files) for a
+    final `github refresh-pr --from-shards` job. Writes nothing to GitHub. Exit 2 when the model
+    cannot be used."""
+    from openwiki_git import shards
+
+    from openwiki_git import github_api
+
+    ws = open_workspace(args)
+    env = ActionsEnv.read()
+    _register_secrets(env, args.api_key_env or "OPENAI_API_KEY")
+    if env.token and env.repository:
+        # Nothing new since the open refresh pull request: no shard pays for the model again.
+        branch = _check_branch(getattr(args, "branch", None) or DEFAULT_BRANCH, env.ref_name or "")
+        existing = github_api.find_open_pull(_client(env), env.repository, branch=branch, base=env.ref_name)
+        if existing is not None and f"fingerprint={_fingerprint(ws, _check(ws), args)} " in existing.body:
+            shards.save(ws, {"decisions": [], "totals": {}, "unchanged": existing.number}, {}, args.out)
+            _say(f"openwiki-git: nothing new since pull request #{existing.number}; no model call")
+            return 0
+    result = _run_refresh(ws, args, new_refresher(args))
+    data = result.to_dict()
+    shards.save(ws, json.loads(redact(json.dumps(data))), wiki_changes(ws), args.out)
+    t = data["totals"]
+    _say(
+        f"openwiki-git: shard {args.shard[0]}/{args.shard[1]}: {t['claims']} claims, {t['confirmed']} confirmed, "
+        f"{t['revised']} revised, {t['retracted']} retracted; saved to {args.out}"
+    )
+    if result.unusable:
+        print(ghactions.workflow_command("error", f"the model cannot be used: {result.unusable}", title="openwiki-git refresh"))
+        return 2
+    return 0
+
+
+def is_shallow(ws: Workspace) -> bool:
+    """A shallow clone (actions/checkout's default `fetch-depth: 1`)."""
+    return (ws.repo.git_dir / "shallow").exists()
 
 
 def new_refresher(args: argparse.Namespace) -> Any:
@@ -279,6 +390,9 @@ def new_refresher(args: argparse.Namespace) -> Any:
 
 
 def refresh_pr(ws: Workspace, env: ActionsEnv, gh: Github, args: argparse.Namespace, refresher: Any = None) -> int:
+    """Exit 0 when the pull request holds the run's decisions; 2 when the model cannot be used
+    (a wrong key, model or endpoint: whatever was decided first is still published) or GitHub
+    would not let the token open the pull request (the decisions are kept on the branch)."""
     from openwiki_git import github_api
 
     event = env.event()
@@ -291,11 +405,18 @@ def refresh_pr(ws: Workspace, env: ActionsEnv, gh: Github, args: argparse.Namesp
     if parent is None:
         raise GitError("the repository has no commit to build the refresh on", "check out the base branch first")
 
+    if getattr(args, "plan", False):
+        plan = _run_refresh(ws, args, None).to_dict()
+        write_summary(env, ghactions.render_plan(plan, wiki_dir=ws.config.wiki_dir))
+        totals = plan["plan"]
+        _say(f"openwiki-git: plan: {totals['claims_to_send']} claims would be sent; no model call, nothing written")
+        return 0
+
     before = _check(ws)
     fingerprint = _fingerprint(ws, before, args)
     existing = github_api.find_open_pull(gh, repo_name, branch=branch, base=base)
     if existing is not None and f"fingerprint={fingerprint} " in existing.body:
-        print(f"openwiki-git: nothing new since pull request #{existing.number}; no model call, nothing written", file=sys.stderr)
+        _say(f"openwiki-git: nothing new since pull request #{existing.number}; no model call, nothing written")
         _pr_outputs(env, "unchanged", existing.number, existing.url)
         write_summary(
             env,
@@ -303,9 +424,21 @@ def refresh_pr(ws: Workspace, env: ActionsEnv, gh: Github, args: argparse.Namesp
             "from the same wiki and cited files: no model call, nothing written. Merge it to refresh the rest.\n",
         )
         return 0
+    on_branch = None if existing is not None else github_api.branch_commit(gh, repo_name, branch)
+    if on_branch is not None and on_branch.fingerprint == fingerprint and on_branch.parents == (parent,):
+        # A previous run paid for these decisions but could not open the pull request.
+        body = _body_from_message(on_branch.message) or f"{ghactions.REFRESH_MARKER} fingerprint={fingerprint} -->\n"
+        _say(f"openwiki-git: the branch {branch} already holds the decisions for this wiki; no model call")
+        return _open_saved(env, gh, repo_name, base, branch, body, on_branch.sha)
 
-    result = _run_refresh(ws, args, refresher if refresher is not None else new_refresher(args))
-    result_data = result.to_dict()
+    from_shards = getattr(args, "from_shards", None)
+    if from_shards:
+        from openwiki_git import shards
+
+        result_data = shards.merge(ws, from_shards, lambda *parts: merge_sidecar(ws, *parts))
+    else:
+        result_data = _run_refresh(ws, args, refresher if refresher is not None else new_refresher(args)).to_dict()
+    unusable = result_data.get("unusable")
     failed = [d for d in result_data["decisions"] if d.get("error")]
     if failed or result_data.get("stopped"):
         why = f" (the run stopped: {result_data['stopped']})" if result_data.get("stopped") else ""
@@ -313,31 +446,132 @@ def refresh_pr(ws: Workspace, env: ActionsEnv, gh: Github, args: argparse.Namesp
             "warning", f"{len(failed)} claims could not be refreshed and stay stale{why}; see the job summary",
             title="openwiki-git refresh",
         ))
+    if is_shallow(ws):
+        print(ghactions.workflow_command(
+            "warning", "the checkout is shallow: the cited text as last verified may not be found in its history; "
+            "use actions/checkout with `fetch-depth: 0`", title="openwiki-git refresh",
+        ))
     changes = wiki_changes(ws)
+    head_sha = existing.head_sha if existing is not None else (on_branch.sha if on_branch is not None else None)
+    if changes and head_sha is not None:
+        changes = keep_unchanged(ws, changes, github_api.files_at(gh, repo_name, parent, head_sha))
     after = _check(ws)
     links = ghactions.Links(env.server_url, repo_name, branch, env.run_url)
-    body = ghactions.render_refresh_body(
+    body = redact(ghactions.render_refresh_body(
         result_data, links, fingerprint=fingerprint, checked_at=parent, wiki_dir=ws.config.wiki_dir
-    )
-    message = _commit_message(result_data)
-    pull = github_api.publish_pull(
-        gh,
-        repo_name,
-        base=base,
-        branch=branch,
-        parent_sha=parent,
-        changes=changes,
-        title=PR_TITLE,
-        body=body,
-        message=message,
-        existing=existing,
-        close_if_empty=not ghactions.not_fresh(before) and not ghactions.not_fresh(after),
-        equivalent=lambda a, b: ghactions.without_timestamps(a) == ghactions.without_timestamps(b),
-    )
-    print(f"openwiki-git: refresh pull request {pull.operation}" + (f": {pull.url}" if pull.url else ""), file=sys.stderr)
+    ))
+    message = _commit_message(result_data, body, fingerprint)
+    try:
+        pull = github_api.publish_pull(
+            gh,
+            repo_name,
+            base=base,
+            branch=branch,
+            parent_sha=parent,
+            changes=changes,
+            title=PR_TITLE,
+            body=body,
+            message=message,
+            existing=existing,
+            close_if_empty=not ghactions.not_fresh(before) and not ghactions.not_fresh(after),
+            equivalent=lambda a, b: ghactions.without_volatile(a) == ghactions.without_volatile(b),
+        )
+    except github_api.CreatePullForbiddenError as e:
+        return _blocked(env, e, body, branch)
+    _say(f"openwiki-git: refresh pull request {pull.operation}" + (f": {pull.url}" if pull.url else ""))
     _pr_outputs(env, pull.operation, pull.number, pull.url)
     write_summary(env, _refresh_summary(body, result_data, pull))
+    if unusable:
+        print(ghactions.workflow_command(
+            "error", f"the model cannot be used: {unusable}. Check the api-key secret, model and base-url inputs",
+            title="openwiki-git refresh",
+        ))
+        return 2
     return 0
+
+
+def _say(text: str) -> None:
+    print(redact(text), file=sys.stderr)
+
+
+def _open_saved(env: ActionsEnv, gh: Github, repo_name: str, base: str, branch: str, body: str, sha: str) -> int:
+    from openwiki_git import github_api
+
+    try:
+        pull = github_api.open_pull(gh, repo_name, base=base, branch=branch, title=PR_TITLE, body=body, commit=sha)
+    except github_api.CreatePullForbiddenError as e:
+        return _blocked(env, e, body, branch)
+    _say(f"openwiki-git: refresh pull request created from the saved branch: {pull.url}")
+    _pr_outputs(env, pull.operation, pull.number, pull.url)
+    text = _visible(body)
+    write_summary(env, f"{text.rstrip()}\n\n**Opened [#{pull.number}]({pull.url}) from the decisions saved on `{branch}`.**\n")
+    return 0
+
+
+def _blocked(env: ActionsEnv, e: Any, body: str, branch: str) -> int:
+    """GitHub would not let the token open the pull request: the summary shows the decisions and
+    the fix; the branch keeps them, so the next run does not pay for them again. Exit 2."""
+    print(ghactions.workflow_command("error", f"{e.message}. {e.hint}", title="openwiki-git: no pull request"))
+    _pr_outputs(env, "branch-only", None, None)
+    text = _visible(body)
+    write_summary(
+        env,
+        f"{text.rstrip()}\n\n> [!WARNING]\n> GitHub refused to open the pull request: {ghactions.md_text(e.message)}.\n"
+        f"> Fix: {ghactions.md_text(e.hint or '')}.\n> The decisions above are saved on the branch `{branch}`.\n",
+    )
+    return 2
+
+
+def _visible(body: str) -> str:
+    """The pull request body without its hidden marker line (for the step summary)."""
+    return body.split("\n", 1)[1] if body.startswith(ghactions.REFRESH_MARKER) else body
+
+
+def _body_from_message(message: str) -> str | None:
+    """The pull request body a refresh commit carries (between the marker and the trailer)."""
+    from openwiki_git import github_api
+
+    at = message.find(ghactions.REFRESH_MARKER)
+    end = message.rfind("\n" + github_api.FINGERPRINT_TRAILER)
+    if at < 0 or end <= at:
+        return None
+    return message[at:end].rstrip() + "\n"
+
+
+def keep_unchanged(
+    ws: Workspace, changes: Mapping[str, bytes | None], theirs: Mapping[str, bytes | None] | None
+) -> dict[str, bytes | None]:
+    """`changes` with the bytes of the open pull request (or saved branch) wherever a page's
+    decisions are the same: a page and its sidecar are taken together when both differ from the
+    branch's copies only in timestamps and the page version hashing them, so identical decisions
+    give an identical tree (no new commit, no force-push, no PR edit)."""
+    if not theirs:
+        return dict(changes)
+    root = ws.repo.root
+    group: dict[str, str] = {}
+    for page in ws.wiki.pages():
+        key = ws.wiki.repo_path(page)
+        group[key] = key
+        group[ws.wiki.sidecar_path(page).relative_to(root).as_posix()] = key
+    members: dict[str, set[str]] = {}
+    for path in set(changes) | set(theirs):
+        members.setdefault(group.get(path, path), set()).add(path)
+    out = dict(changes)
+    for paths in members.values():
+        if not paths & set(changes):
+            continue
+
+        def same(path: str) -> bool:
+            if (path in changes) != (path in theirs):
+                return False
+            mine, other = changes[path], theirs[path]
+            if mine is None or other is None:
+                return mine is other
+            return ghactions.without_volatile(mine) == ghactions.without_volatile(other)
+
+        if all(same(p) for p in paths):
+            out.update({p: theirs[p] for p in paths})
+    return out
 
 
 def _refresh_summary(body: str, result: Mapping[str, Any], pull: Any) -> str:
@@ -347,7 +581,7 @@ def _refresh_summary(body: str, result: Mapping[str, Any], pull: Any) -> str:
         if pull.operation == "closed":
             text += f" The open pull request [#{pull.number}]({pull.url}) is no longer needed and was closed."
         return text + "\n"
-    text = body.split("\n", 1)[1] if body.startswith(ghactions.REFRESH_MARKER) else body
+    text = _visible(body)
     where = f"[#{pull.number}]({pull.url})" if pull.number else ""
     note = {
         "created": f"Opened {where}.",
@@ -443,13 +677,19 @@ def wiki_changes(ws: Workspace) -> dict[str, bytes | None]:
     return changes
 
 
-def _commit_message(result: Mapping[str, Any]) -> str:
+def _commit_message(result: Mapping[str, Any], body: str, fingerprint: str) -> str:
+    """The summary line and counts, the pull request's body (so a run that could not open the pull
+    request can open it later without the model) and the fingerprint trailer."""
+    from openwiki_git import github_api
+
     n = ghactions.refresh_counts(result)
     return (
         "openwiki-git: refresh stale wiki claims\n\n"
         f"{n['confirm']} confirmed, {n['revise']} revised, {n['retract']} retracted"
         + (f", {n['stale']} left stale" if n["stale"] else "")
-        + ".\n"
+        + ".\n\n"
+        + body.rstrip()
+        + f"\n\n{github_api.FINGERPRINT_TRAILER} {fingerprint}\n"
     )
 
 
@@ -462,6 +702,12 @@ def _run_refresh(ws: Workspace, args: argparse.Namespace, refresher: Any) -> Any
         base_url=args.base_url,
         api_key_env=args.api_key_env,
         max_claims=args.max_claims,
-        progress=lambda line: print(line, file=sys.stderr, flush=True),
+        timeout=getattr(args, "timeout", None),
+        deadline=getattr(args, "deadline", None),
+        max_concurrency=getattr(args, "max_concurrency", None),
+        shard=getattr(args, "shard", None),
+        dry_run=bool(getattr(args, "plan", False)),
+        endpoint_from_config=False,  # the repository's config may not pick where the key goes
+        progress=lambda line: print(redact(line), file=sys.stderr, flush=True),
     )
     return run_refresh(ws, options, refresher=refresher)

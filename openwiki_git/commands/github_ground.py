@@ -83,7 +83,7 @@ def ground_pr(ws: Workspace, env: ActionsEnv, gh: Github, args: argparse.Namespa
     pages = ws.wiki.pages()
     index = ground.source_index(ws)
     reports = ground.ground_pages(ws, pages, index, add_front_matter=args.add_front_matter, plan=False)
-    model = ground_cmd.model_pass(ws, args, pages, index, reports, client) if args.model else None
+    model = ground_cmd.model_pass(ws, args, pages, index, reports, client, endpoint_from_config=False) if args.model else None
     data = ground_cmd.report_data(ws, reports, plan=False, model=model)
     broken = [{**b, "page_path": p["page_path"]} for p in data["pages"] for b in p["broken"]]
     for b in broken[:MAX_ANNOTATIONS]:

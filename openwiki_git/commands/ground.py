@@ -71,14 +71,20 @@ def run(args: argparse.Namespace) -> int:
     return 1 if data["summary"]["broken"] else 0
 
 
-def model_pass(ws: Any, args: argparse.Namespace, pages: list[str], index: Any, reports: list[Any], client: Any = None) -> dict[str, Any]:
-    """`--model`: the sentences the references did not ground (ground_model.py)."""
+def model_pass(
+    ws: Any, args: argparse.Namespace, pages: list[str], index: Any, reports: list[Any], client: Any = None,
+    *, endpoint_from_config: bool = True,
+) -> dict[str, Any]:
+    """`--model`: the sentences the references did not ground (ground_model.py). Under `github
+    ground-pr`, `endpoint_from_config=False`: the endpoint and key variable come from the command
+    line only, never from the repository's config (as for `github refresh-pr`)."""
     from openwiki_git import ground_model
     from openwiki_git.refresher import RefreshOptions
 
     options = RefreshOptions(
         model=args.model, base_url=args.base_url, api_key_env=args.api_key_env, max_claims=args.max_sentences,
         timeout=getattr(args, "timeout", None), max_retries=getattr(args, "max_retries", None),
+        endpoint_from_config=endpoint_from_config,
     )
     skip = frozenset((r.page, p.statement) for r in reports for p in r.proposals)  # a plan wrote nothing
     return ground_model.run(ws, pages, index, options=options, plan=args.plan, source=args.source, skip=skip, client=client)

@@ -14,6 +14,7 @@ import json
 import sys
 
 from openwiki_git.commands import add_format, open_workspace
+from openwiki_git.redact import redact
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -26,7 +27,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--claim", action="append", default=[], metavar="ID", help="only this claim (repeatable)")
     p.add_argument("--page", action="append", default=[], metavar="P", help="only claims on this page (repeatable)")
     p.add_argument("--due", action="store_true", help="also claims due for re-verification (reverify_after, stale_after)")
-    p.add_argument("--dry-run", action="store_true", help="show the decisions as a diff; write nothing")
+    p.add_argument(
+        "--plan", "--dry-run", dest="dry_run", action="store_true",
+        help="call no model, write nothing: list what would be sent, with estimated tokens and cost",
+    )
     p.add_argument("--max-claims", type=int, metavar="N", help="send at most N claims to the model")
     p.add_argument("--model", metavar="M", help="chat model name (refresh.model)")
     p.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1")
@@ -38,10 +42,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument("--temperature", type=float, help="sampling temperature (default 0)")
     p.add_argument("--max-tokens", type=int, metavar="N", help="most tokens per answer")
-    p.add_argument("--timeout", type=float, metavar="SECONDS", help="per request")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="deadline of one model call, retries included (default 60)")
+    p.add_argument("--deadline", type=float, metavar="SECONDS", help="deadline of the whole run: then nothing new is sent")
+    p.add_argument("--max-concurrency", type=int, metavar="N", help="claims sent to the model at once (default 4)")
+    p.add_argument("--shard", type=parse_shard, metavar="I/N", help="only the pages of shard I of N (stable by page)")
     p.add_argument("--max-retries", type=int, metavar="N", help="retries per request (429, timeouts, 5xx)")
     add_format(p)
     p.set_defaults(run=run)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`I/N` with 1 <= I <= N (argparse's type: a bad value is a usage error, exit 2)."""
+    i_text, sep, n_text = text.partition("/")
+    try:
+        i, n = int(i_text), int(n_text)
+    except ValueError:
+        i, n = 0, 0
+    if not sep or n < 1 or not 1 <= i <= n:
+        raise argparse.ArgumentTypeError(f"{text!r}: use I/N with 1 <= I <= N, e.g. 1/4")
+    return i, n
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,14 +81,21 @@ def run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         timeout=args.timeout,
         max_retries=args.max_retries,
+        deadline=args.deadline,
+        max_concurrency=args.max_concurrency,
+        shard=args.shard,
         progress=lambda line: print(line, file=sys.stderr, flush=True),
     )
     result = run_refresh(ws, options)
     if args.format == "json":
-        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+        print(redact(json.dumps(result.to_dict(), indent=2, ensure_ascii=False)))
     else:
-        sys.stdout.write(to_text(result, ws.config.wiki_dir))
-    return 0 if result.ok else 1
+        sys.stdout.write(redact(to_text(result, ws.config.wiki_dir)))
+    if result.unusable:
+        print(f"error: the model cannot be used: {redact(result.unusable)}", file=sys.stderr)
+        print("hint: check the key, --model and --base-url; decisions made before the failure were kept", file=sys.stderr)
+        return 2
+    return 0 if result.ok or result.dry_run else 1
 
 
 def _money(cost: float | None) -> str:
@@ -90,6 +116,12 @@ def to_text(result, wiki_dir: str) -> str:  # type: ignore[no-untyped-def]
             lines.append(f"{where}: revised: {change}{usage}")
         elif d.verdict == "retract":
             lines.append(f'{where}: retracted: "{d.old_statement}"{usage}')
+        elif d.planned is not None and d.planned["send"]:
+            p = d.planned
+            lines.append(
+                f"{where}: would send ~{p['tokens_in']} tokens in, ~{p['tokens_out']} out, ~{_money(p['cost'])}"
+                f" (files: {', '.join(p['files'])})"
+            )
         else:
             lines.append(f"{where}: left {d.status}: {d.error or d.skipped}{usage}")
     for note in result.fallbacks:
@@ -105,5 +137,9 @@ def to_text(result, wiki_dir: str) -> str:  # type: ignore[no-untyped-def]
     if result.stopped:
         lines.append(f"stopped early: {result.stopped}")
     if result.dry_run:
-        lines.append("dry run: nothing was written")
+        plan = result.plan_totals
+        lines.append(
+            f"plan: {plan['claims_to_send']} claims would be sent, ~{plan['tokens_in']} tokens in, "
+            f"~{plan['tokens_out']} out, ~{_money(plan['cost'])} (estimates); no model was called, nothing was written"
+        )
     return "\n".join(lines) + "\n"
