@@ -33,6 +33,11 @@ class EvidenceResolver:
         self._memo: dict[tuple[str, str], EvidenceResult] = {}
         self.max_growth = max_growth
         self.growth = growth  # a stale span's bound: diffmap.range_limit(cited, *growth)
+        # Cosmetic edits (cosmetic.py): off unless the workspace configures them, with a way to
+        # read the blob an evidence item was verified in (`Evidence.blob`).
+        self.cosmetic_edits = "stale"
+        self.cosmetic_annotations = False
+        self.blob_text: Callable[[str, str], FileText] | None = None
 
     def read(self, path: str) -> FileText:
         """The file, read once."""
@@ -61,14 +66,26 @@ class EvidenceResolver:
         """Take these results as resolved (a cache's, for a file it found unchanged)."""
         self._memo.update(known)
 
-    def resolve(self, resource: str, version: str) -> EvidenceResult:
-        key = (resource, version)
-        hit = self._memo.get(key)
+    def key(self, resource: str, version: str, blob: str | None) -> tuple[str, ...]:
+        """The memo key: the blob counts when a cosmetic edit may be recognised from it."""
+        return (resource, version) if not blob or self.cosmetic_edits == "stale" or self.blob_text is None else (resource, version, blob)
+
+    def resolve(self, resource: str, version: str, blob: str | None = None) -> EvidenceResult:
+        """The evidence item now; with `blob` (where its text was verified), a stale item whose
+        edit is cosmetic is judged as `cosmetic()` says."""
+        key = self.key(resource, version, blob)
+        hit = self._memo.get(key)  # type: ignore[call-overload]
         if hit is None:
-            hit = self._memo[key] = self._resolve(resource, version)
+            hit = self._memo[key] = self._resolve(resource, version, blob)  # type: ignore[index]
         return hit
 
-    def _resolve(self, resource: str, version: str) -> EvidenceResult:
+    def _resolve(self, resource: str, version: str, blob: str | None = None) -> EvidenceResult:
+        r = self._relocated(resource, version)
+        if blob and r.status == "stale" and self.key(resource, version, blob) != (resource, version):
+            r = self.cosmetic(Evidence(resource, version, blob), r)
+        return r
+
+    def _relocated(self, resource: str, version: str) -> EvidenceResult:
         plain = plain_parts(resource)
         if plain is not None:
             path, start, end = plain
@@ -97,6 +114,50 @@ class EvidenceResolver:
                 current = r.resource.with_lines(*span).canonical
                 reason, token = reason + note, compat.lines_version(index.lines, span[0] - 1, span[1])
         return EvidenceResult(resource, status, current, reason, token, ft.blob)
+
+
+    def cosmetic(self, ev: Evidence, r: EvidenceResult) -> EvidenceResult:
+        """A stale result whose edit is cosmetic (the verified text, read from the blob it was
+        verified in, has the same tokens as the text now): fresh, with the reason and the token
+        of the text now (so `check --fix` re-anchors it); with `cosmetic_edits: mark` still stale,
+        with the cosmetic reason. Else `r`. The hook's judgement."""
+        if r.status != "stale" or self.cosmetic_edits == "stale" or self.blob_text is None or not ev.blob:
+            return r
+        from openwiki_git import cosmetic
+
+        try:
+            old = compat.parse_resource(ev.resource, wiki_dir="\0")
+            new = compat.parse_resource(r.current_resource or "", wiki_dir="\0")
+        except compat.ResourceError:
+            return r
+        if not (old.is_range and new.start and new.end):
+            return r
+        then = self.blob_text(old.path, ev.blob)
+        ft, idx = self.file(new.path)
+        if then.text is None or idx is None:
+            return r
+        then_idx = compat.LineIndex(then.text)
+        span = verified_span(old, then.text, then_idx, ev.version)
+        if span is None:
+            return r
+        reason = cosmetic.compare(
+            new.path, then_idx.lines, idx.lines, old_span=span, new_span=(new.start, new.end),
+            annotations=self.cosmetic_annotations,
+        )
+        if reason is None:
+            return r
+        if self.cosmetic_edits == "mark":  # stale, with the reason (the hook's mark says the same)
+            return EvidenceResult(r.resource, r.status, r.current_resource, reason, r.current_version, r.blob, r.hunk)
+        token = compat.lines_version(idx.lines, new.start - 1, new.end)
+        return EvidenceResult(r.resource, "fresh", r.current_resource, reason, token, ft.blob)
+
+
+def verified_span(res: compat.Resource, text: str, idx: compat.LineIndex, version: str) -> tuple[int, int] | None:
+    """Where `version`'s text is in `text` (1-based inclusive), when it is there unchanged."""
+    r = compat.relocate(res, text, version, lines=idx)
+    if r.status != "fresh" or r.resource is None or r.resource.start is None or r.resource.end is None:
+        return None
+    return (r.resource.start, r.resource.end)
 
 
 _LINES_PREFIX = "repo-lines-v1:sha256:"
@@ -197,7 +258,9 @@ def check_claim(
 ) -> ClaimResult:
     """One claim's verdict. `markers` is `citations.markers_in(page_text)`, when the caller has
     it (check_all scans each page once, not once per claim)."""
-    results = tuple(resolver.resolve(ev.resource, ev.version) for ev in claim.evidence)
+    # An unmarked claim's items carry their blob: a cosmetic edit is recognised (and cached).
+    blobs = [ev.blob if claim.mark is None else None for ev in claim.evidence]
+    results = tuple(resolver.resolve(ev.resource, ev.version, b) for ev, b in zip(claim.evidence, blobs, strict=True))
     if claim.mark is not None:
         results = tuple(marked_result(claim, ev, r, resolver) for ev, r in zip(claim.evidence, results, strict=True))
     status = worst([r.status for r in results])

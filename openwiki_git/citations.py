@@ -115,5 +115,40 @@ def _body_start(text: str) -> int:
     return offset + (len(first) if nl < 0 else nl + 1)
 
 
+_MARKERS = re.compile(r"\[\^c-[0-9a-f]{8,32}\]")
+_SENTENCE_END = re.compile(r"(?:[.!?][)\"'*_`]*\s+|\n\s*\n|^)(?=\S)", re.M)
+
+
+def _norm(text: str) -> str:
+    return " ".join(_MARKERS.sub("", text).split())
+
+
+def prose_before(text: str, claim_id: str) -> str | None:
+    """The sentence the claim's marker follows (markers removed, white space collapsed), or None
+    when the page has no such marker."""
+    body = _body_start(text)
+    prose = _BLOCK.sub("", text[body:])
+    at = prose.find(marker(claim_id))
+    if at < 0:
+        return None
+    before = prose[:at]
+    para = before[before.rfind("\n\n") + 2 :] if "\n\n" in before else before
+    starts = [m.end() for m in _SENTENCE_END.finditer(para.rstrip())]
+    last = para[starts[-1] if starts else 0 :]
+    return _norm(last)
+
+
+def states(text: str, claim_id: str, statement: str) -> bool | None:
+    """Whether the prose right before the claim's marker is its statement (white space and other
+    markers aside); None when the page has no marker for it. A page edited so that the sentence
+    carrying the marker no longer reads as the statement gives False."""
+    body = _body_start(text)
+    prose = _BLOCK.sub("", text[body:])
+    at = prose.find(marker(claim_id))
+    if at < 0:
+        return None
+    return _norm(prose[:at]).endswith(_norm(statement))
+
+
 def remove_marker(text: str, claim_id: str) -> str:
     return text.replace(marker(claim_id), "")

@@ -25,6 +25,8 @@ class Config:
     adjacent_insert: str = "fresh"
     rename_threshold: int = 50
     max_growth: int = 200
+    cosmetic_edits: str = "fresh"  # a cited range edited only cosmetically: "fresh" (reason recorded), "mark" or "stale"
+    cosmetic_annotations: bool = False  # Python type annotations count as cosmetic
     range_growth_factor: int = 2  # a changed range keeps within max(factor x, + lines) of its cited size
     range_growth_lines: int = 10
     hook_on_moved: str = "stage"  # hook.on_moved: a commit that only re-anchors: stage (pass) | stop
@@ -79,6 +81,8 @@ def load_config(root: Path, *, wiki_dir: str | None = None) -> Config:
         adjacent_insert=data.get("adjacent_insert", "fresh"),
         rename_threshold=data.get("rename_threshold", 50),
         max_growth=data.get("max_growth", 200),
+        cosmetic_edits=data.get("cosmetic_edits", "fresh"),
+        cosmetic_annotations=data.get("cosmetic_annotations", False),
         range_growth_factor=data.get("range_growth_factor", 2),
         range_growth_lines=data.get("range_growth_lines", 10),
         hook_on_moved=(data.get("hook") or {}).get("on_moved", "stage"),
@@ -131,6 +135,7 @@ _SIMPLE_SETTINGS: dict[str, Any] = {
     "adjacent_insert": lambda v: v in ("fresh", "stale"),
     "rename_threshold": lambda v: type(v) is int and 0 <= v <= 100,
     "max_growth": lambda v: type(v) is int and v >= 0,
+    "cosmetic_edits": lambda v: v in ("fresh", "mark", "stale"),
     "reverify_after": lambda v: v is None or (type(v) is str and re.fullmatch(r"[0-9]+[hdw]", v) is not None),
     "range_growth_factor": lambda v: type(v) is int and v >= 1,
     "range_growth_lines": lambda v: type(v) is int and v >= 0,

@@ -451,10 +451,10 @@ class _CachedResolver(EvidenceResolver):
         self.known = known
         self.fresh: dict[tuple[str, str], EvidenceResult] = {}
 
-    def resolve(self, resource: str, version: str) -> EvidenceResult:
+    def resolve(self, resource: str, version: str, blob: str | None = None) -> EvidenceResult:
         hit = self.known.get((resource, version))
         if hit is None:
-            hit = self.known[(resource, version)] = self.fresh[(resource, version)] = super().resolve(resource, version)
+            hit = self.known[(resource, version)] = self.fresh[(resource, version)] = super().resolve(resource, version, blob)
         return hit
 
 

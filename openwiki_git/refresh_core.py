@@ -132,11 +132,29 @@ def trivial_drift(result: ClaimResult, sources: Sequence[Source], mode: str) -> 
     changed = [s for s in sources if s.result.status != "fresh"]
     if not changed:
         return "the cited text is back to its verified version"
+    cosmetic_reasons = []
     for s in changed:
         now = s.current_content
-        if s.old_text is None or now is None or normalize(s.old_text, mode) != normalize(now, mode):
+        if s.old_text is None or now is None:
             return None
+        if normalize(s.old_text, mode) != normalize(now, mode):
+            why = _cosmetic(s, now) if mode == "whitespace" else None
+            if why is None:
+                return None
+            cosmetic_reasons.append(why)
+    if cosmetic_reasons:
+        return "; ".join(dict.fromkeys(cosmetic_reasons))
     return "only line endings changed" if mode == "line-endings" else "only white space changed"
+
+
+def _cosmetic(s: Source, now: str) -> str | None:
+    """cosmetic.compare on the verified and the current text (comments, wrapping), or None."""
+    from openwiki_git import cosmetic
+
+    res = _parse(s.result.current_resource)
+    if res is None or s.old_text is None:
+        return None
+    return cosmetic.compare(res.path, compat.split_lines(s.old_text), compat.split_lines(now))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from openwiki_git import checker, compat, diffmap
+from openwiki_git import checker, compat, cosmetic, diffmap
 from openwiki_git.diffmap import FileChange, Hunk
 from openwiki_git.model import Cause, Claim, Evidence, EvidenceResult, FileText, Mark, Status, worst
 
@@ -60,6 +60,8 @@ class Options:
     max_growth: int = 200
     commit: str | None = None  # the old side's commit, recorded in new marks
     wiki_dir: str = ".openwiki"
+    cosmetic_edits: str = "fresh"  # a cosmetic edit (cosmetic.py): "fresh" (re-anchored), "mark" (stale, reason cosmetic), "stale"
+    cosmetic_annotations: bool = False
     growth_factor: int = diffmap.GROWTH_FACTOR  # a changed range's bound: diffmap.range_limit()
     growth_lines: int = diffmap.GROWTH_LINES
 
@@ -190,6 +192,8 @@ class Engine:
                 affected = affected or touched
             else:
                 o = self._on_new_side(ev, cur.mark is not None)
+            if o.status == "stale" and cur.mark is None and self.options.cosmetic_edits != "stale":
+                o = self._cosmetic(o)
             outcomes.append(o)
         after = cur.replace(evidence=tuple(o.after for o in outcomes), mark=self._mark(marked.mark, cur.mark if ours else None, outcomes))
         return ClaimOutcome(page, cur, after, self.decide(outcomes, after), tuple(outcomes), affected)
@@ -249,6 +253,36 @@ class Engine:
         if status == "unresolved" and mark.status != "unresolved":
             return Mark("unresolved", mark.since, mark.causes, mark.commit)
         return mark
+
+    def _cosmetic(self, o: EvidenceOutcome) -> EvidenceOutcome:
+        """A stale range whose edit leaves the code's tokens the same is fresh at its new lines,
+        re-anchored there, with the reason (`cosmetic: comments`). The verified text is read on
+        the old side, where the stored version locates it."""
+        ev = o.before
+        try:
+            old = compat.parse_resource(o.cited or ev.resource, wiki_dir="\0")
+            new = compat.parse_resource(o.current_resource or "", wiki_dir="\0")
+        except compat.ResourceError:
+            return o
+        if not (old.is_range and new.is_range and new.start and new.end):
+            return o
+        old_ft, old_idx = self.old_file(old.path)
+        new_ft, new_idx = self.new_file(new.path)
+        if old_ft.text is None or old_idx is None or new_idx is None:
+            return o
+        verified = checker.verified_span(old, old_ft.text, old_idx, ev.version)
+        if verified is None:
+            return o
+        span = (new.start, new.end)
+        reason = cosmetic.compare(
+            new.path, old_idx.lines, new_idx.lines, old_span=verified, new_span=span,
+            annotations=self.options.cosmetic_annotations,
+        )
+        if reason is None:
+            return o
+        if self.options.cosmetic_edits == "mark":  # stale, with the reason the refresher confirms on
+            return dataclasses.replace(o, reason=reason)
+        return self._fresh_at(ev, new.path, span, new_ft, new_idx, o.old_lines, o.hunks, reason)
 
     # -- old-side basis: through the diff ----------------------------------------------------
     def _through_diff(self, ev: Evidence, claim: Claim, trusted: bool) -> tuple[EvidenceOutcome, bool]:

@@ -55,7 +55,14 @@ class Workspace:
 
     def resolver(self, source: str = "worktree") -> EvidenceResolver:
         growth = (self.config.range_growth_factor, self.config.range_growth_lines)
-        return EvidenceResolver(self.reader(source), max_growth=self.config.max_growth, growth=growth)
+        return self.configure(EvidenceResolver(self.reader(source), max_growth=self.config.max_growth, growth=growth))
+
+    def configure(self, resolver: EvidenceResolver) -> EvidenceResolver:
+        """The config's cosmetic-edit settings, and the repository's blobs to read verified text."""
+        resolver.cosmetic_edits = self.config.cosmetic_edits
+        resolver.cosmetic_annotations = self.config.cosmetic_annotations
+        resolver.blob_text = self.repo.blob_text
+        return resolver
 
     def page_text(self, page: str) -> str | None:
         try:

@@ -224,7 +224,7 @@ def test_list_show_retract(wiki_repo, capsys):
 
     rc, out, _ = run(wiki_repo, capsys, "claim", "show", cid)
     assert rc == 0
-    assert "fresh: repo://src/app.py#L10-L11" in out
+    assert "fresh: src/app.py#L10-L11 -> now src/app.py#L10-L11 (unchanged)" in out
     assert "   10 | line 10" in out and "   11 | line 11" in out
     rc, out, _ = run(wiki_repo, capsys, "claim", "show", cid.removeprefix("claim_")[:10], "--format", "json")
     assert json.loads(out)["evidence_status"][0]["status"] == "fresh"

@@ -34,8 +34,12 @@ def module_text(m: int, lines: int = 30, changed: dict[int, str] | None = None) 
 def stale_wiki(repo: Any, *, pages: int = 4, per_page: int = 5, whitespace_only: set[int] = frozenset()) -> list[Grounded]:
     """`pages` pages of `per_page` claims, each citing one line of src/mod<p>.py; then every cited
     line is edited (white space only for the claims numbered in `whitespace_only`) and committed,
-    so every claim is stale. Returns the claims in page then claim order."""
+    so every claim is stale. Returns the claims in page then claim order. White-space-only edits
+    are kept stale (`cosmetic_edits: stale`, as a team preferring marks sets it): what the
+    refresher confirms without a model."""
     assert repo.run("init") == 0
+    if whitespace_only:
+        repo.write(".openwiki/config.yml", repo.read(".openwiki/config.yml") + "cosmetic_edits: stale\n")
     plans = []
     for p in range(pages):
         repo.write(f"src/mod{p}.py", module_text(p))

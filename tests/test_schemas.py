@@ -259,6 +259,7 @@ def test_config_fast_path_knows_the_schema_it_mirrors():
         "reverify_after": {"type": ["string", "null"], "pattern": "^[0-9]+[hdw]$"},
         "range_growth_factor": {"type": "integer", "minimum": 1},
         "range_growth_lines": {"type": "integer", "minimum": 0},
+        "cosmetic_edits": {"enum": ["fresh", "mark", "stale"]},
     }
     from openwiki_git.config import _SIMPLE_SECTIONS
 

@@ -119,6 +119,8 @@ def evaluate(ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, ever
         max_growth=ws.config.max_growth,
         commit=diff.old,
         wiki_dir=ws.config.wiki_dir,
+        cosmetic_edits=ws.config.cosmetic_edits,
+        cosmetic_annotations=ws.config.cosmetic_annotations,
         growth_factor=ws.config.range_growth_factor,
         growth_lines=ws.config.range_growth_lines,
     )
@@ -264,6 +266,10 @@ def run(args: argparse.Namespace) -> int:
         staging.stage(ws.repo, to_stage)
     for o in evaluation.stale():
         print(line(ws, o))
+    for o in evaluation.outcomes:  # re-anchored over a cosmetic edit: say why it is still fresh
+        for e in o.evidence:
+            if e.status == "fresh" and e.reason.startswith("cosmetic:"):
+                print(f"openwiki-git: {ws.wiki.repo_path(o.page)}: {o.before.id}: kept fresh: {e.describe()}", file=sys.stderr)
     return _verdict(ws, evaluation, written, to_stage, staged_diff, stop)
 
 

@@ -26,10 +26,10 @@ from openwiki_git import PRODUCER, citations, editing, okf
 from openwiki_git import frontmatter as fmt
 from openwiki_git.commands import add_format, open_workspace
 from openwiki_git.errors import OpenwikiError, SchemaError
-from openwiki_git.model import Sidecar
+from openwiki_git.model import Claim, Sidecar
 from openwiki_git.workspace import Workspace
 
-KINDS = ("front-matter", "ungrounded", "orphan-sidecar", "missing-marker", "broken-link", "out-of-step", "index", "broken-reference", "superseded-source")
+KINDS = ("front-matter", "ungrounded", "orphan-sidecar", "missing-marker", "broken-link", "out-of-step", "index", "broken-reference", "superseded-source", "prose-differs")
 _LINK = re.compile(r"\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)")
 _REFDEF = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>\n]*>|\S+)")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -201,6 +201,9 @@ def _markers(ws: Workspace, texts: dict[str, str], sidecars: dict[str, Sidecar],
             continue
         for c in sc.claims:
             if citations.has_marker(text, c.id):
+                if citations.states(text, c.id, c.statement) is False:
+                    said = citations.prose_before(text, c.id) or ""
+                    out.append(Finding("prose-differs", ws.wiki.repo_path(page), 1, _differs(c, said)))
                 continue
             placeable = citations.insert_marker(text, c.statement, c.id) is not None
             how = "--fix puts it after the statement" if placeable else "put it after the sentence that states the claim"
@@ -224,6 +227,15 @@ def _cited_documents(ws: Workspace, sidecars: dict[str, Sidecar]) -> list[Findin
         Finding("superseded-source", ws.wiki.repo_path(claims[cid][0]), 1, f"{cid}: {n['note']}")
         for cid, got in notices.items() for n in got
     ]
+
+
+def _differs(c: Claim, said: str) -> str:
+    cid, statement = c.id, c.statement
+    return (
+        f"{cid}: the prose before {citations.marker(cid)} no longer states the claim: it says {said!r}, "
+        f"the claim says {statement!r}; re-read the cited lines, then `claim edit {citations.label(cid)} "
+        "--statement ...` (or restore the sentence)"
+    )
 
 
 def _wiki_markdown(ws: Workspace) -> list[Path]:
