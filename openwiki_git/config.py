@@ -65,6 +65,8 @@ def load_config(root: Path, *, wiki_dir: str | None = None) -> Config:
         raise ConfigError(f"{CONFIG_DIR}/{CONFIG_NAME}: a symlinked config is refused", "replace the link with the file")
     if path.is_file():
         data = _read(path, root)
+    elif path.exists():
+        raise ConfigError(f"{CONFIG_DIR}/{CONFIG_NAME}: not a file", "move it away; the config is a YAML file")
     where = "--wiki-dir"
     if wiki_dir is None:
         where = f"{CONFIG_DIR}/{CONFIG_NAME}: $.wiki_dir"
@@ -93,8 +95,13 @@ def load_config(root: Path, *, wiki_dir: str | None = None) -> Config:
 
 
 def _read(path: Path, root: Path) -> dict[str, Any]:
+    from openwiki_git.yamlio import MAX_BYTES
+
     rel = path.relative_to(root).as_posix()
     try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:  # refused unread
+            raise ConfigError(f"{rel}: {size} bytes, over the limit of {MAX_BYTES} for a config", "keep only the settings")
         text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{rel}: cannot read: {e}") from None
@@ -194,6 +201,7 @@ def _clean_wiki_dir(value: str, where: str = "wiki_dir") -> str:
     cleaned = value.strip().rstrip("/")
     parts = cleaned.split("/")
     bad = not cleaned or cleaned.startswith("/") or "\\" in cleaned or ":" in parts[0]
+    bad = bad or any(not c.isprintable() for c in cleaned) or any(p.lower() == ".claims" for p in parts)
     if bad or any(p in ("", ".", "..") for p in parts) or parts[0].lower() == ".git":
         raise ConfigError(
             f"{where}: wiki_dir {value!r} must be a relative directory inside the repository", "e.g. .openwiki"

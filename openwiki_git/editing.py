@@ -28,6 +28,9 @@ def render_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -
     if data is None:
         return None, None
     text = _utf8(data, wiki.repo_path(sidecar.page))
+    crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
+    if crlf:  # a CRLF page is rendered as LF text and written back with CRLF: same bytes when in step
+        text = text.replace("\r\n", "\n")
     new_text = edit(text) if edit else text
     new_text = citations.sync(new_text, wiki.repo_path(sidecar.page), rendered_claims(wiki, new_text, sidecar))
     if new_text.startswith(("---", "\ufeff---")):
@@ -43,6 +46,8 @@ def render_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -
             now=now_iso(),
             marks_in_front_matter=wiki.config.strict_openwiki,
         )
+    if crlf:
+        new_text = new_text.replace("\r\n", "\n").replace("\n", "\r\n")
     return data, new_text.encode("utf-8")
 
 
@@ -60,13 +65,19 @@ def save_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -> 
     repo paths written."""
     written = []
     page_path = wiki.page_path(sidecar.page)
-    _, data = render_page(wiki, sidecar, edit=edit)
+    before, data = render_page(wiki, sidecar, edit=edit)
+    wiki.require_writable(wiki.sidecar_path(sidecar.page))  # refused now, not after the page is written
     if data is not None:
         if wiki.write_bytes(page_path, data):
             written.append(wiki.repo_path(sidecar.page))
     version = page_version(data or b"")
-    if wiki.save(sidecar.replace(page_version=version)):
-        written.append(wiki.sidecar_path(sidecar.page).relative_to(wiki.root).as_posix())
+    try:
+        if wiki.save(sidecar.replace(page_version=version)):
+            written.append(wiki.sidecar_path(sidecar.page).relative_to(wiki.root).as_posix())
+    except BaseException:
+        if before is not None:  # a writer that fails leaves the page as it was
+            wiki.write_bytes(page_path, before)
+        raise
     return written
 
 

@@ -131,6 +131,12 @@ def parse_split(sp: Split, *, filename: str) -> FrontMatter:
         indent = line[: len(line) - len(line.lstrip(" \t"))]
         if "\t" in indent and line.strip():
             raise fail(filename, n, "a tab in the indentation", "YAML indents with spaces; replace the tab")
+    from openwiki_git.yamlio import ALIAS_BOMB, hostile, too_big
+
+    refused = hostile(sp.yaml)
+    if refused is not None:
+        at, problem, fix = refused
+        raise fail(filename, sp.first_line + at, f"front matter: {problem}", fix)
     try:
         tree = _yaml().load(sp.yaml)
     except MarkedYAMLError as e:
@@ -157,7 +163,12 @@ def parse_split(sp: Split, *, filename: str) -> FrontMatter:
             raise fail(
                 filename, sp.first_line + tree.lc.key(key)[0], f"key {key!r} is not a string", "quote the key"
             )
-    return FrontMatter(sp, plain(tree), tree, filename)
+    if too_big(tree):
+        raise fail(filename, sp.first_line, f"front matter: {ALIAS_BOMB}", "write the values out instead of aliasing them")
+    try:
+        return FrontMatter(sp, plain(tree), tree, filename)
+    except RecursionError:
+        raise fail(filename, sp.first_line, "front matter nested too deeply", "flatten it") from None
 
 
 def plain(value: Any) -> Any:

@@ -46,6 +46,13 @@ def open_repository(start: Path | None = None) -> Repo:
 class Repo:
     def __init__(self, start: Path | None = None) -> None:
         try:
+            git_dir = os.environ.get("GIT_DIR")
+            if git_dir and not os.path.isdir(git_dir):
+                raise GitError(f"GIT_DIR={git_dir}: not a git directory", "unset GIT_DIR, or name the repository's .git directory")
+            index_file = os.environ.get("GIT_INDEX_FILE")
+            if index_file and not os.path.isfile(index_file):
+                # libgit2 would read a missing index as an empty one: every file "deleted".
+                raise GitError(f"GIT_INDEX_FILE={index_file}: no such index file", "unset GIT_INDEX_FILE, or name an existing index")
             if "GIT_DIR" in os.environ or "GIT_INDEX_FILE" in os.environ:
                 # Hooks run with GIT_DIR / GIT_INDEX_FILE set (`git commit <paths>` uses a
                 # temporary index); FROM_ENV makes libgit2 honour them as git does. pygit2 needs
@@ -61,6 +68,11 @@ class Repo:
             raise GitError(f"cannot open the git repository: {e}") from None
         if opened.is_bare or opened.workdir is None:
             raise GitError(f"{opened.path}: a bare repository has no work tree", "run it in a checkout")
+        try:
+            opened.head_is_unborn or opened.head  # noqa: B018 -- git refuses a broken HEAD; so do we
+        except pygit2.GitError as e:
+            head = Path(opened.path) / "HEAD"
+            raise GitError(f"{head}: {e}", "repair HEAD, e.g. `git symbolic-ref HEAD refs/heads/main`") from None
         self._init(opened, Path(opened.workdir).resolve(), Path(opened.path).resolve(), frozenset())
 
     @classmethod
@@ -112,7 +124,11 @@ class Repo:
     @property
     def index(self) -> pygit2.Index:
         if self._index is None:
-            self._index = self._repo.index
+            try:
+                self._index = self._repo.index
+            except pygit2.GitError as e:
+                where = os.environ.get("GIT_INDEX_FILE") or str(self.git_dir / "index")
+                raise GitError(f"{where}: cannot read the git index: {e}", "repair it (e.g. `rm .git/index && git reset`), or fix GIT_INDEX_FILE") from None
         return self._index
 
     def is_tracked(self, path: str) -> bool:
@@ -144,7 +160,10 @@ class Repo:
 
     def blob_text(self, path: str, blob_id: str) -> FileText:
         try:
-            return self._from_blob(path, pygit2.Oid(hex=blob_id), pygit2.enums.FileMode.BLOB)
+            oid = pygit2.Oid(hex=blob_id)
+            if oid not in self._repo:  # a blob a sidecar recorded elsewhere: not damage, just absent
+                raise KeyError(blob_id)
+            return self._from_blob(path, oid, pygit2.enums.FileMode.BLOB)
         except (KeyError, ValueError):
             return FileText(path, None, problem=f"blob {blob_id[:12]} is not in this repository")
 
@@ -184,6 +203,8 @@ class Repo:
         if mode == MODE_GITLINK:
             return FileText(path, None, problem="submodule")
         blob = self._repo.get(oid)
+        if blob is None:  # named by a tree or the index, yet gone: the object store is damaged
+            raise GitError(f"{path}: object {oid} is missing from the git object store", "`git fsck` finds what is corrupt or missing")
         if not isinstance(blob, pygit2.Blob):
             return FileText(path, None, problem="not a file")
         return _decode(path, blob.data, str(oid))

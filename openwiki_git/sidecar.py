@@ -75,14 +75,46 @@ def _kind(value: Any) -> str:
     )
 
 
-def loads(text: str, *, filename: str, page: str, wiki_dir: str = ".openwiki") -> Sidecar:
-    """Parse and validate one sidecar. Raises SchemaError naming the file and the place."""
+MAX_DEPTH = 32  # a sidecar is five levels deep; anything deeper is not one
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def decode_json(text: str, *, filename: str, max_depth: int | None = None) -> Any:
+    """json.loads, bounded: no RecursionError on deep nesting, no lone surrogate (`\\ud800`, which
+    no UTF-8 file can hold) let through; `max_depth` also bounds the nesting of what is returned."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise SchemaError(f"{filename}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}", "fix the JSON syntax") from None
     except RecursionError:
         raise SchemaError(f"{filename}: $: JSON nested too deeply", "a sidecar is at most a few levels deep") from None
+    if max_depth is not None or _SURROGATE_ESCAPE.search(text):
+        _check_values(data, filename, max_depth or 1 << 30)
+    return data
+
+
+def _check_values(data: Any, filename: str, max_depth: int) -> None:
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                shown = value.encode("utf-8", "backslashreplace").decode("ascii", "replace")[:60]
+                raise SchemaError(f"{filename}: $: {shown!r} holds a lone surrogate escape", "write the character itself, or a valid \\u pair") from None
+        elif isinstance(value, (dict, list)):
+            if depth > max_depth:
+                raise SchemaError(f"{filename}: $: JSON nested deeper than {max_depth} levels", "a sidecar is at most a few levels deep")
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            stack.extend((v, depth + 1) for k, v in items)
+            if isinstance(value, dict):
+                stack.extend((k, depth) for k in value)
+
+
+def loads(text: str, *, filename: str, page: str, wiki_dir: str = ".openwiki") -> Sidecar:
+    """Parse and validate one sidecar. Raises SchemaError naming the file and the place."""
+    data = decode_json(text, filename=filename)
     r = _Reader(filename)
     root = r.obj(data, "$", ROOT_KEYS, {"schemaVersion", "pageVersion", "claims"})
     if root["schemaVersion"] != 1 or type(root["schemaVersion"]) is not int:

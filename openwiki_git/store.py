@@ -1,22 +1,20 @@
 """The wiki on disk: pages, `.claims/` sidecars, atomic writes and the writers' lock.
 
 Every write in openwiki-git goes through `atomic_write`: a temporary file in the target's
-directory, fsync, rename. Writers are serialised by an flock on `<git dir>/openwiki-git.lock`.
+directory, fsync, rename. Writers are serialised by `locking.hold` on `<git dir>/openwiki-git.lock`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import errno
-import fcntl
 import hashlib
 import os
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from openwiki_git import locking
 from openwiki_git import sidecar as sidecar_codec
 from openwiki_git.config import Config
 from openwiki_git.errors import OpenwikiError, StoreError
@@ -25,7 +23,6 @@ from openwiki_git.model import Claim, Evidence, Sidecar
 CLAIMS_DIR = ".claims"
 RESERVED_PAGES = {"index.md", "log.md", "instructions.md", "_plan.md"}
 LOCK_NAME = "openwiki-git.lock"
-LOCK_WAIT_SECONDS = 30.0
 
 
 def is_grounded_page(page: str) -> bool:
@@ -45,8 +42,12 @@ def page_version(data: bytes) -> str:
 def atomic_write(path: Path, data: bytes, *, root: Path) -> None:
     """Write `data` to `path` all at once: readers see the old file or the new one, never half."""
     _refuse_links(path, root)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        rel = path.relative_to(root).as_posix()
+        raise StoreError(f"{rel}: cannot write: {e.strerror or e}", "make the directory writable") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -70,6 +71,15 @@ def _refuse_links(path: Path, root: Path) -> None:
         current = current / part
         if current.is_symlink():
             raise StoreError(f"{rel.as_posix()}: refusing to write through the symlink {current.relative_to(root)}")
+
+
+def _require_utf8_name(path: str, root: Path) -> None:
+    """A file name the wiki cannot record (sidecar paths and links are UTF-8 text) is refused."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(os.path.relpath(path, root)).decode("utf-8", "backslashreplace")
+        raise StoreError(f"{shown}: the file name is not valid UTF-8", "rename the file (wiki paths are UTF-8)") from None
 
 
 def _keep_stored_tokens(sidecar: Sidecar, stored: Sidecar | None) -> Sidecar:
@@ -100,6 +110,23 @@ class Wiki:
         self.wiki_path = root / config.wiki_dir
         self.claims_path = self.wiki_path / CLAIMS_DIR
 
+    def require(self, where: str | None = None) -> None:
+        """The wiki directory exists, is a real directory inside the repository, and so is its
+        `.claims/`. `where` says who named it: "--wiki-dir", "config" or None (the default)."""
+        rel = self.wiki_dir
+        if self.wiki_path.is_symlink() or not self.wiki_path.resolve().is_relative_to(self.root.resolve()):
+            raise StoreError(f"{rel}: the wiki directory is a symlink or leads outside the repository", "keep the wiki in the repository, as a directory")
+        if self.wiki_path.exists() and not self.wiki_path.is_dir():
+            raise StoreError(f"{rel}: the wiki directory is a file", "name a directory with --wiki-dir or the config's wiki_dir")
+        if not self.wiki_path.is_dir():
+            if where == "--wiki-dir":
+                raise StoreError(f"--wiki-dir {rel}: no such directory in {self.root}", "name the wiki directory, or create it with `openwiki-git init`")
+            if where == "config":
+                raise StoreError(f".openwiki/config.yml: $.wiki_dir: {rel} does not exist", "fix wiki_dir, or create the wiki with `openwiki-git init`")
+            raise StoreError(f"{self.root}: no wiki here ({rel}/ does not exist)", "run `openwiki-git init` to create one")
+        if self.claims_path.is_symlink() or (self.claims_path.exists() and not self.claims_path.is_dir()):
+            raise StoreError(f"{rel}/{CLAIMS_DIR}: not a directory", f"move it away; {CLAIMS_DIR}/ holds the sidecars")
+
     # -- paths -------------------------------------------------------------------------------
     def page_path(self, page: str) -> Path:
         return self.wiki_path / page
@@ -127,6 +154,8 @@ class Wiki:
                 f"{arg}: not a wiki page that can hold claims",
                 f"name a .md page under {self.wiki_dir}/ other than index.md or log.md",
             )
+        if not (self.page_path(page).is_file() or self.sidecar_path(page).is_file()):
+            raise StoreError(f"{self.repo_path(page)}: no such page", "name an existing page, or write it first")
         return page
 
     # -- discovery ---------------------------------------------------------------------------
@@ -159,10 +188,15 @@ class Wiki:
             return
         for entry in sorted(entries, key=lambda e: e.name):
             name, link = entry.name, entry.is_symlink()
+            if not name.isascii():
+                _require_utf8_name(entry.path, self.root)
             is_dir = entry.is_dir()  # follows links, as os.walk sorts names into dirnames
             if refuse_links and link and (is_dir or name.endswith(suffix)):
                 rel = Path(entry.path).relative_to(self.root).as_posix()
                 raise StoreError(f"{rel}: a symlink under {CLAIMS_DIR}/ is refused", "replace the link with the file or directory")
+            if refuse_links and is_dir and name.endswith(suffix):
+                rel = Path(entry.path).relative_to(self.root).as_posix()
+                raise StoreError(f"{rel}: a directory where a sidecar belongs", "move the directory away")
             if is_dir:
                 if not link and not (wiki_top and name == CLAIMS_DIR):
                     yield from self._scan(entry.path, f"{prefix}{name}/", suffix, refuse_links, False)
@@ -202,21 +236,32 @@ class Wiki:
         `load` stands in for `self.load` (check's cache answers it for unchanged sidecars)."""
         load = load or self.load
         out: dict[str, Sidecar] = {}
-        owner: dict[str, str] = {}
         for page in self.sidecar_pages():
             sc = load(page)
-            if sc is None:
-                continue
-            for claim in sc.claims:
-                if claim.id in owner:
-                    raise StoreError(
-                        f"{self.sidecar_path(page).relative_to(self.root).as_posix()}: claim {claim.id} "
-                        f"is also on page {owner[claim.id]}",
-                        "claim ids must be unique across the wiki; retract one of them",
-                    )
-                owner[claim.id] = page
-            out[page] = sc
+            if sc is not None:
+                out[page] = sc
+        self.require_unique_ids(out)
         return out
+
+    def duplicate_ids(self, sidecars: dict[str, Sidecar]) -> list[str]:
+        """One `file: problem` line per claim id that is on two pages of `sidecars`."""
+        owner: dict[str, str] = {}
+        found = []
+        for page in sorted(sidecars):
+            for claim in sidecars[page].claims:
+                if claim.id in owner:
+                    rel = self.sidecar_path(page).relative_to(self.root).as_posix()
+                    found.append(f"{rel}: claim {claim.id} is also on page {owner[claim.id]}")
+                else:
+                    owner[claim.id] = page
+        return found
+
+    def require_unique_ids(self, sidecars: dict[str, Sidecar]) -> None:
+        """Refuse sidecars in which one claim id is on two pages (a copied sidecar): a writer
+        would otherwise update one of them and a check would count the claim twice."""
+        found = self.duplicate_ids(sidecars)
+        if found:
+            raise StoreError(found[0], "claim ids must be unique across the wiki; retract one of them")
 
     def find_claim(self, claim_id: str, sidecars: dict[str, Sidecar] | None = None) -> tuple[str, Sidecar, Claim]:
         """The claim with this id (or `claim_`-less id, or a unique prefix of 8+ characters, or the
@@ -277,6 +322,19 @@ class Wiki:
             return False
         return True
 
+    def require_writable(self, path: Path) -> None:
+        """Refuse, before anything is written, a target that cannot take a file: a directory in
+        its place, a file where one of its directories belongs, or a symlink on the way."""
+        _refuse_links(path, self.root)
+        rel = path.relative_to(self.root).as_posix()
+        if path.is_dir():
+            raise StoreError(f"{rel}: a directory where a file belongs", "move the directory away")
+        for parent in path.parents:
+            if parent == self.root or not parent.is_relative_to(self.root):
+                break
+            if parent.exists() and not parent.is_dir():
+                raise StoreError(f"{parent.relative_to(self.root).as_posix()}: a file where a directory belongs", "move the file away")
+
     def write_bytes(self, path: Path, data: bytes) -> bool:
         try:
             if path.read_bytes() == data:
@@ -295,22 +353,6 @@ class Wiki:
     # -- locking -----------------------------------------------------------------------------
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
-        """Serialise writers (hook, fix, refresh, claim) across processes."""
-        self.git_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.git_dir / LOCK_NAME, "a+") as fh:
-            deadline = time.monotonic() + LOCK_WAIT_SECONDS
-            while True:
-                try:
-                    fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except OSError as e:
-                    if e.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() > deadline:
-                        raise StoreError(
-                            f"{self.git_dir / LOCK_NAME}: another openwiki-git process holds the lock",
-                            "wait for it to finish, then run again",
-                        ) from None
-                    time.sleep(0.05)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+        """Serialise writers (hook, fix, refresh, claim) across processes; the wait is bounded."""
+        with locking.hold(self.git_dir / LOCK_NAME):
+            yield

@@ -24,10 +24,21 @@ class Workspace:
     wiki: Wiki
 
     @classmethod
-    def open(cls, start: Path | None = None, *, wiki_dir: str | None = None) -> Workspace:
-        repo = Repo(start)
+    def open(cls, start: Path | None = None, *, wiki_dir: str | None = None, require_wiki: bool = True) -> Workspace:
+        """The repository, its config and its wiki. With `require_wiki` (every command but those
+        that create a wiki) a wiki directory that is not there is an error, never an empty wiki:
+        a typo in --wiki-dir or the config must not pass as "0 claims"."""
+        return cls.on(Repo(start), wiki_dir=wiki_dir, require_wiki=require_wiki)
+
+    @classmethod
+    def on(cls, repo: Repo, *, wiki_dir: str | None = None, require_wiki: bool = True, git_dir: Path | None = None) -> Workspace:
+        """The config and the wiki of an opened (or cache-located) repository; see open()."""
         config = load_config(repo.root, wiki_dir=wiki_dir)
-        return cls(repo, config, Wiki(repo.root, config, repo.git_dir))
+        wiki = Wiki(repo.root, config, git_dir or repo.git_dir)
+        if require_wiki:
+            where = "--wiki-dir" if wiki_dir is not None else ("config" if "wiki_dir" in config.raw else None)
+            wiki.require(where)
+        return cls(repo, config, wiki)
 
     def reader(self, source: str = "worktree"):  # type: ignore[no-untyped-def]
         if source not in ("worktree", "index"):

@@ -10,11 +10,74 @@ from typing import Any
 
 from openwiki_git.errors import ConfigError
 
+MAX_BYTES = 64 * 1024  # a config or a page's front matter is a few hundred bytes of settings
+MAX_DEPTH = 32  # and a few levels deep
+# Nodes once aliases are followed: 64 KiB of YAML without aliases holds far fewer, so only an
+# alias bomb ("billion laughs", or an alias cycle) reaches it.
+MAX_NODES = 100_000
+
+
+def hostile(text: str, *, limit: int = MAX_BYTES) -> tuple[int, str, str] | None:
+    """Why this YAML is not parsed at all, as (0-based line, problem, fix), or None.
+
+    Bounded work before the parser: text over `limit` is refused unread; then one pass of the
+    scanner (linear) refuses nesting deeper than MAX_DEPTH (the parser recurses per level).
+    Aliases are allowed (OKF pages use them); what they expand to is bounded by `too_big` after
+    parsing. A YAML syntax error is left to the parser, which reports it."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        return 0, f"{size} bytes of YAML, over the limit of {limit}", "keep it short; move long text into the page body"
+    if not any(c in text for c in "[{-:?"):
+        return None
+    from ruamel.yaml import YAML
+    from ruamel.yaml import tokens as t
+    from ruamel.yaml.error import YAMLError
+
+    opening = (t.BlockMappingStartToken, t.BlockSequenceStartToken, t.FlowMappingStartToken, t.FlowSequenceStartToken)
+    closing = (t.BlockEndToken, t.FlowMappingEndToken, t.FlowSequenceEndToken)
+    depth = 0
+    try:
+        for token in YAML(typ="safe", pure=True).scan(text):
+            if isinstance(token, opening):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return token.start_mark.line, f"nested deeper than {MAX_DEPTH} levels", "flatten it"
+            elif isinstance(token, closing):
+                depth -= 1
+    except YAMLError:
+        return None  # a syntax error: the parser says where
+    return None
+
+
+def too_big(value: Any, limit: int = MAX_NODES) -> bool:
+    """Whether `value`, with aliases followed (shared and even cyclic references), has more than
+    `limit` nodes; walked iteratively, at most `limit` steps."""
+    stack, seen = [value], 0
+    while stack:
+        node = stack.pop()
+        seen += 1
+        if seen > limit:
+            return True
+        if isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+    return False
+
+
+ALIAS_BOMB = "aliases expand to more than {} values (an alias bomb?)".format(MAX_NODES)
+
 
 def load_yaml(text: str, *, filename: str) -> Any:
     """Parse YAML into plain Python values; raise ConfigError('<file>:<line>:<col>: …')."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    refused = hostile(text)
+    if refused is not None:
+        line, problem, fix = refused
+        raise ConfigError(f"{filename}:{line + 1}: {problem}", fix)
 
     yaml = YAML(typ="safe", pure=True)
     # Keep timestamps as text (OKF: load datetimes as strings to keep the exact offset).
@@ -22,7 +85,12 @@ def load_yaml(text: str, *, filename: str) -> Any:
         "tag:yaml.org,2002:str"
     ]
     try:
-        return yaml.load(text)
+        data = yaml.load(text)
+        if too_big(data):
+            raise ConfigError(f"{filename}: {ALIAS_BOMB}", "write the values out instead of aliasing them")
+        return data
+    except RecursionError:
+        raise ConfigError(f"{filename}: nested too deeply", "flatten it") from None
     except MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         where = f"{filename}:{mark.line + 1}:{mark.column + 1}" if mark else filename

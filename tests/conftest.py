@@ -32,7 +32,7 @@ def _isolate_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
         monkeypatch.setenv(name, value)
     for name in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "PRE_COMMIT", "PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF"):
         monkeypatch.delenv(name, raising=False)
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "GITHUB_TOKEN"):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "GITHUB_TOKEN", "OPENWIKI_GIT_LOCK_TIMEOUT"):
         monkeypatch.delenv(name, raising=False)
 
 

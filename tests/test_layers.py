@@ -43,6 +43,7 @@ OWNERS = {
     "github": {"github_api"},
     "tree_sitter": {"ground_ts"},
     "ruamel": {"yamlio", "frontmatter"},
+    "filelock": {"locking"},
     "pygments": {"cosmetic"},
 }
 PRINTERS = {"main", "report", "__main__"}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from openwiki_git import store
+from openwiki_git import locking, store
 from openwiki_git.config import Config
 from openwiki_git.errors import StoreError
 from openwiki_git.model import Claim, Evidence, Mark, Sidecar
@@ -211,7 +211,7 @@ def _stop(proc: subprocess.Popen[str]) -> None:
 
 
 def test_lock_times_out_with_a_clear_message(tmp_path, monkeypatch):
-    monkeypatch.setattr(store, "LOCK_WAIT_SECONDS", 0.3)
+    monkeypatch.setattr(locking, "DEFAULT_TIMEOUT", 0.3)
     holder = _hold_lock(tmp_path, 30)
     try:
         started = time.monotonic()
@@ -227,7 +227,7 @@ def test_lock_times_out_with_a_clear_message(tmp_path, monkeypatch):
 
 
 def test_lock_waits_for_the_holder(tmp_path, monkeypatch):
-    monkeypatch.setattr(store, "LOCK_WAIT_SECONDS", 30)
+    monkeypatch.setattr(locking, "DEFAULT_TIMEOUT", 30)
     holder = _hold_lock(tmp_path, 0.6)
     started = time.monotonic()
     with _wiki(tmp_path).lock():
@@ -246,7 +246,7 @@ def test_lock_is_reentrant_across_sequential_uses(tmp_path):
 
 
 def test_cli_writer_refused_while_locked(wiki_repo, capsys, monkeypatch):
-    monkeypatch.setattr(store, "LOCK_WAIT_SECONDS", 0.2)
+    monkeypatch.setattr(locking, "DEFAULT_TIMEOUT", 0.2)
     git_dir = Path(wiki_repo.git("rev-parse", "--absolute-git-dir").strip())
     holder = _hold_lock(wiki_repo.root, 30)
     try:

@@ -10,11 +10,12 @@ if TYPE_CHECKING:
     from openwiki_git.workspace import Workspace
 
 
-def open_workspace(args: argparse.Namespace) -> Workspace:
+def open_workspace(args: argparse.Namespace, *, require_wiki: bool = True) -> Workspace:
+    """The workspace of the command line; the wiki must exist unless the command creates it."""
     from openwiki_git.workspace import Workspace
 
     start = Path(args.directory) if getattr(args, "directory", None) else None
-    return Workspace.open(start, wiki_dir=getattr(args, "wiki_dir", None))
+    return Workspace.open(start, wiki_dir=getattr(args, "wiki_dir", None), require_wiki=require_wiki)
 
 
 def add_format(parser: argparse.ArgumentParser) -> None:

@@ -96,14 +96,11 @@ def _located_workspace(args: argparse.Namespace, root: str, git_dir: str, tracke
     this run needs it (a file not known to be tracked, line-ending rules, another source)."""
     from pathlib import Path
 
-    from openwiki_git.config import load_config
     from openwiki_git.git import Repo
-    from openwiki_git.store import Wiki
     from openwiki_git.workspace import Workspace
 
     repo = Repo.located(root, git_dir, tracked)
-    config = load_config(repo.root, wiki_dir=getattr(args, "wiki_dir", None))
-    return Workspace(repo, config, Wiki(repo.root, config, Path(git_dir)))
+    return Workspace.on(repo, wiki_dir=getattr(args, "wiki_dir", None), git_dir=Path(git_dir))
 
 
 def judge(ws: Workspace, args: argparse.Namespace, *, use_cache: bool, cached: dict[str, Any] | None = None) -> checkcache.Judged:

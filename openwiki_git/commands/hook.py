@@ -165,6 +165,7 @@ def evaluate(ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, ever
             outcome = engine.judge(page, before, claim)
             if outcome.affected:
                 result.outcomes.append(outcome)
+    ws.wiki.require_unique_ids(result.sidecars)  # before anything is written or reported
     return result
 
 

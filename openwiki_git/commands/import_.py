@@ -55,7 +55,7 @@ class Conversion:
 
 
 def run(args: argparse.Namespace) -> int:
-    ws = open_workspace(args)
+    ws = open_workspace(args, require_wiki=False)
     source = _wiki_dir(ws, args.source)
     target = _wiki_dir(ws, args.to)
     if source == target:

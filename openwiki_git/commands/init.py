@@ -35,7 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    ws = open_workspace(args)
+    ws = open_workspace(args, require_wiki=False)
     wiki = ws.wiki
     created = []
     with wiki.lock():

@@ -34,7 +34,7 @@ def attributes_lines(wiki_dir: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    ws = open_workspace(args)
+    ws = open_workspace(args, require_wiki=False)
     changed = []
     for key, value in ((f"merge.{DRIVER_NAME}.name", DESCRIPTION), (f"merge.{DRIVER_NAME}.driver", DRIVER)):
         if ws.repo.config_value(key) != value:

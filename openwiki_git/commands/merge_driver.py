@@ -41,7 +41,7 @@ from pathlib import Path
 
 from openwiki_git import citations
 from openwiki_git import sidecar as sidecar_codec
-from openwiki_git.errors import OpenwikiError, SchemaError
+from openwiki_git.errors import OpenwikiError, SchemaError, UsageError
 from openwiki_git.model import Claim, Mark, Sidecar
 
 CLAIMS_MARKER = "/.claims/"
@@ -303,7 +303,10 @@ def _run_page(args: argparse.Namespace) -> int:
     from openwiki_git.git import Repo
 
     repo = Repo()
-    o, a, b = (Path(f).read_bytes().decode("utf-8", errors="surrogateescape") for f in (args.ancestor, args.ours, args.theirs))
+    try:
+        o, a, b = (Path(f).read_bytes().decode("utf-8", errors="surrogateescape") for f in (args.ancestor, args.ours, args.theirs))
+    except OSError as e:
+        raise UsageError(f"{e.filename}: cannot read: {e.strerror or e}", "git passes the driver three existing files (%O %A %B)") from None
     merged, conflicted = merge_page(o, a, b, lambda x, y, z: gitdiff.merge_text(repo, x, y, z, args.path))
     Path(args.ours).write_bytes(merged.encode("utf-8", errors="surrogateescape"))
     if conflicted:

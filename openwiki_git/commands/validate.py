@@ -4,12 +4,13 @@ the bundled schemas. Each problem is printed as `file: location: message`; exit 
 from __future__ import annotations
 
 import argparse
-import json
 
 from openwiki_git import schema
+from openwiki_git import sidecar as sidecar_codec
 from openwiki_git.commands import open_workspace
 from openwiki_git.config import config_path
 from openwiki_git.errors import OpenwikiError
+from openwiki_git.model import Sidecar
 from openwiki_git.workspace import Workspace
 
 
@@ -30,24 +31,31 @@ def run(args: argparse.Namespace) -> int:
 
 def validate_sidecars(ws: Workspace) -> list[str]:
     out: list[str] = []
+    loaded: dict[str, Sidecar] = {}
     for page in ws.wiki.sidecar_pages():
         path = ws.wiki.sidecar_path(page)
         rel = path.relative_to(ws.repo.root).as_posix()
         try:
-            data = json.loads(path.read_text("utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            data = sidecar_codec.decode_json(path.read_text("utf-8"), filename=rel, max_depth=sidecar_codec.MAX_DEPTH)
+        except (OSError, UnicodeDecodeError) as e:
             out.append(f"{rel}: $: {e}")
+            continue
+        except OpenwikiError as e:
+            out.append(e.message)
             continue
         problems = schema.problems("sidecar", data)
         out.extend(f"{rel}: {p}" for p in problems)
         if not problems:
             try:
-                ws.wiki.load(page)  # the semantic rules the schema cannot say (canonical URIs, duplicates)
+                sidecar = ws.wiki.load(page)  # the semantic rules the schema cannot say (canonical URIs, duplicates)
             except OpenwikiError as e:
                 out.append(e.message)
+            else:
+                if sidecar is not None:
+                    loaded[page] = sidecar
         if not ws.wiki.page_path(page).is_file():
             out.append(f"{rel}: $: orphan sidecar: {ws.wiki.repo_path(page)} does not exist")
-    return out
+    return out + [f"{line} (claim ids are unique across the wiki)" for line in ws.wiki.duplicate_ids(loaded)]
 
 
 def validate_pages(ws: Workspace) -> list[str]:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, pre_commit
+from .conftest import ROOT, hook_environments, pre_commit
 
 pytestmark = pytest.mark.e2e
 
@@ -394,3 +395,21 @@ def test_readme_snippet_as_a_new_user(repo, hook_repo) -> None:  # type: ignore[
     assert rc == 0, out
     sidecar = json.loads(repo.git("show", "HEAD:.openwiki/.claims/architecture.json"))
     assert sidecar["claims"][0]["mark"]["status"] == "stale"
+
+
+def test_hook_environment_is_built_from_the_wheelhouse_alone(project, pre_commit_home, wheelhouse) -> None:  # type: ignore[no-untyped-def]
+    """The virtualenv pre-commit built sees no site-packages but its own: pygit2 and the other
+    run-time dependencies were installed into it, from the wheels made of this environment."""
+    import importlib.metadata
+
+    envs = hook_environments(pre_commit_home)
+    assert envs, f"no hook environment under {pre_commit_home}"
+    for env in envs:
+        assert "include-system-site-packages = false" in (env / "pyvenv.cfg").read_text()
+        python = env / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+        code = "import pygit2, ruamel.yaml, jsonschema; print(pygit2.__file__); print(pygit2.__version__)"
+        probe = subprocess.run([str(python), "-I", "-c", code], capture_output=True, text=True, check=True)
+        where, version = probe.stdout.split()
+        assert Path(where).resolve().is_relative_to(env.resolve()), where
+        assert version == importlib.metadata.version("pygit2")
+    assert any(p.name.startswith("pygit2-") for p in wheelhouse.iterdir())
