@@ -344,3 +344,22 @@ def test_sharded_refresh_example(action) -> None:
 def test_readme_shows_the_examples(name) -> None:
     readme = (ROOT / "README.md").read_text("utf-8")
     assert EXAMPLES[name].read_text("utf-8").strip() in readme
+
+
+@pytest.mark.parametrize(("lock", "extras"), [("comment", ("github",)), ("refresh", ("github", "refresh"))])
+def test_each_lock_file_pins_every_dependency_the_mode_imports(lock: str, extras: tuple[str, ...]) -> None:
+    """The action installs its lock with --no-deps: a dependency added to pyproject.toml but not
+    to the lock would be missing at run time. Regenerate with the command in README's Action section."""
+    import re
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    project = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["project"]
+    wanted = list(project["dependencies"]) + [d for e in extras for d in project["optional-dependencies"][e]]
+
+    def name(req: str) -> str:
+        return re.split(r"[<>=!~;\[ ]", req, maxsplit=1)[0].lower().replace("_", "-").replace(".", "-")
+
+    pinned = {name(line) for line in (root / "requirements" / f"action-{lock}.txt").read_text("utf-8").splitlines()
+              if line and not line[0].isspace() and "==" in line}
+    assert {name(r) for r in wanted} <= pinned, sorted({name(r) for r in wanted} - pinned)

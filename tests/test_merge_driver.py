@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
-import sys
+import sysconfig
+from pathlib import Path
 
 from openwiki_git import citations
 from openwiki_git import sidecar as codec
@@ -122,8 +124,12 @@ def test_driver_command_through_git_merge(repo) -> None:  # type: ignore[no-unty
     repo.write("a.py", "x\n" * 20)
     repo.write(".openwiki/.claims/p.json", codec.dumps(o))
     assert repo.run("install") == 0
-    # the driver runs as `openwiki-git`; make sure this interpreter's one is found
-    repo.git("config", "merge.openwiki-git.driver", f"{sys.executable} -m openwiki_git merge-driver %O %A %B %P")
+    # The line `install` wrote is what runs, as written: `openwiki-git` is found on PATH, here the
+    # console script of the environment running the tests (as in a user's activated venv).
+    assert repo.git("config", "merge.openwiki-git.driver").strip() == "openwiki-git merge-driver %O %A %B %P"
+    scripts = Path(sysconfig.get_path("scripts"))
+    assert (scripts / "openwiki-git").is_file() or (scripts / "openwiki-git.exe").is_file(), scripts
+    env = {**os.environ, "PATH": f"{scripts}{os.pathsep}{os.environ.get('PATH', '')}"}
     repo.commit_all("base")
     repo.git("checkout", "-q", "-b", "topic")
     repo.write(".openwiki/.claims/p.json", codec.dumps(b))
@@ -131,7 +137,7 @@ def test_driver_command_through_git_merge(repo) -> None:  # type: ignore[no-unty
     repo.git("checkout", "-q", "main")
     repo.write(".openwiki/.claims/p.json", codec.dumps(a))
     repo.commit_all("ours")
-    p = subprocess.run(["git", "merge", "--no-edit", "topic"], cwd=repo.root, capture_output=True, text=True)
+    p = subprocess.run(["git", "merge", "--no-edit", "topic"], cwd=repo.root, capture_output=True, text=True, env=env)
     assert p.returncode == 0, p.stdout + p.stderr
     data = json.loads(repo.read(".openwiki/.claims/p.json"))
     assert data["claims"][0]["mark"]["status"] == "stale"
