@@ -78,14 +78,15 @@ def test_a_private_venv_and_hashed_locks_per_mode(action) -> None:
 def test_outputs_come_from_the_run_step(action) -> None:
     assert set(action["outputs"]) == {
         "stale-count", "comment-operation", "comment-id", "comment-url", "pr-number", "pr-url", "pr-operation",
+        "grounded-count", "broken-count",
     }
     for name, out in action["outputs"].items():
         assert out["value"] == f"${{{{ steps.run.outputs.{name} }}}}"
 
 
 def test_every_output_the_cli_writes_is_declared(action) -> None:
-    source = (ROOT / "openwiki_git" / "commands" / "github.py").read_text("utf-8")
-    written = set(re.findall(r'"((?:stale|comment|pr)-[a-z]+)"\s*:', source))
+    source = "".join((ROOT / "openwiki_git" / "commands" / name).read_text("utf-8") for name in ("github.py", "github_ground.py"))
+    written = set(re.findall(r'"((?:stale|comment|pr|grounded|broken)-[a-z]+)"\s*:', source))
     assert written and written <= set(action["outputs"]), written - set(action["outputs"])
 
 
