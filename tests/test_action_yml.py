@@ -223,6 +223,22 @@ def test_shard_modes_reach_the_cli(action, tmp_path) -> None:
     assert cli_parse(argv).from_shards == [shards / "shard-1", shards / "shard-2"]
 
 
+def test_ground_mode_reaches_the_cli(action, tmp_path) -> None:
+    rc, argv, _ = run_script(action, tmp_path, {"mode": "ground"})
+    assert rc == 0 and argv == ["github", "ground-pr"]
+    rc, argv, env = run_script(
+        action, tmp_path,
+        {"mode": "ground", "model": "m", "base-url": "http://127.0.0.1:9/v1", "api-key": "sk-x", "max-claims": "5", "base": "main"},
+    )
+    assert rc == 0 and argv == [
+        "github", "ground-pr", "--base", "main", "--model", "m", "--api-key-env", "OWG_API_KEY",
+        "--base-url", "http://127.0.0.1:9/v1", "--max-sentences", "5",
+    ]
+    assert "sk-x" not in argv and env["OWG_API_KEY"] == "sk-x"
+    args = cli_parse(argv)
+    assert (args.model, args.api_key_env, args.max_sentences, args.branch) == ("m", "OWG_API_KEY", 5, "openwiki-git/ground")
+
+
 def test_inputs_cannot_inject_shell(action, tmp_path) -> None:
     evil = '$(touch pwned); `touch pwned2` "; touch pwned3'
     rc, argv, _ = run_script(action, tmp_path, {"mode": "comment", "base": evil})
@@ -245,7 +261,7 @@ def test_bad_inputs_fail_before_the_cli(action, tmp_path, inputs) -> None:
         ("comment", "pull_request", True), ("comment", "pull_request_target", True), ("comment", "schedule", False),
         ("refresh", "schedule", True), ("refresh", "workflow_dispatch", True), ("refresh", "pull_request", False),
         ("refresh", "pull_request_target", False), ("refresh-shard", "pull_request", False), ("merge-shards", "schedule", True),
-        ("bogus", "schedule", False),
+        ("ground", "schedule", True), ("ground", "pull_request", False), ("bogus", "schedule", False),
     ],
 )
 def test_the_event_guard_runs_before_anything_is_installed(action, tmp_path, mode, event, ok) -> None:
@@ -253,7 +269,7 @@ def test_the_event_guard_runs_before_anything_is_installed(action, tmp_path, mod
     assert (rc == 0) is ok, out
     if ok:
         lock = (tmp_path / "output.txt").read_text()
-        assert ("lock=refresh" in lock) == (mode in ("refresh", "refresh-shard")) and "lock-hash=" in lock
+        assert ("lock=refresh" in lock) == (mode in ("refresh", "refresh-shard", "ground")) and "lock-hash=" in lock
 
 
 # -- the example workflows ------------------------------------------------------------------------------
