@@ -163,8 +163,16 @@ def blob_id_at(repo: Repo, commit: str | None, path: str) -> str | None:
     only the sidecars that differ."""
     if commit is None:
         return None
+    folder, _, name = path.rpartition("/")
+    key = f"{commit}:{folder}"  # a folder's tree, looked up once (the hook asks for its sidecars)
+    tree = repo._trees.get(key)
     try:
-        entry = _tree(repo, commit)[path]
+        if tree is None:
+            got = repo.pygit2.get(_tree(repo, commit)[folder].id) if folder else _tree(repo, commit)
+            if not isinstance(got, pygit2.Tree):
+                return None
+            tree = repo._trees[key] = got
+        entry = tree[name]
     except KeyError:
         return None
     return str(entry.id) if entry.type_str == "blob" else None

@@ -157,8 +157,7 @@ def evaluate(ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, ever
         result.sidecars[page] = cur
         prev: Sidecar | None = None
         if not everything:
-            path = ws.wiki.sidecar_path(page).relative_to(ws.repo.root).as_posix()
-            old_id = gitdiff.blob_id_at(ws.repo, diff.old, path)
+            old_id = gitdiff.blob_id_at(ws.repo, diff.old, f"{claims_dir}/{page[: -len('.md')]}.json")
             if old_id is not None and old_id == blob:
                 prev = cur
             elif old_id is not None:
