@@ -16,10 +16,8 @@ there, as git stores it (no working tree, so line endings never matter).
 from __future__ import annotations
 
 import json
-import os
 import re
 import sqlite3
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -46,14 +44,11 @@ _STATUS = {
 @dataclass(frozen=True, slots=True)
 class Diff:
     """The changes from side `old` (a commit id, None: nothing) to side `new` (a commit id or
-    "index"). `complete`: on the index side, `changes` lists every path whose index entry
-    differs from `old`, with its blob, so a file's index blob is known without loading the index
-    (`read`, `index_blobs`)."""
+    "index")."""
 
     old: str | None
     new: str
     changes: tuple[FileChange, ...]
-    complete: bool = False
 
     def by_old_path(self) -> dict[str, FileChange]:
         return {c.old_path: c for c in self.changes if c.old_path is not None}
@@ -110,14 +105,6 @@ def _tree(repo: Repo, commit: str) -> pygit2.Tree:
 def staged(repo: Repo, *, rename_threshold: int = 50) -> Diff:
     """HEAD -> the index git is committing (GIT_INDEX_FILE honoured)."""
     head = repo.head()
-    if head is not None:
-        quick = _staged_in_place(repo, head)
-        if quick is not None:
-            return Diff(head, INDEX, quick, complete=True)
-    return _staged_libgit2(repo, head, rename_threshold)
-
-
-def _staged_libgit2(repo: Repo, head: str | None, rename_threshold: int) -> Diff:
     index = repo.index
     if head is None:
         changes = tuple(
@@ -126,64 +113,6 @@ def _staged_libgit2(repo: Repo, head: str | None, rename_threshold: int) -> Diff
         return Diff(None, INDEX, changes)
     diff = index.diff_to_tree(_tree(repo, head), flags=_options(), context_lines=0, interhunk_lines=0)
     return Diff(head, INDEX, _records(diff, rename_threshold))
-
-
-_REGULAR = (0o100644, 0o100755)
-
-
-def _staged_in_place(repo: Repo, head: str) -> tuple[FileChange, ...] | None:
-    """The staged diff when every staged change edits a regular file in place, else None (then
-    libgit2 diffs the index, with rename detection). libgit2 loads and checksums the whole index
-    (10 ms per 20,000 entries) and walks all of it against HEAD's tree; `git diff-index --cached`
-    lists the few changed entries in a few ms (it trusts the index's cache-tree and does not
-    re-hash the file), and the hunks come from the blobs, with the same options. An added or
-    deleted path may be half of a rename, a type change or a submodule is unusual: those go
-    through libgit2, as does any problem running git."""
-    env = dict(os.environ, GIT_DIR=str(repo.git_dir), GIT_WORK_TREE=str(repo.root), GIT_INDEX_FILE=repo.index_path)
-    try:
-        out = subprocess.run(
-            ["git", "diff-index", "--cached", "--raw", "-z", "--full-index", "--no-renames", "--ignore-submodules=none", head],
-            cwd=repo.root, env=env, capture_output=True, check=True,
-        ).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    fields = out.split(b"\0")
-    if fields and fields[-1] == b"":
-        fields.pop()
-    if len(fields) % 2:
-        return None
-    r = repo.pygit2
-    changes = []
-    for i in range(0, len(fields), 2):
-        meta, raw_path = fields[i].split(b" "), fields[i + 1]
-        if len(meta) != 5 or meta[4] != b"M" or not meta[0].startswith(b":"):
-            return None
-        old_mode, new_mode = int(meta[0][1:], 8), int(meta[1], 8)
-        if old_mode not in _REGULAR or new_mode not in _REGULAR:
-            return None
-        try:
-            path = raw_path.decode("utf-8")
-            old_blob, new_blob = r.get(meta[2].decode("ascii")), r.get(meta[3].decode("ascii"))
-        except (UnicodeDecodeError, ValueError):
-            return None
-        if not isinstance(old_blob, pygit2.Blob) or not isinstance(new_blob, pygit2.Blob):
-            return None
-        patch = old_blob.diff(new_blob, _options(), path, path, context_lines=0, interhunk_lines=0)
-        changes.append(
-            FileChange(
-                status="modified",
-                old_path=path,
-                new_path=path,
-                old_blob=str(old_blob.id),
-                new_blob=str(new_blob.id),
-                old_mode=old_mode,
-                new_mode=new_mode,
-                hunks=tuple(Hunk(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks),
-                binary=bool(patch.delta.is_binary),
-                similarity=int(patch.delta.similarity),
-            )
-        )
-    return tuple(changes)
 
 
 def between(repo: Repo, old: str | None, new: str, *, rename_threshold: int = 50) -> Diff:
@@ -207,35 +136,6 @@ def read(repo: Repo, side: str | None, path: str) -> FileText:
     if side is None:
         return FileText(path, None, problem="missing")
     return repo.read(path, side)
-
-
-def read_new(repo: Repo, diff: Diff, path: str) -> FileText:
-    """A file's text on the new side of `diff`: from the diff's blob or the old side when the
-    diff is complete (the index is then not loaded), else as `read`."""
-    if not (diff.complete and diff.new == INDEX and diff.old is not None):
-        return read(repo, diff.new, path)
-    change = diff.by_new_path().get(path)
-    if change is not None and change.new_blob is not None:
-        return repo.blob_text(path, change.new_blob)
-    try:
-        entry = _tree(repo, diff.old)[path]
-    except KeyError:
-        entry = None
-    if entry is None or entry.type_str == "tree":  # the index holds files only
-        return FileText(path, None, problem="not in the index")
-    return repo.read(path, diff.old)
-
-
-def index_blobs(repo: Repo, diff: Diff, paths: list[str]) -> dict[str, str | None] | None:
-    """The index's blob id of each path, from a complete staged diff (None: not known so)."""
-    if not (diff.complete and diff.new == INDEX and diff.old is not None):
-        return None
-    by_new = diff.by_new_path()
-    out: dict[str, str | None] = {}
-    for p in paths:
-        change = by_new.get(p)
-        out[p] = change.new_blob if change is not None else blob_id_at(repo, diff.old, p)
-    return out
 
 
 def tree_entry_id(repo: Repo, commit: str | None, path: str) -> str | None:

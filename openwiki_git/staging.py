@@ -31,13 +31,11 @@ from openwiki_git.git import Repo
 _DIFF_HEADER = re.compile(r'^diff --git (?:"?a/)(.*?)"? "?b/', re.MULTILINE)
 
 
-def clean(repo: Repo, paths: list[str], staged: dict[str, str | None] | None = None) -> set[str]:
+def clean(repo: Repo, paths: list[str]) -> set[str]:
     """The `paths` (repository-relative) with no unstaged edits now: tracked, and the working
-    tree's file is the index's blob, and pre-commit did not stash edits of it. `staged`: the
-    index's blob of each path when the caller knows them (else the index is read)."""
+    tree's file is the index's blob, and pre-commit did not stash edits of it."""
     stashed = precommit_stashed()
-    if staged is None:
-        staged = repo.index_blobs(paths)
+    staged = repo.index_blobs(paths)
     return {p for p in paths if p not in stashed and staged[p] is not None and repo.read(p).blob == staged[p]}
 
 

@@ -127,7 +127,7 @@ def evaluate(ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, ever
     engine = Engine(
         diff.changes,
         lambda p: gitdiff.read(ws.repo, diff.old, p),
-        lambda p: gitdiff.read_new(ws.repo, diff, p),
+        lambda p: gitdiff.read(ws.repo, diff.new, p),
         options,
     )
     if everything:
@@ -262,8 +262,7 @@ def run(args: argparse.Namespace) -> int:
                 )
                 return 1
             stop = False
-        paths = candidates(ws, evaluation)
-        clean = staging.clean(ws.repo, paths, gitdiff.index_blobs(ws.repo, diff, paths)) if staged_diff else set()
+        clean = staging.clean(ws.repo, candidates(ws, evaluation)) if staged_diff else set()
         written = apply(ws, evaluation)
         to_stage = [p for p in written if p in clean]
         staging.stage(ws.repo, to_stage)
