@@ -437,12 +437,12 @@ def _decode_base64(payload: str) -> tuple[bytes, bool]:
     if len(payload) % 4 != 1:
         # base64.urlsafe_b64decode/-encode without their wrappers (this runs once per claim).
         try:
-            data = payload.encode("ascii")
-            raw = binascii.a2b_base64(data.translate(_URL_TO_STD) + b"=" * (-len(data) % 4))
+            encoded = payload.encode("ascii")
+            raw = binascii.a2b_base64(encoded.translate(_URL_TO_STD) + b"=" * (-len(encoded) % 4))
         except ValueError:  # not ASCII, or binascii.Error
             pass
         else:
-            if binascii.b2a_base64(raw, newline=False).translate(_STD_TO_URL).rstrip(b"=") == data:
+            if binascii.b2a_base64(raw, newline=False).translate(_STD_TO_URL).rstrip(b"=") == encoded:
                 return raw, True
     # Node skips characters outside the alphabet, stops at "=", and ignores a lone trailing one.
     data = _BASE64_CHARS.sub("", payload.partition("=")[0])
