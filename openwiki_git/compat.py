@@ -17,6 +17,7 @@ half-open, as the function docstrings say.
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import json
 import re
@@ -85,6 +86,8 @@ _SIMPLE_RESOURCE = re.compile(
 )
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()")
 _BASE64_CHARS = re.compile(r"[^A-Za-z0-9+/\-_]")
+_URL_TO_STD = bytes.maketrans(b"-_", b"+/")
+_STD_TO_URL = bytes.maketrans(b"+/", b"-_")
 # The compact JSON that lines_version() writes (JSON.stringify gives the same bytes).
 _CANONICAL_ANCHORS = re.compile(
     r'\{"selectedLineCount":([1-9][0-9]{0,15}),'
@@ -432,12 +435,14 @@ def _decode_base64(payload: str) -> tuple[bytes, bool]:
     """Node's lenient `Buffer.from(s, "base64url")`, and whether `payload` is exactly the
     unpadded base64url encoding of the result (as lines_version() writes it)."""
     if len(payload) % 4 != 1:
+        # base64.urlsafe_b64decode/-encode without their wrappers (this runs once per claim).
         try:
-            raw = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
-        except ValueError:  # binascii.Error
+            encoded = payload.encode("ascii")
+            raw = binascii.a2b_base64(encoded.translate(_URL_TO_STD) + b"=" * (-len(encoded) % 4))
+        except ValueError:  # not ASCII, or binascii.Error
             pass
         else:
-            if base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii") == payload:
+            if binascii.b2a_base64(raw, newline=False).translate(_STD_TO_URL).rstrip(b"=") == encoded:
                 return raw, True
     # Node skips characters outside the alphabet, stops at "=", and ignores a lone trailing one.
     data = _BASE64_CHARS.sub("", payload.partition("=")[0])

@@ -16,8 +16,13 @@ where indentation is syntax. A file type no lexer knows is never cosmetic.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import tokenize
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 # Pygments lexer names whose languages make leading whitespace syntax.
@@ -74,10 +79,8 @@ def _python(lines: Sequence[str], span: tuple[int, int] | None, annotations: boo
     import tokenize
 
     first, last = span if span else (1, len(lines))
-    try:
-        it = iter(lines)
-        toks = list(tokenize.generate_tokens(lambda: next(it, "")))
-    except (tokenize.TokenError, SyntaxError):
+    toks = _python_tokens(tuple(lines))
+    if toks is None:
         return None
     sig: list[Tok] = []
     comments: list[str] = []
@@ -106,6 +109,19 @@ def _python(lines: Sequence[str], span: tuple[int, int] | None, annotations: boo
         tuple(removed),
         commas,
     )
+
+
+@functools.lru_cache(maxsize=8)
+def _python_tokens(lines: tuple[str, ...]) -> tuple[tokenize.TokenInfo, ...] | None:
+    """A whole file's tokens, None when it does not tokenize. Kept for the last few files: the
+    hook asks about every changed claim of a file, each time with the same two sides."""
+    import tokenize
+
+    try:
+        it = iter(lines)
+        return tuple(tokenize.generate_tokens(lambda: next(it, "")))
+    except (tokenize.TokenError, SyntaxError):
+        return None
 
 
 def _wrapping(sig: list[Tok]) -> tuple[int, ...]:

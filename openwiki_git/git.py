@@ -248,8 +248,12 @@ class Repo:
         return {p: str(index[p].id) if p in index else None for p in paths}
 
     def _fresh_index(self) -> pygit2.Index:
+        """The index as it is on disk now. libgit2 re-reads the file only when its stat or its
+        trailing checksum differ from what it last read (git writes a new checksum with every
+        change), so the hook, which reads the index for its diff, does not parse a 100,000-entry
+        index two more times to stage a few files."""
         index = self._repo.index
-        index.read(True)
+        index.read(False)
         return index
 
     def stage(self, paths: list[str], index_file: Path | None = None) -> None:

@@ -150,14 +150,32 @@ def tree_entry_id(repo: Repo, commit: str | None, path: str) -> str | None:
 
 def blob_at(repo: Repo, commit: str | None, path: str) -> tuple[str, bytes] | None:
     """(blob id, bytes) of a regular file at `path` in a commit, None when there is none."""
+    blob_id = blob_id_at(repo, commit, path)
+    if blob_id is None:
+        return None
+    obj = repo.pygit2.get(blob_id)
+    return (blob_id, obj.data) if isinstance(obj, pygit2.Blob) else None
+
+
+def blob_id_at(repo: Repo, commit: str | None, path: str) -> str | None:
+    """The blob id of a file at `path` in a commit, None when there is none (or it is a
+    directory or a submodule), without reading the blob: the hook compares ids first and reads
+    only the sidecars that differ."""
     if commit is None:
         return None
+    folder, _, name = path.rpartition("/")
+    key = f"{commit}:{folder}"  # a folder's tree, looked up once (the hook asks for its sidecars)
+    tree = repo._trees.get(key)
     try:
-        entry = _tree(repo, commit)[path]
+        if tree is None:
+            got = repo.pygit2.get(_tree(repo, commit)[folder].id) if folder else _tree(repo, commit)
+            if not isinstance(got, pygit2.Tree):
+                return None
+            tree = repo._trees[key] = got
+        entry = tree[name]
     except KeyError:
         return None
-    obj = repo.pygit2.get(entry.id)
-    return (str(entry.id), obj.data) if isinstance(obj, pygit2.Blob) else None
+    return str(entry.id) if entry.type_str == "blob" else None
 
 
 def blob_id_of(data: bytes) -> str:

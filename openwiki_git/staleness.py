@@ -195,7 +195,9 @@ class Engine:
             if o.status == "stale" and cur.mark is None and self.options.cosmetic_edits != "stale":
                 o = self._cosmetic(o)
             outcomes.append(o)
-        after = cur.replace(evidence=tuple(o.after for o in outcomes), mark=self._mark(marked.mark, cur.mark if ours else None, outcomes))
+        evidence = tuple(o.after for o in outcomes)
+        mark = self._mark(marked.mark, cur.mark if ours else None, outcomes)
+        after = cur if evidence == cur.evidence and mark == cur.mark else cur.replace(evidence=evidence, mark=mark)
         return ClaimOutcome(page, cur, after, self.decide(outcomes, after), tuple(outcomes), affected)
 
     # -- the one place where a claim's status is decided ---------------------------------------
@@ -213,6 +215,8 @@ class Engine:
         """The old-side outcome `o` of `base`, reported for the item as stored now (`ev`). When `ev`
         was re-anchored since the old side (by an earlier run, `check --fix`) and still points at
         its verified text on the new side, it is kept as it is: re-anchoring twice is a no-op."""
+        if ev == base and o.cited is None:
+            return o  # the item is stored as the old side cites it: `o` is already about it
         after = o.after
         if ev != base and o.status == "fresh" and after != ev and self._holds(ev):
             after = ev
@@ -340,9 +344,11 @@ class Engine:
             now_same = new_idx.span_hash(m.start - 1, m.end) == content_hash if m.end <= len(new_idx) else False
             if now_same and m.status == "fresh":
                 keep = matches and _context_kept(res.start, res.end, len(old_idx), (m.start, m.end), len(new_idx), change.hunks)
-                return self._fresh_at(ev, new_path, (m.start, m.end), new_ft, new_idx, old_lines, m.hunks, same_context=keep)
+                return self._fresh_at(
+                    ev, new_path, (m.start, m.end), new_ft, new_idx, old_lines, m.hunks, same_context=keep, cited_path=res.path
+                )
             if now_same and not matches:  # a marked range whose text is back to the verified one
-                return self._fresh_at(ev, new_path, (m.start, m.end), new_ft, new_idx, old_lines, m.hunks)
+                return self._fresh_at(ev, new_path, (m.start, m.end), new_ft, new_idx, old_lines, m.hunks, cited_path=res.path)
             reason = "lines inserted next to it (adjacent_insert: stale)" if m.adjacent else "still changed"
             blob = change.old_blob if matches else None
             return self._stale_at(ev, new_path, (m.start, m.end), old_lines, m.hunks, reason, renamed, blob, len(new_idx))
@@ -399,16 +405,19 @@ class Engine:
         reason: str | None = None,
         *,
         same_context: bool = False,
+        cited_path: str | None = None,
     ) -> EvidenceOutcome:
         """The verified text is unchanged at `span` of `path` on the new side: re-anchor it there
-        (`same_context`: its 3-line contexts are known unchanged too, so is the token)."""
+        (`same_context`: its 3-line contexts are known unchanged too, so is the token; `cited_path`:
+        the path `ev` cites, when the caller has parsed it)."""
         resource = compat.Resource(path, span[0], span[1]).canonical
         token = ev.version if same_context else compat.lines_version(idx.lines, span[0] - 1, span[1])
         after = ev if (resource, token) == (ev.resource, ev.version) else Evidence(resource, token, ft.blob)
         if reason is None:
             reason = "unchanged" if resource == ev.resource else f"moved to {resource.removeprefix(compat.PREFIX)}"
-        old = compat.parse_resource(ev.resource, wiki_dir="\0")
-        moved_path = path if path != old.path else None
+        if cited_path is None:
+            cited_path = compat.parse_resource(ev.resource, wiki_dir="\0").path
+        moved_path = path if path != cited_path else None
         return EvidenceOutcome(ev, after, "fresh", reason, resource, (), old_lines, span, moved_path, token, ft.blob)
 
     def _stale_at(

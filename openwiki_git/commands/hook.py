@@ -157,9 +157,12 @@ def evaluate(ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, ever
         result.sidecars[page] = cur
         prev: Sidecar | None = None
         if not everything:
-            got = _blob(ws, diff.old, page)
-            if got is not None:
-                prev = cur if got[0] == blob else _parse_blob(ws, diff.old, page, got[1])
+            old_id = gitdiff.blob_id_at(ws.repo, diff.old, f"{claims_dir}/{page[: -len('.md')]}.json")
+            if old_id is not None and old_id == blob:
+                prev = cur
+            elif old_id is not None:
+                got = _blob(ws, diff.old, page)
+                prev = _parse_blob(ws, diff.old, page, got[1]) if got is not None else None
         for claim in cur.claims:
             before = prev.claim(claim.id) if prev is not None else None
             outcome = engine.judge(page, before, claim)
