@@ -29,7 +29,7 @@ from urllib.parse import unquote
 
 from openwiki_git import compat, graph_context
 from openwiki_git.errors import UsageError
-from openwiki_git.graph_search import B, K1, STOP, Index, bm25, has, tokens  # noqa: F401 (B, K1, STOP: re-exported)
+from openwiki_git.graph_search import K1, STOP, B, Index, bm25, has, tokens  # noqa: F401 (B, K1, STOP: re-exported)
 from openwiki_git.mddoc import Document, normalize
 
 _PAIRS = (

@@ -29,7 +29,7 @@ import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
 from typing import Any, Protocol
@@ -702,7 +702,7 @@ def run_refresh(ws: Workspace, options: RefreshOptions, refresher: Refresher | N
     settings = Settings.resolve(ws.config.refresh, options)
     progress = options.progress or (lambda _message: None)
     started = time.monotonic()
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     stamp = now_iso()
     sidecars = ws.wiki.load_all()
     resolver = ws.resolver()

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # check's warm path imports neither the model nor the checker
 
 # One claim of a streamed report: its record (claim_data), or for a plainly fresh claim, whose
 # record follows from the claim alone (plain_claim_json), the Plain fields of its sidecar.
-Plain = tuple[str, str, str, str, tuple[str, ...], Union[str, None]]  # page, page_path, id, statement, resources, verified_at
+Plain = tuple[str, str, str, str, tuple[str, ...], str | None]  # page, page_path, id, statement, resources, verified_at
 Item = Union[dict[str, Any], Plain]
 
 

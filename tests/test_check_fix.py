@@ -3,7 +3,7 @@ agreement with compat.relocate(), marks, reverts and verification."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import assume, given, settings
@@ -101,7 +101,7 @@ def test_check_all_and_summary():
 
 
 def test_is_due():
-    now = datetime(2026, 11, 30, tzinfo=timezone.utc)
+    now = datetime(2026, 11, 30, tzinfo=UTC)
     c = claim(("repo://w", "x")).replace(verified_at=(now - timedelta(days=10)).isoformat())
     assert checker.is_due(c, now, 9 * 86400) and not checker.is_due(c, now, 11 * 86400)
     assert not checker.is_due(c, now, None)

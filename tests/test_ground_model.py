@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 from fake_openai_server import FakeOpenAI, Reply, kill_at_request, user_text
+from scripted_refresher import ScriptedRefresher
 
 from openwiki_git import citations, ground, ground_model
 from openwiki_git.refresher import RefreshCallError, RefreshOptions
-from scripted_refresher import ScriptedRefresher
 from openwiki_git.workspace import Workspace
 from tests.conftest import GitRepo
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from openwiki_git import checkcache, report
@@ -111,7 +111,7 @@ def judge(ws: Workspace, args: argparse.Namespace, *, use_cache: bool, cached: d
         use_cache=use_cache,
         record=lambda r: None if report.is_plain(r) else report.claim_data(r, ws.config.wiki_dir),
         findings=lambda page, text, sc: page_findings(ws, page, text, sc),
-        now=datetime.now(timezone.utc),
+        now=datetime.now(UTC),
     )
 
 
@@ -369,7 +369,7 @@ def collect(ws: Workspace, args: argparse.Namespace) -> tuple[list[ClaimResult],
             sidecars,
             ws.resolver(args.source),
             page_text,
-            now=datetime.now(timezone.utc),
+            now=datetime.now(UTC),
             reverify_after_seconds=ws.config.reverify_after_seconds,
         )
     if ws.config.strict_openwiki:

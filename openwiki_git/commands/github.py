@@ -24,6 +24,7 @@ import sys
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -350,9 +351,7 @@ def cmd_refresh_shard(args: argparse.Namespace) -> int:
     page), decided by the model and saved to --out (decisions.json, the changed wiki files) for a
     final `github refresh-pr --from-shards` job. Writes nothing to GitHub. Exit 2 when the model
     cannot be used."""
-    from openwiki_git import shards
-
-    from openwiki_git import github_api
+    from openwiki_git import github_api, shards
 
     ws = open_workspace(args)
     env = ActionsEnv.read()
@@ -617,7 +616,7 @@ def _check_branch(branch: str, base: str) -> str:
 
 def _check(ws: Workspace) -> dict[str, Any]:
     """The plain check report of the working tree (the claims the refresher would take)."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from openwiki_git import report
     from openwiki_git.checker import check_all
@@ -626,7 +625,7 @@ def _check(ws: Workspace) -> dict[str, Any]:
         ws.wiki.load_all(),
         ws.resolver("worktree"),
         ws.page_text,
-        now=datetime.now(timezone.utc),
+        now=datetime.now(UTC),
         reverify_after_seconds=ws.config.reverify_after_seconds,
     )
     return report.build(results, wiki_dir=ws.config.wiki_dir, source="worktree")
