@@ -21,7 +21,10 @@ from dataclasses import dataclass
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 # Pygments lexer names whose languages make leading whitespace syntax.
-_INDENTED = {"YAML", "Haskell", "Makefile", "CoffeeScript", "Nim", "F#", "Sass", "Pug", "Slim", "Haml", "reStructuredText", "Markdown", "Cython", "Starlark", "Python", "Python 2.x", "Text only"}
+_INDENTED = {
+    "YAML", "Haskell", "Makefile", "CoffeeScript", "Nim", "F#", "Sass", "Pug", "Slim", "Haml", "reStructuredText", "Markdown",
+    "Cython", "Starlark", "Python", "Python 2.x", "Text only",
+}
 
 
 def compare(

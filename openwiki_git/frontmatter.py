@@ -233,7 +233,12 @@ def _edit_one(fm: FrontMatter, key: str, value: Any) -> FrontMatter:
     except SchemaError:
         result = None
     if result is None:
-        raise fail(fm.filename, fm.line(key), f"cannot rewrite {key!r} alone: other keys refer to it (a YAML anchor)", "edit the front matter by hand")
+        raise fail(
+            fm.filename,
+            fm.line(key),
+            f"cannot rewrite {key!r} alone: other keys refer to it (a YAML anchor)",
+            "edit the front matter by hand",
+        )
     expected = dict(fm.data)
     if value is REMOVE:
         expected.pop(key, None)

@@ -128,7 +128,9 @@ class Repo:
                 self._index = self._repo.index
             except pygit2.GitError as e:
                 where = os.environ.get("GIT_INDEX_FILE") or str(self.git_dir / "index")
-                raise GitError(f"{where}: cannot read the git index: {e}", "repair it (e.g. `rm .git/index && git reset`), or fix GIT_INDEX_FILE") from None
+                raise GitError(
+                    f"{where}: cannot read the git index: {e}", "repair it (e.g. `rm .git/index && git reset`), or fix GIT_INDEX_FILE"
+                ) from None
         return self._index
 
     def is_tracked(self, path: str) -> bool:

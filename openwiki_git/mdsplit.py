@@ -676,7 +676,7 @@ def _reference_links(b: _Builder) -> None:
     with them get the definition's target (and keep the label as the link's text)."""
     defs: dict[str, str] = {}
     def_at: dict[str, int] = {}
-    for i, refs in b.refs.items():
+    for i, _refs in b.refs.items():
         text = b.texts[i]
         if "]:" in text:
             for m in _REF_DEF.finditer(text):

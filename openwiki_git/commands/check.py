@@ -286,7 +286,9 @@ def _run_uncached(ws: Workspace, args: argparse.Namespace) -> int:
         if written:  # report what is true after the fix
             results, extra = collect(ws, args)
     data = report.build(results, wiki_dir=ws.config.wiki_dir, source=args.source, extra=extra)
-    report.add_cited_documents(data, _stale_citations(ws, [r.claim for r in results]), {r.claim.id: ws.wiki.repo_path(r.page) for r in results})
+    report.add_cited_documents(
+        data, _stale_citations(ws, [r.claim for r in results]), {r.claim.id: ws.wiki.repo_path(r.page) for r in results}
+    )
     if args.format == "json" and args.only_problems:
         data["claims"] = [c for c in data["claims"] if report.is_problem(c)]
         data["only_problems"] = True

@@ -77,7 +77,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     r.add_argument("--api-key-env", metavar="NAME", help="the environment variable holding the API key")
     r.add_argument("--max-claims", type=int, metavar="N", help="refresh at most N claims in this run")
     r.add_argument("--timeout", type=float, metavar="SECONDS", help="deadline of one model call (default 60)")
-    r.add_argument("--deadline", type=float, metavar="SECONDS", help="deadline of the model calls of the run: then what is decided is published")
+    r.add_argument(
+        "--deadline", type=float, metavar="SECONDS", help="deadline of the model calls of the run: then what is decided is published"
+    )
     r.add_argument("--max-concurrency", type=int, metavar="N", help="claims sent to the model at once (default 4)")
     r.add_argument(
         "--plan", "--dry-run", dest="plan", action="store_true",

@@ -138,7 +138,12 @@ def render_body(data: dict[str, Any]) -> str:
         lines.append("")
     broken = [(p["page_path"], b) for p in data["pages"] for b in p["broken"]]
     if broken:
-        lines += ["### Broken references (the docs name something the code no longer has)", "", "| page | reference | why |", "|---|---|---|"]
+        lines += [
+            "### Broken references (the docs name something the code no longer has)",
+            "",
+            "| page | reference | why |",
+            "|---|---|---|",
+        ]
         lines += [f"| {pp}:{b['line']} | `{_cell(b['reference'])}` | {_cell(b['reason'])} |" for pp, b in broken]
         lines.append("")
     ambiguous = [(p["page_path"], a) for p in data["pages"] for a in p["ambiguous"]]

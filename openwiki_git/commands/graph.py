@@ -3,7 +3,8 @@
 Counts nodes by kind and edges by type (each edge is also stored with its inverse). With
 `--unresolved`, lists every explicit reference that names nothing in the repository (and every
 status whose wording is not recognised) and exits 1 when there is any. `--edges --format json`
-exports the edges (`edge_list`: [{source, type, target}], one per edge, forward types). The graph is cached under the git directory (`<git dir>/openwiki-git/`).
+exports the edges (`edge_list`: [{source, type, target}], one per edge, forward types). The graph
+is cached under the git directory (`<git dir>/openwiki-git/`).
 """
 
 from __future__ import annotations
