@@ -239,7 +239,7 @@ def _other(path: str, text: str) -> Stream | None:
     cls = _lexer_class(path)
     if cls is None:
         return None
-    from pygments.token import Comment, Text, Whitespace  # type: ignore[import-untyped]
+    from pygments.token import Comment, Text, Whitespace
 
     lexer = cls(stripnl=False, ensurenl=False)
     indented = cls.name in _INDENTED
@@ -270,7 +270,7 @@ def _lexer_class(path: str):  # type: ignore[no-untyped-def]
     import fnmatch
 
     try:
-        from pygments.lexers import _mapping, get_lexer_by_name  # type: ignore[import-untyped]
+        from pygments.lexers import _mapping, get_lexer_by_name
     except ImportError:  # pragma: no cover - a dependency; without it nothing is cosmetic
         return None
     name = path.rsplit("/", 1)[-1]

@@ -6,8 +6,6 @@ result's `to_dict()`. Links point at the exact lines at one commit:
 `{server}/{repo}/blob/{sha}/{path}#L10-L24`.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass

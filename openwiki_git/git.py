@@ -19,6 +19,10 @@ from openwiki_git.model import FileText
 
 if TYPE_CHECKING:
     import pygit2
+
+    # Repo has a property named pygit2, which shadows the module in annotations in its class body.
+    from pygit2 import Index as _Index
+    from pygit2 import Oid as _Oid
 else:
 
     class _Deferred:
@@ -122,7 +126,7 @@ class Repo:
         return os.path.abspath(env) if env else os.path.join(str(self.git_dir), "index")
 
     @property
-    def index(self) -> pygit2.Index:
+    def index(self) -> _Index:
         if self._index is None:
             try:
                 self._index = self._repo.index
@@ -199,7 +203,7 @@ class Repo:
             return FileText(path, None, problem=f"missing at {rev}")
         return self._from_blob(path, entry.id, entry.filemode)
 
-    def _from_blob(self, path: str, oid: pygit2.Oid, mode: int) -> FileText:
+    def _from_blob(self, path: str, oid: _Oid, mode: int) -> FileText:
         if mode == MODE_LINK:
             return FileText(path, None, problem="symlink (refused)")
         if mode == MODE_GITLINK:
@@ -249,7 +253,7 @@ class Repo:
             return dict.fromkeys(paths)
         return {p: str(index[p].id) if p in index else None for p in paths}
 
-    def _fresh_index(self) -> pygit2.Index:
+    def _fresh_index(self) -> _Index:
         index = self._repo.index
         index.read(True)
         return index

@@ -122,7 +122,7 @@ class GraphService:
     # -- the calls: data, or {"error", "hint"} ------------------------------------------------
     def call(self, name: str, **kwargs: Any) -> dict[str, Any]:
         try:
-            return getattr(self, "_" + name)(**kwargs)  # type: ignore[no-any-return]
+            return getattr(self, "_" + name)(**kwargs)
         except OpenwikiError as e:
             return {"error": tool_language(e.message), "hint": tool_language(e.hint or "")}
         except (TypeError, ValueError) as e:

@@ -28,7 +28,7 @@ import posixpath
 import re
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import quote
 
 from openwiki_git import PRODUCER, citations, compat
@@ -81,7 +81,7 @@ def _kind(value: Any) -> str:
     )
 
 
-def _text(value: Any) -> bool:
+def _text(value: Any) -> TypeGuard[str]:
     return isinstance(value, str) and bool(value.strip())
 
 
@@ -491,7 +491,7 @@ def validate_pages(ws: Workspace) -> list[str]:
 
 
 def _reserved_problems(wiki: Wiki) -> list[str]:
-    out = []
+    out: list[str] = []
     if not wiki.wiki_path.is_dir():
         return out
     for path in sorted(wiki.wiki_path.rglob("*.md")):

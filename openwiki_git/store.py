@@ -92,8 +92,9 @@ def _keep_stored_tokens(sidecar: Sidecar, stored: Sidecar | None) -> Sidecar:
 
     def keep(claim_id: str, ev: Evidence) -> Evidence:
         old = tokens.get((claim_id, ev.resource))
-        same_text = old is not None and old.split(":")[:3] == ev.version.split(":")[:3]
-        return dataclasses.replace(ev, version=old) if same_text and old != ev.version else ev
+        if old is None or old == ev.version or old.split(":")[:3] != ev.version.split(":")[:3]:
+            return ev
+        return dataclasses.replace(ev, version=old)  # the same text: keep the stored token
 
     claims = tuple(c.replace(evidence=tuple(keep(c.id, e) for e in c.evidence)) for c in sidecar.claims)
     return sidecar.replace(claims=claims)

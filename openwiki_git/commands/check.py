@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 SOURCE_HELP = "where evidence is read: worktree (the default, which the cache answers), index, or a revision such as HEAD"
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check", help="report fresh, stale and unresolved claims", description=__doc__)
     add_format(p)
     p.add_argument("--fix", action="store_true", help="re-anchor moved ranges, mark stale claims, clear reverted marks")
@@ -158,7 +158,7 @@ def _wiki_findings(
         broken = ground.broken_references(ws, {p: loaded[p] for p in grounded if loaded[p] is not None})
         if broken:
             out["broken_references"] = broken
-    claims = {c.id: (p, c) for p in citing if loaded[p] is not None for c in loaded[p].claims}  # type: ignore[union-attr]
+    claims = {c.id: (p, c) for p in citing if loaded[p] is not None for c in loaded[p].claims}
     notices = _stale_citations(ws, [c for _, c in claims.values()]) if claims else {}
     if notices:
         shell: dict[str, Any] = {"claims": [], "summary": {}}

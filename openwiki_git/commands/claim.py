@@ -20,7 +20,7 @@ from openwiki_git.model import Claim, Evidence
 from openwiki_git.workspace import SOURCES_HELP, Workspace, now_iso
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("claim", help="add, list, show, confirm or retract claims", description=__doc__)
     csub = p.add_subparsers(dest="claim_command", metavar="ACTION")
     csub.required = True

@@ -42,7 +42,7 @@ DEFAULT_BRANCH = "openwiki-git/refresh"
 PR_TITLE = "openwiki-git: refresh stale wiki claims"
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "github", help="GitHub Actions: the stale-claims PR comment and the refresh PR", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -656,8 +656,8 @@ def _fingerprint(ws: Workspace, data: Mapping[str, Any], args: argparse.Namespac
                     cited.add(compat.parse_resource(text, wiki_dir=ws.config.wiki_dir).path)
                 except compat.ResourceError:
                     continue
-    for path in sorted(cited):
-        add(path, ws.repo.read(path, "worktree").blob)
+    for cited_path in sorted(cited):
+        add(cited_path, ws.repo.read(cited_path, "worktree").blob)
     return h.hexdigest()[:24]
 
 

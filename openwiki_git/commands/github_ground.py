@@ -31,7 +31,7 @@ MARKER = "<!-- openwiki-git:ground -->"
 MAX_ANNOTATIONS = 10
 
 
-def add_parser(gsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(gsub: argparse._SubParsersAction) -> None:
     g = gsub.add_parser(
         "ground-pr", help="ground the docs' code references and open or update one pull request",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,

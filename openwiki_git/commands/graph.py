@@ -17,7 +17,7 @@ from typing import Any
 from openwiki_git.commands import add_format, open_workspace
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("graph", help="build the evidence graph; report counts and unresolved references", description=__doc__)
     add_format(p)
     p.add_argument("--unresolved", action="store_true", help="list unresolved references; exit 1 if there is any")

@@ -31,7 +31,7 @@ from openwiki_git.errors import UsageError
 from openwiki_git.workspace import SOURCES_HELP
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ground", help="turn the code references of existing pages into claims", description=__doc__)
     p.add_argument("pages", nargs="*", metavar="PAGE", help="pages to ground (e.g. guides/setup.md)")
     p.add_argument("--all", action="store_true", help="every page of the wiki directory")

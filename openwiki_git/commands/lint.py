@@ -59,7 +59,7 @@ class Plan:
     indexes: dict[Path, str] = field(default_factory=dict)  # index file -> its text
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("lint", help="ungrounded pages, orphan sidecars, missing markers, broken links, indexes", description=__doc__)
     add_format(p)
     p.add_argument(
@@ -296,7 +296,8 @@ def _links(ws: Workspace) -> list[Finding]:
 
 
 def _targets(body: str) -> list[tuple[int, str]]:
-    out, fence = [], None
+    out: list[tuple[int, str]] = []
+    fence: str | None = None
     for n, line in enumerate(body.splitlines(), 1):
         stripped = line.lstrip()
         if fence is not None:
@@ -391,7 +392,8 @@ def _has_work(plan: Plan) -> bool:
 def apply(ws: Workspace, plan: Plan) -> list[str]:
     """Carry out the plan under the wiki lock; returns what was done, one line each. Every page's
     front matter is checked first: a malformed one raises (exit 2) before anything is written."""
-    wiki, written = ws.wiki, []
+    wiki = ws.wiki
+    written: list[str] = []
     with wiki.lock():
         editing.preflight(wiki, wiki.pages())
         sidecars = wiki.load_all()

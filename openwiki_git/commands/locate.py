@@ -20,7 +20,7 @@ from openwiki_git.commands import add_format
 from openwiki_git.commands.graph import add_cache_flag, detail_lines, node_line, open_session
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("locate", help="find starting points in the evidence graph", description=__doc__)
     p.add_argument("terms", nargs="+", metavar="TERMS", help="words to look for")
     p.add_argument("--within", metavar="NODE", help="only nodes inside this page, document or section (its text too)")
