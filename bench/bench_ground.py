@@ -82,7 +82,13 @@ def timed(root: Path, *argv: str) -> tuple[float, float, str]:
         "print(f'@@ {time.perf_counter() - t:.3f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f} {rc}', file=sys.stderr)\n"
     )
     t0 = time.perf_counter()
-    proc = subprocess.run(check=False, args=[sys.executable, "-c", code, "-C", str(root), *argv], capture_output=True, text=True, env={**os.environ, **GIT_ENV})
+    proc = subprocess.run(
+        check=False,
+        args=[sys.executable, "-c", code, "-C", str(root), *argv],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **GIT_ENV},
+    )
     wall = time.perf_counter() - t0
     tail = [ln for ln in proc.stderr.splitlines() if ln.startswith("@@ ")]
     _, _, mem, rc = tail[-1].split() if tail else ("", "", "nan", "?")

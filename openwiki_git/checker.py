@@ -30,7 +30,7 @@ class EvidenceResolver:
         self.texts: dict[str, FileText] = {}  # every file read so far, by path
         self._files: dict[str, tuple[FileText, compat.LineIndex | None]] = {}
         self._lines: dict[str, tuple[FileText, list[str] | None]] = {}
-        self._memo: dict[tuple[str, str], EvidenceResult] = {}
+        self._memo: dict[tuple[str, ...], EvidenceResult] = {}  # key(): (resource, version[, blob])
         self.max_growth = max_growth
         self.growth = growth  # a stale span's bound: diffmap.range_limit(cited, *growth)
         # Cosmetic edits (cosmetic.py): off unless the workspace configures them, with a way to
@@ -64,7 +64,7 @@ class EvidenceResolver:
 
     def remember(self, known: dict[tuple[str, str], EvidenceResult]) -> None:
         """Take these results as resolved (a cache's, for a file it found unchanged)."""
-        self._memo.update(known)
+        self._memo.update(known.items())  # (resource, version) keys into the wider key type
 
     def key(self, resource: str, version: str, blob: str | None) -> tuple[str, ...]:
         """The memo key: the blob counts when a cosmetic edit may be recognised from it."""
@@ -74,9 +74,9 @@ class EvidenceResolver:
         """The evidence item now; with `blob` (where its text was verified), a stale item whose
         edit is cosmetic is judged as `cosmetic()` says."""
         key = self.key(resource, version, blob)
-        hit = self._memo.get(key)  # type: ignore[call-overload]
+        hit = self._memo.get(key)
         if hit is None:
-            hit = self._memo[key] = self._resolve(resource, version, blob)  # type: ignore[index]
+            hit = self._memo[key] = self._resolve(resource, version, blob)
         return hit
 
     def _resolve(self, resource: str, version: str, blob: str | None = None) -> EvidenceResult:
@@ -345,7 +345,7 @@ def page_stale_after(text: str | None) -> str | None:
         line = next((ln for ln in block.splitlines() if ln.startswith("stale_after:")), None)
         return None if line is None else line.partition(":")[2].strip() or "?"
     value = next((g for g in m.groups() if g is not None), None)
-    if m.group(3) is not None and value.strip() in ("null", "Null", "NULL", "~"):
+    if m.group(3) is not None and value is not None and value.strip() in ("null", "Null", "NULL", "~"):
         return None
     return value.strip() if value else None
 

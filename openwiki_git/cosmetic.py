@@ -26,7 +26,10 @@ if TYPE_CHECKING:
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 # Pygments lexer names whose languages make leading whitespace syntax.
-_INDENTED = {"YAML", "Haskell", "Makefile", "CoffeeScript", "Nim", "F#", "Sass", "Pug", "Slim", "Haml", "reStructuredText", "Markdown", "Cython", "Starlark", "Python", "Python 2.x", "Text only"}
+_INDENTED = {
+    "YAML", "Haskell", "Makefile", "CoffeeScript", "Nim", "F#", "Sass", "Pug", "Slim", "Haml", "reStructuredText", "Markdown",
+    "Cython", "Starlark", "Python", "Python 2.x", "Text only",
+}
 
 
 def compare(
@@ -252,7 +255,7 @@ def _other(path: str, text: str) -> Stream | None:
     cls = _lexer_class(path)
     if cls is None:
         return None
-    from pygments.token import Comment, Text, Whitespace  # type: ignore[import-untyped]
+    from pygments.token import Comment, Text, Whitespace
 
     lexer = cls(stripnl=False, ensurenl=False)
     indented = cls.name in _INDENTED
@@ -283,7 +286,7 @@ def _lexer_class(path: str):  # type: ignore[no-untyped-def]
     import fnmatch
 
     try:
-        from pygments.lexers import _mapping, get_lexer_by_name  # type: ignore[import-untyped]
+        from pygments.lexers import _mapping, get_lexer_by_name
     except ImportError:  # pragma: no cover - a dependency; without it nothing is cosmetic
         return None
     name = path.rsplit("/", 1)[-1]

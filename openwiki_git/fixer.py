@@ -21,9 +21,8 @@ def fix_claim(claim: Claim, result: ClaimResult, now: str) -> Claim:
     if all(s == "fresh" for s in statuses):
         mark = None
     elif mark is None:
-        status = "unresolved" if "unresolved" in statuses else "stale"
         causes = tuple(_cause(r) for r in result.evidence if r.status != "fresh")
-        mark = Mark(status, now, causes)
+        mark = Mark("unresolved" if "unresolved" in statuses else "stale", now, causes)
     elif "unresolved" in statuses and mark.status != "unresolved":
         mark = Mark("unresolved", mark.since, mark.causes, mark.commit)
     return claim.replace(evidence=evidence, mark=mark)

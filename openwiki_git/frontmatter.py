@@ -19,9 +19,12 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from openwiki_git.errors import SchemaError
+
+if TYPE_CHECKING:
+    from ruamel.yaml.comments import CommentedMap  # what the round-trip loader builds for a mapping
 
 BOM = "\ufeff"
 _OPEN = re.compile(r"---[ \t]*(\r?\n)")
@@ -104,9 +107,9 @@ class FrontMatter:
         node, line = self.tree, 0
         for part in path:
             try:
-                if isinstance(part, int) and hasattr(node, "lc") and isinstance(node, list):
+                if isinstance(part, int) and isinstance(node, list) and hasattr(node, "lc"):
                     line = node.lc.item(part)[0]
-                elif hasattr(node, "lc") and isinstance(node, dict) and part in node:
+                elif isinstance(node, dict) and hasattr(node, "lc") and part in node:
                     line = node.lc.key(part)[0]
                 else:
                     break
@@ -127,9 +130,9 @@ def parse(text: str, *, filename: str) -> FrontMatter | None:
 def parse_split(sp: Split, *, filename: str) -> FrontMatter:
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-    for n, line in enumerate(sp.yaml.splitlines(), sp.first_line):
-        indent = line[: len(line) - len(line.lstrip(" \t"))]
-        if "\t" in indent and line.strip():
+    for n, row in enumerate(sp.yaml.splitlines(), sp.first_line):
+        indent = row[: len(row) - len(row.lstrip(" \t"))]
+        if "\t" in indent and row.strip():
             raise fail(filename, n, "a tab in the indentation", "YAML indents with spaces; replace the tab")
     from openwiki_git.yamlio import ALIAS_BOMB, hostile, too_big
 
@@ -161,7 +164,7 @@ def parse_split(sp: Split, *, filename: str) -> FrontMatter:
     for key in tree:
         if not isinstance(key, str):
             raise fail(
-                filename, sp.first_line + tree.lc.key(key)[0], f"key {key!r} is not a string", "quote the key"
+                filename, sp.first_line + cast("CommentedMap", tree).lc.key(key)[0], f"key {key!r} is not a string", "quote the key"
             )
     if too_big(tree):
         raise fail(filename, sp.first_line, f"front matter: {ALIAS_BOMB}", "write the values out instead of aliasing them")
@@ -233,7 +236,12 @@ def _edit_one(fm: FrontMatter, key: str, value: Any) -> FrontMatter:
     except SchemaError:
         result = None
     if result is None:
-        raise fail(fm.filename, fm.line(key), f"cannot rewrite {key!r} alone: other keys refer to it (a YAML anchor)", "edit the front matter by hand")
+        raise fail(
+            fm.filename,
+            fm.line(key),
+            f"cannot rewrite {key!r} alone: other keys refer to it (a YAML anchor)",
+            "edit the front matter by hand",
+        )
     expected = dict(fm.data)
     if value is REMOVE:
         expected.pop(key, None)

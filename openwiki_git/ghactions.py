@@ -6,8 +6,6 @@ result's `to_dict()`. Links point at the exact lines at one commit:
 `{server}/{repo}/blob/{sha}/{path}#L10-L24`.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -181,7 +179,10 @@ def _cited_documents_md(report: Mapping[str, Any]) -> list[str]:
     cited = report.get("superseded_sources") or []
     if not cited:
         return []
-    lines = [f"### openwiki-git: {_plural(len(cited), 'wiki claim')} cite{'s' if len(cited) == 1 else ''} a replaced or amended document", ""]
+    lines = [
+        f"### openwiki-git: {_plural(len(cited), 'wiki claim')} cite{'s' if len(cited) == 1 else ''} a replaced or amended document",
+        "",
+    ]
     lines += [f"- {code(short_id(n['id']))} ({md_text(n.get('page_path', ''))}): {md_text(n['note'])}" for n in cited[:30]]
     return [*lines, ""]
 
@@ -385,7 +386,8 @@ def render_plan(result: Mapping[str, Any], *, wiki_dir: str = ".openwiki", limit
         p = d.get("planned")
         page = md_cell(f"{wiki_dir}/{d.get('page')}")
         if d.get("verdict"):
-            row = f"| {page} | {code(short_id(d['claim_id']))} | confirmed without a model ({md_cell(d.get('trivial') or '')}) | 0 | $0.0000 |"
+            trivial = md_cell(d.get("trivial") or "")
+            row = f"| {page} | {code(short_id(d['claim_id']))} | confirmed without a model ({trivial}) | 0 | $0.0000 |"
         elif p is not None and p.get("send"):
             row = (f"| {page} | {code(short_id(d['claim_id']))} | yes | ~{int(p['tokens_in']):,} / ~{int(p['tokens_out']):,} "
                    f"| ~{_cost(p.get('cost'))} |")

@@ -19,6 +19,10 @@ from openwiki_git.model import FileText
 
 if TYPE_CHECKING:
     import pygit2
+
+    # Repo has a property named pygit2, which shadows the module in annotations in its class body.
+    from pygit2 import Index as _Index
+    from pygit2 import Oid as _Oid
 else:
 
     class _Deferred:
@@ -90,7 +94,7 @@ class Repo:
         self._git_dir = git_dir
         self._known_tracked = tracked
         self._real_root = os.path.realpath(self.root)
-        self._index: pygit2.Index | None = None
+        self._index: _Index | None = None
         self._autocrlf: str | None = None
         self._trees: dict[str, pygit2.Tree] = {}
         self._real_dirs: dict[str, str] = {}  # worktree directory -> its real path
@@ -122,13 +126,15 @@ class Repo:
         return os.path.abspath(env) if env else os.path.join(str(self.git_dir), "index")
 
     @property
-    def index(self) -> pygit2.Index:
+    def index(self) -> _Index:
         if self._index is None:
             try:
                 self._index = self._repo.index
             except pygit2.GitError as e:
                 where = os.environ.get("GIT_INDEX_FILE") or str(self.git_dir / "index")
-                raise GitError(f"{where}: cannot read the git index: {e}", "repair it (e.g. `rm .git/index && git reset`), or fix GIT_INDEX_FILE") from None
+                raise GitError(
+                    f"{where}: cannot read the git index: {e}", "repair it (e.g. `rm .git/index && git reset`), or fix GIT_INDEX_FILE"
+                ) from None
         return self._index
 
     def is_tracked(self, path: str) -> bool:
@@ -197,7 +203,7 @@ class Repo:
             return FileText(path, None, problem=f"missing at {rev}")
         return self._from_blob(path, entry.id, entry.filemode)
 
-    def _from_blob(self, path: str, oid: pygit2.Oid, mode: int) -> FileText:
+    def _from_blob(self, path: str, oid: _Oid, mode: int) -> FileText:
         if mode == MODE_LINK:
             return FileText(path, None, problem="symlink (refused)")
         if mode == MODE_GITLINK:
@@ -247,7 +253,7 @@ class Repo:
             return dict.fromkeys(paths)
         return {p: str(index[p].id) if p in index else None for p in paths}
 
-    def _fresh_index(self) -> pygit2.Index:
+    def _fresh_index(self) -> _Index:
         """The index as it is on disk now. libgit2 re-reads the file only when its stat or its
         trailing checksum differ from what it last read (git writes a new checksum with every
         change), so the hook, which reads the index for its diff, does not parse a 100,000-entry

@@ -314,6 +314,7 @@ class CiteIndex:
 
     def _walk(self, tree: pygit2.Tree, prefix: str = "") -> Iterator[tuple[str, set[str]]]:
         for entry in tree:
+            assert entry.name is not None  # a tree entry always has a name; pygit2 types it optional
             name = prefix + entry.name
             obj = self.repo.pygit2.get(entry.id)
             if isinstance(obj, pygit2.Tree):

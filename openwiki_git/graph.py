@@ -29,7 +29,7 @@ from urllib.parse import unquote
 
 from openwiki_git import compat, graph_context
 from openwiki_git.errors import UsageError
-from openwiki_git.graph_search import B, K1, STOP, Index, bm25, has, tokens  # noqa: F401 (B, K1, STOP: re-exported)
+from openwiki_git.graph_search import K1, STOP, B, Index, bm25, has, tokens  # noqa: F401 (B, K1, STOP: re-exported)
 from openwiki_git.mddoc import Document, normalize
 
 _PAIRS = (
@@ -540,7 +540,11 @@ class Graph:
         got = ti.search(words, [owner] if owner else None)
         if section:
             prefix = section + "/"
-            got = {n: sc for n, sc in got.items() if (w := self.docs[ti.paragraphs[n][0]].section_of(ti.paragraphs[n][1])) == section or w.startswith(prefix)}
+            got = {
+                n: sc
+                for n, sc in got.items()
+                if (w := self.docs[ti.paragraphs[n][0]].section_of(ti.paragraphs[n][1])) == section or w.startswith(prefix)
+            }
         if root is not None and owner is not None and "~" in root:
             d = self.docs[owner]
             got = {n: sc for n, sc in got.items() if f"{owner}#{d.key(ti.paragraphs[n][1])}" == root}
@@ -577,7 +581,7 @@ class Graph:
         seen = {node_id}
         todo = [node_id]
         while todo:
-            for etype, target in self.edges(todo.pop(), ("contains", "asserts")):
+            for _etype, target in self.edges(todo.pop(), ("contains", "asserts")):
                 if target not in seen:
                     seen.add(target)
                     todo.append(target)

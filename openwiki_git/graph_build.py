@@ -20,7 +20,6 @@ import hashlib
 import os
 import re
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -491,17 +490,17 @@ def _check(
     for page in sorted(sidecars):
         # A page's results stand while its sidecar, its text and the files it cites are unchanged.
         cited = sorted({path_of[e.resource] for c in sidecars[page].claims for e in c.evidence})
-        key = (new.sidecars[page][0], now.pages.get(page), tuple(file_keys[f] for f in cited))
-        hit = parts.results.get(page)
-        if hit is not None and hit[0] == key and None not in key[:2]:
-            new.results[page] = hit
-            results.update(hit[1])
+        page_key = (new.sidecars[page][0], now.pages.get(page), tuple(file_keys[f] for f in cited))
+        page_hit = parts.results.get(page)
+        if page_hit is not None and page_hit[0] == page_key and None not in page_key[:2]:
+            new.results[page] = page_hit
+            results.update(page_hit[1])
             continue
         d = pages.get(page)
         # check_claim only asks whether the page carries each marker: give it just the markers.
         text = None if d is None else " ".join(f"[^{m}]" for ms in d.markers.values() for m in ms)
         page_results = {c.id: check_claim(page, c, resolver, page_text=text) for c in sidecars[page].claims}
-        new.results[page] = (key, page_results)
+        new.results[page] = (page_key, page_results)
         results.update(page_results)
     info.files_checked = len({graph.split_canonical(r)[1] for r, _ in resolver.fresh})
     for path, pairs in by_file.items():

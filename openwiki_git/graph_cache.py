@@ -61,7 +61,7 @@ def _reducer(cls: type) -> Callable[[Any], tuple[Any, tuple[Any, ...]]]:
     return lambda obj: (cls, get(obj))
 
 
-_REDUCERS = {
+_REDUCERS: dict[type, Callable[[Any], Any]] = {
     cls: _reducer(cls) for cls in (Claim, Evidence, Mark, Cause, Sidecar, Verification, EvidenceResult, ClaimResult)
 }
 

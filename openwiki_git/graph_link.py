@@ -111,7 +111,7 @@ def claims_part(
     read_from = tuple(g.docs.values()) if restored else None
     hit = old.terms.get("")
     same = read_from is not None and hit is not None and hit[0] is not None and len(hit[0]) == len(read_from)
-    if same and hit is not None and all(a is b for a, b in zip(hit[0], read_from)):
+    if same and hit is not None and read_from is not None and all(a is b for a, b in zip(hit[0], read_from)):
         terms = hit[1]
     else:
         terms = tokenize(_index_items(g, g.docs, claims=True))

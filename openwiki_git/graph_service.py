@@ -47,12 +47,21 @@ CLAIM_SHOW = (
 )
 ARGS = {
     "terms": "Words of the question, e.g. 'how users authenticate to the cluster'. Stop words are ignored.",
-    "within": "Optional node id (a page, document or section, e.g. 'ADR-0012' or an id from a result): search only inside it, its text included.",
+    "within": (
+        "Optional node id (a page, document or section, e.g. 'ADR-0012' or an id from a result): search only inside it, "
+        "its text included."
+    ),
     "limit": "How many results, 1 to 50 (default 10).",
-    "node": "A node id from locate or expand, or a shorthand: an identifier such as ADR-0012, a claim id or its first 8 hex digits, a page name, a repository path.",
+    "node": (
+        "A node id from locate or expand, or a shorthand: an identifier such as ADR-0012, a claim id or its first 8 hex digits, "
+        "a page name, a repository path."
+    ),
     "edges": "Optional list of edge types to keep, e.g. ['superseded_by'] or ['cites']. Leave empty for all.",
     "hops": "With exactly one edge type: follow it up to this many steps while there is a single way on (default 1: no walk).",
-    "depth": "Context: 0 the node and its edges only; 1 (default) plus its section's or document's paragraphs and each neighbour's first lines; 2 plus the text of the documents it supersedes, amends or is replaced by.",
+    "depth": (
+        "Context: 0 the node and its edges only; 1 (default) plus its section's or document's paragraphs and each neighbour's "
+        "first lines; 2 plus the text of the documents it supersedes, amends or is replaced by."
+    ),
     "max_chars": "At most this many characters of text in the context (default 6000); the answer says truncated: true when it cut.",
     "page": "Optional wiki page name (such as 'platform.md'): only that page's claims.",
     "claim": "A claim id (claim_…), its c- label or its first 8+ hex digits.",
@@ -113,7 +122,7 @@ class GraphService:
     # -- the calls: data, or {"error", "hint"} ------------------------------------------------
     def call(self, name: str, **kwargs: Any) -> dict[str, Any]:
         try:
-            return getattr(self, "_" + name)(**kwargs)  # type: ignore[no-any-return]
+            return getattr(self, "_" + name)(**kwargs)
         except OpenwikiError as e:
             return {"error": tool_language(e.message), "hint": tool_language(e.hint or "")}
         except (TypeError, ValueError) as e:

@@ -175,7 +175,9 @@ def stable_id(page: str, statement: str, resources: list[str], taken: set[str], 
     return cid
 
 
-def ground_pages(ws: Workspace, pages: list[str], index: Any, *, add_front_matter: bool, plan: bool, source: str = "worktree") -> list[PageReport]:
+def ground_pages(
+    ws: Workspace, pages: list[str], index: Any, *, add_front_matter: bool, plan: bool, source: str = "worktree"
+) -> list[PageReport]:
     """The deterministic pass over `pages`: each page planned and (unless `plan`) written under
     the wiki lock, one page at a time."""
     reports = []

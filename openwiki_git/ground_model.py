@@ -33,7 +33,13 @@ MAX_LINES = 60  # per candidate definition shown
 EST_ANSWER_TOKENS = 150
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _STOP = frozenset(
-    ["the", "and", "for", "with", "that", "this", "from", "are", "was", "were", "will", "can", "you", "your", "its", "into", "when", "then", "than", "which", "while", "has", "have", "not", "but", "all", "any", "each", "only", "also", "more", "most", "some", "such", "our", "their", "there", "these", "those", "them", "they", "what", "who", "how", "why", "use", "used", "using", "uses", "one", "two", "may", "must", "should", "would", "could", "does", "did", "done", "been", "being", "over", "under", "about", "after", "before"]
+    [
+        "the", "and", "for", "with", "that", "this", "from", "are", "was", "were", "will", "can", "you", "your", "its", "into",
+        "when", "then", "than", "which", "while", "has", "have", "not", "but", "all", "any", "each", "only", "also", "more",
+        "most", "some", "such", "our", "their", "there", "these", "those", "them", "they", "what", "who", "how", "why", "use",
+        "used", "using", "uses", "one", "two", "may", "must", "should", "would", "could", "does", "did", "done", "been", "being",
+        "over", "under", "about", "after", "before",
+    ]
 )
 SYSTEM = """\
 You ground one sentence of a project's documentation in its source code.
@@ -91,7 +97,9 @@ def run(
         "tokens_in": 0, "tokens_out": 0, "cost": None, "skipped_by_budget": skipped, "stopped": None,
     }
     for it in items:
-        out["sent"].append({**_where(ws, it), "candidates": [f"repo://{s.path}#L{s.start}-L{s.end}" for s in it.shown], "tokens": it.tokens})
+        out["sent"].append(
+            {**_where(ws, it), "candidates": [f"repo://{s.path}#L{s.start}-L{s.end}" for s in it.shown], "tokens": it.tokens}
+        )
     if plan:
         est_in = sum(it.tokens for it in items)
         out["tokens_in"], out["tokens_out"] = est_in, EST_ANSWER_TOKENS * len(items)

@@ -32,8 +32,32 @@ from functools import cache
 from openwiki_git.ground_refs import Ref
 
 RESOLVED, AMBIGUOUS, BROKEN, UNKNOWN = "resolved", "ambiguous", "broken", "unknown"
-_SECONDARY = re.compile(r"(?:^|/)(?:tests?|testing|docs?|examples?|bench(?:marks?)?|scripts?|changelog\.d)/|(?:^|/)(?:test_[^/]*|[^/]*_test\.py|conftest\.py)$")
-_CODE_EXT = (".py", ".pyi", ".js", ".mjs", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".rb", ".c", ".h", ".cc", ".cpp", ".hpp", ".kt", ".swift", ".cs", ".php", ".sh")
+_SECONDARY = re.compile(
+    r"(?:^|/)(?:tests?|testing|docs?|examples?|bench(?:marks?)?|scripts?|changelog\.d)/|(?:^|/)(?:test_[^/]*|[^/]*_test\.py|conftest\.py)$"
+)
+_CODE_EXT = (
+    ".py",
+    ".pyi",
+    ".js",
+    ".mjs",
+    ".ts",
+    ".tsx",
+    ".jsx",
+    ".go",
+    ".rs",
+    ".java",
+    ".rb",
+    ".c",
+    ".h",
+    ".cc",
+    ".cpp",
+    ".hpp",
+    ".kt",
+    ".swift",
+    ".cs",
+    ".php",
+    ".sh",
+)
 _FLAG_LINE = re.compile(r"""["'](--[A-Za-z][\w-]*)["']""")
 _FLAG_DEF = re.compile(r"add_argument|add_option|option\(|Option\(|argument\(|flag|Flag\(|\.arg\(|long\s*=")
 _ENV_LINE = re.compile(r"""["']([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)["']|process\.env\.([A-Z][A-Z0-9_]*)""")
@@ -152,7 +176,9 @@ class SourceIndex:
         package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
         self._walk(tree.body, name, path, mod, package, toplevel=True, in_class=None)
 
-    def _walk(self, body: list[ast.stmt], prefix: str, path: str, mod: _Module, package: str, *, toplevel: bool, in_class: str | None) -> None:
+    def _walk(
+        self, body: list[ast.stmt], prefix: str, path: str, mod: _Module, package: str, *, toplevel: bool, in_class: str | None
+    ) -> None:
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
@@ -175,7 +201,9 @@ class SourceIndex:
                             targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
                             for t in targets:
                                 if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
-                                    self._add(Definition(f"{in_class}.{t.attr}", path, sub.lineno, sub.end_lineno or sub.lineno, "attribute"))
+                                    self._add(
+                                        Definition(f"{in_class}.{t.attr}", path, sub.lineno, sub.end_lineno or sub.lineno, "attribute")
+                                    )
             elif isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for t in targets:
@@ -186,7 +214,11 @@ class SourceIndex:
                     elif isinstance(t, ast.Tuple):
                         for elt in t.elts:
                             if isinstance(elt, ast.Name):
-                                self._add(Definition(f"{prefix}.{elt.id}", path, node.lineno, node.end_lineno or node.lineno, "variable", toplevel))
+                                self._add(
+                                    Definition(
+                                        f"{prefix}.{elt.id}", path, node.lineno, node.end_lineno or node.lineno, "variable", toplevel
+                                    )
+                                )
             elif toplevel and isinstance(node, ast.ImportFrom):
                 base = _absolute(node.module, node.level, package)
                 for a in node.names:

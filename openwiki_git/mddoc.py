@@ -127,7 +127,7 @@ class Document:
         # by one when loading; the others are made by one C-level `map`. The keys computed so
         # far go along (a child process computes them where it splits).
         state = {k: getattr(self, k) for k in self.__slots__ if not k.startswith("_") and k != "run_starts"}
-        rows = list(map(tuple, self.sections))
+        rows: list[tuple[Any, ...]] = list(map(tuple, self.sections))
         with_refs = list(itertools.compress(range(len(rows)), map(_section_refs, rows)))
         for i in with_refs:
             rows[i] = (*rows[i][:6], tuple(map(tuple, rows[i][6])))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 __all__ = [
@@ -579,7 +580,7 @@ def _ids_joined(joined: str, at: list[int], spans: tuple[list[int], list[int]], 
         # `split` with the whole match as a group gives text, identifier, text, ... with no
         # Match object per hit: each identifier starts where the parts before it end.
         parts = _ID_AT_SPLIT.split(joined)
-        hits = zip(list(itertools.accumulate(map(len, parts)))[0::2], parts[1::2])
+        hits: Iterable[tuple[int, str]] = zip(list(itertools.accumulate(map(len, parts)))[0::2], parts[1::2])
     else:
         hits = _ids(joined)
     starts, ends = spans

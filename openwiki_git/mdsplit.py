@@ -25,6 +25,7 @@ Nothing inside fenced code blocks is a reference.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import operator
 import re
@@ -517,12 +518,13 @@ class _Chunks:
         piece per pattern (scanning the text is most of the splitter's cost)."""
         if len(self.texts) < 32:  # a short piece: testing each chunk costs less than the searches
             return list(range(len(self.texts)))
-        prose, found = self.prose, set()
+        prose = self.prose
+        found: set[int] = set()
         # Lower-cased ASCII text keeps its offsets: one search finds "see", "See" and "SEE".
         ascii_ = prose.isascii()
         text, words = (prose.lower(), _WORDS_LOWER) if ascii_ else (prose, _WORDS)
         for word in words:
-            found.update(self._hits(lambda pos, w=word: text.find(w, pos)))
+            found.update(self._hits(functools.partial(text.find, word)))
         # The other wordings of a relation or status open a line (mdrefs: _STATUS_LINE,
         # _STATUS_DECL): one regex over the line starts, not a search per word over all text.
         line = _RELATION_LINE if ascii_ else _RELATION_LINE_I
@@ -676,7 +678,7 @@ def _reference_links(b: _Builder) -> None:
     with them get the definition's target (and keep the label as the link's text)."""
     defs: dict[str, str] = {}
     def_at: dict[str, int] = {}
-    for i, refs in b.refs.items():
+    for i, _refs in b.refs.items():
         text = b.texts[i]
         if "]:" in text:
             for m in _REF_DEF.finditer(text):

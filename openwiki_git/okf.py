@@ -28,7 +28,7 @@ import posixpath
 import re
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import quote
 
 from openwiki_git import PRODUCER, citations, compat
@@ -81,7 +81,7 @@ def _kind(value: Any) -> str:
     )
 
 
-def _text(value: Any) -> bool:
+def _text(value: Any) -> TypeGuard[str]:
     return isinstance(value, str) and bool(value.strip())
 
 
@@ -138,23 +138,39 @@ def problems(fm: fmt.FrontMatter) -> list[Problem]:
         elif isinstance(v, list):
             for i, e in enumerate(v):
                 if not isinstance(e, dict):
-                    add(("verified", i), f"verified[{i}] must be a mapping {{by, at}}, found {_kind(e)}", "write `- {by: <actor>, at: <time>}`")
+                    add(
+                        ("verified", i),
+                        f"verified[{i}] must be a mapping {{by, at}}, found {_kind(e)}",
+                        "write `- {by: <actor>, at: <time>}`",
+                    )
                 else:
                     _event(add, e, ("verified", i), f"verified[{i}]")
         else:
-            add(("verified",), f"`verified` must be a list of {{by, at}} events, found {_kind(v)}", "write `verified: [{by: <actor>, at: <time>}]`")
+            add(
+                ("verified",),
+                f"`verified` must be a list of {{by, at}} events, found {_kind(v)}",
+                "write `verified: [{by: <actor>, at: <time>}]`",
+            )
     if MARKS_KEY in d:
         try:
             marks_from_data(d[MARKS_KEY], fm.filename)
         except SchemaError as e:
-            add((MARKS_KEY,), f"`{MARKS_KEY}` is malformed: {e.message.split(': ', 1)[-1]}", "remove the key; `openwiki-git check --fix` marks again")
+            add(
+                (MARKS_KEY,),
+                f"`{MARKS_KEY}` is malformed: {e.message.split(': ', 1)[-1]}",
+                "remove the key; `openwiki-git check --fix` marks again",
+            )
     return out
 
 
 def _time(add: Any, value: Any, path: tuple[str | int, ...], name: str) -> None:
     if instant(value) is None:
         shown = repr(value) if isinstance(value, str) else _kind(value)
-        why = "has no offset" if isinstance(value, str) and re.fullmatch(r"\d{4}-\d\d-\d\dT[\d:.]+", value) else "is not a date-time with an offset"
+        why = (
+            "has no offset"
+            if isinstance(value, str) and re.fullmatch(r"\d{4}-\d\d-\d\dT[\d:.]+", value)
+            else "is not a date-time with an offset"
+        )
         add(path, f"{name} {shown} {why}", _FIX_TIME)
 
 
@@ -239,7 +255,9 @@ def read_marks(text: str | None, *, filename: str) -> dict[str, Mark]:
         return marks_from_data(fm.data[MARKS_KEY], filename)
     except SchemaError as e:
         detail = e.message.split(": ", 1)[-1]
-        raise fmt.fail(filename, fm.line(MARKS_KEY), f"{MARKS_KEY} is malformed: {detail}", "remove the key; `check --fix` marks again") from None
+        raise fmt.fail(
+            filename, fm.line(MARKS_KEY), f"{MARKS_KEY} is malformed: {detail}", "remove the key; `check --fix` marks again"
+        ) from None
 
 
 def merge_marks(sidecar: Sidecar, marks: dict[str, Mark]) -> Sidecar:
@@ -473,7 +491,7 @@ def validate_pages(ws: Workspace) -> list[str]:
 
 
 def _reserved_problems(wiki: Wiki) -> list[str]:
-    out = []
+    out: list[str] = []
     if not wiki.wiki_path.is_dir():
         return out
     for path in sorted(wiki.wiki_path.rglob("*.md")):

@@ -310,7 +310,7 @@ def _window(src: Source, around: int, limit: int | None) -> tuple[str, tuple[tup
             omitted = hi - lo + 1 - limit
             text = _numbered(lines[first[0] - 1 : first[1]], first[0], marked)
             text += f"\n        ... {omitted} lines not shown ..."
-            spans = (first,)
+            spans: tuple[tuple[int, int], ...] = (first,)
             if tail:
                 text += "\n" + _numbered(lines[last[0] - 1 : last[1]], last[0], marked)
                 spans = (first, last)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import functools
 import hashlib
 import importlib.util
 import json
@@ -29,7 +30,7 @@ import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
 from typing import Any, Protocol
@@ -333,7 +334,7 @@ class Refresher(Protocol):
 @cache
 def verdict_schema() -> dict[str, Any]:
     text = resources.files("openwiki_git").joinpath("schemas", "verdict.schema.json").read_text("utf-8")
-    return json.loads(text)  # type: ignore[no-any-return]
+    return json.loads(text)
 
 
 def model_schema() -> dict[str, Any]:
@@ -400,9 +401,11 @@ class LangChainRefresher:
                 self._llm = ChatOpenAI(
                     model=s.model,
                     base_url=s.base_url,
-                    api_key=self._api_key,
+                    # pydantic validates a str into SecretStr; the constructor's annotation takes only SecretStr
+                    api_key=self._api_key,  # type: ignore[arg-type]
                     temperature=s.temperature,
-                    max_tokens=s.max_tokens,
+                    # max_tokens is the field name (alias max_completion_tokens): pydantic takes either, the stub only the alias
+                    max_tokens=s.max_tokens,  # type: ignore[call-arg]
                     timeout=s.timeout,
                     max_retries=s.max_retries,
                     use_responses_api=False,
@@ -702,7 +705,7 @@ def run_refresh(ws: Workspace, options: RefreshOptions, refresher: Refresher | N
     settings = Settings.resolve(ws.config.refresh, options)
     progress = options.progress or (lambda _message: None)
     started = time.monotonic()
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     stamp = now_iso()
     sidecars = ws.wiki.load_all()
     resolver = ws.resolver()
@@ -1087,18 +1090,18 @@ def _old_copies(ws: Workspace, ev: Any, claim: Claim, paths: list[str]) -> Itera
     repo = ws.repo
     for path in paths:
         if ev.blob:
-            yield f"blob {ev.blob[:12]}", lambda p=path: repo.blob_text(p, ev.blob)
+            yield f"blob {ev.blob[:12]}", functools.partial(repo.blob_text, path, ev.blob)
     commit = claim.mark.commit if claim.mark else None
     for path in paths:
         if commit:
-            yield f"commit {commit[:12]}", lambda p=path: repo.read(p, commit)
-        yield "the index", lambda p=path: repo.read(p, "index")
+            yield f"commit {commit[:12]}", functools.partial(repo.read, path, commit)
+        yield "the index", functools.partial(repo.read, path, "index")
     if repo.head() is None:
         return
     for k in range(HISTORY_DEPTH):
         rev = "HEAD" if k == 0 else f"HEAD~{k}"
         for path in paths:
-            yield rev, lambda p=path, r=rev: repo.read(p, r)
+            yield rev, functools.partial(repo.read, path, rev)
 
 
 def _apply(writer: _Writer, t: _Target, d: Decision, plan: Plan, stamp: str, *, by: str) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring  # what json.dumps(s, ensure_ascii=False) writes, in C
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from openwiki_git import PRODUCER
 
@@ -15,8 +15,8 @@ if TYPE_CHECKING:  # check's warm path imports neither the model nor the checker
 
 # One claim of a streamed report: its record (claim_data), or for a plainly fresh claim, whose
 # record follows from the claim alone (plain_claim_json), the Plain fields of its sidecar.
-Plain = tuple[str, str, str, str, tuple[str, ...], Union[str, None]]  # page, page_path, id, statement, resources, verified_at
-Item = Union[dict[str, Any], Plain]
+Plain = tuple[str, str, str, str, tuple[str, ...], str | None]  # page, page_path, id, statement, resources, verified_at
+Item = dict[str, Any] | Plain
 
 
 def plain(page: str, page_path: str, claim: Claim) -> Plain:
@@ -199,7 +199,11 @@ def add_cited_documents(report: dict[str, Any], notices: dict[str, list[dict[str
     for c in report["claims"]:
         if c["id"] in notices:
             c["cited_documents"] = notices[c["id"]]
-    listed = [{"id": cid, "page_path": pages.get(cid, ""), **n} for cid in sorted(notices, key=lambda i: (pages.get(i, ""), i)) for n in notices[cid]]
+    listed = [
+        {"id": cid, "page_path": pages.get(cid, ""), **n}
+        for cid in sorted(notices, key=lambda i: (pages.get(i, ""), i))
+        for n in notices[cid]
+    ]
     report["superseded_sources"] = listed
     report["summary"]["superseded_sources"] = len(listed)
 

@@ -22,7 +22,7 @@ SCHEMA_FILES = {
 @cache
 def load_schema(name: str) -> dict[str, Any]:
     text = resources.files("openwiki_git").joinpath("schemas", SCHEMA_FILES[name]).read_text("utf-8")
-    return json.loads(text)  # type: ignore[no-any-return]
+    return json.loads(text)
 
 
 def problems(name: str, instance: Any) -> list[str]:

@@ -102,7 +102,9 @@ def _check_values(data: Any, filename: str, max_depth: int) -> None:
                 value.encode("utf-8")
             except UnicodeEncodeError:
                 shown = value.encode("utf-8", "backslashreplace").decode("ascii", "replace")[:60]
-                raise SchemaError(f"{filename}: $: {shown!r} holds a lone surrogate escape", "write the character itself, or a valid \\u pair") from None
+                raise SchemaError(
+                    f"{filename}: $: {shown!r} holds a lone surrogate escape", "write the character itself, or a valid \\u pair"
+                ) from None
         elif isinstance(value, (dict, list)):
             if depth > max_depth:
                 raise SchemaError(f"{filename}: $: JSON nested deeper than {max_depth} levels", "a sidecar is at most a few levels deep")

@@ -383,7 +383,8 @@ class Engine:
         if new_idx.file_version == ev.version:
             after = ev if not renamed else Evidence(resource, ev.version, new_ft.blob)
             reason = f"renamed from {res.path}" if renamed else "unchanged"
-            return EvidenceOutcome(ev, after, "fresh", reason, resource, (), None, None, new_path if renamed else None, ev.version, new_ft.blob)
+            moved_to = new_path if renamed else None
+            return EvidenceOutcome(ev, after, "fresh", reason, resource, (), None, None, moved_to, ev.version, new_ft.blob)
         if old_idx.file_version != ev.version and not trusted:
             return self._on_new_side(ev, trusted, path=new_path, note="the sidecar's version did not match the old side; ")
         after = ev if not renamed else Evidence(resource, ev.version, ev.blob)

@@ -92,8 +92,9 @@ def _keep_stored_tokens(sidecar: Sidecar, stored: Sidecar | None) -> Sidecar:
 
     def keep(claim_id: str, ev: Evidence) -> Evidence:
         old = tokens.get((claim_id, ev.resource))
-        same_text = old is not None and old.split(":")[:3] == ev.version.split(":")[:3]
-        return dataclasses.replace(ev, version=old) if same_text and old != ev.version else ev
+        if old is None or old == ev.version or old.split(":")[:3] != ev.version.split(":")[:3]:
+            return ev
+        return dataclasses.replace(ev, version=old)  # the same text: keep the stored token
 
     claims = tuple(c.replace(evidence=tuple(keep(c.id, e) for e in c.evidence)) for c in sidecar.claims)
     return sidecar.replace(claims=claims)
@@ -115,14 +116,20 @@ class Wiki:
         `.claims/`. `where` says who named it: "--wiki-dir", "config" or None (the default)."""
         rel = self.wiki_dir
         if self.wiki_path.is_symlink() or not self.wiki_path.resolve().is_relative_to(self.root.resolve()):
-            raise StoreError(f"{rel}: the wiki directory is a symlink or leads outside the repository", "keep the wiki in the repository, as a directory")
+            raise StoreError(
+                f"{rel}: the wiki directory is a symlink or leads outside the repository", "keep the wiki in the repository, as a directory"
+            )
         if self.wiki_path.exists() and not self.wiki_path.is_dir():
             raise StoreError(f"{rel}: the wiki directory is a file", "name a directory with --wiki-dir or the config's wiki_dir")
         if not self.wiki_path.is_dir():
             if where == "--wiki-dir":
-                raise StoreError(f"--wiki-dir {rel}: no such directory in {self.root}", "name the wiki directory, or create it with `openwiki-git init`")
+                raise StoreError(
+                    f"--wiki-dir {rel}: no such directory in {self.root}", "name the wiki directory, or create it with `openwiki-git init`"
+                )
             if where == "config":
-                raise StoreError(f".openwiki/config.yml: $.wiki_dir: {rel} does not exist", "fix wiki_dir, or create the wiki with `openwiki-git init`")
+                raise StoreError(
+                    f".openwiki/config.yml: $.wiki_dir: {rel} does not exist", "fix wiki_dir, or create the wiki with `openwiki-git init`"
+                )
             raise StoreError(f"{self.root}: no wiki here ({rel}/ does not exist)", "run `openwiki-git init` to create one")
         if self.claims_path.is_symlink() or (self.claims_path.exists() and not self.claims_path.is_dir()):
             raise StoreError(f"{rel}/{CLAIMS_DIR}: not a directory", f"move it away; {CLAIMS_DIR}/ holds the sidecars")
@@ -174,7 +181,9 @@ class Wiki:
         if refuse_links:
             for link in (self.wiki_path, top):
                 if link.is_symlink():
-                    raise StoreError(f"{link.relative_to(self.root).as_posix()}: a symlink is refused", "replace the link with the directory")
+                    raise StoreError(
+                        f"{link.relative_to(self.root).as_posix()}: a symlink is refused", "replace the link with the directory"
+                    )
         if not top.is_dir():
             return
         yield from self._scan(top, "", suffix, refuse_links, top == self.wiki_path)

@@ -4,7 +4,7 @@ that evidence is read from. Commands build one Workspace; nothing below commands
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from openwiki_git.checker import EvidenceResolver
@@ -75,4 +75,4 @@ class Workspace:
 
 def now_iso() -> str:
     """Now, in UTC with an explicit offset (OKF: never a naive local time)."""
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")

@@ -66,7 +66,7 @@ def too_big(value: Any, limit: int = MAX_NODES) -> bool:
     return False
 
 
-ALIAS_BOMB = "aliases expand to more than {} values (an alias bomb?)".format(MAX_NODES)
+ALIAS_BOMB = f"aliases expand to more than {MAX_NODES} values (an alias bomb?)"
 
 
 def load_yaml(text: str, *, filename: str) -> Any:

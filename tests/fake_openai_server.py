@@ -158,7 +158,8 @@ class FakeOpenAI:
                     kind = "rate_limit_error" if reply.status == 429 else "invalid_request_error"
                     message = reply.error
                     if reply.echo_key:
-                        message += f" (you sent: {self.headers.get('authorization')}; key {self.headers.get('authorization', '').removeprefix('Bearer ')})"
+                        sent = self.headers.get("authorization")
+                        message += f" (you sent: {sent}; key {(sent or '').removeprefix('Bearer ')})"
                     return self._send(reply.status, {"error": {"message": message, "type": kind}}, reply.headers)
                 payload = reply.raw if reply.raw is not None else completion(body, reply)
                 return self._send(200, payload, reply.headers, trickle=reply.trickle)
@@ -257,7 +258,13 @@ def confirm_from_prompt(body: dict[str, Any]) -> dict[str, Any]:
                 "cited_ranges": [{"resource": f"repo://{path}#L{n}-L{n}", "quote": marked.group(2)}],
                 "rationale": "The cited line still says so.",
             }
-    return {"claim_id": claim.group(1) if claim else "", "verdict": "retract", "revised_statement": None, "cited_ranges": [], "rationale": "Nothing to cite."}
+    return {
+        "claim_id": claim.group(1) if claim else "",
+        "verdict": "retract",
+        "revised_statement": None,
+        "cited_ranges": [],
+        "rationale": "Nothing to cite.",
+    }
 
 
 def kill_at_request(server: FakeOpenAI, argv: list[str], n: int, release: threading.Event, env: dict[str, str]) -> int:

@@ -3,7 +3,7 @@ agreement with compat.relocate(), marks, reverts and verification."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import assume, given, settings
@@ -94,14 +94,16 @@ def test_check_claim_worst_status_marker_and_notes():
 def test_check_all_and_summary():
     r, _ = resolver(w=TEXT)
     a = Sidecar("a.md", "sha256:" + "0" * 64, (claim(("repo://w#L1-L1", token(TEXT, 1, 1)), cid="claim_" + "a" * 32),))
-    b = Sidecar("b.md", "sha256:" + "0" * 64, (claim(("repo://w#L2-L2", "repo-lines-v1:sha256:" + "0" * 64 + ":e30"), cid="claim_" + "b" * 32),))
+    b = Sidecar(
+        "b.md", "sha256:" + "0" * 64, (claim(("repo://w#L2-L2", "repo-lines-v1:sha256:" + "0" * 64 + ":e30"), cid="claim_" + "b" * 32),)
+    )
     results = checker.check_all({"b.md": b, "a.md": a}, r, {"a.md": "[^c-aaaaaaaa]", "b.md": ""}.get)
     assert [x.page for x in results] == ["a.md", "b.md"]
     assert checker.summarize(results) == {"total": 2, "fresh": 1, "stale": 1, "unresolved": 0, "missing_markers": 1, "due": 0}
 
 
 def test_is_due():
-    now = datetime(2026, 11, 30, tzinfo=timezone.utc)
+    now = datetime(2026, 11, 30, tzinfo=UTC)
     c = claim(("repo://w", "x")).replace(verified_at=(now - timedelta(days=10)).isoformat())
     assert checker.is_due(c, now, 9 * 86400) and not checker.is_due(c, now, 11 * 86400)
     assert not checker.is_due(c, now, None)
@@ -143,7 +145,7 @@ def test_unchanged_at_hint_is_lines_version_equality(lines, span, other, edit):
         assert checker.unchanged_at_hint(lines, s, s + n, v) == (v == compat.lines_version(lines, s, s + n))
         # ...and then the resolver says exactly what relocate() says.
         text = "".join(lines)
-        fast = checker.EvidenceResolver(lambda p: FileText(p, text, None)).resolve(f"repo://f#L{s + 1}-L{s + n}", v)
+        fast = checker.EvidenceResolver(lambda p, text=text: FileText(p, text, None)).resolve(f"repo://f#L{s + 1}-L{s + n}", v)
         r = compat.relocate(f"repo://f#L{s + 1}-L{s + n}", text, v)
         assert (fast.status, fast.current_resource, fast.reason, fast.current_version) == (
             r.status, r.resource.canonical if r.resource else None, r.reason, r.version)
@@ -243,7 +245,9 @@ def test_fix_evidence_rules(status):
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.text(st.sampled_from(["a", "é", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", " "]), max_size=40))
+@given(
+    st.text(st.sampled_from(["a", "é", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", " "]), max_size=40)
+)
 def test_fast_split_lines_is_compats(text):
     assert checker.split_lines(text) == compat.split_lines(text)
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from openwiki_git import compat, main as main_module
+from openwiki_git import compat
+from openwiki_git import main as main_module
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAIM_ID = re.compile(r"^claim_[0-9a-f]{32}$")

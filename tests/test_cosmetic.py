@@ -88,7 +88,9 @@ def _hook_repo(repo, settings: str = ""):  # type: ignore[no-untyped-def]
         cfg = repo.read(".openwiki/config.yml")
         repo.write(".openwiki/config.yml", cfg + settings)
     repo.write(".openwiki/guide.md", "---\ntype: Reference\n---\n\n# Guide\n\nTen computes ten.\n")
-    assert repo.run("claim", "add", "--page", "guide.md", "--statement", "Ten computes ten.", "--evidence", "repo://src/mod.py#L10-L12") == 0
+    assert (
+        repo.run("claim", "add", "--page", "guide.md", "--statement", "Ten computes ten.", "--evidence", "repo://src/mod.py#L10-L12") == 0
+    )
     repo.commit_all("wiki")
     return repo
 

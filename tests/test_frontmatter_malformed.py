@@ -23,15 +23,34 @@ CASES = [
     pytest.param("---\ntype:\n---\n" + BODY, 2, "`type` must be a non-empty string", id="type-null"),
     pytest.param("---\ntype: R\ntags: jobs\n---\n" + BODY, 3, "`tags` must be a list of strings, found a string", id="tags-string"),
     pytest.param("---\ntype: R\ntags:\n  - a\n  - {b: c}\n---\n" + BODY, 5, "tags[1] must be a non-empty string", id="tags-item-mapping"),
-    pytest.param('---\ntype: R\ngenerated: {by: x/1, at: "2026-01-01T10:00:00"}\n---\n' + BODY, 3, "generated.at '2026-01-01T10:00:00' has no offset", id="naive-generated-at"),
-    pytest.param("---\ntype: R\nstale_after: 2026-01-01T10:00:00\n---\n" + BODY, 3, "`stale_after` '2026-01-01T10:00:00' has no offset", id="naive-stale-after"),
+    pytest.param(
+        '---\ntype: R\ngenerated: {by: x/1, at: "2026-01-01T10:00:00"}\n---\n' + BODY,
+        3,
+        "generated.at '2026-01-01T10:00:00' has no offset",
+        id="naive-generated-at",
+    ),
+    pytest.param(
+        "---\ntype: R\nstale_after: 2026-01-01T10:00:00\n---\n" + BODY,
+        3,
+        "`stale_after` '2026-01-01T10:00:00' has no offset",
+        id="naive-stale-after",
+    ),
     pytest.param("---\ntype: R\nstale_after: 2026-01-01\n---\n" + BODY, 3, "is not a date-time with an offset", id="stale-after-date-only"),
     pytest.param('---\ntype: R\nstale_after: "2026-13-01T00:00:00Z"\n---\n' + BODY, 3, "is not a date-time", id="stale-after-month-13"),
-    pytest.param("---\ntype: R\nverified: yesterday\n---\n" + BODY, 3, "`verified` must be a list of {by, at} events", id="verified-string"),
+    pytest.param(
+        "---\ntype: R\nverified: yesterday\n---\n" + BODY, 3, "`verified` must be a list of {by, at} events", id="verified-string"
+    ),
     pytest.param(f"---\ntype: R\nverified:\n  - {{at: {T}}}\n---\n" + BODY, 4, "verified[0] has no `by`", id="verified-no-by"),
-    pytest.param(f'---\ntype: R\nverified: [{{by: "", at: {T}}}]\n---\n' + BODY, 3, "verified[0].by must be a non-empty actor", id="verified-by-empty"),
+    pytest.param(
+        f'---\ntype: R\nverified: [{{by: "", at: {T}}}]\n---\n' + BODY,
+        3,
+        "verified[0].by must be a non-empty actor",
+        id="verified-by-empty",
+    ),
     pytest.param("---\ntype: R\nverified:\n  - human:alice\n---\n" + BODY, 4, "verified[0] must be a mapping", id="verified-item-string"),
-    pytest.param('---\ntype: R\nverified: {by: "human:a", at: "2026-01-01 10:00"}\n---\n' + BODY, 3, "verified.at", id="verified-bare-naive"),
+    pytest.param(
+        '---\ntype: R\nverified: {by: "human:a", at: "2026-01-01 10:00"}\n---\n' + BODY, 3, "verified.at", id="verified-bare-naive"
+    ),
     pytest.param("---\ntype: A\ntitle: T\ntype: B\n---\n" + BODY, 4, "duplicate key 'type'", id="duplicate-key"),
     pytest.param("---\ntype: A\ntags:\n\t- a\n---\n" + BODY, 4, "a tab in the indentation", id="tab-indent"),
     pytest.param("---\n- a\n- b\n---\n" + BODY, 2, "front matter is a list, not a mapping", id="non-mapping-list"),
@@ -39,12 +58,19 @@ CASES = [
     pytest.param("---\n---\n" + BODY, 2, "`type` is missing", id="empty-front-matter"),
     pytest.param("---\ntype: R\nsources: repo://src/app.py\n---\n" + BODY, 3, "`sources` must be a list", id="sources-not-list"),
     pytest.param("---\ntype: R\nsources:\n  - id: x\n---\n" + BODY, 4, "sources[0] has no `resource`", id="source-without-resource"),
-    pytest.param("---\ntype: R\nsources:\n  - resource: a\n    usage_count: -1\n---\n" + BODY, 5, "usage_count must be a whole number", id="usage-count-negative"),
+    pytest.param(
+        "---\ntype: R\nsources:\n  - resource: a\n    usage_count: -1\n---\n" + BODY,
+        5,
+        "usage_count must be a whole number",
+        id="usage-count-negative",
+    ),
     pytest.param(f"---\ntype: R\ngenerated: {{at: {T}}}\n---\n" + BODY, 3, "generated has no `by`", id="generated-no-by"),
     pytest.param("---\ntype: R\ngenerated: today\n---\n" + BODY, 3, "`generated` must be a mapping", id="generated-string"),
     pytest.param("---\ntype: R\nstatus: final\n---\n" + BODY, 3, "`status` must be draft, stable or deprecated", id="status-unknown"),
     pytest.param("---\ntype: R\ntitle: {a: b}\n---\n" + BODY, 3, "`title` must be a string, found a mapping", id="title-mapping"),
-    pytest.param("---\ntype: R\nx-openwiki-git-marks: {claim_x: 1}\n---\n" + BODY, 3, "x-openwiki-git-marks` is malformed", id="marks-malformed"),
+    pytest.param(
+        "---\ntype: R\nx-openwiki-git-marks: {claim_x: 1}\n---\n" + BODY, 3, "x-openwiki-git-marks` is malformed", id="marks-malformed"
+    ),
     pytest.param("---\ntype: R\ntitle: 'unterminated\n---\n" + BODY, 4, "invalid YAML", id="unterminated-quote"),
 ]
 ONE_LINE = re.compile(r"^error: \.openwiki/bad\.md:(\d+): (.+) \((.+)\)$")

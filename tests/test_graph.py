@@ -101,7 +101,9 @@ def test_references_resolve_to_sections_titles_and_files() -> None:
         pytest.param("[x](guide.md#nope)", "link", "guide.md#nope", "no heading #nope in docs/guide.md", id="missing-anchor"),
         pytest.param('See "Nothing Here".', "see", "Nothing Here", "no page or document titled 'Nothing Here'", id="title"),
         pytest.param("[x](../../etc/passwd)", "link", "../../etc/passwd", "points outside the repository", id="outside"),
-        pytest.param("Superseded by src/retry.py", "superseded_by", "src/retry.py", "superseded by must name a page or document", id="not-a-doc"),
+        pytest.param(
+            "Superseded by src/retry.py", "superseded_by", "src/retry.py", "superseded by must name a page or document", id="not-a-doc"
+        ),
     ],
 )
 def test_unresolved_references_are_reported(doc: str, kind: str, target: str, reason: str) -> None:
@@ -155,7 +157,10 @@ def test_walk_stops_at_a_branch_and_at_the_hop_limit() -> None:
 
 
 def test_walk_detects_cycles() -> None:
-    docs = {"docs/adr/0001-a.md": "# ADR-0001: A\n\nSupersedes ADR-0002.\n", "docs/adr/0002-b.md": "# ADR-0002: B\n\nSupersedes ADR-0001.\n"}
+    docs = {
+        "docs/adr/0001-a.md": "# ADR-0001: A\n\nSupersedes ADR-0002.\n",
+        "docs/adr/0002-b.md": "# ADR-0002: B\n\nSupersedes ADR-0001.\n",
+    }
     g = build(docs, {}, sidecars={}, results={})
     out = g.expand("ADR-0001", edges=["supersedes"], hops=10)
     assert out["stopped"] == "cycle" and len(out["path"]) == 2
@@ -267,7 +272,10 @@ def test_a_rebuild_from_the_previous_graph_equals_a_fresh_build() -> None:
     edge order and unresolved list included, whatever changed."""
     c1 = Claim(C1, "Retries use full jitter.", (Evidence("repo://src/retry.py#L3-L5", TOKEN),))
     c2 = Claim(C2, "Stale bit.", (Evidence("repo://src/retry.py#L3-L5", TOKEN), Evidence("repo://src/other.py#L1-L1", TOKEN)))
-    sidecars = {"retries.md": Sidecar("retries.md", "sha256:" + "0" * 64, (c1, c2)), "gone.md": Sidecar("gone.md", "sha256:" + "1" * 64, ())}
+    sidecars = {
+        "retries.md": Sidecar("retries.md", "sha256:" + "0" * 64, (c1, c2)),
+        "gone.md": Sidecar("gone.md", "sha256:" + "1" * 64, ()),
+    }
     docs = {p: mdsplit.split(t, p) for p, t in DOCS.items()}
     pages = {p: mdsplit.split(t, f".openwiki/{p}") for p, t in PAGES.items()}
     files = {"src/retry.py", "src/other.py", "docs/guide.md"}

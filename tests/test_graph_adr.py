@@ -90,7 +90,10 @@ def test_ids_are_normalised(session: GraphSession) -> None:
     # A bare "ADR030" and "ADR014" in prose are references.
     refs = {t for e, t in g.edges(ADR + "0031-repository-per-service.md#decision~" + _key(g, "0031", "following ADR030"))}
     assert doc in refs
-    assert any(t == ADR + "0014-feature-flag-service.md" for _, t in g.edges(ADR + "0030-trunk-based-development.md#decision~" + _key(g, "0030", "see ADR014")))
+    assert any(
+        t == ADR + "0014-feature-flag-service.md"
+        for _, t in g.edges(ADR + "0030-trunk-based-development.md#decision~" + _key(g, "0030", "see ADR014"))
+    )
 
 
 def _key(g: Any, number: str, words: str) -> str:
@@ -117,7 +120,11 @@ def test_links_urls_and_issues(session: GraphSession) -> None:
     # The reference-style link attaches to the paragraph that uses it, not to the definitions.
     mono = ADR + "0029-monorepo.md"
     d = g.docs[mono]
-    users = [i for i in range(len(d)) if any(t == ADR + "0031-repository-per-service.md" for e, t in g.edges(f"{mono}#{d.key(i)}") if e == "refers_to")]
+    users = [
+        i
+        for i in range(len(d))
+        if any(t == ADR + "0031-repository-per-service.md" for e, t in g.edges(f"{mono}#{d.key(i)}") if e == "refers_to")
+    ]
     assert [d.text(i)[:25] for i in users] == ["Status: Superseded by [AD"]
 
 
@@ -161,7 +168,8 @@ def ours(session: GraphSession, words: str) -> tuple[str, int]:
 
 
 _FOLLOW = re.compile(
-    r"(?:superseded|replaced|obsoleted)[\s-]+by:?\s*\[?([A-Z]+)?-?0*([0-9]+)|deprecated in favou?r of \[?([A-Z]+)-?0*([0-9]+)", re.IGNORECASE
+    r"(?:superseded|replaced|obsoleted)[\s-]+by:?\s*\[?([A-Z]+)?-?0*([0-9]+)|deprecated in favou?r of \[?([A-Z]+)-?0*([0-9]+)",
+    re.IGNORECASE,
 )
 
 
@@ -331,7 +339,9 @@ def test_graph_exports_its_edges(root: Path) -> None:
     assert len(data["edge_list"]) == data["total_edges"]
 
 
-def test_mcp_without_the_sdk_is_a_clear_usage_error(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_mcp_without_the_sdk_is_a_clear_usage_error(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     import sys
 
     from openwiki_git.main import main

@@ -15,8 +15,8 @@ import anyio
 import pytest
 
 mcp = pytest.importorskip("mcp")
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.session import ClientSession  # noqa: E402 - after importorskip, so the module skips without mcp
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402 - likewise
 
 _spec = importlib.util.spec_from_file_location("adr_corpus", Path(__file__).parent / "fixtures/adr/corpus.py")
 assert _spec is not None and _spec.loader is not None

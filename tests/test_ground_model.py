@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 from fake_openai_server import FakeOpenAI, Reply, kill_at_request, user_text
+from scripted_refresher import ScriptedRefresher
 
 from openwiki_git import citations, ground, ground_model
 from openwiki_git.refresher import RefreshCallError, RefreshOptions
-from scripted_refresher import ScriptedRefresher
 from openwiki_git.workspace import Workspace
 from tests.conftest import GitRepo
 
@@ -82,7 +82,9 @@ def answer(request: Any) -> dict[str, Any]:
 
 def run(repo: GitRepo, client: Any, *, plan: bool = False, **options: Any) -> dict[str, Any]:
     ws = Workspace.open(repo.root)
-    return ground_model.run(ws, ws.wiki.pages(), ground.source_index(ws), options=RefreshOptions(model="fake", **options), plan=plan, client=client)
+    return ground_model.run(
+        ws, ws.wiki.pages(), ground.source_index(ws), options=RefreshOptions(model="fake", **options), plan=plan, client=client
+    )
 
 
 def test_quotes_that_match_are_written_unsupported_listed(model_repo: GitRepo) -> None:
@@ -150,7 +152,9 @@ def respond(body: dict[str, Any]) -> Reply:
 def test_cli_against_the_fake_server(model_repo: GitRepo, key: str, capsys: pytest.CaptureFixture[str]) -> None:
     with FakeOpenAI(responder=respond) as server:
         capsys.readouterr()
-        rc = model_repo.run("ground", "--all", "--model", "fake-model", "--base-url", server.base_url, "--max-retries", "0", "--format", "json")
+        rc = model_repo.run(
+            "ground", "--all", "--model", "fake-model", "--base-url", server.base_url, "--max-retries", "0", "--format", "json"
+        )
     data = json.loads(capsys.readouterr().out)
     assert rc == 0 and len(server.requests) == 3
     assert server.requests[0]["model"] == "fake-model"

@@ -19,7 +19,11 @@ TS = "export interface Opts { a: number }\nexport class Client {\n  send(x: stri
 @pytest.mark.parametrize(
     ("path", "text", "expected"),
     [
-        ("a.js", JS, [("Server", 1, 5, "class"), ("Server.listen", 2, 4, "method"), ("start", 7, 7, "function"), ("stop", 8, 8, "function")]),
+        (
+            "a.js",
+            JS,
+            [("Server", 1, 5, "class"), ("Server.listen", 2, 4, "method"), ("start", 7, 7, "function"), ("stop", 8, 8, "function")],
+        ),
         ("a.go", GO, [("Server", 3, 5, "class"), ("Server.Listen", 7, 9, "method"), ("Start", 11, 11, "function")]),
         ("a.rs", RS, [("Server", 1, 3, "class"), ("Server.listen", 6, 6, "method"), ("start", 9, 9, "function")]),
         ("a.ts", TS, [("Opts", 1, 1, "class"), ("Client", 2, 4, "class"), ("Client.send", 3, 3, "method")]),

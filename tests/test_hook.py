@@ -252,7 +252,10 @@ def test_cite_index_follows_the_claims_tree_incrementally(claimed) -> None:  # t
     claimed.git("add", "-A")
     from openwiki_git.main import main
 
-    assert main(["-C", str(claimed.root), "claim", "add", "--page", "more.md", "--statement", "B.", "--evidence", "repo://src/b.py#L1-L3"]) == 0
+    assert (
+        main(["-C", str(claimed.root), "claim", "add", "--page", "more.md", "--statement", "B.", "--evidence", "repo://src/b.py#L1-L3"])
+        == 0
+    )
     claimed.commit_all("more")
     index = gitdiff.CiteIndex(Repo(claimed.root), ".openwiki/.claims")
     assert index.sidecars_citing(Repo(claimed.root).head(), {"src/b.py", "src/app.py"}) == {"guide.json", "more.json"}

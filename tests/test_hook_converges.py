@@ -78,7 +78,11 @@ def statuses(report: dict) -> dict[str, str]:  # type: ignore[type-arg]
     return {c["id"]: c["status"] for c in report["claims"]}
 
 
-@settings(max_examples=int(os.environ.get("CONVERGE_EXAMPLES", "30")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=int(os.environ.get("CONVERGE_EXAMPLES", "30")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(
     claims=st.lists(ranges, min_size=1, max_size=4, unique=True),
     changes=st.lists(ops, min_size=1, max_size=5),

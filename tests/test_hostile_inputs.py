@@ -398,7 +398,9 @@ def test_sigkill_mid_write_leaves_a_readable_wiki(wiki_repo: GitRepo) -> None:
     validates and checks, and the next writer gets the lock."""
     argv = ("claim", "add", "--page", "guide.md", "--statement", "Line ten says ten.", "--evidence", "repo://src/app.py#L10")
     for delay in (0.05, 0.15, 0.3, 0.5):
-        writer = subprocess.Popen([sys.executable, "-m", "openwiki_git", *argv], cwd=wiki_repo.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        writer = subprocess.Popen(
+            [sys.executable, "-m", "openwiki_git", *argv], cwd=wiki_repo.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         time.sleep(delay)
         writer.send_signal(signal.SIGKILL)
         writer.wait()

@@ -67,7 +67,10 @@ def test_nothing_is_lost(ow: GitRepo) -> None:
             continue
         old, new = data.decode(), after[target].decode()
         assert fm.parse(new, filename=target).data == fm.parse(old, filename=target).data  # type: ignore[union-attr]
-        assert fm.split(new, filename=target).head + fm.split(new, filename=target).yaml == fm.split(old, filename=target).head + fm.split(old, filename=target).yaml
+        assert (
+            fm.split(new, filename=target).head + fm.split(new, filename=target).yaml
+            == fm.split(old, filename=target).head + fm.split(old, filename=target).yaml
+        )
         assert okf.prose(fm.split(new, filename=target).body) == okf.prose(fm.split(old, filename=target).body)
     for rel in source:
         if rel.startswith("openwiki/.claims/"):

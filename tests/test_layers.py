@@ -24,7 +24,10 @@ ARCHITECTURE = ROOT / "docs" / "architecture.md"
 
 # Pure modules (layers 0-3 of docs/architecture.md). Modules that the document adds to layer 3
 # later are picked up from its table as well (see `documented_layers`).
-PURE = {"errors", "model", "compat", "checker", "fixer", "citations", "sidecar", "mdrefs", "mddoc", "graph_search", "graph_refs", "graph_link", "graph_context", "citestale"}
+PURE = {
+    "errors", "model", "compat", "checker", "fixer", "citations", "sidecar", "mdrefs", "mddoc", "graph_search", "graph_refs",
+    "graph_link", "graph_context", "citestale",
+}
 # Standard-library modules a pure core must not use: no file system, process, env, clock, network.
 IMPURE_STDLIB = {
     "os", "pathlib", "shutil", "tempfile", "glob", "fcntl", "io", "subprocess", "socket", "ssl",
@@ -103,7 +106,11 @@ def imports(path: Path) -> list[tuple[str, int]]:
             out.append((mod, node.lineno))
             if mod == "openwiki_git" or (mod.startswith("openwiki_git.") and not node.level):
                 # `from openwiki_git import compat` imports the module compat
-                out.extend((f"{mod}.{alias.name}", node.lineno) for alias in node.names if f"{mod}.{alias.name}".removeprefix("openwiki_git.") in MODULES)
+                out.extend(
+                    (f"{mod}.{alias.name}", node.lineno)
+                    for alias in node.names
+                    if f"{mod}.{alias.name}".removeprefix("openwiki_git.") in MODULES
+                )
     return out
 
 

@@ -24,7 +24,10 @@ def kinds(data: dict) -> list[tuple[str, str]]:  # type: ignore[type-arg]
 @pytest.fixture
 def grounded(wiki_repo: GitRepo) -> GitRepo:
     """guide.md with one claim, indexes generated, committed: lint is clean."""
-    assert wiki_repo.run("claim", "add", "--page", "guide.md", "--statement", "Line ten says ten.", "--evidence", "repo://src/app.py#L10-L10") == 0
+    assert (
+        wiki_repo.run("claim", "add", "--page", "guide.md", "--statement", "Line ten says ten.", "--evidence", "repo://src/app.py#L10-L10")
+        == 0
+    )
     assert wiki_repo.run("lint", "--fix") == 0
     wiki_repo.commit_all("grounded")
     return wiki_repo

@@ -239,7 +239,10 @@ def test_bulk_reading_matches_the_region_by_region_reading(monkeypatch: pytest.M
 
 def test_scan_matches_refs_in_one_text_at_a_time() -> None:
     rng = random.Random(11)
-    pieces = [*_WORDS, "sEe", "İ", "\0", "\n", "[a", "b](c.md)", "\n[d]: x.md", '"T"', ", ", " and ", "(see", "see:", "RFC 12", "ADR_3", "12"]
+    pieces = [
+        *_WORDS, "sEe", "İ", "\0", "\n", "[a", "b](c.md)", "\n[d]: x.md", '"T"', ", ", " and ", "(see", "see:", "RFC 12",
+        "ADR_3", "12",
+    ]
     for _ in range(3000):
         texts = ["".join(rng.choice(pieces) + rng.choice(["", " "]) for _ in range(rng.randint(0, 10))) for _ in range(rng.randint(0, 8))]
         markers, refs = mdrefs.scan(texts)
@@ -304,7 +307,7 @@ def test_hashes_of_many_texts_match_hashing_each_alone() -> None:
     pieces = ["a", "b", "é", " ", "  ", "\t", "\n", "\n\n", "\xa0", "\u2003", "\x0c", "\r", "\0", "[^c-1a2b3c4d]", "[^c-1a2b3c4d]:", "^"]
     for _ in range(3000):
         texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 8))) for _ in range(rng.randint(0, 6))]
-        alone = ["%08x" % mddoc.zlib.crc32(mddoc._key_text(t).encode()) for t in texts]
+        alone = [f"{mddoc.zlib.crc32(mddoc._key_text(t).encode()):08x}" for t in texts]
         assert mddoc._hashes(texts) == alone, texts
     assert mddoc._keys("s", ["00000001", "00000002", "00000001", "00000001"]) == [
         "s~00000001", "s~00000002", "s~00000001.2", "s~00000001.3"

@@ -63,7 +63,11 @@ def test_sources_in_another_order_are_left_alone() -> None:
         pytest.param([claim("a", verified_at="2026-11-30T10:00:00")], None, False, [], id="naive-time-ignored"),
         pytest.param([claim("a", verified_at=None)], Verification("openwiki/0.3.3", T0), False, [], id="openwiki-event-not-ours"),
         pytest.param(
-            [claim("a", verified_at=None)], Verification("openwiki/0.3.3", T0), True, [{"by": "openwiki/0.3.3", "at": T0}], id="openwiki-mode"
+            [claim("a", verified_at=None)],
+            Verification("openwiki/0.3.3", T0),
+            True,
+            [{"by": "openwiki/0.3.3", "at": T0}],
+            id="openwiki-mode",
         ),
         pytest.param([claim("a", verified_at=None)], Verification(PRODUCER, T1), True, [{"by": PRODUCER, "at": T1}], id="folded"),
     ],
@@ -117,7 +121,9 @@ def test_claim_add_projects_sources_and_our_verified_event(wiki_repo: GitRepo) -
 
 def test_a_stale_claim_removes_only_our_event_and_a_revert_brings_it_back(wiki_repo: GitRepo) -> None:
     repo = wiki_repo
-    text = repo.read(".openwiki/guide.md").replace("title: Guide\n", 'title: Guide\nverified:\n  - {by: "human:alice", at: "2026-01-01T00:00:00Z"}  # reviewed\n')
+    text = repo.read(".openwiki/guide.md").replace(
+        "title: Guide\n", 'title: Guide\nverified:\n  - {by: "human:alice", at: "2026-01-01T00:00:00Z"}  # reviewed\n'
+    )
     repo.write(".openwiki/guide.md", text)
     repo.write("src/other.py", "x = 1\n")
     repo.write(".openwiki/other.md", "---\ntype: Reference\n---\n\nOther says x.\n")
@@ -165,12 +171,17 @@ def test_a_clean_page_is_never_rewritten(wiki_repo: GitRepo) -> None:
 
 def test_indexes_list_files_and_directories(wiki_repo: GitRepo) -> None:
     repo = wiki_repo
-    repo.write(".openwiki/api/endpoints.md", "---\ntype: Reference\ntitle: Endpoints [v2]\ndescription: >-\n  HTTP endpoints\n  and payloads.\n---\n\nx\n")
+    repo.write(
+        ".openwiki/api/endpoints.md",
+        "---\ntype: Reference\ntitle: Endpoints [v2]\ndescription: >-\n  HTTP endpoints\n  and payloads.\n---\n\nx\n",
+    )
     repo.write(".openwiki/api/deep/more.md", "---\ntype: Reference\n---\n\nx\n")
     repo.write(".openwiki/api/log.md", "## 2026-01-01\n\n* x\n")
     repo.write(".openwiki/empty/.keep", "")
     wiki = {str(p.relative_to(repo.root)): t for p, t in okf.expected_indexes(_wiki(repo)).items()}
-    assert wiki[".openwiki/index.md"] == '---\nokf_version: "0.2"\n---\n\n# Files\n\n* [Guide](guide.md)\n\n# Directories\n\n* [api](api/)\n'
+    assert (
+        wiki[".openwiki/index.md"] == '---\nokf_version: "0.2"\n---\n\n# Files\n\n* [Guide](guide.md)\n\n# Directories\n\n* [api](api/)\n'
+    )
     assert wiki[".openwiki/api/index.md"] == (
         "# Files\n\n* [Endpoints \\[v2\\]](endpoints.md) - HTTP endpoints and payloads.\n\n# Directories\n\n* [deep](deep/)\n"
     )

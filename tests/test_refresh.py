@@ -163,7 +163,7 @@ def test_claims_whose_cited_files_are_gone_are_not_sent(repo: Any, capsys: Any) 
 
 
 def test_a_model_error_leaves_the_claim_stale_and_a_fatal_one_stops_the_run(repo: Any) -> None:
-    gs = stale_wiki(repo, pages=1, per_page=3)
+    stale_wiki(repo, pages=1, per_page=3)
     fake = ScriptedRefresher(
         [RefreshCallError("no answer within 1s"), RefreshCallError("rate limited (HTTP 429)", fatal=True)]
     )
@@ -231,7 +231,7 @@ def test_no_key_is_needed_when_no_claim_needs_a_model(repo: Any, capsys: Any) ->
 def test_dry_run_is_a_plan_that_calls_no_model(repo: Any) -> None:
     """--dry-run (--plan): what would be sent, with estimated tokens and cost from the default
     price table; no model call, nothing written; trivial confirms shown as a diff."""
-    gs = stale_wiki(repo, pages=1, per_page=4, whitespace_only={3})
+    stale_wiki(repo, pages=1, per_page=4, whitespace_only={3})
     before = repo.snapshot()
     fake = ScriptedRefresher([])
     result = refresh(repo, fake, dry_run=True, max_claims=2)
@@ -277,7 +277,17 @@ def test_usage_and_cost_come_from_the_price_table(repo: Any) -> None:
     assert (t["tokens_in"], t["tokens_out"], t["cost"]) == (2000, 400, pytest.approx(0.008))
     data = result.to_dict()
     assert data["totals"]["cost"] == pytest.approx(0.008) and data["model"] == "tiny-1"
-    assert set(data["decisions"][0]) >= {"claim_id", "page", "verdict", "old_statement", "new_statement", "tokens_in", "tokens_out", "cost", "error"}
+    assert set(data["decisions"][0]) >= {
+        "claim_id",
+        "page",
+        "verdict",
+        "old_statement",
+        "new_statement",
+        "tokens_in",
+        "tokens_out",
+        "cost",
+        "error",
+    }
     json.dumps(data)
     # Unknown price: the cost is unknown, not zero.
     gs2 = stale_wiki_again = None  # noqa: F841

@@ -62,7 +62,12 @@ def _full_sidecar() -> Sidecar:
         ),
         verified_at="2026-11-30T10:00:00Z",
         verified_by="human:alice",
-        mark=Mark("stale", "2026-11-30T11:00:00Z", (Cause("repo://src/retry.py#L10-L24", "changed", "@@ -10,2 +10,3 @@", (10, 24), (11, 25), "src/retry2.py"),), "d" * 40),
+        mark=Mark(
+            "stale",
+            "2026-11-30T11:00:00Z",
+            (Cause("repo://src/retry.py#L10-L24", "changed", "@@ -10,2 +10,3 @@", (10, 24), (11, 25), "src/retry2.py"),),
+            "d" * 40,
+        ),
     )
     return Sidecar("guide.md", "sha256:" + "e" * 64, (claim,), Verification("openwiki/0.3.3", "2026-11-30T10:00:00.000Z"))
 

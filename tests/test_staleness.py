@@ -12,7 +12,6 @@ from openwiki_git.model import Cause, Claim, Evidence, FileText, Mark
 from openwiki_git.staleness import Engine, Options
 
 
-
 def hunks_of(old: list[str], new: list[str]) -> list[Hunk]:
     """Zero-context hunks in git's numbering, from difflib's opcodes."""
     out = []

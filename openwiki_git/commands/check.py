@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from openwiki_git import checkcache, report
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 SOURCE_HELP = "where evidence is read: worktree (the default, which the cache answers), index, or a revision such as HEAD"
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check", help="report fresh, stale and unresolved claims", description=__doc__)
     add_format(p)
     p.add_argument("--fix", action="store_true", help="re-anchor moved ranges, mark stale claims, clear reverted marks")
@@ -111,7 +111,7 @@ def judge(ws: Workspace, args: argparse.Namespace, *, use_cache: bool, cached: d
         use_cache=use_cache,
         record=lambda r: None if report.is_plain(r) else report.claim_data(r, ws.config.wiki_dir),
         findings=lambda page, text, sc: page_findings(ws, page, text, sc),
-        now=datetime.now(timezone.utc),
+        now=datetime.now(UTC),
     )
 
 
@@ -158,7 +158,7 @@ def _wiki_findings(
         broken = ground.broken_references(ws, {p: loaded[p] for p in grounded if loaded[p] is not None})
         if broken:
             out["broken_references"] = broken
-    claims = {c.id: (p, c) for p in citing if loaded[p] is not None for c in loaded[p].claims}  # type: ignore[union-attr]
+    claims = {c.id: (p, c) for p in citing if loaded[p] is not None for c in loaded[p].claims}
     notices = _stale_citations(ws, [c for _, c in claims.values()]) if claims else {}
     if notices:
         shell: dict[str, Any] = {"claims": [], "summary": {}}
@@ -286,7 +286,9 @@ def _run_uncached(ws: Workspace, args: argparse.Namespace) -> int:
         if written:  # report what is true after the fix
             results, extra = collect(ws, args)
     data = report.build(results, wiki_dir=ws.config.wiki_dir, source=args.source, extra=extra)
-    report.add_cited_documents(data, _stale_citations(ws, [r.claim for r in results]), {r.claim.id: ws.wiki.repo_path(r.page) for r in results})
+    report.add_cited_documents(
+        data, _stale_citations(ws, [r.claim for r in results]), {r.claim.id: ws.wiki.repo_path(r.page) for r in results}
+    )
     if args.format == "json" and args.only_problems:
         data["claims"] = [c for c in data["claims"] if report.is_problem(c)]
         data["only_problems"] = True
@@ -369,7 +371,7 @@ def collect(ws: Workspace, args: argparse.Namespace) -> tuple[list[ClaimResult],
             sidecars,
             ws.resolver(args.source),
             page_text,
-            now=datetime.now(timezone.utc),
+            now=datetime.now(UTC),
             reverify_after_seconds=ws.config.reverify_after_seconds,
         )
     if ws.config.strict_openwiki:

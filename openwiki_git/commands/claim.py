@@ -20,7 +20,7 @@ from openwiki_git.model import Claim, Evidence
 from openwiki_git.workspace import SOURCES_HELP, Workspace, now_iso
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("claim", help="add, list, show, confirm or retract claims", description=__doc__)
     csub = p.add_subparsers(dest="claim_command", metavar="ACTION")
     csub.required = True
@@ -52,7 +52,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     ed.add_argument("--source", default="worktree", help=SOURCES_HELP)
     ed.set_defaults(run=cmd_edit)
 
-    cf = csub.add_parser("confirm", help="a person checked the cited text: refresh versions, clear the mark", description=cmd_confirm.__doc__)
+    cf = csub.add_parser(
+        "confirm", help="a person checked the cited text: refresh versions, clear the mark", description=cmd_confirm.__doc__
+    )
     cf.add_argument("id", help=ID_HELP)
     cf.add_argument("--by", metavar="ACTOR", help="who checked it, e.g. human:alice (records a verified event)")
     cf.add_argument("--statement", help="confirm this statement instead (the page's prose changed it)")
@@ -163,7 +165,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(f"{claim.id} ({citations.label(claim.id)}) on {ws.wiki.repo_path(page)}: {result.status}")
     print(f"  {claim.statement}")
     if claim.mark is not None:
-        print(f"  marked {claim.mark.status} since {claim.mark.since}" + (f" (against {claim.mark.commit[:12]})" if claim.mark.commit else ""))
+        print(
+            f"  marked {claim.mark.status} since {claim.mark.since}" + (f" (against {claim.mark.commit[:12]})" if claim.mark.commit else "")
+        )
         for c in claim.mark.causes:
             print(f"    cause: {c.resource.removeprefix(compat.PREFIX)} {c.reason}" + (f" by {c.hunk}" if c.hunk else ""))
     for note in result.notes:
@@ -172,7 +176,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"  the page's sentence differs from the statement: {prose!r}")
     for item in items:
         where = item["current_resource"] or "(not found)"
-        print(f"  {item['status']}: {item['resource'].removeprefix(compat.PREFIX)} -> now {where.removeprefix(compat.PREFIX)} ({item['reason']})")
+        print(
+            f"  {item['status']}: {item['resource'].removeprefix(compat.PREFIX)}"
+            f" -> now {where.removeprefix(compat.PREFIX)} ({item['reason']})"
+        )
         if item["diff"]:
             for line in item["diff"].splitlines():
                 print(f"    {line}")
@@ -259,7 +266,9 @@ def cmd_edit(args: argparse.Namespace) -> int:
     print(f"edited {claim.id} on {ws.wiki.repo_path(page)}")
     text = ws.page_text(page)
     if text is not None and citations.states(text, claim.id, new.statement) is False:
-        print(f"the sentence before {citations.marker(claim.id)} in {ws.wiki.repo_path(page)} does not state it yet: edit the prose to match")
+        print(
+            f"the sentence before {citations.marker(claim.id)} in {ws.wiki.repo_path(page)} does not state it yet: edit the prose to match"
+        )
     return 0
 
 
@@ -283,7 +292,12 @@ def cmd_confirm(args: argparse.Namespace) -> int:
     with ws.wiki.lock():
         page, sidecar, claim = ws.wiki.find_claim(args.id)
         text = ws.page_text(page)
-        if args.statement is None and not args.keep_statement and text is not None and citations.states(text, claim.id, claim.statement) is False:
+        if (
+            args.statement is None
+            and not args.keep_statement
+            and text is not None
+            and citations.states(text, claim.id, claim.statement) is False
+        ):
             said = citations.prose_before(text, claim.id)
             raise UsageError(
                 f"{ws.wiki.repo_path(page)}: {claim.id}: the page's sentence before {citations.marker(claim.id)} "

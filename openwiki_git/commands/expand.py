@@ -26,7 +26,7 @@ from openwiki_git.commands import add_format
 from openwiki_git.commands.graph import add_cache_flag, detail_lines, node_line, open_session
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("expand", help="show a node of the evidence graph and its typed edges", description=__doc__)
     p.add_argument("node", metavar="NODE", help="node id (or a claim prefix, ADR-0012, a path)")
     p.add_argument("--edges", nargs="+", metavar="TYPE", help="only these edge types")

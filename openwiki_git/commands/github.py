@@ -24,6 +24,7 @@ import sys
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +42,7 @@ DEFAULT_BRANCH = "openwiki-git/refresh"
 PR_TITLE = "openwiki-git: refresh stale wiki claims"
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "github", help="GitHub Actions: the stale-claims PR comment and the refresh PR", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -76,7 +77,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     r.add_argument("--api-key-env", metavar="NAME", help="the environment variable holding the API key")
     r.add_argument("--max-claims", type=int, metavar="N", help="refresh at most N claims in this run")
     r.add_argument("--timeout", type=float, metavar="SECONDS", help="deadline of one model call (default 60)")
-    r.add_argument("--deadline", type=float, metavar="SECONDS", help="deadline of the model calls of the run: then what is decided is published")
+    r.add_argument(
+        "--deadline", type=float, metavar="SECONDS", help="deadline of the model calls of the run: then what is decided is published"
+    )
     r.add_argument("--max-concurrency", type=int, metavar="N", help="claims sent to the model at once (default 4)")
     r.add_argument(
         "--plan", "--dry-run", dest="plan", action="store_true",
@@ -350,9 +353,7 @@ def cmd_refresh_shard(args: argparse.Namespace) -> int:
     page), decided by the model and saved to --out (decisions.json, the changed wiki files) for a
     final `github refresh-pr --from-shards` job. Writes nothing to GitHub. Exit 2 when the model
     cannot be used."""
-    from openwiki_git import shards
-
-    from openwiki_git import github_api
+    from openwiki_git import github_api, shards
 
     ws = open_workspace(args)
     env = ActionsEnv.read()
@@ -617,7 +618,7 @@ def _check_branch(branch: str, base: str) -> str:
 
 def _check(ws: Workspace) -> dict[str, Any]:
     """The plain check report of the working tree (the claims the refresher would take)."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from openwiki_git import report
     from openwiki_git.checker import check_all
@@ -626,7 +627,7 @@ def _check(ws: Workspace) -> dict[str, Any]:
         ws.wiki.load_all(),
         ws.resolver("worktree"),
         ws.page_text,
-        now=datetime.now(timezone.utc),
+        now=datetime.now(UTC),
         reverify_after_seconds=ws.config.reverify_after_seconds,
     )
     return report.build(results, wiki_dir=ws.config.wiki_dir, source="worktree")
@@ -655,8 +656,8 @@ def _fingerprint(ws: Workspace, data: Mapping[str, Any], args: argparse.Namespac
                     cited.add(compat.parse_resource(text, wiki_dir=ws.config.wiki_dir).path)
                 except compat.ResourceError:
                     continue
-    for path in sorted(cited):
-        add(path, ws.repo.read(path, "worktree").blob)
+    for cited_path in sorted(cited):
+        add(cited_path, ws.repo.read(cited_path, "worktree").blob)
     return h.hexdigest()[:24]
 
 

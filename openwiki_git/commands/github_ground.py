@@ -31,7 +31,7 @@ MARKER = "<!-- openwiki-git:ground -->"
 MAX_ANNOTATIONS = 10
 
 
-def add_parser(gsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(gsub: argparse._SubParsersAction) -> None:
     g = gsub.add_parser(
         "ground-pr", help="ground the docs' code references and open or update one pull request",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -138,7 +138,12 @@ def render_body(data: dict[str, Any]) -> str:
         lines.append("")
     broken = [(p["page_path"], b) for p in data["pages"] for b in p["broken"]]
     if broken:
-        lines += ["### Broken references (the docs name something the code no longer has)", "", "| page | reference | why |", "|---|---|---|"]
+        lines += [
+            "### Broken references (the docs name something the code no longer has)",
+            "",
+            "| page | reference | why |",
+            "|---|---|---|",
+        ]
         lines += [f"| {pp}:{b['line']} | `{_cell(b['reference'])}` | {_cell(b['reason'])} |" for pp, b in broken]
         lines.append("")
     ambiguous = [(p["page_path"], a) for p in data["pages"] for a in p["ambiguous"]]

@@ -3,7 +3,8 @@
 Counts nodes by kind and edges by type (each edge is also stored with its inverse). With
 `--unresolved`, lists every explicit reference that names nothing in the repository (and every
 status whose wording is not recognised) and exits 1 when there is any. `--edges --format json`
-exports the edges (`edge_list`: [{source, type, target}], one per edge, forward types). The graph is cached under the git directory (`<git dir>/openwiki-git/`).
+exports the edges (`edge_list`: [{source, type, target}], one per edge, forward types). The graph
+is cached under the git directory (`<git dir>/openwiki-git/`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from openwiki_git.commands import add_format, open_workspace
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("graph", help="build the evidence graph; report counts and unresolved references", description=__doc__)
     add_format(p)
     p.add_argument("--unresolved", action="store_true", help="list unresolved references; exit 1 if there is any")

@@ -31,7 +31,7 @@ from openwiki_git.errors import UsageError
 from openwiki_git.workspace import SOURCES_HELP
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ground", help="turn the code references of existing pages into claims", description=__doc__)
     p.add_argument("pages", nargs="*", metavar="PAGE", help="pages to ground (e.g. guides/setup.md)")
     p.add_argument("--all", action="store_true", help="every page of the wiki directory")
@@ -93,10 +93,21 @@ def model_pass(
 def report_data(ws: Any, reports: list[Any], *, plan: bool, model: dict[str, Any] | None = None) -> dict[str, Any]:
     pages = []
     for r in reports:
-        added = r.added if not plan else [
-            {"statement": p.statement, "evidence": p.resource, "reference": p.reference, "kind": p.kind, "target": p.target, "line": p.sentence.line}
-            for p in r.proposals
-        ]
+        added = (
+            r.added
+            if not plan
+            else [
+                {
+                    "statement": p.statement,
+                    "evidence": p.resource,
+                    "reference": p.reference,
+                    "kind": p.kind,
+                    "target": p.target,
+                    "line": p.sentence.line,
+                }
+                for p in r.proposals
+            ]
+        )
         pages.append({
             "page": r.page, "page_path": ws.wiki.repo_path(r.page), "added": added, "already_grounded": r.already,
             "broken": r.broken, "ambiguous": r.ambiguous, "unknown": r.unknown, "references": r.references,
@@ -119,13 +130,18 @@ def report_text(data: dict[str, Any]) -> str:
         for b in p["broken"]:
             lines.append(f"{p['page_path']}:{b['line']}: broken reference `{b['reference']}`: {b['reason']}")
         for a in p["ambiguous"]:
-            lines.append(f"{p['page_path']}:{a['line']}: ambiguous `{a['reference']}`: " + ", ".join(c.removeprefix("repo://") for c in a["candidates"][:5]))
+            lines.append(
+                f"{p['page_path']}:{a['line']}: ambiguous `{a['reference']}`: "
+                + ", ".join(c.removeprefix("repo://") for c in a["candidates"][:5])
+            )
     m = data.get("model")
     if m:
         for item in m["sent"] if data["plan"] else []:
             lines.append(f"{item['page_path']}:{item['line']}: would send ({item['tokens']} tokens): {item['statement']}")
         for g in m["grounded"]:
-            lines.append(f"{g['page_path']}:{g['line']}: grounded by the model in " + ", ".join(e.removeprefix("repo://") for e in g["evidence"]))
+            lines.append(
+                f"{g['page_path']}:{g['line']}: grounded by the model in " + ", ".join(e.removeprefix("repo://") for e in g["evidence"])
+            )
         for u in m["ungrounded"]:
             lines.append(f"{u['page_path']}:{u['line']}: ungrounded (the model found no support): {u['statement']}")
         for r in m["rejected"] + m["errors"]:

@@ -38,7 +38,7 @@ NULL_REF = "0" * 40
 WORKTREE = "worktree"
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("hook", help="pre-commit hook: mark claims the staged change made stale", description=__doc__)
     p.add_argument("--check", action="store_true", help="modify nothing; exit 1 when any touched claim is stale")
     p.add_argument("--from-ref", metavar="REV", help="diff from the merge base of REV and --to-ref (default: PRE_COMMIT_FROM_REF)")
@@ -201,11 +201,11 @@ def apply(ws: Workspace, evaluation: Evaluation) -> list[str]:
     for page in sorted(evaluation.render - set(by_page)):
         # A page whose generated parts are out of step with its sidecar (after a merge, or a
         # hand edit of the citations block): re-render it. Its prose is never touched.
-        sidecar = evaluation.sidecars.get(page)
-        if sidecar is not None:
-            before, after = editing.render_page(ws.wiki, sidecar)
+        current = evaluation.sidecars.get(page)
+        if current is not None:
+            before, after = editing.render_page(ws.wiki, current)
             if before is not None and before != after:
-                written.extend(editing.save_page(ws.wiki, sidecar))
+                written.extend(editing.save_page(ws.wiki, current))
     return written
 
 

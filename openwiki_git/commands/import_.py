@@ -36,7 +36,7 @@ from openwiki_git.store import CLAIMS_DIR, Wiki, is_grounded_page, page_version
 from openwiki_git.workspace import Workspace, now_iso
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("import", help="convert an OpenWiki wiki (openwiki/) into .openwiki/", description=__doc__)
     p.add_argument("source", nargs="?", default=OPENWIKI_WIKI_DIR, help="the OpenWiki wiki directory (default: openwiki)")
     p.add_argument("--to", default=DEFAULT_WIKI_DIR, metavar="DIR", help="the openwiki-git wiki directory (default: .openwiki)")

@@ -29,7 +29,7 @@ okf_version: "0.2"
 """
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("init", help="create the .openwiki/ layout", description=__doc__)
     p.set_defaults(run=run)
 

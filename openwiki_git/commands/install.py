@@ -24,7 +24,7 @@ DRIVER = "openwiki-git merge-driver %O %A %B %P"
 DESCRIPTION = "openwiki-git sidecars, merged claim by claim"
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("install", help="configure the sidecar merge driver (git config + .gitattributes)", description=__doc__)
     p.set_defaults(run=run)
 

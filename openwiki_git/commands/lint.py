@@ -29,7 +29,10 @@ from openwiki_git.errors import OpenwikiError, SchemaError
 from openwiki_git.model import Claim, Sidecar
 from openwiki_git.workspace import Workspace
 
-KINDS = ("front-matter", "ungrounded", "orphan-sidecar", "missing-marker", "broken-link", "out-of-step", "index", "broken-reference", "superseded-source", "prose-differs")
+KINDS = (
+    "front-matter", "ungrounded", "orphan-sidecar", "missing-marker", "broken-link", "out-of-step", "index", "broken-reference",
+    "superseded-source", "prose-differs",
+)
 _LINK = re.compile(r"\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)")
 _REFDEF = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>\n]*>|\S+)")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -56,10 +59,12 @@ class Plan:
     indexes: dict[Path, str] = field(default_factory=dict)  # index file -> its text
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("lint", help="ungrounded pages, orphan sidecars, missing markers, broken links, indexes", description=__doc__)
     add_format(p)
-    p.add_argument("--fix", action="store_true", help="move renamed pages' sidecars, add markers, re-project front matter, regenerate indexes")
+    p.add_argument(
+        "--fix", action="store_true", help="move renamed pages' sidecars, add markers, re-project front matter, regenerate indexes"
+    )
     p.set_defaults(run=run)
 
 
@@ -99,7 +104,9 @@ def lint(ws: Workspace) -> tuple[list[Finding], Plan]:
     for page in pages:
         sc = sidecars.get(page)
         if (sc is None or not sc.claims) and page not in moved_to:
-            found.append(Finding("ungrounded", wiki.repo_path(page), 1, "no claims ground this page (add some with `openwiki-git claim add`)"))
+            found.append(
+                Finding("ungrounded", wiki.repo_path(page), 1, "no claims ground this page (add some with `openwiki-git claim add`)")
+            )
     for page in sorted(p for p in sidecars if p not in texts):
         rel = wiki.sidecar_path(page).relative_to(wiki.root).as_posix()
         if page in renames:
@@ -207,7 +214,15 @@ def _markers(ws: Workspace, texts: dict[str, str], sidecars: dict[str, Sidecar],
                 continue
             placeable = citations.insert_marker(text, c.statement, c.id) is not None
             how = "--fix puts it after the statement" if placeable else "put it after the sentence that states the claim"
-            out.append(Finding("missing-marker", ws.wiki.repo_path(page), 1, f"{c.id}: marker {citations.marker(c.id)} is not in the prose; {how}", placeable))
+            out.append(
+                Finding(
+                    "missing-marker",
+                    ws.wiki.repo_path(page),
+                    1,
+                    f"{c.id}: marker {citations.marker(c.id)} is not in the prose; {how}",
+                    placeable,
+                )
+            )
             if placeable:
                 plan.markers.setdefault(page, []).append(c.id)
     return out
@@ -269,12 +284,20 @@ def _links(ws: Workspace) -> list[Finding]:
         for n, target in _targets(body):
             where = _resolve(target, path, root, wiki_top)
             if where is not None and not where.exists():
-                out.append(Finding("broken-link", rel, n + offset, f"link to {target} leads nowhere ({where.relative_to(root).as_posix()} does not exist)"))
+                out.append(
+                    Finding(
+                        "broken-link",
+                        rel,
+                        n + offset,
+                        f"link to {target} leads nowhere ({where.relative_to(root).as_posix()} does not exist)",
+                    )
+                )
     return out
 
 
 def _targets(body: str) -> list[tuple[int, str]]:
-    out, fence = [], None
+    out: list[tuple[int, str]] = []
+    fence: str | None = None
     for n, line in enumerate(body.splitlines(), 1):
         stripped = line.lstrip()
         if fence is not None:
@@ -369,7 +392,8 @@ def _has_work(plan: Plan) -> bool:
 def apply(ws: Workspace, plan: Plan) -> list[str]:
     """Carry out the plan under the wiki lock; returns what was done, one line each. Every page's
     front matter is checked first: a malformed one raises (exit 2) before anything is written."""
-    wiki, written = ws.wiki, []
+    wiki = ws.wiki
+    written: list[str] = []
     with wiki.lock():
         editing.preflight(wiki, wiki.pages())
         sidecars = wiki.load_all()

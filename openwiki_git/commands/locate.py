@@ -3,8 +3,8 @@
 Matches the words against page titles, document titles (and their ids, such as ADR-0012),
 headings, claim statements and every prose paragraph with BM25; ties are broken by node id, so the
 same query always gives the same answer. A page or document is listed once, by its best match,
-with its standing (`superseded`, `head`: the document in force; `amended`) and its first lines. `--within NODE` keeps what NODE contains (and the claims its paragraphs
-assert). Claims carry their status; stale ones are flagged.
+with its standing (`superseded`, `head`: the document in force; `amended`) and its first lines.
+`--within NODE` keeps what NODE contains (and the claims its paragraphs assert). Claims carry their status; stale ones are flagged.
 
 JSON (`--format json`): {query, terms, within, limit, results: [{rank, score, matched, id, kind,
 label, …}], stale_claims}; a claim result adds statement, status, stale, page, evidence.
@@ -20,7 +20,7 @@ from openwiki_git.commands import add_format
 from openwiki_git.commands.graph import add_cache_flag, detail_lines, node_line, open_session
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("locate", help="find starting points in the evidence graph", description=__doc__)
     p.add_argument("terms", nargs="+", metavar="TERMS", help="words to look for")
     p.add_argument("--within", metavar="NODE", help="only nodes inside this page, document or section (its text too)")

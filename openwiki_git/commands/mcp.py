@@ -17,7 +17,7 @@ from openwiki_git.commands import open_workspace
 from openwiki_git.errors import UsageError
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("mcp", help="serve the evidence graph to agents over MCP (stdio)", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.set_defaults(run=run)

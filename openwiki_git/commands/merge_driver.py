@@ -47,7 +47,7 @@ from openwiki_git.model import Claim, Mark, Sidecar
 CLAIMS_MARKER = "/.claims/"
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("merge-driver", help="git merge driver for sidecars (set up by `install`)", description=__doc__)
     p.add_argument("ancestor", help="%%O: the common ancestor's version")
     p.add_argument("ours", help="%%A: our version; the merge result is written here")
@@ -116,7 +116,7 @@ def merge_claim(o: Claim | None, a: Claim, b: Claim) -> tuple[Claim, list[str]]:
             conflicts.append("evidence")
     mark, clash = _three(get("mark"), a.mark, b.mark)
     if clash:
-        mark = _merge_marks(a.mark, b.mark)  # type: ignore[arg-type]
+        mark = _merge_marks(a.mark, b.mark)
     merged = a.replace(
         statement=statement,
         evidence=evidence,

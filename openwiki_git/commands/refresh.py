@@ -17,7 +17,7 @@ from openwiki_git.commands import add_format, open_workspace
 from openwiki_git.redact import redact
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "refresh",
         help="have a model confirm, revise or retract stale claims",

@@ -14,7 +14,7 @@ from openwiki_git.model import Sidecar
 from openwiki_git.workspace import Workspace
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="check config, sidecars and front matter against the schemas", description=__doc__)
     p.set_defaults(run=run)
 
@@ -64,4 +64,4 @@ def validate_pages(ws: Workspace) -> list[str]:
         from openwiki_git import okf
     except ImportError:
         return []
-    return okf.validate_pages(ws)  # type: ignore[no-any-return,attr-defined]
+    return okf.validate_pages(ws)
