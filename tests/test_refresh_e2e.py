@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai_server import FakeOpenAI, Reply, confirm_from_prompt
+from fake_openai_server import FakeOpenAI, Reply, confirm_from_prompt, kill_at_request
 from test_refresh_support import check_json, confirm, retract, revise, stale_wiki
 
 from openwiki_git.refresher import RefreshOptions, run_refresh
@@ -162,24 +162,10 @@ def test_a_killed_refresh_leaves_valid_files_with_the_decided_claims_applied(rep
         return Reply(verdict=confirm_from_prompt(body))
 
     with FakeOpenAI(responder=respond) as server:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "openwiki_git", "-C", str(repo.root), "refresh", "--base-url", server.base_url,
-             "--max-retries", "0", "--timeout", "120", "--max-concurrency", "1"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env={**os.environ, "OPENAI_API_KEY": key},
-        )
-        try:
-            assert server.wait_for_requests(4, timeout=120), proc.stderr.read() if proc.poll() is not None else "no request"
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            release.set()
-            proc.stdout.close()
-            proc.stderr.close()
-    assert proc.returncode == -signal.SIGKILL
+        argv = [sys.executable, "-m", "openwiki_git", "-C", str(repo.root), "refresh", "--base-url", server.base_url,
+                "--max-retries", "0", "--timeout", "120", "--max-concurrency", "1"]
+        status = kill_at_request(server, argv, 4, release, {**os.environ, "OPENAI_API_KEY": key})
+    assert status == -signal.SIGKILL
     ws = Workspace.open(repo.root)
     sidecars = ws.wiki.load_all()  # every sidecar parses
     by = {c.id: c.verified_by for sc in sidecars.values() for c in sc.claims}
