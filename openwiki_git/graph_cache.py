@@ -30,9 +30,10 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from openwiki_git import cachepickle
 from openwiki_git.errors import StoreError
-from openwiki_git.mddoc import Document
-from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, Mark, Sidecar, Verification
+from openwiki_git.mddoc import Document, Paragraph, Section
+from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, FileText, Mark, Sidecar, Verification
 
 CACHE_DIR = "openwiki-git"
 CACHE_NAME = "graph.pickle"
@@ -67,7 +68,7 @@ _REDUCERS: dict[type, Callable[[Any], Any]] = {
 
 
 def _packed_doc(path: str) -> Document:
-    """Stands for a packed document in graph.pickle; only `_Unpickler` resolves it."""
+    """Stands for a packed document in graph.pickle; only `_unpickler` resolves it."""
     raise pickle.UnpicklingError(f"{path}: a packed document read without its pack")
 
 
@@ -89,15 +90,25 @@ def dumps(objects: list[Any], packed: Mapping[int, str] | None = None) -> bytes:
     return buf.getvalue()
 
 
-class _Unpickler(pickle.Unpickler):
-    def __init__(self, data: bytes, docs: Mapping[str, Document]) -> None:
-        super().__init__(io.BytesIO(data))
-        self.docs = docs
+# The classes the cache files hold (by pickled name: graph_build's and graph's own cannot be
+# imported here); any other name in a file is refused and the cache rebuilt.
+ALLOWED = cachepickle.names(
+    Document, Section, Paragraph, Claim, Evidence, Mark, Cause, Sidecar, Verification, FileText, EvidenceResult,
+    ClaimResult,
+) | {
+    ("openwiki_git.graph", "Graph"), ("openwiki_git.graph", "Unresolved"), ("openwiki_git.graph", "Node"),
+    ("openwiki_git.graph_build", "_Header"), ("openwiki_git.graph_build", "_Parts"),
+    ("openwiki_git.graph_build", "_TextCache"), ("openwiki_git.graph_build", "_StandingCache"),
+    ("openwiki_git.graph_context", "TextIndex"), ("openwiki_git.graph_link", "Links"),
+    ("openwiki_git.graph_link", "ClaimsPart"), ("openwiki_git.graph_search", "Index"),
+    ("openwiki_git.graph_search", "Terms"),
+}
 
-    def find_class(self, module: str, name: str) -> Any:
-        if module == __name__ and name == "_packed_doc":
-            return self.docs.__getitem__  # the packed document of that path
-        return super().find_class(module, name)
+
+def _unpickler(data: bytes, docs: Mapping[str, Document]) -> cachepickle.Unpickler:
+    # a packed document is the document of that path in `docs`
+    overrides = {(__name__, "_packed_doc"): docs.__getitem__}
+    return cachepickle.Unpickler(io.BytesIO(data), "the graph cache", ALLOWED, overrides)
 
 
 class Loader:
@@ -105,7 +116,7 @@ class Loader:
 
     def __init__(self, path: Path, docs: Mapping[str, Document] | None = None) -> None:
         try:
-            self._unpickler: _Unpickler | None = _Unpickler(path.read_bytes(), docs or {})
+            self._unpickler: cachepickle.Unpickler | None = _unpickler(path.read_bytes(), docs or {})
         except OSError:
             self._unpickler = None
 
