@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import quote
@@ -35,6 +34,7 @@ from openwiki_git import PRODUCER, citations, compat
 from openwiki_git import frontmatter as fmt
 from openwiki_git.errors import SchemaError
 from openwiki_git.model import Claim, Mark, Sidecar, Verification
+from openwiki_git.timestamps import instant
 
 if TYPE_CHECKING:
     from openwiki_git.store import Wiki
@@ -47,7 +47,6 @@ OUR_PREFIX = "openwiki-git/"
 OPENWIKI_PREFIX = "openwiki/"
 STATUSES = ("draft", "stable", "deprecated")
 RESERVED = {"index.md", "log.md"}
-_INSTANT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})")
 _MARKER = re.compile(r"\[\^c-[0-9a-f]{8,32}\](?!:)")
 _FIX_TIME = 'write it with an offset, quoted: "2026-11-30T10:00:00Z"'
 
@@ -55,16 +54,6 @@ Problem = tuple[int, str, str]  # (page line, problem, fix)
 
 
 # -- values ----------------------------------------------------------------------------------
-
-
-def instant(value: Any) -> datetime | None:
-    """An ISO 8601 date-time with an explicit offset, or None (naive, a date only, not text)."""
-    if not isinstance(value, str) or not _INSTANT.fullmatch(value):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
 
 
 def source_id(resource: str) -> str:
