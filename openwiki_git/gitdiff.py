@@ -26,7 +26,7 @@ import pygit2
 from openwiki_git import compat
 from openwiki_git.diffmap import FileChange, Hunk
 from openwiki_git.errors import GitError
-from openwiki_git.git import Repo, blob_id
+from openwiki_git.git import Repo
 from openwiki_git.model import FileText
 
 INDEX = "index"
@@ -176,12 +176,6 @@ def blob_id_at(repo: Repo, commit: str | None, path: str) -> str | None:
     except KeyError:
         return None
     return str(entry.id) if entry.type_str == "blob" else None
-
-
-def blob_id_of(data: bytes) -> str:
-    """The id git would give these bytes as a blob (git.blob_id: OpenSSL's SHA-1, several times
-    faster than libgit2's; the hook hashes every sidecar it reads)."""
-    return blob_id(data)
 
 
 # ---------------------------------------------------------------------------------------------
