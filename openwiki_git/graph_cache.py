@@ -10,27 +10,25 @@ is current; this module only reads and writes).
   that raced or crashed) makes the whole cache unusable, and it is rebuilt.
 - `graph.parts.pickle`: what graph_build reuses for the claims' check (sidecars, results).
 
-The cache is derived data: written atomically (a temporary file renamed over the old one, not
-synced: a torn file fails to unpickle and is rebuilt), and without the writers' lock.
+The cache is derived data: written atomically (store.atomic_write: a temporary file renamed over
+the old one, not synced: a torn file fails to unpickle and is rebuilt), and without the writers'
+lock.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copyreg
 import dataclasses
 import hashlib
 import io
 import operator
-import os
 import pickle
-import tempfile
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from openwiki_git import cachepickle
+from openwiki_git import cachepickle, store
 from openwiki_git.errors import StoreError
 from openwiki_git.mddoc import Document, Paragraph, Section
 from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, FileText, Mark, Sidecar, Verification
@@ -147,32 +145,13 @@ def read_packs(folder: Path, digests: Mapping[int, str]) -> dict[str, Document] 
 
 
 def write(folder: Path, name: str, data: bytes, git_dir: Path) -> bool:
-    """Replace `folder/name` with `data`, atomically; False when the git dir is read-only."""
-    path = folder / name
+    """Replace `folder/name` with `data` (store.atomic_write, not synced); False when the git dir
+    is read-only."""
     try:
-        _refuse_links(path, git_dir)
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
+        store.atomic_write(folder / name, data, root=git_dir, sync=False)
     except (OSError, StoreError):
         return False
     return True
-
-
-def _refuse_links(path: Path, root: Path) -> None:
-    """Never write through a symlink under the git dir (as store.atomic_write)."""
-    current = root
-    for part in path.relative_to(root).parts:
-        current = current / part
-        if current.is_symlink():
-            raise StoreError(f"{path}: refusing to write through the symlink {current}")
 
 
 def remove(folder: Path) -> bool:
