@@ -33,6 +33,7 @@ from urllib.parse import quote
 from openwiki_git import PRODUCER, citations, compat
 from openwiki_git import frontmatter as fmt
 from openwiki_git.errors import SchemaError
+from openwiki_git.markers import MARKER
 from openwiki_git.model import Claim, Mark, Sidecar, Verification
 from openwiki_git.timestamps import instant
 
@@ -47,7 +48,6 @@ OUR_PREFIX = "openwiki-git/"
 OPENWIKI_PREFIX = "openwiki/"
 STATUSES = ("draft", "stable", "deprecated")
 RESERVED = {"index.md", "log.md"}
-_MARKER = re.compile(r"\[\^c-[0-9a-f]{8,32}\](?!:)")
 _FIX_TIME = 'write it with an offset, quoted: "2026-11-30T10:00:00Z"'
 
 Problem = tuple[int, str, str]  # (page line, problem, fix)
@@ -322,7 +322,7 @@ def project_verified(current: Any, sidecar: Sidecar, *, openwiki_mode: bool) -> 
 
 def prose(body: str) -> str:
     """The body as a reader writes it: no generated citations block, no claim markers."""
-    return _MARKER.sub("", citations.strip_block(body)).rstrip("\n")
+    return MARKER.sub("", citations.strip_block(body)).rstrip("\n")
 
 
 def project(
