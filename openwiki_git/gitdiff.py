@@ -16,7 +16,6 @@ there, as git stores it (no working tree, so line endings never matter).
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -197,18 +196,15 @@ def cited_paths(data: bytes) -> set[str]:
             resource = ev.get("resource") if isinstance(ev, dict) else None
             if not isinstance(resource, str) or not resource.startswith(compat.PREFIX):
                 continue
-            raw = resource[len(compat.PREFIX) :].partition("#")[0]
-            if _PLAIN.fullmatch(raw) and "//" not in raw and "/./" not in raw and "/../" not in raw:
-                out.add(raw)  # the common case, no need for the full grammar
+            plain = compat.plain_parts(resource)
+            if plain is not None:
+                out.add(plain[0])  # the common case, no need for the full grammar
                 continue
             try:
                 out.add(compat.parse_resource(resource, wiki_dir="\0").path)
             except compat.ResourceError:
                 continue
     return out
-
-
-_PLAIN = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_\-./]*")
 
 
 class CiteIndex:
@@ -221,7 +217,7 @@ class CiteIndex:
     Any problem with the cache (unwritable, corrupt) falls back to reading the tree in memory.
     """
 
-    SCHEMA = 1
+    SCHEMA = 2  # 2: paths read by compat.plain_parts / parse_resource alike
 
     def __init__(self, repo: Repo, claims_dir: str) -> None:
         self.repo = repo
