@@ -472,7 +472,7 @@ def validate_pages(ws: Workspace) -> list[str]:
             if error.context:  # oneOf: the branch that got furthest says what is wrong
                 error = max(error.context, key=lambda e: (len(e.absolute_path), e.validator != "type"))
             path = tuple(error.absolute_path)
-            where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+            where = schema.json_path(path)
             found.add((fm.line(*path), where, error.message))
         out.extend(f"{rel}:{line}: {where}: {msg}" for line, where, msg in sorted(found))
     out.extend(_reserved_problems(wiki))
