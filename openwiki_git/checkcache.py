@@ -35,7 +35,7 @@ What keeps an answer from the cache equal to a fresh one:
   every page is judged again.
 - Due verdicts depend on the clock: an entry records the first instant at which one of its
   claims' `due` may change, and is not used from then on (nor when the clock went back).
-- It is read with an unpickler that refuses every class (only builtin containers and scalars),
+- It is read with cachepickle's unpickler allowing no class (only builtin containers and scalars),
   so a tampered file cannot run code; a file that cannot be read, is of another format or holds
   anything unexpected is ignored and rebuilt, never an error.
 - It is written atomically (`store.atomic_write`) and only when it changed, without the writers'
@@ -54,7 +54,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from openwiki_git import __version__
+from openwiki_git import __version__, cachepickle
 
 CACHE_NAME = "check-cache-v2.pickle"
 FORMAT = 2
@@ -113,18 +113,11 @@ def cache_key(root: str, git_dir: str, wiki_dir_arg: str | None) -> tuple[Any, .
 
 
 # -- the file -------------------------------------------------------------------------------------
-class _Unpickler(pickle.Unpickler):
-    """Builds builtin containers and scalars only: any class a pickle names is refused."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in the check cache")
-
-
 def read(path: str | Path) -> dict[str, Any] | None:
     """The cached data, or None when missing, unreadable, refused or malformed."""
     try:
         with open(path, "rb") as fh, no_gc():
-            data = _Unpickler(fh).load()
+            data = cachepickle.Unpickler(fh, "the check cache").load()  # no class at all
     except Exception:  # noqa: BLE001 - whatever is wrong with the file, the cache is rebuilt
         return None
     if type(data) is not dict or data.get("format") != FORMAT or type(data.get("pages")) is not dict \

@@ -16,6 +16,7 @@ from hashlib import sha256 as _sha256
 from openwiki_git import citations, compat, diffmap
 from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, FileText, Sidecar, Status, worst
 from openwiki_git.sidecar import plain_parts
+from openwiki_git.timestamps import instant
 
 Reader = Callable[[str], FileText]
 
@@ -287,9 +288,9 @@ def is_due(
     was last verified before it (an unparseable `stale_after` counts as passed, as in OKF)."""
     if stale_after is None and reverify_after_seconds is None:
         return False  # the usual case: nothing to parse for any claim
-    verified = _instant(claim.verified_at) if claim.verified_at else None
+    verified = instant(claim.verified_at) if claim.verified_at else None
     if stale_after is not None:
-        limit = _instant(stale_after)
+        limit = instant(stale_after)
         if limit is None or (now >= limit and (verified is None or verified < limit)):
             return True
     if reverify_after_seconds is None or not claim.verified_at:
@@ -307,24 +308,15 @@ def next_due_change(
     if stale_after is None and reverify_after_seconds is None:
         return None
     moments = []
-    verified = _instant(claim.verified_at) if claim.verified_at else None
+    verified = instant(claim.verified_at) if claim.verified_at else None
     if stale_after is not None:
-        limit = _instant(stale_after)
+        limit = instant(stale_after)
         if limit is not None:
             moments.append(limit.timestamp())
     if reverify_after_seconds is not None and verified is not None:
         moments.append(verified.timestamp() + reverify_after_seconds)
     later = [m for m in moments if m > now.timestamp()]
     return min(later) if later else None
-
-
-def _instant(text: str) -> datetime | None:
-    """An ISO 8601 instant with an offset, or None (unparseable, or a naive local time)."""
-    try:
-        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return value if value.tzinfo is not None else None
 
 
 _STALE_AFTER = re.compile(r"""^stale_after:[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s#'"][^\n#]*?))?[ \t]*(?:#[^\n]*)?$""", re.M)

@@ -12,12 +12,12 @@ import posixpath
 import re
 
 from openwiki_git import compat
+from openwiki_git.markers import MARKER
 from openwiki_git.model import Claim
 
 BEGIN = "<!-- openwiki-git:citations:begin (generated from .claims; edit claims, not these lines) -->"
 END = "<!-- openwiki-git:citations:end -->"
 _BLOCK = re.compile(r"\n*<!-- openwiki-git:citations:begin[^\n]*-->\n.*?<!-- openwiki-git:citations:end -->\n?", re.S)
-_LABEL = re.compile(r"\[\^(c-[0-9a-f]{8,32})\](?!:)")
 
 
 def label(claim_id: str) -> str:
@@ -34,7 +34,7 @@ def strip_block(text: str) -> str:
 
 def markers_in(text: str) -> set[str]:
     """Labels used as markers in the prose (definitions and the generated block excluded)."""
-    return set(_LABEL.findall(_BLOCK.sub("", text)))
+    return set(MARKER.findall(_BLOCK.sub("", text)))
 
 
 def has_marker(text: str, claim_id: str) -> bool:
@@ -115,12 +115,11 @@ def _body_start(text: str) -> int:
     return offset + (len(first) if nl < 0 else nl + 1)
 
 
-_MARKERS = re.compile(r"\[\^c-[0-9a-f]{8,32}\]")
 _SENTENCE_END = re.compile(r"(?:[.!?][)\"'*_`]*\s+|\n\s*\n|^)(?=\S)", re.M)
 
 
 def _norm(text: str) -> str:
-    return " ".join(_MARKERS.sub("", text).split())
+    return " ".join(MARKER.sub("", text).split())
 
 
 def prose_before(text: str, claim_id: str) -> str | None:

@@ -78,11 +78,12 @@ _FRAGMENT = re.compile(r"L([1-9][0-9]*)(?:-L([1-9][0-9]*))?")
 _DRIVE = re.compile("[A-Za-z\u017f\u212a]:/")
 # encodeURIComponent leaves exactly these characters alone; `/` is kept between segments.
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9\-_.!~*'()/]*")
-# A resource that is already canonical: segments of unreserved characters that are not `.` or `..`
-# (a segment may start with one `.`), and an `#L<n>-L<m>` range. No `%`, `\\`, `//` or `:`.
-_SEGMENT = r"\.?[A-Za-z0-9\-_!~*'()][A-Za-z0-9\-_.!~*'()]*"
-_SIMPLE_RESOURCE = re.compile(
-    rf"repo://({_SEGMENT}(?:/{_SEGMENT})*)(?:#L([1-9][0-9]{{0,15}})-L([1-9][0-9]{{0,15}}))?"
+# A resource that is already canonical (plain_parts): segments of unreserved characters, none `.`
+# or `..`, the first not .git, openwiki or .openwiki; an `#L<n>-L<m>` range. No `%`, `\\`, `//` or `:`.
+_PLAIN_SEGMENT = r"(?!\.\.?(?:/|#|$))[A-Za-z0-9\-_.!~*'()]+"
+_TOP = r"(?!(?i:\.git|openwiki|\.openwiki)(?:/|#|$))"
+_PLAIN_RESOURCE = re.compile(
+    rf"repo://({_TOP}{_PLAIN_SEGMENT}(?:/{_PLAIN_SEGMENT})*)(?:#L([1-9][0-9]{{0,14}})-L([1-9][0-9]{{0,14}}))?"
 )
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()")
 _BASE64_CHARS = re.compile(r"[^A-Za-z0-9+/\-_]")
@@ -170,16 +171,31 @@ def parse_resource(text: str, *, wiki_dir: str = "openwiki", allow_nested_git: b
     depth; it defaults to True because the compat vectors require `vendor/lib/.git/config` to
     parse. Raises ResourceError with a one-line message.
     """
-    simple = _SIMPLE_RESOURCE.fullmatch(text) if isinstance(text, str) else None
-    if simple is None:
+    parts = plain_parts(text) if isinstance(text, str) else None
+    if parts is None:
         return _parse_general(text, wiki_dir, allow_nested_git)
     # Already canonical: nothing to decode or normalise (checks 1-6 cannot fail), so only the
-    # refused directories and the range bounds remain. Saves most of the cost of a check run.
-    path, start, end = simple.groups()
-    _check_path(path, text, wiki_dir, allow_nested_git)
+    # refused directories remain. Saves most of the cost of a check run.
+    _check_path(parts[0], text, wiki_dir, allow_nested_git)
+    return Resource(*parts)
+
+
+def plain_parts(resource: str, wiki: str = "") -> tuple[str, int | None, int | None] | None:
+    """`(path, start, end)` of a canonical, plain resource (no escapes, no `.`/`..` segment, not
+    under `.git`, `openwiki`, `.openwiki` or `wiki`, which is lower case), read without compat's
+    general machinery; None means "ask parse_resource", which agrees on plain input. The one
+    fast path for resources: parse_resource, the sidecar reader, the checker, the check cache and
+    the cited-path index use it."""
+    m = _PLAIN_RESOURCE.fullmatch(resource)
+    if m is None:
+        return None
+    path, start, end = m.groups()
+    if wiki and path[: len(wiki)].lower() == wiki and path[len(wiki) : len(wiki) + 1] in ("", "/"):
+        return None
     if start is None:
-        return Resource(path)
-    return Resource(path, *_check_range(int(start), int(end), text))
+        return path, None, None
+    first, last = int(start), int(end)
+    return (path, first, last) if first <= last else None
 
 
 def _parse_general(text: str, wiki_dir: str, allow_nested_git: bool) -> Resource:

@@ -16,7 +16,6 @@ there, as git stores it (no working tree, so line endings never matter).
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ import pygit2
 from openwiki_git import compat
 from openwiki_git.diffmap import FileChange, Hunk
 from openwiki_git.errors import GitError
-from openwiki_git.git import Repo, blob_id
+from openwiki_git.git import Repo
 from openwiki_git.model import FileText
 
 INDEX = "index"
@@ -178,12 +177,6 @@ def blob_id_at(repo: Repo, commit: str | None, path: str) -> str | None:
     return str(entry.id) if entry.type_str == "blob" else None
 
 
-def blob_id_of(data: bytes) -> str:
-    """The id git would give these bytes as a blob (git.blob_id: OpenSSL's SHA-1, several times
-    faster than libgit2's; the hook hashes every sidecar it reads)."""
-    return blob_id(data)
-
-
 # ---------------------------------------------------------------------------------------------
 # Which sidecars cite a file: a reverse index cached under the git dir
 # ---------------------------------------------------------------------------------------------
@@ -203,18 +196,15 @@ def cited_paths(data: bytes) -> set[str]:
             resource = ev.get("resource") if isinstance(ev, dict) else None
             if not isinstance(resource, str) or not resource.startswith(compat.PREFIX):
                 continue
-            raw = resource[len(compat.PREFIX) :].partition("#")[0]
-            if _PLAIN.fullmatch(raw) and "//" not in raw and "/./" not in raw and "/../" not in raw:
-                out.add(raw)  # the common case, no need for the full grammar
+            plain = compat.plain_parts(resource)
+            if plain is not None:
+                out.add(plain[0])  # the common case, no need for the full grammar
                 continue
             try:
                 out.add(compat.parse_resource(resource, wiki_dir="\0").path)
             except compat.ResourceError:
                 continue
     return out
-
-
-_PLAIN = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_\-./]*")
 
 
 class CiteIndex:
@@ -227,7 +217,7 @@ class CiteIndex:
     Any problem with the cache (unwritable, corrupt) falls back to reading the tree in memory.
     """
 
-    SCHEMA = 1
+    SCHEMA = 2  # 2: paths read by compat.plain_parts / parse_resource alike
 
     def __init__(self, repo: Repo, claims_dir: str) -> None:
         self.repo = repo

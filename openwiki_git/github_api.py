@@ -13,7 +13,6 @@ nothing is written when the result equals the base or the open pull request.
 from __future__ import annotations
 
 import base64
-import hashlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from urllib3.util.retry import Retry
 
 from openwiki_git import __version__
 from openwiki_git.errors import GitHubError
+from openwiki_git.git import blob_id
 
 STICKY_MARKER = "<!-- openwiki-git:stale-claims -->"
 DEFAULT_API_URL = "https://api.github.com"
@@ -249,11 +249,6 @@ class PullResult:
     commit: str | None = None
 
 
-def git_blob_sha(data: bytes) -> str:
-    """The id git gives these bytes as a blob (what the API reports for a file)."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-
-
 def check_paths(paths: Any) -> None:
     """Refuse a path the refresh must never write: workflows, absolute paths, `..`, `.git`."""
     for path in paths:
@@ -304,7 +299,7 @@ def same_as_pull(
             if data is not None or sha is not None:
                 return False
             continue
-        if git_blob_sha(data) == sha:
+        if blob_id(data) == sha:  # the id the API reports for a file
             continue
         if equivalent is None:
             return False
@@ -465,7 +460,6 @@ __all__ = [
     "files_at",
     "find_open_pull",
     "find_sticky_comment",
-    "git_blob_sha",
     "open_pull",
     "publish_pull",
     "retry_policy",

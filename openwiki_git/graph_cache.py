@@ -10,29 +10,28 @@ is current; this module only reads and writes).
   that raced or crashed) makes the whole cache unusable, and it is rebuilt.
 - `graph.parts.pickle`: what graph_build reuses for the claims' check (sidecars, results).
 
-The cache is derived data: written atomically (a temporary file renamed over the old one, not
-synced: a torn file fails to unpickle and is rebuilt), and without the writers' lock.
+The cache is derived data: written atomically (store.atomic_write: a temporary file renamed over
+the old one, not synced: a torn file fails to unpickle and is rebuilt), and without the writers'
+lock.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copyreg
 import dataclasses
 import hashlib
 import io
 import operator
-import os
 import pickle
-import tempfile
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from openwiki_git import cachepickle, store
 from openwiki_git.errors import StoreError
-from openwiki_git.mddoc import Document
-from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, Mark, Sidecar, Verification
+from openwiki_git.mddoc import Document, Paragraph, Section
+from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, FileText, Mark, Sidecar, Verification
 
 CACHE_DIR = "openwiki-git"
 CACHE_NAME = "graph.pickle"
@@ -67,7 +66,7 @@ _REDUCERS: dict[type, Callable[[Any], Any]] = {
 
 
 def _packed_doc(path: str) -> Document:
-    """Stands for a packed document in graph.pickle; only `_Unpickler` resolves it."""
+    """Stands for a packed document in graph.pickle; only `_unpickler` resolves it."""
     raise pickle.UnpicklingError(f"{path}: a packed document read without its pack")
 
 
@@ -89,15 +88,25 @@ def dumps(objects: list[Any], packed: Mapping[int, str] | None = None) -> bytes:
     return buf.getvalue()
 
 
-class _Unpickler(pickle.Unpickler):
-    def __init__(self, data: bytes, docs: Mapping[str, Document]) -> None:
-        super().__init__(io.BytesIO(data))
-        self.docs = docs
+# The classes the cache files hold (by pickled name: graph_build's and graph's own cannot be
+# imported here); any other name in a file is refused and the cache rebuilt.
+ALLOWED = cachepickle.names(
+    Document, Section, Paragraph, Claim, Evidence, Mark, Cause, Sidecar, Verification, FileText, EvidenceResult,
+    ClaimResult,
+) | {
+    ("openwiki_git.graph", "Graph"), ("openwiki_git.graph", "Unresolved"), ("openwiki_git.graph", "Node"),
+    ("openwiki_git.graph_build", "_Header"), ("openwiki_git.graph_build", "_Parts"),
+    ("openwiki_git.graph_build", "_TextCache"), ("openwiki_git.graph_build", "_StandingCache"),
+    ("openwiki_git.graph_context", "TextIndex"), ("openwiki_git.graph_link", "Links"),
+    ("openwiki_git.graph_link", "ClaimsPart"), ("openwiki_git.graph_search", "Index"),
+    ("openwiki_git.graph_search", "Terms"),
+}
 
-    def find_class(self, module: str, name: str) -> Any:
-        if module == __name__ and name == "_packed_doc":
-            return self.docs.__getitem__  # the packed document of that path
-        return super().find_class(module, name)
+
+def _unpickler(data: bytes, docs: Mapping[str, Document]) -> cachepickle.Unpickler:
+    # a packed document is the document of that path in `docs`
+    overrides = {(__name__, "_packed_doc"): docs.__getitem__}
+    return cachepickle.Unpickler(io.BytesIO(data), "the graph cache", ALLOWED, overrides)
 
 
 class Loader:
@@ -105,7 +114,7 @@ class Loader:
 
     def __init__(self, path: Path, docs: Mapping[str, Document] | None = None) -> None:
         try:
-            self._unpickler: _Unpickler | None = _Unpickler(path.read_bytes(), docs or {})
+            self._unpickler: cachepickle.Unpickler | None = _unpickler(path.read_bytes(), docs or {})
         except OSError:
             self._unpickler = None
 
@@ -136,32 +145,13 @@ def read_packs(folder: Path, digests: Mapping[int, str]) -> dict[str, Document] 
 
 
 def write(folder: Path, name: str, data: bytes, git_dir: Path) -> bool:
-    """Replace `folder/name` with `data`, atomically; False when the git dir is read-only."""
-    path = folder / name
+    """Replace `folder/name` with `data` (store.atomic_write, not synced); False when the git dir
+    is read-only."""
     try:
-        _refuse_links(path, git_dir)
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
+        store.atomic_write(folder / name, data, root=git_dir, sync=False)
     except (OSError, StoreError):
         return False
     return True
-
-
-def _refuse_links(path: Path, root: Path) -> None:
-    """Never write through a symlink under the git dir (as store.atomic_write)."""
-    current = root
-    for part in path.relative_to(root).parts:
-        current = current / part
-        if current.is_symlink():
-            raise StoreError(f"{path}: refusing to write through the symlink {current}")
 
 
 def remove(folder: Path) -> bool:

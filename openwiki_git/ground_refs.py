@@ -17,12 +17,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from openwiki_git.markers import MARKER, PATTERN
+
 KINDS = ("symbol", "path", "flag", "env", "key")
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 _LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_MARKER = re.compile(r"\[\^c-[0-9a-f]{8,32}\]")
 _ROLE = re.compile(r"\{(?:py:)?([a-z]+)\}$")  # MyST roles: {func}`x`, {py:class}`x`
 _HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)")
 _LIST = re.compile(r"^(\s*)(?:[-*+]|\d{1,9}[.)])\s+")
@@ -220,7 +221,7 @@ def _sentences(text: str, start: int, end: int, *, claimable: bool) -> list[tupl
     shielded = _CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), chunk)
     shielded = re.sub(r"\]\([^)]*\)", lambda m: "x" * len(m.group(0)), shielded)
     bounds = []
-    for m in re.finditer(r"[.!?](?:[\"')\]*_]*)(?:\[\^c-[0-9a-f]{8,32}\])*(?=\s+[\"'(\[*_`]*[A-Z0-9`\[])", shielded):
+    for m in re.finditer(r"[.!?](?:[\"')\]*_]*)(?:" + PATTERN + r")*(?=\s+[\"'(\[*_`]*[A-Z0-9`\[])", shielded):
         if _ABBREV.search(shielded[max(0, m.start() - 8) : m.start() + 1]):
             continue
         bounds.append(m.end())
@@ -230,7 +231,7 @@ def _sentences(text: str, start: int, end: int, *, claimable: bool) -> list[tupl
         piece_start, piece_end = s, b
         # a marker run right after the sentence belongs to it
         while True:
-            mm = _MARKER.match(chunk, piece_end)
+            mm = MARKER.match(chunk, piece_end)
             if not mm:
                 break
             piece_end = mm.end()
@@ -239,7 +240,7 @@ def _sentences(text: str, start: int, end: int, *, claimable: bool) -> list[tupl
         raw_body = raw.strip()
         if raw_body:
             first_line_offset = start + piece_start + lead
-            markers = tuple(m.group(0)[2:-1] for m in _MARKER.finditer(raw_body))
+            markers = tuple(m.group(1) for m in MARKER.finditer(raw_body))
             statement = _statement(raw_body)
             content_end = start + piece_start + len(raw.rstrip())
             if statement:
@@ -255,7 +256,7 @@ def _sentences(text: str, start: int, end: int, *, claimable: bool) -> list[tupl
 
 
 def _statement(raw: str) -> str:
-    lines = [_QUOTE.sub("", _LIST.sub("", ln, count=1)) for ln in _MARKER.sub("", raw).splitlines()]
+    lines = [_QUOTE.sub("", _LIST.sub("", ln, count=1)) for ln in MARKER.sub("", raw).splitlines()]
     return " ".join(" ".join(lines).split())
 
 
@@ -267,7 +268,7 @@ def _claimable(statement: str) -> bool:
 
 def statement_of(text: str) -> str:
     """The statement key of a sentence as stored: markers removed, whitespace collapsed."""
-    return " ".join(_MARKER.sub("", text).split())
+    return " ".join(MARKER.sub("", text).split())
 
 
 def all_sentences(text: str) -> list[Sentence]:

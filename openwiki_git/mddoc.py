@@ -22,7 +22,8 @@ from collections.abc import Iterable
 from functools import partial
 from typing import Any, NamedTuple
 
-from openwiki_git.mdrefs import MARKER, Ref, Relation
+from openwiki_git.markers import MARKER
+from openwiki_git.mdrefs import Ref, Relation
 
 __all__ = ["Document", "Paragraph", "Section", "normalize"]
 

@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from openwiki_git.markers import MARKER
+
 __all__ = [
     "RELATION_TYPES", "Ref", "Relation", "markers_in", "may_refer", "may_relate", "notable", "refs_in", "relations_in",
     "scan", "section_status", "targets",
@@ -47,7 +49,6 @@ class Relation(NamedTuple):
     text: str = ""
 
 
-MARKER = re.compile(r"\[\^(c-[0-9a-f]{8,32})\](?!:)")
 # Inline links (not images), optional <...> target and title.
 # Starts with a literal `[` (the regex engine then skips ahead fast); an image's `!` is checked by hand.
 _LINK = re.compile(r'\[(?:[^\]\[]|\[[^\]]*\])*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+(?:"[^"]*"|\'[^\']*\'|\([^)]*\)))?\s*\)')

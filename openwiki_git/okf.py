@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import quote
@@ -34,7 +33,9 @@ from urllib.parse import quote
 from openwiki_git import PRODUCER, citations, compat
 from openwiki_git import frontmatter as fmt
 from openwiki_git.errors import SchemaError
+from openwiki_git.markers import MARKER
 from openwiki_git.model import Claim, Mark, Sidecar, Verification
+from openwiki_git.timestamps import instant
 
 if TYPE_CHECKING:
     from openwiki_git.store import Wiki
@@ -47,24 +48,12 @@ OUR_PREFIX = "openwiki-git/"
 OPENWIKI_PREFIX = "openwiki/"
 STATUSES = ("draft", "stable", "deprecated")
 RESERVED = {"index.md", "log.md"}
-_INSTANT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})")
-_MARKER = re.compile(r"\[\^c-[0-9a-f]{8,32}\](?!:)")
 _FIX_TIME = 'write it with an offset, quoted: "2026-11-30T10:00:00Z"'
 
 Problem = tuple[int, str, str]  # (page line, problem, fix)
 
 
 # -- values ----------------------------------------------------------------------------------
-
-
-def instant(value: Any) -> datetime | None:
-    """An ISO 8601 date-time with an explicit offset, or None (naive, a date only, not text)."""
-    if not isinstance(value, str) or not _INSTANT.fullmatch(value):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
 
 
 def source_id(resource: str) -> str:
@@ -333,7 +322,7 @@ def project_verified(current: Any, sidecar: Sidecar, *, openwiki_mode: bool) -> 
 
 def prose(body: str) -> str:
     """The body as a reader writes it: no generated citations block, no claim markers."""
-    return _MARKER.sub("", citations.strip_block(body)).rstrip("\n")
+    return MARKER.sub("", citations.strip_block(body)).rstrip("\n")
 
 
 def project(
@@ -483,7 +472,7 @@ def validate_pages(ws: Workspace) -> list[str]:
             if error.context:  # oneOf: the branch that got furthest says what is wrong
                 error = max(error.context, key=lambda e: (len(e.absolute_path), e.validator != "type"))
             path = tuple(error.absolute_path)
-            where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+            where = schema.json_path(path)
             found.add((fm.line(*path), where, error.message))
         out.extend(f"{rel}:{line}: {where}: {msg}" for line, where, msg in sorted(found))
     out.extend(_reserved_problems(wiki))

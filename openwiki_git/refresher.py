@@ -44,6 +44,7 @@ from openwiki_git import (
     pricing,
     redact,
     refresh_core,
+    schema,
 )
 from openwiki_git import sidecar as sidecar_codec
 from openwiki_git.errors import OpenwikiError, RefreshError, UsageError
@@ -348,7 +349,7 @@ def schema_problems(data: Any) -> list[str]:
     validator = Draft202012Validator(verdict_schema())
     out = []
     for error in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
-        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        where = schema.json_path(error.absolute_path)
         message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
         out.append(f"{where}: {message}")
     return out

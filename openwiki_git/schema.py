@@ -7,6 +7,7 @@ sidecar.py and only pays for jsonschema when a config file or `validate` needs i
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -39,14 +40,12 @@ def problems(name: str, instance: Any) -> list[str]:
             # Name the key itself, as the sidecar reader does: `$.a.typo: unknown key`.
             allowed = set(error.schema.get("properties", {}))
             for key in sorted(k for k in error.instance if k not in allowed):
-                found.append((_json_path([*error.absolute_path, key]), f"unknown key (allowed: {', '.join(sorted(allowed))})"))
+                found.append((json_path([*error.absolute_path, key]), f"unknown key (allowed: {', '.join(sorted(allowed))})"))
             continue
-        found.append((_json_path(error.absolute_path), error.message))
+        found.append((json_path(error.absolute_path), error.message))
     return [f"{where}: {message}" for where, message in sorted(set(found))]
 
 
-def _json_path(parts: Any) -> str:
-    out = "$"
-    for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else f".{p}"
-    return out
+def json_path(parts: Iterable[str | int]) -> str:
+    """Where a validation error is, as every report writes it: `$`, `.key`, `[index]`."""
+    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts)

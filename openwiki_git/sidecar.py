@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from openwiki_git import compat
+from openwiki_git.compat import plain_parts
 from openwiki_git.errors import SchemaError
 from openwiki_git.model import Cause, Claim, Evidence, Mark, Sidecar, Verification
 
@@ -143,30 +144,8 @@ def loads(text: str, *, filename: str, page: str, wiki_dir: str = ".openwiki") -
 # word and the error messages. The fast path accepts only what the careful reader accepts.
 _CLAIM_REQUIRED = frozenset({"id", "statement", "evidence"})
 _EVIDENCE_REQUIRED = frozenset({"resource", "version"})
-# A segment is plain characters but not `.` or `..`; the first is not .git, openwiki or .openwiki.
-_SEGMENT = r"(?!\.\.?(?:/|#|$))[A-Za-z0-9\-_.!~*'()]+"
-_TOP = r"(?!(?i:\.git|openwiki|\.openwiki)(?:/|#|$))"
-_PLAIN_RESOURCE = re.compile(
-    rf"repo://({_TOP}{_SEGMENT}(?:/{_SEGMENT})*)(?:#L([1-9][0-9]{{0,14}})-L([1-9][0-9]{{0,14}}))?"
-)
 _FILE_VERSION = re.compile(r"repo-file-v1:sha256:[0-9a-f]{64}")
 _LINES_VERSION = re.compile(r"repo-lines-v1:sha256:[0-9a-f]{64}:[A-Za-z0-9_-]+")
-
-
-def plain_parts(resource: str, wiki: str = "") -> tuple[str, int | None, int | None] | None:
-    """`(path, start, end)` of a canonical, plain resource (no escapes, no `.`/`..` segment, not
-    under `.git`, `openwiki`, `.openwiki` or `wiki`, which is lower case), read without compat's
-    general machinery; None means "ask compat.parse_resource", which agrees on plain input."""
-    m = _PLAIN_RESOURCE.fullmatch(resource)
-    if m is None:
-        return None
-    path, start, end = m.groups()
-    if wiki and path[: len(wiki)].lower() == wiki and path[len(wiki) : len(wiki) + 1] in ("", "/"):
-        return None
-    if start is None:
-        return path, None, None
-    first, last = int(start), int(end)
-    return (path, first, last) if first <= last else None
 
 
 def plain_resource(resource: str, wiki: str = "") -> compat.Resource | None:

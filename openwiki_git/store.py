@@ -39,8 +39,9 @@ def page_version(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def atomic_write(path: Path, data: bytes, *, root: Path) -> None:
-    """Write `data` to `path` all at once: readers see the old file or the new one, never half."""
+def atomic_write(path: Path, data: bytes, *, root: Path, sync: bool = True) -> None:
+    """Write `data` to `path` all at once: readers see the old file or the new one, never half.
+    `sync=False` for derived data (caches): a file torn by a crash is unreadable, hence rebuilt."""
     _refuse_links(path, root)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -51,8 +52,9 @@ def atomic_write(path: Path, data: bytes, *, root: Path) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                fh.flush()
+                os.fsync(fh.fileno())
         if path.exists():
             os.chmod(tmp, path.stat().st_mode & 0o777)
         else:

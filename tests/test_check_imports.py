@@ -1,4 +1,4 @@
-"""What a warm `check` imports: nothing but the standard library modules it uses and the five
+"""What a warm `check` imports: nothing but the standard library modules it uses and the six
 modules of its fast answer (checkcache.answer). A change that makes the warm path import pygit2,
 the model, the checker or any other heavy module fails here; `python -X importtime -m openwiki_git
 check` shows what it costs. (Startup is most of a warm check's time, so this is its budget.)
@@ -18,6 +18,7 @@ from openwiki_git import checkcache
 ALLOWED_OWN = {
     "openwiki_git", "openwiki_git.main", "openwiki_git.errors", "openwiki_git.commands",
     "openwiki_git.commands.check", "openwiki_git.checkcache", "openwiki_git.report",
+    "openwiki_git.cachepickle",  # the restricted unpickler (pickle only: stdlib, no class of its own)
 }
 HEAVY = {
     "pygit2", "_cffi_backend", "cffi", "sqlite3", "dataclasses", "inspect", "hashlib", "ssl", "ruamel",

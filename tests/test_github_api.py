@@ -15,6 +15,7 @@ from responses import matchers
 
 from openwiki_git import ghactions, github_api
 from openwiki_git.errors import GitHubError
+from openwiki_git.git import blob_id
 
 API = "https://api.github.test"  # what payloads say
 MOCK = API + ":443"  # what PyGithub requests
@@ -189,7 +190,7 @@ def register_write_path(rs, *, ref_exists: bool = False) -> None:
     for data in (SIDE, PAGE):  # sorted by path: .claims/guide.json, guide.md
         rs.post(
             f"{R}/git/blobs",
-            json={"sha": github_api.git_blob_sha(data), "url": "x"},
+            json={"sha": blob_id(data), "url": "x"},
             status=201,
             match=[matchers.json_params_matcher({"content": base64.b64encode(data).decode(), "encoding": "base64"})],
         )
@@ -200,8 +201,8 @@ def register_write_path(rs, *, ref_exists: bool = False) -> None:
         match=[matchers.json_params_matcher({
             "base_tree": "b" * 40,
             "tree": [
-                {"path": ".openwiki/.claims/guide.json", "mode": "100644", "type": "blob", "sha": github_api.git_blob_sha(SIDE)},
-                {"path": ".openwiki/guide.md", "mode": "100644", "type": "blob", "sha": github_api.git_blob_sha(PAGE)},
+                {"path": ".openwiki/.claims/guide.json", "mode": "100644", "type": "blob", "sha": blob_id(SIDE)},
+                {"path": ".openwiki/guide.md", "mode": "100644", "type": "blob", "sha": blob_id(PAGE)},
                 {"path": ".openwiki/old.md", "mode": "100644", "type": "blob", "sha": None},
             ],
         })],
@@ -293,7 +294,7 @@ def compare_files(changes: dict) -> list[dict]:
         if data is None:
             out.append({"filename": path, "status": "removed", "sha": "f" * 40})
         else:
-            out.append({"filename": path, "status": "modified", "sha": github_api.git_blob_sha(data)})
+            out.append({"filename": path, "status": "modified", "sha": blob_id(data)})
     return out
 
 
@@ -312,8 +313,8 @@ def test_pr_no_op_when_only_timestamps_differ(gh, rs) -> None:
     existing = github_api.OpenPull(12, f"https://github.com/{REPO}/pull/12", "old", "c" * 40)
     rs.get(f"{R}/compare/{PARENT}...{'c' * 40}", json={"files": compare_files(theirs)})
     rs.get(
-        f"{R}/git/blobs/{github_api.git_blob_sha(older)}",
-        json={"sha": github_api.git_blob_sha(older), "encoding": "base64", "content": base64.b64encode(older).decode()},
+        f"{R}/git/blobs/{blob_id(older)}",
+        json={"sha": blob_id(older), "encoding": "base64", "content": base64.b64encode(older).decode()},
     )
     same = lambda a, b: ghactions.without_timestamps(a) == ghactions.without_timestamps(b)  # noqa: E731
     assert publish(gh, existing, equivalent=same).operation == "unchanged"
@@ -379,9 +380,9 @@ def test_branch_must_differ_from_base(gh, rs) -> None:
                                 title="T", body="B", message="m")
 
 
-def test_git_blob_sha_matches_git() -> None:
-    assert github_api.git_blob_sha(b"") == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
-    assert github_api.git_blob_sha(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"
+def test_blob_id_matches_git() -> None:
+    assert blob_id(b"") == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+    assert blob_id(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"
 
 
 def test_connect_builds_a_lazy_client_for_the_given_api() -> None:

@@ -19,6 +19,7 @@ from test_refresh_support import confirm, retract, revise, stale_wiki
 
 from openwiki_git import github_api
 from openwiki_git.commands import github as github_cmd
+from openwiki_git.git import blob_id
 
 API = "https://api.github.test"
 MOCK = API + ":443"
@@ -186,7 +187,7 @@ class FakeGitHub:
 
     def create_blob(self, _m: re.Match[str], body: Any) -> tuple[int, Any, dict[str, str]]:
         data = base64.b64decode(body["content"])
-        sha = github_api.git_blob_sha(data)
+        sha = blob_id(data)
         self.blobs[sha] = data
         return 201, {"sha": sha, "url": f"{API}/repos/{REPO}/git/blobs/{sha}"}, {}
 
@@ -196,12 +197,12 @@ class FakeGitHub:
 
     def create_tree(self, _m: re.Match[str], body: Any) -> tuple[int, Any, dict[str, str]]:
         changes = {e["path"]: e.get("sha") for e in body["tree"]}
-        sha = github_api.git_blob_sha(json.dumps([body.get("base_tree"), sorted(changes.items())]).encode())
+        sha = blob_id(json.dumps([body.get("base_tree"), sorted(changes.items())]).encode())
         self.trees[sha] = changes
         return 201, {"sha": sha, "url": f"{API}/repos/{REPO}/git/trees/{sha}", "tree": []}, {}
 
     def create_commit(self, _m: re.Match[str], body: Any) -> tuple[int, Any, dict[str, str]]:
-        sha = github_api.git_blob_sha(json.dumps(body, sort_keys=True).encode())
+        sha = blob_id(json.dumps(body, sort_keys=True).encode())
         self.commits[sha] = {"tree": body["tree"], "parents": body["parents"], "message": body["message"]}
         return 201, {"sha": sha, "url": f"{API}/repos/{REPO}/git/commits/{sha}"}, {}
 

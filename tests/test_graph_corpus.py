@@ -9,6 +9,7 @@ import importlib.util
 import io
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -358,3 +359,42 @@ def test_an_incremental_rebuild_equals_a_fresh_build(copy: tuple[Path, dict[str,
         g, info = load(root)
         assert not info.cached
         assert answers(g) == answers(load(root, use_cache=False)[0]), rel
+
+
+class _Evil:
+    """A pickle that runs a shell command when loaded by an unrestricted unpickler."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return (os.system, (f"touch {self.marker}",))
+
+
+def _every_cache(root: Path) -> tuple[graph_build.BuildInfo, Any, Any, Any]:
+    """Writes (or reads) every graph cache file: the graph, its packs and parts, the text index
+    and the standing table; what they answered."""
+    session = graph_build.GraphSession.open(root)
+    docs = {n[len("doc:"):].partition("#")[0] for n in session.graph.ids() if n.startswith("doc:")}
+    standing = graph_build.document_standing(session.ws, docs)
+    return session.info, session.graph.counts(), session.locate("session storage"), standing
+
+
+def test_a_tampered_cache_file_is_refused_and_rebuilt_never_run(
+    copy: tuple[Path, dict[str, str]], small_window: None, tmp_path: Path
+) -> None:
+    root, _ = copy
+    settle()
+    _, *first = _every_cache(root)
+    folder = root / ".git" / graph_build.CACHE_DIR
+    names = sorted(p.name for p in folder.glob("*.pickle"))
+    assert {graph_build.CACHE_NAME, graph_build.PARTS_NAME, graph_build.TEXT_NAME, graph_build.STANDING_NAME} < set(names)
+    assert any(name.startswith("graph.docs.") for name in names)
+    info, *again = _every_cache(root)
+    assert info.cached and again == first
+    for name in names:
+        marker = tmp_path / f"ran-{name}"
+        (folder / name).write_bytes(pickle.dumps(_Evil(marker)))
+        info, *again = _every_cache(root)
+        assert not marker.exists(), name
+        assert again == first, name

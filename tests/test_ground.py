@@ -10,6 +10,7 @@ import json
 import pytest
 
 from openwiki_git import citations, ground_refs
+from openwiki_git.markers import MARKER
 from tests.conftest import GitRepo
 
 PKG_INIT = "from ._core import make, Widget\n\n__all__ = ['make', 'Widget']\n"
@@ -114,7 +115,7 @@ def test_cites_definitions_and_reports_broken(docs_repo: GitRepo, capsys: pytest
     # the link and the code span in one sentence cite the same lines: one claim
     assert sum(1 for c in sidecar["claims"] if "src/widgets/cli.py" in c["statement"]) == 1
     # prose unchanged but for the markers; no front matter added
-    assert citations.strip_block(ground_refs._MARKER.sub("", text)) == GUIDE
+    assert citations.strip_block(MARKER.sub("", text)) == GUIDE
     capsys.readouterr()
     assert docs_repo.run("check") == 1  # every claim fresh; the two broken references remain
     out = capsys.readouterr().out

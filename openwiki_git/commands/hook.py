@@ -30,6 +30,7 @@ from openwiki_git import editing, gitdiff, staging
 from openwiki_git import sidecar as sidecar_codec
 from openwiki_git.commands import open_workspace
 from openwiki_git.errors import SchemaError
+from openwiki_git.git import blob_id
 from openwiki_git.model import Sidecar
 from openwiki_git.staleness import ClaimOutcome, Engine, Options
 from openwiki_git.workspace import Workspace, now_iso
@@ -100,7 +101,7 @@ def _load_current(ws: Workspace, current: str, page: str) -> tuple[str | None, S
     if sidecar is None:
         return None, None
     try:
-        blob = gitdiff.blob_id_of(ws.wiki.sidecar_path(page).read_bytes())
+        blob = blob_id(ws.wiki.sidecar_path(page).read_bytes())
     except OSError:
         blob = None
     return blob, sidecar

@@ -36,13 +36,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 
 from openwiki_git import citations
 from openwiki_git import sidecar as sidecar_codec
 from openwiki_git.errors import OpenwikiError, SchemaError, UsageError
 from openwiki_git.model import Claim, Mark, Sidecar
+from openwiki_git.timestamps import instant
 
 CLAIMS_MARKER = "/.claims/"
 
@@ -56,19 +56,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def _when(stamp: str | None) -> datetime | None:
-    if not stamp:
-        return None
-    try:
-        got = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return got if got.tzinfo is not None else None
-
-
 def _newer(a: str | None, b: str | None) -> bool:
     """Is time stamp `a` later than `b`? (an unreadable or missing stamp is the oldest)"""
-    ta, tb = _when(a), _when(b)
+    ta, tb = instant(a), instant(b)
     if ta is None:
         return False
     return tb is None or ta > tb

@@ -1,0 +1,30 @@
+"""One claim-marker rule (markers.MARKER) for citations, OKF's prose, ground's sentences and
+the document splitter: `[^c-…]` is a marker, `[^c-…]:` (a footnote definition) is not. Before,
+citations' and ground's copies also stripped the label of a definition."""
+
+from __future__ import annotations
+
+from openwiki_git import citations, ground_refs, mdrefs, okf
+from openwiki_git.markers import MARKER
+
+TEXT = "Line ten says ten.[^c-1a2b3c4d] See [^c-0123456789abcdef]: a definition."
+
+
+def test_a_marker_but_not_a_definition() -> None:
+    assert MARKER.findall(TEXT) == ["c-1a2b3c4d"]
+    assert MARKER.findall("[^c-1234567] [^c-" + "a" * 33 + "] [^C-1A2B3C4D] [^c-1a2b3c4g]") == []
+
+
+def test_every_reader_agrees() -> None:
+    stripped = "Line ten says ten. See [^c-0123456789abcdef]: a definition."
+    assert citations._norm(TEXT) == stripped
+    assert ground_refs.statement_of(TEXT) == stripped
+    assert okf.prose(TEXT) == stripped
+    assert mdrefs.markers_in(TEXT) == ("c-1a2b3c4d",)
+    assert citations.markers_in(TEXT) == {"c-1a2b3c4d"}
+
+
+def test_ground_sentences_keep_their_marker_labels() -> None:
+    text = "The pool holds twenty connections.[^c-1a2b3c4d] Another sentence follows here.\n"
+    got = [(s.text, s.markers) for s, _, _ in ground_refs._sentences(text, 0, len(text), claimable=True)]
+    assert got == [("The pool holds twenty connections.", ("c-1a2b3c4d",)), ("Another sentence follows here.", ())]

@@ -1,0 +1,54 @@
+"""One fast grammar for plain resources (compat.plain_parts), used by parse_resource, the sidecar
+reader, the checker, the check cache and the cited-path index. It must agree with the general
+parser wherever it answers; the cited-path index's own copy did not (it took `src/..`,
+`openwiki/x` and a bad range as cited paths)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from openwiki_git import compat, gitdiff, sidecar
+
+PLAIN = ["repo://src/a.py", "repo://src/a.py#L1-L2", "repo://.github/x.yml#L3-L3", "repo://a/...b/c", "repo://a/..b",
+         "repo://vendor/lib/.git/config", "repo://a#L999999999999999-L999999999999999"]
+GENERAL = ["repo://src/../a.py", "repo://src/./a.py", "repo://src//a.py", "repo://src/..", "repo://src/", "repo://src/a%20b.py",
+           "repo://openwiki/x.md", "repo://.OpenWiki/x.md", "repo://.git/config", "repo://a.py#L2-L1", "repo://a.py#L0-L1",
+           "repo://a.py#L01-L2", "repo://a.py#L1", "repo://a.py#x", "repo://a:b", "repo://a\\b", "repo://",
+           "repo://a#L9999999999999999-L9999999999999999"]
+
+
+@pytest.mark.parametrize("resource", PLAIN)
+def test_plain_resources_take_the_fast_path_and_agree(resource: str) -> None:
+    parts = compat.plain_parts(resource)
+    assert parts is not None and compat.Resource(*parts) == compat.parse_resource(resource)
+    assert sidecar.plain_parts is compat.plain_parts
+
+
+@pytest.mark.parametrize("resource", GENERAL)
+def test_other_resources_go_to_the_general_parser(resource: str) -> None:
+    assert compat.plain_parts(resource) is None
+
+
+def _cited(resource: str) -> set[str]:
+    return gitdiff.cited_paths(json.dumps({"claims": [{"evidence": [{"resource": resource}]}]}).encode())
+
+
+@pytest.mark.parametrize("resource", PLAIN + GENERAL)
+def test_the_cited_path_index_reads_paths_as_the_resolver_does(resource: str) -> None:
+    try:
+        expected = {compat.parse_resource(resource, wiki_dir="\0").path}
+    except compat.ResourceError:
+        expected = set()
+    assert _cited(resource) == expected
+
+
+@given(st.text(alphabet="ab./#L0123-%_", max_size=24))
+def test_the_fast_path_never_disagrees(tail: str) -> None:
+    resource = "repo://" + tail
+    parts = compat.plain_parts(resource)
+    if parts is not None:
+        assert compat.Resource(*parts) == compat.parse_resource(resource)
