@@ -95,7 +95,6 @@ _KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)[ ]*:(?:[ ]+(.*?))?[ ]*")
 _ITEM = re.compile(r"([ ]*)-(?:[ ]+(.*?))?[ ]*")
 _DOUBLE = re.compile(r'"([^"\\]*)"(?:[ ]+#.*)?')
 _SINGLE = re.compile(r"'((?:[^']|'')*)'(?:[ ]+#.*)?")
-_NUMBERISH = re.compile(r"[-+.0-9][-+.0-9_:eExXoObBa-fA-F]*")
 _TIMESTAMP = re.compile(
     r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
     r"(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)?"
@@ -125,8 +124,8 @@ def _plain(text: str, *, flow: bool) -> Any:
         return int(text)
     if _TIMESTAMP.fullmatch(text):
         return text  # timestamps load as their text (frontmatter._yaml)
-    if _NUMBERISH.fullmatch(text):
-        return UNREAD  # floats, octal, hex, sexagesimal...: left to YAML
+    if text[0] in "-+.0123456789":
+        return UNREAD  # floats, .inf, octal, hex...: left to YAML
     return text
 
 
