@@ -1,8 +1,9 @@
 """The one front-matter boundary (frontmatter_core.boundary), pinned through every former owner.
 
-The six copies disagreed on three pages; each disagreement has a test here, through each module
-that used to find the boundary itself: a BOM page (body offset counts the BOM), a `...` closing
-line (closes, as YAML allows), a page that starts with a `----` rule (no front matter).
+The copies disagreed on three pages; each disagreement has a test here, through each module that
+used to find the boundary itself (also ground_refs and merge_driver, two more copies): a BOM page
+(body offset counts the BOM), a `...` closing line (closes, as YAML allows), a page that starts
+with a `----` rule (no front matter).
 """
 
 from __future__ import annotations
@@ -159,3 +160,33 @@ def test_read_fast_declines():
     assert read_fast("a: 1\na: 2\n") is None  # duplicate key: YAML's error
     assert read_fast('"q": 1\n') is None
     assert read_fast("a:\n\tb\n") is None
+
+
+@pytest.mark.parametrize("fm", ["\ufeff---\ntitle: see `src/a.py`\n---\n", "---\ntitle: see `src/a.py`\n...\n"])
+def test_ground_refs_skip_the_front_matter(fm):
+    from openwiki_git import ground_refs
+
+    refs = ground_refs.page_refs(fm + "\nUse `src/b.py` here.\n").refs
+    assert [r.name for r in refs] == ["src/b.py"]
+
+
+def test_ground_refs_rule_page_is_all_body():
+    from openwiki_git import ground_refs
+
+    refs = ground_refs.page_refs("----\nUse `src/a.py` here.\n---\n").refs
+    assert [r.name for r in refs] == ["src/a.py"]
+
+
+@pytest.mark.parametrize(
+    ("page", "front"),
+    [
+        ("\ufeff---\na: b\n---\nprose\n", "\ufeff---\na: b\n---\n"),  # was: no front matter (BOM)
+        ("---\na: b\n...\nprose\n", "---\na: b\n...\n"),  # was: no front matter ('...')
+        ("----\na: b\n---\nprose\n", ""),
+    ],
+)
+def test_merge_driver_split_page(page, front):
+    from openwiki_git.commands import merge_driver
+
+    got_front, prose, block = merge_driver.split_page(page)
+    assert got_front == front and got_front + prose == page and block == ""
