@@ -104,10 +104,6 @@ _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": Fal
 _INDICATORS = "-?:,[]{}#&*!|>'\"%@`<="
 
 
-def _printable(text: str) -> bool:
-    return all(c.isprintable() for c in text)
-
-
 def _plain(text: str, *, flow: bool) -> Any:
     """A plain scalar's value as ruamel gives it, or UNREAD."""
     if " #" in text:
@@ -116,7 +112,7 @@ def _plain(text: str, *, flow: bool) -> Any:
         return None
     if text in _BOOLS:
         return _BOOLS[text]
-    if text[0] in _INDICATORS or text.endswith(":") or ": " in text or "\t" in text or not _printable(text):
+    if text[0] in _INDICATORS or text.endswith(":") or ": " in text or "\t" in text or not text.isprintable():
         return UNREAD
     if flow and any(c in text for c in ",[]{}:?"):
         return UNREAD
@@ -132,10 +128,10 @@ def _plain(text: str, *, flow: bool) -> Any:
 def _scalar(text: str, *, flow: bool = False) -> Any:
     if text.startswith('"'):
         m = _DOUBLE.fullmatch(text) if not flow else re.fullmatch(r'"([^"\\,\[\]{}]*)"', text)
-        return m.group(1) if m and _printable(m.group(1)) else UNREAD
+        return m.group(1) if m and m.group(1).isprintable() else UNREAD
     if text.startswith("'"):
         m = _SINGLE.fullmatch(text) if not flow else re.fullmatch(r"'([^',\[\]{}]*)'", text)
-        return m.group(1).replace("''", "'") if m and _printable(m.group(1)) else UNREAD
+        return m.group(1).replace("''", "'") if m and m.group(1).isprintable() else UNREAD
     return _plain(text, flow=flow)
 
 
@@ -188,7 +184,7 @@ def read_fast(yaml: str) -> dict[str, Any] | None:
     key: str | None = None  # the key whose indented or `- ` lines may follow
     items: list[Any] | None = None  # its block list so far
     lines = [line.rstrip("\r") for line in yaml.split("\n")]
-    if not all(_printable(line) for line in lines):
+    if not all(line.isprintable() for line in lines):
         return None
     items_indent = ""
     content = [line for line in lines if line.strip(" ") and not line.lstrip(" ").startswith("#")]
