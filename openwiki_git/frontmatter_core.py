@@ -99,6 +99,7 @@ _TIMESTAMP = re.compile(
     r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
     r"(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)?"
 )
+_MAYBE_NUMBER = re.compile(r"[-+.0-9_:A-Za-z]*")
 _NULLS = {"", "~", "null", "Null", "NULL"}
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _INDICATORS = "-?:,[]{}#&*!|>'\"%@`<="
@@ -120,8 +121,8 @@ def _plain(text: str, *, flow: bool) -> Any:
         return int(text)
     if _TIMESTAMP.fullmatch(text):
         return text  # timestamps load as their text (frontmatter._yaml)
-    if text[0] in "-+.0123456789":
-        return UNREAD  # floats, .inf, octal, hex...: left to YAML
+    if text[0] in "-+.0123456789" and _MAYBE_NUMBER.fullmatch(text):
+        return UNREAD  # floats, .inf, octal, hex...: left to YAML ("2024 review" is text)
     return text
 
 

@@ -143,7 +143,9 @@ def test_editing_and_ground_use_the_rule():
 
 
 def test_read_fast_values():
-    got = read_fast("type: Reference\ntags: [a, 'b c']\nsources:\n  - x.py\n  - \"y z\"\nn: 3\nok: true\nnone:\nat: 2026-01-01\n")
+    got = read_fast(
+        "type: Reference\ntags: [a, 'b c']\nsources:\n  - x.py\n  - \"y z\"\nn: 3\nok: true\nnone:\nat: 2026-01-01\nyear: 2024 review\n"
+    )
     assert got == {
         "type": "Reference",
         "tags": ["a", "b c"],
@@ -152,6 +154,7 @@ def test_read_fast_values():
         "ok": True,
         "none": None,
         "at": "2026-01-01",
+        "year": "2024 review",
     }
 
 
