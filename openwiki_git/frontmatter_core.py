@@ -99,6 +99,7 @@ _TIMESTAMP = re.compile(
     r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
     r"(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)?"
 )
+_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_./()-]*(?: [A-Za-z0-9_./()-]+)*")
 _MAYBE_NUMBER = re.compile(r"[-+.0-9_:A-Za-z]*")
 _NULLS = {"", "~", "null", "Null", "NULL"}
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
@@ -113,6 +114,8 @@ def _plain(text: str, *, flow: bool) -> Any:
         return None
     if text in _BOOLS:
         return _BOOLS[text]
+    if _WORDS.fullmatch(text):
+        return text  # the common case: words, paths, file names
     if text[0] in _INDICATORS or text.endswith(":") or ": " in text or "\t" in text or not text.isprintable():
         return UNREAD
     if flow and any(c in text for c in ",[]{}:?"):
