@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import binascii
 import dataclasses
-import re
 from collections.abc import Callable
 from datetime import datetime
 from hashlib import sha256 as _sha256
 
 from openwiki_git import citations, compat, diffmap
+from openwiki_git.frontmatter_core import UNREAD, boundary, read_fast
 from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, FileText, Sidecar, Status, worst
 from openwiki_git.sidecar import plain_parts
 from openwiki_git.timestamps import instant
@@ -319,27 +319,21 @@ def next_due_change(
     return min(later) if later else None
 
 
-_STALE_AFTER = re.compile(r"""^stale_after:[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s#'"][^\n#]*?))?[ \t]*(?:#[^\n]*)?$""", re.M)
 
 
 def page_stale_after(text: str | None) -> str | None:
-    """The page's OKF `stale_after`, read from its front matter without a YAML parser (check
-    runs on every commit): a top-level plain or quoted scalar. A value in another form is
-    returned as written, which `is_due` treats as unparseable, hence passed."""
-    if not text or not text.startswith("---"):
+    """The page's OKF `stale_after`, read without a YAML parser (check runs on every commit): the
+    one front-matter boundary and the one fast reader (frontmatter_core). A value the fast reader
+    leaves to YAML, or one that is not a string, is returned as "?", which `is_due` treats as
+    unparseable, hence passed."""
+    sp = boundary(text) if text else None
+    if sp is None or "stale_after" not in sp.yaml:
         return None
-    end = text.find("\n---", 3)
-    block = text[: end if end >= 0 else len(text)]
-    if "stale_after" not in block:
+    read = read_fast(sp.yaml)
+    value = UNREAD if read is None else read.get("stale_after")
+    if value is None:
         return None
-    m = _STALE_AFTER.search(block)
-    if m is None:
-        line = next((ln for ln in block.splitlines() if ln.startswith("stale_after:")), None)
-        return None if line is None else line.partition(":")[2].strip() or "?"
-    value = next((g for g in m.groups() if g is not None), None)
-    if m.group(3) is not None and value is not None and value.strip() in ("null", "Null", "NULL", "~"):
-        return None
-    return value.strip() if value else None
+    return (value.strip() or None) if isinstance(value, str) else "?"
 
 
 def check_all(

@@ -12,6 +12,7 @@ import posixpath
 import re
 
 from openwiki_git import compat
+from openwiki_git.frontmatter_core import body_start
 from openwiki_git.markers import MARKER
 from openwiki_git.model import Claim
 
@@ -89,30 +90,13 @@ def insert_marker(text: str, statement: str, claim_id: str) -> str | None:
 
     Returns None when the statement is not in the page (the user places the marker by hand).
     """
-    body = _body_start(text)  # never inside the front matter (a title may repeat the sentence)
+    body = body_start(text)  # never inside the front matter (a title may repeat the sentence)
     prose = _BLOCK.sub("", text[body:])
     idx = prose.find(statement)
     if idx < 0 or has_marker(text, claim_id):
         return None
     at = text.find(statement, body) + len(statement)
     return text[:at] + marker(claim_id) + text[at:]
-
-
-_FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
-
-
-def _body_start(text: str) -> int:
-    """Where the page body starts: after a leading `---` front matter block, else 0."""
-    first = text.removeprefix("\ufeff")
-    if not (first.startswith("---\n") or first.startswith("---\r\n")):
-        return 0
-    offset = len(text) - len(first)
-    start = first.index("\n") + 1
-    end = _FRONT_MATTER_END.search(first, start)
-    if end is None:
-        return 0
-    nl = first.find("\n", end.end())
-    return offset + (len(first) if nl < 0 else nl + 1)
 
 
 _SENTENCE_END = re.compile(r"(?:[.!?][)\"'*_`]*\s+|\n\s*\n|^)(?=\S)", re.M)
@@ -125,7 +109,7 @@ def _norm(text: str) -> str:
 def prose_before(text: str, claim_id: str) -> str | None:
     """The sentence the claim's marker follows (markers removed, white space collapsed), or None
     when the page has no such marker."""
-    body = _body_start(text)
+    body = body_start(text)
     prose = _BLOCK.sub("", text[body:])
     at = prose.find(marker(claim_id))
     if at < 0:
@@ -141,7 +125,7 @@ def states(text: str, claim_id: str, statement: str) -> bool | None:
     """Whether the prose right before the claim's marker is its statement (white space and other
     markers aside); None when the page has no marker for it. A page edited so that the sentence
     carrying the marker no longer reads as the statement gives False."""
-    body = _body_start(text)
+    body = body_start(text)
     prose = _BLOCK.sub("", text[body:])
     at = prose.find(marker(claim_id))
     if at < 0:

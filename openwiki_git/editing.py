@@ -12,6 +12,7 @@ from typing import Any
 
 from openwiki_git import citations, compat
 from openwiki_git.errors import EvidenceError, StoreError
+from openwiki_git.frontmatter_core import opens
 from openwiki_git.model import Claim, Evidence, Sidecar
 from openwiki_git.store import Wiki, page_version
 
@@ -33,7 +34,7 @@ def render_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -
         text = text.replace("\r\n", "\n")
     new_text = edit(text) if edit else text
     new_text = citations.sync(new_text, wiki.repo_path(sidecar.page), rendered_claims(wiki, new_text, sidecar))
-    if new_text.startswith(("---", "\ufeff---")):
+    if opens(new_text):
         from openwiki_git import okf
         from openwiki_git.workspace import now_iso
 
@@ -89,7 +90,7 @@ def preflight(wiki: Wiki, pages: list[str]) -> None:
         if not path.is_file():
             continue
         text = _utf8(path.read_bytes(), wiki.repo_path(page))
-        if text.startswith(("---", "\ufeff---")):
+        if opens(text):
             from openwiki_git import okf
 
             okf.load_valid(text, filename=wiki.repo_path(page))

@@ -22,13 +22,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from openwiki_git.errors import SchemaError
+from openwiki_git.frontmatter_core import BOM, Split, boundary  # noqa: F401 (BOM, Split: re-exported)
 
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap  # what the round-trip loader builds for a mapping
 
-BOM = "\ufeff"
-_OPEN = re.compile(r"---[ \t]*(\r?\n)")
-_CLOSE = re.compile(r"---[ \t]*(\r?\n)?")
 REMOVE = object()  # a value for `edit()`: remove the key
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.,:/()+@~ -]*")
@@ -41,55 +39,19 @@ def fail(filename: str, line: int, problem: str, fix: str) -> SchemaError:
     return SchemaError(f"{filename}:{line}: {problem} ({fix})")
 
 
-@dataclass(frozen=True, slots=True)
-class Split:
-    """A page cut in four: `head` (BOM and opening fence), `yaml`, `close` (closing fence) and
-    `body`. `head + yaml + close + body` is the page, byte for byte."""
-
-    head: str
-    yaml: str
-    close: str
-    body: str
-    newline: str = "\n"
-    first_line: int = 2  # 1-based page line of the first YAML line
-
-    @property
-    def present(self) -> bool:
-        return bool(self.head)
-
-    def join(self, yaml: str | None = None) -> str:
-        return self.head + (self.yaml if yaml is None else yaml) + self.close + self.body
-
-
 def split(text: str, *, filename: str) -> Split:
-    """Find the front matter: a first line `---` (after an optional BOM) and the next line `---`."""
-    bom = BOM if text.startswith(BOM) else ""
-    opening = _OPEN.match(text, len(bom))
-    if opening is None:
-        if text[len(bom) :].rstrip(" \t\r\n") == "---":
-            raise fail(filename, 1, "front matter opened with --- is never closed", "add a line --- after the last key")
-        return Split("", "", "", text)
-    start = opening.end()
-    pos = start
-    while pos < len(text):
-        end = text.find("\n", pos)
-        end = len(text) if end < 0 else end + 1
-        if _CLOSE.fullmatch(text, pos, end):
-            head = text[:start]
-            return Split(head, text[start:pos], text[pos:end], text[end:], opening.group(1), 2)
-        pos = end
-    raise fail(filename, 1, "front matter opened with --- is never closed", "add a line --- after the last key")
+    """Find the front matter (the one rule: frontmatter_core.boundary); raises SchemaError when a
+    first line `---` is never closed."""
+    sp = boundary(text)
+    if sp is None:
+        raise fail(filename, 1, "front matter opened with --- is never closed", "add a line --- after the last key")
+    return sp
 
 
 def _yaml() -> Any:
-    from ruamel.yaml import YAML
+    from openwiki_git.yamlio import text_timestamps
 
-    yaml = YAML(typ="rt")
-    constructor = yaml.constructor
-    table = dict(type(constructor).yaml_constructors)
-    table["tag:yaml.org,2002:timestamp"] = table["tag:yaml.org,2002:str"]
-    constructor.yaml_constructors = table  # this instance only: timestamps stay text
-    return yaml
+    return text_timestamps("rt")  # a fresh instance whose timestamps stay text
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from typing import Any
 
 from openwiki_git import PRODUCER, citations, ground_refs
 from openwiki_git.errors import StoreError
+from openwiki_git.frontmatter_core import opens
 from openwiki_git.ground_refs import Sentence
 from openwiki_git.model import Claim, Sidecar
 from openwiki_git.workspace import Workspace
@@ -136,7 +137,7 @@ def apply_page(
     from openwiki_git.workspace import now_iso
 
     text = ws.page_text(rep.page) or ""
-    needs_fm = add_front_matter and not text.startswith(("---", "\ufeff---"))
+    needs_fm = add_front_matter and not opens(text)
     if not rep.proposals and not needs_fm:
         return
     sidecar = ws.wiki.load(rep.page) or editing.new_sidecar(rep.page)
@@ -153,7 +154,7 @@ def apply_page(
 
     def edit(current: str) -> str:
         out = insert_markers(current, [(p.sentence, c.id) for p, c in new])
-        return MINIMAL_FRONT_MATTER + out if needs_fm and not out.startswith(("---", "\ufeff---")) else out
+        return MINIMAL_FRONT_MATTER + out if needs_fm and not opens(out) else out
 
     editing.save_page(ws.wiki, sidecar.replace(claims=(*sidecar.claims, *(c for _, c in new))), edit=edit)
     rep.front_matter_added = needs_fm

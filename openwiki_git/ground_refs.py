@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from openwiki_git.frontmatter_core import body_start as front_matter_end
 from openwiki_git.markers import MARKER, PATTERN
 
 KINDS = ("symbol", "path", "flag", "env", "key")
@@ -110,7 +111,7 @@ _FILE_EXTS = {
 
 def page_refs(text: str) -> PageRefs:
     """Every reference in the page, each with its sentence, in page order."""
-    body_start = _front_matter_end(text)
+    body_start = front_matter_end(text)
     masked = _mask_generated(text)
     refs: list[Ref] = []
     local: set[str] = set()
@@ -146,17 +147,6 @@ def _refs_in(text: str, start: int, end: int, sentence: Sentence) -> list[Ref]:
             continue  # links between pages are lint's broken-link business
         out.append(Ref("path", target, m.group(1), sentence, link=True))
     return out
-
-
-def _front_matter_end(text: str) -> int:
-    first = text.removeprefix("\ufeff")
-    if not first.startswith(("---\n", "---\r\n")):
-        return 0
-    m = re.search(r"^(?:---|\.\.\.)[ \t]*\r?$", first[4:], re.MULTILINE)
-    if m is None:
-        return 0
-    nl = first.find("\n", 4 + m.end())
-    return len(text) - len(first) + (len(first) if nl < 0 else nl + 1)
 
 
 def _mask_generated(text: str) -> str:
@@ -274,7 +264,7 @@ def statement_of(text: str) -> str:
 def all_sentences(text: str) -> list[Sentence]:
     """The sentences of the page's prose blocks, in page order (the model pass reads the
     claimable ones; markers go after any of them)."""
-    body_start = _front_matter_end(text)
+    body_start = front_matter_end(text)
     masked = _mask_generated(text)
     out: list[Sentence] = []
     for kind, start, end in _blocks(masked, body_start):

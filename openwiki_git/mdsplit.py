@@ -30,7 +30,9 @@ import itertools
 import operator
 import re
 from collections.abc import Callable, Iterator
+from typing import Any
 
+from openwiki_git.frontmatter_core import UNREAD, boundary, read_fast
 from openwiki_git.mddoc import (  # noqa: F401 (Paragraph, normalize: re-exported)
     Document,
     Paragraph,
@@ -73,8 +75,6 @@ _BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _INLINE_LINK_TEXT = re.compile(r"!?\[((?:[^\]\[]|\[[^\]]*\])*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"[*`]+|(?<!\w)_+|_+(?!\w)")  # an underscore inside a word is not emphasis
 _SLUG_DROP = re.compile(r"[^\w\- ]", re.U)
-_FM_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*?)[ \t]*$")
-_FM_ITEM = re.compile(r"^[ \t]+-[ \t]+(.*?)[ \t]*$")
 def plain(text: str) -> str:
     """Inline Markdown reduced to its words: links to their text, emphasis and code marks dropped."""
     if "[" in text:
@@ -115,44 +115,31 @@ def _atx(line: str) -> tuple[int, str] | None:
 # --------------------------------------------------------------------------------------------
 
 
-def _scalar(value: str) -> str:
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return value[1:-1]
-    return value
-
-
 def front_matter(text: str) -> tuple[dict[str, str | list[str]], int]:
     """Flat front matter (`key: value`, `key: [a, b]`, `key:` + `- a` items) and the number of
-    lines it takes. Nested mappings and other YAML are skipped: only flat keys matter here."""
-    if not text.startswith("---"):
+    lines it takes (frontmatter_core: the one boundary and the one fast reader). Values are their
+    text; a value the fast reader leaves to YAML (nested, block scalars...) is `[]`: only flat keys
+    matter here."""
+    sp = boundary(text)
+    if sp is None or not sp.present:
         return {}, 0
-    lines = text.split("\n", 400)
-    if lines[0].rstrip() != "---":
-        return {}, 0
-    meta: dict[str, str | list[str]] = {}
-    key: str | None = None
-    for n in range(1, len(lines)):
-        line = lines[n].rstrip("\r")
-        if line.rstrip() in ("---", "..."):
-            return meta, n + 1
-        item = _FM_ITEM.match(line)
-        if item and key is not None:
-            current = meta.get(key)
-            meta[key] = [*(current if isinstance(current, list) else []), _scalar(item.group(1))]
-            continue
-        m = _FM_KEY.match(line)
-        if not m:
-            key = None
-            continue
-        key, value = m.group(1), m.group(2)
-        if value.startswith("[") and value.endswith("]"):
-            meta[key] = [_scalar(v) for v in value[1:-1].split(",") if v.strip()]
-        elif value and not value.startswith(("|", ">", "{")):
-            meta[key] = _scalar(value)
-        else:
-            meta[key] = []
-    return {}, 0  # no closing line: not front matter
+    read = read_fast(sp.yaml)
+    meta = {} if read is None else {key: _text(value) for key, value in read.items()}
+    return meta, sp.body_start and text.count("\n", 0, sp.body_start) + (0 if sp.close.endswith("\n") else 1)
+
+
+def _text(value: Any) -> str | list[str]:
+    if value is UNREAD or value is None:
+        return []
+    if isinstance(value, list):
+        return [_item_text(v) for v in value]
+    return _item_text(value)
+
+
+def _item_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
 
 
 # --------------------------------------------------------------------------------------------

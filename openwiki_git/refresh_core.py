@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from openwiki_git import citations, compat, fixer
+from openwiki_git.frontmatter_core import body_start
 from openwiki_git.model import Claim, ClaimResult, Evidence, EvidenceResult, FileText, Sidecar
 
 VERDICTS = ("confirm", "revise", "retract")
@@ -248,10 +249,10 @@ def paragraph_of(page_text: str | None, claim_id: str) -> str | None:
         return None
     at = found[0]
     lo = page_text.rfind("\n\n", 0, at)
-    lo = _body_start(page_text) if lo < 0 else lo + 2
+    lo = body_start(page_text) if lo < 0 else lo + 2
     hi = page_text.find("\n\n", at)
     hi = len(page_text) if hi < 0 else hi
-    return page_text[max(lo, _body_start(page_text)) : hi].strip("\n")
+    return page_text[max(lo, body_start(page_text)) : hi].strip("\n")
 
 
 def _numbered(lines: list[str], start: int, marked: tuple[int, int] | None) -> str:
@@ -735,14 +736,6 @@ def apply_plan(
     return sidecar.with_claim(revised), lambda text: rewrite_sentence(text, claim.id, claim.statement, plan.statement)
 
 
-def _body_start(text: str) -> int:
-    """Where the body begins: after the front matter's closing `---` line, if any."""
-    if not text.startswith("---"):
-        return 0
-    m = re.compile(r"^---[ \t]*\r?\n", re.M).search(text, 3)
-    return m.end() if m else 0
-
-
 def _prose_end(text: str) -> int:
     at = text.find("<!-- openwiki-git:citations:begin")
     return len(text) if at < 0 else at
@@ -750,7 +743,7 @@ def _prose_end(text: str) -> int:
 
 def _find_marker(text: str, claim_id: str) -> tuple[int, int] | None:
     pattern = re.compile(re.escape(citations.marker(claim_id)) + r"(?!:)")
-    m = pattern.search(text, _body_start(text), _prose_end(text))
+    m = pattern.search(text, body_start(text), _prose_end(text))
     return (m.start(), m.end()) if m else None
 
 
@@ -768,7 +761,7 @@ def sentence_span(text: str, claim_id: str, statement: str) -> tuple[int, int, i
     stmt = statement.strip()
     if found is None:
         # A page without markers (an OpenWiki wiki): the statement itself, if it occurs once.
-        body, prose_end = _body_start(text), _prose_end(text)
+        body, prose_end = body_start(text), _prose_end(text)
         first = text.find(stmt, body, prose_end) if stmt else -1
         if first < 0 or text.find(stmt, first + 1, prose_end) >= 0:
             return None
@@ -776,7 +769,7 @@ def sentence_span(text: str, claim_id: str, statement: str) -> tuple[int, int, i
     at, end = found
     if stmt and text[max(0, at - len(stmt)) : at] == stmt:
         return at - len(stmt), at, end
-    body = _body_start(text)
+    body = body_start(text)
     para = text.rfind("\n\n", body, at)
     lo = body if para < 0 else para + 2
     seg = text[lo:at]
@@ -835,7 +828,7 @@ def retract_sentence(text: str, claim_id: str, statement: str) -> str:
         text = text[:start] + text[end:]
         text = _drop_empty_line(text, start)
     # Other uses of the marker in the prose (a second sentence citing it) lose the marker only.
-    body, prose_end = _body_start(text), _prose_end(text)
+    body, prose_end = body_start(text), _prose_end(text)
     prose = text[body:prose_end].replace(citations.marker(claim_id), "")
     return text[:body] + prose + text[prose_end:]
 

@@ -66,12 +66,31 @@ def too_big(value: Any, limit: int = MAX_NODES) -> bool:
     return False
 
 
+_TEXT_TIMESTAMPS: dict[type, type] = {}
+
+
+def text_timestamps(typ: str) -> Any:
+    """A fresh `YAML(typ=typ, pure=True)` that loads timestamps as their text (OKF: keep the exact
+    offset). The change lives in a subclass of its constructor: ruamel's own constructor classes,
+    and every other YAML instance in the process, are left as they are."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ=typ, pure=True)
+    base = yaml.Constructor
+    sub = _TEXT_TIMESTAMPS.get(base)
+    if sub is None:
+        table = dict(base.yaml_constructors)
+        table["tag:yaml.org,2002:timestamp"] = table["tag:yaml.org,2002:str"]
+        sub = _TEXT_TIMESTAMPS[base] = type(f"TextTimestamp{base.__name__}", (base,), {"yaml_constructors": table})
+    yaml.Constructor = sub
+    return yaml
+
+
 ALIAS_BOMB = f"aliases expand to more than {MAX_NODES} values (an alias bomb?)"
 
 
 def load_yaml(text: str, *, filename: str) -> Any:
     """Parse YAML into plain Python values; raise ConfigError('<file>:<line>:<col>: …')."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     refused = hostile(text)
@@ -79,11 +98,7 @@ def load_yaml(text: str, *, filename: str) -> Any:
         line, problem, fix = refused
         raise ConfigError(f"{filename}:{line + 1}: {problem}", fix)
 
-    yaml = YAML(typ="safe", pure=True)
-    # Keep timestamps as text (OKF: load datetimes as strings to keep the exact offset).
-    yaml.constructor.yaml_constructors["tag:yaml.org,2002:timestamp"] = yaml.constructor.yaml_constructors[
-        "tag:yaml.org,2002:str"
-    ]
+    yaml = text_timestamps("safe")
     try:
         data = yaml.load(text)
         if too_big(data):

@@ -41,6 +41,7 @@ from pathlib import Path
 from openwiki_git import citations
 from openwiki_git import sidecar as sidecar_codec
 from openwiki_git.errors import OpenwikiError, SchemaError, UsageError
+from openwiki_git.frontmatter_core import boundary
 from openwiki_git.model import Claim, Mark, Sidecar
 from openwiki_git.timestamps import instant
 
@@ -166,11 +167,9 @@ Merge3 = Callable[[str, str, str], tuple[str, bool]]
 
 def split_page(text: str) -> tuple[str, str, str]:
     """(front matter with its fences, the prose, the generated citations block)."""
-    front = ""
-    if text.startswith("---\n"):
-        end = text.find("\n---\n", 3)
-        if end >= 0:
-            front, text = text[: end + 5], text[end + 5 :]
+    sp = boundary(text)  # the one front-matter rule (frontmatter_core)
+    front = "" if sp is None else text[: sp.body_start]
+    text = text[len(front) :]
     begin = text.find(citations.BEGIN.split(" (", 1)[0])
     if begin < 0:
         return front, text, ""
