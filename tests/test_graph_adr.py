@@ -51,13 +51,7 @@ AMENDS = {
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    home = tmp_path_factory.mktemp("adr-home")
-    with pytest.MonkeyPatch.context() as mp:
-        for name, value in {"HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), **corpus.GIT_ENV}.items():
-            mp.setenv(name, value)
-        path = tmp_path_factory.mktemp("adr") / "repo"
-        corpus.build(path)
-        yield path
+    yield from corpus.built_in_tmp(tmp_path_factory, corpus.build, "adr")
 
 
 @pytest.fixture(scope="module")

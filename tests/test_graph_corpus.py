@@ -33,13 +33,12 @@ _spec.loader.exec_module(corpus)
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str]]]:
     """The corpus repository, built once for the module (in an isolated git environment)."""
-    home = tmp_path_factory.mktemp("corpus-home")
-    with pytest.MonkeyPatch.context() as mp:
-        for name, value in {"HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), **corpus.GIT_ENV}.items():
-            mp.setenv(name, value)
-        root = tmp_path_factory.mktemp("corpus") / "repo"
-        ids = corpus.build(root)
-        yield root, ids
+    ids: dict[str, str] = {}
+    repo = corpus.built_in_tmp(tmp_path_factory, lambda path: ids.update(corpus.build(path)), "corpus")
+    try:
+        yield next(repo), ids
+    finally:
+        repo.close()  # leaves the isolated environment
 
 
 @pytest.fixture
