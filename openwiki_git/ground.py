@@ -212,12 +212,10 @@ def insert_markers(text: str, items: Iterable[tuple[Sentence, str]]) -> str:
 
 
 def grounded_pages(sidecars: dict[str, Sidecar]) -> list[str]:
-    """Pages `ground` has grounded: they hold a claim it (or its model pass) made."""
-    return sorted(p for p, sc in sidecars.items() if any(_by_ground(c) for c in sc.claims))
-
-
-def _by_ground(c: Claim) -> bool:
-    return c.verified_by is not None and (c.verified_by == GROUND_BY or c.verified_by.startswith("model:"))
+    """Pages `ground` has grounded: they hold a claim its deterministic pass made. Not every
+    `model:` claim: the refresher records its confirmations that way too, and a page a nightly
+    refresh touched has not opted in to the broken-reference check."""
+    return sorted(p for p, sc in sidecars.items() if any(c.verified_by == GROUND_BY for c in sc.claims))
 
 
 CACHE_NAME = "ground-broken-v1.json"  # under <git dir>/openwiki-git/: derived data

@@ -287,3 +287,24 @@ def test_a_warm_check_still_reports_broken_references(
     docs_repo.run("check")
     out = capsys.readouterr().out
     assert "broken reference `widgets.Widget.shrink`" in out and "`widgets.gone()`" not in out
+
+
+def test_a_page_the_refresher_confirmed_is_not_grounded(docs_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """The refresher records its confirmations as `model:...` too: a page whose claim a nightly
+    refresh confirmed has not opted in to the broken-reference check (its old docs stay as green
+    as before); a page `ground` grounded has."""
+    import dataclasses
+
+    from openwiki_git import ground as service
+    from openwiki_git.workspace import Workspace
+
+    assert docs_repo.run("claim", "add", "--page", "guide.md", "--statement", "Call `widgets.make()` to build a widget.",
+                         "--evidence", "repo://src/widgets/_core.py#L10-L13") == 0
+    ws = Workspace.open(docs_repo.root)
+    sidecar = ws.wiki.load("guide.md")
+    assert sidecar is not None
+    refreshed = sidecar.replace(claims=tuple(dataclasses.replace(c, verified_by="model:gpt-4o-mini") for c in sidecar.claims))
+    assert service.grounded_pages({"guide.md": refreshed}) == []
+    capsys.readouterr()
+    ground(docs_repo, capsys, "guide.md")
+    assert service.grounded_pages(Workspace.open(docs_repo.root).wiki.load_all()) == ["guide.md"]
