@@ -66,8 +66,8 @@ def run(args: argparse.Namespace) -> int:
             entries = cached["pages"]
             loader = _sidecar_loader(cached["root"], cached["wiki_dir"], entries)
             pages = sorted(entries)
-            late = _wiki_findings(lambda: open_workspace(args), entries, pages)
-            return emit(args, cached["wiki_dir"], entries, pages, loader, late)
+            late, notices = _wiki_findings(lambda: open_workspace(args), entries, pages)
+            return emit(args, cached["wiki_dir"], entries, pages, loader, late, notices)
     trusted = None if (args.base or args.fix or args.no_cache) else checkcache.trusted_location(getattr(args, "directory", None))
     ws = open_workspace(args) if trusted is None else _located_workspace(args, *trusted[:3])
     if args.base:
@@ -87,8 +87,8 @@ def run(args: argparse.Namespace) -> int:
         sc = judged.sidecars.get(page) or ws.wiki.load(page)
         yield from _items(page, f"{ws.config.wiki_dir}/{page}", judged.entries[page], sc)
 
-    late = _wiki_findings(lambda: ws, judged.entries, pages, judged.sidecars)
-    return emit(args, ws.config.wiki_dir, judged.entries, pages, items, late)
+    late, notices = _wiki_findings(lambda: ws, judged.entries, pages, judged.sidecars)
+    return emit(args, ws.config.wiki_dir, judged.entries, pages, items, late, notices)
 
 
 def _located_workspace(args: argparse.Namespace, root: str, git_dir: str, tracked: frozenset[str]) -> Workspace:
@@ -137,17 +137,18 @@ def page_findings(ws: Workspace, page: str, text: str | None, sidecar: Any = Non
 
 def _wiki_findings(
     workspace: Any, entries: dict[str, Any], pages: list[str], sidecars: dict[str, Any] | None = None
-) -> dict[str, list[Any]]:
+) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
     """Findings that depend on more than a page and the files it cites, so that the per-page
     cache cannot keep them: broken code references on the pages `ground` grounded (they depend
     on every tracked file; ground.broken_references keeps its own cache, keyed on them all).
     Claims citing a superseded or later-amended document likewise: what replaces a document is
     said in other documents (graph_build.document_standing caches it, keyed on every document).
-    Only a wiki with such pages pays for it (and opens git for it on the fast path)."""
+    Only a wiki with such pages pays for it (and opens git for it on the fast path). Returns the
+    report's extra keys, and the notices by claim id (for the claims' own records)."""
     grounded = [p for p in pages if entries[p]["findings"].get("_grounded")]
     citing = [p for p in pages if entries[p]["findings"].get("_cites_documents")]
     if not (grounded or citing):
-        return {}
+        return {}, {}
     from openwiki_git import ground
 
     ws = workspace()
@@ -164,17 +165,16 @@ def _wiki_findings(
         shell: dict[str, Any] = {"claims": [], "summary": {}}
         report.add_cited_documents(shell, notices, {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()})
         out["superseded_sources"] = shell["superseded_sources"]
-        out["_notices"] = notices  # emit() adds them to the claims' records
-    return out
+    return out, notices
 
 
 def emit(
     args: argparse.Namespace, wiki_dir: str, entries: dict[str, Any], pages: list[str], items: Any,
-    late: dict[str, list[Any]] | None = None,
+    late: dict[str, list[Any]] | None = None, notices: dict[str, list[Any]] | None = None,
 ) -> int:
     """Write the report of `pages` (their entries give the summary and the notable claims;
-    `items(page)` every claim, read only when every claim is listed), as it is produced. `late`:
-    the wiki-wide findings (_wiki_findings)."""
+    `items(page)` every claim, read only when every claim is listed), as it is produced. `late`
+    and `notices`: the wiki-wide findings and the claims they flag (_wiki_findings)."""
     every = args.all if args.format == "text" else not args.only_problems
     summary = _summary([entries[p]["summary"] for p in pages])
     findings: dict[str, list[Any]] = {}
@@ -182,9 +182,8 @@ def emit(
         for key, found in entries[p]["findings"].items():
             if not key.startswith("_"):
                 findings.setdefault(key, []).extend(found)
-    late = dict(late or {})
-    notices: dict[str, list[Any]] = late.pop("_notices", {})  # type: ignore[assignment]
-    for key, found in late.items():
+    notices = notices or {}
+    for key, found in (late or {}).items():
         findings.setdefault(key, []).extend(found)
     if "superseded_sources" in findings:
         summary = {**summary, "superseded_sources": len(findings["superseded_sources"])}
