@@ -31,9 +31,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from openwiki_git import gitdiff  # noqa: E402
-from openwiki_git.diffmap import map_range  # noqa: E402
-from openwiki_git.git import Repo  # noqa: E402
+from openwiki_git.diff.hunks import map_range  # noqa: E402
+from openwiki_git.git import diff as gitdiff  # noqa: E402
+from openwiki_git.git.repo import Repo  # noqa: E402
 
 PYENV = Path.home() / ".pyenv" / "versions"
 SKIP_DIRS = {"test", "tests", "idle_test", "site-packages", "__pycache__", "lib2to3", "_vendor"}

@@ -49,10 +49,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from openwiki_git import checkcache, citations, compat, sidecar
-from openwiki_git.main import main
+from openwiki_git.caches import check as checkcache
+from openwiki_git.cli.main import main
+from openwiki_git.evidence import openwiki as compat
+from openwiki_git.formats import sidecar
 from openwiki_git.model import Claim, Evidence, Sidecar
-from openwiki_git.store import page_version
+from openwiki_git.pages import citations
+from openwiki_git.store.wiki import page_version
 
 LINES_PER_FILE = 400
 RANGE_LINES = 4

@@ -22,10 +22,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from openwiki_git import compat, graph, graph_build, graph_link, graph_split, mdsplit, sidecar
+from openwiki_git.evidence import openwiki as compat
+from openwiki_git.formats import sidecar
+from openwiki_git.graph import build as graph_build
+from openwiki_git.graph import core as graph
+from openwiki_git.graph import link as graph_link
+from openwiki_git.graph import split as graph_split
+from openwiki_git.markdown import split as mdsplit
 from openwiki_git.model import Claim, Evidence, Sidecar
-from openwiki_git.store import page_version
-from openwiki_git.workspace import Workspace
+from openwiki_git.store.wiki import page_version
+from openwiki_git.store.workspace import Workspace
 
 WORDS = (
     "retry backoff queue session redis token bucket limit burst delivery receiver worker message "

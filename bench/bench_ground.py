@@ -76,7 +76,7 @@ def make_repo(root: Path, args: argparse.Namespace) -> None:
 def timed(root: Path, *argv: str) -> tuple[float, float, str]:
     code = (
         "import resource, sys, time\n"
-        "from openwiki_git.main import main\n"
+        "from openwiki_git.cli.main import main\n"
         "t = time.perf_counter()\n"
         "rc = main(sys.argv[1:])\n"
         "print(f'@@ {time.perf_counter() - t:.3f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f} {rc}', file=sys.stderr)\n"

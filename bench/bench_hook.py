@@ -37,10 +37,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from openwiki_git import citations, compat  # noqa: E402
-from openwiki_git import sidecar as sidecar_codec  # noqa: E402
+from openwiki_git.evidence import openwiki as compat  # noqa: E402
+from openwiki_git.formats import sidecar as sidecar_codec  # noqa: E402
 from openwiki_git.model import Claim, Evidence, Sidecar  # noqa: E402
-from openwiki_git.store import page_version  # noqa: E402
+from openwiki_git.pages import citations
+from openwiki_git.store.wiki import page_version  # noqa: E402
 
 FILES = 1000
 LINES = 200
@@ -157,7 +158,7 @@ def startup() -> float:
     times = []
     for _ in range(5):
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import openwiki_git.main, openwiki_git.commands.hook"], capture_output=True, check=True)
+        subprocess.run([sys.executable, "-c", "import openwiki_git.cli.main, openwiki_git.cli.commands.hook"], capture_output=True, check=True)
         times.append(time.perf_counter() - t0)
     return min(times)
 

@@ -4,7 +4,7 @@ history search for the verified text, the context, the checks of the answer, and
 write under the lock. The model is a scripted fake that confirms each claim by quoting the first
 cited line it was shown, so the figures are the overhead a real run adds to the model's latency.
 
-Also prints the import time of `openwiki_git.commands.check` (which must not load langchain) and
+Also prints the import time of `openwiki_git.cli.commands.check` (which must not load langchain) and
 of the refresher's client stack, each in a fresh interpreter.
 
     python bench/bench_refresh.py [--claims 200] [--pages 10] [--latency 0.2] [--slow-claims 40]
@@ -32,9 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from scripted_refresher import ScriptedRefresher  # the tests' scripted model
 
-from openwiki_git.main import main
-from openwiki_git.refresher import RefreshOptions, ReviewRequest, run_refresh
-from openwiki_git.workspace import Workspace
+from openwiki_git.cli.main import main
+from openwiki_git.refresh.runner import RefreshOptions, ReviewRequest, run_refresh
+from openwiki_git.store.workspace import Workspace
 
 _MARKED = re.compile(r"^\s*(\d+)>\| ?(.*)$", re.M)
 _CURRENT = re.compile(r"^Current text of (\S+),", re.M)
@@ -81,8 +81,8 @@ def confirm(request: ReviewRequest) -> dict[str, object]:
 
 def _shard_job(root: str, shard: tuple[int, int], latency: float, claims: int, out: str) -> float:
     """One matrix job: its own clone, its shard's pages, a serial slow model; saves its decisions."""
-    from openwiki_git import shards
-    from openwiki_git.commands.github import wiki_changes
+    from openwiki_git.cli.commands.github import wiki_changes
+    from openwiki_git.refresh import shards
 
     t = time.perf_counter()
     ws = Workspace.open(Path(root))
@@ -96,8 +96,8 @@ def slow_model(root: Path, claims: int, latency: float) -> None:
     """Wall time, serial vs concurrent vs two shards, against a model answering in `latency` s."""
     import multiprocessing
 
-    from openwiki_git import shards
-    from openwiki_git.commands.github import merge_sidecar
+    from openwiki_git.cli.commands.github import merge_sidecar
+    from openwiki_git.refresh import shards
 
     def clone(name: str) -> Path:
         target = root.parent / name
@@ -167,8 +167,8 @@ def main_bench() -> None:
         with contextlib.redirect_stdout(io.StringIO()):
             build(root, args.slow_claims, max(2, args.pages))
         slow_model(root, args.slow_claims, args.latency)
-    print(f"import openwiki_git.commands.check: {import_ms('openwiki_git.commands.check'):.0f} ms")
-    print(f"import openwiki_git.refresher:      {import_ms('openwiki_git.refresher'):.0f} ms")
+    print(f"import openwiki_git.cli.commands.check: {import_ms('openwiki_git.cli.commands.check'):.0f} ms")
+    print(f"import openwiki_git.refresh.runner:      {import_ms('openwiki_git.refresh.runner'):.0f} ms")
     print(f"import langchain_openai:            {import_ms('langchain_openai'):.0f} ms (paid only by refresh)")
 
 

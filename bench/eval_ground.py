@@ -19,8 +19,10 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from openwiki_git import ground, ground_refs, ground_resolve
-from openwiki_git.workspace import Workspace
+from openwiki_git.ground import deterministic as ground
+from openwiki_git.ground import refs as ground_refs
+from openwiki_git.ground import resolve as ground_resolve
+from openwiki_git.store.workspace import Workspace
 
 
 def main() -> int:

@@ -5,7 +5,7 @@ range is re-read from its file and re-hashed, with no cache and no index shared 
     python bench/openwiki_algorithm.py REPO [WIKI_DIR]
 
 Prints `N claims: F fresh, S not fresh`; exit 0 when every claim is fresh, 1 otherwise. It reads
-the sidecars with `json` and computes the versions with openwiki_git.compat (the same token
+the sidecars with `json` and computes the versions with openwiki_git.evidence.openwiki (the same token
 algorithm OpenWiki uses), so the comparison is of the algorithm, not of the language.
 """
 
@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from openwiki_git import compat
+from openwiki_git.evidence import openwiki as compat
 
 
 def main() -> int:

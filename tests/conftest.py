@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from openwiki_git.main import main
+from openwiki_git.cli.main import main
 
 
 @pytest.fixture(autouse=True)

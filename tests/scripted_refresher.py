@@ -10,8 +10,8 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-from openwiki_git.refresh_core import estimate_tokens
-from openwiki_git.refresher import (
+from openwiki_git.refresh.core import estimate_tokens
+from openwiki_git.refresh.runner import (
     RefreshCallError,
     ReviewRequest,
     Usage,

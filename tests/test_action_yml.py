@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from openwiki_git.commands import github as github_cmd
+from openwiki_git.cli.commands import github as github_cmd
 
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = ROOT / "action.yml"
@@ -85,7 +85,7 @@ def test_outputs_come_from_the_run_step(action) -> None:
 
 
 def test_every_output_the_cli_writes_is_declared(action) -> None:
-    source = "".join((ROOT / "openwiki_git" / "commands" / name).read_text("utf-8") for name in ("github.py", "github_ground.py"))
+    source = "".join((ROOT / "openwiki_git" / "cli" / "commands" / name).read_text("utf-8") for name in ("github.py", "github_ground.py"))
     written = set(re.findall(r'"((?:stale|comment|pr|grounded|broken)-[a-z]+)"\s*:', source))
     assert written and written <= set(action["outputs"]), written - set(action["outputs"])
 

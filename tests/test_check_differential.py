@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from openwiki_git import checkcache
+from openwiki_git.caches import check as checkcache
 
 FILES = {
     "src/a.py": "".join(f"alpha {i}\n" for i in range(1, 31)),

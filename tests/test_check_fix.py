@@ -9,7 +9,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from openwiki_git import checker, compat, fixer
+from openwiki_git.claims import check as checker
+from openwiki_git.claims import fix as fixer
+from openwiki_git.evidence import openwiki as compat
 from openwiki_git.model import Claim, ClaimResult, Evidence, EvidenceResult, FileText, Mark, Sidecar
 
 TEXT = "".join(f"line {i}\n" for i in range(1, 31))

@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from openwiki_git import checkcache, checker
-from openwiki_git.git import Repo
-from openwiki_git.workspace import Workspace
+from openwiki_git.caches import check as checkcache
+from openwiki_git.claims import check as checker
+from openwiki_git.git.repo import Repo
+from openwiki_git.store.workspace import Workspace
 
 APP = "".join(f"line {i}\n" for i in range(1, 41))
 OTHER = "".join(f"other {i}\n" for i in range(1, 21))
@@ -414,3 +415,13 @@ def test_help_documents_no_cache(repo, capsys):
     with pytest.raises(SystemExit):
         repo.run("check", "--help")
     assert "--no-cache" in capsys.readouterr().out
+
+
+def test_code_key_names_modules_that_exist():
+    """The cache is invalidated when the code that fills it changes: every module it names must
+    exist, or a moved module would silently stop invalidating it."""
+    from openwiki_git.caches import check as cache_module
+
+    key = cache_module.code_key()
+    missing = [name for name, stat in zip(cache_module.CODE, key) if stat is None]
+    assert not missing and len(key) == len(cache_module.CODE)

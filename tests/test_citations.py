@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openwiki_git import citations
 from openwiki_git.model import Claim, Evidence, Mark
+from openwiki_git.pages import citations
 
 A = "claim_" + "1a2b3c4d" * 4
 B = "claim_" + "99" * 16

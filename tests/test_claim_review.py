@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from openwiki_git import citations
+from openwiki_git.pages import citations
 
 
 def _add(repo, capsys, statement: str = "Line ten says ten.", resource: str = "repo://src/app.py#L10-L12") -> str:  # type: ignore[no-untyped-def]

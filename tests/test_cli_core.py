@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from openwiki_git import compat
-from openwiki_git import main as main_module
+from openwiki_git.cli import main as main_module
+from openwiki_git.evidence import openwiki as compat
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAIM_ID = re.compile(r"^claim_[0-9a-f]{32}$")
@@ -293,7 +293,7 @@ def test_check_exit_codes_and_reports(wiki_repo, capsys):
 
 
 def test_check_outside_a_repository(tmp_path, capsys):
-    from openwiki_git.main import main
+    from openwiki_git.cli.main import main
 
     rc = main(["-C", str(tmp_path), "check"])
     _, err = capsys.readouterr()
@@ -490,7 +490,7 @@ def test_fix_with_page_touches_only_that_page(wiki_repo, capsys):
 
 def test_dash_c_makes_relative_paths_relative_to_dir(wiki_repo, capsys, tmp_path, monkeypatch):
     """Like `git -C`: a page named relative to DIR is found, whatever the process's cwd."""
-    from openwiki_git.main import main
+    from openwiki_git.cli.main import main
 
     wiki_repo.write(".openwiki/sub/x.md", "# X\n\nX says.\n")
     elsewhere = tmp_path / "elsewhere"

@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from openwiki_git import diffmap
+from openwiki_git.diff import hunks as diffmap
 
 SRC = "".join(f"line {i}\n" for i in range(1, 31))
 

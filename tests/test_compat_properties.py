@@ -13,7 +13,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from openwiki_git import compat
+from openwiki_git.evidence import openwiki as compat
 
 ALPHABET = ["a\n", "b\n", "c\n", "\n", "a\r\n", "d e\n", "f\n", "g\n", "h\n", "i\n", "j\n", "k\n"]
 PROPERTY = settings(max_examples=300, deadline=None)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from openwiki_git import compat
+from openwiki_git.evidence import openwiki as compat
 
 SHARED = Path(__file__).resolve().parents[2] / "shared/testdata/openwiki-compat/vectors.json"
 BUNDLED = Path(__file__).resolve().parent / "data/openwiki-compat-vectors.json"

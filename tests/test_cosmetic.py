@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from openwiki_git.cosmetic import compare
+from openwiki_git.diff.cosmetic import compare
 
 
 def L(text: str) -> list[str]:

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from openwiki_git import compat
+from openwiki_git.evidence import openwiki as compat
 
 LF_TEXT = "".join(f"def f{i}():\n    return {i}\n" for i in range(1, 21))
 PAGE = "---\ntype: Reference\n---\n\n# Guide\n\nF five returns five.\n"
@@ -169,6 +169,6 @@ def test_autocrlf_lone_cr_is_not_converted(repo, capsys):
 def test_blob_id_is_gits(data):
     import pygit2
 
-    from openwiki_git.git import blob_id
+    from openwiki_git.git.repo import blob_id
 
     assert blob_id(data) == str(pygit2.hash(data))

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openwiki_git.diffmap import Hunk, added_lines, map_line, map_range, parse_header
+from openwiki_git.diff.hunks import Hunk, added_lines, map_line, map_range, parse_header
 
 
 def hunks_of(old: list[str], new: list[str]) -> list[Hunk]:

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from openwiki_git import frontmatter as fm
 from openwiki_git.errors import SchemaError
+from openwiki_git.pages import frontmatter as fm
 
 FIXTURES = Path(__file__).parent / "fixtures" / "okf"
 PAGES = sorted(FIXTURES.glob("*.md"))

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from openwiki_git import checker, citations, editing, frontmatter, mdsplit, refresh_core
+from openwiki_git.claims import check as checker
 from openwiki_git.errors import SchemaError
-from openwiki_git.frontmatter_core import UNREAD, body_start, boundary, opens, read_fast
+from openwiki_git.markdown import split as mdsplit
+from openwiki_git.pages import citations, frontmatter
+from openwiki_git.pages.frontmatter_core import UNREAD, body_start, boundary, opens, read_fast
+from openwiki_git.refresh import core as refresh_core
+from openwiki_git.store import editing
 
 A = "claim_" + "1a2b3c4d" * 4
 M = citations.marker(A)
@@ -134,7 +138,7 @@ def test_checker_stale_after_declined_or_absent():
 def test_editing_and_ground_use_the_rule():
     # editing.render_page and ground.apply_page ask `opens`: a rule page is a page without front matter
     assert editing.opens is opens
-    from openwiki_git import ground
+    from openwiki_git.ground import deterministic as ground
 
     assert ground.opens is opens
 
@@ -167,14 +171,14 @@ def test_read_fast_declines():
 
 @pytest.mark.parametrize("fm", ["\ufeff---\ntitle: see `src/a.py`\n---\n", "---\ntitle: see `src/a.py`\n...\n"])
 def test_ground_refs_skip_the_front_matter(fm):
-    from openwiki_git import ground_refs
+    from openwiki_git.ground import refs as ground_refs
 
     refs = ground_refs.page_refs(fm + "\nUse `src/b.py` here.\n").refs
     assert [r.name for r in refs] == ["src/b.py"]
 
 
 def test_ground_refs_rule_page_is_all_body():
-    from openwiki_git import ground_refs
+    from openwiki_git.ground import refs as ground_refs
 
     refs = ground_refs.page_refs("----\nUse `src/a.py` here.\n---\n").refs
     assert [r.name for r in refs] == ["src/a.py"]
@@ -189,7 +193,7 @@ def test_ground_refs_rule_page_is_all_body():
     ],
 )
 def test_merge_driver_split_page(page, front):
-    from openwiki_git.commands import merge_driver
+    from openwiki_git.cli.commands import merge_driver
 
     got_front, prose, block = merge_driver.split_page(page)
     assert got_front == front and got_front + prose == page and block == ""

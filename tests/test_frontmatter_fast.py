@@ -11,9 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from openwiki_git import frontmatter, yamlio
 from openwiki_git.errors import SchemaError
-from openwiki_git.frontmatter_core import UNREAD, boundary, read_fast
+from openwiki_git.formats import yamlio
+from openwiki_git.pages import frontmatter
+from openwiki_git.pages.frontmatter_core import UNREAD, boundary, read_fast
 
 KEYS = st.sampled_from(["type", "title", "tags", "stale_after", "a", "b_c", "x-y", "true", "null", "n"])
 WORDS = st.sampled_from(

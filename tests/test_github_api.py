@@ -13,9 +13,10 @@ import pytest
 import responses
 from responses import matchers
 
-from openwiki_git import ghactions, github_api
 from openwiki_git.errors import GitHubError
-from openwiki_git.git import blob_id
+from openwiki_git.git.repo import blob_id
+from openwiki_git.github import api as github_api
+from openwiki_git.github import render as ghactions
 
 API = "https://api.github.test"  # what payloads say
 MOCK = API + ":443"  # what PyGithub requests

@@ -17,9 +17,9 @@ import responses
 from scripted_refresher import ScriptedRefresher
 from test_refresh_support import confirm, retract, revise, stale_wiki
 
-from openwiki_git import github_api
-from openwiki_git.commands import github as github_cmd
-from openwiki_git.git import blob_id
+from openwiki_git.cli.commands import github as github_cmd
+from openwiki_git.git.repo import blob_id
+from openwiki_git.github import api as github_api
 
 API = "https://api.github.test"
 MOCK = API + ":443"
@@ -573,7 +573,7 @@ def test_refresh_read_only_token_fails_with_the_permissions_hint(repo, fake, ref
 
 def test_wiki_changes_never_include_workflows(repo, monkeypatch) -> None:
     """The refresh commits the wiki directory only; a workflow path is refused outright."""
-    from openwiki_git.workspace import Workspace
+    from openwiki_git.store.workspace import Workspace
 
     stale_wiki(repo, pages=1, per_page=1)
     repo.write(".github/workflows/ci.yml", "on: push\n")

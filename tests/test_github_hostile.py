@@ -31,7 +31,8 @@ from test_github_command import (  # noqa: F401 - fixtures
 )
 from test_refresh_support import confirm, revise, stale_wiki
 
-from openwiki_git import redact, refresher
+from openwiki_git import redact
+from openwiki_git.refresh import runner as refresher
 
 KEY = "sk-live-0123456789abcdefSECRET"
 BRANCH = "openwiki-git/refresh"
@@ -361,9 +362,9 @@ def test_two_shards_merged_into_one_pull_request(repo, fake, refresh_env, model_
 
 
 def test_shards_that_changed_one_sidecar_are_merged_claim_by_claim(repo, tmp_path) -> None:
-    from openwiki_git import shards
-    from openwiki_git.commands.github import merge_sidecar
-    from openwiki_git.workspace import Workspace
+    from openwiki_git.cli.commands.github import merge_sidecar
+    from openwiki_git.refresh import shards
+    from openwiki_git.store.workspace import Workspace
 
     gs = stale_wiki(repo, pages=1, per_page=2)
     path = ".openwiki/.claims/topic0.json"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from openwiki_git import ghactions as g
+from openwiki_git.github import render as g
 
 HEAD = "b" * 40
 BASE = "a" * 40

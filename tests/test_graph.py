@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from openwiki_git import graph, mdsplit
 from openwiki_git.errors import UsageError
+from openwiki_git.graph import core as graph
+from openwiki_git.markdown import split as mdsplit
 from openwiki_git.model import Claim, ClaimResult, Evidence, EvidenceResult, Sidecar
 
 TOKEN = "repo-lines-v1:sha256:" + "0" * 64 + ":e30"
@@ -246,7 +247,7 @@ def test_batched_tokenising_matches_tokens() -> None:
     gives what `tokens` gives text by text, non-ASCII, final sigma, NUL and stop words included."""
     import random
 
-    from openwiki_git import graph_search
+    from openwiki_git.graph import search as graph_search
 
     rng = random.Random(3)
     pieces = ["Σ", "ς", "ΟΔΟΣ", "A", "b", " ", "ies", "ss", "'", "00", "12", "_", "-", "İ", "ß", "ﬁ", "the", "of",

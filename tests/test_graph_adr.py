@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from openwiki_git import graph_search
-from openwiki_git.graph_build import GraphSession
+from openwiki_git.graph import search as graph_search
+from openwiki_git.graph.build import GraphSession
 
 _spec = importlib.util.spec_from_file_location("adr_corpus", Path(__file__).parent / "fixtures/adr/corpus.py")
 assert _spec is not None and _spec.loader is not None
@@ -218,7 +218,7 @@ def test_check_and_lint_flag_claims_citing_replaced_documents(root: Path) -> Non
     import io
     import json
 
-    from openwiki_git.main import main
+    from openwiki_git.cli.main import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -252,9 +252,9 @@ def test_the_graph_flags_a_claim_citing_a_superseded_document(session: GraphSess
 
 
 def test_the_pr_comment_names_the_replacing_document(root: Path) -> None:
-    from openwiki_git import ghactions
-    from openwiki_git.commands.check import ci_report
-    from openwiki_git.workspace import Workspace
+    from openwiki_git.cli.commands.check import ci_report
+    from openwiki_git.github import render as ghactions
+    from openwiki_git.store.workspace import Workspace
 
     data = ci_report(Workspace.open(root), "HEAD~1", "HEAD")
     assert {n["source"] for n in data["superseded_sources"]} == {
@@ -265,7 +265,7 @@ def test_the_pr_comment_names_the_replacing_document(root: Path) -> None:
 
 
 def test_tool_errors_speak_the_tools_language(root: Path) -> None:
-    from openwiki_git.graph_service import GraphService
+    from openwiki_git.agents.service import GraphService
 
     service = GraphService(root)
     err = service.call("expand", node="ADR-7", edges=["superseded_by", "amends"], hops=3)
@@ -275,8 +275,8 @@ def test_tool_errors_speak_the_tools_language(root: Path) -> None:
 
 
 def test_the_standing_of_documents_is_cached_by_their_stat(root: Path) -> None:
-    from openwiki_git import graph_build
-    from openwiki_git.workspace import Workspace
+    from openwiki_git.graph import build as graph_build
+    from openwiki_git.store.workspace import Workspace
 
     ws = Workspace.open(root)
     wanted = {"docs/adr/0002-use-postgresql-for-orders.md", "docs/adr/0019-distributed-sql-for-orders.md"}
@@ -298,7 +298,9 @@ def test_the_standing_of_documents_is_cached_by_their_stat(root: Path) -> None:
 def test_the_text_index_is_cached_with_the_graph(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
-    from openwiki_git import checkcache, graph_build, graph_context
+    from openwiki_git.caches import check as checkcache
+    from openwiki_git.graph import build as graph_build
+    from openwiki_git.graph import context as graph_context
 
     monkeypatch.setattr(checkcache, "RACY_NS", 50_000_000)  # git's racy window, 50 ms instead of 2 s
     time.sleep(0.1)
@@ -321,7 +323,7 @@ def test_graph_exports_its_edges(root: Path) -> None:
     import io
     import json
 
-    from openwiki_git.main import main
+    from openwiki_git.cli.main import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -338,17 +340,18 @@ def test_mcp_without_the_sdk_is_a_clear_usage_error(
 ) -> None:
     import sys
 
-    from openwiki_git.main import main
+    from openwiki_git.cli.main import main
 
     for name in [m for m in sys.modules if m == "mcp" or m.startswith("mcp.")] or ["mcp"]:
         monkeypatch.setitem(sys.modules, name, None)  # as if the SDK were not installed
-    monkeypatch.delitem(sys.modules, "openwiki_git.mcp_server", raising=False)
+    monkeypatch.delitem(sys.modules, "openwiki_git.agents.mcp_server", raising=False)
     assert main(["-C", str(root), "mcp"]) == 2
     assert "pip install 'openwiki-git[mcp]'" in capsys.readouterr().err
 
 
 def test_misspellings_deprecated_by_and_ids_in_file_names() -> None:
-    from openwiki_git import graph_link, mdsplit
+    from openwiki_git.graph import link as graph_link
+    from openwiki_git.markdown import split as mdsplit
 
     def relations(text: str) -> list[tuple[str, str]]:
         return [(r.type, r.ref.target) for r in mdsplit.split(text, "docs/adr/0001-x.md").relations if r.type != "status"]
@@ -368,8 +371,8 @@ def test_a_warm_check_flags_them_as_the_uncached_check_does(root: Path, monkeypa
     import contextlib
     import io
 
-    from openwiki_git import checkcache
-    from openwiki_git.main import main
+    from openwiki_git.caches import check as checkcache
+    from openwiki_git.cli.main import main
 
     monkeypatch.setattr(checkcache, "RACY_NS", 0)  # files written before a run may be cached at once
     answered: list[object] = []

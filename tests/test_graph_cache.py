@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from openwiki_git import graph_cache, store
+from openwiki_git.caches import graph as graph_cache
+from openwiki_git.store import wiki as store
 
 
 def test_a_cache_file_is_written_as_the_store_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

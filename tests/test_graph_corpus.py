@@ -20,9 +20,12 @@ from typing import Any
 
 import pytest
 
-from openwiki_git import checkcache, graph, graph_build, graph_split
-from openwiki_git.main import main
-from openwiki_git.workspace import Workspace
+from openwiki_git.caches import check as checkcache
+from openwiki_git.cli.main import main
+from openwiki_git.graph import build as graph_build
+from openwiki_git.graph import core as graph
+from openwiki_git.graph import split as graph_split
+from openwiki_git.store.workspace import Workspace
 
 _spec = importlib.util.spec_from_file_location("graph_corpus", Path(__file__).parent / "fixtures/graph/corpus.py")
 assert _spec is not None and _spec.loader is not None
@@ -141,7 +144,7 @@ def test_the_same_query_returns_the_same_evidence_every_run(built: tuple[Path, d
     for seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
         script = (
-            "import json, sys; from openwiki_git.graph_build import GraphSession as S; s = S.open(sys.argv[1]); "
+            "import json, sys; from openwiki_git.graph.build import GraphSession as S; s = S.open(sys.argv[1]); "
             "print(json.dumps([s.locate('retry backoff jitter'), s.expand('ADR-0003', edges=['superseded_by'], hops=9),"
             " s.locate('session'), s.expand('ADR-0015')], sort_keys=True))"
         )

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from openwiki_git import graph_split, mdsplit
+from openwiki_git.graph import split as graph_split
+from openwiki_git.markdown import split as mdsplit
 from tests.test_mdsplit import DOC, _random_markdown, _state
 
 

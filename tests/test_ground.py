@@ -9,8 +9,9 @@ import json
 
 import pytest
 
-from openwiki_git import citations, ground_refs
-from openwiki_git.markers import MARKER
+from openwiki_git.ground import refs as ground_refs
+from openwiki_git.pages import citations
+from openwiki_git.pages.markers import MARKER
 from tests.conftest import GitRepo
 
 PKG_INIT = "from ._core import make, Widget\n\n__all__ = ['make', 'Widget']\n"
@@ -235,7 +236,7 @@ def test_check_caches_broken_references_and_sees_a_change(docs_repo: GitRepo, ca
     import os
     import time
 
-    from openwiki_git import ground as service
+    from openwiki_git.ground import deterministic as service
 
     docs_repo.write("docs/guide.md", GUIDE + "\nNow `widgets.Widget.grow()` grows a widget for sure.\n")
     ground(docs_repo, capsys, "--all")
@@ -262,8 +263,8 @@ def test_a_warm_check_still_reports_broken_references(
 ) -> None:
     """The check cache answers a warm run without judging pages; broken references depend on
     every tracked file, not only the cited ones, so they are still reported (and updated) then."""
-    from openwiki_git import checkcache
-    from openwiki_git import ground as service
+    from openwiki_git.caches import check as checkcache
+    from openwiki_git.ground import deterministic as service
 
     monkeypatch.setattr(checkcache, "RACY_NS", 0)  # files written before a run may be cached at once
     monkeypatch.setattr(service, "RACY_NS", 0)
@@ -295,8 +296,8 @@ def test_a_page_the_refresher_confirmed_is_not_grounded(docs_repo: GitRepo, caps
     as before); a page `ground` grounded has."""
     import dataclasses
 
-    from openwiki_git import ground as service
-    from openwiki_git.workspace import Workspace
+    from openwiki_git.ground import deterministic as service
+    from openwiki_git.store.workspace import Workspace
 
     assert docs_repo.run("claim", "add", "--page", "guide.md", "--statement", "Call `widgets.make()` to build a widget.",
                          "--evidence", "repo://src/widgets/_core.py#L10-L13") == 0

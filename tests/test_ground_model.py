@@ -16,9 +16,11 @@ import pytest
 from fake_openai_server import FakeOpenAI, Reply, kill_at_request, user_text
 from scripted_refresher import ScriptedRefresher
 
-from openwiki_git import citations, ground, ground_model
-from openwiki_git.refresher import RefreshCallError, RefreshOptions
-from openwiki_git.workspace import Workspace
+from openwiki_git.ground import deterministic as ground
+from openwiki_git.ground import model_pass as ground_model
+from openwiki_git.pages import citations
+from openwiki_git.refresh.runner import RefreshCallError, RefreshOptions
+from openwiki_git.store.workspace import Workspace
 from tests.conftest import GitRepo
 
 CORE = '''\

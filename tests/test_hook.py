@@ -8,8 +8,9 @@ import re
 
 import pytest
 
-from openwiki_git import gitdiff, schema
-from openwiki_git.git import Repo
+from openwiki_git.formats import schema
+from openwiki_git.git import diff as gitdiff
+from openwiki_git.git.repo import Repo
 
 SAMPLE = "".join(f"line {i}\n" for i in range(1, 41))
 
@@ -18,7 +19,7 @@ def add_claim(repo, statement: str, resource: str) -> str:  # type: ignore[no-un
     import contextlib
     import io
 
-    from openwiki_git.main import main
+    from openwiki_git.cli.main import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -117,7 +118,7 @@ def test_honours_GIT_INDEX_FILE(claimed, monkeypatch, capsys) -> None:  # type: 
     assert claimed.git("diff", "--cached", "--name-only") == ""  # the real index is untouched
     monkeypatch.chdir(claimed.root)
     monkeypatch.setenv("GIT_INDEX_FILE", str(temp_index))
-    from openwiki_git.main import main
+    from openwiki_git.cli.main import main
 
     assert main(["hook", "--check"]) == 1
     assert "changed by @@ -11 +11 @@" in capsys.readouterr().out
@@ -234,8 +235,8 @@ def test_check_base_reports_the_range_with_hunks(claimed, capsys) -> None:  # ty
     assert by_id[b]["status"] == "fresh"
     assert by_id[b]["evidence"][0]["current_resource"] == "repo://src/app.py#L31-L32"
     assert data["summary"]["stale"] == 1
-    from openwiki_git.commands.check import ci_report
-    from openwiki_git.workspace import Workspace
+    from openwiki_git.cli.commands.check import ci_report
+    from openwiki_git.store.workspace import Workspace
 
     assert ci_report(Workspace.open(claimed.root), "main", "topic")["claims"] == data["claims"]
     assert claimed.run("check", "--base", "topic") == 0  # nothing between topic and itself
@@ -250,7 +251,7 @@ def test_cite_index_follows_the_claims_tree_incrementally(claimed) -> None:  # t
     claimed.write("src/b.py", SAMPLE)
     claimed.write(".openwiki/more.md", "---\ntype: Reference\n---\n\nB.\n")
     claimed.git("add", "-A")
-    from openwiki_git.main import main
+    from openwiki_git.cli.main import main
 
     assert (
         main(["-C", str(claimed.root), "claim", "add", "--page", "more.md", "--statement", "B.", "--evidence", "repo://src/b.py#L1-L3"])

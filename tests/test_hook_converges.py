@@ -26,7 +26,9 @@ from conftest import GitRepo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from openwiki_git import compat, diffmap, ghactions
+from openwiki_git.diff import hunks as diffmap
+from openwiki_git.evidence import openwiki as compat
+from openwiki_git.github import render as ghactions
 
 N = 40
 SRC = [f"def f{i}(): return {i}\n" for i in range(1, N + 1)]

@@ -318,7 +318,7 @@ def test_hostile_input_comes_out_clean(wiki_repo: GitRepo, case: Case) -> None:
 HOLDER = """
 import sys, time
 from pathlib import Path
-from openwiki_git import locking
+from openwiki_git.store import locking
 with locking.hold(Path(sys.argv[1])):
     print("held", flush=True)
     time.sleep(120)
@@ -414,7 +414,7 @@ def test_sigkill_mid_write_leaves_a_readable_wiki(wiki_repo: GitRepo) -> None:
 
 
 def test_global_options_after_the_command(wiki_repo: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from openwiki_git.main import main
+    from openwiki_git.cli.main import main
 
     claim(wiki_repo)
     assert main(["check", "-C", str(wiki_repo.root), "--wiki-dir", ".openwiki", "-v"]) == 0
@@ -433,8 +433,8 @@ def test_global_options_after_the_command(wiki_repo: GitRepo, tmp_path: Path, ca
 
 
 def test_exit_3_writes_last_error_log(wiki_repo: GitRepo, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from openwiki_git.commands import check
-    from openwiki_git.main import main
+    from openwiki_git.cli.commands import check
+    from openwiki_git.cli.main import main
 
     def broken(args: object) -> int:
         raise ZeroDivisionError("a bug")
@@ -452,8 +452,8 @@ def test_the_cli_imports_without_fcntl() -> None:
     """Portable imports: nothing imports a POSIX-only module at import time (Windows has no fcntl)."""
     code = (
         "import sys; sys.modules['fcntl'] = None\n"
-        "import openwiki_git.main, openwiki_git.store, openwiki_git.locking\n"
-        "from openwiki_git.main import build_parser; build_parser()\n"
+        "import openwiki_git.cli.main, openwiki_git.store.wiki, openwiki_git.store.locking\n"
+        "from openwiki_git.cli.main import build_parser; build_parser()\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=HANG_BOUND)
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from openwiki_git import citations, okf
-from openwiki_git import frontmatter as fm
+from openwiki_git.pages import citations, okf
+from openwiki_git.pages import frontmatter as fm
 from tests.conftest import GitRepo
 from tests.test_openwiki_interop import DELAY, RETRY, copy_fixture, edit_delay, report
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from openwiki_git import refresher, schema
+from openwiki_git.formats import schema
+from openwiki_git.refresh import runner as refresher
 
 
 @pytest.mark.parametrize(("parts", "shown"), [

@@ -1,11 +1,16 @@
-"""The layering of docs/architecture.md, checked on the source (ast), plus what `check` imports.
+"""The package layering of docs/architecture.md, checked on the source (ast), plus what `check` imports.
 
-- Pure cores import only the standard library (minus I/O, process, clock and network modules)
-  and lower pure layers.
-- No module imports a module of a higher layer (same-layer imports are allowed).
-- Third-party libraries stay in their adapter: pygit2 in git.py/gitdiff.py, langchain in
-  refresher.py, PyGithub in github_api.py, ruamel.yaml in yamlio.py/frontmatter.py.
-- Only main.py, commands/* and report.py print.
+- The layers come from the package table of docs/architecture.md: a module's layer is its
+  package's. Every import counts: module level, inside functions, and under `TYPE_CHECKING`.
+- No module imports a module of a package below its own (same package: allowed).
+- No import cycle: not between modules, not between packages (a cycle between packages that the
+  table's order hides is still a cycle).
+- The module map of docs/architecture.md and the tree hold the same modules; the README's
+  architecture section names every package.
+- Pure modules (the table's `pure` column) import only the standard library (minus I/O, process,
+  clock and network modules) and pure modules of their own or higher packages.
+- Third-party libraries stay in their adapter; only `cli/` prints; a command never imports
+  another command.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import ast
 import re
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -21,13 +27,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "openwiki_git"
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
+README = ROOT / "README.md"
+ROOT_PACKAGE = "(root)"
 
-# Pure modules (layers 0-3 of docs/architecture.md). Modules that the document adds to layer 3
-# later are picked up from its table as well (see `documented_layers`).
-PURE = {
-    "errors", "model", "compat", "checker", "fixer", "citations", "sidecar", "mdrefs", "mddoc", "graph_search", "graph_refs",
-    "graph_link", "graph_context", "citestale",
-}
 # Standard-library modules a pure core must not use: no file system, process, env, clock, network.
 IMPURE_STDLIB = {
     "os", "pathlib", "shutil", "tempfile", "glob", "fcntl", "io", "subprocess", "socket", "ssl",
@@ -35,65 +37,78 @@ IMPURE_STDLIB = {
     "importlib", "sys", "random", "uuid",
 }
 # third-party top-level package -> the only modules allowed to import it
-# agent_tools.py (the evidence graph's LangChain tools) imports langchain_core inside a function;
-# docs/architecture.md names only refresher.py: tolerated while lazy (see test_lazy_langchain).
 OWNERS = {
-    "pygit2": {"git", "gitdiff"},
-    "langchain": {"refresher"},
-    "langchain_core": {"refresher", "agent_tools"},
-    "langchain_openai": {"refresher"},
-    "openai": {"refresher"},
-    "github": {"github_api"},
-    "tree_sitter": {"ground_ts"},
-    "ruamel": {"yamlio", "frontmatter"},
-    "filelock": {"locking"},
-    "pygments": {"cosmetic"},
+    "pygit2": {"git.repo", "git.diff"},
+    "langchain": {"refresh.runner"},
+    "langchain_core": {"refresh.runner", "agents.langchain_tools"},
+    "langchain_openai": {"refresh.runner"},
+    "openai": {"refresh.runner"},
+    "github": {"github.api"},
+    "tree_sitter": {"ground.treesitter"},
+    "ruamel": {"formats.yamlio", "pages.frontmatter"},
+    "filelock": {"store.locking"},
+    "pygments": {"diff.cosmetic"},
+    "mcp": {"agents.mcp_server"},
+    "jsonschema": {"formats.schema", "store.bundle"},
 }
-PRINTERS = {"main", "report", "__main__"}
 # Third-party libraries a pure core may use: computation only. Pygments' lexers turn text into
 # tokens (cosmetic.py asks it for a lexer class by file name, without its plugin lookup).
-PURE_THIRD_PARTY = {"cosmetic": {"pygments"}}
+PURE_THIRD_PARTY = {"diff.cosmetic": {"pygments"}}
 
 
 def module_name(path: Path) -> str:
-    return path.relative_to(PKG).with_suffix("").as_posix().replace("/", ".")
+    """`openwiki_git/store/wiki.py` -> `store.wiki`; a package's `__init__.py` -> the package."""
+    name = path.relative_to(PKG).with_suffix("").as_posix().replace("/", ".")
+    return name.removesuffix(".__init__").removesuffix("__init__")
 
 
-MODULES = {module_name(p): p for p in sorted(PKG.rglob("*.py")) if p.name != "__init__.py" or p.parent != PKG}
+MODULES = {module_name(p): p for p in sorted(PKG.rglob("*.py"))}
 
 
-def documented_layers() -> dict[str, int]:
-    """`module -> layer` from the layer table of docs/architecture.md (`commands/<name>.py` is
-    every command module)."""
-    layers: dict[str, int] = {}
+def package_of(module: str) -> str:
+    """The table's package a module belongs to: its first dotted part, or the root.
+    `__main__` is the CLI's (`python -m openwiki_git` runs `cli.main`)."""
+    if module == "__main__":
+        return "cli"
+    head, dot, _ = module.partition(".")
+    return head if head and (dot or (PKG / head).is_dir()) else ROOT_PACKAGE
+
+
+@cache
+def package_table() -> dict[str, tuple[int, str]]:
+    """`package -> (layer, pure cell)` from the package table of docs/architecture.md."""
+    table: dict[str, tuple[int, str]] = {}
     for line in ARCHITECTURE.read_text("utf-8").splitlines():
-        m = re.match(r"\|\s*(\d+)\s*\|([^|]*)\|", line)
-        if not m:
-            continue
-        for name in re.findall(r"`([\w/<>]+)\.py`", m.group(2)):
-            if name == "commands/<name>":
-                layers.update({n: int(m.group(1)) for n in MODULES if n.startswith("commands.")})
-            else:
-                layers[name.replace("/", ".")] = int(m.group(1))
-    return layers
+        m = re.match(r"\|\s*(\d+)\s*\|\s*`([\w/]+)`( \(root\))?\s*\|[^|]*\|([^|]*)\|", line)
+        if m:
+            name = ROOT_PACKAGE if m.group(3) else m.group(2).rstrip("/")
+            table[name] = (int(m.group(1)), m.group(4).strip())
+    return table
 
 
-LAYERS = documented_layers()
-PURE_ALL = PURE | {name for name, layer in LAYERS.items() if layer <= 3}
+def layer(module: str) -> int:
+    return package_table()[package_of(module)][0]
+
+
+def pure_modules() -> set[str]:
+    out = set()
+    for package, (_, cell) in package_table().items():
+        members = [m for m in MODULES if package_of(m) == package and m != "__main__"]
+        if cell == "all":
+            out.update(m for m in members if m != package)
+        elif cell != "none":
+            prefix = "" if package == ROOT_PACKAGE else package + "."
+            out.update(prefix + name for name in re.findall(r"`([\w]+)\.py`", cell))
+    return out
 
 
 def imports(path: Path) -> list[tuple[str, int]]:
-    """Absolute names of every runtime import (TYPE_CHECKING blocks excluded), with line numbers."""
+    """Absolute names of every import, TYPE_CHECKING and function-level ones too, with line numbers."""
     tree = ast.parse(path.read_text("utf-8"), filename=str(path))
-    skip: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            skip.update(id(n) for stmt in node.body for n in ast.walk(stmt))
     out = []
-    package = module_name(path).rpartition(".")[0]
+    own = module_name(path)
+    package = own if path.name == "__init__.py" else own.rpartition(".")[0]
     for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
         if isinstance(node, ast.Import):
             out.extend((alias.name, node.lineno) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -104,18 +119,19 @@ def imports(path: Path) -> list[tuple[str, int]]:
             else:
                 mod = node.module or ""
             out.append((mod, node.lineno))
-            if mod == "openwiki_git" or (mod.startswith("openwiki_git.") and not node.level):
-                # `from openwiki_git import compat` imports the module compat
+            if mod == "openwiki_git" or mod.startswith("openwiki_git."):
+                # `from openwiki_git.store import wiki` imports the module store.wiki
+                prefix = mod.removeprefix("openwiki_git").lstrip(".")
                 out.extend(
                     (f"{mod}.{alias.name}", node.lineno)
                     for alias in node.names
-                    if f"{mod}.{alias.name}".removeprefix("openwiki_git.") in MODULES
+                    if (f"{prefix}.{alias.name}" if prefix else alias.name) in MODULES
                 )
     return out
 
 
 def internal(name: str) -> str | None:
-    """`openwiki_git.x.y` -> `x.y` when it is a module of the package; `openwiki_git` -> ''."""
+    """`openwiki_git.x.y.Thing` -> `x.y` (the longest module prefix); `openwiki_git` -> ''."""
     if name == "openwiki_git":
         return ""
     if name.startswith("openwiki_git."):
@@ -126,45 +142,148 @@ def internal(name: str) -> str | None:
     return None
 
 
-def test_architecture_table_is_parsed():
-    assert LAYERS.get("model") == 1 and LAYERS.get("compat") == 2 and LAYERS.get("checker") == 3
-    assert LAYERS.get("main") == 8 and LAYERS.get("commands.check") == 7
+@cache
+def module_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for name, path in MODULES.items():
+        targets = {internal(imported) for imported, _ in imports(path)}
+        # A package's `__init__` is imported on the way to any of its modules: not an edge of
+        # its own (ours are docstrings only; see test_package_inits_are_empty).
+        graph[name] = {t for t in targets if t and t != name and t in MODULES and not (PKG / t.replace(".", "/")).is_dir()}
+    return graph
 
 
-@pytest.mark.parametrize("name", sorted(PURE_ALL & set(MODULES)))
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one member (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_cycle_finder_finds_cycles():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_table_is_parsed_and_names_every_package():
+    table = package_table()
+    assert table[ROOT_PACKAGE][0] == 0 and table["cli"][0] == max(layer for layer, _ in table.values())
+    on_disk = {p.name for p in PKG.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert on_disk == set(table) - {ROOT_PACKAGE}, "docs/architecture.md's package table and the tree differ"
+    assert len({layer for layer, _ in table.values()}) == len(table), "two packages share a layer"
+
+
+def test_module_map_matches_the_tree():
+    text = ARCHITECTURE.read_text("utf-8")
+    start = text.index("## Module map")
+    section = text[start : text.index("\n## ", start + 1)]
+    documented = set()
+    for line in re.split(r"\n- ", section):
+        m = re.match(r"(root|`(\w+)/`):", line.strip("- \n"))
+        if not m:
+            continue
+        prefix = "" if m.group(1) == "root" else m.group(2) + "."
+        documented.update(prefix + name.replace("/", ".") for name in re.findall(r"`([\w/<>]+)\.py`", line))
+    documented.discard("cli.commands.<name>")
+    tree = {m for m in MODULES if not (PKG / m.replace(".", "/")).is_dir() and not m.startswith("cli.commands.")}
+    assert documented == tree, f"missing from the map: {sorted(tree - documented)}; not in the tree: {sorted(documented - tree)}"
+
+
+def test_readme_architecture_names_every_package():
+    text = README.read_text("utf-8")
+    section = text[text.index("## Developing openwiki-git") :]
+    missing = [p for p in package_table() if p != ROOT_PACKAGE and f"`{p}/`" not in section]
+    assert not missing, f"README's architecture section does not name {missing}"
+
+
+def test_package_inits_are_empty():
+    """Importing a package must not import anything (check's fast answer depends on it)."""
+    for path in PKG.rglob("__init__.py"):
+        bad = [imported for imported, _ in imports(path) if imported != "__future__"]
+        assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_no_module_import_cycle():
+    assert cycles(module_graph()) == []
+
+
+def test_no_package_import_cycle():
+    packages: dict[str, set[str]] = {}
+    for module, targets in module_graph().items():
+        own = package_of(module)
+        packages.setdefault(own, set()).update(package_of(t) for t in targets if package_of(t) != own)
+    assert cycles(packages) == []
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_upward_imports(name):
+    bad = [
+        f"line {line}: {imported} ({package_of(mod)}/, layer {layer(mod)})"
+        for imported, line in imports(MODULES[name])
+        if (mod := internal(imported)) and layer(mod) > layer(name)
+    ]
+    assert not bad, f"openwiki_git/{name} ({package_of(name)}/, layer {layer(name)}) imports a lower package:\n" + "\n".join(bad)
+
+
+PURE = pure_modules()
+
+
+def test_pure_set_is_what_the_table_says():
+    assert {"errors", "model", "claims.check", "claims.staleness", "diff.cosmetic", "graph.core"} <= PURE
+    assert "store.wiki" not in PURE and PURE <= set(MODULES)
+
+
+@pytest.mark.parametrize("name", sorted(PURE))
 def test_pure_core_imports(name):
-    layer = LAYERS.get(name, 3)
     bad = []
     for imported, line in imports(MODULES[name]):
         top = imported.split(".")[0]
         mod = internal(imported)
         if mod is not None:
-            if mod == "":
-                continue  # the package root: __version__ and PRODUCER, stdlib only
-            if mod not in PURE_ALL or LAYERS.get(mod, 3) > layer:
-                bad.append(f"line {line}: {imported} (not a lower pure layer)")
+            if mod == "" or mod in {p for p in package_table()}:
+                continue  # the package root (__version__ and PRODUCER, stdlib only) or an empty package
+            if mod not in PURE:
+                bad.append(f"line {line}: {imported} (not a pure module)")
         elif top not in sys.stdlib_module_names and top != "__future__":
             if top not in PURE_THIRD_PARTY.get(name, ()):
                 bad.append(f"line {line}: {imported} (third-party)")
         elif imported in IMPURE_STDLIB or top in IMPURE_STDLIB:
             bad.append(f"line {line}: {imported} (I/O, process, clock or network)")
-    assert not bad, f"openwiki_git/{name}.py is pure but imports:\n" + "\n".join(bad)
+    assert not bad, f"openwiki_git/{name} is pure but imports:\n" + "\n".join(bad)
 
 
 def test_package_root_is_stdlib_only():
     for imported, line in imports(PKG / "__init__.py"):
         assert imported.split(".")[0] in sys.stdlib_module_names | {"__future__"}, (imported, line)
-
-
-@pytest.mark.parametrize("name", sorted(set(LAYERS) & set(MODULES)))
-def test_no_upward_imports(name):
-    layer = LAYERS[name]
-    bad = [
-        f"line {line}: {imported} (layer {LAYERS[mod]})"
-        for imported, line in imports(MODULES[name])
-        if (mod := internal(imported)) and mod in LAYERS and LAYERS[mod] > layer
-    ]
-    assert not bad, f"openwiki_git/{name}.py (layer {layer}) imports upward:\n" + "\n".join(bad)
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
@@ -175,7 +294,7 @@ def test_third_party_stays_in_its_adapter(name):
         owners = OWNERS.get(top)
         if owners is not None and name not in owners:
             bad.append(f"line {line}: {imported} (only {', '.join(sorted(owners))} may)")
-    assert not bad, f"openwiki_git/{name}.py:\n" + "\n".join(bad)
+    assert not bad, f"openwiki_git/{name}:\n" + "\n".join(bad)
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
@@ -190,7 +309,7 @@ def test_lazy_langchain(name):
 
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_only_the_cli_prints(name):
-    if name in PRINTERS or name.startswith("commands."):
+    if package_of(name) == "cli":
         return
     tree = ast.parse(MODULES[name].read_text("utf-8"))
     bad = [
@@ -200,13 +319,24 @@ def test_only_the_cli_prints(name):
         or (isinstance(node, ast.Attribute) and node.attr in ("stdout", "stderr")
             and isinstance(node.value, ast.Name) and node.value.id == "sys")
     ]
-    assert not bad, f"openwiki_git/{name}.py prints (lines {bad}); return data and let report/commands print"
+    assert not bad, f"openwiki_git/{name} prints (lines {bad}); return data and let cli/ print"
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if m.startswith("cli.commands.")))
+def test_commands_do_not_import_commands(name):
+    """A command parses, calls a service and renders: what two commands share is a service."""
+    bad = [
+        f"line {line}: {imported}"
+        for imported, line in imports(MODULES[name])
+        if (mod := internal(imported)) and mod.startswith("cli.commands.") and mod != name
+    ]
+    assert not bad, f"openwiki_git/{name} imports another command:\n" + "\n".join(bad)
 
 
 FORBIDDEN_ON_CHECK_PATH = ("langchain", "langchain_core", "langchain_openai", "openai", "github", "jsonschema", "ruamel")
 
 
-@pytest.mark.parametrize("module", ["openwiki_git.commands.check", "openwiki_git.main"])
+@pytest.mark.parametrize("module", ["openwiki_git.cli.commands.check", "openwiki_git.cli.main"])
 def test_check_path_import_is_light(module):
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", f"import {module}"], capture_output=True, text=True, check=True
@@ -220,32 +350,27 @@ def test_check_path_import_is_light(module):
     assert not heavy, f"importing {module} loads {heavy}"
 
 
+def _modules_after_check(root: Path) -> set[str]:
+    code = (
+        "import sys\n"
+        "from openwiki_git.cli.main import main\n"
+        f"rc = main(['-C', {str(root)!r}, 'check'])\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules}))\n"
+        "sys.exit(rc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return set(ast.literal_eval(proc.stdout.strip().splitlines()[-1]))
+
+
 def test_check_run_without_config_imports_nothing_heavy(wiki_repo):
     """A full `check` run (no config.yml) loads neither jsonschema, ruamel, nor any model or
     GitHub client. With a config.yml only the config reader's imports may be added."""
     (wiki_repo.root / ".openwiki" / "config.yml").unlink()
-    code = (
-        "import sys\n"
-        "from openwiki_git.main import main\n"
-        f"rc = main(['-C', {str(wiki_repo.root)!r}, 'check'])\n"
-        "print(sorted({m.split('.')[0] for m in sys.modules}))\n"
-        "sys.exit(rc)\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    loaded = set(ast.literal_eval(proc.stdout.strip().splitlines()[-1]))
+    loaded = _modules_after_check(wiki_repo.root)
     assert not loaded & set(FORBIDDEN_ON_CHECK_PATH), sorted(loaded & set(FORBIDDEN_ON_CHECK_PATH))
 
 
 def test_check_run_with_config_imports_no_clients(wiki_repo):
-    code = (
-        "import sys\n"
-        "from openwiki_git.main import main\n"
-        f"rc = main(['-C', {str(wiki_repo.root)!r}, 'check'])\n"
-        "print(sorted({m.split('.')[0] for m in sys.modules}))\n"
-        "sys.exit(rc)\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    loaded = set(ast.literal_eval(proc.stdout.strip().splitlines()[-1]))
+    loaded = _modules_after_check(wiki_repo.root)
     assert not loaded & {"langchain", "langchain_core", "langchain_openai", "openai", "github"}

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from openwiki_git import citations
+from openwiki_git.pages import citations
 from tests.conftest import GitRepo
 
 

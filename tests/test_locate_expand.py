@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from openwiki_git.main import main
+from openwiki_git.cli.main import main
 
 _spec = importlib.util.spec_from_file_location("graph_corpus", Path(__file__).parent / "fixtures/graph/corpus.py")
 assert _spec is not None and _spec.loader is not None
@@ -54,7 +54,7 @@ class ToolAgent(CliAgent):
 
     def __init__(self, root: Path) -> None:
         super().__init__(root)
-        from openwiki_git.agent_tools import graph_tools
+        from openwiki_git.agents.langchain_tools import graph_tools
 
         self.tools = {t.name: t for t in graph_tools(root)}
 
@@ -199,7 +199,7 @@ def test_the_tools_describe_their_arguments_and_return_bad_arguments_as_errors(r
 def test_missing_langchain_core_is_a_clear_usage_error(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
-    from openwiki_git.agent_tools import graph_tools
+    from openwiki_git.agents.langchain_tools import graph_tools
     from openwiki_git.errors import UsageError
 
     monkeypatch.setitem(sys.modules, "langchain_core.tools", None)

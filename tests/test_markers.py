@@ -4,8 +4,10 @@ citations' and ground's copies also stripped the label of a definition."""
 
 from __future__ import annotations
 
-from openwiki_git import citations, ground_refs, mdrefs, okf
-from openwiki_git.markers import MARKER
+from openwiki_git.ground import refs as ground_refs
+from openwiki_git.markdown import refs as mdrefs
+from openwiki_git.pages import citations, okf
+from openwiki_git.pages.markers import MARKER
 
 TEXT = "Line ten says ten.[^c-1a2b3c4d] See [^c-0123456789abcdef]: a definition."
 

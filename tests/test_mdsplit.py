@@ -7,8 +7,10 @@ import random
 
 import pytest
 
-from openwiki_git import mddoc, mdrefs, mdsplit
-from openwiki_git.mdsplit import Ref
+from openwiki_git.markdown import document as mddoc
+from openwiki_git.markdown import refs as mdrefs
+from openwiki_git.markdown import split as mdsplit
+from openwiki_git.markdown.split import Ref
 
 DOC = """\
 ---

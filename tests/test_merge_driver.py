@@ -8,10 +8,10 @@ import subprocess
 import sysconfig
 from pathlib import Path
 
-from openwiki_git import citations
-from openwiki_git import sidecar as codec
-from openwiki_git.commands.merge_driver import merge, merge_claim, merge_page
+from openwiki_git.cli.commands.merge_driver import merge, merge_claim, merge_page
+from openwiki_git.formats import sidecar as codec
 from openwiki_git.model import Cause, Claim, Evidence, Mark, Sidecar
+from openwiki_git.pages import citations
 
 TOKEN = "repo-lines-v1:sha256:" + "0" * 64 + ":e30"
 V1 = "repo-lines-v1:sha256:" + "1" * 64 + ":e30"

@@ -7,9 +7,11 @@ import json
 
 import pytest
 
-from openwiki_git import PRODUCER, okf
-from openwiki_git import frontmatter as fm
+from openwiki_git import PRODUCER
 from openwiki_git.model import Claim, Evidence, Mark, Sidecar, Verification
+from openwiki_git.pages import frontmatter as fm
+from openwiki_git.pages import okf
+from openwiki_git.store import bundle
 from tests.conftest import GitRepo
 
 T0 = "2026-11-30T10:00:00Z"
@@ -178,7 +180,7 @@ def test_indexes_list_files_and_directories(wiki_repo: GitRepo) -> None:
     repo.write(".openwiki/api/deep/more.md", "---\ntype: Reference\n---\n\nx\n")
     repo.write(".openwiki/api/log.md", "## 2026-01-01\n\n* x\n")
     repo.write(".openwiki/empty/.keep", "")
-    wiki = {str(p.relative_to(repo.root)): t for p, t in okf.expected_indexes(_wiki(repo)).items()}
+    wiki = {str(p.relative_to(repo.root)): t for p, t in bundle.expected_indexes(_wiki(repo)).items()}
     assert (
         wiki[".openwiki/index.md"] == '---\nokf_version: "0.2"\n---\n\n# Files\n\n* [Guide](guide.md)\n\n# Directories\n\n* [api](api/)\n'
     )
@@ -191,11 +193,11 @@ def test_indexes_list_files_and_directories(wiki_repo: GitRepo) -> None:
 
 def test_init_index_is_already_up_to_date(repo: GitRepo) -> None:
     assert repo.run("init") == 0
-    assert okf.expected_indexes(_wiki(repo))[repo.root / ".openwiki" / "index.md"] == repo.read(".openwiki/index.md")
+    assert bundle.expected_indexes(_wiki(repo))[repo.root / ".openwiki" / "index.md"] == repo.read(".openwiki/index.md")
 
 
 def _wiki(repo: GitRepo):  # type: ignore[no-untyped-def]
-    from openwiki_git.workspace import Workspace
+    from openwiki_git.store.workspace import Workspace
 
     return Workspace.open(repo.root).wiki
 
@@ -220,7 +222,7 @@ def test_schema_accepts_every_okf_fixture() -> None:
 
     from jsonschema import Draft202012Validator
 
-    from openwiki_git import schema
+    from openwiki_git.formats import schema
 
     validator = Draft202012Validator(schema.load_schema("frontmatter"))
     for path in sorted((Path(__file__).parent / "fixtures" / "okf").glob("*.md")):

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from openwiki_git import compat
-from openwiki_git import frontmatter as fm
+from openwiki_git.evidence import openwiki as compat
+from openwiki_git.pages import frontmatter as fm
 from tests.conftest import GitRepo
 
 FIXTURE = Path(__file__).parent / "fixtures" / "openwiki-wiki"

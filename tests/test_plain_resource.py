@@ -11,7 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from openwiki_git import compat, gitdiff, sidecar
+from openwiki_git.evidence import openwiki as compat
+from openwiki_git.formats import sidecar
+from openwiki_git.git import diff as gitdiff
 
 PLAIN = ["repo://src/a.py", "repo://src/a.py#L1-L2", "repo://.github/x.yml#L3-L3", "repo://a/...b/c", "repo://a/..b",
          "repo://vendor/lib/.git/config", "repo://a#L999999999999999-L999999999999999"]

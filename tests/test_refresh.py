@@ -23,10 +23,11 @@ from test_refresh_support import (
     tracked_changes,
 )
 
-from openwiki_git import citations, refresher
 from openwiki_git.errors import RefreshError
-from openwiki_git.refresher import RefreshCallError, RefreshOptions, run_refresh
-from openwiki_git.workspace import Workspace
+from openwiki_git.pages import citations
+from openwiki_git.refresh import runner as refresher
+from openwiki_git.refresh.runner import RefreshCallError, RefreshOptions, run_refresh
+from openwiki_git.store.workspace import Workspace
 
 
 def refresh(repo: Any, fake: ScriptedRefresher | None, **options: Any) -> refresher.RefreshResult:

@@ -16,8 +16,8 @@ import pytest
 from fake_openai_server import FakeOpenAI, Reply, confirm_from_prompt, kill_at_request
 from test_refresh_support import check_json, confirm, retract, revise, stale_wiki
 
-from openwiki_git.refresher import RefreshOptions, run_refresh
-from openwiki_git.workspace import Workspace
+from openwiki_git.refresh.runner import RefreshOptions, run_refresh
+from openwiki_git.store.workspace import Workspace
 
 pytestmark = pytest.mark.e2e
 
@@ -181,7 +181,7 @@ def test_a_killed_refresh_leaves_valid_files_with_the_decided_claims_applied(rep
 
 def test_check_never_imports_langchain() -> None:
     code = (
-        "import sys, openwiki_git.commands.check, openwiki_git.main as m; m.build_parser(); "
+        "import sys, openwiki_git.cli.commands.check, openwiki_git.cli.main as m; m.build_parser(); "
         "bad = sorted(k for k in sys.modules if k.split('.')[0] in ('langchain_openai', 'langchain_core', 'openai')); "
         "print(bad); sys.exit(1 if bad else 0)"
     )

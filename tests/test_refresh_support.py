@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from openwiki_git.workspace import Workspace
+from openwiki_git.store.workspace import Workspace
 
 
 @dataclass

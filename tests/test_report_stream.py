@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import random
 
-from openwiki_git import report
+from openwiki_git.cli import report
 from openwiki_git.model import Claim, ClaimResult, Evidence, EvidenceResult
 
 ALPHABET = "ab \"\\/\n\t\x01\u00e9\u2028\U0001f600<>&'"

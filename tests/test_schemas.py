@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from openwiki_git import schema, sidecar
+from openwiki_git.formats import schema, sidecar
 from openwiki_git.model import Cause, Claim, Evidence, Mark, Sidecar, Verification
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -140,7 +140,7 @@ def test_check_report_validates(wiki_repo, capsys):
 
 
 def test_config_written_by_init_validates(repo, capsys):
-    from openwiki_git.yamlio import load_yaml
+    from openwiki_git.formats.yamlio import load_yaml
 
     assert repo.run("init") == 0
     data = load_yaml(repo.read(".openwiki/config.yml"), filename="config.yml")
@@ -203,8 +203,8 @@ def _config_texts(draw):
 @settings(max_examples=600, deadline=None)
 @given(_config_texts())
 def test_config_fast_path_agrees_with_yaml_and_schema(text):
-    from openwiki_git.config import _simple_config
-    from openwiki_git.yamlio import load_yaml
+    from openwiki_git.formats.yamlio import load_yaml
+    from openwiki_git.store.config import _simple_config
 
     fast = _simple_config(text)
     if fast is None:
@@ -216,8 +216,8 @@ def test_config_fast_path_agrees_with_yaml_and_schema(text):
 
 
 def test_config_fast_path_covers_the_init_template():
-    from openwiki_git.commands.init import CONFIG_TEMPLATE
-    from openwiki_git.config import _simple_config
+    from openwiki_git.cli.commands.init import CONFIG_TEMPLATE
+    from openwiki_git.store.config import _simple_config
 
     assert _simple_config(CONFIG_TEMPLATE.format(wiki_dir=".openwiki")) is not None
     assert _simple_config("wiki_dir: .openwiki\nreverify_after: 90d\nmax_growth: 50\n") == {
@@ -226,9 +226,9 @@ def test_config_fast_path_covers_the_init_template():
 
 
 def test_config_fast_path_agrees_on_every_single_line():
-    from openwiki_git.config import _simple_config
     from openwiki_git.errors import ConfigError
-    from openwiki_git.yamlio import load_yaml
+    from openwiki_git.formats.yamlio import load_yaml
+    from openwiki_git.store.config import _simple_config
 
     accepted = 0
     for key in _KEYS:
@@ -250,7 +250,7 @@ def test_config_fast_path_agrees_on_every_single_line():
 
 def test_config_fast_path_knows_the_schema_it_mirrors():
     """config._SIMPLE_SETTINGS re-states these constraints; change both together."""
-    from openwiki_git.config import _SIMPLE_SETTINGS
+    from openwiki_git.store.config import _SIMPLE_SETTINGS
 
     props = schema.load_schema("config")["properties"]
     mirrored = {k: {a: b for a, b in props[k].items() if a != "description"} for k in _SIMPLE_SETTINGS}
@@ -265,7 +265,7 @@ def test_config_fast_path_knows_the_schema_it_mirrors():
         "range_growth_lines": {"type": "integer", "minimum": 0},
         "cosmetic_edits": {"enum": ["fresh", "mark", "stale"]},
     }
-    from openwiki_git.config import _SIMPLE_SECTIONS
+    from openwiki_git.store.config import _SIMPLE_SECTIONS
 
     hook = props["hook"]["properties"]
     assert {k: hook[k]["enum"] for k in _SIMPLE_SECTIONS["hook"]} == {"on_moved": ["stage", "stop"], "on_stale": ["stop", "stage"]}
@@ -279,9 +279,9 @@ def test_config_fast_path_knows_the_schema_it_mirrors():
     "hook: stop\n", "on_moved: stop\n", "hook:\n   on_moved: stop\n", "hook:\nhook:\n  on_moved: stop\n",
 ])
 def test_config_fast_path_hook_section(text):
-    from openwiki_git.config import _simple_config
     from openwiki_git.errors import ConfigError
-    from openwiki_git.yamlio import load_yaml
+    from openwiki_git.formats.yamlio import load_yaml
+    from openwiki_git.store.config import _simple_config
 
     fast = _simple_config(text)
     if fast is None:

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openwiki_git import compat, sidecar
 from openwiki_git.errors import SchemaError
+from openwiki_git.evidence import openwiki as compat
+from openwiki_git.formats import sidecar
 from openwiki_git.model import Claim, Evidence, Sidecar, Verification
 
 LINES = compat.split_lines("a\nb\nc\nd\ne\n")

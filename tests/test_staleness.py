@@ -6,10 +6,10 @@ import difflib
 
 import pytest
 
-from openwiki_git import compat
-from openwiki_git.diffmap import FileChange, Hunk
+from openwiki_git.claims.staleness import Engine, Options
+from openwiki_git.diff.hunks import FileChange, Hunk
+from openwiki_git.evidence import openwiki as compat
 from openwiki_git.model import Cause, Claim, Evidence, FileText, Mark
-from openwiki_git.staleness import Engine, Options
 
 
 def hunks_of(old: list[str], new: list[str]) -> list[Hunk]:
@@ -262,8 +262,8 @@ def test_whole_file_evidence() -> None:
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from openwiki_git.diffmap import map_range  # noqa: E402
-from openwiki_git.staleness import _context_kept  # noqa: E402
+from openwiki_git.claims.staleness import _context_kept  # noqa: E402
+from openwiki_git.diff.hunks import map_range  # noqa: E402
 
 WORDS = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "d\n", "\n"]), min_size=1, max_size=25)
 

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from openwiki_git import locking, store
-from openwiki_git.config import Config
 from openwiki_git.errors import StoreError
 from openwiki_git.model import Claim, Evidence, Mark, Sidecar
-from openwiki_git.store import Wiki, atomic_write, is_grounded_page
+from openwiki_git.store import locking
+from openwiki_git.store import wiki as store
+from openwiki_git.store.config import Config
+from openwiki_git.store.wiki import Wiki, atomic_write, is_grounded_page
 
 
 def _files(root: Path) -> list[str]:
@@ -186,8 +187,8 @@ def test_find_claim_by_prefix(tmp_path):
 HOLDER = """
 import sys, time
 from pathlib import Path
-from openwiki_git.config import Config
-from openwiki_git.store import Wiki
+from openwiki_git.store.config import Config
+from openwiki_git.store.wiki import Wiki
 root = Path(sys.argv[1])
 with Wiki(root, Config(), root / ".git").lock():
     print("locked", flush=True)

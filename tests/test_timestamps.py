@@ -9,11 +9,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from openwiki_git import checker, okf
-from openwiki_git import frontmatter as fm
-from openwiki_git.commands import merge_driver
+from openwiki_git.claims import check as checker
+from openwiki_git.cli.commands import merge_driver
+from openwiki_git.formats.timestamps import instant
 from openwiki_git.model import Claim, Evidence
-from openwiki_git.timestamps import instant
+from openwiki_git.pages import frontmatter as fm
+from openwiki_git.pages import okf
 
 GOOD = ["2099-01-01T00:00Z", "2099-01-01T00:00:00Z", "2099-01-01T00:00:00.25Z", "2099-01-01T02:00:00+02:00",
         "2098-12-31T19:00-05:00"]

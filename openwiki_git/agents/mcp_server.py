@@ -1,0 +1,72 @@
+"""The MCP server of `openwiki-git mcp`, on the official `mcp` SDK (imported only here): the
+tools and resources of graph_service, with argument schemas and descriptions written for a model.
+A tool's error is returned as its result with isError set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from openwiki_git import __version__
+from openwiki_git.agents.service import ARGS, CHECK, CLAIM_SHOW, EXPAND, LOCATE, GraphService
+
+
+def make_server(root: str | Path, *, wiki_dir: str | None = None) -> MCPServer:
+    service = GraphService(root, wiki_dir=wiki_dir)
+    server = MCPServer(
+        "openwiki-git",
+        version=__version__,
+        instructions="The repository's wiki, its claims grounded in source lines, and its decision records as a typed graph. "
+        "Use locate first, then expand; never state a stale claim as a fact.",
+    )
+
+    def answer(name: str, **kwargs: Any) -> str:
+        data = service.call(name, **kwargs)
+        if "error" in data and len(data) <= 2:
+            raise ToolError(json.dumps(data, ensure_ascii=False))  # the SDK returns it with isError: true
+        return json.dumps(data, ensure_ascii=False)
+
+    @server.tool(name="locate", description=LOCATE)
+    def locate(
+        terms: Annotated[str, Field(description=ARGS["terms"])],
+        within: Annotated[str | None, Field(description=ARGS["within"])] = None,
+        limit: Annotated[int, Field(description=ARGS["limit"], ge=1, le=50)] = 10,
+    ) -> str:
+        return answer("locate", terms=terms, within=within, limit=limit)
+
+    @server.tool(name="expand", description=EXPAND)
+    def expand(
+        node: Annotated[str, Field(description=ARGS["node"])],
+        edges: Annotated[list[str] | None, Field(description=ARGS["edges"])] = None,
+        hops: Annotated[int, Field(description=ARGS["hops"], ge=1, le=100)] = 1,
+        depth: Annotated[int, Field(description=ARGS["depth"], ge=0, le=2)] = 1,
+        max_chars: Annotated[int, Field(description=ARGS["max_chars"], ge=0, le=100_000)] = 6000,
+    ) -> str:
+        return answer("expand", node=node, edges=edges, hops=hops, depth=depth, max_chars=max_chars)
+
+    @server.tool(name="check", description=CHECK)
+    def check(page: Annotated[str | None, Field(description=ARGS["page"])] = None) -> str:
+        return answer("check", page=page)
+
+    @server.tool(name="claim_show", description=CLAIM_SHOW)
+    def claim_show(claim: Annotated[str, Field(description=ARGS["claim"])]) -> str:
+        return answer("claim_show", claim=claim)
+
+    for page in service.pages():
+        _page_resource(server, service, page)
+    return server
+
+
+def _page_resource(server: MCPServer, service: GraphService, page: str) -> None:
+    @server.resource(f"openwiki://page/{page}", name=page, description=f"The wiki page {page}", mime_type="text/markdown")
+    def read() -> str:
+        return service.page_text(page)
+
+
+def serve(root: str | Path, *, wiki_dir: str | None = None) -> None:
+    make_server(root, wiki_dir=wiki_dir).run("stdio")

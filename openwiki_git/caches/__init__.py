@@ -1,0 +1,1 @@
+"""caches: see docs/architecture.md."""

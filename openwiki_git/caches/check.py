@@ -1,0 +1,559 @@
+"""`check`'s summary cache: per page, what the last run found, validated by stat as git's index is.
+
+`<git dir>/openwiki-git/check-cache-v2.pickle` (outside version control) holds, per page that has
+a sidecar: the stat of the sidecar and of the page, the key of every file its claims cite (stat
+and blob id; or "missing", "untracked"), its counts, the report records of its *notable* claims
+(any claim that is not plainly fresh: stale, unresolved, relocated, without its marker, due, with
+a note), its claim ids (the cross-page duplicate check) and when a due verdict may next change.
+A plain fresh claim is not stored at all: its report record follows from its sidecar alone
+(`report.plain_claim_json`). So the cache is small (a few bytes per plain claim) and bounded
+(at most MAX_NOTABLE notable records are kept; pages beyond are judged again on each run).
+
+Two ways to use it:
+
+- `answer()`: when nothing changed (the index file, every sidecar, page and cited file, the
+  config file and the code have the stat recorded), the report is answered from the cache
+  without git, pygit2 or any sidecar parse: this module imports only the standard library.
+- `PageKeys` (commands/check.py): with a Workspace, each page whose keys still hold keeps its
+  entry; only the others are loaded and judged again. A file whose stat changed but whose blob did
+  not (touched, checked out again) keeps its pages' entries.
+
+What keeps an answer from the cache equal to a fresh one:
+
+- Racy files (git's racy-index rule): a stat whose mtime or ctime is less than RACY_NS before the
+  check *started* (or later) is never stored, because an edit within the same timestamp tick
+  would leave it unchanged; a page that depends on one is judged again next time.
+- Tracking: the index file's stat is recorded; when it changed (`git add`, `git status`), every
+  cited path's tracking is looked up again in git's index before an entry is reused. Runs with
+  GIT_DIR, GIT_INDEX_FILE, GIT_WORK_TREE or GIT_COMMON_DIR set never take the fast answer.
+- Only files whose git text is exactly their bytes on disk are keyed (no CR at all, valid UTF-8),
+  so `.gitattributes` or `core.autocrlf`, which leave a file's stat alone, cannot make an entry
+  wrong. Symlinks, and paths through a symlinked directory, are never keyed.
+- The whole cache is keyed on FORMAT, `__version__`, the stat of the package's modules (an
+  editable install changes code without changing the version), the config file's stat, the
+  wiki directory's presence, `--wiki-dir`, the work tree and the git directory. Any difference:
+  every page is judged again.
+- Due verdicts depend on the clock: an entry records the first instant at which one of its
+  claims' `due` may change, and is not used from then on (nor when the clock went back).
+- It is read with cachepickle's unpickler allowing no class (only builtin containers and scalars),
+  so a tampered file cannot run code; a file that cannot be read, is of another format or holds
+  anything unexpected is ignored and rebuilt, never an error.
+- It is written atomically (`store.atomic_write`) and only when it changed, without the writers'
+  lock (derived data: the last writer wins); a read-only git directory just means no cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import pickle
+import stat
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from openwiki_git import __version__
+from openwiki_git.caches import pickling as cachepickle
+
+CACHE_NAME = "check-cache-v2.pickle"
+FORMAT = 2
+RACY_NS = 2_000_000_000  # git's racy window is one timestamp tick; 2 s covers FAT and coarse clocks
+MAX_NOTABLE = 20_000  # notable claim records kept at most; pages beyond are judged on each run
+GIT_ENV = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES")
+CONFIG_FILE = (".openwiki", "config.yml")  # config.config_path, without importing config
+# The modules whose code decides a verdict or a report record: their stat is part of the key.
+# The modules whose code decides what an entry holds, relative to the package root: a change to
+# any of them (an upgrade, an edit in a checkout) invalidates every entry.
+CODE = ("caches/check", "claims/check", "evidence/openwiki", "pages/citations", "formats/sidecar", "model",
+        "git/repo", "store/wiki", "store/config", "pages/okf", "cli/report", "store/workspace", "cli/commands/check")
+
+StatKey = tuple[int, int, int, int]  # st_mtime_ns, st_size, st_ino, st_ctime_ns
+# A cited file's key: (mtime, size, ino, ctime, blob) of a tracked verbatim file, or "missing"
+# (tracked, not on disk) or "untracked"; those two follow from the index alone.
+FileKey = Any
+Entry = dict[str, Any]  # sidecar, page, files, summary, notable, ids, until, findings
+
+
+def stat_key(st: os.stat_result) -> StatKey:
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+
+
+def lstat_file(path: str | Path) -> StatKey | None:
+    """The stat of a regular file that is no symlink, else None."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return stat_key(st) if stat.S_ISREG(st.st_mode) else None
+
+
+def stat_or_none(path: str | Path) -> StatKey | None:
+    try:
+        return stat_key(os.stat(path))
+    except OSError:
+        return None
+
+
+def racy(started_ns: int, *stats: Any) -> bool:
+    """Whether a file may still change without its stat showing it (git's racy rule)."""
+    limit = started_ns - RACY_NS
+    return any(s is not None and type(s) is tuple and max(s[0], s[3]) >= limit for s in stats)
+
+
+def code_key() -> tuple[Any, ...]:
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return tuple(stat_or_none(os.path.join(package, *name.split("/")) + ".py") for name in CODE)
+
+
+def cache_key(root: str, git_dir: str, wiki_dir_arg: str | None) -> tuple[Any, ...]:
+    """Everything besides the wiki's and the cited files' own stats that an entry depends on."""
+    top = os.path.join(root, CONFIG_FILE[0])
+    config = lstat_file(os.path.join(top, CONFIG_FILE[1]))
+    dirs = (os.path.isdir(top), os.path.isdir(os.path.join(root, "openwiki")))
+    return (FORMAT, __version__, code_key(), root, git_dir, wiki_dir_arg, config, dirs)
+
+
+# -- the file -------------------------------------------------------------------------------------
+def read(path: str | Path) -> dict[str, Any] | None:
+    """The cached data, or None when missing, unreadable, refused or malformed."""
+    try:
+        with open(path, "rb") as fh, no_gc():
+            data = cachepickle.Unpickler(fh, "the check cache").load()  # no class at all
+    except Exception:  # noqa: BLE001 - whatever is wrong with the file, the cache is rebuilt
+        return None
+    if type(data) is not dict or data.get("format") != FORMAT or type(data.get("pages")) is not dict \
+            or type(data.get("root")) is not str:
+        return None
+    for page, entry in data["pages"].items():
+        if type(page) is not str or type(entry) is not dict or not _ENTRY_KEYS <= entry.keys():
+            return None
+    return data
+
+
+_ENTRY_KEYS = frozenset({"sidecar", "page", "files", "summary", "notable", "ids", "until", "findings"})
+
+
+def dumps(data: dict[str, Any]) -> bytes:
+    return pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+@contextlib.contextmanager
+def no_gc() -> Iterator[None]:
+    """Unpickling (and checking) builds tens of thousands of records and no reference cycles: the
+    cyclic collector's passes over them would cost a good part of the time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+# -- the fast answer: nothing changed --------------------------------------------------------------
+def locate(start: str | None) -> tuple[str, str, str] | None:
+    """(work tree, git directory, common git directory) found as git discovers them, without
+    pygit2; None when unsure (an environment override, a bare or foreign-owned repository)."""
+    if any(name in os.environ for name in GIT_ENV):
+        return None
+    here = os.path.realpath(start or os.getcwd())
+    while True:
+        dot = os.path.join(here, ".git")
+        try:
+            st = os.lstat(dot)
+        except OSError:
+            st = None
+        if st is not None:
+            break
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+    if stat.S_ISDIR(st.st_mode):
+        git_dir = dot
+    elif stat.S_ISREG(st.st_mode):
+        try:
+            with open(dot, encoding="utf-8") as fh:
+                line = fh.read().strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        if not line.startswith("gitdir: "):
+            return None
+        git_dir = os.path.realpath(os.path.join(here, line[len("gitdir: ") :]))
+    else:
+        return None
+    common = git_dir
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
+            common = os.path.realpath(os.path.join(git_dir, fh.read().strip()))
+    except FileNotFoundError:
+        pass
+    except (OSError, UnicodeDecodeError):
+        return None
+    try:
+        if os.stat(git_dir).st_uid != os.getuid():
+            return None  # git's safe.directory rule: let pygit2 decide
+    except OSError:
+        return None
+    return here, git_dir, common
+
+
+def file_key_now(root: str, path: str, real_dirs: dict[str, str]) -> StatKey | None:
+    """The stat of a cited file as the working-tree reader would accept it: a regular file, no
+    symlink, not reached through a symlinked directory; else None."""
+    full = os.path.join(root, path)
+    st = lstat_file(full)
+    if st is None:
+        return None
+    parent, _, name = path.rpartition("/")
+    real_dir = real_dirs.get(parent)
+    if real_dir is None:
+        real_dir = real_dirs[parent] = os.path.realpath(os.path.join(root, parent))
+    return st if os.path.join(real_dir, name) == full else None
+
+
+def file_holds(root: str, path: str, key: FileKey, real_dirs: dict[str, str]) -> bool:
+    """Whether a recorded file key still holds for the file now (the index unchanged)."""
+    if key == "untracked":
+        return True  # not read from disk at all: only the index decides
+    if key == "missing":
+        return not os.path.lexists(os.path.join(root, path))
+    return file_key_now(root, path, real_dirs) == key[:4]
+
+
+def _sidecar_pages(claims_dir: str) -> list[str] | None:
+    """The pages that have a sidecar, as Wiki.sidecar_pages() lists them; None on anything it
+    would refuse or treat specially (a symlink), which the full path reports."""
+    out: list[str] = []
+
+    def scan(folder: str, prefix: str) -> bool:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return True
+        for entry in entries:
+            if entry.is_symlink():
+                return False
+            if entry.is_dir():
+                if not scan(entry.path, prefix + entry.name + "/"):
+                    return False
+            elif entry.name.endswith(".json") and not entry.name.startswith("."):
+                out.append(prefix + entry.name[: -len(".json")] + ".md")
+        return True
+
+    if os.path.islink(claims_dir) or not scan(claims_dir, ""):
+        return None
+    return sorted(out)
+
+
+def trusted_location(start: str | None) -> tuple[str, str, frozenset[str], dict[str, Any]] | None:
+    """(work tree, git directory, tracked paths, cached data) when the cache vouches for them:
+    the repository found without pygit2 where a pygit2-opened run recorded it (every cache key
+    starts from one: a run without a cache opens git), and the index file unchanged since the
+    recorded paths were tracked. Else None: open the repository with pygit2."""
+    found = locate(start)
+    if found is None:
+        return None
+    root, git_dir, _ = found
+    data = read(os.path.join(git_dir, "openwiki-git", CACHE_NAME))
+    # The key's first five: FORMAT, version, code, work tree, git directory (cache_key), as recorded.
+    if data is None or data.get("key", ())[:5] != cache_key(root, git_dir, None)[:5] or data.get("index") is None:
+        return None
+    if data.get("index_path") != os.path.join(git_dir, "index") or lstat_file(data["index_path"]) != data["index"]:
+        return None
+    tracked = frozenset(p for e in data["pages"].values() for p, k in e["files"].items() if k != "untracked")
+    return root, git_dir, tracked, data
+
+
+def answer(start: str | None, wiki_dir_arg: str | None) -> dict[str, Any] | None:
+    """The cached data when nothing it depends on changed, else None (judge with a Workspace)."""
+    started_ns = time.time_ns()
+    found = locate(start)
+    if found is None:
+        return None
+    root, git_dir, _ = found
+    data = read(os.path.join(git_dir, "openwiki-git", CACHE_NAME))
+    if data is None or data.get("key") != cache_key(root, git_dir, wiki_dir_arg) or data.get("index") is None:
+        return None
+    if data["index_path"] != os.path.join(git_dir, "index"):
+        return None
+    if lstat_file(data["index_path"]) != data["index"] or started_ns < data.get("written_ns", 0):
+        return None
+    wiki = os.path.join(root, data["wiki_dir"])
+    if os.path.islink(wiki) or not os.path.isdir(os.path.join(wiki, ".claims")):
+        return None  # whatever the full path says of a missing wiki, it says it
+    pages = data["pages"]
+    listed = _sidecar_pages(os.path.join(wiki, ".claims"))
+    if listed is None or listed != sorted(pages):
+        return None
+    now = time.time()
+    files: dict[str, Any] = {}
+    for page in listed:
+        entry = pages[page]
+        side = lstat_file(os.path.join(wiki, ".claims", page[: -len(".md")] + ".json"))
+        if side is None or side != entry["sidecar"] or stat_or_none(os.path.join(wiki, page)) != entry["page"]:
+            return None
+        if entry["until"] is not None and now >= entry["until"]:
+            return None
+        for path, key in entry["files"].items():
+            if files.get(path, key) != key:
+                return None
+            files[path] = key
+    real_dirs: dict[str, str] = {}
+    for path, key in files.items():
+        if not file_holds(root, path, key, real_dirs):
+            return None
+    return data
+
+
+# -- judging with a Workspace: only the pages whose keys no longer hold ----------------------------
+class Judged:
+    """One run's view of the wiki: every page with a sidecar, in order, each with its entry (from
+    the cache or judged now); the sidecars of the pages judged now."""
+
+    def __init__(self, pages: list[str], entries: dict[str, Entry]) -> None:
+        self.pages = pages
+        self.entries = entries
+        self.sidecars: dict[str, Any] = {}  # page -> Sidecar, judged this run
+
+
+def judge(
+    ws: Any,
+    *,
+    wiki_dir_arg: str | None,
+    use_cache: bool,
+    record: Any,
+    findings: Any,
+    now: Any,
+    cached: dict[str, Any] | None = None,
+) -> Judged:
+    """Every page's entry: reused while its keys hold (`use_cache`), else its sidecar loaded and
+        its claims judged against the working tree. `record(result)` is a claim's report record, None
+    for a plainly fresh one (not stored: report.plain_claim_json writes it from the claim).
+    `findings(page, text, sidecar)` gives a judged page's extra
+        findings (commands/check.py: page_findings), kept with its entry. Errors are those of
+        `Wiki.load_all`, in the same order. With `use_cache`, what changed is written back (`cached`:
+    the cache's data, when the caller has read it)."""
+    from openwiki_git.errors import OpenwikiError, StoreError
+
+    started_ns = time.time_ns()
+    repo, wiki, config = ws.repo, ws.wiki, ws.config
+    root, git_dir = str(repo.root), str(repo.git_dir)
+    path = ws.cache_path(CACHE_NAME)
+    key = cache_key(root, git_dir, wiki_dir_arg)
+    old = (cached or read(path)) if use_cache else None
+    if old is not None and (old.get("key") != key or started_ns < old.get("written_ns", 0)):
+        old = None
+    index_path = repo.index_path
+    index_now = lstat_file(index_path)
+    recheck = old is None or old.get("index") != index_now or old.get("index_path") != index_path
+    old_pages: dict[str, Entry] = old["pages"] if old is not None else {}
+    pages = wiki.sidecar_pages()
+    entries: dict[str, Entry] = {}
+    keep: dict[str, Entry] = {}  # what to write back
+    owner: dict[str, str] = {}
+    loaded: dict[str, Any] = {}
+    keys: dict[str, tuple[Any, Any]] = {}
+    check = _Reuse(ws, root, recheck, started_ns)
+    for page in pages:
+        side_key = lstat_file(wiki.sidecar_path(page))
+        page_key = stat_or_none(wiki.page_path(page))
+        entry = old_pages.get(page)
+        if entry is not None and not check.holds(entry, side_key, page_key, now):
+            entry = None
+        if entry is not None:
+            ids = entry["ids"].split("\n") if entry["ids"] else []
+            entries[page] = keep[page] = entry if not check.rekeyed else {**entry, "files": check.rekeyed}
+        else:
+            sc = wiki.load(page)
+            if sc is None:
+                continue
+            loaded[page] = sc
+            keys[page] = (side_key, page_key)
+            ids = [c.id for c in sc.claims]
+        for claim_id in ids:
+            if claim_id in owner:
+                raise StoreError(
+                    f"{wiki.sidecar_path(page).relative_to(wiki.root).as_posix()}: claim {claim_id} "
+                    f"is also on page {owner[claim_id]}",
+                    "claim ids must be unique across the wiki; retract one of them",
+                )
+            owner[claim_id] = page
+    judged = Judged([p for p in pages if p in entries or p in loaded], entries)
+    if loaded:
+        _judge_pages(ws, judged, loaded, keys, keep, record, findings, now, started_ns)
+    if use_cache:
+        data = {"format": FORMAT, "key": key, "root": root, "index_path": index_path, "wiki_dir": config.wiki_dir,
+                "index": None if racy(started_ns, index_now) else index_now, "pages": _bounded(keep)}
+        if old is None or _differs(old, data):
+            data["written_ns"] = started_ns
+            try:
+                from openwiki_git.store import wiki as store
+
+                store.atomic_write(path, dumps(data), root=repo.git_dir)
+            except (OSError, OpenwikiError):
+                pass  # a read-only git directory, or a link in the way: check without a cache
+    return judged
+
+
+class _Reuse:
+    """Whether a cached entry still holds: the sidecar's and page's stats, the clock, and every
+    cited file's key (tracking looked up again when the index changed; a file touched but of the
+    same blob keeps the entry, with its new key in `rekeyed`)."""
+
+    def __init__(self, ws: Any, root: str, recheck: bool, started_ns: int) -> None:
+        self.ws, self.root, self.recheck, self.started_ns = ws, root, recheck, started_ns
+        self.real_dirs: dict[str, str] = {}
+        self.files: dict[tuple[str, FileKey], FileKey | None] = {}  # (path, recorded key) -> key now
+        self.rekeyed: dict[str, FileKey] | None = None
+
+    def holds(self, entry: Entry, side_key: Any, page_key: Any, now: Any) -> bool:
+        self.rekeyed = None
+        if side_key is None or side_key != entry["sidecar"] or page_key != entry["page"]:
+            return False
+        if entry["until"] is not None and now.timestamp() >= entry["until"]:
+            return False
+        files = entry["files"]
+        changed = False
+        for path, key in files.items():
+            current = self.key(path, key)
+            if current is None:
+                return False
+            changed = changed or current is not key
+        if changed:
+            self.rekeyed = {path: self.files[(path, key)] for path, key in files.items()}
+        return True
+
+    def key(self, path: str, old: FileKey) -> FileKey | None:
+        """The file's key now, when `old` still holds for it (touched: same blob, new stat)."""
+        got = self.files.get((path, old), False)
+        if got is False:
+            got = self.files[(path, old)] = self._key(path, old)
+        return got
+
+    def _key(self, path: str, old: FileKey) -> FileKey | None:
+        repo = self.ws.repo
+        if self.recheck:
+            tracked = repo.is_tracked(path)
+            if (old == "untracked") == tracked:
+                return None
+        if old == "untracked":
+            return old
+        if old == "missing":
+            return old if file_holds(self.root, path, old, self.real_dirs) else None
+        st = file_key_now(self.root, path, self.real_dirs)
+        if st is None:
+            return None
+        if st == old[:4]:
+            return old
+        if racy(self.started_ns, st):
+            return None
+        ft = repo.read(path)  # the stat changed: the same blob (touched) keeps the entry
+        if ft.blob != old[4] or not verbatim(ft, st[1]):
+            return None
+        return (*st, ft.blob)
+
+
+def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str, Any], keep: dict[str, Entry],
+                 record: Any, findings: Any, now: Any, started_ns: int) -> None:
+    """Judge the loaded pages' claims and build their entries."""
+    from openwiki_git.claims import check as checker
+
+    config = ws.config
+    resolver = ws.resolver("worktree")
+    texts: dict[str, str | None] = {}
+
+    def page_text(page: str) -> str | None:
+        if page not in texts:
+            texts[page] = ws.page_text(page)
+        return texts[page]
+
+    results = checker.check_all(loaded, resolver, page_text, now=now,
+                                reverify_after_seconds=config.reverify_after_seconds)
+    by_page: dict[str, list[Any]] = {}
+    for r in results:
+        by_page.setdefault(r.page, []).append(r)
+    real_dirs: dict[str, str] = {}
+    root = str(ws.repo.root)
+    for page, sc in loaded.items():
+        rs = by_page.get(page, [])
+        text = page_text(page)
+        if config.strict_openwiki:
+            rs = checker.markers_optional(rs, text)
+        judged.sidecars[page] = sc
+        stale_after = checker.page_stale_after(text)
+        untils = [checker.next_due_change(c, now, config.reverify_after_seconds, stale_after) for c in sc.claims]
+        until = min((u for u in untils if u is not None), default=None)
+        files: dict[str, FileKey] = {}
+        stable = not racy(started_ns, *keys[page])
+        for claim in sc.claims:
+            for ev in claim.evidence:
+                path = _path_of(ev.resource)
+                if path is not None and path not in files:
+                    files[path] = fk = _file_key(ws, root, path, resolver, real_dirs, started_ns)
+                    stable = stable and fk is not None
+        entry = {
+            "sidecar": keys[page][0], "page": keys[page][1], "files": files,
+            "summary": checker.summarize(rs),
+            "notable": [c for c in map(record, rs) if c is not None],
+            "ids": "\n".join(c.id for c in sc.claims), "until": until, "findings": findings(page, text, sc),
+        }
+        judged.entries[page] = entry
+        if stable and keys[page][0] is not None:
+            keep[page] = entry
+
+
+def _file_key(ws: Any, root: str, path: str, resolver: Any, real_dirs: dict[str, str], started_ns: int) -> FileKey | None:
+    """The key of a cited file after judging it, None when its results cannot be cached."""
+    if not ws.repo.is_tracked(path):
+        return "untracked"
+    st = file_key_now(root, path, real_dirs)
+    if st is None:
+        return "missing" if not os.path.lexists(os.path.join(root, path)) else None
+    ft = resolver.texts.get(path)
+    if ft is None or racy(started_ns, st) or not verbatim(ft, st[1]):
+        return None
+    return (*st, ft.blob)
+
+
+def _path_of(resource: str) -> str | None:
+    """The repository path a resource cites, parsed as the resolver parses it (None: invalid)."""
+    from openwiki_git.evidence import openwiki as compat
+    from openwiki_git.formats import sidecar
+
+    plain = sidecar.plain_parts(resource)
+    if plain is not None:
+        return plain[0]
+    try:
+        return compat.parse_resource(resource, wiki_dir="\0").path
+    except compat.ResourceError:
+        return None
+
+
+def verbatim(ft: Any, size: int) -> bool:
+    """Whether git's text of the file is its bytes on disk: no CRLF conversion (no CR at all) and
+    valid UTF-8 (no replacement character), hence as many bytes as the file has. Only then do the
+    results follow from the file's bytes alone, not from attributes that can change around it."""
+    text = ft.text
+    if text is None or ft.blob is None or "\r" in text or "\ufffd" in text:
+        return False
+    return len(text.encode("utf-8")) == size
+
+
+def _bounded(entries: dict[str, Entry]) -> dict[str, Entry]:
+    """The entries to write: all, while their notable records stay under MAX_NOTABLE."""
+    out, total = {}, 0
+    for page, entry in entries.items():
+        total += len(entry["notable"])
+        if total <= MAX_NOTABLE:
+            out[page] = entry
+    return out
+
+
+def _differs(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    if any(old.get(k) != new[k] for k in ("key", "root", "index_path", "wiki_dir", "index")):
+        return True
+    a, b = old["pages"], new["pages"]
+    return a.keys() != b.keys() or any(a[p] is not b[p] and a[p] != b[p] for p in b)

@@ -1,0 +1,598 @@
+"""Claims and a diff in, per-evidence outcomes out: what the hook marks and CI reports. Pure.
+
+The evidence of a claim is read on one of two bases:
+
+- **old side** (the claim is as it was on the old side of the diff, e.g. unchanged since HEAD):
+  its `#Lx-Ly` are old-side line numbers, so the range is mapped through the file's hunks
+  (diffmap). An untouched file is fresh and never read; a rename is followed; a hunk over the
+  range makes it stale with that hunk as the cause; a deleted file is unresolved. Before the
+  diff is trusted, the range is checked against the old blob: when it does not hash to the
+  stored version (the sidecar was edited by hand, or committed without the hook), the evidence
+  is judged on the new side instead. A marked claim's stale range is ours (it has followed its
+  text since it went stale), so it is mapped without that check.
+- **new side** (the item is new, or cites other text than on the old side: a person re-pointed
+  it, `claim confirm` verified changed text): the range is located on the new side with
+  `compat.relocate`.
+
+Which basis an evidence item takes is decided by what it cites, not by who last wrote it: an item
+whose verified text (the content hash of its token; a whole file's token) is the one its
+old-side counterpart cites is judged through the diff *from the old side*, whatever its current
+line numbers. An earlier run of the hook on the same diff, or `check --fix`, only re-anchored it
+or followed its changed text; judging it again from the old side gives the same answer, so a
+second run writes nothing (the hook converges in one run). A mark written by an earlier run on
+the same base (`mark.commit` is the diff's old side) is recomputed the same way, keeping its
+`since`, so a re-run leaves it as it is and a revert staged since drops it.
+
+A changed range never grows past `diffmap.range_limit()` of its cited size: beyond it, the range
+keeps its cited size (starting where its first line is now) and the reason says that the new
+extent needs a person or the refresher.
+
+Cited text that a hunk removed is followed when it appears unchanged in exactly one place among
+the lines the diff adds (same file or another: a function moved between modules, a file split
+in two, a rename git's similarity misses); with several such places, the stored context anchors
+must single one out.
+
+A claim found stale or unresolved is marked (`model.Mark`) with one cause per evidence item; an
+existing mark is never cleared here (only verification or `check --fix` on a revert do that).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from openwiki_git.claims import check as checker
+from openwiki_git.diff import cosmetic
+from openwiki_git.diff import hunks as diffmap
+from openwiki_git.diff.hunks import FileChange, Hunk
+from openwiki_git.evidence import openwiki as compat
+from openwiki_git.model import Cause, Claim, Evidence, EvidenceResult, FileText, Mark, Status, worst
+
+Reader = Callable[[str], FileText]
+
+MODE_LINK = 0o120000
+MODE_GITLINK = 0o160000
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    now: str  # ISO 8601 with offset: a new mark's `since`
+    adjacent_insert: str = "fresh"
+    max_growth: int = 200
+    commit: str | None = None  # the old side's commit, recorded in new marks
+    wiki_dir: str = ".openwiki"
+    cosmetic_edits: str = "fresh"  # a cosmetic edit (cosmetic.py): "fresh" (re-anchored), "mark" (stale, reason cosmetic), "stale"
+    cosmetic_annotations: bool = False
+    growth_factor: int = diffmap.GROWTH_FACTOR  # a changed range's bound: diffmap.range_limit()
+    growth_lines: int = diffmap.GROWTH_LINES
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceOutcome:
+    """One evidence item: as stored (`before`), as it should be stored now (`after`), and why."""
+
+    before: Evidence
+    after: Evidence
+    status: Status
+    reason: str
+    current_resource: str | None  # where the cited text is on the new side (None: unresolved)
+    hunks: tuple[Hunk, ...] = ()
+    old_lines: tuple[int, int] | None = None
+    new_lines: tuple[int, int] | None = None
+    path: str | None = None  # the file on the new side, when it is not the cited one
+    current_version: str | None = None  # the token of the text now (refreshed anchors)
+    blob: str | None = None  # the new side's blob, when read
+    verified_blob: str | None = None  # the blob whose `old_lines` hold the verified text, when known
+    cited: str | None = None  # the resource as the old side cites it, when `before` is stored otherwise
+
+    @property
+    def hunk(self) -> str | None:
+        return ", ".join(h.header for h in self.hunks) or None
+
+    def result(self) -> EvidenceResult:
+        return EvidenceResult(
+            self.before.resource,
+            self.status,
+            self.current_resource,
+            self.reason,
+            self.current_version,
+            self.blob,
+            self.hunk,
+        )
+
+    def cause(self) -> Cause:
+        return Cause(
+            self.cited or self.before.resource, self.reason, self.hunk, self.old_lines, self.new_lines, self.path, self.verified_blob
+        )
+
+    def describe(self) -> str:
+        """`path#Lx-Ly changed by @@ -a,b +c,d @@`: where the text is now, what happened, which hunk."""
+        where = (self.current_resource or self.before.resource).removeprefix(compat.PREFIX)
+        return f"{where} {self.reason}" + (f" by {self.hunk}" if self.hunk else "")
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimOutcome:
+    page: str
+    before: Claim
+    after: Claim
+    status: Status
+    evidence: tuple[EvidenceOutcome, ...]
+    affected: bool  # the diff touched a cited file, or the claim is new or changed since the old side
+
+    @property
+    def changed(self) -> bool:
+        return self.after != self.before
+
+    @property
+    def newly_flagged(self) -> bool:
+        """This judgement marks the claim, or makes its mark worse (stale -> unresolved): what a
+        commit stops for. A mark already written (by an earlier run, or committed) is not new."""
+        new, old = self.after.mark, self.before.mark
+        return new is not None and (old is None or (new.status == "unresolved" and old.status != "unresolved"))
+
+    def describe(self) -> str:
+        """The stale or unresolved evidence, for the hook's one line per claim."""
+        parts = [o.describe() for o in self.evidence if o.status != "fresh"]
+        if not parts and self.before.mark is not None:
+            parts = ["marked earlier; the cited text is back to its verified version"]
+        return "; ".join(parts)
+
+
+def _lines(res: compat.Resource) -> tuple[int, int] | None:
+    return (res.start, res.end) if res.start is not None and res.end is not None else None
+
+
+def _overlaps(span: tuple[int, int], spans: Sequence[tuple[int, int]]) -> bool:
+    s, e = span
+    return any(a <= e and s <= b for a, b in spans)
+
+
+class Engine:
+    """Judges claims against one diff. Each side's files are read at most once, lazily: a file
+    the diff does not touch is never read on the old-side basis."""
+
+    def __init__(self, changes: Sequence[FileChange], read_old: Reader, read_new: Reader, options: Options) -> None:
+        self.options = options
+        self._read_old = read_old
+        self._read_new = read_new
+        self.by_old = {c.old_path: c for c in changes if c.old_path is not None}
+        self.by_new = {c.new_path: c for c in changes if c.new_path is not None}
+        self._changes = changes
+        self._old: dict[str, tuple[FileText, compat.LineIndex | None]] = {}
+        self._new: dict[str, tuple[FileText, compat.LineIndex | None]] = {}
+        self._targets: list[tuple[str, compat.LineIndex, list[tuple[int, int]], str | None]] | None = None
+
+    # -- reading -----------------------------------------------------------------------------
+    def _file(self, cache: dict[str, tuple[FileText, compat.LineIndex | None]], read: Reader, path: str):  # type: ignore[no-untyped-def]
+        got = cache.get(path)
+        if got is None:
+            ft = read(path)
+            got = cache[path] = (ft, compat.LineIndex(ft.text) if ft.text is not None else None)
+        return got
+
+    def old_file(self, path: str) -> tuple[FileText, compat.LineIndex | None]:
+        return self._file(self._old, self._read_old, path)
+
+    def new_file(self, path: str) -> tuple[FileText, compat.LineIndex | None]:
+        return self._file(self._new, self._read_new, path)
+
+    # -- claims ------------------------------------------------------------------------------
+    def judge(self, page: str, prev: Claim | None, cur: Claim) -> ClaimOutcome:
+        """`cur` as stored now; `prev` the claim with the same id on the old side (None: new)."""
+        outcomes: list[EvidenceOutcome] = []
+        affected = prev is None or prev.evidence != cur.evidence or prev.mark != cur.mark
+        trusted = prev is not None and prev.mark is not None
+        ours = self._ours(prev, cur)
+        marked = cur.replace(mark=prev.mark) if ours and prev is not None else cur  # the mark as it stands
+        for i, ev in enumerate(cur.evidence):
+            base = _old_counterpart(prev, cur, i)
+            if base is not None:
+                o, touched = self._through_diff(base, marked, trusted)
+                o = self._settle(ev, base, o)
+                affected = affected or touched
+            else:
+                o = self._on_new_side(ev, cur.mark is not None)
+            if o.status == "stale" and cur.mark is None and self.options.cosmetic_edits != "stale":
+                o = self._cosmetic(o)
+            outcomes.append(o)
+        evidence = tuple(o.after for o in outcomes)
+        mark = self._mark(marked.mark, cur.mark if ours else None, outcomes)
+        after = cur if evidence == cur.evidence and mark == cur.mark else cur.replace(evidence=evidence, mark=mark)
+        return ClaimOutcome(page, cur, after, self.decide(outcomes, after), tuple(outcomes), affected)
+
+    # -- the one place where a claim's status is decided ---------------------------------------
+    def decide(self, outcomes: Sequence[EvidenceOutcome], after: Claim) -> Status:
+        """The claim's status from its evidence outcomes. Each item's outcome is decided in one
+        place, the loop of `judge` (old side: `_through_diff` then `_settle`; new side:
+        `_on_new_side`); a check that re-decides a stale outcome (cosmetic edits) goes right after
+        it, in that loop. A mark stays until something verifies the claim."""
+        status = worst([o.status for o in outcomes])
+        if status == "fresh" and after.mark is not None:
+            status = "stale"
+        return status
+
+    def _settle(self, ev: Evidence, base: Evidence, o: EvidenceOutcome) -> EvidenceOutcome:
+        """The old-side outcome `o` of `base`, reported for the item as stored now (`ev`). When `ev`
+        was re-anchored since the old side (by an earlier run, `check --fix`) and still points at
+        its verified text on the new side, it is kept as it is: re-anchoring twice is a no-op."""
+        if ev == base and o.cited is None:
+            return o  # the item is stored as the old side cites it: `o` is already about it
+        after = o.after
+        if ev != base and o.status == "fresh" and after != ev and self._holds(ev):
+            after = ev
+        return dataclasses.replace(o, before=ev, after=after, cited=base.resource if base != ev else None)
+
+    def _holds(self, ev: Evidence) -> bool:
+        """Whether the new side has the item's verified text at its own lines."""
+        res = _parse(ev.resource)
+        if res is None:
+            return False
+        _, idx = self.new_file(res.path)
+        if idx is None:
+            return False
+        if not res.is_range:
+            return idx.file_version == ev.version
+        parsed = compat.decode_anchors(ev.version)
+        assert res.start is not None and res.end is not None
+        return parsed is not None and res.end <= len(idx) and idx.span_hash(res.start - 1, res.end) == parsed[0]
+
+    def _ours(self, prev: Claim | None, cur: Claim) -> bool:
+        """Whether `cur`'s mark was written by an earlier run on this same base (the old side
+        does not have it): then it is recomputed from the old side's."""
+        mark = cur.mark
+        return mark is not None and prev is not None and mark != prev.mark and mark.commit == self.options.commit
+
+    def _mark(self, mark: Mark | None, earlier: Mark | None, outcomes: list[EvidenceOutcome]) -> Mark | None:
+        """The mark to store, from the mark as it stands (`mark`). `earlier`: the mark an earlier
+        run on this base wrote, kept as it is (its `since`) when it says the same."""
+        bad = [o for o in outcomes if o.status != "fresh"]
+        if not bad:
+            return mark
+        status: Literal["stale", "unresolved"] = "unresolved" if any(o.status == "unresolved" for o in bad) else "stale"
+        if mark is None:
+            new = Mark(status, self.options.now, tuple(o.cause() for o in bad), self.options.commit)
+            if earlier is not None and (earlier.status, earlier.causes) == (new.status, new.causes):
+                return earlier
+            return new
+        if status == "unresolved" and mark.status != "unresolved":
+            return Mark("unresolved", mark.since, mark.causes, mark.commit)
+        return mark
+
+    def _cosmetic(self, o: EvidenceOutcome) -> EvidenceOutcome:
+        """A stale range whose edit leaves the code's tokens the same is fresh at its new lines,
+        re-anchored there, with the reason (`cosmetic: comments`). The verified text is read on
+        the old side, where the stored version locates it."""
+        ev = o.before
+        try:
+            old = compat.parse_resource(o.cited or ev.resource, wiki_dir="\0")
+            new = compat.parse_resource(o.current_resource or "", wiki_dir="\0")
+        except compat.ResourceError:
+            return o
+        if not (old.is_range and new.is_range and new.start and new.end):
+            return o
+        old_ft, old_idx = self.old_file(old.path)
+        new_ft, new_idx = self.new_file(new.path)
+        if old_ft.text is None or old_idx is None or new_idx is None:
+            return o
+        verified = checker.verified_span(old, old_ft.text, old_idx, ev.version)
+        if verified is None:
+            return o
+        span = (new.start, new.end)
+        reason = cosmetic.compare(
+            new.path, old_idx.lines, new_idx.lines, old_span=verified, new_span=span,
+            annotations=self.options.cosmetic_annotations,
+        )
+        if reason is None:
+            return o
+        if self.options.cosmetic_edits == "mark":  # stale, with the reason the refresher confirms on
+            return dataclasses.replace(o, reason=reason)
+        return self._fresh_at(ev, new.path, span, new_ft, new_idx, o.old_lines, o.hunks, reason)
+
+    # -- old-side basis: through the diff ----------------------------------------------------
+    def _through_diff(self, ev: Evidence, claim: Claim, trusted: bool) -> tuple[EvidenceOutcome, bool]:
+        """`ev` as cited on the old side, through the diff (`claim`: with the mark as it stands).
+        `trusted`: the old side's claim is marked, so its ranges have followed their (changed)
+        text since it went stale: they are old-side line numbers even though the verified version
+        no longer hashes there."""
+        try:
+            res = compat.parse_resource(ev.resource, wiki_dir="\0")
+        except compat.ResourceError as e:
+            return EvidenceOutcome(ev, ev, "unresolved", str(e), None), False
+        change = self.by_old.get(res.path)
+        if change is None:
+            return self._untouched(ev, claim), False
+        return self._changed(ev, res, change, trusted), True
+
+    def _untouched(self, ev: Evidence, claim: Claim | None) -> EvidenceOutcome:
+        """The diff does not touch the file: nothing to read; a marked item stays as it was."""
+        cause = checker.cause_for(claim, ev.resource) if claim is not None else None
+        if claim is not None and claim.mark is not None and cause is not None:
+            return EvidenceOutcome(ev, ev, claim.mark.status, f"marked earlier: {cause.reason}", ev.resource)
+        return EvidenceOutcome(ev, ev, "fresh", "not changed", ev.resource)
+
+    def _changed(self, ev: Evidence, res: compat.Resource, change: FileChange, trusted: bool) -> EvidenceOutcome:
+        new_path = change.new_path
+        if new_path is None or change.status == "deleted":
+            return self._gone(ev, res, change, "deleted")
+        if change.new_mode == MODE_GITLINK:
+            return self._gone(ev, res, change, "replaced by a submodule")
+        if change.new_mode == MODE_LINK:
+            return self._gone(ev, res, change, "replaced by a symlink (refused)")
+        new_ft, new_idx = self.new_file(new_path)
+        if new_ft.text is None or new_idx is None:
+            return self._gone(ev, res, change, new_ft.problem or "unreadable")
+        old_ft, old_idx = self.old_file(res.path)
+        if old_ft.text is None or old_idx is None:
+            return self._on_new_side(ev, trusted, path=new_path, note="the old side is unreadable; ")
+        if not res.is_range:
+            return self._whole_file(ev, res, change, old_idx, new_ft, new_idx, trusted)
+        assert res.start is not None and res.end is not None
+        parsed = compat.decode_anchors(ev.version)
+        if parsed is None:
+            return self._on_new_side(ev, trusted, path=new_path)
+        content_hash = parsed[0]
+        in_range = res.end <= len(old_idx)
+        matches = in_range and old_idx.span_hash(res.start - 1, res.end) == content_hash
+        if not matches and not (trusted and in_range):
+            note = "the sidecar's range did not match the old side; "
+            return self._on_new_side(ev, trusted, path=new_path, note=note)
+        m = diffmap.map_range(res.start, res.end, change.hunks, adjacent_insert=self.options.adjacent_insert)
+        old_lines = (res.start, res.end)
+        renamed = new_path != res.path
+        if m.status == "fresh" or (m.status == "stale" and m.adjacent):
+            assert m.start is not None and m.end is not None
+            now_same = new_idx.span_hash(m.start - 1, m.end) == content_hash if m.end <= len(new_idx) else False
+            if now_same and m.status == "fresh":
+                keep = matches and _context_kept(res.start, res.end, len(old_idx), (m.start, m.end), len(new_idx), change.hunks)
+                return self._fresh_at(
+                    ev, new_path, (m.start, m.end), new_ft, new_idx, old_lines, m.hunks, same_context=keep, cited_path=res.path
+                )
+            if now_same and not matches:  # a marked range whose text is back to the verified one
+                return self._fresh_at(ev, new_path, (m.start, m.end), new_ft, new_idx, old_lines, m.hunks, cited_path=res.path)
+            reason = "lines inserted next to it (adjacent_insert: stale)" if m.adjacent else "still changed"
+            blob = change.old_blob if matches else None
+            return self._stale_at(ev, new_path, (m.start, m.end), old_lines, m.hunks, reason, renamed, blob, len(new_idx))
+        moved = self._moved(ev, content_hash, parsed[1])
+        if moved is not None:
+            return moved
+        if m.status == "deleted":
+            reason = "lines deleted"
+            return EvidenceOutcome(
+                ev, ev, "unresolved", reason, None, m.hunks, old_lines, None, new_path if renamed else None,
+                verified_blob=change.old_blob if matches else None,
+            )
+        assert m.start is not None and m.end is not None
+        reason = "renamed and changed" if renamed else "changed"
+        blob = change.old_blob if matches else None
+        return self._stale_at(ev, new_path, (m.start, m.end), old_lines, m.hunks, reason, renamed, blob, len(new_idx))
+
+    def _whole_file(
+        self,
+        ev: Evidence,
+        res: compat.Resource,
+        change: FileChange,
+        old_idx: compat.LineIndex,
+        new_ft: FileText,
+        new_idx: compat.LineIndex,
+        trusted: bool,
+    ) -> EvidenceOutcome:
+        new_path = change.new_path
+        assert new_path is not None
+        renamed = new_path != res.path
+        resource = compat.Resource(new_path).canonical
+        if new_idx.file_version == ev.version:
+            after = ev if not renamed else Evidence(resource, ev.version, new_ft.blob)
+            reason = f"renamed from {res.path}" if renamed else "unchanged"
+            moved_to = new_path if renamed else None
+            return EvidenceOutcome(ev, after, "fresh", reason, resource, (), None, None, moved_to, ev.version, new_ft.blob)
+        if old_idx.file_version != ev.version and not trusted:
+            return self._on_new_side(ev, trusted, path=new_path, note="the sidecar's version did not match the old side; ")
+        after = ev if not renamed else Evidence(resource, ev.version, ev.blob)
+        reason = "renamed and changed" if renamed else "changed"
+        return EvidenceOutcome(
+            ev, after, "stale", reason, resource, change.hunks, None, None, new_path if renamed else None,
+            new_idx.file_version, new_ft.blob,
+        )
+
+    def _fresh_at(
+        self,
+        ev: Evidence,
+        path: str,
+        span: tuple[int, int],
+        ft: FileText,
+        idx: compat.LineIndex,
+        old_lines: tuple[int, int] | None,
+        hunks: tuple[Hunk, ...] = (),
+        reason: str | None = None,
+        *,
+        same_context: bool = False,
+        cited_path: str | None = None,
+    ) -> EvidenceOutcome:
+        """The verified text is unchanged at `span` of `path` on the new side: re-anchor it there
+        (`same_context`: its 3-line contexts are known unchanged too, so is the token; `cited_path`:
+        the path `ev` cites, when the caller has parsed it)."""
+        resource = compat.Resource(path, span[0], span[1]).canonical
+        token = ev.version if same_context else compat.lines_version(idx.lines, span[0] - 1, span[1])
+        after = ev if (resource, token) == (ev.resource, ev.version) else Evidence(resource, token, ft.blob)
+        if reason is None:
+            reason = "unchanged" if resource == ev.resource else f"moved to {resource.removeprefix(compat.PREFIX)}"
+        if cited_path is None:
+            cited_path = compat.parse_resource(ev.resource, wiki_dir="\0").path
+        moved_path = path if path != cited_path else None
+        return EvidenceOutcome(ev, after, "fresh", reason, resource, (), old_lines, span, moved_path, token, ft.blob)
+
+    def _stale_at(
+        self,
+        ev: Evidence,
+        path: str,
+        span: tuple[int, int],
+        old_lines: tuple[int, int],
+        hunks: tuple[Hunk, ...],
+        reason: str,
+        renamed: bool,
+        verified_blob: str | None = None,
+        n_lines: int | None = None,
+    ) -> EvidenceOutcome:
+        """Changed text: the range follows it to `span` of `path`; the verified version is kept.
+        A span past the growth bound keeps the cited size instead (from its first line)."""
+        cited = old_lines[1] - old_lines[0] + 1
+        parsed = compat.decode_anchors(ev.version)
+        if parsed is not None:
+            cited = int(parsed[1]["selectedLineCount"])
+        span, note = diffmap.bounded(span, cited, self.options.growth_factor, self.options.growth_lines, n_lines)
+        resource = compat.Resource(path, span[0], span[1]).canonical
+        after = ev if resource == ev.resource else Evidence(resource, ev.version, ev.blob)
+        return EvidenceOutcome(
+            ev, after, "stale", reason + note, resource, hunks, old_lines, span, path if renamed else None,
+            verified_blob=verified_blob,
+        )
+
+    def _gone(self, ev: Evidence, res: compat.Resource, change: FileChange, reason: str) -> EvidenceOutcome:
+        """The file is deleted or unreadable on the new side: follow a move, else unresolved."""
+        parsed = compat.decode_anchors(ev.version) if res.is_range else None
+        if parsed is not None:
+            moved = self._moved(ev, parsed[0], parsed[1])
+            if moved is not None:
+                return moved
+        if change.new_path and change.new_path != res.path and reason != "deleted":
+            reason = f"renamed to {change.new_path}: {reason}"
+        return EvidenceOutcome(ev, ev, "unresolved", reason, None, change.hunks[:1], _lines(res), None, change.new_path)
+
+    # -- moves -------------------------------------------------------------------------------
+    def _move_targets(self) -> list[tuple[str, compat.LineIndex, list[tuple[int, int]], str | None]]:
+        """Every text file the diff adds or changes, with its added lines."""
+        if self._targets is None:
+            wiki = self.options.wiki_dir.strip("/") + "/"
+            self._targets = []
+            for c in self._changes:
+                path = c.new_path
+                if path is None or c.status == "deleted" or c.binary or path.startswith(wiki):
+                    continue
+                if c.new_mode in (MODE_LINK, MODE_GITLINK):
+                    continue
+                ft, idx = self.new_file(path)
+                if ft.text is None or idx is None:
+                    continue
+                added = [(1, len(idx))] if c.status == "added" or c.old_path is None else diffmap.added_lines(c.hunks)
+                if added:
+                    self._targets.append((path, idx, added, ft.blob))
+        return self._targets
+
+    def _moved(self, ev: Evidence, content_hash: str, anchors: dict[str, int | str]) -> EvidenceOutcome | None:
+        """The verified text, unchanged, in exactly one place among the lines the diff adds."""
+        count = int(anchors["selectedLineCount"])
+        first, last = str(anchors["firstSelectedLineHash"]), str(anchors["lastSelectedLineHash"])
+        found: list[tuple[str, compat.LineIndex, int, str | None]] = []
+        for path, idx, added, blob in self._move_targets():
+            hashes = idx.line_hashes()
+            for s0 in idx.window_starts(1, first):
+                e0 = s0 + count
+                if e0 > len(idx):
+                    break
+                if hashes[e0 - 1] != last or idx.span_hash(s0, e0) != content_hash:
+                    continue
+                if _overlaps((s0 + 1, e0), added):
+                    found.append((path, idx, s0, blob))
+        if len(found) > 1:
+            found = [f for f in found if compat.context_ok(f[1], f[2], f[2] + count, anchors)]
+        if len(found) != 1:
+            return None
+        path, idx, s0, blob = found[0]
+        old = compat.parse_resource(ev.resource, wiki_dir="\0")
+        ft = FileText(path, idx.text, blob)
+        return self._fresh_at(ev, path, (s0 + 1, s0 + count), ft, idx, _lines(old))
+
+    # -- new-side basis: relocate ------------------------------------------------------------
+    def _on_new_side(self, ev: Evidence, marked: bool, *, path: str | None = None, note: str = "") -> EvidenceOutcome:
+        """Locate the verified text on the new side (compat.relocate); a marked item keeps its range."""
+        try:
+            res = compat.parse_resource(ev.resource, wiki_dir="\0")
+        except compat.ResourceError as e:
+            return EvidenceOutcome(ev, ev, "unresolved", str(e), None)
+        if path is not None and path != res.path:
+            res = compat.Resource(path, res.start, res.end)
+        ft, idx = self.new_file(res.path)
+        if ft.text is None or idx is None:
+            return EvidenceOutcome(ev, ev, "unresolved", note + f"{res.path}: {ft.problem}", None, blob=ft.blob)
+        r = compat.relocate(res, ft.text, ev.version, lines=idx, max_growth=self.options.max_growth)
+        moved_path = res.path if res.path != compat.parse_resource(ev.resource, wiki_dir="\0").path else None
+        if r.status == "fresh" and r.resource is not None and r.version is not None:
+            current = r.resource.canonical
+            after = ev if (current, r.version) == (ev.resource, ev.version) else Evidence(current, r.version, ft.blob)
+            return EvidenceOutcome(
+                ev, after, "fresh", note + r.reason, current, (), _lines(res), _lines(r.resource), moved_path, r.version, ft.blob
+            )
+        if r.status == "stale" and r.resource is not None:
+            span = _lines(r.resource)
+            bound_note = ""
+            parsed = compat.decode_anchors(ev.version)
+            if span is not None and parsed is not None:
+                cited = int(parsed[1]["selectedLineCount"])
+                span, bound_note = diffmap.bounded(span, cited, self.options.growth_factor, self.options.growth_lines, len(idx))
+            current = compat.Resource(res.path, *span).canonical if span is not None else r.resource.canonical
+            hunks = self._hunks_over(res.path, span)
+            keep = marked or current == ev.resource
+            after = ev if keep else Evidence(current, ev.version, ev.blob)
+            reason = note + ("changed" if hunks else r.reason) + bound_note
+            return EvidenceOutcome(
+                ev, after, "stale", reason, after.resource, hunks, _lines(res), span, moved_path, r.version, ft.blob
+            )
+        return EvidenceOutcome(ev, ev, "unresolved", note + r.reason, None, (), _lines(res), None, moved_path, blob=ft.blob)
+
+    def _hunks_over(self, path: str, span: tuple[int, int] | None) -> tuple[Hunk, ...]:
+        """The diff's hunks whose new side overlaps or borders `span` (new-side lines)."""
+        change = self.by_new.get(path)
+        if change is None:
+            return ()
+        if span is None:
+            return change.hunks
+        s, e = span
+        out = []
+        for h in change.hunks:
+            lo, hi = (h.new_start, h.new_last) if h.new_count else (h.new_start, h.new_start + 1)
+            if lo <= e and s <= hi:
+                out.append(h)
+        return tuple(out)
+
+
+def _parse(resource: str) -> compat.Resource | None:
+    try:
+        return compat.parse_resource(resource, wiki_dir="\0")
+    except compat.ResourceError:
+        return None
+
+
+def _text_id(ev: Evidence) -> str:
+    """What an item cites, independent of where: the content hash of a range token (anchors and
+    line numbers aside), a whole file's token as it is."""
+    parsed = compat.decode_anchors(ev.version) if ev.version.startswith("repo-lines-v1:") else None
+    return parsed[0] if parsed is not None else ev.version
+
+
+def _old_counterpart(prev: Claim | None, cur: Claim, i: int) -> Evidence | None:
+    """The old side's item that `cur.evidence[i]` stands for, when it cites the same verified text
+    (then the item is judged from the old side); None: judge it on the new side."""
+    if prev is None or len(prev.evidence) != len(cur.evidence):
+        return None
+    base, ev = prev.evidence[i], cur.evidence[i]
+    if base == ev:
+        return base
+    return base if _text_id(base) == _text_id(ev) else None
+
+
+def _context_kept(start: int, end: int, old_n: int, span: tuple[int, int], new_n: int, hunks: Sequence[Hunk]) -> bool:
+    """Are the range's 3-line contexts (hence its token's anchors) the same on both sides? Yes
+    when no hunk comes within 3 lines of it and it is 3+ lines from either end of the file."""
+    k = compat.CONTEXT_LINES
+    if min(start, span[0]) <= k or old_n - end < k or new_n - span[1] < k:
+        return False
+    for h in hunks:
+        if h.old_count == 0:
+            if start - k <= h.old_start <= end + k - 1:
+                return False
+        elif h.old_start <= end + k and h.old_last >= start - k:
+            return False
+    return True

@@ -1,0 +1,155 @@
+"""`openwiki-git ground`: ground the docs a team already has.
+
+Every code reference a page makes in backticks or links (a symbol such as `pkg.mod.func()` or
+`Class.method`, a file path, a CLI flag, an environment variable, a config key) is resolved
+against the repository's tracked files; each unique resolution becomes a claim (the sentence,
+cited to the definition's lines) with its marker after the sentence. References that name nothing
+in the code are reported broken; ambiguous ones are listed, never guessed. Running it again adds
+nothing for sentences already grounded. Pages without front matter are accepted and left so,
+unless --add-front-matter gives them the minimal OKF one (`type: Reference`).
+
+With --model, sentences the references did not ground are shown to a model with candidate code;
+only evidence whose quotes are exactly the cited lines is written (`verifiedBy: model:<name>`),
+one claim at a time; sentences it finds unsupported are listed as ungrounded. The client,
+endpoint, key variable and budgets are refresh's (the config's `refresh:` section).
+--plan shows what would be written and sent (with estimated tokens and cost), and writes and
+calls nothing. Pages are written one at a time (page, then sidecar, atomically, under the wiki
+lock): a killed run leaves whole pages and whole claims.
+Exit 0 when nothing is broken, 1 when a reference is broken, 2 on a usage or input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from openwiki_git import PRODUCER
+from openwiki_git.cli.args import add_format, open_workspace
+from openwiki_git.errors import UsageError
+from openwiki_git.store.workspace import SOURCES_HELP
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ground", help="turn the code references of existing pages into claims", description=__doc__)
+    p.add_argument("pages", nargs="*", metavar="PAGE", help="pages to ground (e.g. guides/setup.md)")
+    p.add_argument("--all", action="store_true", help="every page of the wiki directory")
+    p.add_argument("--plan", action="store_true", help="show what would be written (and sent, with --model); write and call nothing")
+    p.add_argument("--add-front-matter", action="store_true", help="give pages without front matter the minimal OKF one (type: Reference)")
+    p.add_argument("--model", metavar="NAME", help="also ask this model to ground the sentences the references did not")
+    p.add_argument("--base-url", metavar="URL", help="with --model: an OpenAI-compatible endpoint (default: refresh.base_url)")
+    p.add_argument("--api-key-env", metavar="NAME", help="with --model: the variable holding the key (default: OPENAI_API_KEY)")
+    p.add_argument("--max-sentences", type=int, metavar="N", help="with --model: send at most N sentences (default: refresh.max_claims)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="with --model: per request")
+    p.add_argument("--max-retries", type=int, metavar="N", help="with --model: retries per request")
+    p.add_argument("--source", default="worktree", help=SOURCES_HELP)
+    add_format(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from openwiki_git.ground import deterministic as ground
+
+    if bool(args.pages) == bool(args.all):
+        raise UsageError("name the pages to ground, or --all", "e.g. `openwiki-git ground --all --plan`")
+    ws = open_workspace(args)
+    pages = ws.wiki.pages() if args.all else [ws.wiki.normalize_page(p) for p in args.pages]
+    for page in pages:
+        if not ws.wiki.page_path(page).is_file():
+            raise UsageError(f"{ws.wiki.repo_path(page)}: no such page", "name a page of the wiki directory")
+    if not args.model and any(v is not None for v in (args.base_url, args.api_key_env, args.max_sentences, args.timeout, args.max_retries)):
+        raise UsageError("--base-url, --api-key-env, --max-sentences, --timeout and --max-retries need --model", "add --model NAME")
+    index = ground.source_index(ws, args.source)
+    reports = ground.ground_pages(ws, pages, index, add_front_matter=args.add_front_matter, plan=args.plan, source=args.source)
+    model = model_pass(ws, args, pages, index, reports) if args.model else None
+    data = report_data(ws, reports, plan=args.plan, model=model)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(report_text(data))
+    return 1 if data["summary"]["broken"] else 0
+
+
+def model_pass(
+    ws: Any, args: argparse.Namespace, pages: list[str], index: Any, reports: list[Any], client: Any = None,
+    *, endpoint_from_config: bool = True,
+) -> dict[str, Any]:
+    """`--model`: the sentences the references did not ground (ground_model.py). Under `github
+    ground-pr`, `endpoint_from_config=False`: the endpoint and key variable come from the command
+    line only, never from the repository's config (as for `github refresh-pr`)."""
+    from openwiki_git.ground import model_pass as ground_model
+    from openwiki_git.refresh.runner import RefreshOptions
+
+    options = RefreshOptions(
+        model=args.model, base_url=args.base_url, api_key_env=args.api_key_env, max_claims=args.max_sentences,
+        timeout=getattr(args, "timeout", None), max_retries=getattr(args, "max_retries", None),
+        endpoint_from_config=endpoint_from_config,
+    )
+    skip = frozenset((r.page, p.statement) for r in reports for p in r.proposals)  # a plan wrote nothing
+    return ground_model.run(ws, pages, index, options=options, plan=args.plan, source=args.source, skip=skip, client=client)
+
+
+def report_data(ws: Any, reports: list[Any], *, plan: bool, model: dict[str, Any] | None = None) -> dict[str, Any]:
+    pages = []
+    for r in reports:
+        added = (
+            r.added
+            if not plan
+            else [
+                {
+                    "statement": p.statement,
+                    "evidence": p.resource,
+                    "reference": p.reference,
+                    "kind": p.kind,
+                    "target": p.target,
+                    "line": p.sentence.line,
+                }
+                for p in r.proposals
+            ]
+        )
+        pages.append({
+            "page": r.page, "page_path": ws.wiki.repo_path(r.page), "added": added, "already_grounded": r.already,
+            "broken": r.broken, "ambiguous": r.ambiguous, "unknown": r.unknown, "references": r.references,
+            "front_matter_added": r.front_matter_added,
+        })
+    summary = {k: sum(len(p[k]) if isinstance(p[k], list) else int(p[k]) for p in pages)
+               for k in ("references", "added", "already_grounded", "broken", "ambiguous", "unknown")}
+    out: dict[str, Any] = {"tool": PRODUCER, "wiki_dir": ws.config.wiki_dir, "plan": plan, "pages": pages, "summary": summary}
+    if model is not None:
+        out["model"] = model
+    return out
+
+
+def report_text(data: dict[str, Any]) -> str:
+    lines = []
+    verb = "would ground" if data["plan"] else "grounded"
+    for p in data["pages"]:
+        for a in p["added"]:
+            lines.append(f"{p['page_path']}:{a['line']}: {verb} `{a['reference']}` in {a['evidence'].removeprefix('repo://')}")
+        for b in p["broken"]:
+            lines.append(f"{p['page_path']}:{b['line']}: broken reference `{b['reference']}`: {b['reason']}")
+        for a in p["ambiguous"]:
+            lines.append(
+                f"{p['page_path']}:{a['line']}: ambiguous `{a['reference']}`: "
+                + ", ".join(c.removeprefix("repo://") for c in a["candidates"][:5])
+            )
+    m = data.get("model")
+    if m:
+        for item in m["sent"] if data["plan"] else []:
+            lines.append(f"{item['page_path']}:{item['line']}: would send ({item['tokens']} tokens): {item['statement']}")
+        for g in m["grounded"]:
+            lines.append(
+                f"{g['page_path']}:{g['line']}: grounded by the model in " + ", ".join(e.removeprefix("repo://") for e in g["evidence"])
+            )
+        for u in m["ungrounded"]:
+            lines.append(f"{u['page_path']}:{u['line']}: ungrounded (the model found no support): {u['statement']}")
+        for r in m["rejected"] + m["errors"]:
+            lines.append(f"{r['page_path']}:{r['line']}: not grounded ({r['reason']}): {r['statement']}")
+        lines.append(m["summary_line"] + (f"; stopped: {m['stopped']}" if m["stopped"] else ""))
+    s = data["summary"]
+    lines.append(
+        f"{s['references']} references: {s['added']} {'to ground' if data['plan'] else 'grounded'}, "
+        f"{s['already_grounded']} already grounded, {s['broken']} broken, {s['ambiguous']} ambiguous, {s['unknown']} not this project's"
+    )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,1 @@
+"""diff: see docs/architecture.md."""

@@ -1,0 +1,1 @@
+"""formats: see docs/architecture.md."""

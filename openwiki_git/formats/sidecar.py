@@ -1,0 +1,297 @@
+"""Sidecar JSON <-> model. The only module that knows the sidecar's field names.
+
+Reading is strict and fail-closed like OpenWiki's (an unknown key is an error), but every error
+names the file and the JSON path and says how to fix it. Pure: text in, records out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from openwiki_git.errors import SchemaError
+from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.openwiki import plain_parts
+from openwiki_git.model import Cause, Claim, Evidence, Mark, Sidecar, Verification
+
+CLAIM_ID = re.compile(r"^claim_[0-9a-f]{32}$")
+PAGE_VERSION = re.compile(r"^sha256:[0-9a-f]{64}$")
+VERSION = re.compile(r"^(repo-file-v1:sha256:[0-9a-f]{64}|repo-lines-v1:sha256:[0-9a-f]{64}:[A-Za-z0-9_-]+)$")
+BLOB = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
+
+ROOT_KEYS = {"schemaVersion", "pageVersion", "claims", "verification"}
+CLAIM_KEYS = {"id", "statement", "evidence", "verifiedAt", "verifiedBy", "mark"}
+EVIDENCE_KEYS = {"resource", "version", "blob"}
+MARK_KEYS = {"status", "since", "causes", "commit"}
+CAUSE_KEYS = {"resource", "reason", "hunk", "oldLines", "newLines", "path", "blob"}
+
+
+class _Reader:
+    """Walks decoded JSON, raising SchemaError('<file>: <$.path>: <problem>')."""
+
+    def __init__(self, filename: str) -> None:
+        self.filename = filename
+
+    def fail(self, where: str, problem: str, fix: str | None = None) -> SchemaError:
+        return SchemaError(f"{self.filename}: {where}: {problem}", fix)
+
+    def obj(self, value: Any, where: str, allowed: set[str], required: set[str]) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(where, f"expected an object, found {_kind(value)}")
+        unknown = sorted(set(value) - allowed)
+        if unknown:
+            raise self.fail(f"{where}.{unknown[0]}", "unknown key", f"allowed keys: {', '.join(sorted(allowed))}")
+        missing = sorted(required - set(value))
+        if missing:
+            raise self.fail(f"{where}.{missing[0]}", "required key is missing")
+        return value
+
+    def text(self, value: Any, where: str, pattern: re.Pattern[str] | None = None, hint: str | None = None) -> str:
+        if not isinstance(value, str) or not value.strip() or value != value.strip():
+            raise self.fail(where, "expected a non-empty string without surrounding white space")
+        if pattern is not None and not pattern.match(value):
+            raise self.fail(where, f"{value[:60]!r} is malformed", hint)
+        return value
+
+    def array(self, value: Any, where: str, min_items: int = 0) -> list[Any]:
+        if not isinstance(value, list):
+            raise self.fail(where, f"expected an array, found {_kind(value)}")
+        if len(value) < min_items:
+            raise self.fail(where, f"needs at least {min_items} item(s)")
+        return value
+
+    def lines(self, value: Any, where: str) -> tuple[int, int] | None:
+        if value is None:
+            return None
+        ok = isinstance(value, list) and len(value) == 2 and all(type(v) is int and v >= 1 for v in value)
+        if not ok or value[1] < value[0]:
+            raise self.fail(where, "expected [start, end], 1-based with end >= start")
+        return (value[0], value[1])
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number"
+    )
+
+
+MAX_DEPTH = 32  # a sidecar is five levels deep; anything deeper is not one
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def decode_json(text: str, *, filename: str, max_depth: int | None = None) -> Any:
+    """json.loads, bounded: no RecursionError on deep nesting, no lone surrogate (`\\ud800`, which
+    no UTF-8 file can hold) let through; `max_depth` also bounds the nesting of what is returned."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise SchemaError(f"{filename}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}", "fix the JSON syntax") from None
+    except RecursionError:
+        raise SchemaError(f"{filename}: $: JSON nested too deeply", "a sidecar is at most a few levels deep") from None
+    if max_depth is not None or _SURROGATE_ESCAPE.search(text):
+        _check_values(data, filename, max_depth or 1 << 30)
+    return data
+
+
+def _check_values(data: Any, filename: str, max_depth: int) -> None:
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                shown = value.encode("utf-8", "backslashreplace").decode("ascii", "replace")[:60]
+                raise SchemaError(
+                    f"{filename}: $: {shown!r} holds a lone surrogate escape", "write the character itself, or a valid \\u pair"
+                ) from None
+        elif isinstance(value, (dict, list)):
+            if depth > max_depth:
+                raise SchemaError(f"{filename}: $: JSON nested deeper than {max_depth} levels", "a sidecar is at most a few levels deep")
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            stack.extend((v, depth + 1) for k, v in items)
+            if isinstance(value, dict):
+                stack.extend((k, depth) for k in value)
+
+
+def loads(text: str, *, filename: str, page: str, wiki_dir: str = ".openwiki") -> Sidecar:
+    """Parse and validate one sidecar. Raises SchemaError naming the file and the place."""
+    data = decode_json(text, filename=filename)
+    r = _Reader(filename)
+    root = r.obj(data, "$", ROOT_KEYS, {"schemaVersion", "pageVersion", "claims"})
+    if root["schemaVersion"] != 1 or type(root["schemaVersion"]) is not int:
+        raise r.fail("$.schemaVersion", f"must be the integer 1, found {root['schemaVersion']!r}")
+    page_version = r.text(root["pageVersion"], "$.pageVersion", PAGE_VERSION, "expected sha256:<64 lowercase hex>")
+    claims: list[Claim] = []
+    seen: set[str] = set()
+    wiki = wiki_dir.strip("/").lower()
+    for i, raw in enumerate(r.array(root["claims"], "$.claims")):
+        claim = _fast_claim(raw, wiki) or _claim(r, raw, f"$.claims[{i}]", wiki_dir)
+        if claim.id in seen:
+            raise r.fail(f"$.claims[{i}].id", f"duplicate claim id {claim.id}", "give each claim its own id")
+        seen.add(claim.id)
+        claims.append(claim)
+    verification = None
+    if "verification" in root:
+        v = r.obj(root["verification"], "$.verification", {"by", "at"}, {"by", "at"})
+        verification = Verification(r.text(v["by"], "$.verification.by"), r.text(v["at"], "$.verification.at"))
+    return Sidecar(page=page, page_version=page_version, claims=tuple(claims), verification=verification)
+
+
+# The fast path: the common, valid claim is accepted with a few C-level checks; anything else
+# (a mark, an escape in a path, any problem) goes through the careful reader, which has the last
+# word and the error messages. The fast path accepts only what the careful reader accepts.
+_CLAIM_REQUIRED = frozenset({"id", "statement", "evidence"})
+_EVIDENCE_REQUIRED = frozenset({"resource", "version"})
+_FILE_VERSION = re.compile(r"repo-file-v1:sha256:[0-9a-f]{64}")
+_LINES_VERSION = re.compile(r"repo-lines-v1:sha256:[0-9a-f]{64}:[A-Za-z0-9_-]+")
+
+
+def plain_resource(resource: str, wiki: str = "") -> compat.Resource | None:
+    """plain_parts() as a compat.Resource."""
+    parts = plain_parts(resource, wiki)
+    return None if parts is None else compat.Resource(*parts)
+
+
+def _plain_text(value: Any) -> bool:
+    return type(value) is str and value != "" and value == value.strip()
+
+
+def _fast_claim(raw: Any, wiki: str) -> Claim | None:
+    if type(raw) is not dict or "mark" in raw or not CLAIM_KEYS.issuperset(raw) or not _CLAIM_REQUIRED.issubset(raw):
+        return None
+    claim_id, statement, raw_evidence = raw["id"], raw["statement"], raw["evidence"]
+    if type(claim_id) is not str or not CLAIM_ID.fullmatch(claim_id) or not _plain_text(statement):
+        return None
+    if type(raw_evidence) is not list or not raw_evidence:
+        return None
+    evidence = []
+    for e in raw_evidence:
+        if type(e) is not dict or not EVIDENCE_KEYS.issuperset(e) or not _EVIDENCE_REQUIRED.issubset(e):
+            return None
+        resource, version, blob = e["resource"], e["version"], e.get("blob")
+        if type(resource) is not str or type(version) is not str:
+            return None
+        parsed = plain_parts(resource, wiki)
+        if parsed is None or not (_FILE_VERSION if parsed[1] is None else _LINES_VERSION).fullmatch(version):
+            return None
+        if "blob" in e and (type(blob) is not str or not BLOB.fullmatch(blob)):
+            return None
+        evidence.append(Evidence(resource, version, blob))
+    if len({e.resource for e in evidence}) != len(evidence):
+        return None
+    verified_at, verified_by = raw.get("verifiedAt"), raw.get("verifiedBy")
+    if ("verifiedAt" in raw and not _plain_text(verified_at)) or ("verifiedBy" in raw and not _plain_text(verified_by)):
+        return None
+    return Claim(claim_id, statement, tuple(evidence), verified_at, verified_by)
+
+
+def _claim(r: _Reader, raw: Any, where: str, wiki_dir: str) -> Claim:
+    c = r.obj(raw, where, CLAIM_KEYS, {"id", "statement", "evidence"})
+    claim_id = r.text(c["id"], f"{where}.id", CLAIM_ID, "expected claim_ followed by 32 lowercase hex")
+    statement = r.text(c["statement"], f"{where}.statement")
+    evidence: list[Evidence] = []
+    resources: set[str] = set()
+    for j, raw_ev in enumerate(r.array(c["evidence"], f"{where}.evidence", 1)):
+        ev = _evidence(r, raw_ev, f"{where}.evidence[{j}]", wiki_dir)
+        if ev.resource in resources:
+            raise r.fail(f"{where}.evidence[{j}].resource", f"{ev.resource} is cited twice in this claim")
+        resources.add(ev.resource)
+        evidence.append(ev)
+    verified_at = r.text(c["verifiedAt"], f"{where}.verifiedAt") if "verifiedAt" in c else None
+    verified_by = r.text(c["verifiedBy"], f"{where}.verifiedBy") if "verifiedBy" in c else None
+    mark = _mark(r, c["mark"], f"{where}.mark") if "mark" in c else None
+    return Claim(claim_id, statement, tuple(evidence), verified_at, verified_by, mark)
+
+
+def _evidence(r: _Reader, raw: Any, where: str, wiki_dir: str) -> Evidence:
+    e = r.obj(raw, where, EVIDENCE_KEYS, {"resource", "version"})
+    resource = r.text(e["resource"], f"{where}.resource")
+    try:
+        parsed = compat.parse_resource(resource, wiki_dir=wiki_dir)
+    except compat.ResourceError as err:
+        raise r.fail(f"{where}.resource", str(err)) from None
+    if parsed.canonical != resource:
+        raise r.fail(f"{where}.resource", f"{resource!r} is not canonical", f"write it as {parsed.canonical}")
+    version = r.text(e["version"], f"{where}.version", VERSION, "expected a repo-file-v1 or repo-lines-v1 token")
+    if parsed.is_range != version.startswith("repo-lines-v1:"):
+        kind = "repo-lines-v1" if parsed.is_range else "repo-file-v1"
+        raise r.fail(f"{where}.version", f"a {'range' if parsed.is_range else 'whole-file'} resource needs a {kind} token")
+    blob = r.text(e["blob"], f"{where}.blob", BLOB, "expected a git object id") if "blob" in e else None
+    return Evidence(resource, version, blob)
+
+
+def _mark(r: _Reader, raw: Any, where: str) -> Mark:
+    m = r.obj(raw, where, MARK_KEYS, {"status", "since"})
+    if m["status"] not in ("stale", "unresolved"):
+        raise r.fail(f"{where}.status", "must be 'stale' or 'unresolved'")
+    causes = []
+    for k, raw_cause in enumerate(r.array(m.get("causes", []), f"{where}.causes")):
+        cw = f"{where}.causes[{k}]"
+        cz = r.obj(raw_cause, cw, CAUSE_KEYS, {"resource", "reason"})
+        causes.append(
+            Cause(
+                resource=r.text(cz["resource"], f"{cw}.resource"),
+                reason=r.text(cz["reason"], f"{cw}.reason"),
+                hunk=r.text(cz["hunk"], f"{cw}.hunk") if "hunk" in cz else None,
+                old_lines=r.lines(cz.get("oldLines"), f"{cw}.oldLines"),
+                new_lines=r.lines(cz.get("newLines"), f"{cw}.newLines"),
+                path=r.text(cz["path"], f"{cw}.path") if "path" in cz else None,
+                blob=r.text(cz["blob"], f"{cw}.blob", BLOB, "expected a git object id") if "blob" in cz else None,
+            )
+        )
+    commit = r.text(m["commit"], f"{where}.commit", BLOB, "expected a commit id") if "commit" in m else None
+    return Mark(m["status"], r.text(m["since"], f"{where}.since"), tuple(causes), commit)
+
+
+def to_data(sidecar: Sidecar) -> dict[str, Any]:
+    """The JSON value in OpenWiki's key order, additions only where present."""
+    data: dict[str, Any] = {"schemaVersion": 1, "pageVersion": sidecar.page_version}
+    data["claims"] = [_claim_data(c) for c in sidecar.claims]
+    if sidecar.verification is not None and sidecar.claims:
+        data["verification"] = {"by": sidecar.verification.by, "at": sidecar.verification.at}
+    return data
+
+
+def _claim_data(c: Claim) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": c.id, "statement": c.statement, "evidence": []}
+    for e in c.evidence:
+        ev: dict[str, Any] = {"resource": e.resource, "version": e.version}
+        if e.blob:
+            ev["blob"] = e.blob
+        out["evidence"].append(ev)
+    if c.verified_at:
+        out["verifiedAt"] = c.verified_at
+    if c.verified_by:
+        out["verifiedBy"] = c.verified_by
+    if c.mark:
+        out["mark"] = _mark_data(c.mark)
+    return out
+
+
+def _mark_data(m: Mark) -> dict[str, Any]:
+    out: dict[str, Any] = {"status": m.status, "since": m.since}
+    if m.causes:
+        out["causes"] = []
+        for c in m.causes:
+            cz: dict[str, Any] = {"resource": c.resource, "reason": c.reason}
+            if c.hunk:
+                cz["hunk"] = c.hunk
+            if c.old_lines:
+                cz["oldLines"] = list(c.old_lines)
+            if c.new_lines:
+                cz["newLines"] = list(c.new_lines)
+            if c.path:
+                cz["path"] = c.path
+            if c.blob:
+                cz["blob"] = c.blob
+            out["causes"].append(cz)
+    if m.commit:
+        out["commit"] = m.commit
+    return out
+
+
+def dumps(sidecar: Sidecar) -> str:
+    """OpenWiki's serialisation: JSON.stringify(value, null, 2) + newline, non-ASCII kept."""
+    return json.dumps(to_data(sidecar), indent=2, ensure_ascii=False) + "\n"

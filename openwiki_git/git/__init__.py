@@ -1,0 +1,1 @@
+"""git: see docs/architecture.md."""

@@ -1,0 +1,1 @@
+"""github: see docs/architecture.md."""

@@ -1,0 +1,1 @@
+"""graph: see docs/architecture.md."""

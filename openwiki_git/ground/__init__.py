@@ -1,0 +1,1 @@
+"""ground: see docs/architecture.md."""

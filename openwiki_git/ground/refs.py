@@ -1,0 +1,273 @@
+"""Code references in a Markdown page: what `ground` tries to resolve. Pure: text in, records out.
+
+A reference is the text of an inline code span (`` `attrs.define()` ``, `` `--wiki-dir` ``,
+`` `OPENWIKI_MODEL` ``, `` `src/app.py` ``) or the target of a relative link, with the sentence it
+stands in. Fenced and indented code blocks are examples, not statements: their spans are not
+references, but the names they define (def, class, assignment) are collected (`local_names`) so
+that a tutorial's own `my_func()` is never reported broken. Headings, tables, HTML, MyST
+directives and comments are scanned for references but get no claims (a marker there would spoil
+the page); the front matter and the generated citations block are not scanned.
+
+Each sentence knows where it ends in the page (after its closing punctuation and any markers that
+already follow it), which is where a new claim's marker goes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from openwiki_git.pages.frontmatter_core import body_start as front_matter_end
+from openwiki_git.pages.markers import MARKER, PATTERN
+
+KINDS = ("symbol", "path", "flag", "env", "key")
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_ROLE = re.compile(r"\{(?:py:)?([a-z]+)\}$")  # MyST roles: {func}`x`, {py:class}`x`
+_HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)")
+_LIST = re.compile(r"^(\s*)(?:[-*+]|\d{1,9}[.)])\s+")
+_QUOTE = re.compile(r"^\s*(?:>\s?)+")
+_BLOCK = re.compile(r"\n*<!-- openwiki-git:citations:begin[^\n]*-->\n.*?<!-- openwiki-git:citations:end -->\n?", re.DOTALL)
+_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|al|approx|incl|resp|esp|viz|Mr|Dr|No|Fig)|\b[A-Za-z])\.$")
+_DEF_IN_CODE = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)|^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]", re.MULTILINE)
+
+_PY_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+_SYMBOL = re.compile(rf"^{_PY_IDENT}(?:\.{_PY_IDENT})*$")
+_FLAG = re.compile(r"^--?[A-Za-z][A-Za-z0-9-]*$")
+_ENV = re.compile(r"^\$?\{?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\}?$")
+_KEY = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
+_PATH = re.compile(r"^\.{0,2}/?[\w.@+-]+(?:/[\w.@+-]+)*/?$")
+_EXT = re.compile(r"\.[A-Za-z0-9]{1,8}$")
+_CALL = re.compile(r"^(.+?)\((.*)\)$", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    text: str  # the statement: the sentence as written, markers removed, whitespace collapsed
+    line: int  # 1-based line where it starts
+    end: int  # offset in the page where a marker goes (after punctuation and existing markers)
+    claimable: bool  # a prose sentence (not a heading, table row or HTML)
+    markers: tuple[str, ...]  # labels of the claim markers that follow it already
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    kind: str  # symbol, path, flag, env, key
+    name: str  # normalised: `~attrs.define()` -> attrs.define; `$FOO` -> FOO
+    raw: str  # the span or link target as written
+    sentence: Sentence
+    called: bool = False  # written with parentheses: `f()`
+    role: str | None = None  # MyST/Sphinx role before the span: func, class, meth, mod, attr
+    link: bool = False  # from a link target rather than a code span
+
+
+@dataclass(frozen=True, slots=True)
+class PageRefs:
+    refs: tuple[Ref, ...]
+    local_names: frozenset[str]  # names the page's own code blocks define or import
+
+
+def classify(raw: str, role: str | None = None) -> tuple[str, str, bool] | None:
+    """(kind, name, called) of one code span's text, or None when it is no reference (prose in
+    backticks, a shell command, an expression, a literal)."""
+    text = raw.strip()
+    if not text or "\n" in text or len(text) > 200:
+        return None
+    if role in ("file", "download"):
+        return ("path", text, False) if _PATH.match(text) else None
+    text = text.lstrip("~!") if role else text
+    if _FLAG.match(text) and text.startswith("--") and len(text) > 3:
+        return "flag", text, False
+    m = _ENV.match(text)
+    if m and (text.startswith("$") or "_" in text):
+        return "env", m.group(1), False
+    called = False
+    call = _CALL.match(text)
+    if call and _SYMBOL.match(call.group(1).strip()):
+        text, called = call.group(1).strip(), True
+    if _SYMBOL.match(text):
+        if text in ("True", "False", "None") or text.isdigit():
+            return None
+        if "." in text:
+            last = text.rsplit(".", 1)[1]
+            if last.lower() in _FILE_EXTS and not called and not role:
+                return "path", text, False  # `setup.py`, `conf.py`: a file name, not an attribute
+            return "symbol", text, called
+        if called or role or text[:1].isupper() or text.startswith("_") or (text.islower() and "_" in text):
+            return ("key" if _KEY.match(text) and not called and not role else "symbol"), text, called
+        return None  # a plain word in backticks (`name`, `default`): too vague to cite
+    if "/" in text and _PATH.match(text) and not text.startswith("/") and "//" not in text:
+        return "path", text, False
+    return None
+
+
+_FILE_EXTS = {
+    "py", "pyi", "md", "rst", "txt", "toml", "cfg", "ini", "yml", "yaml", "json", "js", "ts", "tsx", "jsx",
+    "go", "rs", "c", "h", "cpp", "hpp", "java", "rb", "sh", "lock", "in", "html", "css", "xml", "csv", "sql",
+}
+
+
+def page_refs(text: str) -> PageRefs:
+    """Every reference in the page, each with its sentence, in page order."""
+    body_start = front_matter_end(text)
+    masked = _mask_generated(text)
+    refs: list[Ref] = []
+    local: set[str] = set()
+    for kind, start, end in _blocks(masked, body_start):
+        chunk = masked[start:end]
+        if kind == "code":
+            for m in _DEF_IN_CODE.finditer(chunk):
+                local.add(m.group(1) or m.group(2))
+            continue
+        for sentence, s_start, s_end in _sentences(text, start, end, claimable=kind == "prose"):
+            refs.extend(_refs_in(text, s_start, s_end, sentence))
+    return PageRefs(tuple(refs), frozenset(local))
+
+
+def _refs_in(text: str, start: int, end: int, sentence: Sentence) -> list[Ref]:
+    out = []
+    span = text[start:end]
+    for m in _CODE_SPAN.finditer(span):
+        before = span[: m.start()]
+        role_m = _ROLE.search(before)
+        role = role_m.group(1) if role_m else None
+        got = classify(m.group(2), role)
+        if got is not None:
+            out.append(Ref(got[0], got[1], m.group(2), sentence, got[2], role))
+    for m in _LINK.finditer(span):
+        target = m.group(1).split("#", 1)[0]
+        if not target or ":" in target or target.startswith(("/", "#", "mailto")):
+            continue
+        if "/" not in target and "." in target and _SYMBOL.match(target) and target.rsplit(".", 1)[-1].lower() not in _FILE_EXTS:
+            out.append(Ref("symbol", target, m.group(1), sentence, link=True))  # MyST: [`x()`](pkg.x)
+            continue
+        if target.endswith((".md", ".html", ".rst", "/")) or not _EXT.search(target):
+            continue  # links between pages are lint's broken-link business
+        out.append(Ref("path", target, m.group(1), sentence, link=True))
+    return out
+
+
+def _mask_generated(text: str) -> str:
+    """The page with the generated citations block and HTML comments blanked (same length)."""
+    def blank(m: re.Match[str]) -> str:
+        return re.sub(r"[^\n]", " ", m.group(0))
+
+    text = _BLOCK.sub(blank, text)
+    return re.sub(r"<!--.*?-->", blank, text, flags=re.DOTALL)
+
+
+def _blocks(text: str, start: int) -> list[tuple[str, int, int]]:
+    """(kind, start, end) of the page's blocks: prose paragraphs and list items, headings,
+    tables/HTML (`other`) and fenced code."""
+    out: list[tuple[str, int, int]] = []
+    pos = start
+    fence: str | None = None
+    fence_start = 0
+    para: tuple[int, int] | None = None
+
+    def close() -> None:
+        nonlocal para
+        if para is not None:
+            out.append(("prose", para[0], para[1]))
+            para = None
+
+    for line in text[start:].splitlines(keepends=True):
+        lstart, lend = pos, pos + len(line.rstrip("\r\n"))
+        pos += len(line)
+        stripped = line.strip()
+        if fence is not None:
+            if stripped.startswith(fence) and stripped.strip(fence[0]) == "":
+                out.append(("code", fence_start, lend))
+                fence = None
+            continue
+        m = _FENCE.match(line)
+        if m:
+            close()
+            fence, fence_start = m.group(1), lstart
+            continue
+        if not stripped:
+            close()
+        elif _HEADING.match(line) or stripped.startswith(("|", "<", ":::", "```{", ".. ", "% ")) or stripped in ("---", "***"):
+            close()
+            out.append(("other", lstart, lend))
+        elif _LIST.match(line):
+            close()
+            para = (lstart, lend)
+        elif line.startswith("    ") and para is None:
+            out.append(("code", lstart, lend))  # an indented code block
+        else:
+            para = (para[0], lend) if para is not None else (lstart, lend)
+    close()
+    if fence is not None:
+        out.append(("code", fence_start, pos))
+    return out
+
+
+def _sentences(text: str, start: int, end: int, *, claimable: bool) -> list[tuple[Sentence, int, int]]:
+    """Split one block into sentences; offsets refer to `text`. Code spans never split."""
+    chunk = text[start:end]
+    shielded = _CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), chunk)
+    shielded = re.sub(r"\]\([^)]*\)", lambda m: "x" * len(m.group(0)), shielded)
+    bounds = []
+    for m in re.finditer(r"[.!?](?:[\"')\]*_]*)(?:" + PATTERN + r")*(?=\s+[\"'(\[*_`]*[A-Z0-9`\[])", shielded):
+        if _ABBREV.search(shielded[max(0, m.start() - 8) : m.start() + 1]):
+            continue
+        bounds.append(m.end())
+    out = []
+    s = 0
+    for b in [*bounds, len(chunk)]:
+        piece_start, piece_end = s, b
+        # a marker run right after the sentence belongs to it
+        while True:
+            mm = MARKER.match(chunk, piece_end)
+            if not mm:
+                break
+            piece_end = mm.end()
+        raw = chunk[piece_start:piece_end]
+        lead = len(raw) - len(raw.lstrip())
+        raw_body = raw.strip()
+        if raw_body:
+            first_line_offset = start + piece_start + lead
+            markers = tuple(m.group(1) for m in MARKER.finditer(raw_body))
+            statement = _statement(raw_body)
+            content_end = start + piece_start + len(raw.rstrip())
+            if statement:
+                line = text.count("\n", 0, first_line_offset) + 1
+                out.append(
+                    (Sentence(statement, line, content_end, claimable and _claimable(statement), markers),
+                     first_line_offset, content_end)
+                )
+        s = piece_end
+        while s < len(chunk) and chunk[s] in " \t\r\n":
+            s += 1
+    return out
+
+
+def _statement(raw: str) -> str:
+    lines = [_QUOTE.sub("", _LIST.sub("", ln, count=1)) for ln in MARKER.sub("", raw).splitlines()]
+    return " ".join(" ".join(lines).split())
+
+
+def _claimable(statement: str) -> bool:
+    """A sentence worth a claim: some words besides the references."""
+    words = re.findall(r"[A-Za-z]{2,}", _CODE_SPAN.sub(" ", statement))
+    return len(words) >= 3
+
+
+def statement_of(text: str) -> str:
+    """The statement key of a sentence as stored: markers removed, whitespace collapsed."""
+    return " ".join(MARKER.sub("", text).split())
+
+
+def all_sentences(text: str) -> list[Sentence]:
+    """The sentences of the page's prose blocks, in page order (the model pass reads the
+    claimable ones; markers go after any of them)."""
+    body_start = front_matter_end(text)
+    masked = _mask_generated(text)
+    out: list[Sentence] = []
+    for kind, start, end in _blocks(masked, body_start):
+        if kind == "prose":
+            out.extend(s for s, _, _ in _sentences(text, start, end, claimable=True))
+    return out

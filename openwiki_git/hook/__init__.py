@@ -1,0 +1,1 @@
+"""hook: see docs/architecture.md."""

@@ -1,0 +1,1 @@
+"""markdown: see docs/architecture.md."""

@@ -1,0 +1,1 @@
+"""pages: see docs/architecture.md."""

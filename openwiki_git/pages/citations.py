@@ -1,0 +1,137 @@
+"""Claims made visible in the prose: GFM footnote markers and their rendered definitions.
+
+Each claim's sentence carries `[^c-1a2b3c4d]` (the first 8 hex of its id). The tool owns one
+block of footnote definitions at the end of the page, between two HTML comments, rendered from
+the sidecar: each links to the cited lines with a relative link, which GitHub renders as a link
+to the highlighted lines. Pure: text in, text out.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from openwiki_git.evidence import openwiki as compat
+from openwiki_git.model import Claim
+from openwiki_git.pages.frontmatter_core import body_start
+from openwiki_git.pages.markers import MARKER
+
+BEGIN = "<!-- openwiki-git:citations:begin (generated from .claims; edit claims, not these lines) -->"
+END = "<!-- openwiki-git:citations:end -->"
+_BLOCK = re.compile(r"\n*<!-- openwiki-git:citations:begin[^\n]*-->\n.*?<!-- openwiki-git:citations:end -->\n?", re.S)
+
+
+def label(claim_id: str) -> str:
+    return "c-" + claim_id.removeprefix("claim_")[:8]
+
+
+def marker(claim_id: str) -> str:
+    return f"[^{label(claim_id)}]"
+
+
+def strip_block(text: str) -> str:
+    return _BLOCK.sub("\n", text).rstrip("\n") + "\n" if _BLOCK.search(text) else text
+
+
+def markers_in(text: str) -> set[str]:
+    """Labels used as markers in the prose (definitions and the generated block excluded)."""
+    return set(MARKER.findall(_BLOCK.sub("", text)))
+
+
+def has_marker(text: str, claim_id: str) -> bool:
+    return label(claim_id) in markers_in(text)
+
+
+def link_for(page_repo_path: str, resource: str) -> str:
+    """A relative link from the page to the cited file, with GitHub's #Lx-Ly line anchor."""
+    res = compat.parse_resource(resource, wiki_dir="\0")
+    encoded = res.canonical.removeprefix("repo://").split("#", 1)[0]
+    target = posixpath.relpath(encoded, posixpath.dirname(page_repo_path) or ".")
+    return f"{target}#L{res.start}-L{res.end}" if res.is_range else target
+
+
+def definition(page_repo_path: str, claim: Claim) -> str:
+    cites = []
+    for ev in claim.evidence:
+        res = compat.parse_resource(ev.resource, wiki_dir="\0")
+        where = f"{res.path}#L{res.start}-L{res.end}" if res.is_range else res.path
+        cites.append(f"[{where}]({link_for(page_repo_path, ev.resource)})")
+    line = f"[^{label(claim.id)}]: " + ", ".join(cites)
+    if claim.mark is not None:
+        line += f" (⚠ {claim.mark.status}: the cited code changed; this statement awaits review)"
+    return line
+
+
+def render_block(page_repo_path: str, claims: tuple[Claim, ...] | list[Claim]) -> str:
+    if not claims:
+        return ""
+    lines = [BEGIN, *(definition(page_repo_path, c) for c in claims), END]
+    return "\n".join(lines) + "\n"
+
+
+def sync(text: str, page_repo_path: str, claims: tuple[Claim, ...] | list[Claim]) -> str:
+    """The page with its definitions block brought in step with `claims` (only that block changes)."""
+    block = render_block(page_repo_path, claims)
+    match = _BLOCK.search(text)
+    if match:
+        start, end = match.span()
+        prefix = "\n\n" if block and start > 0 else ("\n" if start > 0 else "")
+        return text[:start] + prefix + block + text[end:] if block else text[:start].rstrip("\n") + "\n" + text[end:]
+    if not block:
+        return text
+    if not text.strip("\n"):
+        return block  # an empty page: the block alone (and a second sync leaves it so)
+    body = text if text.endswith("\n") else text + "\n"
+    return body + "\n" + block
+
+
+def insert_marker(text: str, statement: str, claim_id: str) -> str | None:
+    """Put the claim's marker after the first verbatim occurrence of its statement in the prose.
+
+    Returns None when the statement is not in the page (the user places the marker by hand).
+    """
+    body = body_start(text)  # never inside the front matter (a title may repeat the sentence)
+    prose = _BLOCK.sub("", text[body:])
+    idx = prose.find(statement)
+    if idx < 0 or has_marker(text, claim_id):
+        return None
+    at = text.find(statement, body) + len(statement)
+    return text[:at] + marker(claim_id) + text[at:]
+
+
+_SENTENCE_END = re.compile(r"(?:[.!?][)\"'*_`]*\s+|\n\s*\n|^)(?=\S)", re.M)
+
+
+def _norm(text: str) -> str:
+    return " ".join(MARKER.sub("", text).split())
+
+
+def prose_before(text: str, claim_id: str) -> str | None:
+    """The sentence the claim's marker follows (markers removed, white space collapsed), or None
+    when the page has no such marker."""
+    body = body_start(text)
+    prose = _BLOCK.sub("", text[body:])
+    at = prose.find(marker(claim_id))
+    if at < 0:
+        return None
+    before = prose[:at]
+    para = before[before.rfind("\n\n") + 2 :] if "\n\n" in before else before
+    starts = [m.end() for m in _SENTENCE_END.finditer(para.rstrip())]
+    last = para[starts[-1] if starts else 0 :]
+    return _norm(last)
+
+
+def states(text: str, claim_id: str, statement: str) -> bool | None:
+    """Whether the prose right before the claim's marker is its statement (white space and other
+    markers aside); None when the page has no marker for it. A page edited so that the sentence
+    carrying the marker no longer reads as the statement gives False."""
+    body = body_start(text)
+    prose = _BLOCK.sub("", text[body:])
+    at = prose.find(marker(claim_id))
+    if at < 0:
+        return None
+    return _norm(prose[:at]).endswith(_norm(statement))
+
+
+def remove_marker(text: str, claim_id: str) -> str:
+    return text.replace(marker(claim_id), "")

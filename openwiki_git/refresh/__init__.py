@@ -1,0 +1,1 @@
+"""refresh: see docs/architecture.md."""

@@ -1,0 +1,150 @@
+"""The OKF bundle on disk: the generated `index.md` of every wiki directory, and `validate` (every
+page's front matter against the bundled schema, plus the reserved files' rules). The rules
+themselves are `pages/okf.py`'s; this module only walks the wiki's directories."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from openwiki_git.errors import SchemaError
+from openwiki_git.pages import frontmatter as fmt
+from openwiki_git.pages import okf
+
+if TYPE_CHECKING:
+    from openwiki_git.store.wiki import Wiki
+    from openwiki_git.store.workspace import Workspace
+
+
+# -- indexes ---------------------------------------------------------------------------------
+
+
+def _concepts(directory: Path) -> tuple[list[str], list[str]]:
+    files, dirs = [], []
+    for entry in sorted(directory.iterdir(), key=lambda p: p.name.encode("utf-8")):
+        if entry.is_symlink() or entry.name.startswith("."):
+            continue
+        if entry.is_dir() and _has_concepts(entry):
+            dirs.append(entry.name)
+        elif entry.is_file() and entry.name.endswith(".md") and entry.name.lower() not in okf.RESERVED:
+            files.append(entry.name)
+    return files, dirs
+
+
+def _has_concepts(directory: Path) -> bool:
+    files, dirs = _concepts(directory)
+    return bool(files or dirs)
+
+
+def _entry_fields(path: Path) -> tuple[str | None, str | None]:
+    try:
+        text = path.read_text("utf-8")
+        fm = fmt.parse(text, filename=path.name)
+    except (OSError, UnicodeDecodeError, SchemaError):
+        return None, None
+    if fm is None:
+        return None, None
+    title, desc = fm.data.get("title"), fm.data.get("description")
+    return (title.strip() if okf.is_text(title) else None), (" ".join(desc.split()) if okf.is_text(desc) else None)
+
+
+def _link_text(text: str) -> str:
+    return re.sub(r"([\\\[\]])", r"\\\1", text)
+
+
+def index_text(directory: Path, *, root: bool) -> str:
+    """The generated index.md of one wiki directory."""
+    files, dirs = _concepts(directory)
+    entries = []
+    for name in files:
+        title, desc = _entry_fields(directory / name)
+        line = f"* [{_link_text(title or name[: -len('.md')])}]({quote(name, safe='-_.~')})"
+        entries.append(line + (f" - {desc}" if desc else ""))
+    subdirs = [f"* [{_link_text(d)}]({quote(d, safe='-_.~')}/)" for d in dirs]
+    body = "# Files\n" + ("\n" + "\n".join(entries) + "\n" if entries else "")
+    body += "\n# Directories\n" + ("\n" + "\n".join(subdirs) + "\n" if subdirs else "")
+    return (f'---\nokf_version: "{okf.OKF_VERSION}"\n---\n\n' + body) if root else body
+
+
+def expected_indexes(wiki: Wiki) -> dict[Path, str]:
+    """Every index.md the wiki should have: the root, and each directory holding concepts."""
+    out: dict[Path, str] = {}
+    if not wiki.wiki_path.is_dir():
+        return out
+
+    def walk(directory: Path, root: bool) -> None:
+        out[directory / "index.md"] = index_text(directory, root=root)
+        for name in _concepts(directory)[1]:
+            walk(directory / name, False)
+
+    walk(wiki.wiki_path, True)
+    return out
+
+
+# -- validate --------------------------------------------------------------------------------
+
+
+def validate_pages(ws: Workspace) -> list[str]:
+    """Every page's front matter against schemas/frontmatter.schema.json, plus the index.md and
+    log.md rules; each problem as `file:line: location: message`."""
+    from jsonschema import Draft202012Validator
+
+    from openwiki_git.formats import schema
+
+    validator = Draft202012Validator(schema.load_schema("frontmatter"))
+    out: list[str] = []
+    wiki = ws.wiki
+    for page in wiki.pages():
+        rel = wiki.repo_path(page)
+        try:
+            text = wiki.page_path(page).read_text("utf-8")
+            fm = fmt.parse(text, filename=rel)
+        except UnicodeDecodeError:
+            out.append(f"{rel}:1: not UTF-8 text")
+            continue
+        except SchemaError as e:
+            out.append(e.message)
+            continue
+        if fm is None:
+            out.append(f"{rel}:1: no front matter (OKF v0.2 pages start with --- lines holding at least `type:`)")
+            continue
+        found = set()
+        for error in validator.iter_errors(fm.data):
+            if error.context:  # oneOf: the branch that got furthest says what is wrong
+                error = max(error.context, key=lambda e: (len(e.absolute_path), e.validator != "type"))
+            path = tuple(error.absolute_path)
+            where = schema.json_path(path)
+            found.add((fm.line(*path), where, error.message))
+        out.extend(f"{rel}:{line}: {where}: {msg}" for line, where, msg in sorted(found))
+    out.extend(_reserved_problems(wiki))
+    return out
+
+
+def _reserved_problems(wiki: Wiki) -> list[str]:
+    out: list[str] = []
+    if not wiki.wiki_path.is_dir():
+        return out
+    for path in sorted(wiki.wiki_path.rglob("*.md")):
+        rel_wiki = path.relative_to(wiki.wiki_path)
+        if path.name.lower() not in okf.RESERVED or any(p.startswith(".") for p in rel_wiki.parts[:-1]):
+            continue
+        rel = path.relative_to(wiki.root).as_posix()
+        try:
+            fm = fmt.parse(path.read_text("utf-8"), filename=rel)
+        except (OSError, UnicodeDecodeError):
+            continue
+        except SchemaError as e:
+            out.append(e.message)
+            continue
+        if fm is None:
+            continue
+        is_root = rel_wiki.as_posix() == "index.md"
+        extra = [k for k in fm.data if not (is_root and k == "okf_version")]
+        if extra:
+            what = "the root index.md carries only okf_version" if is_root else f"{path.name} has no front matter in OKF v0.2"
+            out.append(f"{rel}:{fm.line(extra[0])}: {what}, found {extra[0]!r}")
+        if is_root and "okf_version" in fm.data and fm.data["okf_version"] != okf.OKF_VERSION:
+            out.append(f'{rel}:{fm.line("okf_version")}: okf_version must be the string "0.2", found {fm.data["okf_version"]!r}')
+    return out

@@ -1,0 +1,209 @@
+"""`.openwiki/config.yml`: the settings, validated by schemas/config.schema.json."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from openwiki_git.errors import ConfigError
+
+CONFIG_DIR = ".openwiki"
+CONFIG_NAME = "config.yml"
+DEFAULT_WIKI_DIR = ".openwiki"
+OPENWIKI_WIKI_DIR = "openwiki"
+DURATION = re.compile(r"^(\d+)([dhw])$")
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    wiki_dir: str = DEFAULT_WIKI_DIR
+    # "openwiki-git" sidecars may carry our optional keys; "openwiki" sidecars carry none, so
+    # OpenWiki's strict reader accepts them (marks then live in front matter and reports only).
+    sidecar_format: str = "openwiki-git"
+    adjacent_insert: str = "fresh"
+    rename_threshold: int = 50
+    max_growth: int = 200
+    cosmetic_edits: str = "fresh"  # a cited range edited only cosmetically: "fresh" (reason recorded), "mark" or "stale"
+    cosmetic_annotations: bool = False  # Python type annotations count as cosmetic
+    range_growth_factor: int = 2  # a changed range keeps within max(factor x, + lines) of its cited size
+    range_growth_lines: int = 10
+    hook_on_moved: str = "stage"  # hook.on_moved: a commit that only re-anchors: stage (pass) | stop
+    hook_on_stale: str = "stop"  # hook.on_stale: a commit that newly marks a claim: stop (once) | stage
+    reverify_after: str | None = None
+    docs: tuple[str, ...] = ()
+    refresh: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def strict_openwiki(self) -> bool:
+        return self.sidecar_format == "openwiki"
+
+    @property
+    def reverify_after_seconds(self) -> int | None:
+        if not self.reverify_after:
+            return None
+        m = DURATION.match(self.reverify_after)
+        assert m, "validated by the schema"
+        return int(m.group(1)) * {"h": 3600, "d": 86400, "w": 604800}[m.group(2)]
+
+
+def config_path(root: Path) -> Path:
+    return root / CONFIG_DIR / CONFIG_NAME
+
+
+def load_config(root: Path, *, wiki_dir: str | None = None) -> Config:
+    """Read the config (defaults when absent); `wiki_dir` (from --wiki-dir) overrides the file.
+
+    Without a config file and without --wiki-dir, an OpenWiki wiki (`openwiki/`) is used when
+    `.openwiki/` does not exist, so openwiki-git works on OpenWiki repositories unconverted.
+    """
+    path = config_path(root)
+    data: dict[str, Any] = {}
+    if path.is_symlink():
+        raise ConfigError(f"{CONFIG_DIR}/{CONFIG_NAME}: a symlinked config is refused", "replace the link with the file")
+    if path.is_file():
+        data = _read(path, root)
+    elif path.exists():
+        raise ConfigError(f"{CONFIG_DIR}/{CONFIG_NAME}: not a file", "move it away; the config is a YAML file")
+    where = "--wiki-dir"
+    if wiki_dir is None:
+        where = f"{CONFIG_DIR}/{CONFIG_NAME}: $.wiki_dir"
+        wiki_dir = data.get("wiki_dir")
+        if wiki_dir is None and not (root / DEFAULT_WIKI_DIR).is_dir() and (root / OPENWIKI_WIKI_DIR).is_dir():
+            wiki_dir = OPENWIKI_WIKI_DIR
+    wiki_dir = _clean_wiki_dir(wiki_dir or DEFAULT_WIKI_DIR, where)
+    fmt = data.get("sidecar_format") or ("openwiki" if wiki_dir == OPENWIKI_WIKI_DIR else "openwiki-git")
+    return Config(
+        wiki_dir=wiki_dir,
+        sidecar_format=fmt,
+        adjacent_insert=data.get("adjacent_insert", "fresh"),
+        rename_threshold=data.get("rename_threshold", 50),
+        max_growth=data.get("max_growth", 200),
+        cosmetic_edits=data.get("cosmetic_edits", "fresh"),
+        cosmetic_annotations=data.get("cosmetic_annotations", False),
+        range_growth_factor=data.get("range_growth_factor", 2),
+        range_growth_lines=data.get("range_growth_lines", 10),
+        hook_on_moved=(data.get("hook") or {}).get("on_moved", "stage"),
+        hook_on_stale=(data.get("hook") or {}).get("on_stale", "stop"),
+        reverify_after=data.get("reverify_after"),
+        docs=tuple(data.get("docs", ())),
+        refresh=dict(data.get("refresh") or {}),
+        raw=data,
+    )
+
+
+def _read(path: Path, root: Path) -> dict[str, Any]:
+    from openwiki_git.formats.yamlio import MAX_BYTES
+
+    rel = path.relative_to(root).as_posix()
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:  # refused unread
+            raise ConfigError(f"{rel}: {size} bytes, over the limit of {MAX_BYTES} for a config", "keep only the settings")
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{rel}: cannot read: {e}") from None
+    simple = _simple_config(text)
+    if simple is not None:
+        return simple  # no YAML parser, no jsonschema: `check` starts fast
+
+    from openwiki_git.formats import schema
+    from openwiki_git.formats.yamlio import load_yaml
+
+    data = load_yaml(text, filename=rel)
+    if data is None:
+        return {}
+    found = schema.problems("config", data)
+    if found:
+        raise ConfigError(f"{rel}: {found[0]}", "see schemas/config.schema.json for the settings")
+    return dict(data)
+
+
+# The common config (flat `key: scalar` lines of the settings below) is read without ruamel.yaml
+# and jsonschema, which cost more than a whole check of a small wiki. Anything else, including
+# every value these rules are unsure of, goes to the YAML parser and the schema, which have the
+# last word and the error messages: _simple_config accepts only what they accept, identically.
+_SIMPLE_LINE = re.compile(
+    r"([a-z_]+):(?:[ ]+(?:([A-Za-z0-9._/][A-Za-z0-9._/ -]*?)|\"([^\"\\]*)\"|'([^']*)'))?[ ]*(?:[ ]#.*)?"
+)
+_NOT_PLAIN_STRING = re.compile(r"[-+0-9].*|\.[0-9].*|\.(?:inf|Inf|INF|nan|NaN|NAN)|(?:true|True|TRUE|false|False|FALSE)")
+_SIMPLE_SETTINGS: dict[str, Any] = {
+    "wiki_dir": lambda v: type(v) is str and v != "",
+    "sidecar_format": lambda v: v in ("openwiki-git", "openwiki"),
+    "adjacent_insert": lambda v: v in ("fresh", "stale"),
+    "rename_threshold": lambda v: type(v) is int and 0 <= v <= 100,
+    "max_growth": lambda v: type(v) is int and v >= 0,
+    "cosmetic_edits": lambda v: v in ("fresh", "mark", "stale"),
+    "reverify_after": lambda v: v is None or (type(v) is str and re.fullmatch(r"[0-9]+[hdw]", v) is not None),
+    "range_growth_factor": lambda v: type(v) is int and v >= 1,
+    "range_growth_lines": lambda v: type(v) is int and v >= 0,
+}
+# Sections of flat settings (`hook:` then lines indented by two spaces).
+_SIMPLE_SECTIONS: dict[str, dict[str, Any]] = {
+    "hook": {
+        "on_moved": lambda v: v in ("stage", "stop"),
+        "on_stale": lambda v: v in ("stop", "stage"),
+    },
+}
+
+
+def _simple_config(text: str) -> dict[str, Any] | None:
+    """The settings of a flat config, or None when the YAML parser and the schema must decide."""
+    if not text.isascii() or re.search(r"[\x00-\x09\x0b-\x1f\x7f]", text):
+        return None
+    data: dict[str, Any] = {}
+    section: dict[str, Any] | None = None  # the open `hook:` section's settings
+    rules = _SIMPLE_SETTINGS
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if section is not None and line.startswith("  ") and not line.startswith("   "):
+            line, target = line[2:], section
+        else:
+            section, rules, target = None, _SIMPLE_SETTINGS, data
+        m = _SIMPLE_LINE.fullmatch(line)
+        if m is None:
+            return None
+        key, plain, double, single = m.groups()
+        if target is data and key in _SIMPLE_SECTIONS and plain is None and double is None and single is None:
+            if key in data:
+                return None
+            section = data[key] = {}
+            rules = _SIMPLE_SECTIONS[key]
+            continue
+        if key in target or key not in (rules if target is not data else _SIMPLE_SETTINGS):
+            return None
+        if plain is not None:
+            if plain in ("null", "Null", "NULL"):
+                value: Any = None
+            elif re.fullmatch(r"0|[1-9][0-9]{0,17}", plain):
+                value = int(plain)
+            elif re.fullmatch(r"[0-9]+[hdw]", plain):
+                value = plain  # a duration such as 90d
+            elif _NOT_PLAIN_STRING.fullmatch(plain):
+                return None
+            else:
+                value = plain
+        else:
+            value = double if double is not None else single
+        if not (rules if target is not data else _SIMPLE_SETTINGS)[key](value):
+            return None
+        target[key] = value
+    if any(v == {} for v in data.values()):
+        return None  # `hook:` with nothing under it is null in YAML: let the schema say so
+    return data
+
+
+def _clean_wiki_dir(value: str, where: str = "wiki_dir") -> str:
+    cleaned = value.strip().rstrip("/")
+    parts = cleaned.split("/")
+    bad = not cleaned or cleaned.startswith("/") or "\\" in cleaned or ":" in parts[0]
+    bad = bad or any(not c.isprintable() for c in cleaned) or any(p.lower() == ".claims" for p in parts)
+    if bad or any(p in ("", ".", "..") for p in parts) or parts[0].lower() == ".git":
+        raise ConfigError(
+            f"{where}: wiki_dir {value!r} must be a relative directory inside the repository", "e.g. .openwiki"
+        )
+    return cleaned

@@ -1,0 +1,140 @@
+"""Writing one page's claims: the page's citation block and its sidecar, kept in step.
+
+The caller holds the wiki lock. The page is written first, then the sidecar with the page's new
+`pageVersion`; each write is atomic and skipped when the bytes would not change.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from openwiki_git.errors import EvidenceError, StoreError
+from openwiki_git.evidence import openwiki as compat
+from openwiki_git.model import Claim, Evidence, Sidecar
+from openwiki_git.pages import citations
+from openwiki_git.pages.frontmatter_core import opens
+from openwiki_git.store.wiki import Wiki, page_version
+
+PageEdit = Callable[[str], str]
+
+
+def render_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -> tuple[bytes | None, bytes | None]:
+    """The page's bytes now and as `save_page` would write them (None: no page). Nothing is
+    written. Besides the citations block, the OKF front matter is projected from the claims
+    (okf.py: `sources`, `verified`, `generated`; marks on an OpenWiki wiki); a malformed front
+    matter raises SchemaError (`file:line: problem (fix)`)."""
+    page_path = wiki.page_path(sidecar.page)
+    data = page_path.read_bytes() if page_path.is_file() else None
+    if data is None:
+        return None, None
+    text = _utf8(data, wiki.repo_path(sidecar.page))
+    crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
+    if crlf:  # a CRLF page is rendered as LF text and written back with CRLF: same bytes when in step
+        text = text.replace("\r\n", "\n")
+    new_text = edit(text) if edit else text
+    new_text = citations.sync(new_text, wiki.repo_path(sidecar.page), rendered_claims(wiki, new_text, sidecar))
+    if opens(new_text):
+        from openwiki_git.pages import okf
+        from openwiki_git.store.workspace import now_iso
+
+        new_text = okf.project(
+            sidecar,
+            text,
+            new_text,
+            filename=wiki.repo_path(sidecar.page),
+            openwiki_mode=wiki.config.strict_openwiki,
+            now=now_iso(),
+            marks_in_front_matter=wiki.config.strict_openwiki,
+        )
+    if crlf:
+        new_text = new_text.replace("\r\n", "\n").replace("\n", "\r\n")
+    return data, new_text.encode("utf-8")
+
+
+def rendered_claims(wiki: Wiki, text: str, sidecar: Sidecar) -> tuple[Claim, ...]:
+    """The claims whose footnote definitions the page carries. On an OpenWiki wiki (whose pages
+    have no markers) only claims whose marker is in the prose, so its pages get no block."""
+    if not wiki.config.strict_openwiki:
+        return sidecar.claims
+    present = citations.markers_in(text)
+    return tuple(c for c in sidecar.claims if citations.label(c.id) in present)
+
+
+def save_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -> list[str]:
+    """Persist `sidecar` and re-render its page's citations and OKF front matter; returns the
+    repo paths written."""
+    written = []
+    page_path = wiki.page_path(sidecar.page)
+    before, data = render_page(wiki, sidecar, edit=edit)
+    wiki.require_writable(wiki.sidecar_path(sidecar.page))  # refused now, not after the page is written
+    if data is not None:
+        if wiki.write_bytes(page_path, data):
+            written.append(wiki.repo_path(sidecar.page))
+    version = page_version(data or b"")
+    try:
+        if wiki.save(sidecar.replace(page_version=version)):
+            written.append(wiki.sidecar_path(sidecar.page).relative_to(wiki.root).as_posix())
+    except BaseException:
+        if before is not None:  # a writer that fails leaves the page as it was
+            wiki.write_bytes(page_path, before)
+        raise
+    return written
+
+
+def preflight(wiki: Wiki, pages: list[str]) -> None:
+    """Check the front matter of every page a command is about to write, before it writes any:
+    a malformed one raises SchemaError (`file:line: problem (fix)`, exit 2) and nothing is written."""
+    for page in pages:
+        path = wiki.page_path(page)
+        if not path.is_file():
+            continue
+        text = _utf8(path.read_bytes(), wiki.repo_path(page))
+        if opens(text):
+            from openwiki_git.pages import okf
+
+            okf.load_valid(text, filename=wiki.repo_path(page))
+
+
+def _utf8(data: bytes, filename: str) -> str:
+    """A page's text; a page that is not UTF-8 is refused (rewriting it would lose its bytes)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise StoreError(f"{filename}: byte {e.start}: not valid UTF-8", "save the page as UTF-8") from None
+
+
+def new_sidecar(page: str) -> Sidecar:
+    return Sidecar(page=page, page_version=page_version(b""), claims=())
+
+
+def new_claim_id(taken: set[str]) -> str:
+    labels = {citations.label(t) for t in taken}
+    for _ in range(64):
+        cid = "claim_" + uuid.uuid4().hex
+        if cid not in taken and citations.label(cid) not in labels:
+            return cid
+    raise StoreError("could not allocate a unique claim id")  # pragma: no cover - 2^-32 odds
+
+
+def resolve_new_evidence(ws: Any, resources: list[str], source: str) -> list[Evidence]:
+    """Resolve evidence at the literal lines given; every refusal names the resource and the fix."""
+    out: list[Evidence] = []
+    for raw in resources:
+        try:
+            res = compat.parse_resource(raw, wiki_dir=ws.config.wiki_dir)
+        except compat.ResourceError as e:
+            raise EvidenceError(f"--evidence: {e}") from None  # the message shows the input, escaped
+        ft = ws.repo.read(res.path, source)
+        if ft.text is None:
+            hint = f"`git add {res.path}` first" if ft.problem == "not tracked by git" else "cite a tracked text file"
+            raise EvidenceError(f"{raw}: {res.path}: {ft.problem}", hint)
+        got = compat.resolve(res, ft.text, None)
+        if got is None:
+            n = len(compat.split_lines(ft.text))
+            raise EvidenceError(f"{raw}: the range ends past the end of {res.path} ({n} lines)", "cite lines that exist")
+        if any(e.resource == got.resource.canonical for e in out):
+            raise EvidenceError(f"{raw}: {got.resource.canonical} is cited twice", "cite each resource once")
+        out.append(Evidence(got.resource.canonical, got.version, ft.blob))
+    return out
