@@ -2,7 +2,7 @@
 """Benchmark `openwiki-git check` on synthetic repositories, without and with its cache.
 
 Builds git repositories whose wiki holds 10,000 claims with real OpenWiki tokens (computed with
-compat.lines_version directly, so building is fast), commits them, and times `check`:
+tokens.lines_version directly, so building is fast), commits them, and times `check`:
 
   A. 10,000 claims over 1,000 cited files (100 pages x 100 claims, 10 claims per file)
   B. 10,000 claims over   100 cited files (100 pages x 100 claims, 100 claims per file)
@@ -51,7 +51,8 @@ from pathlib import Path
 
 from openwiki_git.caches import check as checkcache
 from openwiki_git.cli.main import main
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resource import format_resource
+from openwiki_git.evidence.tokens import lines_version, split_lines
 from openwiki_git.formats import sidecar
 from openwiki_git.model import Claim, Evidence, Sidecar
 from openwiki_git.pages import citations
@@ -93,7 +94,7 @@ def build(root: Path, *, pages: int, claims_per_page: int, files: int) -> dict[s
         full = root / path
         full.parent.mkdir(parents=True, exist_ok=True)
         full.write_text(text, "utf-8")
-        texts[path] = compat.split_lines(text)
+        texts[path] = split_lines(text)
     paths = sorted(texts)
     wiki = root / ".openwiki"
     (wiki / ".claims" / "area").mkdir(parents=True)
@@ -112,10 +113,10 @@ def build(root: Path, *, pages: int, claims_per_page: int, files: int) -> dict[s
             lines = texts[path]
             slot = n % per_file
             start0 = 2 + (slot * 7) % (LINES_PER_FILE - RANGE_LINES - 4)
-            res = compat.format_resource(path, (start0 + 1, start0 + RANGE_LINES))
+            res = format_resource(path, (start0 + 1, start0 + RANGE_LINES))
             cid = f"claim_{n:032x}"
             statement = f"Handler {n} in {path} scales its value."
-            claims.append(Claim(cid, statement, (Evidence(res, compat.lines_version(lines, start0, start0 + RANGE_LINES)),)))
+            claims.append(Claim(cid, statement, (Evidence(res, lines_version(lines, start0, start0 + RANGE_LINES)),)))
             prose.append(f"{statement}{citations.marker(cid)}\n")
             n += 1
         text = citations.sync("".join(prose), f".openwiki/{page}", claims)

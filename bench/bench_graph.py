@@ -22,7 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resource import Resource
+from openwiki_git.evidence.tokens import lines_version
 from openwiki_git.formats import sidecar
 from openwiki_git.graph import build as graph_build
 from openwiki_git.graph import core as graph
@@ -98,8 +99,8 @@ def make_wiki(root: Path, rng: random.Random, sources: dict[str, list[str]], pag
             statement = sentence(rng, 8)
             path = rng.choice(paths)
             start = rng.randrange(1, SOURCE_LINES - 3)
-            token = compat.lines_version(sources[path], start - 1, start + 2)
-            ev = Evidence(compat.Resource(path, start, start + 2).canonical, token)
+            token = lines_version(sources[path], start - 1, start + 2)
+            ev = Evidence(Resource(path, start, start + 2).canonical, token)
             page_claims.append(Claim(cid, statement, (ev,), "2026-11-30T10:00:00Z", "human:bench"))
             body.append(f"{statement}[^c-{cid[6:14]}] See ADR-{rng.randrange(100) + 1:04}.\n")
         text = "\n".join(body)

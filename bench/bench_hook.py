@@ -37,7 +37,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from openwiki_git.evidence import openwiki as compat  # noqa: E402
+from openwiki_git.evidence.resource import Resource  # noqa: E402
+from openwiki_git.evidence.tokens import lines_version  # noqa: E402
 from openwiki_git.formats import sidecar as sidecar_codec  # noqa: E402
 from openwiki_git.model import Claim, Evidence, Sidecar  # noqa: E402
 from openwiki_git.pages import citations
@@ -82,8 +83,8 @@ def build(root: Path, claims: int) -> None:
         for k in range(per_file):
             start = 1 + k * step
             end = start + SPAN - 1
-            resource = compat.Resource(f"src/m{i:04d}.py", start, end).canonical
-            version = compat.lines_version(texts[i], start - 1, end)
+            resource = Resource(f"src/m{i:04d}.py", start, end).canonical
+            version = lines_version(texts[i], start - 1, end)
             cid = f"claim_{n:032x}"
             statement = f"Module {i} part {k} adds numbers."
             all_claims.append((statement, Claim(cid, statement, (Evidence(resource, version),), "2026-01-01T00:00:00Z")))

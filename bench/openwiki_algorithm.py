@@ -5,7 +5,7 @@ range is re-read from its file and re-hashed, with no cache and no index shared 
     python bench/openwiki_algorithm.py REPO [WIKI_DIR]
 
 Prints `N claims: F fresh, S not fresh`; exit 0 when every claim is fresh, 1 otherwise. It reads
-the sidecars with `json` and computes the versions with openwiki_git.evidence.openwiki (the same token
+the sidecars with `json` and computes the versions with openwiki_git.evidence.tokens (the same token
 algorithm OpenWiki uses), so the comparison is of the algorithm, not of the language.
 """
 
@@ -16,7 +16,8 @@ import os
 import sys
 from pathlib import Path
 
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resource import parse_resource
+from openwiki_git.evidence.tokens import file_version, lines_version, split_lines
 
 
 def main() -> int:
@@ -32,17 +33,17 @@ def main() -> int:
                 total += 1
                 ok = True
                 for ev in claim["evidence"]:
-                    res = compat.parse_resource(ev["resource"], wiki_dir=".openwiki")
+                    res = parse_resource(ev["resource"], wiki_dir=".openwiki")
                     try:
                         text = (root / res.path).read_text("utf-8")  # re-read for every range
                     except OSError:
                         ok = False
                         continue
-                    lines = compat.split_lines(text)
+                    lines = split_lines(text)
                     if res.start is None or res.end is None:
-                        ok = ok and compat.file_version(text) == ev["version"]
+                        ok = ok and file_version(text) == ev["version"]
                     else:
-                        ok = ok and compat.lines_version(lines, res.start - 1, res.end) == ev["version"]
+                        ok = ok and lines_version(lines, res.start - 1, res.end) == ev["version"]
                 fresh += ok
     print(f"{total} claims: {fresh} fresh, {total - fresh} not fresh")
     return 0 if fresh == total else 1

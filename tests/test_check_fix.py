@@ -1,5 +1,5 @@
 """The pure check (checker.py) and fix (fixer.py): statuses, the per-file cache, the fast path's
-agreement with compat.relocate(), marks, reverts and verification."""
+agreement with relocation.relocate(), marks, reverts and verification."""
 
 from __future__ import annotations
 
@@ -11,17 +11,18 @@ from hypothesis import strategies as st
 
 from openwiki_git.claims import check as checker
 from openwiki_git.claims import fix as fixer
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.relocation import relocate
+from openwiki_git.evidence.tokens import file_version, lines_version, split_lines
 from openwiki_git.model import Claim, ClaimResult, Evidence, EvidenceResult, FileText, Mark, Sidecar
 
 TEXT = "".join(f"line {i}\n" for i in range(1, 31))
-LINES = compat.split_lines(TEXT)
+LINES = split_lines(TEXT)
 NOW = "2026-11-30T12:00:00Z"
 
 
 def token(text: str, start: int, end: int) -> str:
     """The token of 1-based inclusive lines start..end."""
-    return compat.lines_version(compat.split_lines(text), start - 1, end)
+    return lines_version(split_lines(text), start - 1, end)
 
 
 class Files:
@@ -52,11 +53,11 @@ def resolver(**files: str | None) -> tuple[checker.EvidenceResolver, Files]:
 def test_each_file_read_once_and_each_pair_resolved_once():
     r, reader = resolver(**{"src__a_dot_py": TEXT, "src__b_dot_py": TEXT})
     claims = [claim((f"repo://src/a.py#L{i}-L{i + 1}", token(TEXT, i, i + 1))) for i in range(1, 20)]
-    claims += [claim(("repo://src/b.py", compat.file_version(TEXT)))] * 5
+    claims += [claim(("repo://src/b.py", file_version(TEXT)))] * 5
     results = [checker.check_claim("p.md", c, r, page_text="") for c in claims]
     assert all(res.status == "fresh" for res in results)
     assert sorted(reader.reads) == ["src/a.py", "src/b.py"]
-    assert r.resolve("repo://src/b.py", compat.file_version(TEXT)) is results[-1].evidence[0]  # memoised
+    assert r.resolve("repo://src/b.py", file_version(TEXT)) is results[-1].evidence[0]  # memoised
 
 
 def test_statuses_and_reasons():
@@ -76,14 +77,14 @@ def test_statuses_and_reasons():
     assert (gone.status, gone.current_resource, gone.reason) == ("unresolved", None, "gone: missing")
     bad = r.resolve("repo://../x", v)
     assert bad.status == "unresolved" and "inside the repository" in bad.reason
-    whole = r.resolve("repo://c", compat.file_version(TEXT))
+    whole = r.resolve("repo://c", file_version(TEXT))
     assert (whole.status, whole.reason) == ("stale", "file changed")
 
 
 def test_check_claim_worst_status_marker_and_notes():
     r, _ = resolver(w=TEXT, gone=None)
     ok = ("repo://w#L1-L2", token(TEXT, 1, 2))
-    c = claim(ok, ("repo://gone", compat.file_version("")))
+    c = claim(ok, ("repo://gone", file_version("")))
     res = checker.check_claim("p.md", c, r, page_text="x [^c-11111111]")
     assert res.status == "unresolved" and res.marker_present
     res = checker.check_claim("p.md", claim(ok), r, page_text=None)
@@ -114,7 +115,7 @@ def test_is_due():
     assert checker.is_due(c.replace(verified_at="2026-01-01T00:00:00"), now, 1)  # naive time
 
 
-# -- the fast path is compat.relocate() ------------------------------------------------------
+# -- the fast path is relocation.relocate() ------------------------------------------------------
 
 LINE_POOL = ["a\n", "b\n", "\n", "a\r\n", "é\n", "x y\n", "c", "d\n", "e\n", "f\n"]
 
@@ -140,21 +141,21 @@ def test_unchanged_at_hint_is_lines_version_equality(lines, span, other, edit):
             if op == "del":
                 del source[at]
     os_, on = other
-    tokens = [compat.lines_version(lines, s, s + n)]
+    tokens = [lines_version(lines, s, s + n)]
     if os_ + on <= len(source):
-        tokens.append(compat.lines_version(source, os_, os_ + on))
+        tokens.append(lines_version(source, os_, os_ + on))
     for v in tokens:
-        assert checker.unchanged_at_hint(lines, s, s + n, v) == (v == compat.lines_version(lines, s, s + n))
+        assert checker.unchanged_at_hint(lines, s, s + n, v) == (v == lines_version(lines, s, s + n))
         # ...and then the resolver says exactly what relocate() says.
         text = "".join(lines)
         fast = checker.EvidenceResolver(lambda p, text=text: FileText(p, text, None)).resolve(f"repo://f#L{s + 1}-L{s + n}", v)
-        r = compat.relocate(f"repo://f#L{s + 1}-L{s + n}", text, v)
+        r = relocate(f"repo://f#L{s + 1}-L{s + n}", text, v)
         assert (fast.status, fast.current_resource, fast.reason, fast.current_version) == (
             r.status, r.resource.canonical if r.resource else None, r.reason, r.version)
 
 
 def test_unchanged_at_hint_rejects_near_misses():
-    v = compat.lines_version(LINES, 4, 6)
+    v = lines_version(LINES, 4, 6)
     assert checker.unchanged_at_hint(LINES, 4, 6, v)
     assert not checker.unchanged_at_hint(LINES, 5, 7, v)
     assert not checker.unchanged_at_hint(LINES, 4, 6, v + "A")
@@ -251,7 +252,7 @@ def test_fix_evidence_rules(status):
     st.text(st.sampled_from(["a", "é", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", " "]), max_size=40)
 )
 def test_fast_split_lines_is_compats(text):
-    assert checker.split_lines(text) == compat.split_lines(text)
+    assert checker.split_lines(text) == split_lines(text)
 
 
 def test_fast_path_reads_without_building_the_index():
@@ -266,10 +267,10 @@ def test_fast_path_reads_without_building_the_index():
 
 def test_lone_surrogate_is_left_to_compat():
     lines = ["a\n", "b\ud800\n", "c\n"]
-    v = compat.lines_version(lines, 1, 2)
+    v = lines_version(lines, 1, 2)
     assert not checker.unchanged_at_hint(lines, 1, 2, v)
     got = checker.EvidenceResolver(lambda p: FileText(p, "".join(lines), None)).resolve("repo://f#L2-L2", v)
-    r = compat.relocate("repo://f#L2-L2", "".join(lines), v)
+    r = relocate("repo://f#L2-L2", "".join(lines), v)
     assert (got.status, got.current_resource, got.current_version) == (r.status, "repo://f#L2-L2", r.version)
 
 

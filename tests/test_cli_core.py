@@ -15,7 +15,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from openwiki_git.cli import main as main_module
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.tokens import file_version, lines_version, split_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAIM_ID = re.compile(r"^claim_[0-9a-f]{32}$")
@@ -55,7 +55,7 @@ def check_json(repo, capsys, *extra: str) -> tuple[int, dict]:
 
 
 def lines_token(text: str, start: int, end: int) -> str:
-    return compat.lines_version(compat.split_lines(text), start - 1, end)
+    return lines_version(split_lines(text), start - 1, end)
 
 
 SRC = "".join(f"line {i}\n" for i in range(1, 41))
@@ -108,7 +108,7 @@ def test_claim_add_canonicalises_single_line_and_whole_file(wiki_repo, capsys):
     add(wiki_repo, capsys, "Line ten says ten.", "repo://src/app.py#L8", "repo://src\\app.py")
     ev = sidecar(wiki_repo)["claims"][0]["evidence"]
     assert [e["resource"] for e in ev] == ["repo://src/app.py#L8-L8", "repo://src/app.py"]
-    assert ev[1]["version"] == compat.file_version(SRC)
+    assert ev[1]["version"] == file_version(SRC)
 
 
 def test_claim_add_statement_not_in_page_asks_for_marker(wiki_repo, capsys):

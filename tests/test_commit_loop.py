@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from openwiki_git.diff import hunks as diffmap
+from openwiki_git.evidence.relocation import range_limit
 
 SRC = "".join(f"line {i}\n" for i in range(1, 31))
 
@@ -109,7 +109,7 @@ def test_check_fix_and_confirm_never_adopt_a_range_past_the_bound(repo) -> None:
     lines = SRC.splitlines(keepends=True)
     lines[10:12] = [f"method {i}\n" for i in range(32)]  # inside the range, its context untouched
     repo.write("app.py", "".join(lines))
-    assert diffmap.range_limit(4) == 14
+    assert range_limit(4) == 14
     assert quiet(repo, "check", "--fix")[0] == 1
     c = claim(repo)
     assert c["evidence"][0]["resource"] == "repo://app.py#L10-L13" and c["mark"]["status"] == "stale"

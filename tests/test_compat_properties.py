@@ -13,12 +13,15 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.relocation import Relocation, relocate
+from openwiki_git.evidence.resolver import LineIndex, classify, resolve
+from openwiki_git.evidence.resource import Resource, ResourceError, _parse_general, parse_resource
+from openwiki_git.evidence.tokens import ANCHOR_KEYS, decode_anchors, decode_token, file_version, lines_version, sha256_hex, split_lines
 
 ALPHABET = ["a\n", "b\n", "c\n", "\n", "a\r\n", "d e\n", "f\n", "g\n", "h\n", "i\n", "j\n", "k\n"]
 PROPERTY = settings(max_examples=300, deadline=None)
 BASE = [f"line {i}\n" for i in range(1, 21)]  # 20 distinct lines
-TOKEN = compat.lines_version(BASE, 9, 12)  # L10-L12
+TOKEN = lines_version(BASE, 9, 12)  # L10-L12
 RES = "repo://f.txt#L10-L12"
 
 
@@ -84,18 +87,18 @@ def test_edits_outside_the_range_never_make_it_stale(data: st.DataObject) -> Non
     below = data.draw(edited(old[e:], alphabet))
     selected = old[s:e]
     new = above + selected + below
-    got = compat.relocate(resource(s, e), text(new), compat.lines_version(old, s, e))
+    got = relocate(resource(s, e), text(new), lines_version(old, s, e))
     places = occurrences(new, selected)
     if places == [len(above)]:
         assert got.status == "fresh", got.reason
-        assert got.resource == compat.Resource("f.txt", len(above) + 1, len(above) + len(selected))
-        assert got.version == compat.lines_version(new, len(above), len(above) + len(selected))
+        assert got.resource == Resource("f.txt", len(above) + 1, len(above) + len(selected))
+        assert got.version == lines_version(new, len(above), len(above) + len(selected))
     assert got.status != "stale", got.reason
     if got.status == "fresh":
         assert got.content == text(selected)
         assert got.resource is not None and got.resource.start is not None and got.resource.end is not None
         assert got.resource.start - 1 in places
-        assert got.version == compat.lines_version(new, got.resource.start - 1, got.resource.end)
+        assert got.version == lines_version(new, got.resource.start - 1, got.resource.end)
     else:
         assert got.reason.startswith("ambiguous:"), got.reason
 
@@ -115,7 +118,7 @@ def test_edits_inside_the_range_are_never_fresh(data: st.DataObject) -> None:
     above = data.draw(edited(old[:s], alphabet)) if outside else old[:s]
     below = data.draw(edited(old[e:], alphabet)) if outside else old[e:]
     new = above + middle + below
-    got = compat.relocate(resource(s, e), text(new), compat.lines_version(old, s, e), max_growth=3)
+    got = relocate(resource(s, e), text(new), lines_version(old, s, e), max_growth=3)
     if not occurrences(new, selected):
         assert got.status != "fresh", got.reason
     if got.status == "fresh":
@@ -124,18 +127,18 @@ def test_edits_inside_the_range_are_never_fresh(data: st.DataObject) -> None:
         assert got.content != text(selected)
         assert got.resource is not None and got.resource.start is not None and got.resource.end is not None
         assert got.resource.end - got.resource.start + 1 <= len(selected) + 3
-        assert got.version == compat.lines_version(new, got.resource.start - 1, got.resource.end)
+        assert got.version == lines_version(new, got.resource.start - 1, got.resource.end)
 
 
 def reference_resolve(
     lines: list[str], start: int, end: int, prev: str | None
 ) -> tuple[str, int, int] | None:
     """The compact resolver of §4, transcribed naively: no index, no shortcuts."""
-    h = compat.sha256_hex
+    h = sha256_hex
     hint = (start - 1, end) if end <= len(lines) else None
-    parsed = compat.decode_anchors(prev) if prev else None
+    parsed = decode_anchors(prev) if prev else None
     if parsed is None:
-        return (compat.lines_version(lines, *hint), *hint) if hint else None
+        return (lines_version(lines, *hint), *hint) if hint else None
     chash, m = parsed
     n = int(m["selectedLineCount"])
     if hint and hint[1] - hint[0] == n and h(text(lines[hint[0] : hint[1]])) == chash:
@@ -154,12 +157,12 @@ def reference_resolve(
         return prev, *ctx[0]
     starts, ends = _reference_bounds(lines, m, True), _reference_bounds(lines, m, False)
     spans = [(s, e) for s in starts for e in ends if e > s]
-    return (compat.lines_version(lines, *spans[0]), *spans[0]) if len(spans) == 1 else None
+    return (lines_version(lines, *spans[0]), *spans[0]) if len(spans) == 1 else None
 
 
 def _reference_context_ok(lines: list[str], s: int, e: int, m: dict[str, int | str]) -> bool:
     p, f = int(m["precedingContextLineCount"]), int(m["followingContextLineCount"])
-    h = compat.sha256_hex
+    h = sha256_hex
     before = s == 0 if p == 0 else s >= p and h(text(lines[s - p : s])) == m["precedingContextHash"]
     n = len(lines)
     after = e == n if f == 0 else e + f <= n and h(text(lines[e : e + f])) == m["followingContextHash"]
@@ -171,7 +174,7 @@ def _reference_bounds(lines: list[str], m: dict[str, int | str], before: bool) -
     k, digest = int(m[f"{key}ContextLineCount"]), m[f"{key}ContextHash"]
     if k == 0:
         return [0 if before else len(lines)]
-    hits = [i for i in range(len(lines) - k + 1) if compat.sha256_hex(text(lines[i : i + k])) == digest]
+    hits = [i for i in range(len(lines) - k + 1) if sha256_hex(text(lines[i : i + k])) == digest]
     return [i + k for i in hits] if before else hits
 
 
@@ -183,9 +186,9 @@ def test_resolve_equals_the_reference_resolver(data: st.DataObject) -> None:
     new = data.draw(edited(old, alphabet))
     start = data.draw(st.sampled_from([s + 1, data.draw(st.integers(1, len(new) + 3))]))
     end = data.draw(st.integers(start, start + 4))
-    prev = data.draw(st.sampled_from([compat.lines_version(old, s, e), None, "garbage"]))
-    index = compat.LineIndex(text(new))
-    got = compat.resolve(f"repo://f.txt#L{start}-L{end}", text(new), prev, lines=index)
+    prev = data.draw(st.sampled_from([lines_version(old, s, e), None, "garbage"]))
+    index = LineIndex(text(new))
+    got = resolve(f"repo://f.txt#L{start}-L{end}", text(new), prev, lines=index)
     want = reference_resolve(new, start, end, prev)
     if want is None:
         assert got is None
@@ -208,22 +211,22 @@ def test_parse_fast_path_equals_the_general_parser(pieces: list[str], prefixed: 
     """The shortcut for already-canonical input never changes a verdict."""
     resource_text = ("repo://" if prefixed else "") + "".join(pieces)
     outcomes = []
-    for parse in (compat.parse_resource, lambda t: compat._parse_general(t, "openwiki", True)):
+    for parse in (parse_resource, lambda t: _parse_general(t, "openwiki", True)):
         try:
             outcomes.append(parse(resource_text))
-        except compat.ResourceError:
+        except ResourceError:
             outcomes.append(None)
     assert outcomes[0] == outcomes[1]
     if outcomes[0] is not None:
-        assert compat.parse_resource(outcomes[0].canonical) == outcomes[0]
+        assert parse_resource(outcomes[0].canonical) == outcomes[0]
 
 
 @PROPERTY
 @given(st.text(max_size=80), st.sampled_from(["", "repo-lines-v1:sha256:", TOKEN[:86], TOKEN[:120]]))
 def test_decode_anchors_never_raises(garbage: str, prefix: str) -> None:
-    decoded = compat.decode_anchors(prefix + garbage)
+    decoded = decode_anchors(prefix + garbage)
     if decoded is not None:
-        assert list(decoded[1]) == list(compat.ANCHOR_KEYS)
+        assert list(decoded[1]) == list(ANCHOR_KEYS)
 
 
 @PROPERTY
@@ -231,10 +234,10 @@ def test_decode_anchors_never_raises(garbage: str, prefix: str) -> None:
 def test_tokens_round_trip(lines: list[str], data: st.DataObject) -> None:
     s = data.draw(st.integers(0, len(lines) - 1))
     e = data.draw(st.integers(s + 1, len(lines)))
-    token = compat.lines_version(lines, s, e)
-    decoded = compat._decode_token(token)
+    token = lines_version(lines, s, e)
+    decoded = decode_token(token)
     assert decoded is not None and decoded[2]  # canonical
-    assert decoded[0] == compat.sha256_hex(text(lines[s:e]))
+    assert decoded[0] == sha256_hex(text(lines[s:e]))
     assert decoded[1]["selectedLineCount"] == e - s
 
 
@@ -242,7 +245,7 @@ def test_tokens_round_trip(lines: list[str], data: st.DataObject) -> None:
 @given(st.lists(st.sampled_from(ALPHABET + ["x", "\r", "\u2028"]), max_size=20))
 def test_split_lines_round_trips(parts: list[str]) -> None:
     joined = "".join(parts)
-    lines = compat.split_lines(joined)
+    lines = split_lines(joined)
     assert text(lines) == joined
     assert all(line for line in lines)
     assert all(line.endswith("\n") for line in lines[:-1])
@@ -254,80 +257,80 @@ def test_split_lines_round_trips(parts: list[str]) -> None:
 # ---------------------------------------------------------------------------------------------
 
 def test_reason_unchanged() -> None:
-    got = compat.relocate(RES, text(BASE), TOKEN)
+    got = relocate(RES, text(BASE), TOKEN)
     assert (got.status, got.reason, got.version) == ("fresh", "unchanged", TOKEN)
-    assert got.resource == compat.Resource("f.txt", 10, 12)
+    assert got.resource == Resource("f.txt", 10, 12)
     assert got.content == "line 10\nline 11\nline 12\n"
 
 
 def test_reason_moved_rewrites_the_hint_and_refreshes_the_token() -> None:
     new = ["new\n"] * 4 + BASE
-    got = compat.relocate(RES, text(new), TOKEN)
+    got = relocate(RES, text(new), TOKEN)
     assert (got.status, got.reason) == ("fresh", "moved from L10-L12 to L14-L16")
     assert got.resource is not None and got.resource.canonical == "repo://f.txt#L14-L16"
     # A token holds no line numbers: with the same context around it, the fresh token is the old one.
-    assert got.version == compat.lines_version(new, 13, 16) == TOKEN
+    assert got.version == lines_version(new, 13, 16) == TOKEN
     # OpenWiki keeps the old hint; same verdict, though.
-    assert compat.classify(compat.resolve(RES, text(new), TOKEN), TOKEN)["status"] == "fresh"
+    assert classify(resolve(RES, text(new), TOKEN), TOKEN)["status"] == "fresh"
 
 
 def test_reason_changed() -> None:
     new = list(BASE)
     new[10] = "line eleven\n"
-    got = compat.relocate(RES, text(new), TOKEN)
+    got = relocate(RES, text(new), TOKEN)
     assert (got.status, got.reason) == ("stale", "text changed between unchanged context")
     assert got.content == "line 10\nline eleven\nline 12\n"
-    assert got.version == compat.lines_version(new, 9, 12)
+    assert got.version == lines_version(new, 9, 12)
 
 
 def test_reason_not_found() -> None:
     new = BASE[:9] + BASE[12:]  # the whole range deleted
-    got = compat.relocate(RES, text(new), TOKEN)
-    assert got == compat.Relocation("unresolved", None, None, None, "cited text no longer found")
+    got = relocate(RES, text(new), TOKEN)
+    assert got == Relocation("unresolved", None, None, None, "cited text no longer found")
 
 
 def test_reason_ambiguous_copies_instead_of_openwiki_stale() -> None:
     """The cited text exists twice with no copy in its context, while Phase B finds a unique
     changed span elsewhere: OpenWiki says stale (pointing at other text), we say ambiguous."""
     old = ["p1\n", "p2\n", "p3\n", "x\n", "f1\n", "f2\n", "f3\n"]
-    token = compat.lines_version(old, 3, 4)
+    token = lines_version(old, 3, 4)
     new = ["x\n", "p1\n", "p2\n", "p3\n", "z\n", "f1\n", "f2\n", "f3\n", "x\n"]
-    openwiki = compat.resolve("repo://f.txt#L4", text(new), token)
+    openwiki = resolve("repo://f.txt#L4", text(new), token)
     assert openwiki is not None and openwiki.content == "z\n"
-    got = compat.relocate("repo://f.txt#L4", text(new), token)
+    got = relocate("repo://f.txt#L4", text(new), token)
     assert (got.status, got.reason) == ("unresolved", "ambiguous: 2 places match")
 
 
 def test_reason_ambiguous_changed_spans() -> None:
     block = BASE[6:9] + ["changed\n"] + BASE[12:15]
     new = BASE[:9] + ["changed\n"] + BASE[12:] + block
-    got = compat.relocate(RES, text(new), TOKEN)
+    got = relocate(RES, text(new), TOKEN)
     assert got.status == "unresolved"
     assert got.reason == "ambiguous: 3 spans fit between the unchanged context"
 
 
 def test_no_usable_stored_version() -> None:
-    for previous in (None, "", "garbage", compat.file_version(text(BASE))):
-        got = compat.relocate(RES, text(BASE), previous)
+    for previous in (None, "", "garbage", file_version(text(BASE))):
+        got = relocate(RES, text(BASE), previous)
         assert (got.status, got.reason) == ("stale", "no usable stored version")
-        assert got.version == TOKEN and got.resource == compat.Resource("f.txt", 10, 12)
-    past_end = compat.relocate("repo://f.txt#L10-L30", text(BASE), None)
-    assert past_end == compat.Relocation(
+        assert got.version == TOKEN and got.resource == Resource("f.txt", 10, 12)
+    past_end = relocate("repo://f.txt#L10-L30", text(BASE), None)
+    assert past_end == Relocation(
         "unresolved", None, None, None, "range ends past the end of the file (20 lines)"
     )
-    assert compat.relocate("repo://f.txt#L2", "one\n", None).reason.endswith("(1 line)")
+    assert relocate("repo://f.txt#L2", "one\n", None).reason.endswith("(1 line)")
 
 
 def test_whole_file_reasons() -> None:
     old, new = text(BASE), text(BASE[1:])
-    token = compat.file_version(old)
-    assert compat.relocate("repo://f.txt", old, token).reason == "unchanged"
-    changed = compat.relocate("repo://f.txt", new, token)
+    token = file_version(old)
+    assert relocate("repo://f.txt", old, token).reason == "unchanged"
+    changed = relocate("repo://f.txt", new, token)
     assert (changed.status, changed.reason) == ("stale", "file changed")
-    assert changed.version == compat.file_version(new)
-    assert changed.content == new and changed.resource == compat.Resource("f.txt")
+    assert changed.version == file_version(new)
+    assert changed.content == new and changed.resource == Resource("f.txt")
     for previous in (None, TOKEN, "repo-file-v1:sha256:XYZ"):
-        got = compat.relocate("repo://f.txt", old, previous)
+        got = relocate("repo://f.txt", old, previous)
         assert (got.status, got.reason) == ("stale", "no usable stored version")
 
 
@@ -338,13 +341,13 @@ def test_whole_file_reasons() -> None:
 
 def test_max_growth_bounds_phase_b() -> None:
     grown = BASE[:10] + [f"new {i}\n" for i in range(1000)] + BASE[11:]
-    openwiki = compat.resolve(RES, text(grown), TOKEN)
+    openwiki = resolve(RES, text(grown), TOKEN)
     assert openwiki is not None and openwiki.resource.end == 1011  # L10-L1011, 1,002 lines: unbounded
-    got = compat.relocate(RES, text(grown), TOKEN)
+    got = relocate(RES, text(grown), TOKEN)
     assert got.status == "unresolved"
     assert got.reason == "changed text grew from 3 lines to 1002 lines (limit +200)"
-    assert compat.relocate(RES, text(grown), TOKEN, max_growth=999).status == "stale"
-    assert compat.relocate(RES, text(grown), TOKEN, max_growth=998).status == "unresolved"
+    assert relocate(RES, text(grown), TOKEN, max_growth=999).status == "stale"
+    assert relocate(RES, text(grown), TOKEN, max_growth=998).status == "unresolved"
 
 
 def test_max_growth_zero_allows_shrinking_and_same_size() -> None:
@@ -353,11 +356,11 @@ def test_max_growth_zero_allows_shrinking_and_same_size() -> None:
     shrunk = BASE[:10] + BASE[11:]
     grew = BASE[:10] + ["extra\n"] + BASE[10:]
     grew[11] = "edited\n"
-    assert compat.relocate(RES, text(same), TOKEN, max_growth=0).status == "stale"
-    assert compat.relocate(RES, text(shrunk), TOKEN, max_growth=0).status == "stale"
-    assert compat.relocate(RES, text(grew), TOKEN, max_growth=0).status == "unresolved"
+    assert relocate(RES, text(same), TOKEN, max_growth=0).status == "stale"
+    assert relocate(RES, text(shrunk), TOKEN, max_growth=0).status == "stale"
+    assert relocate(RES, text(grew), TOKEN, max_growth=0).status == "unresolved"
     with pytest.raises(ValueError):
-        compat.relocate(RES, text(BASE), TOKEN, max_growth=-1)
+        relocate(RES, text(BASE), TOKEN, max_growth=-1)
 
 
 def test_refreshed_anchors_do_not_age() -> None:
@@ -366,21 +369,21 @@ def test_refreshed_anchors_do_not_age() -> None:
     step1 = list(BASE)
     step1[8] = "neighbour above\n"
     step1[12] = "neighbour below\n"
-    first = compat.relocate(RES, text(step1), TOKEN)
+    first = relocate(RES, text(step1), TOKEN)
     assert first.status == "fresh" and first.version is not None and first.version != TOKEN
     step2 = list(step1)
     step2[10] = "edited\n"
-    assert compat.resolve(RES, text(step2), TOKEN) is None
-    second = compat.relocate(first.resource or RES, text(step2), first.version)
+    assert resolve(RES, text(step2), TOKEN) is None
+    second = relocate(first.resource or RES, text(step2), first.version)
     assert (second.status, second.reason) == ("stale", "text changed between unchanged context")
 
 
 def test_relocated_resource_resolves_on_the_fast_path() -> None:
     new = ["x\n", "y\n"] + BASE
-    got = compat.relocate(RES, text(new), TOKEN)
+    got = relocate(RES, text(new), TOKEN)
     assert got.resource is not None and got.version is not None
-    index = compat.LineIndex(text(new))
-    again = compat.resolve(got.resource, text(new), got.version, lines=index)
+    index = LineIndex(text(new))
+    again = resolve(got.resource, text(new), got.version, lines=index)
     assert again is not None and again.resource == got.resource and again.version == got.version
     assert index._line_hashes is None  # fast path: no whole-file hashing
 
@@ -390,7 +393,7 @@ def test_relocated_resource_resolves_on_the_fast_path() -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-class CountingIndex(compat.LineIndex):
+class CountingIndex(LineIndex):
     """Counts how often the per-file tables are built."""
 
     __slots__ = ("hash_builds", "window_builds")
@@ -411,27 +414,27 @@ class CountingIndex(compat.LineIndex):
 
 def test_line_index_is_reused_and_lazy() -> None:
     source = text(BASE)
-    tokens = {f"repo://f.txt#L{i}-L{i + 2}": compat.lines_version(BASE, i - 1, i + 2) for i in range(1, 19)}
+    tokens = {f"repo://f.txt#L{i}-L{i + 2}": lines_version(BASE, i - 1, i + 2) for i in range(1, 19)}
     index = CountingIndex(source)
     assert index.lines == BASE and len(index) == 20
     for res, token in tokens.items():
-        assert compat.relocate(res, source, token, lines=index).status == "fresh"
+        assert relocate(res, source, token, lines=index).status == "fresh"
     assert (index.hash_builds, index.window_builds) == (0, 0)  # every claim took the fast path
     shifted = CountingIndex("top\n" + source)
-    results = [compat.relocate(res, shifted.text, token, lines=shifted) for res, token in tokens.items()]
+    results = [relocate(res, shifted.text, token, lines=shifted) for res, token in tokens.items()]
     assert all(r.status == "fresh" for r in results)
     assert (shifted.hash_builds, shifted.window_builds) == (1, 1)  # built once for 18 full scans
-    alone = [compat.relocate(res, shifted.text, token) for res, token in tokens.items()]
+    alone = [relocate(res, shifted.text, token) for res, token in tokens.items()]
     assert results == alone  # sharing the index changes nothing
-    assert shifted.file_version == compat.file_version(shifted.text)
+    assert shifted.file_version == file_version(shifted.text)
 
 
 def test_line_index_must_match_the_text() -> None:
-    index = compat.LineIndex(text(BASE))
+    index = LineIndex(text(BASE))
     with pytest.raises(ValueError):
-        compat.resolve(RES, "other\n", TOKEN, lines=index)
+        resolve(RES, "other\n", TOKEN, lines=index)
     with pytest.raises(ValueError):
-        compat.relocate(RES, "other\n", TOKEN, lines=index)
+        relocate(RES, "other\n", TOKEN, lines=index)
 
 
 def test_many_files_with_shifted_claims_all_stay_fresh() -> None:
@@ -439,12 +442,12 @@ def test_many_files_with_shifted_claims_all_stay_fresh() -> None:
     for f in range(100):
         lines = [f"file {f} line {i}\n" for i in range(200)]
         claims = [
-            (f"repo://src/f{f}.py#L{s + 1}-L{s + 5}", compat.lines_version(lines, s, s + 5))
+            (f"repo://src/f{f}.py#L{s + 1}-L{s + 5}", lines_version(lines, s, s + 5))
             for s in range(0, 200, 20)
         ]
         new = text(["# header\n", *lines]) if f % 10 == 0 else text(lines)
-        index = compat.LineIndex(new)
-        statuses = {compat.relocate(res, new, token, lines=index).status for res, token in claims}
+        index = LineIndex(new)
+        statuses = {relocate(res, new, token, lines=index).status for res, token in claims}
         assert statuses == {"fresh"}
 
 
@@ -470,8 +473,8 @@ def test_many_files_with_shifted_claims_all_stay_fresh() -> None:
     ],
 )
 def test_extra_rejections(resource_text: str, kwargs: dict[str, object]) -> None:
-    with pytest.raises(compat.ResourceError):
-        compat.parse_resource(resource_text, **kwargs)  # type: ignore[arg-type]
+    with pytest.raises(ResourceError):
+        parse_resource(resource_text, **kwargs)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -487,25 +490,25 @@ def test_extra_rejections(resource_text: str, kwargs: dict[str, object]) -> None
     ],
 )
 def test_extra_rules_leave_these_alone(resource_text: str, kwargs: dict[str, object], path: str) -> None:
-    assert compat.parse_resource(resource_text, **kwargs).path == path  # type: ignore[arg-type]
+    assert parse_resource(resource_text, **kwargs).path == path  # type: ignore[arg-type]
 
 
 def test_resource_helpers() -> None:
-    res = compat.parse_resource("repo://src/my%20file.ts#L3")
+    res = parse_resource("repo://src/my%20file.ts#L3")
     assert (res.path, res.start, res.end, res.is_range) == ("src/my file.ts", 3, 3, True)
     assert res.canonical == "repo://src/my%20file.ts#L3-L3"
-    assert res.whole_file() == compat.Resource("src/my file.ts")
+    assert res.whole_file() == Resource("src/my file.ts")
     assert not res.whole_file().is_range and res.whole_file().canonical == "repo://src/my%20file.ts"
     assert res.with_lines(5, 9).canonical == "repo://src/my%20file.ts#L5-L9"
     assert res.with_path("lib/a#b.ts").canonical == "repo://lib/a%23b.ts#L3-L3"
     for bad in ("lib/../a.ts", "openwiki/p.md", ""):
-        with pytest.raises(compat.ResourceError):
+        with pytest.raises(ResourceError):
             res.with_path(bad)
     for start, end in ((0, 1), (3, 2), (True, 2)):
-        with pytest.raises(compat.ResourceError):
+        with pytest.raises(ResourceError):
             res.with_lines(start, end)
-    with pytest.raises(compat.ResourceError):
-        compat.Resource("a", 1, None)
+    with pytest.raises(ResourceError):
+        Resource("a", 1, None)
 
 
 def _token_with(payload: str) -> str:
@@ -514,30 +517,30 @@ def _token_with(payload: str) -> str:
 
 
 def test_decode_anchors_follows_javascript_rules() -> None:
-    decoded = compat.decode_anchors(TOKEN)
+    decoded = decode_anchors(TOKEN)
     assert decoded is not None
     good = dict(decoded[1])
 
     def variant(**changes: object) -> str:
         return _token_with(json.dumps({**good, **changes}))
 
-    assert compat.decode_anchors(variant(selectedLineCount=3.0)) == decoded
-    assert compat.decode_anchors(variant(precedingContextLineCount=-0.0)) is not None
+    assert decode_anchors(variant(selectedLineCount=3.0)) == decoded
+    assert decode_anchors(variant(precedingContextLineCount=-0.0)) is not None
     for bad in (True, 0, 3.5, 2**53, "3", None, [3]):
-        assert compat.decode_anchors(variant(selectedLineCount=bad)) is None, bad
-    assert compat.decode_anchors(_token_with(json.dumps(good).replace("3,", "NaN,", 1))) is None
-    assert compat.decode_anchors(_token_with(json.dumps(good).replace("3,", "1e400,", 1))) is None
-    assert compat.decode_anchors(variant(extra=1)) is None
-    assert compat.decode_anchors(variant(firstSelectedLineHash="A" * 64)) is None
-    assert compat.decode_anchors(TOKEN + "=") == decoded  # Node stops at padding
-    assert compat.decode_anchors(TOKEN.replace(":", "::", 3)) is None
+        assert decode_anchors(variant(selectedLineCount=bad)) is None, bad
+    assert decode_anchors(_token_with(json.dumps(good).replace("3,", "NaN,", 1))) is None
+    assert decode_anchors(_token_with(json.dumps(good).replace("3,", "1e400,", 1))) is None
+    assert decode_anchors(variant(extra=1)) is None
+    assert decode_anchors(variant(firstSelectedLineHash="A" * 64)) is None
+    assert decode_anchors(TOKEN + "=") == decoded  # Node stops at padding
+    assert decode_anchors(TOKEN.replace(":", "::", 3)) is None
 
 
 def test_hashes_and_versions() -> None:
-    assert compat.sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-    assert compat.file_version("") == "repo-file-v1:sha256:" + compat.sha256_hex("")
-    assert compat.sha256_hex("\ud800") == compat.sha256_hex("\ufffd")  # as Node encodes it
+    assert sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    assert file_version("") == "repo-file-v1:sha256:" + sha256_hex("")
+    assert sha256_hex("\ud800") == sha256_hex("\ufffd")  # as Node encodes it
     with pytest.raises(ValueError):
-        compat.lines_version(BASE, 3, 3)
+        lines_version(BASE, 3, 3)
     with pytest.raises(ValueError):
-        compat.lines_version(BASE, 0, 21)
+        lines_version(BASE, 0, 21)

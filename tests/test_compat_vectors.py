@@ -13,7 +13,10 @@ from typing import Any
 
 import pytest
 
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.relocation import relocate
+from openwiki_git.evidence.resolver import classify, resolve
+from openwiki_git.evidence.resource import ResourceError, format_resource, parse_resource
+from openwiki_git.evidence.tokens import decode_anchors, file_version
 
 SHARED = Path(__file__).resolve().parents[2] / "shared/testdata/openwiki-compat/vectors.json"
 BUNDLED = Path(__file__).resolve().parent / "data/openwiki-compat-vectors.json"
@@ -46,7 +49,7 @@ def test_bundled_copy_matches_shared() -> None:
 
 @pytest.mark.parametrize("v", _cases("version", "name"))
 def test_version(v: dict[str, Any]) -> None:
-    got = compat.resolve(v["resource"], v["content"], None)
+    got = resolve(v["resource"], v["content"], None)
     if v["expected_version"] is None:
         assert got is None
         return
@@ -54,9 +57,9 @@ def test_version(v: dict[str, Any]) -> None:
     assert got.version == v["expected_version"]
     if "expected_anchors" not in v:
         assert got.content == v["content"]
-        assert got.version == compat.file_version(v["content"])
+        assert got.version == file_version(v["content"])
         return
-    decoded = compat.decode_anchors(got.version)
+    decoded = decode_anchors(got.version)
     assert decoded is not None
     assert list(decoded[1].items()) == list(v["expected_anchors"].items())  # key order too
     assert got.content == v["expected_content"]
@@ -64,22 +67,22 @@ def test_version(v: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("v", _cases("relocation", "name"))
 def test_relocation(v: dict[str, Any]) -> None:
-    got = compat.resolve(v["resource"], v["new_content"], previous=v["old_version"])
-    assert compat.classify(got, v["old_version"]) == v["expected"], v["note"]
+    got = resolve(v["resource"], v["new_content"], previous=v["old_version"])
+    assert classify(got, v["old_version"]) == v["expected"], v["note"]
 
 
 @pytest.mark.parametrize("v", _cases("relocation", "name"))
 def test_relocate_agrees_with_openwiki_on_the_vectors(v: dict[str, Any]) -> None:
     """Our relocation only differs from OpenWiki by design (bounded growth, ambiguity, refreshed
     tokens); none of the vectors reaches those differences with the default max_growth."""
-    got = compat.relocate(v["resource"], v["new_content"], v["old_version"])
+    got = relocate(v["resource"], v["new_content"], v["old_version"])
     expected = v["expected"]
     assert got.status == expected["status"], got.reason
     if got.resource is not None and got.resource.is_range:
         assert [got.resource.start, got.resource.end] == expected["range"]
     if got.status == "fresh" and got.resource is not None and got.resource.is_range:
         # No hint drift and no anchor aging: the new resource and token resolve at once.
-        again = compat.resolve(got.resource, v["new_content"], got.version)
+        again = resolve(got.resource, v["new_content"], got.version)
         assert again is not None
         assert (again.resource, again.version) == (got.resource, got.version)
 
@@ -87,22 +90,22 @@ def test_relocate_agrees_with_openwiki_on_the_vectors(v: dict[str, Any]) -> None
 @pytest.mark.parametrize("v", _cases("resource_grammar", "input"))
 def test_resource_grammar(v: dict[str, Any]) -> None:
     if v["canonical"] is None:
-        with pytest.raises(compat.ResourceError) as caught:
-            compat.parse_resource(v["input"])
+        with pytest.raises(ResourceError) as caught:
+            parse_resource(v["input"])
         assert "\n" not in str(caught.value)
         return
-    parsed = compat.parse_resource(v["input"])
+    parsed = parse_resource(v["input"])
     assert parsed.canonical == v["canonical"], v["reason"]
     lines = (parsed.start, parsed.end) if parsed.is_range else None
-    assert compat.format_resource(parsed.path, lines) == v["canonical"]  # type: ignore[arg-type]
-    assert compat.parse_resource(v["canonical"]) == parsed
+    assert format_resource(parsed.path, lines) == v["canonical"]  # type: ignore[arg-type]
+    assert parse_resource(v["canonical"]) == parsed
 
 
 @pytest.mark.parametrize("v", _cases("resource_format", "reason"))
 def test_resource_format(v: dict[str, Any]) -> None:
     lines = tuple(v["range"]) if v["range"] is not None else None
     if v["canonical"] is None:
-        with pytest.raises(compat.ResourceError):
-            compat.format_resource(v["path"], lines)  # type: ignore[arg-type]
+        with pytest.raises(ResourceError):
+            format_resource(v["path"], lines)  # type: ignore[arg-type]
         return
-    assert compat.format_resource(v["path"], lines) == v["canonical"]  # type: ignore[arg-type]
+    assert format_resource(v["path"], lines) == v["canonical"]  # type: ignore[arg-type]

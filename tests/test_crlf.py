@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.tokens import file_version, lines_version, split_lines
 
 LF_TEXT = "".join(f"def f{i}():\n    return {i}\n" for i in range(1, 21))
 PAGE = "---\ntype: Reference\n---\n\n# Guide\n\nF five returns five.\n"
@@ -54,9 +54,9 @@ def test_crlf_checkout_versions_equal_head(repo, capsys, mode):
     _add(repo, "--source", "index", evidence="repo://src/app.py")
     _add(repo, evidence="repo://src/app.py")
     head, work, index_file, work_file = _claims(repo)
-    expected = compat.lines_version(compat.split_lines(LF_TEXT), 8, 10)
+    expected = lines_version(split_lines(LF_TEXT), 8, 10)
     assert head["evidence"][0]["version"] == work["evidence"][0]["version"] == expected
-    assert index_file["evidence"][0]["version"] == work_file["evidence"][0]["version"] == compat.file_version(LF_TEXT)
+    assert index_file["evidence"][0]["version"] == work_file["evidence"][0]["version"] == file_version(LF_TEXT)
     blob = repo.git("rev-parse", "HEAD:src/app.py").strip()
     assert {c["evidence"][0]["blob"] for c in (head, work, index_file, work_file)} == {blob}
 
@@ -115,7 +115,7 @@ def test_binary_attribute_keeps_crlf(repo, capsys):
     _add(repo, "--source", "HEAD", evidence="repo://run.bat#L9-L10")
     work, head = _claims(repo)
     assert work["evidence"][0]["version"] == head["evidence"][0]["version"]
-    assert work["evidence"][0]["version"] == compat.lines_version(compat.split_lines(crlf), 8, 10)
+    assert work["evidence"][0]["version"] == lines_version(split_lines(crlf), 8, 10)
     assert repo.run("check") == 0
 
 
@@ -143,7 +143,7 @@ def test_autocrlf_keeps_a_file_already_stored_with_crlf(repo, capsys):
     _add(repo)
     head, work = _claims(repo)
     assert head["evidence"][0]["version"] == work["evidence"][0]["version"]
-    assert work["evidence"][0]["version"] == compat.lines_version(compat.split_lines(crlf), 8, 10)
+    assert work["evidence"][0]["version"] == lines_version(split_lines(crlf), 8, 10)
     assert repo.run("check") == 0
 
 
@@ -162,7 +162,7 @@ def test_autocrlf_lone_cr_is_not_converted(repo, capsys):
     _add(repo, "--source", "index", evidence="repo://src/app.py")
     _add(repo, evidence="repo://src/app.py")
     index, work = _claims(repo)
-    assert index["evidence"][0]["version"] == work["evidence"][0]["version"] == compat.file_version(odd)
+    assert index["evidence"][0]["version"] == work["evidence"][0]["version"] == file_version(odd)
 
 
 @pytest.mark.parametrize("data", [b"", b"a\n", b"a\r\nb", "é\n".encode(), bytes(range(256)) * 40])

@@ -6,7 +6,7 @@ runs once, and then:
 
 - its output is staged (nothing it wrote has unstaged edits here), and a second run writes
   nothing and exits 0;
-- an evidence range never spans more than `diffmap.range_limit()` of its cited size;
+- an evidence range never spans more than `relocation.range_limit()` of its cited size;
 - a claim is `unresolved` only when its cited lines were deleted (the change deleted lines);
 - after the commit, `check` (working tree), `check --base` (the commits), the PR comment rendered
   from it and the hook's marks give every claim the same status.
@@ -26,8 +26,9 @@ from conftest import GitRepo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from openwiki_git.diff import hunks as diffmap
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.relocation import range_limit
+from openwiki_git.evidence.resource import parse_resource
+from openwiki_git.evidence.tokens import decode_anchors
 from openwiki_git.github import render as ghactions
 
 N = 40
@@ -141,11 +142,11 @@ def test_one_run_converges_and_everyone_agrees(claims, changes, rename, more) ->
             mark = c.get("mark")
             hook_status[c["id"]] = mark["status"] if mark else "fresh"
             for ev in c["evidence"]:
-                res = compat.parse_resource(ev["resource"], wiki_dir=".openwiki")
-                anchors = compat.decode_anchors(ev["version"])
+                res = parse_resource(ev["resource"], wiki_dir=".openwiki")
+                anchors = decode_anchors(ev["version"])
                 assert anchors is not None and res.start is not None and res.end is not None
                 cited = int(anchors[1]["selectedLineCount"])
-                assert res.end - res.start + 1 <= diffmap.range_limit(cited), (ev["resource"], cited)
+                assert res.end - res.start + 1 <= range_limit(cited), (ev["resource"], cited)
             if mark and mark["status"] == "unresolved":
                 assert deleted or moved, f"unresolved without deleted lines: {mark}"
 

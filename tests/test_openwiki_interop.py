@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resource import parse_resource
 from openwiki_git.pages import frontmatter as fm
 from tests.conftest import GitRepo
 
@@ -52,7 +52,7 @@ def strict_openwiki_read(text: str) -> dict[str, Any]:
         assert len(resources) == len(set(resources))
         for e in c["evidence"]:
             assert list(e) == ["resource", "version"]
-            res = compat.parse_resource(e["resource"], wiki_dir="openwiki")
+            res = parse_resource(e["resource"], wiki_dir="openwiki")
             assert res.canonical == e["resource"]
             kind = "repo-lines-v1:sha256:[0-9a-f]{64}:[A-Za-z0-9_-]+" if res.is_range else "repo-file-v1:sha256:[0-9a-f]{64}"
             assert re.fullmatch(kind, e["version"])

@@ -1,4 +1,4 @@
-"""One fast grammar for plain resources (compat.plain_parts), used by parse_resource, the sidecar
+"""One fast grammar for plain resources (resource.plain_parts), used by parse_resource, the sidecar
 reader, the checker, the check cache and the cited-path index. It must agree with the general
 parser wherever it answers; the cited-path index's own copy did not (it took `src/..`,
 `openwiki/x` and a bad range as cited paths)."""
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource, plain_parts
 from openwiki_git.formats import sidecar
 from openwiki_git.git import diff as gitdiff
 
@@ -25,14 +25,14 @@ GENERAL = ["repo://src/../a.py", "repo://src/./a.py", "repo://src//a.py", "repo:
 
 @pytest.mark.parametrize("resource", PLAIN)
 def test_plain_resources_take_the_fast_path_and_agree(resource: str) -> None:
-    parts = compat.plain_parts(resource)
-    assert parts is not None and compat.Resource(*parts) == compat.parse_resource(resource)
-    assert sidecar.plain_parts is compat.plain_parts
+    parts = plain_parts(resource)
+    assert parts is not None and Resource(*parts) == parse_resource(resource)
+    assert sidecar.plain_parts is plain_parts
 
 
 @pytest.mark.parametrize("resource", GENERAL)
 def test_other_resources_go_to_the_general_parser(resource: str) -> None:
-    assert compat.plain_parts(resource) is None
+    assert plain_parts(resource) is None
 
 
 def _cited(resource: str) -> set[str]:
@@ -42,8 +42,8 @@ def _cited(resource: str) -> set[str]:
 @pytest.mark.parametrize("resource", PLAIN + GENERAL)
 def test_the_cited_path_index_reads_paths_as_the_resolver_does(resource: str) -> None:
     try:
-        expected = {compat.parse_resource(resource, wiki_dir="\0").path}
-    except compat.ResourceError:
+        expected = {parse_resource(resource, wiki_dir="\0").path}
+    except ResourceError:
         expected = set()
     assert _cited(resource) == expected
 
@@ -51,6 +51,6 @@ def test_the_cited_path_index_reads_paths_as_the_resolver_does(resource: str) ->
 @given(st.text(alphabet="ab./#L0123-%_", max_size=24))
 def test_the_fast_path_never_disagrees(tail: str) -> None:
     resource = "repo://" + tail
-    parts = compat.plain_parts(resource)
+    parts = plain_parts(resource)
     if parts is not None:
-        assert compat.Resource(*parts) == compat.parse_resource(resource)
+        assert Resource(*parts) == parse_resource(resource)

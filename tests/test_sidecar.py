@@ -11,13 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from openwiki_git.errors import SchemaError
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resource import parse_resource
+from openwiki_git.evidence.tokens import file_version, lines_version, split_lines
 from openwiki_git.formats import sidecar
 from openwiki_git.model import Claim, Evidence, Sidecar, Verification
 
-LINES = compat.split_lines("a\nb\nc\nd\ne\n")
-TOKEN = compat.lines_version(LINES, 2, 3)
-FILE_TOKEN = compat.file_version("a\nb\nc\nd\ne\n")
+LINES = split_lines("a\nb\nc\nd\ne\n")
+TOKEN = lines_version(LINES, 2, 3)
+FILE_TOKEN = file_version("a\nb\nc\nd\ne\n")
 CID = "claim_0123456789abcdef0123456789abcdef"
 
 
@@ -96,7 +97,7 @@ def test_plain_resource_agrees_with_compat(resource, wiki):
     fast = sidecar.plain_resource(resource, wiki.lower())
     if fast is None:
         return
-    parsed = compat.parse_resource(resource, wiki_dir=wiki or "\0")
+    parsed = parse_resource(resource, wiki_dir=wiki or "\0")
     assert parsed == fast
     assert parsed.canonical == resource
 

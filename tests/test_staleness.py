@@ -8,7 +8,8 @@ import pytest
 
 from openwiki_git.claims.staleness import Engine, Options
 from openwiki_git.diff.hunks import FileChange, Hunk
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resource import Resource
+from openwiki_git.evidence.tokens import file_version, lines_version
 from openwiki_git.model import Cause, Claim, Evidence, FileText, Mark
 
 
@@ -29,7 +30,7 @@ ID = "claim_" + "a" * 32
 
 
 def ev(path: str, lines: list[str], start: int, end: int) -> Evidence:
-    return Evidence(compat.Resource(path, start, end).canonical, compat.lines_version(lines, start - 1, end), "b" * 40)
+    return Evidence(Resource(path, start, end).canonical, lines_version(lines, start - 1, end), "b" * 40)
 
 
 def claim(*evidence: Evidence, mark: Mark | None = None) -> Claim:
@@ -87,7 +88,7 @@ def test_shift_re_anchors_with_a_fresh_token() -> None:
     assert out.status == "fresh" and out.affected and out.after.mark is None
     (e,) = out.after.evidence
     assert e.resource == "repo://a.py#L13-L15"
-    assert e.version == compat.lines_version(new, 12, 15)
+    assert e.version == lines_version(new, 12, 15)
     assert out.evidence[0].reason == "moved to a.py#L13-L15"
 
 
@@ -249,7 +250,7 @@ def test_new_claim_is_located_on_the_new_side() -> None:
 
 def test_whole_file_evidence() -> None:
     text = "".join(SRC)
-    whole = Evidence("repo://a.py", compat.file_version(text))
+    whole = Evidence("repo://a.py", file_version(text))
     c = claim(whole)
     sides = Sides({"a.py": SRC}, {"b.py": SRC}, renames={"a.py": "b.py"})
     out = sides.engine().judge("g.md", c, c)
@@ -279,7 +280,7 @@ def test_kept_context_means_the_same_token(old: list[str], new: list[str], data:
     if m.status != "fresh" or m.start is None or m.end is None:
         return
     if _context_kept(start, end, len(old), (m.start, m.end), len(new), hunks):
-        assert compat.lines_version(new, m.start - 1, m.end) == compat.lines_version(old, start - 1, end)
+        assert lines_version(new, m.start - 1, m.end) == lines_version(old, start - 1, end)
 
 
 def test_a_mark_cleared_since_the_old_side_stays_cleared() -> None:

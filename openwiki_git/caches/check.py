@@ -66,7 +66,8 @@ CONFIG_FILE = (".openwiki", "config.yml")  # config.config_path, without importi
 # The modules whose code decides a verdict or a report record: their stat is part of the key.
 # The modules whose code decides what an entry holds, relative to the package root: a change to
 # any of them (an upgrade, an edit in a checkout) invalidates every entry.
-CODE = ("caches/check", "claims/check", "evidence/openwiki", "pages/citations", "formats/sidecar", "model",
+CODE = ("caches/check", "claims/check", "evidence/resource", "evidence/tokens", "evidence/resolver", "evidence/relocation",
+        "pages/citations", "formats/sidecar", "model",
         "git/repo", "store/wiki", "store/config", "pages/okf", "cli/report", "store/workspace", "cli/commands/check")
 
 StatKey = tuple[int, int, int, int]  # st_mtime_ns, st_size, st_ino, st_ctime_ns
@@ -520,15 +521,15 @@ def _file_key(ws: Any, root: str, path: str, resolver: Any, real_dirs: dict[str,
 
 def _path_of(resource: str) -> str | None:
     """The repository path a resource cites, parsed as the resolver parses it (None: invalid)."""
-    from openwiki_git.evidence import openwiki as compat
+    from openwiki_git.evidence.resource import ResourceError, parse_resource
     from openwiki_git.formats import sidecar
 
     plain = sidecar.plain_parts(resource)
     if plain is not None:
         return plain[0]
     try:
-        return compat.parse_resource(resource, wiki_dir="\0").path
-    except compat.ResourceError:
+        return parse_resource(resource, wiki_dir="\0").path
+    except ResourceError:
         return None
 
 

@@ -12,8 +12,11 @@ from collections.abc import Callable
 from datetime import datetime
 from hashlib import sha256 as _sha256
 
-from openwiki_git.diff import hunks as diffmap
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence import tokens
+from openwiki_git.evidence.relocation import GROWTH_FACTOR, GROWTH_LINES, bounded, relocate
+from openwiki_git.evidence.resolver import LineIndex
+from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource
+from openwiki_git.evidence.tokens import CONTEXT_LINES, decode_anchors, file_version, lines_version
 from openwiki_git.formats.sidecar import plain_parts
 from openwiki_git.formats.timestamps import instant
 from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, FileText, Sidecar, Status, worst
@@ -27,15 +30,15 @@ class EvidenceResolver:
     """Resolves evidence against one source (working tree, index or revision), memoised."""
 
     def __init__(
-        self, read: Reader, *, max_growth: int = 200, growth: tuple[int, int] = (diffmap.GROWTH_FACTOR, diffmap.GROWTH_LINES)
+        self, read: Reader, *, max_growth: int = 200, growth: tuple[int, int] = (GROWTH_FACTOR, GROWTH_LINES)
     ) -> None:
         self._read = read
         self.texts: dict[str, FileText] = {}  # every file read so far, by path
-        self._files: dict[str, tuple[FileText, compat.LineIndex | None]] = {}
+        self._files: dict[str, tuple[FileText, LineIndex | None]] = {}
         self._lines: dict[str, tuple[FileText, list[str] | None]] = {}
         self._memo: dict[tuple[str, ...], EvidenceResult] = {}  # key(): (resource, version[, blob])
         self.max_growth = max_growth
-        self.growth = growth  # a stale span's bound: diffmap.range_limit(cited, *growth)
+        self.growth = growth  # a stale span's bound: relocation.range_limit(cited, *growth)
         # Cosmetic edits (cosmetic.py): off unless the workspace configures them, with a way to
         # read the blob an evidence item was verified in (`Evidence.blob`).
         self.cosmetic_edits = "stale"
@@ -49,12 +52,12 @@ class EvidenceResolver:
             ft = self.texts[path] = self._read(path)
         return ft
 
-    def file(self, path: str) -> tuple[FileText, compat.LineIndex | None]:
+    def file(self, path: str) -> tuple[FileText, LineIndex | None]:
         """The file (read once) and its line index (built once, when relocation needs it)."""
         got = self._files.get(path)
         if got is None:
             ft = self.read(path)
-            got = self._files[path] = (ft, compat.LineIndex(ft.text) if ft.text is not None else None)
+            got = self._files[path] = (ft, LineIndex(ft.text) if ft.text is not None else None)
         return got
 
     def lines(self, path: str) -> tuple[FileText, list[str] | None]:
@@ -95,27 +98,27 @@ class EvidenceResolver:
             if start is not None and end is not None:
                 ft, lines = self.lines(path)
                 if lines is not None and unchanged_at_hint(lines, start - 1, end, version):
-                    # What compat.relocate() returns in this case, for a fraction of its cost.
+                    # What relocation.relocate() returns in this case, for a fraction of its cost.
                     return EvidenceResult(resource, "fresh", resource, "unchanged", version, ft.blob)
         try:
-            res = compat.Resource(*plain) if plain is not None else compat.parse_resource(resource, wiki_dir="\0")
-        except compat.ResourceError as e:
+            res = Resource(*plain) if plain is not None else parse_resource(resource, wiki_dir="\0")
+        except ResourceError as e:
             return EvidenceResult(resource, "unresolved", None, str(e))
         ft, index = self.file(res.path)
         if ft.text is None or index is None:
             return EvidenceResult(resource, "unresolved", None, f"{res.path}: {ft.problem}", blob=ft.blob)
-        r = compat.relocate(res, ft.text, version, lines=index, max_growth=self.max_growth)
+        r = relocate(res, ft.text, version, lines=index, max_growth=self.max_growth)
         current = r.resource.canonical if r.resource is not None else None
         status: Status = r.status  # type: ignore[assignment]
         reason, token = r.reason, r.version
-        anchors = compat.decode_anchors(version)
+        anchors = decode_anchors(version)
         if status == "stale" and r.resource is not None and r.resource.is_range and anchors is not None:
             assert r.resource.start is not None and r.resource.end is not None
             cited = int(anchors[1]["selectedLineCount"])
-            span, note = diffmap.bounded((r.resource.start, r.resource.end), cited, *self.growth, len(index))
+            span, note = bounded((r.resource.start, r.resource.end), cited, *self.growth, len(index))
             if note:  # never adopt a range that swallowed its neighbours (check --fix, claim confirm)
                 current = r.resource.with_lines(*span).canonical
-                reason, token = reason + note, compat.lines_version(index.lines, span[0] - 1, span[1])
+                reason, token = reason + note, lines_version(index.lines, span[0] - 1, span[1])
         return EvidenceResult(resource, status, current, reason, token, ft.blob)
 
 
@@ -129,9 +132,9 @@ class EvidenceResolver:
         from openwiki_git.diff import cosmetic
 
         try:
-            old = compat.parse_resource(ev.resource, wiki_dir="\0")
-            new = compat.parse_resource(r.current_resource or "", wiki_dir="\0")
-        except compat.ResourceError:
+            old = parse_resource(ev.resource, wiki_dir="\0")
+            new = parse_resource(r.current_resource or "", wiki_dir="\0")
+        except ResourceError:
             return r
         if not (old.is_range and new.start and new.end):
             return r
@@ -139,7 +142,7 @@ class EvidenceResolver:
         ft, idx = self.file(new.path)
         if then.text is None or idx is None:
             return r
-        then_idx = compat.LineIndex(then.text)
+        then_idx = LineIndex(then.text)
         span = verified_span(old, then.text, then_idx, ev.version)
         if span is None:
             return r
@@ -151,13 +154,13 @@ class EvidenceResolver:
             return r
         if self.cosmetic_edits == "mark":  # stale, with the reason (the hook's mark says the same)
             return EvidenceResult(r.resource, r.status, r.current_resource, reason, r.current_version, r.blob, r.hunk)
-        token = compat.lines_version(idx.lines, new.start - 1, new.end)
+        token = lines_version(idx.lines, new.start - 1, new.end)
         return EvidenceResult(r.resource, "fresh", r.current_resource, reason, token, ft.blob)
 
 
-def verified_span(res: compat.Resource, text: str, idx: compat.LineIndex, version: str) -> tuple[int, int] | None:
+def verified_span(res: Resource, text: str, idx: LineIndex, version: str) -> tuple[int, int] | None:
     """Where `version`'s text is in `text` (1-based inclusive), when it is there unchanged."""
-    r = compat.relocate(res, text, version, lines=idx)
+    r = relocate(res, text, version, lines=idx)
     if r.status != "fresh" or r.resource is None or r.resource.start is None or r.resource.end is None:
         return None
     return (r.resource.start, r.resource.end)
@@ -168,23 +171,23 @@ _OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028",
 
 
 def split_lines(text: str) -> list[str]:
-    """compat.split_lines(text), faster: str.splitlines(keepends=True) is the same split when the
+    """tokens.split_lines(text), faster: str.splitlines(keepends=True) is the same split when the
     text has no line boundary other than \\n (splitlines also breaks at these)."""
     for char in _OTHER_BREAKS:
         if char in text:
-            return compat.split_lines(text)
+            return tokens.split_lines(text)
     return text.splitlines(keepends=True)
 
 
 def unchanged_at_hint(lines: list[str], start0: int, end0: int, version: str) -> bool:
-    """Whether `version` is exactly `compat.lines_version(lines, start0, end0)`: the cited text and
+    """Whether `version` is exactly `tokens.lines_version(lines, start0, end0)`: the cited text and
     its context are unchanged at the resource's own lines (the common case of a check).
 
-    Then compat.relocate() finds the text at its hint (fast path), its context in place, and keeps
+    Then relocation.relocate() finds the text at its hint (fast path), its context in place, and keeps
     the stored token: fresh, "unchanged", same resource and version. Checked with the content hash
     first, so changed text costs one hash; built without json.dumps, which dominates
     lines_version()'s cost (tests compare the two on random input). Text that UTF-8 cannot encode
-    (a lone surrogate) is left to compat.
+    (a lone surrogate) is left to relocation.relocate().
     """
     n = len(lines)
     if not (0 <= start0 < end0 <= n and version.startswith(_LINES_PREFIX)):
@@ -192,7 +195,7 @@ def unchanged_at_hint(lines: list[str], start0: int, end0: int, version: str) ->
     try:
         if version[21:85] != _sha256("".join(lines[start0:end0]).encode()).hexdigest() or version[85:86] != ":":
             return False
-        before, after = max(0, start0 - compat.CONTEXT_LINES), min(n, end0 + compat.CONTEXT_LINES)
+        before, after = max(0, start0 - CONTEXT_LINES), min(n, end0 + CONTEXT_LINES)
         anchors = (
             f'{{"selectedLineCount":{end0 - start0},'
             f'"firstSelectedLineHash":"{_sha256(lines[start0].encode()).hexdigest()}",'
@@ -217,10 +220,10 @@ def cause_for(claim: Claim, resource: str) -> Cause | None:
         if c.resource == resource:
             return c
         try:
-            old = compat.parse_resource(c.resource, wiki_dir="\0")
-            if c.new_lines is not None and resource == compat.Resource(c.path or old.path, *c.new_lines).canonical:
+            old = parse_resource(c.resource, wiki_dir="\0")
+            if c.new_lines is not None and resource == Resource(c.path or old.path, *c.new_lines).canonical:
                 return c
-        except (compat.ResourceError, ValueError):
+        except (ResourceError, ValueError):
             continue
     return None
 
@@ -237,16 +240,16 @@ def marked_result(claim: Claim, ev: Evidence, r: EvidenceResult, resolver: Evide
     if cause is not None and cause.new_lines is None:
         return r  # the hook found the lines deleted (or the file gone)
     try:
-        res = compat.parse_resource(ev.resource, wiki_dir="\0")
-    except compat.ResourceError:
+        res = parse_resource(ev.resource, wiki_dir="\0")
+    except ResourceError:
         return r
     ft, lines = resolver.lines(res.path)
     if lines is None or ft.text is None or (res.end is not None and res.end > len(lines)):
         return r
     if res.start is not None and res.end is not None:
-        token = compat.lines_version(lines, res.start - 1, res.end)  # what `claim confirm` re-establishes
+        token = lines_version(lines, res.start - 1, res.end)  # what `claim confirm` re-establishes
     else:
-        token = compat.file_version(ft.text)
+        token = file_version(ft.text)
     return EvidenceResult(ev.resource, "stale", ev.resource, "changed since it was marked", token, ft.blob)
 
 

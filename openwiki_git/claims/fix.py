@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resource import parse_resource
 from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, Mark, Sidecar
 
 
@@ -41,10 +41,10 @@ def _fix_evidence(ev: Evidence, r: EvidenceResult) -> Evidence:
 def _cause(r: EvidenceResult) -> Cause:
     new_lines = None
     if r.current_resource:
-        res = compat.parse_resource(r.current_resource, wiki_dir="\0")
+        res = parse_resource(r.current_resource, wiki_dir="\0")
         if res.is_range and res.start is not None and res.end is not None:
             new_lines = (res.start, res.end)
-    old = compat.parse_resource(r.resource, wiki_dir="\0")
+    old = parse_resource(r.resource, wiki_dir="\0")
     old_lines = (old.start, old.end) if old.start is not None and old.end is not None else None
     return Cause(r.resource, r.reason, r.hunk, old_lines, new_lines)
 

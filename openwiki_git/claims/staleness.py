@@ -12,7 +12,7 @@ The evidence of a claim is read on one of two bases:
   text since it went stale), so it is mapped without that check.
 - **new side** (the item is new, or cites other text than on the old side: a person re-pointed
   it, `claim confirm` verified changed text): the range is located on the new side with
-  `compat.relocate`.
+  `relocation.relocate`.
 
 Which basis an evidence item takes is decided by what it cites, not by who last wrote it: an item
 whose verified text (the content hash of its token; a whole file's token) is the one its
@@ -23,7 +23,7 @@ second run writes nothing (the hook converges in one run). A mark written by an 
 the same base (`mark.commit` is the diff's old side) is recomputed the same way, keeping its
 `since`, so a re-run leaves it as it is and a revert staged since drops it.
 
-A changed range never grows past `diffmap.range_limit()` of its cited size: beyond it, the range
+A changed range never grows past `relocation.range_limit()` of its cited size: beyond it, the range
 keeps its cited size (starting where its first line is now) and the reason says that the new
 extent needs a person or the refresher.
 
@@ -47,7 +47,10 @@ from openwiki_git.claims import check as checker
 from openwiki_git.diff import cosmetic
 from openwiki_git.diff import hunks as diffmap
 from openwiki_git.diff.hunks import FileChange, Hunk
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.relocation import GROWTH_FACTOR, GROWTH_LINES, bounded, relocate
+from openwiki_git.evidence.resolver import LineIndex, context_ok
+from openwiki_git.evidence.resource import REPO_PREFIX, Resource, ResourceError, parse_resource
+from openwiki_git.evidence.tokens import CONTEXT_LINES, decode_anchors, lines_version
 from openwiki_git.model import Cause, Claim, Evidence, EvidenceResult, FileText, Mark, Status, worst
 
 Reader = Callable[[str], FileText]
@@ -65,8 +68,8 @@ class Options:
     wiki_dir: str = ".openwiki"
     cosmetic_edits: str = "fresh"  # a cosmetic edit (cosmetic.py): "fresh" (re-anchored), "mark" (stale, reason cosmetic), "stale"
     cosmetic_annotations: bool = False
-    growth_factor: int = diffmap.GROWTH_FACTOR  # a changed range's bound: diffmap.range_limit()
-    growth_lines: int = diffmap.GROWTH_LINES
+    growth_factor: int = GROWTH_FACTOR  # a changed range's bound: relocation.range_limit()
+    growth_lines: int = GROWTH_LINES
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +112,7 @@ class EvidenceOutcome:
 
     def describe(self) -> str:
         """`path#Lx-Ly changed by @@ -a,b +c,d @@`: where the text is now, what happened, which hunk."""
-        where = (self.current_resource or self.before.resource).removeprefix(compat.PREFIX)
+        where = (self.current_resource or self.before.resource).removeprefix(REPO_PREFIX)
         return f"{where} {self.reason}" + (f" by {self.hunk}" if self.hunk else "")
 
 
@@ -141,7 +144,7 @@ class ClaimOutcome:
         return "; ".join(parts)
 
 
-def _lines(res: compat.Resource) -> tuple[int, int] | None:
+def _lines(res: Resource) -> tuple[int, int] | None:
     return (res.start, res.end) if res.start is not None and res.end is not None else None
 
 
@@ -161,22 +164,22 @@ class Engine:
         self.by_old = {c.old_path: c for c in changes if c.old_path is not None}
         self.by_new = {c.new_path: c for c in changes if c.new_path is not None}
         self._changes = changes
-        self._old: dict[str, tuple[FileText, compat.LineIndex | None]] = {}
-        self._new: dict[str, tuple[FileText, compat.LineIndex | None]] = {}
-        self._targets: list[tuple[str, compat.LineIndex, list[tuple[int, int]], str | None]] | None = None
+        self._old: dict[str, tuple[FileText, LineIndex | None]] = {}
+        self._new: dict[str, tuple[FileText, LineIndex | None]] = {}
+        self._targets: list[tuple[str, LineIndex, list[tuple[int, int]], str | None]] | None = None
 
     # -- reading -----------------------------------------------------------------------------
-    def _file(self, cache: dict[str, tuple[FileText, compat.LineIndex | None]], read: Reader, path: str):  # type: ignore[no-untyped-def]
+    def _file(self, cache: dict[str, tuple[FileText, LineIndex | None]], read: Reader, path: str):  # type: ignore[no-untyped-def]
         got = cache.get(path)
         if got is None:
             ft = read(path)
-            got = cache[path] = (ft, compat.LineIndex(ft.text) if ft.text is not None else None)
+            got = cache[path] = (ft, LineIndex(ft.text) if ft.text is not None else None)
         return got
 
-    def old_file(self, path: str) -> tuple[FileText, compat.LineIndex | None]:
+    def old_file(self, path: str) -> tuple[FileText, LineIndex | None]:
         return self._file(self._old, self._read_old, path)
 
-    def new_file(self, path: str) -> tuple[FileText, compat.LineIndex | None]:
+    def new_file(self, path: str) -> tuple[FileText, LineIndex | None]:
         return self._file(self._new, self._read_new, path)
 
     # -- claims ------------------------------------------------------------------------------
@@ -235,7 +238,7 @@ class Engine:
             return False
         if not res.is_range:
             return idx.file_version == ev.version
-        parsed = compat.decode_anchors(ev.version)
+        parsed = decode_anchors(ev.version)
         assert res.start is not None and res.end is not None
         return parsed is not None and res.end <= len(idx) and idx.span_hash(res.start - 1, res.end) == parsed[0]
 
@@ -267,9 +270,9 @@ class Engine:
         the old side, where the stored version locates it."""
         ev = o.before
         try:
-            old = compat.parse_resource(o.cited or ev.resource, wiki_dir="\0")
-            new = compat.parse_resource(o.current_resource or "", wiki_dir="\0")
-        except compat.ResourceError:
+            old = parse_resource(o.cited or ev.resource, wiki_dir="\0")
+            new = parse_resource(o.current_resource or "", wiki_dir="\0")
+        except ResourceError:
             return o
         if not (old.is_range and new.is_range and new.start and new.end):
             return o
@@ -298,8 +301,8 @@ class Engine:
         text since it went stale: they are old-side line numbers even though the verified version
         no longer hashes there."""
         try:
-            res = compat.parse_resource(ev.resource, wiki_dir="\0")
-        except compat.ResourceError as e:
+            res = parse_resource(ev.resource, wiki_dir="\0")
+        except ResourceError as e:
             return EvidenceOutcome(ev, ev, "unresolved", str(e), None), False
         change = self.by_old.get(res.path)
         if change is None:
@@ -313,7 +316,7 @@ class Engine:
             return EvidenceOutcome(ev, ev, claim.mark.status, f"marked earlier: {cause.reason}", ev.resource)
         return EvidenceOutcome(ev, ev, "fresh", "not changed", ev.resource)
 
-    def _changed(self, ev: Evidence, res: compat.Resource, change: FileChange, trusted: bool) -> EvidenceOutcome:
+    def _changed(self, ev: Evidence, res: Resource, change: FileChange, trusted: bool) -> EvidenceOutcome:
         new_path = change.new_path
         if new_path is None or change.status == "deleted":
             return self._gone(ev, res, change, "deleted")
@@ -330,7 +333,7 @@ class Engine:
         if not res.is_range:
             return self._whole_file(ev, res, change, old_idx, new_ft, new_idx, trusted)
         assert res.start is not None and res.end is not None
-        parsed = compat.decode_anchors(ev.version)
+        parsed = decode_anchors(ev.version)
         if parsed is None:
             return self._on_new_side(ev, trusted, path=new_path)
         content_hash = parsed[0]
@@ -372,17 +375,17 @@ class Engine:
     def _whole_file(
         self,
         ev: Evidence,
-        res: compat.Resource,
+        res: Resource,
         change: FileChange,
-        old_idx: compat.LineIndex,
+        old_idx: LineIndex,
         new_ft: FileText,
-        new_idx: compat.LineIndex,
+        new_idx: LineIndex,
         trusted: bool,
     ) -> EvidenceOutcome:
         new_path = change.new_path
         assert new_path is not None
         renamed = new_path != res.path
-        resource = compat.Resource(new_path).canonical
+        resource = Resource(new_path).canonical
         if new_idx.file_version == ev.version:
             after = ev if not renamed else Evidence(resource, ev.version, new_ft.blob)
             reason = f"renamed from {res.path}" if renamed else "unchanged"
@@ -403,7 +406,7 @@ class Engine:
         path: str,
         span: tuple[int, int],
         ft: FileText,
-        idx: compat.LineIndex,
+        idx: LineIndex,
         old_lines: tuple[int, int] | None,
         hunks: tuple[Hunk, ...] = (),
         reason: str | None = None,
@@ -414,13 +417,13 @@ class Engine:
         """The verified text is unchanged at `span` of `path` on the new side: re-anchor it there
         (`same_context`: its 3-line contexts are known unchanged too, so is the token; `cited_path`:
         the path `ev` cites, when the caller has parsed it)."""
-        resource = compat.Resource(path, span[0], span[1]).canonical
-        token = ev.version if same_context else compat.lines_version(idx.lines, span[0] - 1, span[1])
+        resource = Resource(path, span[0], span[1]).canonical
+        token = ev.version if same_context else lines_version(idx.lines, span[0] - 1, span[1])
         after = ev if (resource, token) == (ev.resource, ev.version) else Evidence(resource, token, ft.blob)
         if reason is None:
-            reason = "unchanged" if resource == ev.resource else f"moved to {resource.removeprefix(compat.PREFIX)}"
+            reason = "unchanged" if resource == ev.resource else f"moved to {resource.removeprefix(REPO_PREFIX)}"
         if cited_path is None:
-            cited_path = compat.parse_resource(ev.resource, wiki_dir="\0").path
+            cited_path = parse_resource(ev.resource, wiki_dir="\0").path
         moved_path = path if path != cited_path else None
         return EvidenceOutcome(ev, after, "fresh", reason, resource, (), old_lines, span, moved_path, token, ft.blob)
 
@@ -439,20 +442,20 @@ class Engine:
         """Changed text: the range follows it to `span` of `path`; the verified version is kept.
         A span past the growth bound keeps the cited size instead (from its first line)."""
         cited = old_lines[1] - old_lines[0] + 1
-        parsed = compat.decode_anchors(ev.version)
+        parsed = decode_anchors(ev.version)
         if parsed is not None:
             cited = int(parsed[1]["selectedLineCount"])
-        span, note = diffmap.bounded(span, cited, self.options.growth_factor, self.options.growth_lines, n_lines)
-        resource = compat.Resource(path, span[0], span[1]).canonical
+        span, note = bounded(span, cited, self.options.growth_factor, self.options.growth_lines, n_lines)
+        resource = Resource(path, span[0], span[1]).canonical
         after = ev if resource == ev.resource else Evidence(resource, ev.version, ev.blob)
         return EvidenceOutcome(
             ev, after, "stale", reason + note, resource, hunks, old_lines, span, path if renamed else None,
             verified_blob=verified_blob,
         )
 
-    def _gone(self, ev: Evidence, res: compat.Resource, change: FileChange, reason: str) -> EvidenceOutcome:
+    def _gone(self, ev: Evidence, res: Resource, change: FileChange, reason: str) -> EvidenceOutcome:
         """The file is deleted or unreadable on the new side: follow a move, else unresolved."""
-        parsed = compat.decode_anchors(ev.version) if res.is_range else None
+        parsed = decode_anchors(ev.version) if res.is_range else None
         if parsed is not None:
             moved = self._moved(ev, parsed[0], parsed[1])
             if moved is not None:
@@ -462,7 +465,7 @@ class Engine:
         return EvidenceOutcome(ev, ev, "unresolved", reason, None, change.hunks[:1], _lines(res), None, change.new_path)
 
     # -- moves -------------------------------------------------------------------------------
-    def _move_targets(self) -> list[tuple[str, compat.LineIndex, list[tuple[int, int]], str | None]]:
+    def _move_targets(self) -> list[tuple[str, LineIndex, list[tuple[int, int]], str | None]]:
         """Every text file the diff adds or changes, with its added lines."""
         if self._targets is None:
             wiki = self.options.wiki_dir.strip("/") + "/"
@@ -485,7 +488,7 @@ class Engine:
         """The verified text, unchanged, in exactly one place among the lines the diff adds."""
         count = int(anchors["selectedLineCount"])
         first, last = str(anchors["firstSelectedLineHash"]), str(anchors["lastSelectedLineHash"])
-        found: list[tuple[str, compat.LineIndex, int, str | None]] = []
+        found: list[tuple[str, LineIndex, int, str | None]] = []
         for path, idx, added, blob in self._move_targets():
             hashes = idx.line_hashes()
             for s0 in idx.window_starts(1, first):
@@ -497,28 +500,28 @@ class Engine:
                 if _overlaps((s0 + 1, e0), added):
                     found.append((path, idx, s0, blob))
         if len(found) > 1:
-            found = [f for f in found if compat.context_ok(f[1], f[2], f[2] + count, anchors)]
+            found = [f for f in found if context_ok(f[1], f[2], f[2] + count, anchors)]
         if len(found) != 1:
             return None
         path, idx, s0, blob = found[0]
-        old = compat.parse_resource(ev.resource, wiki_dir="\0")
+        old = parse_resource(ev.resource, wiki_dir="\0")
         ft = FileText(path, idx.text, blob)
         return self._fresh_at(ev, path, (s0 + 1, s0 + count), ft, idx, _lines(old))
 
     # -- new-side basis: relocate ------------------------------------------------------------
     def _on_new_side(self, ev: Evidence, marked: bool, *, path: str | None = None, note: str = "") -> EvidenceOutcome:
-        """Locate the verified text on the new side (compat.relocate); a marked item keeps its range."""
+        """Locate the verified text on the new side (relocation.relocate); a marked item keeps its range."""
         try:
-            res = compat.parse_resource(ev.resource, wiki_dir="\0")
-        except compat.ResourceError as e:
+            res = parse_resource(ev.resource, wiki_dir="\0")
+        except ResourceError as e:
             return EvidenceOutcome(ev, ev, "unresolved", str(e), None)
         if path is not None and path != res.path:
-            res = compat.Resource(path, res.start, res.end)
+            res = Resource(path, res.start, res.end)
         ft, idx = self.new_file(res.path)
         if ft.text is None or idx is None:
             return EvidenceOutcome(ev, ev, "unresolved", note + f"{res.path}: {ft.problem}", None, blob=ft.blob)
-        r = compat.relocate(res, ft.text, ev.version, lines=idx, max_growth=self.options.max_growth)
-        moved_path = res.path if res.path != compat.parse_resource(ev.resource, wiki_dir="\0").path else None
+        r = relocate(res, ft.text, ev.version, lines=idx, max_growth=self.options.max_growth)
+        moved_path = res.path if res.path != parse_resource(ev.resource, wiki_dir="\0").path else None
         if r.status == "fresh" and r.resource is not None and r.version is not None:
             current = r.resource.canonical
             after = ev if (current, r.version) == (ev.resource, ev.version) else Evidence(current, r.version, ft.blob)
@@ -528,11 +531,11 @@ class Engine:
         if r.status == "stale" and r.resource is not None:
             span = _lines(r.resource)
             bound_note = ""
-            parsed = compat.decode_anchors(ev.version)
+            parsed = decode_anchors(ev.version)
             if span is not None and parsed is not None:
                 cited = int(parsed[1]["selectedLineCount"])
-                span, bound_note = diffmap.bounded(span, cited, self.options.growth_factor, self.options.growth_lines, len(idx))
-            current = compat.Resource(res.path, *span).canonical if span is not None else r.resource.canonical
+                span, bound_note = bounded(span, cited, self.options.growth_factor, self.options.growth_lines, len(idx))
+            current = Resource(res.path, *span).canonical if span is not None else r.resource.canonical
             hunks = self._hunks_over(res.path, span)
             keep = marked or current == ev.resource
             after = ev if keep else Evidence(current, ev.version, ev.blob)
@@ -558,17 +561,17 @@ class Engine:
         return tuple(out)
 
 
-def _parse(resource: str) -> compat.Resource | None:
+def _parse(resource: str) -> Resource | None:
     try:
-        return compat.parse_resource(resource, wiki_dir="\0")
-    except compat.ResourceError:
+        return parse_resource(resource, wiki_dir="\0")
+    except ResourceError:
         return None
 
 
 def _text_id(ev: Evidence) -> str:
     """What an item cites, independent of where: the content hash of a range token (anchors and
     line numbers aside), a whole file's token as it is."""
-    parsed = compat.decode_anchors(ev.version) if ev.version.startswith("repo-lines-v1:") else None
+    parsed = decode_anchors(ev.version) if ev.version.startswith("repo-lines-v1:") else None
     return parsed[0] if parsed is not None else ev.version
 
 
@@ -586,7 +589,7 @@ def _old_counterpart(prev: Claim | None, cur: Claim, i: int) -> Evidence | None:
 def _context_kept(start: int, end: int, old_n: int, span: tuple[int, int], new_n: int, hunks: Sequence[Hunk]) -> bool:
     """Are the range's 3-line contexts (hence its token's anchors) the same on both sides? Yes
     when no hunk comes within 3 lines of it and it is 3+ lines from either end of the file."""
-    k = compat.CONTEXT_LINES
+    k = CONTEXT_LINES
     if min(start, span[0]) <= k or old_n - end < k or new_n - span[1] < k:
         return False
     for h in hunks:

@@ -15,8 +15,8 @@ What happens to a cited range `[start, end]` of the old side:
 - lines inserted right above its first line or right below its last: `adjacent`, fresh or stale
   as the caller's policy says (`adjacent_insert`); the range follows its own text either way.
 
-Also here: `FileChange`, the record of one file in a diff (produced by gitdiff.py from pygit2,
-consumed by staleness.py).
+Also here: `FileChange`, the record of one file in a diff (produced by git/diff.py from pygit2,
+consumed by claims/staleness.py).
 """
 
 from __future__ import annotations
@@ -25,17 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["FileChange", "Hunk", "Mapped", "added_lines", "bounded", "map_line", "map_range", "parse_header", "range_limit"]
-
-GROWTH_FACTOR = 2  # a changed range may grow to max(2x, +10 lines) of its cited size ...
-GROWTH_LINES = 10  # ... (config: range_growth_factor, range_growth_lines)
-
-
-def range_limit(cited: int, factor: int = GROWTH_FACTOR, extra: int = GROWTH_LINES) -> int:
-    """The most lines a range of `cited` lines may span after its text changed: max(factor x,
-    + extra lines). Past it, the new extent is a person's (or the refresher's) call, never a remap's:
-    a 4-line range does not silently swallow the methods around it."""
-    return max(cited * factor, cited + extra)
+__all__ = ["FileChange", "Hunk", "Mapped", "added_lines", "map_line", "map_range", "parse_header"]
 
 MapStatus = Literal["fresh", "stale", "deleted"]
 
@@ -211,22 +201,3 @@ def map_range(start: int, end: int, hunks: Iterable[Hunk], *, adjacent_insert: s
 def added_lines(hunks: Iterable[Hunk]) -> list[tuple[int, int]]:
     """The new side's added lines, as 1-based inclusive spans in order."""
     return [h.new_lines for h in sorted(hunks, key=_order) if h.new_lines is not None]
-
-
-def bounded(
-    span: tuple[int, int], cited: int, factor: int, extra: int, n_lines: int | None = None
-) -> tuple[tuple[int, int], str]:
-    """`span` when it is within `range_limit(cited)` lines, else the cited size from its
-    first line (never past `n_lines`), with the note that says so."""
-    limit = range_limit(cited, factor, extra)
-    size = span[1] - span[0] + 1
-    if size <= limit:
-        return span, ""
-    end = span[0] + cited - 1
-    if n_lines is not None:
-        end = min(end, max(n_lines, span[0]))
-    note = (
-        f"; its new extent L{span[0]}-L{span[1]} ({size} lines) is past the bound of {limit} for"
-        f" {cited} cited lines, so the range keeps its size: a person or the refresher must set it"
-    )
-    return (span[0], end), note

@@ -11,8 +11,7 @@ import re
 from typing import Any
 
 from openwiki_git.errors import SchemaError
-from openwiki_git.evidence import openwiki as compat
-from openwiki_git.evidence.openwiki import plain_parts
+from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource, plain_parts
 from openwiki_git.model import Cause, Claim, Evidence, Mark, Sidecar, Verification
 
 CLAIM_ID = re.compile(r"^claim_[0-9a-f]{32}$")
@@ -148,10 +147,10 @@ _FILE_VERSION = re.compile(r"repo-file-v1:sha256:[0-9a-f]{64}")
 _LINES_VERSION = re.compile(r"repo-lines-v1:sha256:[0-9a-f]{64}:[A-Za-z0-9_-]+")
 
 
-def plain_resource(resource: str, wiki: str = "") -> compat.Resource | None:
-    """plain_parts() as a compat.Resource."""
+def plain_resource(resource: str, wiki: str = "") -> Resource | None:
+    """plain_parts() as a resource.Resource."""
     parts = plain_parts(resource, wiki)
-    return None if parts is None else compat.Resource(*parts)
+    return None if parts is None else Resource(*parts)
 
 
 def _plain_text(value: Any) -> bool:
@@ -209,8 +208,8 @@ def _evidence(r: _Reader, raw: Any, where: str, wiki_dir: str) -> Evidence:
     e = r.obj(raw, where, EVIDENCE_KEYS, {"resource", "version"})
     resource = r.text(e["resource"], f"{where}.resource")
     try:
-        parsed = compat.parse_resource(resource, wiki_dir=wiki_dir)
-    except compat.ResourceError as err:
+        parsed = parse_resource(resource, wiki_dir=wiki_dir)
+    except ResourceError as err:
         raise r.fail(f"{where}.resource", str(err)) from None
     if parsed.canonical != resource:
         raise r.fail(f"{where}.resource", f"{resource!r} is not canonical", f"write it as {parsed.canonical}")

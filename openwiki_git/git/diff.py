@@ -24,7 +24,7 @@ import pygit2
 
 from openwiki_git.diff.hunks import FileChange, Hunk
 from openwiki_git.errors import GitError
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource, plain_parts
 from openwiki_git.git.repo import Repo
 from openwiki_git.model import FileText
 
@@ -194,15 +194,15 @@ def cited_paths(data: bytes) -> set[str]:
         evidence = claim.get("evidence", []) if isinstance(claim, dict) else []
         for ev in evidence if isinstance(evidence, list) else []:
             resource = ev.get("resource") if isinstance(ev, dict) else None
-            if not isinstance(resource, str) or not resource.startswith(compat.PREFIX):
+            if not isinstance(resource, str) or not resource.startswith(REPO_PREFIX):
                 continue
-            plain = compat.plain_parts(resource)
+            plain = plain_parts(resource)
             if plain is not None:
                 out.add(plain[0])  # the common case, no need for the full grammar
                 continue
             try:
-                out.add(compat.parse_resource(resource, wiki_dir="\0").path)
-            except compat.ResourceError:
+                out.add(parse_resource(resource, wiki_dir="\0").path)
+            except ResourceError:
                 continue
     return out
 
@@ -217,7 +217,7 @@ class CiteIndex:
     Any problem with the cache (unwritable, corrupt) falls back to reading the tree in memory.
     """
 
-    SCHEMA = 2  # 2: paths read by compat.plain_parts / parse_resource alike
+    SCHEMA = 2  # 2: paths read by resource.plain_parts / parse_resource alike
 
     def __init__(self, repo: Repo, claims_dir: str) -> None:
         self.repo = repo

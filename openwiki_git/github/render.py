@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource
 from openwiki_git.redact import redact
 
 STICKY_MARKER = "<!-- openwiki-git:stale-claims -->"
@@ -54,16 +54,16 @@ def short_sha(sha: str | None) -> str:
     return (sha or "")[:7] or "?"
 
 
-def _resource(text: str | None, wiki_dir: str) -> compat.Resource | None:
+def _resource(text: str | None, wiki_dir: str) -> Resource | None:
     if not text:
         return None
     try:
-        return compat.parse_resource(text, wiki_dir=wiki_dir)
-    except compat.ResourceError:
+        return parse_resource(text, wiki_dir=wiki_dir)
+    except ResourceError:
         return None
 
 
-def _label(r: compat.Resource) -> str:
+def _label(r: Resource) -> str:
     if r.start is None:
         return r.path
     return f"{r.path}#L{r.start}" + (f"-L{r.end}" if r.end != r.start else "")

@@ -31,7 +31,8 @@ from openwiki_git.caches import graph as graph_cache
 from openwiki_git.caches.check import no_gc
 from openwiki_git.claims.check import EvidenceResolver, check_claim
 from openwiki_git.errors import StoreError
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resource import ResourceError, parse_resource
+from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.graph import core as graph
 from openwiki_git.graph import link as graph_link
 from openwiki_git.graph import search as graph_search
@@ -572,14 +573,14 @@ class GraphSession:
     def lines(self, resource: str) -> str | None:
         """The cited lines of a `repo://path#Lx-Ly` resource as they are now (None if unreadable)."""
         try:
-            res = compat.parse_resource(resource, wiki_dir="\0")
-        except compat.ResourceError:
+            res = parse_resource(resource, wiki_dir="\0")
+        except ResourceError:
             return None
         if not res.is_range or res.start is None or res.end is None:
             return None
         if res.path not in self._texts:
             ft = self.ws.repo.read(res.path)
-            self._texts[res.path] = compat.split_lines(ft.text) if ft.text is not None else None
+            self._texts[res.path] = split_lines(ft.text) if ft.text is not None else None
         got = self._texts[res.path]
         if got is None or res.start > len(got):
             return None

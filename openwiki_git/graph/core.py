@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 from openwiki_git.errors import UsageError
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resource import ResourceError, parse_resource
 from openwiki_git.graph import context as graph_context
 from openwiki_git.graph.search import K1, STOP, B, Index, bm25, has, tokens  # noqa: F401 (B, K1, STOP: re-exported)
 from openwiki_git.markdown.document import Document, normalize
@@ -337,8 +337,8 @@ class Graph:
             yield self.by_path[path]
         if path.startswith("repo://"):
             try:
-                yield compat.parse_resource(path, wiki_dir="\0").canonical
-            except compat.ResourceError:
+                yield parse_resource(path, wiki_dir="\0").canonical
+            except ResourceError:
                 pass
         else:
             yield "repo://" + path

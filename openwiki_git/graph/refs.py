@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource
 from openwiki_git.graph.core import INVERSE, LINE_ANCHOR, Unresolved, id_key
 from openwiki_git.markdown.document import Document
 from openwiki_git.markdown.refs import Ref, Relation
@@ -217,8 +217,8 @@ class Resolver:
     def path(self, doc_id: str, doc_path: str, target: str, *, relative: bool) -> tuple[str | None, str | None]:
         if target.startswith("repo://"):
             try:
-                res = compat.parse_resource(target, wiki_dir="\0")
-            except compat.ResourceError as e:
+                res = parse_resource(target, wiki_dir="\0")
+            except ResourceError as e:
                 return None, str(e)
             return self._file(res.path, f"L{res.start}-L{res.end}" if res.is_range else "", target)
         github = _GITHUB.match(target)
@@ -259,10 +259,10 @@ class Resolver:
             m = LINE_ANCHOR.match(anchor)
             if m:
                 start = int(m.group(1))
-                return self.span(compat.Resource(path, start, int(m.group(2) or start)).canonical), None
-            return self.span(compat.Resource(path).canonical), None
+                return self.span(Resource(path, start, int(m.group(2) or start)).canonical), None
+            return self.span(Resource(path).canonical), None
         if path.rstrip("/") in self.dirs:
-            return self.span(compat.Resource(path.rstrip("/") + "/").canonical), None
+            return self.span(Resource(path.rstrip("/") + "/").canonical), None
         return None, f"{path}: no such tracked file"
 
 

@@ -23,7 +23,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resource import ResourceError, parse_resource
+from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.ground import deterministic as ground
 from openwiki_git.ground import refs as ground_refs
 from openwiki_git.ground.refs import Sentence
@@ -242,14 +243,14 @@ def _judge(ws: Workspace, it: _Item, response: Any, source: str, refresher: Any)
         why = _quote_problem(ws, it, item["resource"], item["quote"], source)
         if why:
             return why
-        resources.append(compat.parse_resource(item["resource"], wiki_dir=ws.config.wiki_dir).canonical)
+        resources.append(parse_resource(item["resource"], wiki_dir=ws.config.wiki_dir).canonical)
     return list(dict.fromkeys(resources))
 
 
 def _quote_problem(ws: Workspace, it: _Item, resource: str, quote: str, source: str) -> str | None:
     try:
-        res = compat.parse_resource(resource, wiki_dir=ws.config.wiki_dir, allow_nested_git=False)
-    except compat.ResourceError as e:
+        res = parse_resource(resource, wiki_dir=ws.config.wiki_dir, allow_nested_git=False)
+    except ResourceError as e:
         return f"{resource[:200]!r}: {e}"
     if not res.is_range or res.start is None or res.end is None:
         return f"{res.canonical}: cite line ranges"
@@ -258,7 +259,7 @@ def _quote_problem(ws: Workspace, it: _Item, resource: str, quote: str, source: 
     text = ws.repo.read(res.path, source).text
     if text is None:
         return f"{res.canonical}: the file cannot be read"
-    cited = [ln.rstrip() for ln in compat.split_lines(text)[res.start - 1 : res.end]]
+    cited = [ln.rstrip() for ln in split_lines(text)[res.start - 1 : res.end]]
     given = [ln.rstrip() for ln in quote.replace("\r\n", "\n").strip("\n").split("\n")]
     if given != cited:
         return f"{res.canonical}: the quote is not the text of those lines"

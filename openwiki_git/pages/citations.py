@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resource import parse_resource
 from openwiki_git.model import Claim
 from openwiki_git.pages.frontmatter_core import body_start
 from openwiki_git.pages.markers import MARKER
@@ -44,7 +44,7 @@ def has_marker(text: str, claim_id: str) -> bool:
 
 def link_for(page_repo_path: str, resource: str) -> str:
     """A relative link from the page to the cited file, with GitHub's #Lx-Ly line anchor."""
-    res = compat.parse_resource(resource, wiki_dir="\0")
+    res = parse_resource(resource, wiki_dir="\0")
     encoded = res.canonical.removeprefix("repo://").split("#", 1)[0]
     target = posixpath.relpath(encoded, posixpath.dirname(page_repo_path) or ".")
     return f"{target}#L{res.start}-L{res.end}" if res.is_range else target
@@ -53,7 +53,7 @@ def link_for(page_repo_path: str, resource: str) -> str:
 def definition(page_repo_path: str, claim: Claim) -> str:
     cites = []
     for ev in claim.evidence:
-        res = compat.parse_resource(ev.resource, wiki_dir="\0")
+        res = parse_resource(ev.resource, wiki_dir="\0")
         where = f"{res.path}#L{res.start}-L{res.end}" if res.is_range else res.path
         cites.append(f"[{where}]({link_for(page_repo_path, ev.resource)})")
     line = f"[^{label(claim.id)}]: " + ", ".join(cites)

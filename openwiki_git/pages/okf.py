@@ -30,7 +30,7 @@ from typing import Any, TypeGuard
 
 from openwiki_git import PRODUCER
 from openwiki_git.errors import SchemaError
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resource import ResourceError, parse_resource
 from openwiki_git.formats.timestamps import instant
 from openwiki_git.model import Claim, Mark, Sidecar, Verification
 from openwiki_git.pages import citations
@@ -260,8 +260,8 @@ def projected_resources(claims: tuple[Claim, ...] | list[Claim]) -> list[str]:
     for c in claims:
         for e in c.evidence:
             try:
-                out.add(compat.parse_resource(e.resource, wiki_dir="\0").whole_file().canonical)
-            except compat.ResourceError:
+                out.add(parse_resource(e.resource, wiki_dir="\0").whole_file().canonical)
+            except ResourceError:
                 continue
     return sorted(out, key=lambda r: r.encode("utf-8"))
 

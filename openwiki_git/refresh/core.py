@@ -24,7 +24,10 @@ from typing import Any
 from urllib.parse import unquote
 
 from openwiki_git.claims import fix as fixer
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.relocation import relocate
+from openwiki_git.evidence.resolver import resolve
+from openwiki_git.evidence.resource import REPO_PREFIX, Resource, ResourceError, parse_resource
+from openwiki_git.evidence.tokens import file_version, split_lines
 from openwiki_git.model import Claim, ClaimResult, Evidence, EvidenceResult, FileText, Sidecar
 from openwiki_git.pages import citations
 from openwiki_git.pages.frontmatter_core import body_start
@@ -54,13 +57,13 @@ def verified_text(resource: str, text: str, version: str) -> str | None:
     """The cited text inside `text` (an older copy of the file) if it is exactly what was
     verified (its hash equals the stored version's), else None."""
     try:
-        res = compat.parse_resource(resource, wiki_dir="\0")
-    except compat.ResourceError:
+        res = parse_resource(resource, wiki_dir="\0")
+    except ResourceError:
         return None
     if not res.is_range:
-        return text if compat.file_version(text) == version else None
+        return text if file_version(text) == version else None
     try:
-        found = compat.relocate(res, text, version)
+        found = relocate(res, text, version)
     except ValueError:
         return None
     return found.content if found.status == "fresh" else None
@@ -107,16 +110,16 @@ class Source:
             return None
         if not res.is_range:
             return self.text
-        lines = compat.split_lines(self.text)
+        lines = split_lines(self.text)
         return "".join(lines[res.start - 1 : res.end])  # type: ignore[operator]
 
 
-def _parse(resource: str | None) -> compat.Resource | None:
+def _parse(resource: str | None) -> Resource | None:
     if resource is None:
         return None
     try:
-        return compat.parse_resource(resource, wiki_dir="\0")
-    except compat.ResourceError:
+        return parse_resource(resource, wiki_dir="\0")
+    except ResourceError:
         return None
 
 
@@ -157,7 +160,7 @@ def _cosmetic(s: Source, now: str) -> str | None:
     res = _parse(s.result.current_resource)
     if res is None or s.old_text is None:
         return None
-    return cosmetic.compare(res.path, compat.split_lines(s.old_text), compat.split_lines(now))
+    return cosmetic.compare(res.path, split_lines(s.old_text), split_lines(now))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -277,7 +280,7 @@ def _clip(lines: list[str], limit: int | None) -> tuple[list[str], int]:
 def _window(src: Source, around: int, limit: int | None) -> tuple[str, tuple[tuple[int, int], ...]]:
     """The numbered current text to show and the line spans it covers."""
     assert src.text is not None
-    lines = compat.split_lines(src.text)
+    lines = split_lines(src.text)
     n = len(lines)
     if n == 0:
         return "(the file is empty)", ()
@@ -420,7 +423,7 @@ def _render(
         ev, r = src.evidence, src.result
         where = f"now at {r.current_resource}" if r.current_resource else "not found now"
         out.append(f"Evidence {i} of {len(sources)}: {ev.resource}: {r.status} ({r.reason}); {where}.")
-        whole = not (_parse(ev.resource) or compat.Resource("x")).is_range
+        whole = not (_parse(ev.resource) or Resource("x")).is_range
         if src.old_text is not None and r.status != "fresh":
             old_lines, omitted = _clip(src.old_text.splitlines(), limit)
             old = "\n".join(old_lines) + (f"\n... {omitted} lines not shown ..." if omitted else "")
@@ -619,12 +622,12 @@ def _check_statement(text: str) -> str:
 def _check_cited(
     raw: str, quote: str, ctx: ClaimContext, read: Reader, wiki_dir: str, verdict: str, where: str, keeps: bool = False
 ) -> tuple[Evidence, list[str]]:
-    path_part = raw.removeprefix(compat.PREFIX).split("#", 1)[0]
+    path_part = raw.removeprefix(REPO_PREFIX).split("#", 1)[0]
     if _PARENT.search(unquote(path_part).replace("\\", "/")):
         raise VerdictError(f"{where}: {raw[:200]!r}: '..' is not allowed in a cited path")
     try:
-        res = compat.parse_resource(raw, wiki_dir=wiki_dir, allow_nested_git=False)
-    except compat.ResourceError as e:
+        res = parse_resource(raw, wiki_dir=wiki_dir, allow_nested_git=False)
+    except ResourceError as e:
         raise VerdictError(f"{where}: {e}") from None
     allowed = ctx.paths
     if res.path not in allowed:
@@ -633,7 +636,7 @@ def _check_cited(
     ft = read(res.path)
     if ft.text is None:
         raise VerdictError(f"{where}: {res.path}: {ft.problem}")
-    lines = compat.split_lines(ft.text)
+    lines = split_lines(ft.text)
     spans = ctx.spans_of(res.path)
     whole = any(s.whole_file for s in ctx.shown if s.path == res.path)
     if res.is_range:
@@ -681,13 +684,13 @@ def _check_cited(
             "a revise that keeps the statement vouches for it like a confirm. Give the revised_statement these "
             "lines support, or retract"
         )
-    got = compat.resolve(res, ft.text, None)
+    got = resolve(res, ft.text, None)
     if got is None:  # pragma: no cover - the range was checked against the line count above
         raise VerdictError(f"{where}: {res.canonical} does not resolve")
     return Evidence(got.resource.canonical, got.version, ft.blob), notes
 
 
-def _own_or_moved(res: compat.Resource, wanted: list[str], ctx: ClaimContext) -> bool:
+def _own_or_moved(res: Resource, wanted: list[str], ctx: ClaimContext) -> bool:
     """The cited range overlaps the claim's current lines, or the quote is part of the text as
     last verified (the same text, moved)."""
     for e in ctx.result.evidence:

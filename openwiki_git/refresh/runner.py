@@ -38,7 +38,7 @@ from typing import Any, Protocol
 from openwiki_git import PRODUCER, redact
 from openwiki_git.claims import check as checker
 from openwiki_git.errors import OpenwikiError, RefreshError, UsageError
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resource import Resource
 from openwiki_git.formats import schema
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.model import Claim, ClaimResult, Sidecar, Verification
@@ -1077,7 +1077,7 @@ def _verified_text(ws: Workspace, claim: Claim, ev: Any) -> tuple[str, str] | No
             seen.add(ft.blob)
         found = refresh_core.verified_text(ev.resource, ft.text, ev.version)
         if found is None and ft.path != res.path:
-            moved = compat.Resource(ft.path, res.start, res.end).canonical
+            moved = Resource(ft.path, res.start, res.end).canonical
             found = refresh_core.verified_text(moved, ft.text, ev.version)
         if found is not None:
             return found, label

@@ -11,7 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 from openwiki_git.errors import EvidenceError, StoreError
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resolver import resolve
+from openwiki_git.evidence.resource import ResourceError, parse_resource
+from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.model import Claim, Evidence, Sidecar
 from openwiki_git.pages import citations
 from openwiki_git.pages.frontmatter_core import opens
@@ -123,16 +125,16 @@ def resolve_new_evidence(ws: Any, resources: list[str], source: str) -> list[Evi
     out: list[Evidence] = []
     for raw in resources:
         try:
-            res = compat.parse_resource(raw, wiki_dir=ws.config.wiki_dir)
-        except compat.ResourceError as e:
+            res = parse_resource(raw, wiki_dir=ws.config.wiki_dir)
+        except ResourceError as e:
             raise EvidenceError(f"--evidence: {e}") from None  # the message shows the input, escaped
         ft = ws.repo.read(res.path, source)
         if ft.text is None:
             hint = f"`git add {res.path}` first" if ft.problem == "not tracked by git" else "cite a tracked text file"
             raise EvidenceError(f"{raw}: {res.path}: {ft.problem}", hint)
-        got = compat.resolve(res, ft.text, None)
+        got = resolve(res, ft.text, None)
         if got is None:
-            n = len(compat.split_lines(ft.text))
+            n = len(split_lines(ft.text))
             raise EvidenceError(f"{raw}: the range ends past the end of {res.path} ({n} lines)", "cite lines that exist")
         if any(e.resource == got.resource.canonical for e in out):
             raise EvidenceError(f"{raw}: {got.resource.canonical} is cited twice", "cite each resource once")

@@ -13,7 +13,9 @@ from typing import Any
 
 from openwiki_git.cli.args import add_format, open_workspace
 from openwiki_git.errors import EvidenceError, StoreError, UsageError
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resolver import LineIndex
+from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource
+from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.model import Claim, Evidence
 from openwiki_git.pages import citations
 from openwiki_git.store import editing
@@ -171,7 +173,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             f"  marked {claim.mark.status} since {claim.mark.since}" + (f" (against {claim.mark.commit[:12]})" if claim.mark.commit else "")
         )
         for c in claim.mark.causes:
-            print(f"    cause: {c.resource.removeprefix(compat.PREFIX)} {c.reason}" + (f" by {c.hunk}" if c.hunk else ""))
+            print(f"    cause: {c.resource.removeprefix(REPO_PREFIX)} {c.reason}" + (f" by {c.hunk}" if c.hunk else ""))
     for note in result.notes:
         print(f"  note: {note}")
     if states is False:
@@ -179,8 +181,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     for item in items:
         where = item["current_resource"] or "(not found)"
         print(
-            f"  {item['status']}: {item['resource'].removeprefix(compat.PREFIX)}"
-            f" -> now {where.removeprefix(compat.PREFIX)} ({item['reason']})"
+            f"  {item['status']}: {item['resource'].removeprefix(REPO_PREFIX)}"
+            f" -> now {where.removeprefix(REPO_PREFIX)} ({item['reason']})"
         )
         if item["diff"]:
             for line in item["diff"].splitlines():
@@ -205,11 +207,11 @@ def _evidence_view(ws: Workspace, resolver, claim: Claim, ev: Evidence, r) -> di
         "verified_text": None, "verified_from": None, "current_text": None, "current_lines": None, "diff": None,
     }
     try:
-        res = compat.parse_resource(ev.resource, wiki_dir="\0")
-    except compat.ResourceError:
+        res = parse_resource(ev.resource, wiki_dir="\0")
+    except ResourceError:
         return out
     if r.current_resource:
-        cur = compat.parse_resource(r.current_resource, wiki_dir="\0")
+        cur = parse_resource(r.current_resource, wiki_dir="\0")
         _, index = resolver.file(cur.path)
         if index is not None and cur.is_range and cur.start and cur.end:
             out["current_text"] = "".join(index.lines[cur.start - 1 : cur.end])
@@ -219,7 +221,7 @@ def _evidence_view(ws: Workspace, resolver, claim: Claim, ev: Evidence, r) -> di
     if ev.blob and res.is_range:
         then = ws.repo.blob_text(res.path, ev.blob)
         if then.text is not None:
-            idx = compat.LineIndex(then.text)
+            idx = LineIndex(then.text)
             span = checker.verified_span(res, then.text, idx, ev.version)
             if span is not None:
                 out["verified_text"] = "".join(idx.lines[span[0] - 1 : span[1]])
@@ -229,10 +231,10 @@ def _evidence_view(ws: Workspace, resolver, claim: Claim, ev: Evidence, r) -> di
         then = ws.repo.blob_text(res.path, cause.blob)  # the mark names the blob and lines it was verified at
         if then.text is not None:
             a, b = cause.old_lines
-            out["verified_text"] = "".join(compat.split_lines(then.text)[a - 1 : b])
+            out["verified_text"] = "".join(split_lines(then.text)[a - 1 : b])
             out["verified_from"] = f"blob {cause.blob[:12]} L{a}-L{b}"
     if out["verified_text"] is not None and out["current_text"] is not None and out["verified_text"] != out["current_text"]:
-        now = (r.current_resource or ev.resource).removeprefix(compat.PREFIX)
+        now = (r.current_resource or ev.resource).removeprefix(REPO_PREFIX)
         out["diff"] = "".join(
             difflib.unified_diff(
                 str(out["verified_text"]).splitlines(keepends=True),
@@ -320,7 +322,7 @@ def cmd_confirm(args: argparse.Namespace) -> int:
         editing.save_page(ws.wiki, sidecar.with_claim(confirmed))
     print(f"confirmed {claim.id} on {ws.wiki.repo_path(page)}")
     for r in result.evidence:
-        if "past the bound" in r.reason:  # the range kept its size (diffmap.bounded)
+        if "past the bound" in r.reason:  # the range kept its size (relocation.bounded)
             print(f"  {r.current_resource}: {r.reason.split('; ', 1)[-1]}")
     return 0
 

@@ -638,7 +638,7 @@ def _check(ws: Workspace) -> dict[str, Any]:
 def _fingerprint(ws: Workspace, data: Mapping[str, Any], args: argparse.Namespace) -> str:
     """What a refresh would start from: the wiki's bytes, the claims to refresh, the text of the
     files they cite, and the options. Equal fingerprints need no new model call."""
-    from openwiki_git.evidence import openwiki as compat
+    from openwiki_git.evidence.resource import ResourceError, parse_resource
 
     h = hashlib.sha256()
 
@@ -655,8 +655,8 @@ def _fingerprint(ws: Workspace, data: Mapping[str, Any], args: argparse.Namespac
         for e in c["evidence"]:
             for text in filter(None, (e.get("resource"), e.get("current_resource"))):
                 try:
-                    cited.add(compat.parse_resource(text, wiki_dir=ws.config.wiki_dir).path)
-                except compat.ResourceError:
+                    cited.add(parse_resource(text, wiki_dir=ws.config.wiki_dir).path)
+                except ResourceError:
                     continue
     for cited_path in sorted(cited):
         add(cited_path, ws.repo.read(cited_path, "worktree").blob)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from openwiki_git.cli.args import open_workspace
 from openwiki_git.errors import StoreError, UsageError
-from openwiki_git.evidence import openwiki as compat
+from openwiki_git.evidence.resource import ResourceError, parse_resource
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.model import Sidecar
 from openwiki_git.pages import citations, okf
@@ -147,8 +147,8 @@ def _check_resources(dst: Wiki, sc: Sidecar) -> None:
     for c in sc.claims:
         for e in c.evidence:
             try:
-                compat.parse_resource(e.resource, wiki_dir=dst.wiki_dir)
-            except compat.ResourceError as err:
+                parse_resource(e.resource, wiki_dir=dst.wiki_dir)
+            except ResourceError as err:
                 raise StoreError(
                     f"{dst.repo_path(sc.page)}: {c.id}: {e.resource} cannot be cited from {dst.wiki_dir}/: {err}",
                     "import into another directory with --to",

@@ -1,0 +1,219 @@
+"""OpenWiki-compatible version tokens (§3): lines, hashes, `repo-file-v1` and `repo-lines-v1`,
+and the strict reading of a stored token's anchors (§3.4).
+
+A pure port of OpenWiki 0.3.3 (langchain-ai/openwiki, MIT), as described in
+shared/docs/openwiki-claims-format.md §3. Stdlib only: no I/O, no git. Spans passed here are
+0-based and half-open, as the function docstrings say.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+
+from openwiki_git.evidence.resource import MAX_SAFE_INTEGER
+
+__all__ = [
+    "ANCHOR_KEYS",
+    "CONTEXT_LINES",
+    "Anchors",
+    "decode_anchors",
+    "decode_token",
+    "file_version",
+    "is_file_token",
+    "lines_version",
+    "sha256_hex",
+    "split_lines",
+]
+
+FILE_PREFIX = "repo-file-v1:sha256:"
+LINES_PREFIX = "repo-lines-v1:sha256:"
+CONTEXT_LINES = 3  # K in §3.3
+ANCHOR_KEYS = (
+    "selectedLineCount",
+    "firstSelectedLineHash",
+    "lastSelectedLineHash",
+    "precedingContextLineCount",
+    "precedingContextHash",
+    "followingContextLineCount",
+    "followingContextHash",
+)
+Anchors = dict[str, int | str]  # the seven §3.3 keys, in order: counts are int, hashes str
+
+# §3.4: the integer anchors and their inclusive bounds; the other four are hashes.
+_COUNT_LIMITS = {
+    "selectedLineCount": (1, MAX_SAFE_INTEGER),
+    "precedingContextLineCount": (0, CONTEXT_LINES),
+    "followingContextLineCount": (0, CONTEXT_LINES),
+}
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_FILE_TOKEN = re.compile(r"repo-file-v1:sha256:[0-9a-f]{64}")
+_BASE64_CHARS = re.compile(r"[^A-Za-z0-9+/\-_]")
+_URL_TO_STD = bytes.maketrans(b"-_", b"+/")
+_STD_TO_URL = bytes.maketrans(b"+/", b"-_")
+# The compact JSON that lines_version() writes (JSON.stringify gives the same bytes).
+_CANONICAL_ANCHORS = re.compile(
+    r'\{"selectedLineCount":([1-9][0-9]{0,15}),'
+    r'"firstSelectedLineHash":"([0-9a-f]{64})","lastSelectedLineHash":"([0-9a-f]{64})",'
+    r'"precedingContextLineCount":([0-3]),"precedingContextHash":"([0-9a-f]{64})",'
+    r'"followingContextLineCount":([0-3]),"followingContextHash":"([0-9a-f]{64})"\}'
+)
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on "\\n" only, keeping terminators; no phantom empty last line (§3.2).
+
+    `"a\\r\\nb"` -> `["a\\r\\n", "b"]`; `""` -> `[]`. Never str.splitlines(), which also splits
+    on \\r, U+2028, U+0085, \\v and \\f.
+    """
+    parts = text.split("\n")
+    last = parts.pop()
+    lines = [part + "\n" for part in parts]
+    if last:
+        lines.append(last)
+    return lines
+
+
+def sha256_hex(text: str) -> str:
+    """Lowercase hex SHA-256 of the UTF-8 encoding of `text`."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        # Node encodes a lone surrogate as U+FFFD; a UTF-16 round trip does the same here.
+        data = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_version(text: str) -> str:
+    """`repo-file-v1:sha256:<H(text)>`: any byte change gives a new version (§3.1)."""
+    return FILE_PREFIX + sha256_hex(text)
+
+
+def is_file_token(token: str) -> bool:
+    """Whether `token` is a well-formed `repo-file-v1` token."""
+    return _FILE_TOKEN.fullmatch(token) is not None
+
+
+def lines_version(lines: list[str], start0: int, end0: int) -> str:
+    """`repo-lines-v1` token for `lines[start0:end0]` (0-based, half-open, non-empty) (§3.3)."""
+    n = len(lines)
+    if not 0 <= start0 < end0 <= n:
+        raise ValueError(f"span [{start0}, {end0}) is not a non-empty span of {n} lines")
+    before = max(0, start0 - CONTEXT_LINES)
+    after = min(n, end0 + CONTEXT_LINES)
+    anchors = {
+        "selectedLineCount": end0 - start0,
+        "firstSelectedLineHash": sha256_hex(lines[start0]),
+        "lastSelectedLineHash": sha256_hex(lines[end0 - 1]),
+        "precedingContextLineCount": start0 - before,
+        "precedingContextHash": sha256_hex("".join(lines[before:start0])),
+        "followingContextLineCount": after - end0,
+        "followingContextHash": sha256_hex("".join(lines[end0:after])),
+    }
+    payload = base64.urlsafe_b64encode(json.dumps(anchors, separators=(",", ":")).encode("utf-8"))
+    return f"{LINES_PREFIX}{sha256_hex(''.join(lines[start0:end0]))}:{payload.rstrip(b'=').decode('ascii')}"
+
+
+def decode_anchors(token: str) -> tuple[str, Anchors] | None:
+    """Strictly read a `repo-lines-v1` token (§3.4): `(content_hash, anchors)` or None.
+
+    None means "no usable previous version". The anchors come back with exactly the seven §3.3
+    keys, in order, counts as `int` (JSON `4.0` is accepted, `true` is not).
+    """
+    decoded = decode_token(token)
+    return None if decoded is None else (decoded[0], decoded[1])
+
+
+def decode_token(token: str) -> tuple[str, Anchors, bool] | None:
+    """decode_anchors() plus a flag: True when `token` is exactly what lines_version() writes
+    for these anchors, so an unchanged span can keep the token without re-encoding it."""
+    if not isinstance(token, str) or not token.startswith(LINES_PREFIX):
+        return None
+    content_hash, sep, payload = token[len(LINES_PREFIX) :].partition(":")
+    if not sep or not _HEX64.fullmatch(content_hash):
+        return None
+    raw, plain = _decode_base64(payload)
+    match = _CANONICAL_ANCHORS.fullmatch(raw.decode("utf-8", "replace"))
+    if match is not None:
+        # The shape lines_version() writes: no JSON parser and no type checks needed.
+        count, first, last, before, before_hash, after, after_hash = match.groups()
+        if int(count) > MAX_SAFE_INTEGER:
+            return None
+        anchors: Anchors = {
+            "selectedLineCount": int(count),
+            "firstSelectedLineHash": first,
+            "lastSelectedLineHash": last,
+            "precedingContextLineCount": int(before),
+            "precedingContextHash": before_hash,
+            "followingContextLineCount": int(after),
+            "followingContextHash": after_hash,
+        }
+        return content_hash, anchors, plain
+    checked = _parse_anchors(raw)
+    return None if checked is None else (content_hash, checked, False)
+
+
+def _decode_base64(payload: str) -> tuple[bytes, bool]:
+    """Node's lenient `Buffer.from(s, "base64url")`, and whether `payload` is exactly the
+    unpadded base64url encoding of the result (as lines_version() writes it)."""
+    if len(payload) % 4 != 1:
+        # base64.urlsafe_b64decode/-encode without their wrappers (this runs once per claim).
+        try:
+            encoded = payload.encode("ascii")
+            raw = binascii.a2b_base64(encoded.translate(_URL_TO_STD) + b"=" * (-len(encoded) % 4))
+        except ValueError:  # not ASCII, or binascii.Error
+            pass
+        else:
+            if binascii.b2a_base64(raw, newline=False).translate(_STD_TO_URL).rstrip(b"=") == encoded:
+                return raw, True
+    # Node skips characters outside the alphabet, stops at "=", and ignores a lone trailing one.
+    data = _BASE64_CHARS.sub("", payload.partition("=")[0])
+    if len(data) % 4 == 1:
+        data = data[:-1]
+    return base64.urlsafe_b64decode(data.replace("+", "-").replace("/", "_") + "=" * (-len(data) % 4)), False
+
+
+def _parse_anchors(raw: bytes) -> Anchors | None:
+    """The general path: JSON.parse semantics (no NaN/Infinity), then the §3.4 checks."""
+    try:
+        meta = json.loads(raw.decode("utf-8", "replace"), parse_constant=_reject_constant)
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
+        return None
+    return _check_anchors(meta) if isinstance(meta, dict) else None
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"JSON.parse rejects {name}")
+
+
+def _check_anchors(meta: dict[str, object]) -> Anchors | None:
+    if len(meta) != len(ANCHOR_KEYS) or set(meta) != set(ANCHOR_KEYS):
+        return None
+    anchors: Anchors = {}
+    for key in ANCHOR_KEYS:
+        value = meta[key]
+        limits = _COUNT_LIMITS.get(key)
+        checked = _js_int(value, *limits) if limits else _hash_or_none(value)
+        if checked is None:
+            return None
+        anchors[key] = checked
+    return anchors
+
+
+def _js_int(value: object, low: int, high: int) -> int | None:
+    """A JSON number that JavaScript's Number.isSafeInteger accepts, within [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None  # Python's bool is an int; JSON's true is not a number
+    if isinstance(value, float) and not value.is_integer():
+        return None  # also rejects inf and nan
+    number = int(value)
+    return number if low <= number <= high else None
+
+
+def _hash_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) and _HEX64.fullmatch(value) else None
+
