@@ -7,10 +7,14 @@ import random
 
 import pytest
 
+from openwiki_git.markdown import blocks as mdblocks
+from openwiki_git.markdown import builder as mdbuilder
 from openwiki_git.markdown import document as mddoc
+from openwiki_git.markdown import keys as mdkeys
 from openwiki_git.markdown import refs as mdrefs
+from openwiki_git.markdown import refscan
 from openwiki_git.markdown import split as mdsplit
-from openwiki_git.markdown.split import Ref
+from openwiki_git.markdown.refs import Ref
 
 DOC = """\
 ---
@@ -161,7 +165,7 @@ def test_setext_headings_and_thematic_breaks() -> None:
     ],
 )
 def test_references(text: str, refs: list[Ref]) -> None:
-    assert list(mdsplit.refs_in(text)) == refs
+    assert list(mdrefs.refs_in(text)) == refs
 
 
 @pytest.mark.parametrize(
@@ -199,7 +203,7 @@ def test_markers_are_collected() -> None:
 # -- the fast paths agree with the plain ones --------------------------------------------------
 # The splitter reads a prose piece in bulk (`_prose`: cut at blank lines once, only the chunks
 # with a heading, list or break read line by line) and the markers and references of a document
-# in one pass (`mdrefs.scan`). These tests compare them with the line-by-line reading of each
+# in one pass (`refscan.scan`). These tests compare them with the line-by-line reading of each
 # region (`_prose_by_region`) and with `refs_in` per paragraph, on seeded random Markdown.
 
 _LINES = [
@@ -235,7 +239,7 @@ def test_bulk_reading_matches_the_region_by_region_reading(monkeypatch: pytest.M
     rng = random.Random(7)
     texts = [_random_markdown(rng) for _ in range(1500)]
     fast = [_state(mdsplit.split(t, "docs/x.md")) for t in texts]
-    monkeypatch.setattr(mdsplit, "_prose", mdsplit._prose_by_region)
+    monkeypatch.setattr(mdblocks, "_prose", mdblocks._prose_by_region)
     assert fast == [_state(mdsplit.split(t, "docs/x.md")) for t in texts]
 
 
@@ -247,7 +251,7 @@ def test_scan_matches_refs_in_one_text_at_a_time() -> None:
     ]
     for _ in range(3000):
         texts = ["".join(rng.choice(pieces) + rng.choice(["", " "]) for _ in range(rng.randint(0, 10))) for _ in range(rng.randint(0, 8))]
-        markers, refs = mdrefs.scan(texts)
+        markers, refs = refscan.scan(texts)
         assert markers == [mdrefs.markers_in(t) if "[^c-" in t else None for t in texts]
         assert refs == [mdrefs.refs_in(t) for t in texts]
 
@@ -273,7 +277,7 @@ def test_scan_matches_refs_in_on_odd_texts() -> None:
     rng = random.Random(17)
     for _ in range(4000):
         texts = [_odd_text(rng) for _ in range(rng.randint(1, 6))]
-        markers, refs = mdrefs.scan(texts)
+        markers, refs = refscan.scan(texts)
         assert markers == [mdrefs.markers_in(t) if "[^c-" in t else None for t in texts], texts
         assert refs == [mdrefs.refs_in(t) for t in texts], texts
 
@@ -286,13 +290,13 @@ def test_see_targets_found_in_c_include_every_see_reference() -> None:
         text = _odd_text(rng).replace("\0", "")
         if len(text.lower()) != len(text):
             continue
-        fast = {m.end() for m in mdrefs._SEE_AT.finditer(text.lower())}
+        fast = {m.end() for m in refscan._SEE_AT.finditer(text.lower())}
         slow = {at for at in mdrefs._sees(text) if _see_refs_at(text, at)}
         assert slow <= fast, text
 
 
 def _see_refs_at(text: str, at: int) -> bool:
-    return mdrefs._see_target_at(text, at) and any(r.kind == "see" for r in mdrefs.targets(text, at))
+    return mdrefs.see_target_at(text, at) and any(r.kind == "see" for r in mdrefs.targets(text, at))
 
 
 def test_atx_reads_headings_as_the_regex_does() -> None:
@@ -300,8 +304,8 @@ def test_atx_reads_headings_as_the_regex_does() -> None:
     alphabet = ["#", "#", "#", " ", " ", "\t", "a", "é", "\xa0", "\x0c", "\r"]
     for _ in range(30000):
         line = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
-        m = mdsplit._ATX.match(line)
-        assert mdsplit._atx(line) == ((len(m.group(1)), m.group(2) or "") if m else None), line
+        m = mdbuilder._ATX.match(line)
+        assert mdbuilder.atx_heading(line) == ((len(m.group(1)), m.group(2) or "") if m else None), line
 
 
 def test_hashes_of_many_texts_match_hashing_each_alone() -> None:
@@ -309,9 +313,9 @@ def test_hashes_of_many_texts_match_hashing_each_alone() -> None:
     pieces = ["a", "b", "é", " ", "  ", "\t", "\n", "\n\n", "\xa0", "\u2003", "\x0c", "\r", "\0", "[^c-1a2b3c4d]", "[^c-1a2b3c4d]:", "^"]
     for _ in range(3000):
         texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 8))) for _ in range(rng.randint(0, 6))]
-        alone = [f"{mddoc.zlib.crc32(mddoc._key_text(t).encode()):08x}" for t in texts]
-        assert mddoc._hashes(texts) == alone, texts
-    assert mddoc._keys("s", ["00000001", "00000002", "00000001", "00000001"]) == [
+        alone = [f"{mdkeys.zlib.crc32(mdkeys.key_text(t).encode()):08x}" for t in texts]
+        assert mdkeys.paragraph_hashes(texts) == alone, texts
+    assert mdkeys.section_keys("s", ["00000001", "00000002", "00000001", "00000001"]) == [
         "s~00000001", "s~00000002", "s~00000001.2", "s~00000001.3"
     ]
 
@@ -320,7 +324,7 @@ def test_repeats_are_numbered_within_a_run() -> None:
     # Headings "A", "A", "A 1" give two sections keyed "a-1": each run numbers its own repeats.
     d = mdsplit.split("# T\n\n## A\n\nSame.\n\n## A\n\nSame. ADR-1\n\nSame.\n\nSame.\n\n## A 1\n\nSame. ADR-1\n\nSame.\n", "x.md")
     assert [s.key for s in d.sections] == ["a", "a-1", "a-1"]
-    h, h1 = mddoc._hashes(["Same.", "Same. ADR-1"])
+    h, h1 = mdkeys.paragraph_hashes(["Same.", "Same. ADR-1"])
     assert [d.key(i) for i in range(len(d))] == [f"a~{h}", f"a-1~{h1}", f"a-1~{h}", f"a-1~{h}.2", f"a-1~{h1}", f"a-1~{h}"]
 
 
@@ -345,10 +349,10 @@ def test_identifier_readings_agree() -> None:
     for _ in range(20000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
         want = [(m.start(), m.group()) for m in mdrefs._ID.finditer(text)]
-        assert mdrefs._ids(text) == want, text
-        assert [(m.start(), m.group()) for m in mdrefs._ID_AT.finditer(text)] == want, text
+        assert mdrefs.ids_in(text) == want, text
+        assert [(m.start(), m.group()) for m in refscan._ID_AT.finditer(text)] == want, text
     long = "x " + "A" * 100 + "-1 " + "9" * 70 + "B-2"
-    assert mdrefs._ids(long) == [(m.start(), m.group()) for m in mdrefs._ID_AT.finditer(long)] == [(2, "A" * 100 + "-1")]
+    assert mdrefs.ids_in(long) == [(m.start(), m.group()) for m in refscan._ID_AT.finditer(long)] == [(2, "A" * 100 + "-1")]
 
 
 # -- split_batch: many texts at once gives what split gives each -------------------------------
@@ -399,7 +403,7 @@ def test_pickle_round_trip_rebuilds_sections_with_references() -> None:
     d = mdsplit.split("# T\n\n## See [A](a.md)\n\nx ADR-1\n\n## Plain\n\ny\n\n### B [C](c.md)\n\nz\n", "x.md")
     c = pickle.loads(pickle.dumps(d, pickle.HIGHEST_PROTOCOL))
     assert _full_state(c) == _full_state(d)
-    assert [type(s) for s in c.sections] == [mdsplit.Section] * 3
+    assert [type(s) for s in c.sections] == [mddoc.Section] * 3
     assert [type(r) for s in c.sections for r in s.refs] == [Ref, Ref]
     assert c.sections[0].refs == (Ref("link", "a.md"),) and c.sections[2].refs == (Ref("link", "c.md"),)
 

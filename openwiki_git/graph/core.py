@@ -31,7 +31,8 @@ from openwiki_git.errors import UsageError
 from openwiki_git.evidence.resource import ResourceError, parse_resource
 from openwiki_git.graph import context as graph_context
 from openwiki_git.graph.search import K1, STOP, B, Index, bm25, has, tokens  # noqa: F401 (B, K1, STOP: re-exported)
-from openwiki_git.markdown.document import Document, normalize
+from openwiki_git.markdown.document import Document
+from openwiki_git.markdown.keys import normalize
 
 _PAIRS = (
     ("contains", "contained_in"),

@@ -18,7 +18,8 @@ from urllib.parse import unquote
 from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource
 from openwiki_git.graph.core import INVERSE, LINE_ANCHOR, Unresolved, id_key
 from openwiki_git.markdown.document import Document
-from openwiki_git.markdown.refs import Ref, Relation
+from openwiki_git.markdown.refs import Ref
+from openwiki_git.markdown.relations import Relation
 
 if TYPE_CHECKING:
     from openwiki_git.graph.core import Graph

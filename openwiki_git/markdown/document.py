@@ -1,4 +1,4 @@
-"""The split document (mdsplit's records) and its paragraph keys. Pure: no I/O.
+"""The split document (split.py's records) and its paragraph keys (made by keys.py). Pure: no I/O.
 
 A `Document` keeps its paragraphs column-wise (`texts`, `starts`, `ends`), known by index, and
 their keys: `<section key>~<hash>`, where the section key is the slug path of the headings above
@@ -16,16 +16,15 @@ from __future__ import annotations
 import bisect
 import itertools
 import operator
-import struct
-import zlib
 from collections.abc import Iterable
 from functools import partial
 from typing import Any, NamedTuple
 
-from openwiki_git.markdown.refs import Ref, Relation
-from openwiki_git.pages.markers import MARKER
+from openwiki_git.markdown.keys import paragraph_hashes, section_keys
+from openwiki_git.markdown.refs import Ref
+from openwiki_git.markdown.relations import Relation
 
-__all__ = ["Document", "Paragraph", "Section", "normalize"]
+__all__ = ["Document", "Paragraph", "Section"]
 
 _new = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot paths only)
 _ref = partial(_new, Ref)
@@ -204,7 +203,7 @@ class Document:
     def _compute_keys(self, runs: list[int]) -> None:
         """The keys of these runs (not yet computed), their paragraphs hashed together."""
         bounds = self._bounds(runs)
-        self._store_keys(runs, bounds, _hashes(self._run_texts(bounds)), 0)
+        self._store_keys(runs, bounds, paragraph_hashes(self._run_texts(bounds)), 0)
 
     def _bounds(self, runs: list[int]) -> list[tuple[int, int]]:
         """[lo, hi) of each run's paragraphs."""
@@ -222,7 +221,7 @@ class Document:
         returns where the next document's hashes start."""
         table = self.runs
         for r, (lo, hi) in zip(runs, bounds):
-            keys = self._keys[r] = _keys(table[r][1], hashes[at : at + hi - lo])
+            keys = self._keys[r] = section_keys(table[r][1], hashes[at : at + hi - lo])
             self._by_key.update(zip(keys, range(lo, hi)))
             at += hi - lo
         return at
@@ -314,75 +313,3 @@ def _children(d: Document) -> dict[str, list[tuple[str, str]]]:
     for s in d.sections:
         out.setdefault(s.parent, []).append(("section", s.key))
     return out
-
-
-def _keys(section: str, hashes: list[str]) -> list[str]:
-    """Keys of one section's paragraphs from their hashes (`_hashes`): `<section>~<hash>`, `.2`,
-    `.3` for repeats."""
-    out = list(map((section + "~").__add__, hashes))
-    return out if len(set(hashes)) == len(hashes) else _numbered(out)
-
-
-def _numbered(out: list[str]) -> list[str]:
-    """One run's keys with repeats numbered `.2`, `.3` in order (in place)."""
-    seen: dict[str, int] = {}
-    for k, base in enumerate(out):
-        n = seen[base] = seen.get(base, 0) + 1
-        if n > 1:
-            out[k] = f"{base}.{n}"
-    return out
-
-
-def _hashes(texts: list[str]) -> list[str]:
-    """Each text's hash: 8 hex digits of CRC-32 over its key text (`_key_text`).
-
-    All texts at once, with C-level operations only: joined by NUL, markers removed, tabs and
-    newlines made spaces, double spaces halved until none is left, each piece's ends stripped,
-    then CRC-32 and hex digits of each piece (`bytes.hex` groups four bytes at a time). Each
-    piece is `normalize(text)`, which is the key text unless the text holds white space other
-    than space, tab and newline (such as a no-break space, which `_key_text` keeps in some
-    texts): such texts, and texts holding a NUL (one piece too many), are read one by one."""
-    if not texts:
-        return []
-    joined = "\0".join(texts)
-    pieces = None
-    if "\r" not in joined and not _odd_space(joined):
-        if "^" in joined and "[^c-" in joined:  # one-character search first: it is much faster
-            joined = MARKER.sub("", joined)
-        if "\n" in joined:
-            joined = joined.replace("\n", " ")
-        if "\t" in joined:
-            joined = joined.replace("\t", " ")
-        while "  " in joined:
-            joined = joined.replace("  ", " ")
-        pieces = list(map(bytes.strip, joined.encode().split(b"\0")))
-    if pieces is None or len(pieces) != len(texts):
-        pieces = [_key_text(t).encode() for t in texts]
-    crcs = map(zlib.crc32, pieces)
-    return struct.pack(f">{len(texts)}I", *crcs).hex(" ", 4).split(" ")
-
-
-def _key_text(text: str) -> str:
-    """The text a paragraph's key hashes: `normalize(text)`, or the text with newlines made
-    spaces when that has no double space, tab, marker or space at either end (the same text
-    unless the paragraph holds other white space, such as a no-break space, which it keeps)."""
-    flat = text.replace("\n", " ") if "\n" in text else text
-    if "  " in flat or "\t" in flat or "[^c-" in flat or flat[:1] == " " or flat[-1:] == " ":
-        return normalize(text)
-    return flat
-
-
-def normalize(text: str) -> str:
-    """The text a paragraph's hash is taken over: claim markers removed, white space collapsed."""
-    if "[^c-" in text:
-        text = MARKER.sub("", text)
-    return " ".join(text.split())
-
-
-# White space that str.isspace and str.strip see but `[ \t]` does not (form feed, no-break space...).
-_ODD_ASCII = "\x0b\x0c\x1c\x1d\x1e\x1f"
-_ODD_SPACE = _ODD_ASCII + "\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
-
-
-def _odd_space(text: str) -> bool:
-    return any(c in text for c in (_ODD_ASCII if text.isascii() else _ODD_SPACE))
