@@ -263,8 +263,7 @@ def test_whole_file_evidence() -> None:
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from openwiki_git.claims.staleness import _context_kept  # noqa: E402
-from openwiki_git.diff.hunks import map_range  # noqa: E402
+from openwiki_git.diff.hunks import context_kept, map_range  # noqa: E402
 
 WORDS = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "d\n", "\n"]), min_size=1, max_size=25)
 
@@ -279,7 +278,7 @@ def test_kept_context_means_the_same_token(old: list[str], new: list[str], data:
     m = map_range(start, end, hunks)
     if m.status != "fresh" or m.start is None or m.end is None:
         return
-    if _context_kept(start, end, len(old), (m.start, m.end), len(new), hunks):
+    if context_kept(start, end, len(old), (m.start, m.end), len(new), hunks):
         assert lines_version(new, m.start - 1, m.end) == lines_version(old, start - 1, end)
 
 

@@ -1,5 +1,9 @@
 """Claims and a diff in, per-evidence outcomes out: what the hook marks and CI reports. Pure.
 
+One cohesive thing: the judging of an evidence item, whose old-side and new-side paths call each
+other and share the engine's options and the diff's sides (sides.py reads those; outcomes.py
+holds the records it returns).
+
 The evidence of a claim is read on one of two bases:
 
 - **old side** (the claim is as it was on the old side of the diff, e.g. unchanged since HEAD):
@@ -12,7 +16,7 @@ The evidence of a claim is read on one of two bases:
   text since it went stale), so it is mapped without that check.
 - **new side** (the item is new, or cites other text than on the old side: a person re-pointed
   it, `claim confirm` verified changed text): the range is located on the new side with
-  `relocation.relocate`.
+  evidence/relocation.py's `relocate`.
 
 Which basis an evidence item takes is decided by what it cites, not by who last wrote it: an item
 whose verified text (the content hash of its token; a whole file's token) is the one its
@@ -23,9 +27,9 @@ second run writes nothing (the hook converges in one run). A mark written by an 
 the same base (`mark.commit` is the diff's old side) is recomputed the same way, keeping its
 `since`, so a re-run leaves it as it is and a revert staged since drops it.
 
-A changed range never grows past `relocation.range_limit()` of its cited size: beyond it, the range
-keeps its cited size (starting where its first line is now) and the reason says that the new
-extent needs a person or the refresher.
+A changed range never grows past `range_limit()` (evidence/relocation.py) of its cited size:
+beyond it, the range keeps its cited size (starting where its first line is now) and the reason
+says that the new extent needs a person or the refresher.
 
 Cited text that a hunk removed is followed when it appears unchanged in exactly one place among
 the lines the diff adds (same file or another: a function moved between modules, a file split
@@ -39,24 +43,23 @@ existing mark is never cleared here (only verification or `check --fix` on a rev
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from openwiki_git.claims import check as checker
+from openwiki_git.claims.outcomes import ClaimOutcome, EvidenceOutcome
+from openwiki_git.claims.sides import MODE_GITLINK, MODE_LINK, Reader, Sides
 from openwiki_git.diff import cosmetic
 from openwiki_git.diff import hunks as diffmap
-from openwiki_git.diff.hunks import FileChange, Hunk
+from openwiki_git.diff.hunks import FileChange, Hunk, context_kept
 from openwiki_git.evidence.relocation import GROWTH_FACTOR, GROWTH_LINES, bounded, relocate
-from openwiki_git.evidence.resolver import LineIndex, context_ok
+from openwiki_git.evidence.resolver import LineIndex
 from openwiki_git.evidence.resource import REPO_PREFIX, Resource, ResourceError, parse_resource
-from openwiki_git.evidence.tokens import CONTEXT_LINES, decode_anchors, lines_version
-from openwiki_git.model import Cause, Claim, Evidence, EvidenceResult, FileText, Mark, Status, worst
+from openwiki_git.evidence.tokens import Anchors, decode_anchors, lines_version
+from openwiki_git.model import Claim, Evidence, FileText, Mark, Status, worst
 
-Reader = Callable[[str], FileText]
-
-MODE_LINK = 0o120000
-MODE_GITLINK = 0o160000
+__all__ = ["Engine", "Options"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,119 +71,21 @@ class Options:
     wiki_dir: str = ".openwiki"
     cosmetic_edits: str = "fresh"  # a cosmetic edit (cosmetic.py): "fresh" (re-anchored), "mark" (stale, reason cosmetic), "stale"
     cosmetic_annotations: bool = False
-    growth_factor: int = GROWTH_FACTOR  # a changed range's bound: relocation.range_limit()
+    growth_factor: int = GROWTH_FACTOR  # a changed range's bound: range_limit()
     growth_lines: int = GROWTH_LINES
-
-
-@dataclass(frozen=True, slots=True)
-class EvidenceOutcome:
-    """One evidence item: as stored (`before`), as it should be stored now (`after`), and why."""
-
-    before: Evidence
-    after: Evidence
-    status: Status
-    reason: str
-    current_resource: str | None  # where the cited text is on the new side (None: unresolved)
-    hunks: tuple[Hunk, ...] = ()
-    old_lines: tuple[int, int] | None = None
-    new_lines: tuple[int, int] | None = None
-    path: str | None = None  # the file on the new side, when it is not the cited one
-    current_version: str | None = None  # the token of the text now (refreshed anchors)
-    blob: str | None = None  # the new side's blob, when read
-    verified_blob: str | None = None  # the blob whose `old_lines` hold the verified text, when known
-    cited: str | None = None  # the resource as the old side cites it, when `before` is stored otherwise
-
-    @property
-    def hunk(self) -> str | None:
-        return ", ".join(h.header for h in self.hunks) or None
-
-    def result(self) -> EvidenceResult:
-        return EvidenceResult(
-            self.before.resource,
-            self.status,
-            self.current_resource,
-            self.reason,
-            self.current_version,
-            self.blob,
-            self.hunk,
-        )
-
-    def cause(self) -> Cause:
-        return Cause(
-            self.cited or self.before.resource, self.reason, self.hunk, self.old_lines, self.new_lines, self.path, self.verified_blob
-        )
-
-    def describe(self) -> str:
-        """`path#Lx-Ly changed by @@ -a,b +c,d @@`: where the text is now, what happened, which hunk."""
-        where = (self.current_resource or self.before.resource).removeprefix(REPO_PREFIX)
-        return f"{where} {self.reason}" + (f" by {self.hunk}" if self.hunk else "")
-
-
-@dataclass(frozen=True, slots=True)
-class ClaimOutcome:
-    page: str
-    before: Claim
-    after: Claim
-    status: Status
-    evidence: tuple[EvidenceOutcome, ...]
-    affected: bool  # the diff touched a cited file, or the claim is new or changed since the old side
-
-    @property
-    def changed(self) -> bool:
-        return self.after != self.before
-
-    @property
-    def newly_flagged(self) -> bool:
-        """This judgement marks the claim, or makes its mark worse (stale -> unresolved): what a
-        commit stops for. A mark already written (by an earlier run, or committed) is not new."""
-        new, old = self.after.mark, self.before.mark
-        return new is not None and (old is None or (new.status == "unresolved" and old.status != "unresolved"))
-
-    def describe(self) -> str:
-        """The stale or unresolved evidence, for the hook's one line per claim."""
-        parts = [o.describe() for o in self.evidence if o.status != "fresh"]
-        if not parts and self.before.mark is not None:
-            parts = ["marked earlier; the cited text is back to its verified version"]
-        return "; ".join(parts)
 
 
 def _lines(res: Resource) -> tuple[int, int] | None:
     return (res.start, res.end) if res.start is not None and res.end is not None else None
 
 
-def _overlaps(span: tuple[int, int], spans: Sequence[tuple[int, int]]) -> bool:
-    s, e = span
-    return any(a <= e and s <= b for a, b in spans)
-
-
 class Engine:
-    """Judges claims against one diff. Each side's files are read at most once, lazily: a file
-    the diff does not touch is never read on the old-side basis."""
+    """Judges claims against one diff, whose sides (sides.py) read each file at most once,
+    lazily: a file the diff does not touch is never read on the old-side basis."""
 
     def __init__(self, changes: Sequence[FileChange], read_old: Reader, read_new: Reader, options: Options) -> None:
         self.options = options
-        self._read_old = read_old
-        self._read_new = read_new
-        self.by_old = {c.old_path: c for c in changes if c.old_path is not None}
-        self.by_new = {c.new_path: c for c in changes if c.new_path is not None}
-        self._changes = changes
-        self._old: dict[str, tuple[FileText, LineIndex | None]] = {}
-        self._new: dict[str, tuple[FileText, LineIndex | None]] = {}
-        self._targets: list[tuple[str, LineIndex, list[tuple[int, int]], str | None]] | None = None
-
-    # -- reading -----------------------------------------------------------------------------
-    def _file(self, cache: dict[str, tuple[FileText, LineIndex | None]], read: Reader, path: str):  # type: ignore[no-untyped-def]
-        got = cache.get(path)
-        if got is None:
-            ft = read(path)
-            got = cache[path] = (ft, LineIndex(ft.text) if ft.text is not None else None)
-        return got
-
-    def old_file(self, path: str) -> tuple[FileText, LineIndex | None]:
-        return self._file(self._old, self._read_old, path)
-
-    def new_file(self, path: str) -> tuple[FileText, LineIndex | None]:
-        return self._file(self._new, self._read_new, path)
+        self.sides = Sides(changes, read_old, read_new, options.wiki_dir)
 
     # -- claims ------------------------------------------------------------------------------
     def judge(self, page: str, prev: Claim | None, cur: Claim) -> ClaimOutcome:
@@ -233,7 +138,7 @@ class Engine:
         res = _parse(ev.resource)
         if res is None:
             return False
-        _, idx = self.new_file(res.path)
+        _, idx = self.sides.new_file(res.path)
         if idx is None:
             return False
         if not res.is_range:
@@ -276,8 +181,8 @@ class Engine:
             return o
         if not (old.is_range and new.is_range and new.start and new.end):
             return o
-        old_ft, old_idx = self.old_file(old.path)
-        new_ft, new_idx = self.new_file(new.path)
+        old_ft, old_idx = self.sides.old_file(old.path)
+        new_ft, new_idx = self.sides.new_file(new.path)
         if old_ft.text is None or old_idx is None or new_idx is None:
             return o
         verified = checker.verified_span(old, old_ft.text, old_idx, ev.version)
@@ -304,7 +209,7 @@ class Engine:
             res = parse_resource(ev.resource, wiki_dir="\0")
         except ResourceError as e:
             return EvidenceOutcome(ev, ev, "unresolved", str(e), None), False
-        change = self.by_old.get(res.path)
+        change = self.sides.by_old.get(res.path)
         if change is None:
             return self._untouched(ev, claim), False
         return self._changed(ev, res, change, trusted), True
@@ -324,10 +229,10 @@ class Engine:
             return self._gone(ev, res, change, "replaced by a submodule")
         if change.new_mode == MODE_LINK:
             return self._gone(ev, res, change, "replaced by a symlink (refused)")
-        new_ft, new_idx = self.new_file(new_path)
+        new_ft, new_idx = self.sides.new_file(new_path)
         if new_ft.text is None or new_idx is None:
             return self._gone(ev, res, change, new_ft.problem or "unreadable")
-        old_ft, old_idx = self.old_file(res.path)
+        old_ft, old_idx = self.sides.old_file(res.path)
         if old_ft.text is None or old_idx is None:
             return self._on_new_side(ev, trusted, path=new_path, note="the old side is unreadable; ")
         if not res.is_range:
@@ -349,7 +254,7 @@ class Engine:
             assert m.start is not None and m.end is not None
             now_same = new_idx.span_hash(m.start - 1, m.end) == content_hash if m.end <= len(new_idx) else False
             if now_same and m.status == "fresh":
-                keep = matches and _context_kept(res.start, res.end, len(old_idx), (m.start, m.end), len(new_idx), change.hunks)
+                keep = matches and context_kept(res.start, res.end, len(old_idx), (m.start, m.end), len(new_idx), change.hunks)
                 return self._fresh_at(
                     ev, new_path, (m.start, m.end), new_ft, new_idx, old_lines, m.hunks, same_context=keep, cited_path=res.path
                 )
@@ -464,60 +369,26 @@ class Engine:
             reason = f"renamed to {change.new_path}: {reason}"
         return EvidenceOutcome(ev, ev, "unresolved", reason, None, change.hunks[:1], _lines(res), None, change.new_path)
 
-    # -- moves -------------------------------------------------------------------------------
-    def _move_targets(self) -> list[tuple[str, LineIndex, list[tuple[int, int]], str | None]]:
-        """Every text file the diff adds or changes, with its added lines."""
-        if self._targets is None:
-            wiki = self.options.wiki_dir.strip("/") + "/"
-            self._targets = []
-            for c in self._changes:
-                path = c.new_path
-                if path is None or c.status == "deleted" or c.binary or path.startswith(wiki):
-                    continue
-                if c.new_mode in (MODE_LINK, MODE_GITLINK):
-                    continue
-                ft, idx = self.new_file(path)
-                if ft.text is None or idx is None:
-                    continue
-                added = [(1, len(idx))] if c.status == "added" or c.old_path is None else diffmap.added_lines(c.hunks)
-                if added:
-                    self._targets.append((path, idx, added, ft.blob))
-        return self._targets
-
-    def _moved(self, ev: Evidence, content_hash: str, anchors: dict[str, int | str]) -> EvidenceOutcome | None:
+    def _moved(self, ev: Evidence, content_hash: str, anchors: Anchors) -> EvidenceOutcome | None:
         """The verified text, unchanged, in exactly one place among the lines the diff adds."""
-        count = int(anchors["selectedLineCount"])
-        first, last = str(anchors["firstSelectedLineHash"]), str(anchors["lastSelectedLineHash"])
-        found: list[tuple[str, LineIndex, int, str | None]] = []
-        for path, idx, added, blob in self._move_targets():
-            hashes = idx.line_hashes()
-            for s0 in idx.window_starts(1, first):
-                e0 = s0 + count
-                if e0 > len(idx):
-                    break
-                if hashes[e0 - 1] != last or idx.span_hash(s0, e0) != content_hash:
-                    continue
-                if _overlaps((s0 + 1, e0), added):
-                    found.append((path, idx, s0, blob))
-        if len(found) > 1:
-            found = [f for f in found if context_ok(f[1], f[2], f[2] + count, anchors)]
-        if len(found) != 1:
+        found = self.sides.moved(content_hash, anchors)
+        if found is None:
             return None
-        path, idx, s0, blob = found[0]
+        path, idx, s0, blob = found
         old = parse_resource(ev.resource, wiki_dir="\0")
         ft = FileText(path, idx.text, blob)
-        return self._fresh_at(ev, path, (s0 + 1, s0 + count), ft, idx, _lines(old))
+        return self._fresh_at(ev, path, (s0 + 1, s0 + int(anchors["selectedLineCount"])), ft, idx, _lines(old))
 
     # -- new-side basis: relocate ------------------------------------------------------------
     def _on_new_side(self, ev: Evidence, marked: bool, *, path: str | None = None, note: str = "") -> EvidenceOutcome:
-        """Locate the verified text on the new side (relocation.relocate); a marked item keeps its range."""
+        """Locate the verified text on the new side (`relocate`); a marked item keeps its range."""
         try:
             res = parse_resource(ev.resource, wiki_dir="\0")
         except ResourceError as e:
             return EvidenceOutcome(ev, ev, "unresolved", str(e), None)
         if path is not None and path != res.path:
             res = Resource(path, res.start, res.end)
-        ft, idx = self.new_file(res.path)
+        ft, idx = self.sides.new_file(res.path)
         if ft.text is None or idx is None:
             return EvidenceOutcome(ev, ev, "unresolved", note + f"{res.path}: {ft.problem}", None, blob=ft.blob)
         r = relocate(res, ft.text, ev.version, lines=idx, max_growth=self.options.max_growth)
@@ -536,7 +407,7 @@ class Engine:
                 cited = int(parsed[1]["selectedLineCount"])
                 span, bound_note = bounded(span, cited, self.options.growth_factor, self.options.growth_lines, len(idx))
             current = Resource(res.path, *span).canonical if span is not None else r.resource.canonical
-            hunks = self._hunks_over(res.path, span)
+            hunks = self.sides.hunks_over(res.path, span)
             keep = marked or current == ev.resource
             after = ev if keep else Evidence(current, ev.version, ev.blob)
             reason = note + ("changed" if hunks else r.reason) + bound_note
@@ -544,22 +415,6 @@ class Engine:
                 ev, after, "stale", reason, after.resource, hunks, _lines(res), span, moved_path, r.version, ft.blob
             )
         return EvidenceOutcome(ev, ev, "unresolved", note + r.reason, None, (), _lines(res), None, moved_path, blob=ft.blob)
-
-    def _hunks_over(self, path: str, span: tuple[int, int] | None) -> tuple[Hunk, ...]:
-        """The diff's hunks whose new side overlaps or borders `span` (new-side lines)."""
-        change = self.by_new.get(path)
-        if change is None:
-            return ()
-        if span is None:
-            return change.hunks
-        s, e = span
-        out = []
-        for h in change.hunks:
-            lo, hi = (h.new_start, h.new_last) if h.new_count else (h.new_start, h.new_start + 1)
-            if lo <= e and s <= hi:
-                out.append(h)
-        return tuple(out)
-
 
 def _parse(resource: str) -> Resource | None:
     try:
@@ -584,18 +439,3 @@ def _old_counterpart(prev: Claim | None, cur: Claim, i: int) -> Evidence | None:
     if base == ev:
         return base
     return base if _text_id(base) == _text_id(ev) else None
-
-
-def _context_kept(start: int, end: int, old_n: int, span: tuple[int, int], new_n: int, hunks: Sequence[Hunk]) -> bool:
-    """Are the range's 3-line contexts (hence its token's anchors) the same on both sides? Yes
-    when no hunk comes within 3 lines of it and it is 3+ lines from either end of the file."""
-    k = CONTEXT_LINES
-    if min(start, span[0]) <= k or old_n - end < k or new_n - span[1] < k:
-        return False
-    for h in hunks:
-        if h.old_count == 0:
-            if start - k <= h.old_start <= end + k - 1:
-                return False
-        elif h.old_start <= end + k and h.old_last >= start - k:
-            return False
-    return True

@@ -21,11 +21,13 @@ consumed by claims/staleness.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["FileChange", "Hunk", "Mapped", "added_lines", "map_line", "map_range", "parse_header"]
+from openwiki_git.evidence.tokens import CONTEXT_LINES
+
+__all__ = ["FileChange", "Hunk", "Mapped", "added_lines", "context_kept", "map_line", "map_range", "parse_header"]
 
 MapStatus = Literal["fresh", "stale", "deleted"]
 
@@ -201,3 +203,18 @@ def map_range(start: int, end: int, hunks: Iterable[Hunk], *, adjacent_insert: s
 def added_lines(hunks: Iterable[Hunk]) -> list[tuple[int, int]]:
     """The new side's added lines, as 1-based inclusive spans in order."""
     return [h.new_lines for h in sorted(hunks, key=_order) if h.new_lines is not None]
+
+
+def context_kept(start: int, end: int, old_n: int, span: tuple[int, int], new_n: int, hunks: Sequence[Hunk]) -> bool:
+    """Are the range's 3-line contexts (hence its token's anchors) the same on both sides? Yes
+    when no hunk comes within 3 lines of it and it is 3+ lines from either end of the file."""
+    k = CONTEXT_LINES
+    if min(start, span[0]) <= k or old_n - end < k or new_n - span[1] < k:
+        return False
+    for h in hunks:
+        if h.old_count == 0:
+            if start - k <= h.old_start <= end + k - 1:
+                return False
+        elif h.old_start <= end + k and h.old_last >= start - k:
+            return False
+    return True

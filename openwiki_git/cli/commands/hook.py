@@ -26,7 +26,8 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-from openwiki_git.claims.staleness import ClaimOutcome, Engine, Options
+from openwiki_git.claims.outcomes import ClaimOutcome
+from openwiki_git.claims.staleness import Engine, Options
 from openwiki_git.cli.args import open_workspace
 from openwiki_git.errors import SchemaError
 from openwiki_git.formats import sidecar as sidecar_codec
