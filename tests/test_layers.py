@@ -39,10 +39,10 @@ IMPURE_STDLIB = {
 # third-party top-level package -> the only modules allowed to import it
 OWNERS = {
     "pygit2": {"git.repo", "git.diff"},
-    "langchain": {"refresh.runner"},
-    "langchain_core": {"refresh.runner", "agents.langchain_tools"},
-    "langchain_openai": {"refresh.runner"},
-    "openai": {"refresh.runner"},
+    "langchain": {"refresh.client"},
+    "langchain_core": {"refresh.client", "agents.langchain_tools"},
+    "langchain_openai": {"refresh.client"},
+    "openai": {"refresh.client"},
     "github": {"github.api"},
     "tree_sitter": {"ground.treesitter"},
     "ruamel": {"formats.yamlio", "pages.frontmatter"},
