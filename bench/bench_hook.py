@@ -159,7 +159,9 @@ def startup() -> float:
     times = []
     for _ in range(5):
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import openwiki_git.cli.main, openwiki_git.cli.commands.hook"], capture_output=True, check=True)
+        subprocess.run(
+            [sys.executable, "-c", "import openwiki_git.cli.main, openwiki_git.cli.commands.hook"], capture_output=True, check=True
+        )
         times.append(time.perf_counter() - t0)
     return min(times)
 

@@ -33,7 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from scripted_refresher import ScriptedRefresher  # the tests' scripted model
 
 from openwiki_git.cli.main import main
-from openwiki_git.refresh.runner import RefreshOptions, ReviewRequest, run_refresh
+from openwiki_git.refresh.protocol import ReviewRequest
+from openwiki_git.refresh.run import run_refresh
+from openwiki_git.refresh.settings import RefreshOptions
 from openwiki_git.store.workspace import Workspace
 
 _MARKED = re.compile(r"^\s*(\d+)>\| ?(.*)$", re.M)
@@ -168,7 +170,7 @@ def main_bench() -> None:
             build(root, args.slow_claims, max(2, args.pages))
         slow_model(root, args.slow_claims, args.latency)
     print(f"import openwiki_git.cli.commands.check: {import_ms('openwiki_git.cli.commands.check'):.0f} ms")
-    print(f"import openwiki_git.refresh.runner:      {import_ms('openwiki_git.refresh.runner'):.0f} ms")
+    print(f"import openwiki_git.refresh.run:         {import_ms('openwiki_git.refresh.run'):.0f} ms")
     print(f"import langchain_openai:            {import_ms('langchain_openai'):.0f} ms (paid only by refresh)")
 
 

@@ -10,8 +10,8 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-from openwiki_git.refresh.core import estimate_tokens
-from openwiki_git.refresh.runner import (
+from openwiki_git.refresh.prompt import estimate_tokens
+from openwiki_git.refresh.protocol import (
     RefreshCallError,
     ReviewRequest,
     Usage,

@@ -32,7 +32,7 @@ from test_github_command import (  # noqa: F401 - fixtures
 from test_refresh_support import confirm, revise, stale_wiki
 
 from openwiki_git import redact
-from openwiki_git.refresh import runner as refresher
+from openwiki_git.refresh import run as refresh_run
 
 KEY = "sk-live-0123456789abcdefSECRET"
 BRANCH = "openwiki-git/refresh"
@@ -279,14 +279,14 @@ def test_identical_decisions_at_another_time_do_not_churn_the_pr(repo, fake, ref
     gs = stale_wiki(repo, pages=1, per_page=2)
     model = ScriptedRefresher([confirm(gs[0]), revise(gs[1])] * 2)
     use_model(monkeypatch, model)
-    monkeypatch.setattr(refresher, "now_iso", lambda: "2026-12-01T04:17:03Z")
+    monkeypatch.setattr(refresh_run, "now_iso", lambda: "2026-12-01T04:17:03Z")
     assert repo.run("github", "refresh-pr") == 0
     head, writes = fake.refs[BRANCH], list(fake.writes)
     fake.pulls[0]["body"] = fake.pulls[0]["body"].replace("fingerprint=", "fingerprint=old")  # force a new run
 
     repo.git("checkout", "-q", "--", ".")
     repo.git("clean", "-qfd")
-    monkeypatch.setattr(refresher, "now_iso", lambda: "2026-12-02T04:19:44Z")
+    monkeypatch.setattr(refresh_run, "now_iso", lambda: "2026-12-02T04:19:44Z")
     assert repo.run("github", "refresh-pr") == 0
     assert len(model.history) == 4  # the model was asked again and decided the same
     assert fake.refs[BRANCH] == head
@@ -300,14 +300,14 @@ def test_a_page_whose_decisions_did_not_change_keeps_its_bytes(repo, fake, refre
     gs = stale_wiki(repo, pages=2, per_page=1)
     model = ScriptedRefresher([confirm(gs[0]), confirm(gs[1]), confirm(gs[0]), revise(gs[1])])
     use_model(monkeypatch, model)
-    monkeypatch.setattr(refresher, "now_iso", lambda: "2026-12-01T04:17:03Z")
+    monkeypatch.setattr(refresh_run, "now_iso", lambda: "2026-12-01T04:17:03Z")
     assert repo.run("github", "refresh-pr") == 0
     first = fake.branch_files(BRANCH)
     fake.pulls[0]["body"] = fake.pulls[0]["body"].replace("fingerprint=", "fingerprint=old")
 
     repo.git("checkout", "-q", "--", ".")
     repo.git("clean", "-qfd")
-    monkeypatch.setattr(refresher, "now_iso", lambda: "2026-12-02T04:19:44Z")
+    monkeypatch.setattr(refresh_run, "now_iso", lambda: "2026-12-02T04:19:44Z")
     assert repo.run("github", "refresh-pr") == 0
     second = fake.branch_files(BRANCH)
     assert outputs(refresh_env["output"])["pr-operation"] == "updated"

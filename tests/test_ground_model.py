@@ -19,7 +19,8 @@ from scripted_refresher import ScriptedRefresher
 from openwiki_git.ground import deterministic as ground
 from openwiki_git.ground import model_pass as ground_model
 from openwiki_git.pages import citations
-from openwiki_git.refresh.runner import RefreshCallError, RefreshOptions
+from openwiki_git.refresh.protocol import RefreshCallError
+from openwiki_git.refresh.settings import RefreshOptions
 from openwiki_git.store.workspace import Workspace
 from tests.conftest import GitRepo
 

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
+from openwiki_git.caches import cites
 from openwiki_git.formats import schema
-from openwiki_git.git import diff as gitdiff
 from openwiki_git.git.repo import Repo
 
 SAMPLE = "".join(f"line {i}\n" for i in range(1, 41))
@@ -244,7 +244,7 @@ def test_check_base_reports_the_range_with_hunks(claimed, capsys) -> None:  # ty
 
 def test_cite_index_follows_the_claims_tree_incrementally(claimed) -> None:  # type: ignore[no-untyped-def]
     repo = Repo(claimed.root)
-    index = gitdiff.CiteIndex(repo, ".openwiki/.claims")
+    index = cites.CiteIndex(repo, ".openwiki/.claims")
     head = repo.head()
     assert index.sidecars_citing(head, {"src/app.py"}) == {"guide.json"}
     assert index.rebuilt
@@ -258,7 +258,7 @@ def test_cite_index_follows_the_claims_tree_incrementally(claimed) -> None:  # t
         == 0
     )
     claimed.commit_all("more")
-    index = gitdiff.CiteIndex(Repo(claimed.root), ".openwiki/.claims")
+    index = cites.CiteIndex(Repo(claimed.root), ".openwiki/.claims")
     assert index.sidecars_citing(Repo(claimed.root).head(), {"src/b.py", "src/app.py"}) == {"guide.json", "more.json"}
     assert not index.rebuilt  # moved from the old tree by diffing the two trees
     assert index.sidecars_citing(head, {"src/b.py"}) == set()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from openwiki_git.formats import schema
-from openwiki_git.refresh import runner as refresher
+from openwiki_git.refresh import protocol
 
 
 @pytest.mark.parametrize(("parts", "shown"), [
@@ -18,6 +18,6 @@ def test_json_path(parts: tuple[str | int, ...], shown: str) -> None:
 
 
 def test_the_refresher_renders_verdict_problems_with_it() -> None:
-    problems = refresher.schema_problems({"claim_id": "x", "verdict": "holds", "cited_ranges": [{"resource": 3}]})
+    problems = protocol.schema_problems({"claim_id": "x", "verdict": "holds", "cited_ranges": [{"resource": 3}]})
     assert "$.cited_ranges[0].resource: 3 is not of type 'string'" in problems
     assert "$.cited_ranges[0]: 'quote' is a required property" in problems

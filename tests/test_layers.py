@@ -39,10 +39,10 @@ IMPURE_STDLIB = {
 # third-party top-level package -> the only modules allowed to import it
 OWNERS = {
     "pygit2": {"git.repo", "git.diff"},
-    "langchain": {"refresh.runner"},
-    "langchain_core": {"refresh.runner", "agents.langchain_tools"},
-    "langchain_openai": {"refresh.runner"},
-    "openai": {"refresh.runner"},
+    "langchain": {"refresh.client"},
+    "langchain_core": {"refresh.client", "agents.langchain_tools"},
+    "langchain_openai": {"refresh.client"},
+    "openai": {"refresh.client"},
     "github": {"github.api"},
     "tree_sitter": {"ground.treesitter"},
     "ruamel": {"formats.yamlio", "pages.frontmatter"},
@@ -374,3 +374,10 @@ def test_check_run_without_config_imports_nothing_heavy(wiki_repo):
 def test_check_run_with_config_imports_no_clients(wiki_repo):
     loaded = _modules_after_check(wiki_repo.root)
     assert not loaded & {"langchain", "langchain_core", "langchain_openai", "openai", "github"}
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if package_of(m) != "cli"))
+def test_only_the_cli_parses_arguments(name):
+    """Services take typed options, never an argparse Namespace: argparse stays in cli/."""
+    bad = [line for imported, line in imports(MODULES[name]) if imported.split(".")[0] == "argparse"]
+    assert not bad, f"openwiki_git/{name} imports argparse (lines {bad}); take a typed options object"

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from openwiki_git.caches import cites
 from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource, plain_parts
 from openwiki_git.formats import sidecar
-from openwiki_git.git import diff as gitdiff
 
 PLAIN = ["repo://src/a.py", "repo://src/a.py#L1-L2", "repo://.github/x.yml#L3-L3", "repo://a/...b/c", "repo://a/..b",
          "repo://vendor/lib/.git/config", "repo://a#L999999999999999-L999999999999999"]
@@ -36,7 +36,7 @@ def test_other_resources_go_to_the_general_parser(resource: str) -> None:
 
 
 def _cited(resource: str) -> set[str]:
-    return gitdiff.cited_paths(json.dumps({"claims": [{"evidence": [{"resource": resource}]}]}).encode())
+    return cites.cited_paths(json.dumps({"claims": [{"evidence": [{"resource": resource}]}]}).encode())
 
 
 @pytest.mark.parametrize("resource", PLAIN + GENERAL)

@@ -25,12 +25,17 @@ from test_refresh_support import (
 
 from openwiki_git.errors import RefreshError
 from openwiki_git.pages import citations
-from openwiki_git.refresh import runner as refresher
-from openwiki_git.refresh.runner import RefreshCallError, RefreshOptions, run_refresh
+from openwiki_git.refresh import client, edits
+from openwiki_git.refresh.prompt import estimate_tokens
+from openwiki_git.refresh.protocol import RefreshCallError, Usage, VerdictResponse
+from openwiki_git.refresh.results import RefreshResult
+from openwiki_git.refresh.run import run_refresh
+from openwiki_git.refresh.settings import RefreshOptions
+from openwiki_git.refresh.targets import shard_of
 from openwiki_git.store.workspace import Workspace
 
 
-def refresh(repo: Any, fake: ScriptedRefresher | None, **options: Any) -> refresher.RefreshResult:
+def refresh(repo: Any, fake: ScriptedRefresher | None, **options: Any) -> RefreshResult:
     return run_refresh(Workspace.open(repo.root), RefreshOptions(**options), fake)
 
 
@@ -146,7 +151,7 @@ def test_a_rejected_answer_is_sent_back_once_with_the_error_then_applied(repo: A
     retry = fake.history[1].messages[1]
     assert "the quote does not match the current text" in retry and "VALUE = 1" in retry
     assert d.tokens_in > 0 and d.tokens_in == sum(
-        refresher.refresh_core.estimate_tokens(r.system + "".join(r.messages)) for r in fake.history
+        estimate_tokens(r.system + "".join(r.messages)) for r in fake.history
     )
 
 
@@ -268,9 +273,9 @@ def test_usage_and_cost_come_from_the_price_table(repo: Any) -> None:
         repo.read(".openwiki/config.yml")
         + "refresh:\n  model: tiny-1\n  prices:\n    tiny-1: {input: 2.0, output: 10.0}\n",
     )
-    usage = refresher.Usage(1000, 200)
+    usage = Usage(1000, 200)
     fake = ScriptedRefresher(
-        [refresher.VerdictResponse(confirm(gs[0]), "{}", None, usage), refresher.VerdictResponse(retract(gs[1]), "{}", None, usage)]
+        [VerdictResponse(confirm(gs[0]), "{}", None, usage), VerdictResponse(retract(gs[1]), "{}", None, usage)]
     )
     result = refresh(repo, fake)
     assert [d.cost for d in result.decisions] == [pytest.approx(0.004), pytest.approx(0.004)]
@@ -299,7 +304,7 @@ def test_usage_and_cost_come_from_the_price_table(repo: Any) -> None:
 def test_cli_json_report_and_exit_codes(repo: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     gs = stale_wiki(repo, pages=1, per_page=2)
     fake = ScriptedRefresher([confirm(gs[0]), "not json", "still not json"])
-    monkeypatch.setattr(refresher, "_default_refresher", lambda settings, count: fake)
+    monkeypatch.setattr(client, "model_client", lambda settings, count: fake)
     capsys.readouterr()
     assert repo.run("refresh", "--format", "json") == 1
     captured = capsys.readouterr()
@@ -398,7 +403,7 @@ def test_the_context_is_bounded_by_the_token_budget(repo: Any) -> None:
     fake = ScriptedRefresher([RefreshCallError("stop here")])
     refresh(repo, fake, context_tokens=3000)
     prompt = fake.history[0].system + fake.history[0].messages[0]
-    assert refresher.refresh_core.estimate_tokens(prompt) <= 3000
+    assert estimate_tokens(prompt) <= 3000
     assert "lines not shown" in prompt
 
 
@@ -424,22 +429,20 @@ M = citations.marker(CID)
     ],
 )
 def test_sentence_rewrite_and_removal(page: str, statement: str, revised: str, retracted: str) -> None:
-    core = refresher.refresh_core
-    assert core.rewrite_sentence(page, CID, statement, "Retries stop after six.") == revised
-    assert core.retract_sentence(page, CID, statement) == retracted
+    assert edits.rewrite_sentence(page, CID, statement, "Retries stop after six.") == revised
+    assert edits.retract_sentence(page, CID, statement) == retracted
 
 
 def test_prose_editing_never_touches_front_matter_or_the_citations_block() -> None:
-    core = refresher.refresh_core
     page = f"---\ntype: Reference\n---\nOnly.{M}\n\n{citations.BEGIN}\n[^{citations.label(CID)}]: x\n{citations.END}\n"
-    out = core.retract_sentence(page, CID, "Only.")
+    out = edits.retract_sentence(page, CID, "Only.")
     assert out.startswith("---\ntype: Reference\n---\n") and citations.BEGIN in out and "Only." not in out
-    assert core.rewrite_sentence("No marker here.\n", CID, "Other.", "New.") == "No marker here.\n"
+    assert edits.rewrite_sentence("No marker here.\n", CID, "Other.", "New.") == "No marker here.\n"
     # Without a marker (OpenWiki's pages), a statement that occurs once is edited in place.
-    assert core.rewrite_sentence("A. Retries stop after five. B.\n", CID, "Retries stop after five.", "Six.") == "A. Six. B.\n"
-    assert core.retract_sentence("A. Retries stop after five. B.\n", CID, "Retries stop after five.") == "A. B.\n"
+    assert edits.rewrite_sentence("A. Retries stop after five. B.\n", CID, "Retries stop after five.", "Six.") == "A. Six. B.\n"
+    assert edits.retract_sentence("A. Retries stop after five. B.\n", CID, "Retries stop after five.") == "A. B.\n"
     twice = "Retries stop after five. Retries stop after five.\n"
-    assert core.retract_sentence(twice, CID, "Retries stop after five.") == twice
+    assert edits.retract_sentence(twice, CID, "Retries stop after five.") == twice
 
 
 @pytest.mark.parametrize(
@@ -540,4 +543,4 @@ def test_shards_partition_the_pages_stably(repo: Any) -> None:
         r = refresh(repo, fake, shard=(i, 2), dry_run=True)
         seen += [d.page for d in r.decisions]
     assert sorted(seen) == sorted(g.page for g in gs)
-    assert all(refresher.shard_of(g.page, 2) == refresher.shard_of(g.page, 2) for g in gs)
+    assert all(shard_of(g.page, 2) == shard_of(g.page, 2) for g in gs)

@@ -16,7 +16,8 @@ import pytest
 from fake_openai_server import FakeOpenAI, Reply, confirm_from_prompt, kill_at_request
 from test_refresh_support import check_json, confirm, retract, revise, stale_wiki
 
-from openwiki_git.refresh.runner import RefreshOptions, run_refresh
+from openwiki_git.refresh.run import run_refresh
+from openwiki_git.refresh.settings import RefreshOptions
 from openwiki_git.store.workspace import Workspace
 
 pytestmark = pytest.mark.e2e

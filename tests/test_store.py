@@ -239,11 +239,16 @@ def test_lock_waits_for_the_holder(tmp_path, monkeypatch):
     assert waited >= 0.3
 
 
-def test_lock_is_reentrant_across_sequential_uses(tmp_path):
+def test_lock_is_released_after_each_use(tmp_path):
+    """One Wiki takes its lock again and again, and each release is real: another process gets the
+    lock in between (with the default 5 s wait, a lock still held would make the holder fail)."""
     wiki = _wiki(tmp_path)
     for _ in range(3):
         with wiki.lock():
             pass
+        holder = _hold_lock(tmp_path, 0)
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "released"
+        _stop(holder)
 
 
 def test_cli_writer_refused_while_locked(wiki_repo, capsys, monkeypatch):

@@ -17,6 +17,7 @@ SCHEMA_FILES = {
     "sidecar": "sidecar.schema.json",
     "check-report": "check-report.schema.json",
     "frontmatter": "frontmatter.schema.json",
+    "verdict": "verdict.schema.json",
 }
 
 
@@ -44,6 +45,19 @@ def problems(name: str, instance: Any) -> list[str]:
             continue
         found.append((json_path(error.absolute_path), error.message))
     return [f"{where}: {message}" for where, message in sorted(set(found))]
+
+
+def plain_problems(name: str, instance: Any, *, limit: int = 200) -> list[str]:
+    """Every schema violation in jsonschema's own words, as '$.json.path: message' (the message cut
+    at `limit` characters), sorted by path: for answers a model reads back, e.g. the verdict."""
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(load_schema(name))
+    out = []
+    for error in sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
+        message = error.message if len(error.message) <= limit else error.message[:limit] + "..."
+        out.append(f"{json_path(error.absolute_path)}: {message}")
+    return out
 
 
 def json_path(parts: Iterable[str | int]) -> str:

@@ -15,8 +15,6 @@ there, as git stores it (no working tree, so line endings never matter).
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -24,7 +22,6 @@ import pygit2
 
 from openwiki_git.diff.hunks import FileChange, Hunk
 from openwiki_git.errors import GitError
-from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource, plain_parts
 from openwiki_git.git.repo import Repo
 from openwiki_git.model import FileText
 
@@ -177,140 +174,39 @@ def blob_id_at(repo: Repo, commit: str | None, path: str) -> str | None:
     return str(entry.id) if entry.type_str == "blob" else None
 
 
-# ---------------------------------------------------------------------------------------------
-# Which sidecars cite a file: a reverse index cached under the git dir
-# ---------------------------------------------------------------------------------------------
+def tree_blobs(repo: Repo, tree_id: str, prefix: str = "") -> Iterator[tuple[str, bytes]]:
+    """Every blob under a tree, recursively: (path relative to the tree, bytes)."""
+    tree = repo.pygit2.get(tree_id)
+    if not isinstance(tree, pygit2.Tree):
+        return
+    for entry in tree:
+        assert entry.name is not None  # a tree entry always has a name; pygit2 types it optional
+        obj = repo.pygit2.get(entry.id)
+        if isinstance(obj, pygit2.Tree):
+            yield from tree_blobs(repo, str(entry.id), prefix + entry.name + "/")
+        elif isinstance(obj, pygit2.Blob):
+            yield prefix + entry.name, obj.data
 
 
-def cited_paths(data: bytes) -> set[str]:
-    """The repository paths a sidecar's evidence cites (unparseable parts are skipped)."""
+def is_tree(repo: Repo, object_id: str) -> bool:
     try:
-        doc = json.loads(data)
-        claims = doc.get("claims", []) if isinstance(doc, dict) else []
-    except (ValueError, UnicodeDecodeError):
-        return set()
-    out: set[str] = set()
-    for claim in claims if isinstance(claims, list) else []:
-        evidence = claim.get("evidence", []) if isinstance(claim, dict) else []
-        for ev in evidence if isinstance(evidence, list) else []:
-            resource = ev.get("resource") if isinstance(ev, dict) else None
-            if not isinstance(resource, str) or not resource.startswith(REPO_PREFIX):
-                continue
-            plain = plain_parts(resource)
-            if plain is not None:
-                out.add(plain[0])  # the common case, no need for the full grammar
-                continue
-            try:
-                out.add(parse_resource(resource, wiki_dir="\0").path)
-            except ResourceError:
-                continue
-    return out
+        return isinstance(repo.pygit2.get(object_id), pygit2.Tree)
+    except (ValueError, KeyError):
+        return False
 
 
-class CiteIndex:
-    """path -> the sidecars (relative to `<wiki>/.claims/`) whose claims cite it, as of the
-    `.claims` tree of some commit.
-
-    Kept in `<git dir>/openwiki-git/cites-v1.sqlite3`, outside version control. It is valid for
-    one `.claims` tree id; moving it to another tree diffs the two trees and re-reads only the
-    sidecars that differ, so a commit's cost follows what it changed, not the size of the wiki.
-    Any problem with the cache (unwritable, corrupt) falls back to reading the tree in memory.
-    """
-
-    SCHEMA = 2  # 2: paths read by resource.plain_parts / parse_resource alike
-
-    def __init__(self, repo: Repo, claims_dir: str) -> None:
-        self.repo = repo
-        self.claims_dir = claims_dir.strip("/")
-        self.path = repo.git_dir / "openwiki-git" / "cites-v1.sqlite3"
-        self.rebuilt = False  # for tests and the bench: whether the last lookup read every sidecar
-
-    def _claims_tree(self, commit: str | None) -> pygit2.Tree | None:
-        if commit is None:
-            return None
-        try:
-            obj = self.repo.pygit2.get(_tree(self.repo, commit)[self.claims_dir].id)
-        except KeyError:
-            return None
-        return obj if isinstance(obj, pygit2.Tree) else None
-
-    def sidecars_citing(self, commit: str | None, paths: set[str]) -> set[str]:
-        """The sidecars at `commit` that cite any of `paths`."""
-        tree = self._claims_tree(commit)
-        if tree is None or not paths:
-            return set()
-        try:
-            return self._lookup(tree, paths)
-        except (sqlite3.Error, OSError):
-            self.rebuilt = True
-            return {side for side, cited in self._walk(tree) if cited & paths}
-
-    def _lookup(self, tree: pygit2.Tree, paths: set[str]) -> set[str]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        try:
-            self._sync(db, tree)
-            found: set[str] = set()
-            wanted = sorted(paths)
-            for i in range(0, len(wanted), 500):
-                chunk = wanted[i : i + 500]
-                marks = ",".join("?" * len(chunk))
-                found.update(row[0] for row in db.execute(f"SELECT DISTINCT sidecar FROM cites WHERE path IN ({marks})", chunk))
-            return found
-        finally:
-            db.close()
-
-    def _sync(self, db: sqlite3.Connection, tree: pygit2.Tree) -> None:
-        db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-        db.execute("CREATE TABLE IF NOT EXISTS cites (path TEXT NOT NULL, sidecar TEXT NOT NULL)")
-        db.execute("CREATE INDEX IF NOT EXISTS cites_path ON cites (path)")
-        db.execute("CREATE INDEX IF NOT EXISTS cites_sidecar ON cites (sidecar)")
-        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-        want = str(tree.id)
-        if meta.get("tree") == want and meta.get("claims_dir") == self.claims_dir and meta.get("schema") == str(self.SCHEMA):
-            return
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())  # another process may have synced
-            if meta.get("tree") == want and meta.get("claims_dir") == self.claims_dir:
-                db.execute("COMMIT")
-                return
-            old = None
-            if meta.get("claims_dir") == self.claims_dir and meta.get("schema") == str(self.SCHEMA) and meta.get("tree"):
-                got = self.repo.pygit2.get(meta["tree"])
-                old = got if isinstance(got, pygit2.Tree) else None
-            if old is None:
-                self.rebuilt = True
-                db.execute("DELETE FROM cites")
-                rows = [(p, side) for side, cited in self._walk(tree) for p in cited]
-            else:
-                rows = []
-                for delta in old.diff_to_tree(tree).deltas:
-                    for side in {delta.old_file.path, delta.new_file.path}:
-                        db.execute("DELETE FROM cites WHERE sidecar = ?", (side,))
-                    if delta.status != pygit2.enums.DeltaStatus.DELETED and delta.new_file.path.endswith(".json"):
-                        blob = self.repo.pygit2.get(delta.new_file.id)
-                        if isinstance(blob, pygit2.Blob):
-                            rows.extend((p, delta.new_file.path) for p in cited_paths(blob.data))
-            db.executemany("INSERT INTO cites (path, sidecar) VALUES (?, ?)", rows)
-            db.executemany(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                [("tree", want), ("claims_dir", self.claims_dir), ("schema", str(self.SCHEMA))],
-            )
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-
-    def _walk(self, tree: pygit2.Tree, prefix: str = "") -> Iterator[tuple[str, set[str]]]:
-        for entry in tree:
-            assert entry.name is not None  # a tree entry always has a name; pygit2 types it optional
-            name = prefix + entry.name
-            obj = self.repo.pygit2.get(entry.id)
-            if isinstance(obj, pygit2.Tree):
-                yield from self._walk(obj, name + "/")
-            elif isinstance(obj, pygit2.Blob) and name.endswith(".json"):
-                yield name, cited_paths(obj.data)
+def tree_changes(repo: Repo, old_tree: str, new_tree: str) -> Iterator[tuple[str, str, bytes | None]]:
+    """What differs between two trees: (old path, new path, the new blob's bytes, None when the
+    file was deleted), without rename detection (an index keyed by path wants both paths)."""
+    old, new = repo.pygit2.get(old_tree), repo.pygit2.get(new_tree)
+    if not isinstance(old, pygit2.Tree) or not isinstance(new, pygit2.Tree):
+        raise GitError(f"{old_tree}..{new_tree}: not two trees")
+    for delta in old.diff_to_tree(new).deltas:
+        data = None
+        if delta.status != pygit2.enums.DeltaStatus.DELETED:
+            blob = repo.pygit2.get(delta.new_file.id)
+            data = blob.data if isinstance(blob, pygit2.Blob) else None
+        yield delta.old_file.path, delta.new_file.path, data
 
 
 def merge_text(repo: Repo, base: str, ours: str, theirs: str, path: str = "file") -> tuple[str, bool]:

@@ -12,7 +12,7 @@ rewrite prose.
 
 The client, its settings (model, endpoint, key variable, retries, prices) and the budgets
 (`max_claims`: sentences sent; `max_total_tokens`; `context_tokens` per request) are the
-refresher's (refresher.py, the config's `refresh:` section). `plan=True` builds every request,
+refresher's (refresh/settings.py, the config's `refresh:` section). `plan=True` builds every request,
 estimates tokens and cost, and calls nothing. Each accepted claim is saved on its own, under the
 wiki lock, page then sidecar, atomically: a killed run loses at most the claim being written.
 """
@@ -29,7 +29,7 @@ from openwiki_git.ground import deterministic as ground
 from openwiki_git.ground import refs as ground_refs
 from openwiki_git.ground.refs import Sentence
 from openwiki_git.model import Claim
-from openwiki_git.refresh import core as refresh_core
+from openwiki_git.refresh.prompt import estimate_tokens
 from openwiki_git.store.workspace import Workspace
 
 MAX_CANDIDATES = 3
@@ -85,12 +85,14 @@ def run(
     skip: frozenset[tuple[str, str]] = frozenset(),
 ) -> dict[str, Any]:
     """The model pass over `pages`: its report (`sent`, `grounded`, `ungrounded`, `rejected`,
-    `errors`, usage and cost). `options`: a refresher.RefreshOptions; `client`: a Refresher (the
+    `errors`, usage and cost). `options`: a refresh.settings.RefreshOptions; `client`: a Refresher (the
     scripted fake in tests), else the refresher's own, built only when something is sent.
     `skip`: (page, statement) pairs the deterministic pass grounds (a plan has not written them)."""
-    from openwiki_git.refresh import runner as refresher
+    from openwiki_git.refresh import protocol as refresher
+    from openwiki_git.refresh.client import model_client
+    from openwiki_git.refresh.settings import Settings
 
-    settings = refresher.Settings.resolve(ws.config.refresh, options)
+    settings = Settings.resolve(ws.config.refresh, options)
     items = [it for page in pages for it in _items(ws, page, index) if (it.page, it.sentence.text) not in skip]
     skipped = 0
     if settings.max_claims is not None and len(items) > settings.max_claims:
@@ -111,7 +113,7 @@ def run(
         out["summary_line"] = _summary(out, plan=True)
         return out
     if items and client is None:
-        client = refresher.model_client(settings, len(items))
+        client = model_client(settings, len(items))
     by = f"model:{settings.model}"
     for n, it in enumerate(items):
         if settings.max_total_tokens is not None and out["tokens_in"] + out["tokens_out"] >= settings.max_total_tokens:
@@ -175,7 +177,7 @@ def _items(ws: Workspace, page: str, index: Any) -> list[_Item]:
         if not shown:
             continue
         user = _render(page, s, shown, index)
-        out.append(_Item(page, s, shown, user, refresh_core.estimate_tokens(SYSTEM + user)))
+        out.append(_Item(page, s, shown, user, estimate_tokens(SYSTEM + user)))
     return out
 
 

@@ -696,9 +696,10 @@ def _commit_message(result: Mapping[str, Any], body: str, fingerprint: str) -> s
     )
 
 
-# -- the refresher (openwiki_git/refresh/runner.py) ------------------------------------------------------------
+# -- the refresher (openwiki_git/refresh/run.py) ---------------------------------------------------------------
 def _run_refresh(ws: Workspace, args: argparse.Namespace, refresher: Any) -> Any:
-    from openwiki_git.refresh.runner import RefreshOptions, run_refresh
+    from openwiki_git.refresh.run import run_refresh
+    from openwiki_git.refresh.settings import RefreshOptions
 
     options = RefreshOptions(
         model=args.model,

@@ -79,7 +79,7 @@ def model_pass(
     ground-pr`, `endpoint_from_config=False`: the endpoint and key variable come from the command
     line only, never from the repository's config (as for `github refresh-pr`)."""
     from openwiki_git.ground import model_pass as ground_model
-    from openwiki_git.refresh.runner import RefreshOptions
+    from openwiki_git.refresh.settings import RefreshOptions
 
     options = RefreshOptions(
         model=args.model, base_url=args.base_url, api_key_env=args.api_key_env, max_claims=args.max_sentences,

@@ -26,6 +26,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 
+from openwiki_git.caches import cites
 from openwiki_git.claims.outcomes import ClaimOutcome
 from openwiki_git.claims.staleness import Engine, Options
 from openwiki_git.cli.args import open_workspace
@@ -138,13 +139,11 @@ def evaluate(ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, ever
         if current == WORKTREE:
             pages = set(ws.wiki.sidecar_pages())
         else:
-            index = gitdiff.CiteIndex(ws.repo, claims_dir)
-            tree = index._claims_tree(current)
-            pages = {_page_of(side) for side, _ in index._walk(tree)} if tree is not None else set()
+            pages = {_page_of(side) for side in cites.CiteIndex(ws.repo, claims_dir).sidecars(current)}
     else:
         touched: set[str] = set()
         sources = {c.old_path for c in diff.changes if c.old_path and not c.old_path.startswith(wiki_prefix)}
-        pages = {_page_of(s) for s in gitdiff.CiteIndex(ws.repo, claims_dir).sidecars_citing(diff.old, sources)}
+        pages = {_page_of(s) for s in cites.CiteIndex(ws.repo, claims_dir).sidecars_citing(diff.old, sources)}
         for c in diff.changes:
             for p in (c.old_path, c.new_path):
                 if p and p.startswith(claims_dir + "/") and p.endswith(".json"):

@@ -64,7 +64,8 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from openwiki_git.refresh.runner import RefreshOptions, run_refresh
+    from openwiki_git.refresh.run import run_refresh
+    from openwiki_git.refresh.settings import RefreshOptions
 
     ws = open_workspace(args)
     options = RefreshOptions(
