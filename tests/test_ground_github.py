@@ -10,7 +10,7 @@ from typing import Any
 from test_github_command import FakeGitHub, actions_env, fake, outputs, refresh_env  # noqa: F401  (fixtures)
 from test_ground import GUIDE, docs_repo  # noqa: F401  (fixture)
 
-from openwiki_git.cli.commands import github_ground
+from openwiki_git.services import github_ground
 
 
 def test_opens_one_pr_and_a_rerun_from_the_base_writes_nothing(docs_repo: Any, fake: FakeGitHub, refresh_env: Any, capsys: Any) -> None:

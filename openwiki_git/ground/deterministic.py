@@ -197,6 +197,35 @@ def ground_pages(
     return reports
 
 
+def proposed(reports: Iterable[PageReport]) -> frozenset[tuple[str, str]]:
+    """(page, statement) of every sentence the pass grounds: the model pass skips them (a plan has
+    not written them)."""
+    return frozenset((r.page, p.statement) for r in reports for p in r.proposals)
+
+
+def report_data(ws: Workspace, reports: list[PageReport], *, plan: bool, model: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`ground`'s report: per page what was (or, in a plan, would be) added, already grounded,
+    broken, ambiguous, not this project's; the summary; the model pass's report when it ran."""
+    pages: list[dict[str, Any]] = []
+    for r in reports:
+        added = r.added if not plan else [
+            {"statement": p.statement, "evidence": p.resource, "reference": p.reference, "kind": p.kind, "target": p.target,
+             "line": p.sentence.line}
+            for p in r.proposals
+        ]
+        pages.append({
+            "page": r.page, "page_path": ws.wiki.repo_path(r.page), "added": added, "already_grounded": r.already,
+            "broken": r.broken, "ambiguous": r.ambiguous, "unknown": r.unknown, "references": r.references,
+            "front_matter_added": r.front_matter_added,
+        })
+    summary = {k: sum(len(p[k]) if isinstance(p[k], list) else int(p[k]) for p in pages)
+               for k in ("references", "added", "already_grounded", "broken", "ambiguous", "unknown")}
+    out: dict[str, Any] = {"tool": PRODUCER, "wiki_dir": ws.config.wiki_dir, "plan": plan, "pages": pages, "summary": summary}
+    if model is not None:
+        out["model"] = model
+    return out
+
+
 def insert_markers(text: str, items: Iterable[tuple[Sentence, str]]) -> str:
     """`text` with each claim's marker after its sentence (found again by its statement, the
     occurrence nearest the line it was read on); nothing else changes."""
