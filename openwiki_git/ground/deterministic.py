@@ -1,7 +1,7 @@
 """`ground`'s service: the deterministic pass over pages, the claims it writes, and the broken
 references `check` and `lint` report.
 
-A page's references (ground_refs) are resolved against the tracked files (ground_resolve); each
+A page's references (refs.py) are resolved against the tracked files' definitions (index.py, resolve.py); each
 unique resolution not already grounded becomes a claim (statement: the sentence; evidence: the
 definition's lines) verified by `tool:openwiki-git-ground`, its marker put after the sentence.
 Nothing else in the prose changes; existing claims are never touched. A page is written whole
@@ -63,7 +63,7 @@ class PageReport:
 
 
 def source_index(ws: Workspace, source: str = "worktree") -> Any:
-    from openwiki_git.ground import resolve as ground_resolve
+    from openwiki_git.ground.index import SourceIndex
 
     def read(path: str) -> str | None:
         try:
@@ -73,7 +73,7 @@ def source_index(ws: Workspace, source: str = "worktree") -> Any:
 
     wiki_prefix = ws.config.wiki_dir.rstrip("/") + "/"
     paths = [p for p in _tracked(ws) if not p.startswith(wiki_prefix)]
-    return ground_resolve.SourceIndex(paths, read)
+    return SourceIndex(paths, read)
 
 
 def _tracked(ws: Workspace) -> list[str]:

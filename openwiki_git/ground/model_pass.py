@@ -12,7 +12,7 @@ rewrite prose.
 
 The client, its settings (model, endpoint, key variable, retries, prices) and the budgets
 (`max_claims`: sentences sent; `max_total_tokens`; `context_tokens` per request) are the
-refresher's (refresher.py, the config's `refresh:` section). `plan=True` builds every request,
+refresher's (refresh/runner.py, the config's `refresh:` section). `plan=True` builds every request,
 estimates tokens and cost, and calls nothing. Each accepted claim is saved on its own, under the
 wiki lock, page then sidecar, atomically: a killed run loses at most the claim being written.
 """
@@ -106,11 +106,20 @@ def run(
     if plan:
         est_in = sum(it.tokens for it in items)
         out["tokens_in"], out["tokens_out"] = est_in, EST_ANSWER_TOKENS * len(items)
-        out["cost"] = settings.cost(out["tokens_in"], out["tokens_out"])
-        out["summary_line"] = _summary(out, plan=True)
-        return out
-    if items and client is None:
-        client = refresher.model_client(settings, len(items))
+    else:
+        if items and client is None:
+            client = refresher.model_client(settings, len(items))
+        _send(ws, items, client, settings, source, out)
+    out["cost"] = settings.cost(out["tokens_in"], out["tokens_out"])
+    out["summary_line"] = _summary(out, plan=plan)
+    return out
+
+
+def _send(ws: Workspace, items: list[_Item], client: Any, settings: Any, source: str, out: dict[str, Any]) -> None:
+    """Each sentence to the model in turn, within the token budget; what it grounds is saved, the
+    rest is listed in `out` (ungrounded, rejected, errors)."""
+    from openwiki_git.refresh import runner as refresher
+
     by = f"model:{settings.model}"
     for n, it in enumerate(items):
         if settings.max_total_tokens is not None and out["tokens_in"] + out["tokens_out"] >= settings.max_total_tokens:
@@ -137,9 +146,6 @@ def run(
         claim = _save(ws, it, verdict, by, source)
         if claim is not None:
             out["grounded"].append({**_where(ws, it), "id": claim.id, "evidence": [e.resource for e in claim.evidence]})
-    out["cost"] = settings.cost(out["tokens_in"], out["tokens_out"])
-    out["summary_line"] = _summary(out, plan=False)
-    return out
 
 
 def _where(ws: Workspace, it: _Item) -> dict[str, Any]:
