@@ -1,4 +1,4 @@
-"""Every GitHub API interaction of github_api.py against `responses`: no network.
+"""Every GitHub API interaction of github/api.py against `responses`: no network.
 
 PyGithub sends requests to `https://<host>:443/...`; payload URLs (and Link headers) carry no port,
 as GitHub's do.

@@ -1,4 +1,4 @@
-"""ghactions.py: the sticky comment, the step summary, annotations and the refresh PR body."""
+"""github/render.py and github/pull_body.py: the sticky comment, the step summary, annotations and the refresh PR body."""
 
 from __future__ import annotations
 

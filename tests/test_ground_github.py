@@ -1,5 +1,5 @@
-"""`openwiki-git github ground-pr`: the refresh pull request's machinery (commands/github.py,
-github_api.py) carrying `ground`'s changes, against the stateful fake GitHub API of
+"""`openwiki-git github ground-pr`: the refresh pull request's machinery (services/github_publish.py,
+github/api.py) carrying `ground`'s changes, against the stateful fake GitHub API of
 test_github_command.py (`responses`, no network)."""
 
 # ruff: noqa: F811  (the fixtures imported below are taken as the tests' parameters)

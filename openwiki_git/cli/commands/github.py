@@ -30,6 +30,7 @@ from openwiki_git.errors import UsageError
 
 if TYPE_CHECKING:
     from openwiki_git.github.actions import Step
+    from openwiki_git.refresh.runner import RefreshOptions
 
 REFRESH_BRANCH = "openwiki-git/refresh"
 GROUND_BRANCH = "openwiki-git/ground"
@@ -177,7 +178,8 @@ def cmd_comment(args: argparse.Namespace) -> int:
     return github_comment.comment(ws, step, gh, options)
 
 
-def _refresh_options(args: argparse.Namespace, **more: Any) -> Any:
+def _refresh_options(args: argparse.Namespace, **more: Any) -> RefreshOptions:
+    """The model, endpoint and budgets of refresh-pr and refresh-shard (`more`: --plan, --shard)."""
     from openwiki_git.refresh.runner import RefreshOptions
 
     return RefreshOptions(
