@@ -1,6 +1,6 @@
-"""What the pull requests openwiki-git opens say: the refresh PR's body (each decision as a
-reviewer checks it), the refresh plan, the ground PR's body, their commit messages and the job
-summary's note on what happened to the pull request. Pure: data in, text out.
+"""The pull requests openwiki-git opens: their branches and titles, the refresh PR's body (each
+decision as a reviewer checks it), the refresh plan, the ground PR's body, their commit messages
+and the job summary's note on what happened to the pull request. Pure: data in, text out.
 
 Inputs are the refresh result's `to_dict()` and `ground`'s report data. The Markdown pieces
 (links, escaping) are render.py's.
@@ -27,6 +27,10 @@ from openwiki_git.github.render import (
     size,
 )
 
+REFRESH_BRANCH = "openwiki-git/refresh"
+REFRESH_TITLE = "openwiki-git: refresh stale wiki claims"
+GROUND_BRANCH = "openwiki-git/ground"
+GROUND_TITLE = "openwiki-git: ground the docs' code references"
 REFRESH_MARKER = "<!-- openwiki-git:refresh"
 GROUND_MARKER = "<!-- openwiki-git:ground -->"
 FINGERPRINT_TRAILER = "Openwiki-Git-Fingerprint:"

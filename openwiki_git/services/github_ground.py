@@ -21,15 +21,13 @@ if TYPE_CHECKING:
     from openwiki_git.github.api import Client
     from openwiki_git.store.workspace import Workspace
 
-DEFAULT_BRANCH = "openwiki-git/ground"
-PR_TITLE = "openwiki-git: ground the docs' code references"
 MAX_ANNOTATIONS = 10
 
 
 @dataclass(frozen=True)
 class GroundPrOptions:
     base: str | None = None  # the branch the pull request targets (default: the workflow's)
-    branch: str = DEFAULT_BRANCH
+    branch: str = pull_body.GROUND_BRANCH
     add_front_matter: bool = False  # give pages without front matter the minimal OKF one
     model: str | None = None  # also ground sentences without references with this model
     base_url: str | None = None  # with `model`: an OpenAI-compatible endpoint
@@ -45,7 +43,7 @@ def ground_pr(ws: Workspace, step: Step, gh: Client, options: GroundPrOptions, c
     event = step.env.event()
     repo_name = step.env.repository_name(event)
     base = publish.base_branch(step.env, event, options.base, "ground-pr", "pass --base BRANCH")
-    branch = publish.check_branch(options.branch or DEFAULT_BRANCH, base, DEFAULT_BRANCH)
+    branch = publish.check_branch(options.branch or pull_body.GROUND_BRANCH, base, pull_body.GROUND_BRANCH)
     parent = publish.head_commit(ws, "ground on")
     if not options.model and (options.base_url or options.api_key_env or options.max_sentences is not None):
         raise UsageError("--base-url, --api-key-env and --max-sentences need --model", "add --model NAME")
@@ -56,7 +54,7 @@ def ground_pr(ws: Workspace, step: Step, gh: Client, options: GroundPrOptions, c
     existing = github_api.find_open_pull(gh, repo_name, branch=branch, base=base)
     body = pull_body.render_ground_body(data)
     pull = github_api.publish_pull(
-        gh, repo_name, base=base, branch=branch, parent_sha=parent, changes=changes, title=PR_TITLE,
+        gh, repo_name, base=base, branch=branch, parent_sha=parent, changes=changes, title=pull_body.GROUND_TITLE,
         body=body, message=pull_body.ground_commit_message(data), existing=existing,
         equivalent=lambda a, b: publish.without_timestamps(a) == publish.without_timestamps(b),
     )

@@ -28,8 +28,6 @@ if TYPE_CHECKING:
     from openwiki_git.github.api import BranchCommit, Client, OpenPull
     from openwiki_git.store.workspace import Workspace
 
-DEFAULT_BRANCH = "openwiki-git/refresh"
-PR_TITLE = "openwiki-git: refresh stale wiki claims"
 TITLE = "openwiki-git refresh"
 
 
@@ -37,7 +35,7 @@ TITLE = "openwiki-git refresh"
 class RefreshPrOptions:
     refresh: RefreshOptions = dataclasses.field(default_factory=RefreshOptions)  # the model, endpoint, budgets; `dry_run` is --plan
     base: str | None = None  # the branch the pull request targets (default: the workflow's)
-    branch: str = DEFAULT_BRANCH
+    branch: str = pull_body.REFRESH_BRANCH
     from_shards: tuple[Path, ...] = ()  # no model call: merge what refresh-shard jobs saved here
 
 
@@ -45,7 +43,7 @@ class RefreshPrOptions:
 class ShardOptions:
     refresh: RefreshOptions  # with `shard` (i, n)
     out: Path  # where the decisions and the changed files are saved
-    branch: str = DEFAULT_BRANCH  # the refresh pull request's (to skip when it is up to date)
+    branch: str = pull_body.REFRESH_BRANCH  # the refresh pull request's (to skip when it is up to date)
 
 
 def refresh_pr(ws: Workspace, step: Step, gh: Client, options: RefreshPrOptions, refresher: Any = None) -> int:
@@ -57,7 +55,7 @@ def refresh_pr(ws: Workspace, step: Step, gh: Client, options: RefreshPrOptions,
     event = step.env.event()
     repo_name = step.env.repository_name(event)
     base = publish.base_branch(step.env, event, options.base, "refresh-pr", "pass --base BRANCH (the action's `base` input)")
-    branch = publish.check_branch(options.branch or DEFAULT_BRANCH, base, DEFAULT_BRANCH)
+    branch = publish.check_branch(options.branch or pull_body.REFRESH_BRANCH, base, pull_body.REFRESH_BRANCH)
     parent = publish.head_commit(ws, "build the refresh on")
     if options.refresh.dry_run:
         plan = _run_refresh(ws, step, options.refresh, None).to_dict()
@@ -136,7 +134,7 @@ def _publish(ws: Workspace, step: Step, gh: Client, result: Mapping[str, Any], t
     ))
     try:
         pull = github_api.publish_pull(
-            gh, to.repo_name, base=to.base, branch=to.branch, parent_sha=to.parent, changes=changes, title=PR_TITLE,
+            gh, to.repo_name, base=to.base, branch=to.branch, parent_sha=to.parent, changes=changes, title=pull_body.REFRESH_TITLE,
             body=body, message=pull_body.refresh_commit_message(result, body, to.fingerprint), existing=to.existing,
             close_if_empty=not render.not_fresh(to.before) and not render.not_fresh(after),
             equivalent=lambda a, b: publish.without_volatile(a) == publish.without_volatile(b),
@@ -159,7 +157,7 @@ def _open_saved(step: Step, gh: Client, repo_name: str, base: str, branch: str, 
     from openwiki_git.github import api as github_api
 
     try:
-        pull = github_api.open_pull(gh, repo_name, base=base, branch=branch, title=PR_TITLE, body=body, commit=sha)
+        pull = github_api.open_pull(gh, repo_name, base=base, branch=branch, title=pull_body.REFRESH_TITLE, body=body, commit=sha)
     except github_api.CreatePullForbiddenError as e:
         return _blocked(step, e, body, branch)
     step.say(f"openwiki-git: refresh pull request created from the saved branch: {pull.url}")
@@ -188,7 +186,7 @@ def refresh_shard(ws: Workspace, step: Step, options: ShardOptions, refresher: A
     env = step.env
     if env.token and env.repository:
         # Nothing new since the open refresh pull request: no shard pays for the model again.
-        branch = publish.check_branch(options.branch or DEFAULT_BRANCH, env.ref_name or "", DEFAULT_BRANCH)
+        branch = publish.check_branch(options.branch or pull_body.REFRESH_BRANCH, env.ref_name or "", pull_body.REFRESH_BRANCH)
         existing = github_api.find_open_pull(publish.client(env), env.repository, branch=branch, base=env.ref_name)
         if existing is not None and f"fingerprint={_fingerprint(ws, check_worktree(ws), options.refresh)} " in existing.body:
             shards.save(ws, {"decisions": [], "totals": {}, "unchanged": existing.number}, {}, options.out)

@@ -32,8 +32,6 @@ if TYPE_CHECKING:
     from openwiki_git.github.actions import Step
     from openwiki_git.refresh.runner import RefreshOptions
 
-REFRESH_BRANCH = "openwiki-git/refresh"
-GROUND_BRANCH = "openwiki-git/ground"
 GROUND_PR_DESCRIPTION = """\
 Ground the docs' new or changed sentences and open one pull request (`schedule`, `workflow_dispatch`).
 
@@ -79,6 +77,7 @@ def _add_comment(gsub: argparse._SubParsersAction) -> None:
 
 
 def _add_refresh_pr(gsub: argparse._SubParsersAction) -> None:
+    from openwiki_git.github.pull_body import REFRESH_BRANCH
     r = gsub.add_parser(
         "refresh-pr", help="refresh stale claims with the model and open or update one pull request",
         description=cmd_refresh_pr.__doc__,
@@ -106,6 +105,7 @@ def _add_refresh_pr(gsub: argparse._SubParsersAction) -> None:
 
 
 def _add_refresh_shard(gsub: argparse._SubParsersAction) -> None:
+    from openwiki_git.github.pull_body import REFRESH_BRANCH
     sh = gsub.add_parser(
         "refresh-shard", help="refresh the pages of one shard and save the decisions for `refresh-pr --from-shards`",
         description=cmd_refresh_shard.__doc__,
@@ -123,6 +123,7 @@ def _add_refresh_shard(gsub: argparse._SubParsersAction) -> None:
 
 
 def _add_ground_pr(gsub: argparse._SubParsersAction) -> None:
+    from openwiki_git.github.pull_body import GROUND_BRANCH
     g = gsub.add_parser(
         "ground-pr", help="ground the docs' code references and open or update one pull request",
         description=GROUND_PR_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
