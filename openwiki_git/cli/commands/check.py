@@ -22,6 +22,7 @@ from openwiki_git.errors import UsageError
 # A warm check with nothing changed is answered by checkcache.answer() from the standard library
 # alone: the model, the checker, git and pygit2 are imported only when something must be judged.
 if TYPE_CHECKING:
+    from openwiki_git.caches.check_reuse import Judged
     from openwiki_git.model import ClaimResult
     from openwiki_git.store.workspace import Workspace
 
@@ -104,8 +105,10 @@ def _located_workspace(args: argparse.Namespace, root: str, git_dir: str, tracke
     return Workspace.on(repo, wiki_dir=getattr(args, "wiki_dir", None), git_dir=Path(git_dir))
 
 
-def judge(ws: Workspace, args: argparse.Namespace, *, use_cache: bool, cached: dict[str, Any] | None = None) -> checkcache.Judged:
-    return checkcache.judge(
+def judge(ws: Workspace, args: argparse.Namespace, *, use_cache: bool, cached: dict[str, Any] | None = None) -> Judged:
+    from openwiki_git.caches import check_reuse
+
+    return check_reuse.judge(
         ws,
         cached=cached,
         wiki_dir_arg=getattr(args, "wiki_dir", None),
