@@ -6,7 +6,7 @@ and blob id; or "missing", "untracked"), its counts, the report records of its *
 (any claim that is not plainly fresh: stale, unresolved, relocated, without its marker, due, with
 a note), its claim ids (the cross-page duplicate check) and when a due verdict may next change.
 A plain fresh claim is not stored at all: its report record follows from its sidecar alone
-(`report.plain_claim_json`). So the cache is small (a few bytes per plain claim) and bounded
+(`claims/report.plain_claim_data`). So the cache is small (a few bytes per plain claim) and bounded
 (at most MAX_NOTABLE notable records are kept; pages beyond are judged again on each run).
 
 Two ways to use it:
@@ -14,7 +14,7 @@ Two ways to use it:
 - `answer()`: when nothing changed (the index file, every sidecar, page and cited file, the
   config file and the code have the stat recorded), the report is answered from the cache
   without git, pygit2 or any sidecar parse: this module imports only the standard library.
-- `PageKeys` (commands/check.py): with a Workspace, each page whose keys still hold keeps its
+- `PageKeys` (services/check.py): with a Workspace, each page whose keys still hold keeps its
   entry; only the others are loaded and judged again. A file whose stat changed but whose blob did
   not (touched, checked out again) keeps its pages' entries.
 
@@ -67,7 +67,7 @@ CONFIG_FILE = (".openwiki", "config.yml")  # config.config_path, without importi
 # The modules whose code decides what an entry holds, relative to the package root: a change to
 # any of them (an upgrade, an edit in a checkout) invalidates every entry.
 CODE = ("caches/check", "claims/check", "evidence/openwiki", "pages/citations", "formats/sidecar", "model",
-        "git/repo", "store/wiki", "store/config", "pages/okf", "cli/report", "store/workspace", "cli/commands/check")
+        "git/repo", "store/wiki", "store/config", "pages/okf", "claims/report", "store/workspace", "services/check")
 
 StatKey = tuple[int, int, int, int]  # st_mtime_ns, st_size, st_ino, st_ctime_ns
 # A cited file's key: (mtime, size, ino, ctime, blob) of a tracked verbatim file, or "missing"
@@ -331,9 +331,9 @@ def judge(
 ) -> Judged:
     """Every page's entry: reused while its keys hold (`use_cache`), else its sidecar loaded and
         its claims judged against the working tree. `record(result)` is a claim's report record, None
-    for a plainly fresh one (not stored: report.plain_claim_json writes it from the claim).
+    for a plainly fresh one (not stored: report.plain_claim_data follows from the claim).
     `findings(page, text, sidecar)` gives a judged page's extra
-        findings (commands/check.py: page_findings), kept with its entry. Errors are those of
+        findings (services/check.py: page_findings), kept with its entry. Errors are those of
         `Wiki.load_all`, in the same order. With `use_cache`, what changed is written back (`cached`:
     the cache's data, when the caller has read it)."""
     from openwiki_git.errors import OpenwikiError, StoreError

@@ -1,4 +1,4 @@
-"""What every command shares: the workspace of the command line, the `--format` option."""
+"""What the commands share: the workspace of the command line, the `--format` option, the graph's `--no-cache`."""
 
 from __future__ import annotations
 
@@ -20,3 +20,8 @@ def open_workspace(args: argparse.Namespace, *, require_wiki: bool = True) -> Wo
 
 def add_format(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
+
+
+def add_cache_flag(parser: argparse.ArgumentParser) -> None:
+    """`--no-cache` of the commands that read the evidence graph (graph, locate, expand)."""
+    parser.add_argument("--no-cache", action="store_true", help="build from scratch and do not write the cache")

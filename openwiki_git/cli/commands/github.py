@@ -249,7 +249,7 @@ def comment(
 ) -> int:
     """The claims made stale between merge-base(base, head) and head: annotations, the step
     summary, the `stale-count` output, then (with a client and `post`) the sticky comment."""
-    from openwiki_git.cli.commands.check import ci_report
+    from openwiki_git.services.check import ci_report
 
     event = env.event()
     pull = event.get("pull_request") or {}
@@ -329,7 +329,7 @@ def cmd_refresh_pr(args: argparse.Namespace) -> int:
 
 def merge_sidecar(ws: Workspace, path: str, base: bytes | None, ours: bytes, theirs: bytes) -> bytes:
     """A sidecar two shards changed, merged claim by claim as the merge driver merges branches."""
-    from openwiki_git.cli.commands import merge_driver
+    from openwiki_git.claims import merge as claims_merge
     from openwiki_git.formats import sidecar as sidecar_codec
 
     def load(data: bytes | None) -> Any:
@@ -337,7 +337,7 @@ def merge_sidecar(ws: Workspace, path: str, base: bytes | None, ours: bytes, the
             return None
         return sidecar_codec.loads(data.decode("utf-8"), filename=path, page=path, wiki_dir=ws.config.wiki_dir)
 
-    merged, conflicts = merge_driver.merge(load(base), load(ours), load(theirs))
+    merged, conflicts = claims_merge.merge(load(base), load(ours), load(theirs))
     if conflicts:
         raise UsageError(f"{path}: two shards decided the same claims differently: {'; '.join(conflicts)}")
     return str(sidecar_codec.dumps(merged)).encode("utf-8")
@@ -622,8 +622,8 @@ def _check(ws: Workspace) -> dict[str, Any]:
     """The plain check report of the working tree (the claims the refresher would take)."""
     from datetime import datetime
 
+    from openwiki_git.claims import report
     from openwiki_git.claims.check import check_all
-    from openwiki_git.cli import report
 
     results = check_all(
         ws.wiki.load_all(),
