@@ -19,6 +19,7 @@ ALLOWED_OWN = {
     "openwiki_git", "openwiki_git.cli.main", "openwiki_git.errors", "openwiki_git.cli.commands",
     "openwiki_git.cli.commands.check", "openwiki_git.caches.check", "openwiki_git.cli.report",
     "openwiki_git.services.check",  # check's service: its judging imports lazily what it needs
+    "openwiki_git.services.check_stream",  # the report streamed from the cache's entries (typing only)
     "openwiki_git.claims.report",  # the report's records as data (typing only)
     "openwiki_git.caches.pickling",  # the restricted unpickler (pickle only: stdlib, no class of its own)
     "openwiki_git.cli.args",  # the commands' shared options (argparse, pathlib)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from openwiki_git import PRODUCER
 from openwiki_git.caches import check as checkcache
 from openwiki_git.claims import report
+from openwiki_git.services.check_stream import Stream, items_of, sidecar_loader, stream
 
 if TYPE_CHECKING:
     from openwiki_git.model import ClaimResult
@@ -36,15 +37,6 @@ class CheckOptions(NamedTuple):
     head: str | None = None  # with base: the head commit (None: HEAD)
     every: bool = True  # list every claim, fresh ones too (else the notable ones)
     only_problems: bool = False  # list only the problems and say so (`"only_problems": true`)
-
-
-class Stream(NamedTuple):
-    """A report produced as it is read: its head fields, its claims (records, or Plain tuples of
-    plainly fresh claims) and what follows them (`summary`, then the findings' keys)."""
-
-    head: dict[str, Any]
-    claims: Iterable[report.Item]
-    tail: dict[str, Any]
 
 
 class Checked(NamedTuple):
@@ -96,10 +88,10 @@ def _located_workspace(options: CheckOptions, root: str, git_dir: str, tracked: 
 def _answered(options: CheckOptions, cached: dict[str, Any]) -> Checked:
     """The report of the cache's fast answer (checkcache.answer)."""
     entries = cached["pages"]
-    loader = _sidecar_loader(cached["root"], cached["wiki_dir"], entries)
+    loader = sidecar_loader(cached["root"], cached["wiki_dir"], entries)
     pages = sorted(entries)
     late, notices = _wiki_findings(lambda: _workspace(options), entries, pages)
-    return stream(options, cached["wiki_dir"], entries, pages, loader, late, notices)
+    return _streamed(options, cached["wiki_dir"], entries, pages, loader, late, notices)
 
 
 def _run_cached(ws: Workspace, options: CheckOptions, cached: dict[str, Any] | None) -> Checked:
@@ -111,10 +103,20 @@ def _run_cached(ws: Workspace, options: CheckOptions, cached: dict[str, Any] | N
 
     def items(page: str) -> Iterator[report.Item]:
         sc = judged.sidecars.get(page) or ws.wiki.load(page)
-        yield from _items(page, f"{ws.config.wiki_dir}/{page}", judged.entries[page], sc)
+        yield from items_of(page, f"{ws.config.wiki_dir}/{page}", judged.entries[page], sc)
 
     late, notices = _wiki_findings(lambda: ws, judged.entries, pages, judged.sidecars)
-    return stream(options, ws.config.wiki_dir, judged.entries, pages, items, late, notices)
+    return _streamed(options, ws.config.wiki_dir, judged.entries, pages, items, late, notices)
+
+
+def _streamed(
+    options: CheckOptions, wiki_dir: str, entries: dict[str, Any], pages: list[str], items: Callable[[str], Iterable[report.Item]],
+    late: dict[str, list[Any]], notices: dict[str, list[Any]],
+) -> Checked:
+    """The streamed report of `pages` (check_stream.stream), with the head of this run."""
+    head = {"$schema": report.REPORT_SCHEMA_ID, "tool": PRODUCER, "wiki_dir": wiki_dir, "source": options.source}
+    out = stream(head, entries, pages, items, every=options.every, only_problems=options.only_problems, late=late, notices=notices)
+    return Checked(None, out, is_clean(out.tail))
 
 
 def judge(ws: Workspace, options: CheckOptions, *, use_cache: bool, cached: dict[str, Any] | None = None) -> checkcache.Judged:
@@ -134,7 +136,7 @@ def page_findings(ws: Workspace, page: str, text: str | None, sidecar: Any = Non
     in its prose or claims citing superseded documents: `{report key: [JSON-able records]}`.
 
     They are computed only when the page is judged (its sidecar, page or a cited file changed),
-    kept with the page's entry in the check cache, and merged into the report by stream(): each
+    kept with the page's entry in the check cache, and merged into the report by check_stream.stream(): each
     key becomes a top-level list of the report (pages in order), after `summary`. Add the key to
     schemas/check-report.schema.json. A finding that depends on a file other than the page and
     its cited files must make the cache key depend on it too (checkcache.cache_key), or be a
@@ -181,88 +183,6 @@ def _wiki_findings(
         report.add_cited_documents(shell, notices, {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()})
         out["superseded_sources"] = shell["superseded_sources"]
     return out, notices
-
-
-def stream(
-    options: CheckOptions, wiki_dir: str, entries: dict[str, Any], pages: list[str], items: Callable[[str], Iterable[report.Item]],
-    late: dict[str, list[Any]] | None = None, notices: dict[str, list[Any]] | None = None,
-) -> Checked:
-    """The report of `pages` (their entries give the summary and the notable claims; `items(page)`
-    every claim, read only when every claim is listed), to be produced as it is read. `late` and
-    `notices`: the wiki-wide findings and the claims they flag (_wiki_findings)."""
-    summary = _summary([entries[p]["summary"] for p in pages])
-    findings: dict[str, Any] = {}
-    for p in pages:
-        for key, found in entries[p]["findings"].items():
-            if not key.startswith("_"):
-                findings.setdefault(key, []).extend(found)
-    notices = notices or {}
-    for key, found in (late or {}).items():
-        findings.setdefault(key, []).extend(found)
-    if "superseded_sources" in findings:
-        summary = {**summary, "superseded_sources": len(findings["superseded_sources"])}
-
-    def listed() -> Iterator[report.Item]:
-        for p in pages:
-            if options.every:
-                yield from items(p)
-            else:
-                yield from (c for c in entries[p]["notable"] if not options.only_problems or report.is_problem(c))
-
-    def claims() -> Iterator[report.Item]:
-        for c in listed():
-            cid = c["id"] if isinstance(c, dict) else c[2]
-            if cid in notices:  # rare: a claim citing a replaced document gets its record in full
-                c = dict(c) if isinstance(c, dict) else report.plain_claim_data(*c)
-                c["cited_documents"] = notices[cid]
-            yield c
-
-    head = {"$schema": report.REPORT_SCHEMA_ID, "tool": PRODUCER, "wiki_dir": wiki_dir, "source": options.source}
-    if options.only_problems:
-        findings["only_problems"] = True
-    tail = {"summary": summary, **findings}
-    return Checked(None, Stream(head, claims(), tail), is_clean(tail))
-
-
-def _items(page: str, page_path: str, entry: dict[str, Any], sc: Any) -> Iterator[report.Item]:
-    """Every claim of a page in order: its notable record, else the plain claim."""
-    notable = {c["id"]: c for c in entry["notable"]}
-    for claim in sc.claims if sc is not None else ():
-        yield notable.get(claim.id) or report.plain(page, page_path, claim)
-
-
-def _sidecar_loader(root: str, wiki_dir: str, entries: dict[str, Any]) -> Callable[[str], Iterator[report.Item]]:
-    """items(page) for the fast answer, read only when every claim is listed. The sidecar is the
-    one the cached run parsed (its stat is unchanged), which the careful reader accepted only
-    with canonical resources and exact strings: its JSON fields are the claims' fields, so
-    json.loads stands in for sidecar.loads."""
-    import json
-    import os
-
-    def items(page: str) -> Iterator[report.Item]:
-        path, page_path = os.path.join(root, wiki_dir, ".claims", page[: -len(".md")] + ".json"), f"{wiki_dir}/{page}"
-        with open(path, "rb") as fh:
-            claims = json.loads(fh.read())["claims"]
-        notable = {c["id"]: c for c in entries[page]["notable"]}
-        for raw in claims:
-            cid = raw["id"]
-            yield notable.get(cid) or (
-                page, page_path, cid, raw["statement"], tuple(e["resource"] for e in raw["evidence"]), raw.get("verifiedAt")
-            )
-
-    return items
-
-
-def _summary(parts: list[dict[str, int]]) -> dict[str, int]:
-    if not parts:
-        from openwiki_git.claims.check import summarize
-
-        return summarize([])
-    out = dict.fromkeys(parts[0], 0)
-    for part in parts:
-        for key, n in part.items():
-            out[key] = out.get(key, 0) + n
-    return out
 
 
 def _wanted(ws: Workspace, options: CheckOptions) -> set[str] | None:
@@ -380,7 +300,7 @@ def collect(ws: Workspace, options: CheckOptions) -> tuple[list[ClaimResult], di
 
 def _collected_findings(ws: Workspace, sidecars: dict[str, Any], page_text: Callable[[str], str | None], source: str) -> dict[str, Any]:
     extra: dict[str, Any] = {}
-    for page in sorted(sidecars):  # each page's findings, in the order stream() adds them from the cache
+    for page in sorted(sidecars):  # each page's findings, in the order check_stream adds them from the cache
         for key, found in page_findings(ws, page, page_text(page), sidecars[page]).items():
             if not key.startswith("_"):
                 extra.setdefault(key, []).extend(found)
