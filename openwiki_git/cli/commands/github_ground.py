@@ -64,10 +64,10 @@ def new_client(args: argparse.Namespace) -> Any:
 
 def ground_pr(ws: Workspace, env: ActionsEnv, gh: Github, args: argparse.Namespace, client: Any = None) -> int:
     from openwiki_git.cli.commands import github as gh_cmd
-    from openwiki_git.cli.commands import ground as ground_cmd
     from openwiki_git.github import api as github_api
     from openwiki_git.github import render as ghactions
     from openwiki_git.ground import deterministic as ground
+    from openwiki_git.services import ground as grounding
 
     event = env.event()
     repo_name = gh_cmd._repository(env, event)
@@ -85,8 +85,14 @@ def ground_pr(ws: Workspace, env: ActionsEnv, gh: Github, args: argparse.Namespa
     pages = ws.wiki.pages()
     index = ground.source_index(ws)
     reports = ground.ground_pages(ws, pages, index, add_front_matter=args.add_front_matter, plan=False)
-    model = ground_cmd.model_pass(ws, args, pages, index, reports, client, endpoint_from_config=False) if args.model else None
-    data = ground_cmd.report_data(ws, reports, plan=False, model=model)
+    model = None
+    if args.model:
+        options = grounding.ModelOptions(
+            args.model, base_url=args.base_url, api_key_env=args.api_key_env, max_sentences=args.max_sentences,
+            timeout=getattr(args, "timeout", None), max_retries=getattr(args, "max_retries", None), endpoint_from_config=False,
+        )
+        model = grounding.model_pass(ws, options, pages, index, reports, plan=False, source="worktree", client=client)
+    data = grounding.report_data(ws, reports, plan=False, model=model)
     broken = [{**b, "page_path": p["page_path"]} for p in data["pages"] for b in p["broken"]]
     for b in broken[:MAX_ANNOTATIONS]:
         print(ghactions.workflow_command(
