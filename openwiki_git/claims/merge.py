@@ -1,26 +1,8 @@
 """The three-way merge of a sidecar and of a page: claim by claim, field by field; pages with
 their generated parts merged apart from the prose. Pure: the merge driver (`merge-driver`, set up
-by `install`) and the sharded refresh's merge call it with what they read.
-
-Each claim id is merged three ways, field by field (statement, evidence, verification, mark):
-a field changed on one side only takes that side. When both sides changed the same field:
-
-- evidence and verification go together: the side with the newer verification wins (its
-  versions are what a person or the refresher checked); with the same verification, ours wins
-  (line numbers are re-anchored from the merged text afterwards);
-- marks are sticky: a mark made on one branch survives a verification made on the other (that
-  verification never saw the change that made the claim stale); two different marks become one
-  (the earlier `since`, both sides' causes, the worse status);
-- a claim retracted on one side and only re-anchored or marked on the other stays retracted.
-
-A true conflict (the statement edited differently on both sides, the evidence list edited
-differently on both sides, or a retraction against an edit or a verification) keeps ours for
-that claim and is named in the conflicts returned.
-
-A page's prose is merged by the `merge3` it is given (git's, with the usual conflict markers);
-the citations block is merged footnote by footnote (links from the side that moved them, the
-stale warning from the side that marked the claim), and the front matter merges with conflicts
-resolved to ours.
+by `install`) and the sharded refresh's merge call it with what they read. The rules (which side
+wins a field both changed, sticky marks, retractions, true conflicts, the citations block and
+the front matter of a page) are the merge driver's help: cli/commands/merge_driver.py.
 """
 
 from __future__ import annotations
