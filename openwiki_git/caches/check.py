@@ -6,7 +6,7 @@ and blob id; or "missing", "untracked"), its counts, the report records of its *
 (any claim that is not plainly fresh: stale, unresolved, relocated, without its marker, due, with
 a note), its claim ids (the cross-page duplicate check) and when a due verdict may next change.
 A plain fresh claim is not stored at all: its report record follows from its sidecar alone
-(`report.plain_claim_json`). So the cache is small (a few bytes per plain claim) and bounded
+(`claims/report.plain_claim_data`). So the cache is small (a few bytes per plain claim) and bounded
 (at most check_reuse.MAX_NOTABLE notable records are kept; pages beyond are judged again on each run).
 
 Two ways to use it:
@@ -66,8 +66,8 @@ CONFIG_FILE = (".openwiki", "config.yml")  # config.config_path, without importi
 # The modules whose code decides a verdict or a report record: their stat is part of the key.
 # The modules whose code decides what an entry holds, relative to the package root: a change to
 # any of them (an upgrade, an edit in a checkout) invalidates every entry.
-CODE = ("caches/check", "caches/check_reuse", "claims/check", "evidence/openwiki", "pages/citations", "formats/sidecar", "model",
-        "git/repo", "store/wiki", "store/config", "pages/okf", "cli/report", "store/workspace", "cli/commands/check")
+CODE = ("caches/check", "caches/check_reuse", "claims/check", "evidence/openwiki", "pages/citations", "formats/sidecar",
+        "model", "git/repo", "store/wiki", "store/config", "pages/okf", "claims/report", "store/workspace", "services/check")
 
 StatKey = tuple[int, int, int, int]  # st_mtime_ns, st_size, st_ino, st_ctime_ns
 # A cited file's key: (mtime, size, ino, ctime, blob) of a tracked verbatim file, or "missing"

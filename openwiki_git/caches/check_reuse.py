@@ -50,8 +50,8 @@ def judge(
 ) -> Judged:
     """Every page's entry: reused while its keys hold (`use_cache`), else its sidecar loaded and
     its claims judged against the working tree. `record(result)` is a claim's report record, None
-    for a plainly fresh one (not stored: report.plain_claim_json writes it from the claim).
-    `findings(page, text, sidecar)` gives a judged page's extra findings (commands/check.py:
+    for a plainly fresh one (not stored: report.plain_claim_data follows from the claim).
+    `findings(page, text, sidecar)` gives a judged page's extra findings (services/check.py:
     page_findings), kept with its entry. Errors are those of `Wiki.load_all`, in the same order.
     With `use_cache`, what changed is written back (`cached`: the cache's data, when the caller
     has read it)."""

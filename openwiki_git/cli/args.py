@@ -1,4 +1,5 @@
-"""What every command shares: the workspace of the command line, the `--format` option, the `I/N` shard argument."""
+"""What the commands share: the workspace of the command line, the `--format` option, the `I/N`
+shard argument, the graph's `--no-cache`."""
 
 from __future__ import annotations
 
@@ -32,3 +33,8 @@ def parse_shard(text: str) -> tuple[int, int]:
     if not sep or n < 1 or not 1 <= i <= n:
         raise argparse.ArgumentTypeError(f"{text!r}: use I/N with 1 <= I <= N, e.g. 1/4")
     return i, n
+
+
+def add_cache_flag(parser: argparse.ArgumentParser) -> None:
+    """`--no-cache` of the commands that read the evidence graph (graph, locate, expand)."""
+    parser.add_argument("--no-cache", action="store_true", help="build from scratch and do not write the cache")

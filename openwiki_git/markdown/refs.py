@@ -18,7 +18,7 @@ from typing import NamedTuple
 from openwiki_git.pages.markers import MARKER
 
 __all__ = [
-    "RELATION_TYPES", "Ref", "Relation", "markers_in", "may_refer", "may_relate", "notable", "refs_in", "relations_in",
+    "RELATION_TYPES", "Ref", "Relation", "link_targets", "markers_in", "may_refer", "may_relate", "notable", "refs_in", "relations_in",
     "scan", "section_status", "targets",
 ]
 
@@ -51,7 +51,10 @@ class Relation(NamedTuple):
 
 # Inline links (not images), optional <...> target and title.
 # Starts with a literal `[` (the regex engine then skips ahead fast); an image's `!` is checked by hand.
-_LINK = re.compile(r'\[(?:[^\]\[]|\[[^\]]*\])*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+(?:"[^"]*"|\'[^\']*\'|\([^)]*\)))?\s*\)')
+# A link's `](target "title")`, the part link_targets looks for (images' too, any text before).
+_LINK_TAIL = r'\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+(?:"[^"]*"|\'[^\']*\'|\([^)]*\)))?\s*\)'
+_LINK = re.compile(r"\[(?:[^\]\[]|\[[^\]]*\])*" + _LINK_TAIL)
+_LINK_ENDS = re.compile(_LINK_TAIL)
 _LINK_DEF = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>]*>|\S+)", re.M)
 _ID = re.compile(r"(?<![\w/.-])([A-Z][A-Z0-9]*)-([0-9]+)(?![\w-])")
 # Identifiers written without a separator ("ADR036", "RFC1234"): only with the prefixes of the
@@ -627,3 +630,29 @@ def _sorted_refs(found: list[tuple[int, Ref]]) -> tuple[Ref, ...]:
         return (found[0][1],) if found else ()
     found.sort(key=lambda item: item[0])
     return tuple(dict.fromkeys(r for _, r in found))
+
+
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+
+
+def link_targets(body: str) -> list[tuple[int, str]]:
+    """(line number, target) of every inline link, image and link reference definition of a
+    page's body, outside fenced code and code spans, line by line (what `lint` checks)."""
+    out: list[tuple[int, str]] = []
+    fence: str | None = None
+    for n, line in enumerate(body.splitlines(), 1):
+        stripped = line.lstrip()
+        if fence is not None:
+            if stripped.startswith(fence):
+                fence = None
+            continue
+        if stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+            continue
+        line = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
+        found = [m.group(1) for m in _LINK_ENDS.finditer(line)]
+        ref = _LINK_DEF.match(line)
+        if ref:
+            found.append(ref.group(1))
+        out.extend((n, t.strip("<>")) for t in found)
+    return out

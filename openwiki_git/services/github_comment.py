@@ -92,7 +92,7 @@ def _resolvable(ws: Workspace, rev: str | None) -> bool:
 
 def _report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
     """check's CI report between base and head; a missing base commit names the shallow checkout."""
-    from openwiki_git.cli.commands.check import ci_report  # h4 moves this: openwiki_git.services.check
+    from openwiki_git.services.check import ci_report
 
     try:
         return ci_report(ws, base, head)

@@ -66,25 +66,19 @@ def ground_pr(ws: Workspace, step: Step, gh: Client, options: GroundPrOptions, c
 
 
 def _ground(ws: Workspace, options: GroundPrOptions, client: Any) -> dict[str, Any]:
-    """`ground --all` on the working tree, then the model pass when a model is given; the report."""
-    from openwiki_git.ground import deterministic as ground
+    """`ground --all` on the working tree, then the model pass when a model is given; the report.
+    The endpoint and key variable come from the command line only, never from the repository's
+    config (as for `github refresh-pr`)."""
+    from openwiki_git.services import ground
 
-    pages = ws.wiki.pages()
-    index = ground.source_index(ws)
-    reports = ground.ground_pages(ws, pages, index, add_front_matter=options.add_front_matter, plan=False)
     model = None
     if options.model:
-        from openwiki_git.ground import model_pass
-        from openwiki_git.refresh.settings import RefreshOptions
-
-        # The endpoint and key variable come from the command line only, never from the
-        # repository's config (as for `github refresh-pr`).
-        refresh = RefreshOptions(
+        model = ground.ModelOptions(
             model=options.model, base_url=options.base_url, api_key_env=options.api_key_env,
-            max_claims=options.max_sentences, endpoint_from_config=False,
+            max_sentences=options.max_sentences, endpoint_from_config=False,
         )
-        model = model_pass.run(ws, pages, index, options=refresh, plan=False, skip=ground.proposed(reports), client=client)
-    return ground.report_data(ws, reports, plan=False, model=model)
+    every = tuple(ws.wiki.pages())
+    return ground.ground(ws, ground.GroundOptions(pages=every, add_front_matter=options.add_front_matter, model=model), client)
 
 
 def _annotate(step: Step, data: dict[str, Any]) -> None:

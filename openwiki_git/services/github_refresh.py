@@ -209,7 +209,7 @@ def refresh_shard(ws: Workspace, step: Step, options: ShardOptions, refresher: A
 
 def merge_sidecar(ws: Workspace, path: str, base: bytes | None, ours: bytes, theirs: bytes) -> bytes:
     """A sidecar two shards changed, merged claim by claim as the merge driver merges branches."""
-    from openwiki_git.cli.commands.merge_driver import merge  # h4 moves this: openwiki_git.claims.merge
+    from openwiki_git.claims.merge import merge
     from openwiki_git.formats import sidecar as sidecar_codec
 
     def load(data: bytes | None) -> Any:
@@ -262,7 +262,7 @@ def check_worktree(ws: Workspace) -> dict[str, Any]:
     from datetime import datetime
 
     from openwiki_git.claims.check import check_all
-    from openwiki_git.cli import report  # h4 moves this: report.build, with check, out of cli/
+    from openwiki_git.claims import report
 
     results = check_all(
         ws.wiki.load_all(),

@@ -27,6 +27,7 @@ from typing import Any
 
 from openwiki_git.cli.args import add_format, open_workspace
 from openwiki_git.errors import UsageError
+from openwiki_git.services import ground as grounding
 from openwiki_git.store.workspace import SOURCES_HELP
 
 
@@ -48,30 +49,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from openwiki_git.ground import deterministic as ground
-
     if bool(args.pages) == bool(args.all):
         raise UsageError("name the pages to ground, or --all", "e.g. `openwiki-git ground --all --plan`")
     ws = open_workspace(args)
-    pages = ws.wiki.pages() if args.all else [ws.wiki.normalize_page(p) for p in args.pages]
-    for page in pages:
-        if not ws.wiki.page_path(page).is_file():
-            raise UsageError(f"{ws.wiki.repo_path(page)}: no such page", "name a page of the wiki directory")
-    if not args.model and any(v is not None for v in (args.base_url, args.api_key_env, args.max_sentences, args.timeout, args.max_retries)):
+    pages = grounding.resolve_pages(ws, args.pages, every=args.all)
+    tuning = (args.base_url, args.api_key_env, args.max_sentences, args.timeout, args.max_retries)
+    if not args.model and any(v is not None for v in tuning):
         raise UsageError("--base-url, --api-key-env, --max-sentences, --timeout and --max-retries need --model", "add --model NAME")
-    index = ground.source_index(ws, args.source)
-    reports = ground.ground_pages(ws, pages, index, add_front_matter=args.add_front_matter, plan=args.plan, source=args.source)
     model = None
     if args.model:
-        from openwiki_git.ground import model_pass
-        from openwiki_git.refresh.settings import RefreshOptions
-
-        options = RefreshOptions(
-            model=args.model, base_url=args.base_url, api_key_env=args.api_key_env, max_claims=args.max_sentences,
+        model = grounding.ModelOptions(
+            args.model, base_url=args.base_url, api_key_env=args.api_key_env, max_sentences=args.max_sentences,
             timeout=args.timeout, max_retries=args.max_retries,
         )
-        model = model_pass.run(ws, pages, index, options=options, plan=args.plan, source=args.source, skip=ground.proposed(reports))
-    data = ground.report_data(ws, reports, plan=args.plan, model=model)
+    options = grounding.GroundOptions(
+        pages=pages, plan=args.plan, add_front_matter=args.add_front_matter, source=args.source,
+        model=model,
+    )
+    data = grounding.ground(ws, options)
     if args.format == "json":
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
