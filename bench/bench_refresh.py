@@ -83,8 +83,8 @@ def confirm(request: ReviewRequest) -> dict[str, object]:
 
 def _shard_job(root: str, shard: tuple[int, int], latency: float, claims: int, out: str) -> float:
     """One matrix job: its own clone, its shard's pages, a serial slow model; saves its decisions."""
-    from openwiki_git.cli.commands.github import wiki_changes
     from openwiki_git.refresh import shards
+    from openwiki_git.services.github_publish import wiki_changes
 
     t = time.perf_counter()
     ws = Workspace.open(Path(root))
@@ -98,8 +98,8 @@ def slow_model(root: Path, claims: int, latency: float) -> None:
     """Wall time, serial vs concurrent vs two shards, against a model answering in `latency` s."""
     import multiprocessing
 
-    from openwiki_git.cli.commands.github import merge_sidecar
     from openwiki_git.refresh import shards
+    from openwiki_git.services.github_refresh import merge_sidecar
 
     def clone(name: str) -> Path:
         target = root.parent / name

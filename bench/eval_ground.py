@@ -22,6 +22,7 @@ from pathlib import Path
 from openwiki_git.ground import deterministic as ground
 from openwiki_git.ground import refs as ground_refs
 from openwiki_git.ground import resolve as ground_resolve
+from openwiki_git.ground.index import SourceIndex
 from openwiki_git.store.workspace import Workspace
 
 
@@ -61,7 +62,7 @@ def main() -> int:
     return 0
 
 
-def _line(ws: Workspace, page: str, ref: ground_refs.Ref, res: ground_resolve.Resolution, index: ground_resolve.SourceIndex) -> str:
+def _line(ws: Workspace, page: str, ref: ground_refs.Ref, res: ground_resolve.Resolution, index: SourceIndex) -> str:
     where = f"{ws.config.wiki_dir}/{page}:{ref.sentence.line}"
     tail = ""
     if res.target is not None:

@@ -85,7 +85,8 @@ def test_outputs_come_from_the_run_step(action) -> None:
 
 
 def test_every_output_the_cli_writes_is_declared(action) -> None:
-    source = "".join((ROOT / "openwiki_git" / "cli" / "commands" / name).read_text("utf-8") for name in ("github.py", "github_ground.py"))
+    # The workflows write the step outputs (services/github_*.py, through github/actions.py's Step.outputs).
+    source = "".join(path.read_text("utf-8") for path in sorted((ROOT / "openwiki_git" / "services").glob("github_*.py")))
     written = set(re.findall(r'"((?:stale|comment|pr|grounded|broken)-[a-z]+)"\s*:', source))
     assert written and written <= set(action["outputs"]), written - set(action["outputs"])
 

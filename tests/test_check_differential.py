@@ -20,6 +20,7 @@ import time
 import pytest
 
 from openwiki_git.caches import check as checkcache
+from openwiki_git.caches import check_reuse
 
 FILES = {
     "src/a.py": "".join(f"alpha {i}\n" for i in range(1, 31)),
@@ -142,7 +143,7 @@ def edit(repo, rng: random.Random, saved: dict[str, str]) -> str:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_cached_check_equals_no_cache_after_random_edits(wiki, capsys, small_window, seed, monkeypatch):
     used = {"fast": 0, "reused": 0, "judged": 0, "located": 0}
-    real_answer, real_judge_pages, real_trusted = checkcache.answer, checkcache._judge_pages, checkcache.trusted_location
+    real_answer, real_judge_pages, real_trusted = checkcache.answer, check_reuse._judge_pages, checkcache.trusted_location
 
     def trusted(*args):
         got = real_trusted(*args)
@@ -161,7 +162,7 @@ def test_cached_check_equals_no_cache_after_random_edits(wiki, capsys, small_win
 
     monkeypatch.setattr(checkcache, "answer", answer)
     monkeypatch.setattr(checkcache, "trusted_location", trusted)
-    monkeypatch.setattr(checkcache, "_judge_pages", judge_pages)
+    monkeypatch.setattr(check_reuse, "_judge_pages", judge_pages)
     rng = random.Random(seed)
     saved: dict[str, str] = {}
     kinds = []

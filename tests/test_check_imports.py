@@ -1,5 +1,5 @@
 """What a warm `check` imports: nothing but the standard library modules it uses and the six
-modules of its fast answer (checkcache.answer). A change that makes the warm path import pygit2,
+modules of its fast answer (checkcache.answer, through services/check.py). A change that makes the warm path import pygit2,
 the model, the checker or any other heavy module fails here; `python -X importtime -m openwiki_git
 check` shows what it costs. (Startup is most of a warm check's time, so this is its budget.)
 """
@@ -18,10 +18,13 @@ from openwiki_git.caches import check as checkcache
 ALLOWED_OWN = {
     "openwiki_git", "openwiki_git.cli.main", "openwiki_git.errors", "openwiki_git.cli.commands",
     "openwiki_git.cli.commands.check", "openwiki_git.caches.check", "openwiki_git.cli.report",
+    "openwiki_git.services.check",  # check's service: its judging imports lazily what it needs
+    "openwiki_git.services.check_stream",  # the report streamed from the cache's entries (typing only)
+    "openwiki_git.claims.report",  # the report's records as data (typing only)
     "openwiki_git.caches.pickling",  # the restricted unpickler (pickle only: stdlib, no class of its own)
     "openwiki_git.cli.args",  # the commands' shared options (argparse, pathlib)
     # the packages on the way (their __init__ is a docstring: tests/test_layers.py)
-    "openwiki_git.cli", "openwiki_git.caches",
+    "openwiki_git.cli", "openwiki_git.caches", "openwiki_git.services", "openwiki_git.claims",
 }
 HEAVY = {
     "pygit2", "_cffi_backend", "cffi", "sqlite3", "dataclasses", "inspect", "hashlib", "ssl", "ruamel",

@@ -193,7 +193,7 @@ def test_ground_refs_rule_page_is_all_body():
     ],
 )
 def test_merge_driver_split_page(page, front):
-    from openwiki_git.cli.commands import merge_driver
+    from openwiki_git.claims import merge as claims_merge
 
-    got_front, prose, block = merge_driver.split_page(page)
+    got_front, prose, block = claims_merge.split_page(page)
     assert got_front == front and got_front + prose == page and block == ""

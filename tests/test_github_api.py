@@ -1,4 +1,4 @@
-"""Every GitHub API interaction of github_api.py against `responses`: no network.
+"""Every GitHub API interaction of github/api.py against `responses`: no network.
 
 PyGithub sends requests to `https://<host>:443/...`; payload URLs (and Link headers) carry no port,
 as GitHub's do.
@@ -17,6 +17,7 @@ from openwiki_git.errors import GitHubError
 from openwiki_git.git.repo import blob_id
 from openwiki_git.github import api as github_api
 from openwiki_git.github import render as ghactions
+from openwiki_git.services import github_publish
 
 API = "https://api.github.test"  # what payloads say
 MOCK = API + ":443"  # what PyGithub requests
@@ -317,7 +318,7 @@ def test_pr_no_op_when_only_timestamps_differ(gh, rs) -> None:
         f"{R}/git/blobs/{blob_id(older)}",
         json={"sha": blob_id(older), "encoding": "base64", "content": base64.b64encode(older).decode()},
     )
-    same = lambda a, b: ghactions.without_timestamps(a) == ghactions.without_timestamps(b)  # noqa: E731
+    same = lambda a, b: github_publish.without_timestamps(a) == github_publish.without_timestamps(b)  # noqa: E731
     assert publish(gh, existing, equivalent=same).operation == "unchanged"
     assert writes(rs) == []
 

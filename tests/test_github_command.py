@@ -20,6 +20,7 @@ from test_refresh_support import confirm, retract, revise, stale_wiki
 from openwiki_git.cli.commands import github as github_cmd
 from openwiki_git.git.repo import blob_id
 from openwiki_git.github import api as github_api
+from openwiki_git.services import github_publish
 
 API = "https://api.github.test"
 MOCK = API + ":443"
@@ -579,9 +580,9 @@ def test_wiki_changes_never_include_workflows(repo, monkeypatch) -> None:
     repo.write(".github/workflows/ci.yml", "on: push\n")
     repo.write("src/mod0.py", "changed outside the wiki\n")
     ws = Workspace.open(repo.root)
-    assert github_cmd.wiki_changes(ws) == {}
+    assert github_publish.wiki_changes(ws) == {}
     repo.write(".openwiki/new.md", "# New\n")
-    assert github_cmd.wiki_changes(ws) == {".openwiki/new.md": b"# New\n"}
+    assert github_publish.wiki_changes(ws) == {".openwiki/new.md": b"# New\n"}
     with pytest.raises(Exception, match="workflow"):
         github_api.check_paths([".github/workflows/ci.yml"])
 

@@ -362,8 +362,8 @@ def test_two_shards_merged_into_one_pull_request(repo, fake, refresh_env, model_
 
 
 def test_shards_that_changed_one_sidecar_are_merged_claim_by_claim(repo, tmp_path) -> None:
-    from openwiki_git.cli.commands.github import merge_sidecar
     from openwiki_git.refresh import shards
+    from openwiki_git.services.github_refresh import merge_sidecar
     from openwiki_git.store.workspace import Workspace
 
     gs = stale_wiki(repo, pages=1, per_page=2)

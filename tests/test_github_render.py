@@ -1,10 +1,12 @@
-"""ghactions.py: the sticky comment, the step summary, annotations and the refresh PR body."""
+"""github/render.py and github/pull_body.py: the sticky comment, the step summary, annotations and the refresh PR body."""
 
 from __future__ import annotations
 
 import pytest
 
+from openwiki_git.github import pull_body
 from openwiki_git.github import render as g
+from openwiki_git.services import github_publish
 
 HEAD = "b" * 40
 BASE = "a" * 40
@@ -135,7 +137,7 @@ def test_refresh_body_tables_each_verdict_with_usage_and_cost() -> None:
         "totals": {"claims": 6, "model_calls": 4, "tokens_in": 3600, "tokens_out": 240, "cost": 0.0036},
     }
     links = g.Links("https://github.com", "octo/wiki", "openwiki-git/refresh", "https://github.com/octo/wiki/actions/runs/9")
-    body = g.render_refresh_body(result, links, fingerprint="f00", checked_at=BASE)
+    body = pull_body.render_refresh_body(result, links, fingerprint="f00", checked_at=BASE)
     assert body.startswith("<!-- openwiki-git:refresh fingerprint=f00 -->\n")
     assert "**2 confirmed, 1 revised, 1 retracted**, 2 left stale" in body
     assert "- Before: Old 2.\n- After: New 2." in body and "1,200 / 80 tokens · $0.0012" in body
@@ -162,7 +164,7 @@ def test_refresh_body_shows_quotes_rationale_and_new_evidence_revisions_first() 
         ],
         "totals": {"claims": 3, "model_calls": 3, "tokens_in": 3600, "tokens_out": 240, "cost": 0.0036},
     }
-    body = g.render_refresh_body(result, LINKS, fingerprint="f", checked_at=BASE)
+    body = pull_body.render_refresh_body(result, LINKS, fingerprint="f", checked_at=BASE)
     assert body.index("### Revised") < body.index("### Retracted") < body.index("### Confirmed")
     assert f"[src/b.py#L10-L12](https://github.com/octo/wiki/blob/{BASE}/src/b.py#L10-L12)" in body
     assert "- Rationale (the model's): It returns 1 now." in body and "Gone &lt;script&gt;." in body
@@ -174,12 +176,12 @@ def test_refresh_body_shows_quotes_rationale_and_new_evidence_revisions_first() 
 def test_refresh_body_unknown_price() -> None:
     result = {"model": "local", "decisions": [decision(1, "confirm", cost=None)],
               "totals": {"model_calls": 1, "tokens_in": 10, "tokens_out": 2, "cost": None}}
-    body = g.render_refresh_body(result, LINKS, fingerprint="x", checked_at=BASE)
+    body = pull_body.render_refresh_body(result, LINKS, fingerprint="x", checked_at=BASE)
     assert "| 10 | 2 | n/a |" in body
 
 
 def test_timestamps_do_not_count_as_changes() -> None:
     a = b'{"verifiedAt": "2026-12-01T04:17:03Z", "since": "2026-12-01T04:17:03+00:00"}\n'
     b = b'{"verifiedAt": "2026-12-02T04:19:44Z", "since": "2026-12-02T04:19:44+00:00"}\n'
-    assert g.without_timestamps(a) == g.without_timestamps(b)
-    assert g.without_timestamps(a) != g.without_timestamps(a.replace(b"verifiedAt", b"verifiedBy"))
+    assert github_publish.without_timestamps(a) == github_publish.without_timestamps(b)
+    assert github_publish.without_timestamps(a) != github_publish.without_timestamps(a.replace(b"verifiedAt", b"verifiedBy"))

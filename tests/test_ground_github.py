@@ -1,5 +1,5 @@
-"""`openwiki-git github ground-pr`: the refresh pull request's machinery (commands/github.py,
-github_api.py) carrying `ground`'s changes, against the stateful fake GitHub API of
+"""`openwiki-git github ground-pr`: the refresh pull request's machinery (services/github_publish.py,
+github/api.py) carrying `ground`'s changes, against the stateful fake GitHub API of
 test_github_command.py (`responses`, no network)."""
 
 # ruff: noqa: F811  (the fixtures imported below are taken as the tests' parameters)
@@ -10,7 +10,7 @@ from typing import Any
 from test_github_command import FakeGitHub, actions_env, fake, outputs, refresh_env  # noqa: F401  (fixtures)
 from test_ground import GUIDE, docs_repo  # noqa: F401  (fixture)
 
-from openwiki_git.cli.commands import github_ground
+from openwiki_git.github import pull_body
 
 
 def test_opens_one_pr_and_a_rerun_from_the_base_writes_nothing(docs_repo: Any, fake: FakeGitHub, refresh_env: Any, capsys: Any) -> None:
@@ -20,7 +20,7 @@ def test_opens_one_pr_and_a_rerun_from_the_base_writes_nothing(docs_repo: Any, f
     assert out.count("::warning file=docs/guide.md,line=6,title=openwiki-git%3A broken reference::") == 2
     assert len(fake.pulls) == 1
     pr = fake.pulls[0]
-    assert (pr["head"], pr["base"], pr["title"]) == ("openwiki-git/ground", "main", github_ground.PR_TITLE)
+    assert (pr["head"], pr["base"], pr["title"]) == ("openwiki-git/ground", "main", pull_body.GROUND_TITLE)
     assert "| docs/guide.md:3 | `widgets.make()` | src/widgets/_core.py#L10-L13 |" in pr["body"]
     assert "### Broken references" in pr["body"]
     files = fake.branch_files("openwiki-git/ground")

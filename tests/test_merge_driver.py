@@ -8,7 +8,7 @@ import subprocess
 import sysconfig
 from pathlib import Path
 
-from openwiki_git.cli.commands.merge_driver import merge, merge_claim, merge_page
+from openwiki_git.claims.merge import merge, merge_claim, merge_page
 from openwiki_git.formats import sidecar as codec
 from openwiki_git.model import Cause, Claim, Evidence, Mark, Sidecar
 from openwiki_git.pages import citations

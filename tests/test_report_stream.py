@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import random
 
+from openwiki_git.claims import report as records
 from openwiki_git.cli import report
 from openwiki_git.model import Claim, ClaimResult, Evidence, EvidenceResult
 
@@ -32,10 +33,10 @@ def test_plain_claim_json_is_its_record():
     for _ in range(300):
         page = text(rng) + ".md"
         r = plain_result(rng, page)
-        assert report.is_plain(r)
-        record = report.claim_data(r, ".openwiki")
-        fields = report.plain(page, f".openwiki/{page}", r.claim)
-        assert report.plain_claim_data(*fields) == record
+        assert records.is_plain(r)
+        record = records.claim_data(r, ".openwiki")
+        fields = records.plain(page, f".openwiki/{page}", r.claim)
+        assert records.plain_claim_data(*fields) == record
         assert report.plain_claim_json(*fields) == report.claim_json(record)
 
 
@@ -43,17 +44,17 @@ def test_not_plain():
     rng = random.Random(8)
     r = plain_result(rng, "a.md")
     moved = EvidenceResult(r.evidence[0].resource, "fresh", "repo://src/x.py#L2-L3", "moved", "v")
-    assert not report.is_plain(ClaimResult(r.page, r.claim, "fresh", (moved,), True, False, ()))
-    assert not report.is_plain(ClaimResult(r.page, r.claim, "fresh", r.evidence, False, False, ()))
-    assert not report.is_plain(ClaimResult(r.page, r.claim, "fresh", r.evidence, True, True, ()))
-    assert not report.is_plain(ClaimResult(r.page, r.claim, "stale", r.evidence, True, False, ()))
+    assert not records.is_plain(ClaimResult(r.page, r.claim, "fresh", (moved,), True, False, ()))
+    assert not records.is_plain(ClaimResult(r.page, r.claim, "fresh", r.evidence, False, False, ()))
+    assert not records.is_plain(ClaimResult(r.page, r.claim, "fresh", r.evidence, True, True, ()))
+    assert not records.is_plain(ClaimResult(r.page, r.claim, "stale", r.evidence, True, False, ()))
 
 
 def test_streamed_report_is_to_json_of_the_whole():
     rng = random.Random(9)
     for n in (0, 1, 2, 499, 500, 501, 1003):
         results = [plain_result(rng, f"p{i % 7}.md") for i in range(n)]
-        whole = report.build(results, wiki_dir=".openwiki", source="worktree", extra={"only_problems": True})
+        whole = records.build(results, wiki_dir=".openwiki", source="worktree", extra={"only_problems": True})
         out = io.StringIO()
         head = {k: whole[k] for k in ("$schema", "tool", "wiki_dir", "source")}
         claims = (report.claim_json(c) for c in whole["claims"])

@@ -216,7 +216,7 @@ def test_config_fast_path_agrees_with_yaml_and_schema(text):
 
 
 def test_config_fast_path_covers_the_init_template():
-    from openwiki_git.cli.commands.init import CONFIG_TEMPLATE
+    from openwiki_git.services.init import CONFIG_TEMPLATE
     from openwiki_git.store.config import _simple_config
 
     assert _simple_config(CONFIG_TEMPLATE.format(wiki_dir=".openwiki")) is not None

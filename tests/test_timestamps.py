@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 
 from openwiki_git.claims import check as checker
-from openwiki_git.cli.commands import merge_driver
+from openwiki_git.claims import merge as claims_merge
 from openwiki_git.formats.timestamps import instant
 from openwiki_git.model import Claim, Evidence
 from openwiki_git.pages import frontmatter as fm
@@ -63,8 +63,8 @@ def test_a_stale_after_validate_rejects_is_unparseable_for_check_too(text: str) 
 
 @pytest.mark.parametrize("text", DISAGREED)
 def test_the_merge_driver_reads_mark_times_alike(text: str) -> None:
-    assert merge_driver._newer("2001-01-01T00:00:00Z", text)  # an unreadable stamp is the oldest
-    assert not merge_driver._newer(text, "2001-01-01T00:00:00Z")
+    assert claims_merge._newer("2001-01-01T00:00:00Z", text)  # an unreadable stamp is the oldest
+    assert not claims_merge._newer(text, "2001-01-01T00:00:00Z")
 
 
 @pytest.mark.parametrize("text", DISAGREED)

@@ -6,17 +6,18 @@ and blob id; or "missing", "untracked"), its counts, the report records of its *
 (any claim that is not plainly fresh: stale, unresolved, relocated, without its marker, due, with
 a note), its claim ids (the cross-page duplicate check) and when a due verdict may next change.
 A plain fresh claim is not stored at all: its report record follows from its sidecar alone
-(`report.plain_claim_json`). So the cache is small (a few bytes per plain claim) and bounded
-(at most MAX_NOTABLE notable records are kept; pages beyond are judged again on each run).
+(`claims/report.plain_claim_data`). So the cache is small (a few bytes per plain claim) and bounded
+(at most check_reuse.MAX_NOTABLE notable records are kept; pages beyond are judged again on each run).
 
 Two ways to use it:
 
 - `answer()`: when nothing changed (the index file, every sidecar, page and cited file, the
   config file and the code have the stat recorded), the report is answered from the cache
   without git, pygit2 or any sidecar parse: this module imports only the standard library.
-- `PageKeys` (commands/check.py): with a Workspace, each page whose keys still hold keeps its
-  entry; only the others are loaded and judged again. A file whose stat changed but whose blob did
-  not (touched, checked out again) keeps its pages' entries.
+- `check_reuse.judge()`: with a Workspace, each page whose keys still hold keeps its entry; only
+  the others are loaded and judged again. A file whose stat changed but whose blob did not
+  (touched, checked out again) keeps its pages' entries. This module holds the keys, the file and
+  the fast answer; check_reuse.py, above it, the judging.
 
 What keeps an answer from the cache equal to a fresh one:
 
@@ -60,15 +61,14 @@ from openwiki_git.caches import pickling as cachepickle
 CACHE_NAME = "check-cache-v2.pickle"
 FORMAT = 2
 RACY_NS = 2_000_000_000  # git's racy window is one timestamp tick; 2 s covers FAT and coarse clocks
-MAX_NOTABLE = 20_000  # notable claim records kept at most; pages beyond are judged on each run
 GIT_ENV = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES")
 CONFIG_FILE = (".openwiki", "config.yml")  # config.config_path, without importing config
 # The modules whose code decides a verdict or a report record: their stat is part of the key.
 # The modules whose code decides what an entry holds, relative to the package root: a change to
 # any of them (an upgrade, an edit in a checkout) invalidates every entry.
-CODE = ("caches/check", "claims/check", "evidence/resource", "evidence/tokens", "evidence/resolver", "evidence/relocation",
-        "pages/citations", "formats/sidecar", "model",
-        "git/repo", "store/wiki", "store/config", "pages/okf", "cli/report", "store/workspace", "cli/commands/check")
+CODE = ("caches/check", "caches/check_reuse", "claims/check", "evidence/resource", "evidence/tokens", "evidence/resolver",
+        "evidence/relocation", "pages/citations", "formats/sidecar", "model", "git/repo", "store/wiki", "store/config",
+        "pages/okf", "claims/report", "store/workspace", "services/check")
 
 StatKey = tuple[int, int, int, int]  # st_mtime_ns, st_size, st_ino, st_ctime_ns
 # A cited file's key: (mtime, size, ino, ctime, blob) of a tracked verbatim file, or "missing"
@@ -307,254 +307,3 @@ def answer(start: str | None, wiki_dir_arg: str | None) -> dict[str, Any] | None
         if not file_holds(root, path, key, real_dirs):
             return None
     return data
-
-
-# -- judging with a Workspace: only the pages whose keys no longer hold ----------------------------
-class Judged:
-    """One run's view of the wiki: every page with a sidecar, in order, each with its entry (from
-    the cache or judged now); the sidecars of the pages judged now."""
-
-    def __init__(self, pages: list[str], entries: dict[str, Entry]) -> None:
-        self.pages = pages
-        self.entries = entries
-        self.sidecars: dict[str, Any] = {}  # page -> Sidecar, judged this run
-
-
-def judge(
-    ws: Any,
-    *,
-    wiki_dir_arg: str | None,
-    use_cache: bool,
-    record: Any,
-    findings: Any,
-    now: Any,
-    cached: dict[str, Any] | None = None,
-) -> Judged:
-    """Every page's entry: reused while its keys hold (`use_cache`), else its sidecar loaded and
-        its claims judged against the working tree. `record(result)` is a claim's report record, None
-    for a plainly fresh one (not stored: report.plain_claim_json writes it from the claim).
-    `findings(page, text, sidecar)` gives a judged page's extra
-        findings (commands/check.py: page_findings), kept with its entry. Errors are those of
-        `Wiki.load_all`, in the same order. With `use_cache`, what changed is written back (`cached`:
-    the cache's data, when the caller has read it)."""
-    from openwiki_git.errors import OpenwikiError, StoreError
-
-    started_ns = time.time_ns()
-    repo, wiki, config = ws.repo, ws.wiki, ws.config
-    root, git_dir = str(repo.root), str(repo.git_dir)
-    path = ws.cache_path(CACHE_NAME)
-    key = cache_key(root, git_dir, wiki_dir_arg)
-    old = (cached or read(path)) if use_cache else None
-    if old is not None and (old.get("key") != key or started_ns < old.get("written_ns", 0)):
-        old = None
-    index_path = repo.index_path
-    index_now = lstat_file(index_path)
-    recheck = old is None or old.get("index") != index_now or old.get("index_path") != index_path
-    old_pages: dict[str, Entry] = old["pages"] if old is not None else {}
-    pages = wiki.sidecar_pages()
-    entries: dict[str, Entry] = {}
-    keep: dict[str, Entry] = {}  # what to write back
-    owner: dict[str, str] = {}
-    loaded: dict[str, Any] = {}
-    keys: dict[str, tuple[Any, Any]] = {}
-    check = _Reuse(ws, root, recheck, started_ns)
-    for page in pages:
-        side_key = lstat_file(wiki.sidecar_path(page))
-        page_key = stat_or_none(wiki.page_path(page))
-        entry = old_pages.get(page)
-        if entry is not None and not check.holds(entry, side_key, page_key, now):
-            entry = None
-        if entry is not None:
-            ids = entry["ids"].split("\n") if entry["ids"] else []
-            entries[page] = keep[page] = entry if not check.rekeyed else {**entry, "files": check.rekeyed}
-        else:
-            sc = wiki.load(page)
-            if sc is None:
-                continue
-            loaded[page] = sc
-            keys[page] = (side_key, page_key)
-            ids = [c.id for c in sc.claims]
-        for claim_id in ids:
-            if claim_id in owner:
-                raise StoreError(
-                    f"{wiki.sidecar_path(page).relative_to(wiki.root).as_posix()}: claim {claim_id} "
-                    f"is also on page {owner[claim_id]}",
-                    "claim ids must be unique across the wiki; retract one of them",
-                )
-            owner[claim_id] = page
-    judged = Judged([p for p in pages if p in entries or p in loaded], entries)
-    if loaded:
-        _judge_pages(ws, judged, loaded, keys, keep, record, findings, now, started_ns)
-    if use_cache:
-        data = {"format": FORMAT, "key": key, "root": root, "index_path": index_path, "wiki_dir": config.wiki_dir,
-                "index": None if racy(started_ns, index_now) else index_now, "pages": _bounded(keep)}
-        if old is None or _differs(old, data):
-            data["written_ns"] = started_ns
-            try:
-                from openwiki_git.store import wiki as store
-
-                store.atomic_write(path, dumps(data), root=repo.git_dir)
-            except (OSError, OpenwikiError):
-                pass  # a read-only git directory, or a link in the way: check without a cache
-    return judged
-
-
-class _Reuse:
-    """Whether a cached entry still holds: the sidecar's and page's stats, the clock, and every
-    cited file's key (tracking looked up again when the index changed; a file touched but of the
-    same blob keeps the entry, with its new key in `rekeyed`)."""
-
-    def __init__(self, ws: Any, root: str, recheck: bool, started_ns: int) -> None:
-        self.ws, self.root, self.recheck, self.started_ns = ws, root, recheck, started_ns
-        self.real_dirs: dict[str, str] = {}
-        self.files: dict[tuple[str, FileKey], FileKey | None] = {}  # (path, recorded key) -> key now
-        self.rekeyed: dict[str, FileKey] | None = None
-
-    def holds(self, entry: Entry, side_key: Any, page_key: Any, now: Any) -> bool:
-        self.rekeyed = None
-        if side_key is None or side_key != entry["sidecar"] or page_key != entry["page"]:
-            return False
-        if entry["until"] is not None and now.timestamp() >= entry["until"]:
-            return False
-        files = entry["files"]
-        changed = False
-        for path, key in files.items():
-            current = self.key(path, key)
-            if current is None:
-                return False
-            changed = changed or current is not key
-        if changed:
-            self.rekeyed = {path: self.files[(path, key)] for path, key in files.items()}
-        return True
-
-    def key(self, path: str, old: FileKey) -> FileKey | None:
-        """The file's key now, when `old` still holds for it (touched: same blob, new stat)."""
-        got = self.files.get((path, old), False)
-        if got is False:
-            got = self.files[(path, old)] = self._key(path, old)
-        return got
-
-    def _key(self, path: str, old: FileKey) -> FileKey | None:
-        repo = self.ws.repo
-        if self.recheck:
-            tracked = repo.is_tracked(path)
-            if (old == "untracked") == tracked:
-                return None
-        if old == "untracked":
-            return old
-        if old == "missing":
-            return old if file_holds(self.root, path, old, self.real_dirs) else None
-        st = file_key_now(self.root, path, self.real_dirs)
-        if st is None:
-            return None
-        if st == old[:4]:
-            return old
-        if racy(self.started_ns, st):
-            return None
-        ft = repo.read(path)  # the stat changed: the same blob (touched) keeps the entry
-        if ft.blob != old[4] or not verbatim(ft, st[1]):
-            return None
-        return (*st, ft.blob)
-
-
-def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str, Any], keep: dict[str, Entry],
-                 record: Any, findings: Any, now: Any, started_ns: int) -> None:
-    """Judge the loaded pages' claims and build their entries."""
-    from openwiki_git.claims import check as checker
-
-    config = ws.config
-    resolver = ws.resolver("worktree")
-    texts: dict[str, str | None] = {}
-
-    def page_text(page: str) -> str | None:
-        if page not in texts:
-            texts[page] = ws.page_text(page)
-        return texts[page]
-
-    results = checker.check_all(loaded, resolver, page_text, now=now,
-                                reverify_after_seconds=config.reverify_after_seconds)
-    by_page: dict[str, list[Any]] = {}
-    for r in results:
-        by_page.setdefault(r.page, []).append(r)
-    real_dirs: dict[str, str] = {}
-    root = str(ws.repo.root)
-    for page, sc in loaded.items():
-        rs = by_page.get(page, [])
-        text = page_text(page)
-        if config.strict_openwiki:
-            rs = checker.markers_optional(rs, text)
-        judged.sidecars[page] = sc
-        stale_after = checker.page_stale_after(text)
-        untils = [checker.next_due_change(c, now, config.reverify_after_seconds, stale_after) for c in sc.claims]
-        until = min((u for u in untils if u is not None), default=None)
-        files: dict[str, FileKey] = {}
-        stable = not racy(started_ns, *keys[page])
-        for claim in sc.claims:
-            for ev in claim.evidence:
-                path = _path_of(ev.resource)
-                if path is not None and path not in files:
-                    files[path] = fk = _file_key(ws, root, path, resolver, real_dirs, started_ns)
-                    stable = stable and fk is not None
-        entry = {
-            "sidecar": keys[page][0], "page": keys[page][1], "files": files,
-            "summary": checker.summarize(rs),
-            "notable": [c for c in map(record, rs) if c is not None],
-            "ids": "\n".join(c.id for c in sc.claims), "until": until, "findings": findings(page, text, sc),
-        }
-        judged.entries[page] = entry
-        if stable and keys[page][0] is not None:
-            keep[page] = entry
-
-
-def _file_key(ws: Any, root: str, path: str, resolver: Any, real_dirs: dict[str, str], started_ns: int) -> FileKey | None:
-    """The key of a cited file after judging it, None when its results cannot be cached."""
-    if not ws.repo.is_tracked(path):
-        return "untracked"
-    st = file_key_now(root, path, real_dirs)
-    if st is None:
-        return "missing" if not os.path.lexists(os.path.join(root, path)) else None
-    ft = resolver.texts.get(path)
-    if ft is None or racy(started_ns, st) or not verbatim(ft, st[1]):
-        return None
-    return (*st, ft.blob)
-
-
-def _path_of(resource: str) -> str | None:
-    """The repository path a resource cites, parsed as the resolver parses it (None: invalid)."""
-    from openwiki_git.evidence.resource import ResourceError, parse_resource
-    from openwiki_git.formats import sidecar
-
-    plain = sidecar.plain_parts(resource)
-    if plain is not None:
-        return plain[0]
-    try:
-        return parse_resource(resource, wiki_dir="\0").path
-    except ResourceError:
-        return None
-
-
-def verbatim(ft: Any, size: int) -> bool:
-    """Whether git's text of the file is its bytes on disk: no CRLF conversion (no CR at all) and
-    valid UTF-8 (no replacement character), hence as many bytes as the file has. Only then do the
-    results follow from the file's bytes alone, not from attributes that can change around it."""
-    text = ft.text
-    if text is None or ft.blob is None or "\r" in text or "\ufffd" in text:
-        return False
-    return len(text.encode("utf-8")) == size
-
-
-def _bounded(entries: dict[str, Entry]) -> dict[str, Entry]:
-    """The entries to write: all, while their notable records stay under MAX_NOTABLE."""
-    out, total = {}, 0
-    for page, entry in entries.items():
-        total += len(entry["notable"])
-        if total <= MAX_NOTABLE:
-            out[page] = entry
-    return out
-
-
-def _differs(old: dict[str, Any], new: dict[str, Any]) -> bool:
-    if any(old.get(k) != new[k] for k in ("key", "root", "index_path", "wiki_dir", "index")):
-        return True
-    a, b = old["pages"], new["pages"]
-    return a.keys() != b.keys() or any(a[p] is not b[p] and a[p] != b[p] for p in b)

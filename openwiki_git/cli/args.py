@@ -1,4 +1,5 @@
-"""What every command shares: the workspace of the command line, the `--format` option."""
+"""What the commands share: the workspace of the command line, the `--format` option, the `I/N`
+shard argument, the graph's `--no-cache`."""
 
 from __future__ import annotations
 
@@ -20,3 +21,20 @@ def open_workspace(args: argparse.Namespace, *, require_wiki: bool = True) -> Wo
 
 def add_format(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`I/N` with 1 <= I <= N (argparse's type: a bad value is a usage error, exit 2)."""
+    i_text, sep, n_text = text.partition("/")
+    try:
+        i, n = int(i_text), int(n_text)
+    except ValueError:
+        i, n = 0, 0
+    if not sep or n < 1 or not 1 <= i <= n:
+        raise argparse.ArgumentTypeError(f"{text!r}: use I/N with 1 <= I <= N, e.g. 1/4")
+    return i, n
+
+
+def add_cache_flag(parser: argparse.ArgumentParser) -> None:
+    """`--no-cache` of the commands that read the evidence graph (graph, locate, expand)."""
+    parser.add_argument("--no-cache", action="store_true", help="build from scratch and do not write the cache")

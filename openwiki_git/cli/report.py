@@ -1,101 +1,14 @@
-"""Reporters: results are data, these render them. The JSON shape is a contract
-(schemas/check-report.schema.json): fields may be added, never renamed."""
+"""Reporters: the check report (claims/report.py's data) rendered as text, and as the JSON text
+written as it streams."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring  # what json.dumps(s, ensure_ascii=False) writes, in C
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from openwiki_git import PRODUCER
-
-if TYPE_CHECKING:  # check's warm path imports neither the model nor the checker
-    from openwiki_git.model import Cause, Claim, ClaimResult, Mark
-
-# One claim of a streamed report: its record (claim_data), or for a plainly fresh claim, whose
-# record follows from the claim alone (plain_claim_json), the Plain fields of its sidecar.
-Plain = tuple[str, str, str, str, tuple[str, ...], str | None]  # page, page_path, id, statement, resources, verified_at
-Item = dict[str, Any] | Plain
-
-
-def plain(page: str, page_path: str, claim: Claim) -> Plain:
-    return (page, page_path, claim.id, claim.statement, tuple(e.resource for e in claim.evidence), claim.verified_at)
-
-REPORT_SCHEMA_ID = "https://openwiki-git.dev/schemas/check-report.schema.json"
-
-
-def claim_data(r: ClaimResult, wiki_dir: str) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "id": r.claim.id,
-        "page": r.page,
-        "page_path": f"{wiki_dir}/{r.page}",
-        "statement": r.claim.statement,
-        "status": r.status,
-        "evidence": [
-            {
-                "resource": e.resource,
-                "status": e.status,
-                "current_resource": e.current_resource,
-                "reason": e.reason,
-                **({"hunk": e.hunk} if e.hunk else {}),
-            }
-            for e in r.evidence
-        ],
-        "marker": f"[^c-{r.claim.id.removeprefix('claim_')[:8]}]",
-        "marker_present": r.marker_present,
-        "due": r.due,
-        "verified_at": r.claim.verified_at,
-        "notes": list(r.notes),
-    }
-    if r.claim.mark is not None:
-        out["mark"] = mark_data(r.claim.mark)
-    return out
-
-
-def mark_data(m: Mark) -> dict[str, Any]:
-    return {"status": m.status, "since": m.since, "commit": m.commit, "causes": [cause_data(c) for c in m.causes]}
-
-
-def cause_data(c: Cause) -> dict[str, Any]:
-    return {
-        "resource": c.resource,
-        "reason": c.reason,
-        "hunk": c.hunk,
-        "old_lines": list(c.old_lines) if c.old_lines else None,
-        "new_lines": list(c.new_lines) if c.new_lines else None,
-        "path": c.path,
-    }
-
-
-def is_plain(r: ClaimResult) -> bool:
-    """Whether the claim's record is plain_claim_json's: fresh, its marker present, not due, no
-    note, no mark, and every evidence fresh where it was, unchanged."""
-    if r.status != "fresh" or not r.marker_present or r.due or r.notes or r.claim.mark is not None:
-        return False
-    return all(
-        e.status == "fresh" and e.current_resource == e.resource and e.reason == "unchanged" and not e.hunk
-        for e in r.evidence
-    )
-
-
-def is_problem(c: dict[str, Any]) -> bool:
-    """What `--only-problems` lists: a claim that is not fresh, lacks its marker or is due."""
-    return c["status"] != "fresh" or not c["marker_present"] or bool(c["due"])
-
-
-def plain_claim_data(page: str, page_path: str, claim_id: str, statement: str, resources: tuple[str, ...],
-                     verified_at: str | None) -> dict[str, Any]:
-    """claim_data(r) of a plain claim (is_plain): it follows from the claim alone."""
-    return {
-        "id": claim_id, "page": page, "page_path": page_path, "statement": statement, "status": "fresh",
-        "evidence": [
-            {"resource": resource, "status": "fresh", "current_resource": resource, "reason": "unchanged"}
-            for resource in resources
-        ],
-        "marker": f"[^c-{claim_id.removeprefix('claim_')[:8]}]", "marker_present": True, "due": False,
-        "verified_at": verified_at, "notes": [],
-    }
+from openwiki_git.claims.report import Item, plain_claim_data
 
 
 def plain_claim_json(page: str, page_path: str, claim_id: str, statement: str, resources: tuple[str, ...],
@@ -126,6 +39,11 @@ def claim_json(c: dict[str, Any]) -> str:
     return "    " + json.dumps(c, indent=2, ensure_ascii=False).replace("\n", "\n    ")
 
 
+def item_json(c: Item) -> str:
+    """claim_json of one claim of a streamed report: its record, or a plainly fresh claim's Plain."""
+    return claim_json(c) if isinstance(c, dict) else plain_claim_json(*c)
+
+
 def write_json(
     write: Callable[[str], Any], head: dict[str, Any], claims: Iterable[str], tail: Callable[[], dict[str, Any]]
 ) -> None:
@@ -148,6 +66,20 @@ def write_json(
     rest = tail()
     write(",\n".join(f"  {json.dumps(key, ensure_ascii=False)}: {_indented(value)}" for key, value in rest.items()))
     write("\n}\n")
+
+
+def write_text(write: Callable[[str], Any], claims: Iterable[Item], tail: dict[str, Any], *, verbose: bool = False) -> None:
+    """`to_text({"claims": [...], **tail})`, written as the claims come (see write_json)."""
+    for c in claims:
+        if isinstance(c, dict):
+            lines = claim_text(c, verbose=verbose)
+        else:
+            lines = [f"{c[1]}: {c[2]}: fresh: {c[3]}"]  # a plain claim's claim_line
+        if lines:
+            write("\n".join(lines) + "\n")
+    for line in findings_text(tail):
+        write(line + "\n")
+    write(summary_line(tail["summary"]) + "\n")
 
 
 def _indented(value: Any) -> str:
@@ -173,39 +105,6 @@ def summary_line(s: dict[str, Any]) -> str:
         + (f", {s['due']} due" if s["due"] else "")
         + (f", {s['superseded_sources']} citing a superseded or amended document" if s.get("superseded_sources") else "")
     )
-
-
-def build(results: list[ClaimResult], *, wiki_dir: str, source: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    from openwiki_git.claims.check import summarize
-
-    report: dict[str, Any] = {
-        "$schema": REPORT_SCHEMA_ID,
-        "tool": PRODUCER,
-        "wiki_dir": wiki_dir,
-        "source": source,
-        "claims": [claim_data(r, wiki_dir) for r in results],
-        "summary": summarize(results),
-    }
-    report.update(extra or {})
-    return report
-
-
-def add_cited_documents(report: dict[str, Any], notices: dict[str, list[dict[str, Any]]], pages: dict[str, str]) -> None:
-    """Flag the claims whose cited document is superseded or was amended since (citestale):
-    each listed claim gets `cited_documents`, and the report `superseded_sources`, one entry
-    per notice ({id, page_path, source, kind, by, note}); `pages` gives each claim's page path."""
-    if not notices:
-        return
-    for c in report["claims"]:
-        if c["id"] in notices:
-            c["cited_documents"] = notices[c["id"]]
-    listed = [
-        {"id": cid, "page_path": pages.get(cid, ""), **n}
-        for cid in sorted(notices, key=lambda i: (pages.get(i, ""), i))
-        for n in notices[cid]
-    ]
-    report["superseded_sources"] = listed
-    report["summary"]["superseded_sources"] = len(listed)
 
 
 def to_json(report: dict[str, Any]) -> str:

@@ -8,6 +8,9 @@ is a `ReadOnlyTokenError`, which callers may degrade to the step summary.
 The refresh branch is written through the Git Data API (blobs, a tree on top of the base commit's
 tree, a commit, the ref force-moved), so no push credentials or local git writes are needed, and
 nothing is written when the result equals the base or the open pull request.
+
+One cohesive thing: every call openwiki-git makes to GitHub, behind the one PyGithub import (no
+other module may import it), so its errors are translated in one place.
 """
 
 from __future__ import annotations
@@ -31,16 +34,16 @@ from urllib3.util.retry import Retry
 from openwiki_git import __version__
 from openwiki_git.errors import GitHubError
 from openwiki_git.git.repo import blob_id
+from openwiki_git.github.pull_body import FINGERPRINT_TRAILER
+from openwiki_git.github.render import STICKY_MARKER
 
-STICKY_MARKER = "<!-- openwiki-git:stale-claims -->"
+Client = Github  # the client type callers name (they may not import PyGithub themselves)
 DEFAULT_API_URL = "https://api.github.com"
-DEFAULT_BRANCH = "openwiki-git/refresh"
 FORBIDDEN_PREFIXES = (".github/workflows/",)
 FILE_MODE = "100644"
 COMPARE_FILE_LIMIT = 300  # the compare API lists at most 300 files
 
 DEFAULT_BOT = "github-actions[bot]"  # the author of what GITHUB_TOKEN writes
-FINGERPRINT_TRAILER = "Openwiki-Git-Fingerprint:"
 # Only requests that can be repeated safely are retried: a POST that failed with a 502 may have
 # been carried out (a second sticky comment, a second pull request), so it is never re-sent.
 RETRY_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -445,25 +448,3 @@ def _move_branch(repo: Any, branch: str, sha: str) -> None:
     with _api(f"moving branch {branch}"):
         ref.edit(sha, force=True)
 
-
-__all__ = [
-    "STICKY_MARKER",
-    "BranchCommit",
-    "CommentResult",
-    "CreatePullForbiddenError",
-    "OpenPull",
-    "PullResult",
-    "ReadOnlyTokenError",
-    "comment_author",
-    "branch_commit",
-    "connect",
-    "files_at",
-    "find_open_pull",
-    "find_sticky_comment",
-    "open_pull",
-    "publish_pull",
-    "retry_policy",
-    "same_as_pull",
-    "translate",
-    "upsert_sticky_comment",
-]

@@ -1,12 +1,12 @@
-"""Renderers for GitHub: the sticky PR comment, the step summary, workflow-command annotations and
-the refresh PR's body. Pure: data in, text out; no environment, file system, clock or network.
+"""What a check report looks like on GitHub: **the sticky PR comment**, the job summary's table,
+the workflow-command annotations, and the Markdown pieces every GitHub text is built of (links at
+one commit, escaped prose and code). Pure: data in, text out; no environment, file system, clock
+or network. (The refresh and ground pull requests' bodies are `pull_body.py`'s.)
 
-Inputs are the check report of `check` (a dict, schemas/check-report.schema.json) and the refresh
-result's `to_dict()`. Links point at the exact lines at one commit:
-`{server}/{repo}/blob/{sha}/{path}#L10-L24`.
+The input is the check report of `check` (a dict, schemas/check-report.schema.json). Links point
+at the exact lines at one commit: `{server}/{repo}/blob/{sha}/{path}#L10-L24`.
 """
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +16,6 @@ from openwiki_git.evidence.resource import Resource, ResourceError, parse_resour
 from openwiki_git.redact import redact
 
 STICKY_MARKER = "<!-- openwiki-git:stale-claims -->"
-REFRESH_MARKER = "<!-- openwiki-git:refresh"
 COMMENT_LIMIT = 60_000  # bytes; GitHub refuses comments over 65,536 characters
 SUMMARY_LIMIT = 1_000_000  # bytes; the step summary upload fails beyond 1 MiB
 MAX_WARNINGS = 10  # GitHub shows only 10 warning annotations per step
@@ -54,7 +53,7 @@ def short_sha(sha: str | None) -> str:
     return (sha or "")[:7] or "?"
 
 
-def _resource(text: str | None, wiki_dir: str) -> Resource | None:
+def resource(text: str | None, wiki_dir: str) -> Resource | None:
     if not text:
         return None
     try:
@@ -63,7 +62,7 @@ def _resource(text: str | None, wiki_dir: str) -> Resource | None:
         return None
 
 
-def _label(r: Resource) -> str:
+def label(r: Resource) -> str:
     if r.start is None:
         return r.path
     return f"{r.path}#L{r.start}" + (f"-L{r.end}" if r.end != r.start else "")
@@ -91,13 +90,13 @@ def code(text: str) -> str:
 
 def _evidence_md(e: Mapping[str, Any], links: Links, wiki_dir: str) -> str:
     """`[src/app.py#L10-L12](…/blob/<head>/src/app.py#L10-L12) changed by @@ … @@`"""
-    now = _resource(e.get("current_resource"), wiki_dir)
-    was = _resource(e.get("resource"), wiki_dir)
+    now = resource(e.get("current_resource"), wiki_dir)
+    was = resource(e.get("resource"), wiki_dir)
     if now is not None:
-        text = f"[{md_text(_label(now))}]({links.blob(now.path, now.start, now.end)})"
+        text = f"[{md_text(label(now))}]({links.blob(now.path, now.start, now.end)})"
     elif was is not None:
         where = links.blob(was.path, was.start, was.end, sha=links.base_sha) if links.base_sha else None
-        text = f"[{md_text(_label(was))}]({where})" if where else code(_label(was))
+        text = f"[{md_text(label(was))}]({where})" if where else code(label(was))
     else:
         text = code(e.get("resource") or "?")
     reason = e.get("reason") or e.get("status") or ""
@@ -133,7 +132,7 @@ def _range(report: Mapping[str, Any], links: Links) -> str:
     return f"at {code(short_sha(head))}"
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
@@ -149,7 +148,7 @@ def render_comment(report: Mapping[str, Any], links: Links, *, limit: int = COMM
     wiki_dir = report.get("wiki_dir", ".openwiki")
     head = [
         STICKY_MARKER,
-        f"### openwiki-git: {_plural(len(claims), 'wiki claim')} no longer {'matches' if len(claims) == 1 else 'match'} the code",
+        f"### openwiki-git: {plural(len(claims), 'wiki claim')} no longer {'matches' if len(claims) == 1 else 'match'} the code",
         "",
         f"This pull request changes source lines that {'this claim cites' if len(claims) == 1 else 'these claims cite'} "
         f"({_range(report, links)}). Check each statement against the code, then fix the page or run "
@@ -159,18 +158,18 @@ def render_comment(report: Mapping[str, Any], links: Links, *, limit: int = COMM
     foot = [f"<sub>{_counts(report)}." + (f" [Run summary]({links.run_url})" if links.run_url else "") + "</sub>", ""]
     sections = [_comment_section(i, c, links, wiki_dir) for i, c in enumerate(claims, 1)]
     body_parts = list(head)
-    used = _size(head) + _size(foot) + 400  # room for the "N more" line
+    used = size(head) + size(foot) + 400  # room for the "N more" line
     shown = 0
     for section in sections:
-        if used + _size(section) > limit:
+        if used + size(section) > limit:
             break
         body_parts.extend(section)
-        used += _size(section)
+        used += size(section)
         shown += 1
     if shown < len(sections):
         rest = len(sections) - shown
         where = f"[the run summary]({links.run_url})" if links.run_url else "the job summary"
-        body_parts += [f"**…and {_plural(rest, 'more claim')}**: the complete list is in {where}.", ""]
+        body_parts += [f"**…and {plural(rest, 'more claim')}**: the complete list is in {where}.", ""]
     return "\n".join(body_parts + _cited_documents_md(report)[:40] + foot)
 
 
@@ -180,7 +179,7 @@ def _cited_documents_md(report: Mapping[str, Any]) -> list[str]:
     if not cited:
         return []
     lines = [
-        f"### openwiki-git: {_plural(len(cited), 'wiki claim')} cite{'s' if len(cited) == 1 else ''} a replaced or amended document",
+        f"### openwiki-git: {plural(len(cited), 'wiki claim')} cite{'s' if len(cited) == 1 else ''} a replaced or amended document",
         "",
     ]
     lines += [f"- {code(short_id(n['id']))} ({md_text(n.get('page_path', ''))}): {md_text(n['note'])}" for n in cited[:30]]
@@ -214,7 +213,7 @@ def render_all_clear(report: Mapping[str, Any], links: Links) -> str:
     )
 
 
-def _size(lines: Iterable[str]) -> int:
+def size(lines: Iterable[str]) -> int:
     return sum(len(line.encode("utf-8")) + 1 for line in lines)
 
 
@@ -228,18 +227,18 @@ def render_summary(report: Mapping[str, Any], links: Links, *, limit: int = SUMM
         out += ["All claims are fresh.", ""]
         return "\n".join(out)
     out += ["| # | Status | Page | Claim | Statement | Evidence |", "|---|---|---|---|---|---|"]
-    used = _size(out) + 200
+    used = size(out) + 200
     for i, c in enumerate(claims, 1):
         evidence = "<br>".join(_evidence_md(e, links, wiki_dir).replace("|", "\\|") for e in _bad_evidence(c))
         row = (
             f"| {i} | {c.get('status')} | {_page_link(c, links)} | {code(c['id'])} | "
             f"{md_cell(c.get('statement', ''))} | {evidence} |"
         )
-        if used + _size([row]) > limit:
+        if used + size([row]) > limit:
             out.append(f"| … | | | | {len(claims) - i + 1} more do not fit in the summary; run `openwiki-git check` | |")
             break
         out.append(row)
-        used += _size([row])
+        used += size([row])
     out.append("")
     return "\n".join(out)
 
@@ -274,12 +273,12 @@ def annotations(report: Mapping[str, Any], *, limit: int = MAX_WARNINGS) -> list
         title = f"{'Stale' if c.get('status') == 'stale' else 'Unresolved'} wiki claim {short_id(c['id'])}"
         page = c.get("page_path") or c.get("page") or "?"
         for e in _bad_evidence(c):
-            now = _resource(e.get("current_resource"), wiki_dir)
-            was = _resource(e.get("resource"), wiki_dir)
+            now = resource(e.get("current_resource"), wiki_dir)
+            was = resource(e.get("resource"), wiki_dir)
             why = one_line(e.get("reason") or e.get("status") or "changed")
             if e.get("hunk"):
                 why += f" by {e['hunk']}"
-            cited = _label(now) if now else (_label(was) if was else e.get("resource") or "?")
+            cited = label(now) if now else (label(was) if was else e.get("resource") or "?")
             fix = (
                 f"fix the page, or if it still holds run: openwiki-git claim confirm {c['id']}"
                 if now is not None
@@ -296,206 +295,3 @@ def annotations(report: Mapping[str, Any], *, limit: int = MAX_WARNINGS) -> list
     if len(ordered) > limit:
         out.append(workflow_command("notice", f"{len(ordered) - limit} more in the job summary", title="openwiki-git"))
     return out
-
-
-# -- the refresh PR ---------------------------------------------------------------------------------
-VERDICTS = {"confirm": "Confirmed", "revise": "Revised", "retract": "Retracted"}
-
-
-def _cost(value: Any) -> str:
-    """USD, or "n/a" when the model has no price in the config's price table."""
-    if value is None:
-        return "n/a"
-    return f"${float(value):.4f}"
-
-
-def _usage_cell(d: Mapping[str, Any]) -> str:
-    if d.get("trivial"):
-        return "no model call"
-    return f"{int(d.get('tokens_in') or 0):,} / {int(d.get('tokens_out') or 0):,}"
-
-
-def _page_cell(d: Mapping[str, Any], links: Links, wiki_dir: str) -> str:
-    page = d.get("page")
-    if not page:
-        return "?"
-    return f"[{md_cell(page)}]({links.blob(f'{wiki_dir}/{page}')})"
-
-
-def fenced(text: str, info: str = "") -> list[str]:
-    """`text` as a fenced code block whose fence no line of it can close."""
-    longest = max((len(m) for m in re.findall(r"`{3,}|~{3,}", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return [f"{fence}{info}", *text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), fence]
-
-
-def _quote_link(resource: str, links: Links, wiki_dir: str, sha: str) -> str:
-    r = _resource(resource, wiki_dir)
-    if r is None:
-        return code(resource)
-    return f"[{md_text(_label(r))}]({links.blob(r.path, r.start, r.end, sha=sha)})"
-
-
-def _decision_md(d: Mapping[str, Any], links: Links, wiki_dir: str, checked_at: str) -> list[str]:
-    """One decision as a reviewer checks it: the statement before and after, the model's rationale,
-    the lines it quoted (linked at the commit it read), the new evidence, and anything to look at."""
-    verdict = d.get("verdict")
-    head = f"**{_page_cell(d, links, wiki_dir)}** · {code(short_id(d['claim_id']))} · {_usage_cell(d)} tokens · {_cost(d.get('cost'))}"
-    if d.get("trivial"):
-        head = f"**{_page_cell(d, links, wiki_dir)}** · {code(short_id(d['claim_id']))} · no model call ({md_text(d['trivial'])})"
-    out = [head, ""]
-    old, new = d.get("old_statement") or "", d.get("new_statement")
-    if verdict == "revise" and new and new != old:
-        out += [f"- Before: {md_text(old)}", f"- After: {md_text(new)}"]
-    elif verdict == "revise":
-        out += [f"- Statement (kept, with new evidence): {md_text(old)}"]
-    elif verdict == "retract":
-        out += [f"- Removed: {md_text(old)}"]
-    else:
-        out += [f"- Statement: {md_text(old)}"]
-    if d.get("rationale"):
-        out.append(f"- Rationale (the model's): {md_text(d['rationale'])}")
-    for note in d.get("notes") or []:
-        out.append(f"- ⚠️ {md_text(note)}")
-    if verdict == "revise" and d.get("evidence_after") and d.get("evidence_after") != d.get("evidence_before"):
-        out.append("- New evidence: " + ", ".join(_quote_link(e, links, wiki_dir, checked_at) for e in d["evidence_after"]))
-    out.append("")
-    for q in d.get("quotes") or []:
-        out += [f"Quoted from {_quote_link(q['resource'], links, wiki_dir, checked_at)} at {code(short_sha(checked_at))}:", ""]
-        out += fenced(str(q.get("quote") or ""))
-        out.append("")
-    return out
-
-
-def render_plan(result: Mapping[str, Any], *, wiki_dir: str = ".openwiki", limit: int = SUMMARY_LIMIT) -> str:
-    """A dry run (`--plan`) for the step summary: each claim that would be sent, with its estimated
-    tokens and cost, the ones that would not and why, then the estimate's totals."""
-    plan = result.get("plan") or {}
-    out = [
-        "## openwiki-git: refresh plan (no model was called)",
-        "",
-        f"{_plural(int(plan.get('claims_to_send') or 0), 'claim')} would be sent to {code(result.get('model') or 'none')}: "
-        f"~{int(plan.get('tokens_in') or 0):,} tokens in, ~{int(plan.get('tokens_out') or 0):,} out, "
-        f"~{_cost(plan.get('cost'))} (estimates).",
-        "",
-        "| Page | Claim | Sent? | Tokens in / out (est.) | Cost (est.) |",
-        "|---|---|---|---|---|",
-    ]
-    used = _size(out) + 200
-    for d in result.get("decisions", []):
-        p = d.get("planned")
-        page = md_cell(f"{wiki_dir}/{d.get('page')}")
-        if d.get("verdict"):
-            trivial = md_cell(d.get("trivial") or "")
-            row = f"| {page} | {code(short_id(d['claim_id']))} | confirmed without a model ({trivial}) | 0 | $0.0000 |"
-        elif p is not None and p.get("send"):
-            row = (f"| {page} | {code(short_id(d['claim_id']))} | yes | ~{int(p['tokens_in']):,} / ~{int(p['tokens_out']):,} "
-                   f"| ~{_cost(p.get('cost'))} |")
-        else:
-            row = f"| {page} | {code(short_id(d['claim_id']))} | no: {md_cell(d.get('skipped') or d.get('error') or '')} | | |"
-        if used + _size([row]) > limit:
-            out.append("| … | | more than fit in the summary | | |")
-            break
-        out.append(row)
-        used += _size([row])
-    return "\n".join(out + [""])
-
-
-def refresh_counts(result: Mapping[str, Any]) -> dict[str, int]:
-    """confirm / revise / retract / stale (left as it was) counts of a refresh result."""
-    counts = {"confirm": 0, "revise": 0, "retract": 0, "stale": 0}
-    for d in result.get("decisions", []):
-        counts[d.get("verdict") if d.get("verdict") in VERDICTS else "stale"] += 1
-    return counts
-
-
-def render_refresh_body(
-    result: Mapping[str, Any],
-    links: Links,
-    *,
-    fingerprint: str,
-    checked_at: str,
-    wiki_dir: str = ".openwiki",
-    limit: int = COMMENT_LIMIT,
-) -> str:
-    """The refresh PR's body (from `RefreshResult.to_dict()`): each decision as a reviewer checks
-    it (revisions and retractions first: the statement before and after, the rationale, the quoted
-    lines linked at `checked_at`, the new evidence, notes), the left-stale claims in a table, then
-    the totals. `links` point at the refresh branch; `checked_at` is the base commit the code was
-    read at. A hidden fingerprint lets the next run see that nothing is new."""
-    ds = list(result.get("decisions", []))
-    n = refresh_counts(result)
-    head = [
-        f"{REFRESH_MARKER} fingerprint={fingerprint} -->",
-        "## openwiki-git: wiki refresh",
-        "",
-        f"A model checked {_plural(len(ds), 'wiki claim')} that no longer matched the code at "
-        f"{code(short_sha(checked_at))}: **{n['confirm']} confirmed, {n['revise']} revised, {n['retract']} retracted**"
-        + (f", {n['stale']} left stale" if n["stale"] else "")
-        + ". Only decisions whose quotes match the current code were applied. Review the wiki changes like "
-        "any other change.",
-        "",
-    ]
-    sections: list[list[str]] = []
-    # Revisions and retractions first: they change what the wiki says.
-    for key, title in (("revise", "Revised"), ("retract", "Retracted"), ("confirm", "Confirmed")):
-        group = [d for d in ds if d.get("verdict") == key]
-        if group:
-            sections.append([f"### {title}", ""])
-            sections += [_decision_md(d, links, wiki_dir, checked_at) for d in group]
-    left = [d for d in ds if d.get("verdict") not in VERDICTS]
-    if left:
-        rows = ["### Left stale", "", "| Page | Claim | Why | Tokens in / out | Cost |", "|---|---|---|---|---|"]
-        for d in left:
-            why = d.get("error") or d.get("skipped") or "no decision"
-            rows.append(
-                f"| {_page_cell(d, links, wiki_dir)} | {code(short_id(d['claim_id']))} | {md_cell(why)} "
-                f"| {_usage_cell(d)} | {_cost(d.get('cost'))} |"
-            )
-        sections.append(rows + [""])
-    t = result.get("totals") or {}
-    usage = [
-        "### Usage",
-        "",
-        "| Model | Claims | Model calls | Tokens in | Tokens out | Cost |",
-        "|---|---|---|---|---|---|",
-        f"| {code(result.get('model') or 'none')} | {len(ds)} | {int(t.get('model_calls') or 0)} "
-        f"| {int(t.get('tokens_in') or 0):,} | {int(t.get('tokens_out') or 0):,} | {_cost(t.get('cost', 0))} |",
-        "",
-    ]
-    if result.get("stopped"):
-        usage += [f"The run stopped early: {md_text(result['stopped'])}. The rest stays stale until the next run.", ""]
-    run = f" in [this run]({links.run_url})" if links.run_url else ""
-    foot = [
-        f"<sub>Opened by openwiki-git{run}. The next refresh rebuilds this branch on the base branch; "
-        "push edits you want to keep to another branch.</sub>",
-        "",
-    ]
-    out = list(head)
-    used = _size(head) + _size(usage) + _size(foot) + 300
-    for section in sections:
-        if used + _size(section) > limit:
-            where = f"[the run summary]({links.run_url})" if links.run_url else "the job summary"
-            out += [f"**…more decisions than fit here**: see {where}.", ""]
-            break
-        out += section
-        used += _size(section)
-    return "\n".join(out + usage + foot)
-
-
-_TIMESTAMP = re.compile(rb"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?")
-
-
-def without_timestamps(data: bytes) -> bytes:
-    """The bytes with every ISO 8601 date-time masked: two refreshes that differ only in when they
-    ran are the same change (no churn from timestamps)."""
-    return _TIMESTAMP.sub(b"<time>", data)
-
-
-_PAGE_VERSION = re.compile(rb'("pageVersion"\s*:\s*")sha256:[0-9a-f]{64}(")')
-
-
-def without_volatile(data: bytes) -> bytes:
-    """`without_timestamps`, and the sidecar's pageVersion masked too (it hashes the page's bytes,
-    which hold the timestamps): the same decisions made at another time compare equal."""
-    return _PAGE_VERSION.sub(rb"\1<page-version>\2", without_timestamps(data))

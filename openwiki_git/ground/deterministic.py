@@ -1,7 +1,7 @@
 """`ground`'s service: the deterministic pass over pages, the claims it writes, and the broken
 references `check` and `lint` report.
 
-A page's references (ground_refs) are resolved against the tracked files (ground_resolve); each
+A page's references (refs.py) are resolved against the tracked files' definitions (index.py, resolve.py); each
 unique resolution not already grounded becomes a claim (statement: the sentence; evidence: the
 definition's lines) verified by `tool:openwiki-git-ground`, its marker put after the sentence.
 Nothing else in the prose changes; existing claims are never touched. A page is written whole
@@ -63,7 +63,7 @@ class PageReport:
 
 
 def source_index(ws: Workspace, source: str = "worktree") -> Any:
-    from openwiki_git.ground import resolve as ground_resolve
+    from openwiki_git.ground.index import SourceIndex
 
     def read(path: str) -> str | None:
         try:
@@ -73,7 +73,7 @@ def source_index(ws: Workspace, source: str = "worktree") -> Any:
 
     wiki_prefix = ws.config.wiki_dir.rstrip("/") + "/"
     paths = [p for p in _tracked(ws) if not p.startswith(wiki_prefix)]
-    return ground_resolve.SourceIndex(paths, read)
+    return SourceIndex(paths, read)
 
 
 def _tracked(ws: Workspace) -> list[str]:
@@ -195,6 +195,35 @@ def ground_pages(
             apply_page(ws, rep, add_front_matter=add_front_matter, taken=taken, labels=labels, source=source)
         reports.append(rep)
     return reports
+
+
+def proposed(reports: Iterable[PageReport]) -> frozenset[tuple[str, str]]:
+    """(page, statement) of every sentence the pass grounds: the model pass skips them (a plan has
+    not written them)."""
+    return frozenset((r.page, p.statement) for r in reports for p in r.proposals)
+
+
+def report_data(ws: Workspace, reports: list[PageReport], *, plan: bool, model: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`ground`'s report: per page what was (or, in a plan, would be) added, already grounded,
+    broken, ambiguous, not this project's; the summary; the model pass's report when it ran."""
+    pages: list[dict[str, Any]] = []
+    for r in reports:
+        added = r.added if not plan else [
+            {"statement": p.statement, "evidence": p.resource, "reference": p.reference, "kind": p.kind, "target": p.target,
+             "line": p.sentence.line}
+            for p in r.proposals
+        ]
+        pages.append({
+            "page": r.page, "page_path": ws.wiki.repo_path(r.page), "added": added, "already_grounded": r.already,
+            "broken": r.broken, "ambiguous": r.ambiguous, "unknown": r.unknown, "references": r.references,
+            "front_matter_added": r.front_matter_added,
+        })
+    summary = {k: sum(len(p[k]) if isinstance(p[k], list) else int(p[k]) for p in pages)
+               for k in ("references", "added", "already_grounded", "broken", "ambiguous", "unknown")}
+    out: dict[str, Any] = {"tool": PRODUCER, "wiki_dir": ws.config.wiki_dir, "plan": plan, "pages": pages, "summary": summary}
+    if model is not None:
+        out["model"] = model
+    return out
 
 
 def insert_markers(text: str, items: Iterable[tuple[Sentence, str]]) -> str:

@@ -88,7 +88,6 @@ def run(
     `errors`, usage and cost). `options`: a refresh.settings.RefreshOptions; `client`: a Refresher (the
     scripted fake in tests), else the refresher's own, built only when something is sent.
     `skip`: (page, statement) pairs the deterministic pass grounds (a plan has not written them)."""
-    from openwiki_git.refresh import protocol as refresher
     from openwiki_git.refresh.client import model_client
     from openwiki_git.refresh.settings import Settings
 
@@ -109,11 +108,20 @@ def run(
     if plan:
         est_in = sum(it.tokens for it in items)
         out["tokens_in"], out["tokens_out"] = est_in, EST_ANSWER_TOKENS * len(items)
-        out["cost"] = settings.cost(out["tokens_in"], out["tokens_out"])
-        out["summary_line"] = _summary(out, plan=True)
-        return out
-    if items and client is None:
-        client = model_client(settings, len(items))
+    else:
+        if items and client is None:
+            client = model_client(settings, len(items))
+        _send(ws, items, client, settings, source, out)
+    out["cost"] = settings.cost(out["tokens_in"], out["tokens_out"])
+    out["summary_line"] = _summary(out, plan=plan)
+    return out
+
+
+def _send(ws: Workspace, items: list[_Item], client: Any, settings: Any, source: str, out: dict[str, Any]) -> None:
+    """Each sentence to the model in turn, within the token budget; what it grounds is saved, the
+    rest is listed in `out` (ungrounded, rejected, errors)."""
+    from openwiki_git.refresh import protocol as refresher
+
     by = f"model:{settings.model}"
     for n, it in enumerate(items):
         if settings.max_total_tokens is not None and out["tokens_in"] + out["tokens_out"] >= settings.max_total_tokens:
@@ -140,9 +148,6 @@ def run(
         claim = _save(ws, it, verdict, by, source)
         if claim is not None:
             out["grounded"].append({**_where(ws, it), "id": claim.id, "evidence": [e.resource for e in claim.evidence]})
-    out["cost"] = settings.cost(out["tokens_in"], out["tokens_out"])
-    out["summary_line"] = _summary(out, plan=False)
-    return out
 
 
 def _where(ws: Workspace, it: _Item) -> dict[str, Any]:

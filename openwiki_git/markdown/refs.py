@@ -14,8 +14,8 @@ from typing import NamedTuple
 from openwiki_git.pages.markers import MARKER
 
 __all__ = [
-    "BARE_ID", "ID_TAIL", "LINK", "Ref", "ids_in", "link_target", "markers_in", "may_hold_bare_id", "may_refer", "refs_in",
-    "see_target_at", "targets", "targets_with_text",
+    "BARE_ID", "ID_TAIL", "LINK", "Ref", "ids_in", "link_target", "link_targets", "markers_in", "may_hold_bare_id", "may_refer",
+    "refs_in", "see_target_at", "targets", "targets_with_text",
 ]
 
 
@@ -28,7 +28,10 @@ class Ref(NamedTuple):
 
 # Inline links (not images), optional <...> target and title.
 # Starts with a literal `[` (the regex engine then skips ahead fast); an image's `!` is checked by hand.
-LINK = re.compile(r'\[(?:[^\]\[]|\[[^\]]*\])*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+(?:"[^"]*"|\'[^\']*\'|\([^)]*\)))?\s*\)')
+# A link's `](target "title")`, the part link_targets looks for (images' too, any text before).
+_LINK_TAIL = r'\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+(?:"[^"]*"|\'[^\']*\'|\([^)]*\)))?\s*\)'
+LINK = re.compile(r"\[(?:[^\]\[]|\[[^\]]*\])*" + _LINK_TAIL)
+_LINK_ENDS = re.compile(_LINK_TAIL)
 _LINK_DEF = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>]*>|\S+)", re.M)
 _ID = re.compile(r"(?<![\w/.-])([A-Z][A-Z0-9]*)-([0-9]+)(?![\w-])")
 # Identifiers written without a separator ("ADR036", "RFC1234"): only with the prefixes of the
@@ -246,3 +249,29 @@ def _id_start(text: str, i: int) -> int:
 def markers_in(text: str) -> tuple[str, ...]:
     """The claim labels ("c-1a2b3c4d") of the markers in `text`, in order, without duplicates."""
     return tuple(dict.fromkeys(MARKER.findall(text)))
+
+
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+
+
+def link_targets(body: str) -> list[tuple[int, str]]:
+    """(line number, target) of every inline link, image and link reference definition of a
+    page's body, outside fenced code and code spans, line by line (what `lint` checks)."""
+    out: list[tuple[int, str]] = []
+    fence: str | None = None
+    for n, line in enumerate(body.splitlines(), 1):
+        stripped = line.lstrip()
+        if fence is not None:
+            if stripped.startswith(fence):
+                fence = None
+            continue
+        if stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+            continue
+        line = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
+        found = [m.group(1) for m in _LINK_ENDS.finditer(line)]
+        ref = _LINK_DEF.match(line)
+        if ref:
+            found.append(ref.group(1))
+        out.extend((n, t.strip("<>")) for t in found)
+    return out

@@ -1,11 +1,11 @@
-"""OKF v0.2 for openwiki-git pages: front-matter rules, the claims-derived keys, and indexes.
+"""OKF v0.2 for openwiki-git pages: front-matter rules and the claims-derived keys. One cohesive
+thing: the OKF front matter of one page, checked and projected from its claims by the same rules.
 
 - `problems()` says what is wrong with a page's front matter, each with its line and the fix.
 - `project()` brings `sources`, `verified` and `generated` in step with the page's claims (and, on
   an OpenWiki wiki, keeps marks in `x-openwiki-git-marks`): only keys whose value changes are
   rewritten, surgically (frontmatter.py), so a clean page is never touched.
-- `expected_indexes()` renders the directory `index.md` files (`# Files`, `# Directories`).
-- `validate_pages()` runs the bundled JSON Schema over every page, for `openwiki-git validate`.
+- The directory `index.md` files and the bundled JSON Schema's validation are store/bundle.py's.
 
 Rules (see docs/okf-v0.2.md and openwiki-claims-format.md §7):
 - `sources`: whole-file resources of the cited files, id `openwiki-source-<24 hex of sha256>`,
@@ -80,6 +80,34 @@ def problems(fm: fmt.FrontMatter) -> list[Problem]:
     def add(path: tuple[str | int, ...], problem: str, fix: str) -> None:
         out.append((fm.line(*path), problem, fix))
 
+    _descriptive(add, d)
+    for key in ("stale_after", "timestamp"):
+        if key in d:
+            _time(add, d[key], (key,), f"`{key}`")
+    _sources(add, d)
+    if "usage_window" in d:
+        uw = d["usage_window"]
+        if not isinstance(uw, dict):
+            add(("usage_window",), f"`usage_window` must be a mapping, found {_kind(uw)}", "write `{from: ..., to: ...}`")
+        else:
+            for k in ("from", "to"):
+                if k in uw:
+                    _time(add, uw[k], ("usage_window", k), f"usage_window.{k}")
+    _events(add, d)
+    if MARKS_KEY in d:
+        try:
+            marks_from_data(d[MARKS_KEY], fm.filename)
+        except SchemaError as e:
+            add(
+                (MARKS_KEY,),
+                f"`{MARKS_KEY}` is malformed: {e.message.split(': ', 1)[-1]}",
+                "remove the key; `openwiki-git check --fix` marks again",
+            )
+    return out
+
+
+def _descriptive(add: Any, d: dict[str, Any]) -> None:
+    """`type` (required), the string keys, `tags` and `status`."""
     if "type" not in d:
         add((), "`type` is missing", "add `type: Reference` (OKF v0.2 requires a non-empty type)")
     elif not is_text(d["type"]):
@@ -98,54 +126,37 @@ def problems(fm: fmt.FrontMatter) -> list[Problem]:
                     add(("tags", i), f"tags[{i}] must be a non-empty string, found {_kind(t)}", "write `tags: [a, b]`")
     if "status" in d and d["status"] not in STATUSES:
         add(("status",), f"`status` must be draft, stable or deprecated, found {d['status']!r}", "use one of the three")
-    for key in ("stale_after", "timestamp"):
-        if key in d:
-            _time(add, d[key], (key,), f"`{key}`")
-    _sources(add, d)
-    if "usage_window" in d:
-        uw = d["usage_window"]
-        if not isinstance(uw, dict):
-            add(("usage_window",), f"`usage_window` must be a mapping, found {_kind(uw)}", "write `{from: ..., to: ...}`")
-        else:
-            for k in ("from", "to"):
-                if k in uw:
-                    _time(add, uw[k], ("usage_window", k), f"usage_window.{k}")
+
+
+def _events(add: Any, d: dict[str, Any]) -> None:
+    """`generated` (one {by, at} event) and `verified` (one, or a list of them)."""
     if "generated" in d:
         g = d["generated"]
         if not isinstance(g, dict):
             add(("generated",), f"`generated` must be a mapping, found {_kind(g)}", "write `generated: {by: <actor>, at: <time>}`")
         else:
             _event(add, g, ("generated",), "generated")
-    if "verified" in d:
-        v = d["verified"]
-        if isinstance(v, dict):
-            _event(add, v, ("verified",), "verified")
-        elif isinstance(v, list):
-            for i, e in enumerate(v):
-                if not isinstance(e, dict):
-                    add(
-                        ("verified", i),
-                        f"verified[{i}] must be a mapping {{by, at}}, found {_kind(e)}",
-                        "write `- {by: <actor>, at: <time>}`",
-                    )
-                else:
-                    _event(add, e, ("verified", i), f"verified[{i}]")
-        else:
-            add(
-                ("verified",),
-                f"`verified` must be a list of {{by, at}} events, found {_kind(v)}",
-                "write `verified: [{by: <actor>, at: <time>}]`",
-            )
-    if MARKS_KEY in d:
-        try:
-            marks_from_data(d[MARKS_KEY], fm.filename)
-        except SchemaError as e:
-            add(
-                (MARKS_KEY,),
-                f"`{MARKS_KEY}` is malformed: {e.message.split(': ', 1)[-1]}",
-                "remove the key; `openwiki-git check --fix` marks again",
-            )
-    return out
+    if "verified" not in d:
+        return
+    v = d["verified"]
+    if isinstance(v, dict):
+        _event(add, v, ("verified",), "verified")
+    elif isinstance(v, list):
+        for i, e in enumerate(v):
+            if not isinstance(e, dict):
+                add(
+                    ("verified", i),
+                    f"verified[{i}] must be a mapping {{by, at}}, found {_kind(e)}",
+                    "write `- {by: <actor>, at: <time>}`",
+                )
+            else:
+                _event(add, e, ("verified", i), f"verified[{i}]")
+    else:
+        add(
+            ("verified",),
+            f"`verified` must be a list of {{by, at}} events, found {_kind(v)}",
+            "write `verified: [{by: <actor>, at: <time>}]`",
+        )
 
 
 def _time(add: Any, value: Any, path: tuple[str | int, ...], name: str) -> None:

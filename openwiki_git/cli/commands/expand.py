@@ -22,8 +22,9 @@ import json
 import sys
 from typing import Any
 
-from openwiki_git.cli.args import add_format
-from openwiki_git.cli.commands.graph import add_cache_flag, detail_lines, node_line, open_session
+from openwiki_git.cli.args import add_cache_flag, add_format, open_workspace
+from openwiki_git.cli.graph_text import detail_lines, node_line
+from openwiki_git.services.graph import open_session
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -43,7 +44,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    session = open_session(args)
+    session = open_session(open_workspace(args), use_cache=not args.no_cache)
     data = session.expand(args.node, edges=args.edges, hops=args.hops, depth=args.depth, max_chars=args.max_chars)
     if args.format == "json":
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")

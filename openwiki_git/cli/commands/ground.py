@@ -25,9 +25,9 @@ import json
 import sys
 from typing import Any
 
-from openwiki_git import PRODUCER
 from openwiki_git.cli.args import add_format, open_workspace
 from openwiki_git.errors import UsageError
+from openwiki_git.services import ground as grounding
 from openwiki_git.store.workspace import SOURCES_HELP
 
 
@@ -49,76 +49,29 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from openwiki_git.ground import deterministic as ground
-
     if bool(args.pages) == bool(args.all):
         raise UsageError("name the pages to ground, or --all", "e.g. `openwiki-git ground --all --plan`")
     ws = open_workspace(args)
-    pages = ws.wiki.pages() if args.all else [ws.wiki.normalize_page(p) for p in args.pages]
-    for page in pages:
-        if not ws.wiki.page_path(page).is_file():
-            raise UsageError(f"{ws.wiki.repo_path(page)}: no such page", "name a page of the wiki directory")
-    if not args.model and any(v is not None for v in (args.base_url, args.api_key_env, args.max_sentences, args.timeout, args.max_retries)):
+    pages = grounding.resolve_pages(ws, args.pages, every=args.all)
+    tuning = (args.base_url, args.api_key_env, args.max_sentences, args.timeout, args.max_retries)
+    if not args.model and any(v is not None for v in tuning):
         raise UsageError("--base-url, --api-key-env, --max-sentences, --timeout and --max-retries need --model", "add --model NAME")
-    index = ground.source_index(ws, args.source)
-    reports = ground.ground_pages(ws, pages, index, add_front_matter=args.add_front_matter, plan=args.plan, source=args.source)
-    model = model_pass(ws, args, pages, index, reports) if args.model else None
-    data = report_data(ws, reports, plan=args.plan, model=model)
+    model = None
+    if args.model:
+        model = grounding.ModelOptions(
+            args.model, base_url=args.base_url, api_key_env=args.api_key_env, max_sentences=args.max_sentences,
+            timeout=args.timeout, max_retries=args.max_retries,
+        )
+    options = grounding.GroundOptions(
+        pages=pages, plan=args.plan, add_front_matter=args.add_front_matter, source=args.source,
+        model=model,
+    )
+    data = grounding.ground(ws, options)
     if args.format == "json":
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(report_text(data))
     return 1 if data["summary"]["broken"] else 0
-
-
-def model_pass(
-    ws: Any, args: argparse.Namespace, pages: list[str], index: Any, reports: list[Any], client: Any = None,
-    *, endpoint_from_config: bool = True,
-) -> dict[str, Any]:
-    """`--model`: the sentences the references did not ground (ground_model.py). Under `github
-    ground-pr`, `endpoint_from_config=False`: the endpoint and key variable come from the command
-    line only, never from the repository's config (as for `github refresh-pr`)."""
-    from openwiki_git.ground import model_pass as ground_model
-    from openwiki_git.refresh.settings import RefreshOptions
-
-    options = RefreshOptions(
-        model=args.model, base_url=args.base_url, api_key_env=args.api_key_env, max_claims=args.max_sentences,
-        timeout=getattr(args, "timeout", None), max_retries=getattr(args, "max_retries", None),
-        endpoint_from_config=endpoint_from_config,
-    )
-    skip = frozenset((r.page, p.statement) for r in reports for p in r.proposals)  # a plan wrote nothing
-    return ground_model.run(ws, pages, index, options=options, plan=args.plan, source=args.source, skip=skip, client=client)
-
-
-def report_data(ws: Any, reports: list[Any], *, plan: bool, model: dict[str, Any] | None = None) -> dict[str, Any]:
-    pages = []
-    for r in reports:
-        added = (
-            r.added
-            if not plan
-            else [
-                {
-                    "statement": p.statement,
-                    "evidence": p.resource,
-                    "reference": p.reference,
-                    "kind": p.kind,
-                    "target": p.target,
-                    "line": p.sentence.line,
-                }
-                for p in r.proposals
-            ]
-        )
-        pages.append({
-            "page": r.page, "page_path": ws.wiki.repo_path(r.page), "added": added, "already_grounded": r.already,
-            "broken": r.broken, "ambiguous": r.ambiguous, "unknown": r.unknown, "references": r.references,
-            "front_matter_added": r.front_matter_added,
-        })
-    summary = {k: sum(len(p[k]) if isinstance(p[k], list) else int(p[k]) for p in pages)
-               for k in ("references", "added", "already_grounded", "broken", "ambiguous", "unknown")}
-    out: dict[str, Any] = {"tool": PRODUCER, "wiki_dir": ws.config.wiki_dir, "plan": plan, "pages": pages, "summary": summary}
-    if model is not None:
-        out["model"] = model
-    return out
 
 
 def report_text(data: dict[str, Any]) -> str:

@@ -17,11 +17,7 @@ from __future__ import annotations
 import argparse
 
 from openwiki_git.cli.args import open_workspace
-from openwiki_git.store.wiki import atomic_write
-
-DRIVER_NAME = "openwiki-git"
-DRIVER = "openwiki-git merge-driver %O %A %B %P"
-DESCRIPTION = "openwiki-git sidecars, merged claim by claim"
+from openwiki_git.services.install import install
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -29,27 +25,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def attributes_lines(wiki_dir: str) -> list[str]:
-    return [f"{wiki_dir}/.claims/**/*.json merge={DRIVER_NAME}", f"{wiki_dir}/**/*.md merge={DRIVER_NAME}"]
-
-
 def run(args: argparse.Namespace) -> int:
     ws = open_workspace(args, require_wiki=False)
-    changed = []
-    for key, value in ((f"merge.{DRIVER_NAME}.name", DESCRIPTION), (f"merge.{DRIVER_NAME}.driver", DRIVER)):
-        if ws.repo.config_value(key) != value:
-            ws.repo.set_config(key, value)
-            changed.append(f"git config {key}")
-    path = ws.repo.root / ".gitattributes"
-    data = path.read_bytes() if path.is_file() else b""
-    text = data.decode("utf-8", errors="replace")
-    present = {existing.strip() for existing in text.splitlines()}
-    missing = [line for line in attributes_lines(ws.config.wiki_dir) if line not in present]
-    if missing:
-        with ws.wiki.lock():
-            prefix = text if not text or text.endswith("\n") else text + "\n"
-            atomic_write(path, (prefix + "".join(m + "\n" for m in missing)).encode("utf-8"), root=ws.repo.root)
-        changed.append(".gitattributes")
+    changed = install(ws)
     for what in changed:
         print(f"set {what}")
     if not changed:

@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 
-from openwiki_git.cli.args import add_format, open_workspace
+from openwiki_git.cli.args import add_format, open_workspace, parse_shard
 from openwiki_git.redact import redact
 
 
@@ -49,18 +49,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-retries", type=int, metavar="N", help="retries per request (429, timeouts, 5xx)")
     add_format(p)
     p.set_defaults(run=run)
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """`I/N` with 1 <= I <= N (argparse's type: a bad value is a usage error, exit 2)."""
-    i_text, sep, n_text = text.partition("/")
-    try:
-        i, n = int(i_text), int(n_text)
-    except ValueError:
-        i, n = 0, 0
-    if not sep or n < 1 or not 1 <= i <= n:
-        raise argparse.ArgumentTypeError(f"{text!r}: use I/N with 1 <= I <= N, e.g. 1/4")
-    return i, n
 
 
 def run(args: argparse.Namespace) -> int:

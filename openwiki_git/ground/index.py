@@ -1,0 +1,359 @@
+"""The repository's definitions, indexed for `ground`: Python through `ast` (modules, classes,
+functions, methods, module and class attributes, re-exports followed, inherited members looked up
+in project base classes; a definition runs from its first decorator to its last line), other
+languages through tree-sitter when the optional extra is installed (treesitter.py), and the lines
+that define CLI flags and environment variables. Pure: the files come in through a reader."""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+# Tests', docs', examples', benchmarks' and scripts' paths: their definitions lose to the project's own.
+SECONDARY = re.compile(
+    r"(?:^|/)(?:tests?|testing|docs?|examples?|bench(?:marks?)?|scripts?|changelog\.d)/|(?:^|/)(?:test_[^/]*|[^/]*_test\.py|conftest\.py)$"
+)
+_CODE_EXT = (
+    ".py",
+    ".pyi",
+    ".js",
+    ".mjs",
+    ".ts",
+    ".tsx",
+    ".jsx",
+    ".go",
+    ".rs",
+    ".java",
+    ".rb",
+    ".c",
+    ".h",
+    ".cc",
+    ".cpp",
+    ".hpp",
+    ".kt",
+    ".swift",
+    ".cs",
+    ".php",
+    ".sh",
+)
+_FLAG_LINE = re.compile(r"""["'](--[A-Za-z][\w-]*)["']""")
+_ENV_LINE = re.compile(r"""["']([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)["']|process\.env\.([A-Z][A-Z0-9_]*)""")
+_ENV_HINT = re.compile(r"environ|getenv|Getenv|env::var|process\.env|ENV\[|env_var|envvar|\benv\b", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    qualname: str
+    path: str
+    start: int
+    end: int
+    kind: str  # module, class, function, method, variable, attribute
+    toplevel: bool = False
+
+    @property
+    def resource(self) -> str:
+        return f"repo://{self.path}#L{self.start}-L{self.end}"
+
+
+@dataclass
+class _Module:
+    name: str
+    path: str
+    aliases: dict[str, str] = field(default_factory=dict)  # local name -> qualified target
+    stars: list[str] = field(default_factory=list)
+    bases: dict[str, list[str]] = field(default_factory=dict)  # class qualname -> base expressions
+    has_getattr: bool = False
+
+
+class SourceIndex:
+    """The repository's definitions, built lazily from `paths` (tracked files) and `read`."""
+
+    def __init__(self, paths: Iterable[str], read: Callable[[str], str | None]) -> None:
+        self.paths = sorted(set(paths))
+        self.path_set = set(self.paths)
+        self._read = read
+        self._texts: dict[str, str | None] = {}
+        self._built = False
+        self.defs: dict[str, list[Definition]] = defaultdict(list)
+        self.by_last: dict[str, list[str]] = defaultdict(list)  # last segment -> qualnames
+        self.modules: dict[str, _Module] = {}
+        self.roots: set[str] = set()  # top-level module / package names
+        self._flags: dict[str, list[tuple[str, int, str]]] | None = None
+        self._envs: dict[str, list[tuple[str, int, str]]] | None = None
+        self._words: set[str] | None = None
+        self.dirs = {posixpath.dirname(p) for p in self.paths}
+        for p in list(self.dirs):
+            while p:
+                p = posixpath.dirname(p)
+                self.dirs.add(p)
+
+    def text(self, path: str) -> str | None:
+        if path not in self._texts:
+            self._texts[path] = self._read(path)
+        return self._texts[path]
+
+    def lines(self, path: str) -> list[str]:
+        t = self.text(path)
+        return t.splitlines() if t else []
+
+    # -- building --------------------------------------------------------------------------
+    def build(self) -> None:
+        if self._built:
+            return
+        self._built = True
+        for path in self.paths:
+            if path.endswith(".py") or path.endswith(".pyi") and path[:-1] not in self.path_set:
+                self._index_python(path)  # a stub beside its module adds nothing but ambiguity
+        for path in self.paths:
+            if path.endswith(_CODE_EXT) and not path.endswith((".py", ".pyi")):
+                self._index_other(path)
+
+    def module_name(self, path: str) -> str:
+        """`src/attr/_make.py` -> `attr._make` (the directories holding `__init__.py` count)."""
+        parts = path[: -len(posixpath.splitext(path)[1])].split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        i = len(parts) - 1
+        while i > 0 and "/".join(parts[:i]) + "/__init__.py" in self.path_set:
+            i -= 1
+        return ".".join(parts[max(i, 0) :])
+
+    def _add(self, d: Definition) -> None:
+        if not self.defs[d.qualname]:
+            self.by_last[d.qualname.rsplit(".", 1)[-1]].append(d.qualname)
+        self.defs[d.qualname].append(d)
+
+    def _index_python(self, path: str) -> None:
+        text = self.text(path)
+        if not text:
+            return
+        try:
+            tree = ast.parse(text, filename=path)
+        except (SyntaxError, ValueError):
+            return
+        name = self.module_name(path)
+        if not name:
+            return
+        mod = _Module(name, path)
+        self.modules[name] = mod
+        self.roots.add(name.split(".")[0])
+        self._add(Definition(name, path, 1, 1, "module", True))
+        package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
+        self._walk(tree.body, name, path, mod, package, toplevel=True, in_class=None)
+
+    def _walk(
+        self, body: list[ast.stmt], prefix: str, path: str, mod: _Module, package: str, *, toplevel: bool, in_class: str | None
+    ) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                q = f"{prefix}.{node.name}"
+                is_class = isinstance(node, ast.ClassDef)
+                kind = "class" if is_class else ("method" if in_class else "function")
+                overload = any(_dec_name(d) in ("overload", "typing.overload") for d in node.decorator_list)
+                accessor = any(_dec_name(d).endswith((".setter", ".deleter")) for d in node.decorator_list)
+                if not overload and not accessor:
+                    self._add(Definition(q, path, start, node.end_lineno or node.lineno, kind, toplevel))
+                if toplevel and node.name == "__getattr__":
+                    mod.has_getattr = True
+                if isinstance(node, ast.ClassDef):
+                    mod.bases[q] = [ast.unparse(b) for b in node.bases]
+                    self._slots(node, q, path)
+                    self._walk(node.body, q, path, mod, package, toplevel=False, in_class=q)
+                elif in_class and node.name == "__init__":
+                    for sub in ast.walk(node):
+                        if isinstance(sub, (ast.Assign, ast.AnnAssign)):
+                            targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                            for t in targets:
+                                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                                    self._add(
+                                        Definition(f"{in_class}.{t.attr}", path, sub.lineno, sub.end_lineno or sub.lineno, "attribute")
+                                    )
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        self._add(Definition(f"{prefix}.{t.id}", path, node.lineno, node.end_lineno or node.lineno, "variable", toplevel))
+                        if toplevel and isinstance(node.value, (ast.Name, ast.Attribute)):
+                            mod.aliases[t.id] = ast.unparse(node.value)  # `s = attributes = attrs`
+                    elif isinstance(t, ast.Tuple):
+                        for elt in t.elts:
+                            if isinstance(elt, ast.Name):
+                                self._add(
+                                    Definition(
+                                        f"{prefix}.{elt.id}", path, node.lineno, node.end_lineno or node.lineno, "variable", toplevel
+                                    )
+                                )
+            elif toplevel and isinstance(node, ast.ImportFrom):
+                base = _absolute(node.module, node.level, package)
+                for a in node.names:
+                    if a.name == "*":
+                        mod.stars.append(base)
+                    else:
+                        mod.aliases[a.asname or a.name] = f"{base}.{a.name}" if base else a.name
+            elif toplevel and isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        mod.aliases[a.asname] = a.name
+            elif isinstance(node, (ast.If, ast.Try, ast.With)) and toplevel:
+                blocks = [node.body, getattr(node, "orelse", []), getattr(node, "finalbody", [])]
+                blocks += [h.body for h in getattr(node, "handlers", [])]
+                for b in blocks:
+                    self._walk(b, prefix, path, mod, package, toplevel=True, in_class=None)
+
+    def _slots(self, node: ast.ClassDef, q: str, path: str) -> None:
+        """Names in a class's `__slots__` are its attributes (cited at the `__slots__` line)."""
+        for stmt in node.body:
+            slots = isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__slots__" for t in stmt.targets)
+            if slots and isinstance(stmt, ast.Assign) and isinstance(stmt.value, (ast.Tuple, ast.List)):
+                for elt in stmt.value.elts:
+                    if isinstance(elt, ast.Constant) and isinstance(elt.value, str):
+                        self._add(Definition(f"{q}.{elt.value}", path, stmt.lineno, stmt.end_lineno or stmt.lineno, "attribute"))
+
+    def _index_other(self, path: str) -> None:
+        from openwiki_git.ground import treesitter as ground_ts
+
+        text = self.text(path)
+        if not text:
+            return
+        for qual, start, end, kind in ground_ts.definitions(path, text):
+            self._add(Definition(qual, path, start, end, kind, "." not in qual))
+
+    # -- symbols ---------------------------------------------------------------------------
+    def expand(self, name: str, depth: int = 0) -> list[Definition]:
+        """Definitions `name` denotes exactly, re-exports and inheritance followed."""
+        if depth > 8:
+            return []
+        if name in self.defs:
+            return self._pick(self.defs[name])
+        parts = name.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            head, rest = ".".join(parts[:i]), parts[i:]
+            mod = self.modules.get(head)
+            if mod is not None:
+                if rest[0] in mod.aliases:
+                    target = mod.aliases[rest[0]]
+                    if "." not in target and target not in self.modules:
+                        target = f"{head}.{target}"  # `s = attrs`: a name in the same module
+                    got = self.expand(".".join([target, *rest[1:]]), depth + 1)
+                    if got:
+                        return got
+                for star in mod.stars:
+                    got = self.expand(".".join([star, *rest]), depth + 1)
+                    if got:
+                        return got
+            if head in self.defs and any(d.kind == "class" for d in self.defs[head]):
+                got = self._inherited(head, rest, depth)
+                if got:
+                    return got
+        return []
+
+    def _inherited(self, cls: str, rest: list[str], depth: int) -> list[Definition]:
+        mod = self.modules.get(self.defs[cls][0].path and self.module_name(self.defs[cls][0].path))
+        if mod is None:
+            return []
+        for base in mod.bases.get(cls, []):
+            base_q = self._qualify(base, mod)
+            if base_q and base_q != cls:
+                got = self.expand(".".join([base_q, *rest]), depth + 1)
+                if got:
+                    return got
+        return []
+
+    def _qualify(self, expr: str, mod: _Module) -> str | None:
+        head, _, tail = expr.partition(".")
+        if head in mod.aliases:
+            target = mod.aliases[head]
+            return f"{target}.{tail}" if tail else target
+        if f"{mod.name}.{head}" in self.defs:
+            return f"{mod.name}.{expr}"
+        return None
+
+    def external_bases(self, cls: str) -> bool:
+        """The class derives from something outside the project (its attributes are unknowable)."""
+        defs = self.defs.get(cls)
+        if not defs:
+            return True
+        mod = self.modules.get(self.module_name(defs[0].path))
+        if mod is None:
+            return True
+        for base in mod.bases.get(cls, []):
+            if base in ("object", "Exception", "Generic") or base.startswith(("Generic[", "Protocol")):
+                continue
+            q = self._qualify(base, mod)
+            if q is None or not self.expand(q) or self.external_bases(self.expand(q)[0].qualname):
+                return True
+        return False
+
+    @staticmethod
+    def _pick(defs: list[Definition]) -> list[Definition]:
+        unique = list({(d.path, d.start, d.end): d for d in defs}.values())
+        # `Attribute = _add_hash(Attribute)`: a rebinding of a class or function is not another one
+        real = {(d.qualname, d.path) for d in unique if d.kind in ("class", "function", "method")}
+        declared = {d.qualname for d in unique if d.kind == "variable"}  # `_logger: X` beside `self._logger = x`
+        return [
+            d for d in unique
+            if (d.kind in ("class", "function", "method") or (d.qualname, d.path) not in real)
+            and not (d.kind == "attribute" and d.qualname in declared)
+        ]
+
+    def suffix(self, name: str) -> list[Definition]:
+        last = name.rsplit(".", 1)[-1]
+        out: list[Definition] = []
+        for q in self.by_last.get(last, []):
+            if q == name or q.endswith("." + name):
+                out.extend(self.defs[q])
+        # re-exports whose public name ends so: `attrs.define` found from `define`
+        return self._pick(out)
+
+    def words(self) -> set[str]:
+        if self._words is None:
+            words: set[str] = set()
+            for p in self.paths:
+                if p.endswith(_CODE_EXT):
+                    words.update(_WORD.findall(self.text(p) or ""))
+            self._words = words
+        return self._words
+
+    # -- flags and environment variables ---------------------------------------------------
+    def flags(self) -> dict[str, list[tuple[str, int, str]]]:
+        if self._flags is None:
+            self._flags = self._scan(lambda line: [m.group(1) for m in _FLAG_LINE.finditer(line)])
+        return self._flags
+
+    def envs(self) -> dict[str, list[tuple[str, int, str]]]:
+        if self._envs is None:
+            def hits(line: str) -> list[str]:
+                if not _ENV_HINT.search(line):
+                    return []
+                return [m.group(1) or m.group(2) for m in _ENV_LINE.finditer(line)]
+
+            self._envs = self._scan(hits)
+        return self._envs
+
+    def _scan(self, hits: Callable[[str], list[str]]) -> dict[str, list[tuple[str, int, str]]]:
+        out: dict[str, list[tuple[str, int, str]]] = defaultdict(list)
+        for p in self.paths:
+            if not p.endswith(_CODE_EXT) or SECONDARY.search(p):
+                continue
+            for n, line in enumerate(self.lines(p), 1):
+                for h in hits(line):
+                    out[h].append((p, n, line))
+        return out
+
+
+def _dec_name(d: ast.expr) -> str:
+    return ast.unparse(d.func if isinstance(d, ast.Call) else d)
+
+
+def _absolute(module: str | None, level: int, package: str) -> str:
+    if level == 0:
+        return module or ""
+    parts = package.split(".") if package else []
+    base = parts[: len(parts) - (level - 1)] if level > 1 else parts
+    return ".".join([*base, module] if module else base)

@@ -1,0 +1,224 @@
+"""The hook's engine: one diff evaluated against the wiki's claims, and its outcomes written.
+
+`staged_or_range` finds the diff to follow (the staged diff, or a ref range), `evaluate` judges
+the claims it touches (`claims.staleness` decides each one), `candidates` names the files
+`apply` may write, `apply` writes the re-anchored and marked claims and re-renders the pages
+whose generated parts are out of step. Used by the commit loop (`hook/commit.py`) and by the CI
+report (`services/check.ci_report`), which evaluates the commits of a pull request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from openwiki_git.caches import cites
+from openwiki_git.claims.outcomes import ClaimOutcome
+from openwiki_git.claims.staleness import Engine, Options
+from openwiki_git.errors import SchemaError
+from openwiki_git.formats import sidecar as sidecar_codec
+from openwiki_git.git import diff as gitdiff
+from openwiki_git.git.repo import blob_id
+from openwiki_git.model import Sidecar
+from openwiki_git.store import editing
+from openwiki_git.store.workspace import Workspace, now_iso
+
+NULL_REF = "0" * 40
+WORKTREE = "worktree"
+
+
+@dataclass
+class Evaluation:
+    """What one diff did to the wiki's claims."""
+
+    diff: gitdiff.Diff
+    outcomes: list[ClaimOutcome] = field(default_factory=list)  # affected claims, page then claim order
+    sidecars: dict[str, Sidecar] = field(default_factory=dict)  # the current sidecars that were read
+    everything: bool = False  # no diff: every claim was checked against the new side
+    render: set[str] = field(default_factory=set)  # pages whose page or sidecar the diff changes
+
+    def stale(self) -> list[ClaimOutcome]:
+        return [o for o in self.outcomes if o.status != "fresh"]
+
+
+def _page_of(sidecar_rel: str) -> str:
+    return sidecar_rel[: -len(".json")] + ".md"
+
+
+def _parse_blob(ws: Workspace, commit: str | None, page: str, data: bytes) -> Sidecar | None:
+    path = ws.wiki.sidecar_path(page).relative_to(ws.repo.root).as_posix()
+    try:
+        text = data.decode("utf-8")
+        return sidecar_codec.loads(text, filename=f"{path}@{(commit or '')[:12]}", page=page, wiki_dir=ws.config.wiki_dir)
+    except (UnicodeDecodeError, SchemaError):
+        return None
+
+
+def _load_blob(ws: Workspace, commit: str | None, page: str) -> tuple[str, Sidecar | None] | None:
+    """(blob id, sidecar or None when it does not parse) of a page's sidecar in a commit."""
+    got = _blob(ws, commit, page)
+    return None if got is None else (got[0], _parse_blob(ws, commit, page, got[1]))
+
+
+def _blob(ws: Workspace, commit: str | None, page: str) -> tuple[str, bytes] | None:
+    path = ws.wiki.sidecar_path(page).relative_to(ws.repo.root).as_posix()
+    return gitdiff.blob_at(ws.repo, commit, path)
+
+
+def _load_current(ws: Workspace, current: str, page: str) -> tuple[str | None, Sidecar | None]:
+    """(blob id, sidecar) of a page's sidecar as it is now: on disk, or in commit `current`."""
+    if current != WORKTREE:
+        got = _load_blob(ws, current, page)
+        if got is None:
+            return None, None
+        if got[1] is None:  # a broken sidecar in the commit under review: say so, as `check` does
+            path = ws.wiki.sidecar_path(page).relative_to(ws.repo.root).as_posix()
+            data = gitdiff.blob_at(ws.repo, current, path)
+            assert data is not None
+            sidecar_codec.loads(data[1].decode("utf-8", "replace"), filename=path, page=page, wiki_dir=ws.config.wiki_dir)
+        return got
+    sidecar = ws.wiki.load(page)
+    if sidecar is None:
+        return None, None
+    try:
+        blob = blob_id(ws.wiki.sidecar_path(page).read_bytes())
+    except OSError:
+        blob = None
+    return blob, sidecar
+
+
+def _engine(ws: Workspace, diff: gitdiff.Diff) -> Engine:
+    """The staleness engine over `diff`, with the config's rules."""
+    options = Options(
+        now=now_iso(),
+        adjacent_insert=ws.config.adjacent_insert,
+        max_growth=ws.config.max_growth,
+        commit=diff.old,
+        wiki_dir=ws.config.wiki_dir,
+        cosmetic_edits=ws.config.cosmetic_edits,
+        cosmetic_annotations=ws.config.cosmetic_annotations,
+        growth_factor=ws.config.range_growth_factor,
+        growth_lines=ws.config.range_growth_lines,
+    )
+    return Engine(
+        diff.changes,
+        lambda p: gitdiff.read(ws.repo, diff.old, p),
+        lambda p: gitdiff.read(ws.repo, diff.new, p),
+        options,
+    )
+
+
+def _every_page(ws: Workspace, current: str) -> set[str]:
+    """Every page with a sidecar: on disk, or in commit `current`."""
+    if current == WORKTREE:
+        return set(ws.wiki.sidecar_pages())
+    return {_page_of(side) for side in cites.CiteIndex(ws.repo, f"{ws.config.wiki_dir}/.claims").sidecars(current)}
+
+
+def _touched_pages(ws: Workspace, diff: gitdiff.Diff) -> tuple[set[str], set[str]]:
+    """(the pages to judge, the pages whose page or sidecar the diff changes): those citing a
+    file the diff changes, found through the cached reverse index (the wiki's other sidecars
+    are not read), and those whose sidecar or page it changes."""
+    wiki_prefix = ws.config.wiki_dir + "/"
+    claims_dir = f"{ws.config.wiki_dir}/.claims"
+    touched: set[str] = set()
+    sources = {c.old_path for c in diff.changes if c.old_path and not c.old_path.startswith(wiki_prefix)}
+    pages = {_page_of(s) for s in cites.CiteIndex(ws.repo, claims_dir).sidecars_citing(diff.old, sources)}
+    for c in diff.changes:
+        for p in (c.old_path, c.new_path):
+            if p and p.startswith(claims_dir + "/") and p.endswith(".json"):
+                touched.add(_page_of(p[len(claims_dir) + 1 :]))
+            elif p and p.startswith(wiki_prefix) and p.endswith(".md"):
+                touched.add(p[len(wiki_prefix) :])
+    return pages | touched, touched
+
+
+def _previous(ws: Workspace, diff: gitdiff.Diff, page: str, blob: str | None, current: Sidecar) -> Sidecar | None:
+    """The page's sidecar on the diff's old side (None when it had none, or it does not parse)."""
+    old_id = gitdiff.blob_id_at(ws.repo, diff.old, f"{ws.config.wiki_dir}/.claims/{page[: -len('.md')]}.json")
+    if old_id is None:
+        return None
+    if old_id == blob:
+        return current
+    got = _blob(ws, diff.old, page)
+    return _parse_blob(ws, diff.old, page, got[1]) if got is not None else None
+
+
+def evaluate(ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, everything: bool = False) -> Evaluation:
+    """Judge the claims `diff` touches: those citing a file it changes and those in sidecars it
+    changes (_touched_pages). `current` says where the sidecars are read now: the working tree
+    (what the hook writes) or a commit id. `everything`: judge every claim against the new side
+    (no diff to follow)."""
+    engine = _engine(ws, diff)
+    if everything:
+        pages = render = _every_page(ws, current)
+    else:
+        pages, render = _touched_pages(ws, diff)
+    result = Evaluation(diff, everything=everything, render=render)
+    for page in sorted(pages):
+        blob, cur = _load_current(ws, current, page)
+        if cur is None:
+            continue
+        result.sidecars[page] = cur
+        prev = None if everything else _previous(ws, diff, page, blob, cur)
+        for claim in cur.claims:
+            before = prev.claim(claim.id) if prev is not None else None
+            outcome = engine.judge(page, before, claim)
+            if outcome.affected:
+                result.outcomes.append(outcome)
+    ws.wiki.require_unique_ids(result.sidecars)  # before anything is written or reported
+    return result
+
+
+def _rewrites(evaluation: Evaluation) -> dict[str, dict[str, ClaimOutcome]]:
+    by_page: dict[str, dict[str, ClaimOutcome]] = {}
+    for o in evaluation.outcomes:
+        if o.changed:
+            by_page.setdefault(o.page, {})[o.before.id] = o
+    return by_page
+
+
+def candidates(ws: Workspace, evaluation: Evaluation) -> list[str]:
+    """The repo paths `apply` may write (each page and its sidecar), before it writes them."""
+    pages = set(_rewrites(evaluation)) | evaluation.render
+    out = []
+    for page in sorted(pages):
+        out.append(ws.wiki.repo_path(page))
+        out.append(ws.wiki.sidecar_path(page).relative_to(ws.wiki.root).as_posix())
+    return out
+
+
+def apply(ws: Workspace, evaluation: Evaluation) -> list[str]:
+    """Write the re-anchored and marked claims (caller holds the wiki lock); the paths written."""
+    by_page = _rewrites(evaluation)
+    written: list[str] = []
+    for page, changed in sorted(by_page.items()):
+        sidecar = evaluation.sidecars[page]
+        claims = tuple(changed[c.id].after if c.id in changed else c for c in sidecar.claims)
+        written.extend(editing.save_page(ws.wiki, sidecar.replace(claims=claims)))
+    for page in sorted(evaluation.render - set(by_page)):
+        # A page whose generated parts are out of step with its sidecar (after a merge, or a
+        # hand edit of the citations block): re-render it. Its prose is never touched.
+        current = evaluation.sidecars.get(page)
+        if current is not None:
+            before, after = editing.render_page(ws.wiki, current)
+            if before is not None and before != after:
+                written.extend(editing.save_page(ws.wiki, current))
+    return written
+
+
+def _ref(ws: Workspace, rev: str | None) -> str | None:
+    if not rev or rev == NULL_REF:
+        return None
+    return ws.repo.commit_id(rev)
+
+
+def staged_or_range(ws: Workspace, from_ref: str | None, to_ref: str | None) -> tuple[gitdiff.Diff, str]:
+    """The diff to follow and where the sidecars are read: the staged diff, or a ref range."""
+    threshold = ws.config.rename_threshold
+    if from_ref or to_ref:
+        new = _ref(ws, to_ref or "HEAD")
+        assert new is not None
+        old = _ref(ws, from_ref)
+        base = gitdiff.merge_base(ws.repo, old, new) if old is not None else None
+        return gitdiff.between(ws.repo, base, new, rename_threshold=threshold), new
+    return gitdiff.staged(ws.repo, rename_threshold=threshold), gitdiff.INDEX

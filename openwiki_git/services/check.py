@@ -1,0 +1,349 @@
+"""`check`'s judging: every claim judged (through the check cache when it can answer), the
+page's and the wiki's findings added, `--fix` applied, and the CI report of a commit range.
+
+`run(CheckOptions)` is the one entry: it returns the report as data (`Checked`), which
+`cli/report.py` renders. A warm run with nothing changed is answered by `checkcache.answer()`
+from the standard library alone: this module imports the model, the checker, git and pygit2
+only when something must be judged (tests/test_check_imports.py keeps it so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from openwiki_git import PRODUCER
+from openwiki_git.caches import check as checkcache
+from openwiki_git.claims import report
+from openwiki_git.services.check_stream import Stream, items_of, sidecar_loader, stream
+
+if TYPE_CHECKING:
+    from openwiki_git.caches.check_reuse import Judged
+    from openwiki_git.model import ClaimResult
+    from openwiki_git.store.workspace import Workspace
+
+
+class CheckOptions(NamedTuple):
+    """What to check and what to report. (A NamedTuple, typed and immutable, rather than a
+    dataclass: the warm answer must not import dataclasses, which brings inspect.)"""
+
+    directory: str | None = None  # where the repository is found (-C); None: the current directory
+    wiki_dir: str | None = None  # --wiki-dir; None: the config's
+    source: str = "worktree"  # where evidence is read: worktree, index or a revision
+    pages: tuple[str, ...] = ()  # only these pages' claims (none: every page)
+    fix: bool = False  # re-anchor, mark and clear marks first (never through the cache)
+    use_cache: bool = True  # False: neither use nor update the check cache
+    base: str | None = None  # CI: the claims made stale between merge-base(base, head) and head
+    head: str | None = None  # with base: the head commit (None: HEAD)
+    every: bool = True  # list every claim, fresh ones too (else the notable ones)
+    only_problems: bool = False  # list only the problems and say so (`"only_problems": true`)
+
+
+class Checked(NamedTuple):
+    """What `run` found: the whole report (`data`), or for a run of the cache, its `stream`."""
+
+    data: dict[str, Any] | None
+    stream: Stream | None
+    ok: bool  # exit 0
+    written: tuple[str, ...] = ()  # --fix: the files rewritten
+
+
+def run(options: CheckOptions) -> Checked:
+    cacheable = not (options.base or options.fix or not options.use_cache or options.pages)
+    if cacheable and options.source == "worktree":
+        cached = checkcache.answer(options.directory, options.wiki_dir)
+        if cached is not None:  # nothing changed since the last run: no git, no judging
+            return _answered(options, cached)
+    trusted = None if (options.base or options.fix or not options.use_cache) else checkcache.trusted_location(options.directory)
+    ws = _workspace(options) if trusted is None else _located_workspace(options, *trusted[:3])
+    if options.base:
+        data = ci_report(ws, options.base, options.head)
+        s = data["summary"]
+        return Checked(data, None, s["stale"] == 0 and s["unresolved"] == 0 and not data.get("superseded_sources"))
+    if options.source != "worktree" or options.fix or not options.use_cache:
+        return _run_uncached(ws, options)  # the reference the cache is tested against (test_check_differential)
+    return _run_cached(ws, options, trusted[3] if trusted is not None else None)
+
+
+def _workspace(options: CheckOptions) -> Workspace:
+    from pathlib import Path
+
+    from openwiki_git.store.workspace import Workspace
+
+    return Workspace.open(Path(options.directory) if options.directory else None, wiki_dir=options.wiki_dir)
+
+
+def _located_workspace(options: CheckOptions, root: str, git_dir: str, tracked: frozenset[str]) -> Workspace:
+    """Workspace.open() for a repository the cache vouches for: git (pygit2) is opened only if
+    this run needs it (a file not known to be tracked, line-ending rules, another source)."""
+    from pathlib import Path
+
+    from openwiki_git.git.repo import Repo
+    from openwiki_git.store.workspace import Workspace
+
+    repo = Repo.located(root, git_dir, tracked)
+    return Workspace.on(repo, wiki_dir=options.wiki_dir, git_dir=Path(git_dir))
+
+
+def _answered(options: CheckOptions, cached: dict[str, Any]) -> Checked:
+    """The report of the cache's fast answer (checkcache.answer)."""
+    entries = cached["pages"]
+    loader = sidecar_loader(cached["root"], cached["wiki_dir"], entries)
+    pages = sorted(entries)
+    late, notices = _wiki_findings(lambda: _workspace(options), entries, pages)
+    return _streamed(options, cached["wiki_dir"], entries, pages, loader, late, notices)
+
+
+def _run_cached(ws: Workspace, options: CheckOptions, cached: dict[str, Any] | None) -> Checked:
+    """Every page's entry reused while its keys hold, the others judged and cached again."""
+    with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes
+        judged = judge(ws, options, use_cache=True, cached=cached)
+    wanted = _wanted(ws, options)
+    pages = [p for p in judged.pages if wanted is None or p in wanted]
+
+    def items(page: str) -> Iterator[report.Item]:
+        sc = judged.sidecars.get(page) or ws.wiki.load(page)
+        yield from items_of(page, f"{ws.config.wiki_dir}/{page}", judged.entries[page], sc)
+
+    late, notices = _wiki_findings(lambda: ws, judged.entries, pages, judged.sidecars)
+    return _streamed(options, ws.config.wiki_dir, judged.entries, pages, items, late, notices)
+
+
+def _streamed(
+    options: CheckOptions, wiki_dir: str, entries: dict[str, Any], pages: list[str], items: Callable[[str], Iterable[report.Item]],
+    late: dict[str, list[Any]], notices: dict[str, list[Any]],
+) -> Checked:
+    """The streamed report of `pages` (check_stream.stream), with the head of this run."""
+    head = {"$schema": report.REPORT_SCHEMA_ID, "tool": PRODUCER, "wiki_dir": wiki_dir, "source": options.source}
+    out = stream(head, entries, pages, items, every=options.every, only_problems=options.only_problems, late=late, notices=notices)
+    return Checked(None, out, is_clean(out.tail))
+
+
+def judge(ws: Workspace, options: CheckOptions, *, use_cache: bool, cached: dict[str, Any] | None = None) -> Judged:
+    from openwiki_git.caches import check_reuse
+
+    return check_reuse.judge(
+        ws,
+        cached=cached,
+        wiki_dir_arg=options.wiki_dir,
+        use_cache=use_cache,
+        record=lambda r: None if report.is_plain(r) else report.claim_data(r, ws.config.wiki_dir),
+        findings=lambda page, text, sc: page_findings(ws, page, text, sc),
+        now=datetime.now(UTC),
+    )
+
+
+def page_findings(ws: Workspace, page: str, text: str | None, sidecar: Any = None) -> dict[str, list[Any]]:
+    """THE place for a page's extra findings (beyond its claims' verdicts), e.g. broken references
+    in its prose or claims citing superseded documents: `{report key: [JSON-able records]}`.
+
+    They are computed only when the page is judged (its sidecar, page or a cited file changed),
+    kept with the page's entry in the check cache, and merged into the report by check_stream.stream(): each
+    key becomes a top-level list of the report (pages in order), after `summary`. Add the key to
+    schemas/check-report.schema.json. A finding that depends on a file other than the page and
+    its cited files must make the cache key depend on it too (checkcache.cache_key), or be a
+    wiki-wide finding (_wiki_findings). Keys starting with "_" are flags for those, never reported."""
+    from openwiki_git.graph import citestale
+    from openwiki_git.ground import deterministic as ground
+
+    found: dict[str, list[Any]] = {}
+    if sidecar is not None and ground.grounded_pages({page: sidecar}):
+        found["_grounded"] = [True]  # broken references depend on every tracked file: _wiki_findings
+    if sidecar is not None and citestale.cited_documents(sidecar.claims, ws.config.wiki_dir):
+        found["_cites_documents"] = [True]  # a document's standing is decided by other documents too
+    return found
+
+
+def _wiki_findings(
+    workspace: Callable[[], Workspace], entries: dict[str, Any], pages: list[str], sidecars: dict[str, Any] | None = None
+) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+    """Findings that depend on more than a page and the files it cites, so that the per-page
+    cache cannot keep them: broken code references on the pages `ground` grounded (they depend
+    on every tracked file; ground.broken_references keeps its own cache, keyed on them all).
+    Claims citing a superseded or later-amended document likewise: what replaces a document is
+    said in other documents (graph_build.document_standing caches it, keyed on every document).
+    Only a wiki with such pages pays for it (and opens git for it on the fast path). Returns the
+    report's extra keys, and the notices by claim id (for the claims' own records)."""
+    grounded = [p for p in pages if entries[p]["findings"].get("_grounded")]
+    citing = [p for p in pages if entries[p]["findings"].get("_cites_documents")]
+    if not (grounded or citing):
+        return {}, {}
+    from openwiki_git.ground import deterministic as ground
+
+    ws = workspace()
+    known = sidecars or {}
+    loaded: dict[str, Any] = {p: known.get(p) or ws.wiki.load(p) for p in {*grounded, *citing}}
+    out: dict[str, Any] = {}
+    if grounded:
+        broken = ground.broken_references(ws, {p: loaded[p] for p in grounded if loaded[p] is not None})
+        if broken:
+            out["broken_references"] = broken
+    claims = {c.id: (p, c) for p in citing if loaded[p] is not None for c in loaded[p].claims}
+    notices = _stale_citations(ws, [c for _, c in claims.values()]) if claims else {}
+    if notices:
+        shell: dict[str, Any] = {"claims": [], "summary": {}}
+        report.add_cited_documents(shell, notices, {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()})
+        out["superseded_sources"] = shell["superseded_sources"]
+    return out, notices
+
+
+def _wanted(ws: Workspace, options: CheckOptions) -> set[str] | None:
+    return {ws.wiki.normalize_page(p) for p in options.pages} if options.pages else None
+
+
+def _run_uncached(ws: Workspace, options: CheckOptions) -> Checked:
+    """--fix, --no-cache and sources other than the working tree: every claim judged, the report
+    built whole."""
+    results, extra = collect(ws, options)
+    written: list[str] = []
+    if options.fix:
+        written = apply_fix(ws, results, pages=_wanted(ws, options))
+        if written:  # report what is true after the fix
+            results, extra = collect(ws, options)
+    data = report.build(results, wiki_dir=ws.config.wiki_dir, source=options.source, extra=extra)
+    report.add_cited_documents(
+        data, _stale_citations(ws, [r.claim for r in results]), {r.claim.id: ws.wiki.repo_path(r.page) for r in results}
+    )
+    if options.only_problems:
+        data["claims"] = [c for c in data["claims"] if report.is_problem(c)]
+        data["only_problems"] = True
+    return Checked(data, None, is_clean(data), tuple(written))
+
+
+def _stale_citations(ws: Workspace, claims: list[Any]) -> dict[str, list[dict[str, Any]]]:
+    """Claims citing a superseded or later-amended document (citestale); the documents are read
+    only when some claim cites a Markdown file outside the wiki."""
+    from openwiki_git.graph import citestale
+
+    if not citestale.cited_documents(claims, ws.config.wiki_dir):
+        return {}
+    from openwiki_git.graph.build import stale_citations
+
+    return stale_citations(ws, claims)
+
+
+def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
+    """The claims that the changes from merge-base(BASE, HEAD) to HEAD touched, judged on the
+    commits (never the working tree): the same report as `check --format json`, each evidence item
+    with the `hunk` that changed it, plus `base` (the merge base), `head` and `base_rev`."""
+    from openwiki_git.git import diff as gitdiff
+    from openwiki_git.hook.engine import evaluate
+
+    head_id = ws.repo.commit_id(head or "HEAD")
+    base_rev = ws.repo.commit_id(base)
+    merge_base = gitdiff.merge_base(ws.repo, base_rev, head_id)
+    diff = gitdiff.between(ws.repo, merge_base, head_id, rename_threshold=ws.config.rename_threshold)
+    results = [_range_result(ws, head_id, o) for o in evaluate(ws, diff, current=head_id).outcomes]
+    extra = {"base": merge_base, "head": head_id, "base_rev": base_rev}
+    data = report.build(results, wiki_dir=ws.config.wiki_dir, source=head_id, extra=extra)
+    # Every claim of the checked-out tree whose cited document is superseded or amended since.
+    claims = {c.id: (p, c) for p, sc in ws.wiki.load_all().items() for c in sc.claims}
+    pages = {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()}
+    report.add_cited_documents(data, _stale_citations(ws, [c for _, c in claims.values()]), pages)
+    return data
+
+
+def _range_result(ws: Workspace, head_id: str, o: Any) -> ClaimResult:
+    """A claim the commit range touched (a ClaimOutcome), as check's result of it at the head."""
+    from openwiki_git.git import diff as gitdiff
+    from openwiki_git.model import ClaimResult
+    from openwiki_git.pages import citations
+
+    page_file = gitdiff.read(ws.repo, head_id, ws.wiki.repo_path(o.page))
+    notes: list[str] = []
+    if page_file.text is None:
+        notes.append("the page does not exist")
+    if o.before.mark is not None:
+        notes.extend(f"{c.resource}: {c.reason}" + (f" by {c.hunk}" if c.hunk else "") for c in o.before.mark.causes)
+    present = page_file.text is not None and citations.has_marker(page_file.text, o.before.id)
+    if ws.config.strict_openwiki and page_file.text is not None and not citations.markers_in(page_file.text):
+        present = True  # OpenWiki's pages carry no markers: none is missing
+    evidence = tuple(e.result() for e in o.evidence)
+    return ClaimResult(o.page, o.before, o.status, evidence, present, False, tuple(notes))
+
+
+def is_clean(data: dict[str, Any]) -> bool:
+    s = data["summary"]
+    return (s["stale"] == 0 and s["unresolved"] == 0 and s["missing_markers"] == 0
+            and not data.get("broken_references") and not data.get("superseded_sources"))
+
+
+def collect(ws: Workspace, options: CheckOptions) -> tuple[list[ClaimResult], dict[str, Any]]:
+    """Every claim's result (of the `pages`), judged from `options.source` without the cache,
+    and the pages' findings (page_findings) as the report's extra keys."""
+    from openwiki_git.claims.check import check_all, markers_optional
+
+    with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes
+        sidecars = ws.wiki.load_all()
+        wanted = _wanted(ws, options)
+        if wanted is not None:
+            sidecars = {p: sc for p, sc in sidecars.items() if p in wanted}
+        texts: dict[str, str | None] = {}
+
+        def page_text(page: str) -> str | None:  # read once: by the check, then by page_findings
+            if page not in texts:
+                texts[page] = ws.page_text(page)
+            return texts[page]
+
+        results = check_all(
+            sidecars,
+            ws.resolver(options.source),
+            page_text,
+            now=datetime.now(UTC),
+            reverify_after_seconds=ws.config.reverify_after_seconds,
+        )
+    if ws.config.strict_openwiki:
+        by_page: dict[str, list[ClaimResult]] = {}
+        for r in results:
+            by_page.setdefault(r.page, []).append(r)
+        results = [r for page, rs in by_page.items() for r in markers_optional(rs, page_text(page))]
+    return results, _collected_findings(ws, sidecars, page_text, options.source)
+
+
+def _collected_findings(ws: Workspace, sidecars: dict[str, Any], page_text: Callable[[str], str | None], source: str) -> dict[str, Any]:
+    extra: dict[str, Any] = {}
+    for page in sorted(sidecars):  # each page's findings, in the order check_stream adds them from the cache
+        for key, found in page_findings(ws, page, page_text(page), sidecars[page]).items():
+            if not key.startswith("_"):
+                extra.setdefault(key, []).extend(found)
+    from openwiki_git.ground import deterministic as ground  # wiki-wide: broken code references, on pages `ground` grounded only
+
+    broken = ground.broken_references(ws, sidecars, source)
+    if broken:
+        extra["broken_references"] = broken
+    return extra
+
+
+def apply_fix(ws: Workspace, results: list[ClaimResult], *, pages: set[str] | None = None) -> list[str]:
+    """Fix every sidecar (or only those of `pages`, from --page) and re-render its page."""
+    from openwiki_git.claims import fix as fixer
+    from openwiki_git.store import editing
+    from openwiki_git.store.workspace import now_iso
+
+    written: list[str] = []
+    now = now_iso()
+    with ws.wiki.lock():
+        sidecars = ws.wiki.load_all()
+        todo = []
+        for sidecar in sidecars.values():
+            if pages is not None and sidecar.page not in pages:
+                continue
+            fixed = fixer.fix_sidecar(sidecar, results, now)
+            if fixed != sidecar or _needs_render(ws, fixed):
+                todo.append(fixed)
+        editing.preflight(ws.wiki, [f.page for f in todo])  # a malformed front matter: exit 2, nothing written
+        for fixed in todo:
+            written.extend(editing.save_page(ws.wiki, fixed))
+    return written
+
+
+def _needs_render(ws: Workspace, sidecar: Any) -> bool:
+    from openwiki_git.pages import citations
+    from openwiki_git.store import editing
+
+    text = ws.page_text(sidecar.page)
+    if text is None:
+        return False
+    claims = editing.rendered_claims(ws.wiki, text, sidecar)
+    return citations.sync(text, ws.wiki.repo_path(sidecar.page), claims) != text

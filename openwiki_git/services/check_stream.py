@@ -1,0 +1,101 @@
+"""The check report streamed from the check cache's entries: the summary and the findings
+summed from them, the claims produced as they are read (a page's sidecar is read only when every
+claim is listed). Imports only the standard library: the cache's warm answer goes through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple
+
+from openwiki_git.claims import report
+
+
+class Stream(NamedTuple):
+    """A report produced as it is read: its head fields, its claims (records, or Plain tuples of
+    plainly fresh claims) and what follows them (`summary`, then the findings' keys)."""
+
+    head: dict[str, Any]
+    claims: Iterable[report.Item]
+    tail: dict[str, Any]
+
+
+def stream(
+    head: dict[str, Any], entries: dict[str, Any], pages: list[str], items: Callable[[str], Iterable[report.Item]], *,
+    every: bool, only_problems: bool, late: dict[str, list[Any]] | None = None, notices: dict[str, list[Any]] | None = None,
+) -> Stream:
+    """The report of `pages` (their entries give the summary and the notable claims; `items(page)`
+    every claim, read only when every claim is listed), to be produced as it is read: every claim
+    (`every`), else the notable ones (only the problems: `only_problems`). `late` and `notices`:
+    the wiki-wide findings and the claims they flag (services/check.py: _wiki_findings)."""
+    summary = _summary([entries[p]["summary"] for p in pages])
+    findings: dict[str, Any] = {}
+    for p in pages:
+        for key, found in entries[p]["findings"].items():
+            if not key.startswith("_"):
+                findings.setdefault(key, []).extend(found)
+    notices = notices or {}
+    for key, found in (late or {}).items():
+        findings.setdefault(key, []).extend(found)
+    if "superseded_sources" in findings:
+        summary = {**summary, "superseded_sources": len(findings["superseded_sources"])}
+
+    def listed() -> Iterator[report.Item]:
+        for p in pages:
+            if every:
+                yield from items(p)
+            else:
+                yield from (c for c in entries[p]["notable"] if not only_problems or report.is_problem(c))
+
+    def claims() -> Iterator[report.Item]:
+        for c in listed():
+            cid = c["id"] if isinstance(c, dict) else c[2]
+            if cid in notices:  # rare: a claim citing a replaced document gets its record in full
+                c = dict(c) if isinstance(c, dict) else report.plain_claim_data(*c)
+                c["cited_documents"] = notices[cid]
+            yield c
+
+    if only_problems:
+        findings["only_problems"] = True
+    return Stream(head, claims(), {"summary": summary, **findings})
+
+
+def items_of(page: str, page_path: str, entry: dict[str, Any], sc: Any) -> Iterator[report.Item]:
+    """Every claim of a page in order: its notable record, else the plain claim."""
+    notable = {c["id"]: c for c in entry["notable"]}
+    for claim in sc.claims if sc is not None else ():
+        yield notable.get(claim.id) or report.plain(page, page_path, claim)
+
+
+def sidecar_loader(root: str, wiki_dir: str, entries: dict[str, Any]) -> Callable[[str], Iterator[report.Item]]:
+    """items(page) for the fast answer, read only when every claim is listed. The sidecar is the
+    one the cached run parsed (its stat is unchanged), which the careful reader accepted only
+    with canonical resources and exact strings: its JSON fields are the claims' fields, so
+    json.loads stands in for sidecar.loads."""
+    import json
+    import os
+
+    def items(page: str) -> Iterator[report.Item]:
+        path, page_path = os.path.join(root, wiki_dir, ".claims", page[: -len(".md")] + ".json"), f"{wiki_dir}/{page}"
+        with open(path, "rb") as fh:
+            claims = json.loads(fh.read())["claims"]
+        notable = {c["id"]: c for c in entries[page]["notable"]}
+        for raw in claims:
+            cid = raw["id"]
+            yield notable.get(cid) or (
+                page, page_path, cid, raw["statement"], tuple(e["resource"] for e in raw["evidence"]), raw.get("verifiedAt")
+            )
+
+    return items
+
+
+def _summary(parts: list[dict[str, int]]) -> dict[str, int]:
+    if not parts:
+        from openwiki_git.claims.check import summarize
+
+        return summarize([])
+    out = dict.fromkeys(parts[0], 0)
+    for part in parts:
+        for key, n in part.items():
+            out[key] = out.get(key, 0) + n
+    return out

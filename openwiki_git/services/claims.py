@@ -1,0 +1,215 @@
+"""What `claim` does to one claim: add, show (the data), edit, confirm, retract. Each writes
+the page and its sidecar together under the wiki's lock; the command renders what they return."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from openwiki_git.errors import EvidenceError, StoreError, UsageError
+from openwiki_git.evidence.resolver import LineIndex
+from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource
+from openwiki_git.evidence.tokens import split_lines
+from openwiki_git.model import Claim, ClaimResult, Evidence
+from openwiki_git.pages import citations
+from openwiki_git.store import editing
+from openwiki_git.store.editing import new_claim_id, resolve_new_evidence
+from openwiki_git.store.workspace import Workspace, now_iso
+
+
+def add(ws: Workspace, page: str, statement: str, evidence: list[str], *, by: str | None, source: str) -> tuple[str, Claim, bool]:
+    """Resolve the evidence, allocate a claim_<32 hex> id, write it to the page's sidecar and its
+    marker after the statement; (the page, the claim, whether the marker was placed)."""
+    page = ws.wiki.normalize_page(page)
+    if not ws.wiki.page_path(page).is_file():
+        raise StoreError(f"{ws.wiki.repo_path(page)}: no such page", "write the page first, then add claims to it")
+    statement = statement.strip()
+    if not statement:
+        raise UsageError("--statement is empty", "write the proposition the evidence supports")
+    resolved = resolve_new_evidence(ws, evidence, source)
+    with ws.wiki.lock():
+        sidecars = ws.wiki.load_all()
+        taken = {c.id for sc in sidecars.values() for c in sc.claims}
+        claim = Claim(new_claim_id(taken), statement, tuple(resolved), now_iso(), by)
+        sidecar = sidecars.get(page) or editing.new_sidecar(page)
+        sidecar = sidecar.replace(claims=(*sidecar.claims, claim))
+        placed: list[bool] = []
+
+        def edit(text: str) -> str:
+            new = citations.insert_marker(text, statement, claim.id)
+            placed.append(new is not None)
+            return new if new is not None else text
+
+        editing.save_page(ws.wiki, sidecar, edit=edit)
+    return page, claim, bool(placed and placed[0])
+
+
+def rows(ws: Workspace, page: str | None) -> list[tuple[str, Claim]]:
+    """Every claim (of `page`), page by page."""
+    sidecars = ws.wiki.load_all()
+    if page is not None:
+        page = ws.wiki.normalize_page(page)
+        sidecars = {page: sidecars[page]} if page in sidecars else {}
+    return [(p, c) for p in sorted(sidecars) for c in sidecars[p].claims]
+
+
+def claim_json(page: str, c: Claim) -> dict[str, Any]:
+    return {
+        "id": c.id,
+        "page": page,
+        "statement": c.statement,
+        "evidence": [{"resource": e.resource, "version": e.version} for e in c.evidence],
+        "verified_at": c.verified_at,
+        "verified_by": c.verified_by,
+        "marked": c.mark.status if c.mark else None,
+    }
+
+
+@dataclasses.dataclass(frozen=True)
+class Shown:
+    """One claim as `claim show` presents it."""
+
+    page: str
+    claim: Claim
+    result: ClaimResult
+    items: list[dict[str, Any]]  # per evidence item: where it is now, the verified and current texts (evidence_view)
+    states: bool | None  # whether the page's sentence still states it (None: no page, no marker)
+    prose: str | None  # the page's sentence, when it differs
+
+    def to_json(self) -> dict[str, Any]:
+        data = claim_json(self.page, self.claim)
+        data.update(
+            label=citations.label(self.claim.id),
+            status=self.result.status,
+            notes=list(self.result.notes),
+            cause=[dataclasses.asdict(c) for c in self.claim.mark.causes] if self.claim.mark else [],
+            evidence_status=self.items,
+            prose_states_statement=self.states,
+            prose=self.prose,
+        )
+        return data
+
+
+def show(ws: Workspace, claim_id: str, source: str) -> Shown:
+    """The claim's status and cause, and per evidence item where the cited text is now and the
+    text as verified against the text now (read from the blob recorded when it was verified)."""
+    from openwiki_git.claims import check as checker
+
+    page, _, claim = ws.wiki.find_claim(claim_id)
+    resolver = ws.resolver(source)
+    text = ws.page_text(page)
+    result = checker.check_claim(page, claim, resolver, page_text=text)
+    items = [evidence_view(ws, resolver, claim, ev, r) for ev, r in zip(claim.evidence, result.evidence, strict=True)]
+    states = citations.states(text, claim.id, claim.statement) if text is not None else None
+    prose = citations.prose_before(text, claim.id) if text is not None and states is False else None
+    return Shown(page, claim, result, items, states, prose)
+
+
+def evidence_view(ws: Workspace, resolver, claim: Claim, ev: Evidence, r) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """One evidence item for `claim show`: where it is now, and the verified and current texts."""
+    import difflib
+
+    from openwiki_git.claims import check as checker
+
+    out: dict[str, Any] = {
+        "resource": ev.resource, "status": r.status, "current_resource": r.current_resource, "reason": r.reason,
+        "verified_text": None, "verified_from": None, "current_text": None, "current_lines": None, "diff": None,
+    }
+    try:
+        res = parse_resource(ev.resource, wiki_dir="\0")
+    except ResourceError:
+        return out
+    if r.current_resource:
+        cur = parse_resource(r.current_resource, wiki_dir="\0")
+        _, index = resolver.file(cur.path)
+        if index is not None and cur.is_range and cur.start and cur.end:
+            out["current_text"] = "".join(index.lines[cur.start - 1 : cur.end])
+            out["current_lines"] = [cur.start, cur.end]
+        elif index is not None:
+            out["current_text"] = index.text
+    if ev.blob and res.is_range:
+        then = ws.repo.blob_text(res.path, ev.blob)
+        if then.text is not None:
+            idx = LineIndex(then.text)
+            span = checker.verified_span(res, then.text, idx, ev.version)
+            if span is not None:
+                out["verified_text"] = "".join(idx.lines[span[0] - 1 : span[1]])
+                out["verified_from"] = f"blob {ev.blob[:12]} L{span[0]}-L{span[1]}"
+    cause = checker.cause_for(claim, ev.resource) if claim.mark is not None else None
+    if out["verified_text"] is None and cause is not None and cause.blob and cause.old_lines:
+        then = ws.repo.blob_text(res.path, cause.blob)  # the mark names the blob and lines it was verified at
+        if then.text is not None:
+            a, b = cause.old_lines
+            out["verified_text"] = "".join(split_lines(then.text)[a - 1 : b])
+            out["verified_from"] = f"blob {cause.blob[:12]} L{a}-L{b}"
+    if out["verified_text"] is not None and out["current_text"] is not None and out["verified_text"] != out["current_text"]:
+        now = (r.current_resource or ev.resource).removeprefix(REPO_PREFIX)
+        out["diff"] = "".join(
+            difflib.unified_diff(
+                str(out["verified_text"]).splitlines(keepends=True),
+                str(out["current_text"]).splitlines(keepends=True),
+                f"verified ({out['verified_from']})",
+                f"now ({now})",
+                n=max(len(str(out["current_text"]).splitlines()), 3),
+            )
+        )
+    return out
+
+
+def edit(
+    ws: Workspace, claim_id: str, *, evidence: list[str] | None, statement: str | None, by: str | None, source: str
+) -> tuple[str, Claim, bool]:
+    """Re-point the claim's evidence and/or restate it, keeping its id, marker and place (new
+    evidence is a verification: the mark is cleared); (the page, the claim as it was, whether
+    the page's sentence states the new statement: False when it does not yet)."""
+    resolved = resolve_new_evidence(ws, evidence, source) if evidence else None
+    with ws.wiki.lock():
+        page, sidecar, claim = ws.wiki.find_claim(claim_id)
+        new = claim.replace(statement=statement or claim.statement)
+        if resolved is not None:
+            new = new.replace(evidence=tuple(resolved), mark=None, verified_at=now_iso(), verified_by=by or claim.verified_by)
+        editing.save_page(ws.wiki, sidecar.with_claim(new))
+    text = ws.page_text(page)
+    return page, claim, not (text is not None and citations.states(text, claim.id, new.statement) is False)
+
+
+def confirm(
+    ws: Workspace, claim_id: str, *, by: str | None, statement: str | None, keep_statement: bool, source: str
+) -> tuple[str, Claim, ClaimResult]:
+    """A person re-read the cited lines and the statement (or `statement`) holds: the evidence is
+    re-established where its text is now and the mark cleared; (the page, the claim, its check)."""
+    from openwiki_git.claims import check as checker
+    from openwiki_git.claims import fix as fixer
+
+    with ws.wiki.lock():
+        page, sidecar, claim = ws.wiki.find_claim(claim_id)
+        text = ws.page_text(page)
+        if statement is None and not keep_statement and text is not None and citations.states(text, claim.id, claim.statement) is False:
+            said = citations.prose_before(text, claim.id)
+            raise UsageError(
+                f"{ws.wiki.repo_path(page)}: {claim.id}: the page's sentence before {citations.marker(claim.id)} "
+                f"no longer states the claim (it says {said!r}; the claim says {claim.statement!r})",
+                "confirm what the page says with --statement '...', or the stored statement with --keep-statement",
+            )
+        result = checker.check_claim(page, claim, ws.resolver(source), page_text=text)
+        confirmed = fixer.verify_claim(claim, result, by=by, now=now_iso())
+        if confirmed is None:
+            gone = "; ".join(f"{r.resource}: {r.reason}" for r in result.evidence if r.current_resource is None)
+            raise EvidenceError(
+                f"{claim.id}: cannot confirm: {gone}",
+                f"re-point the evidence (claim edit {citations.label(claim.id)} --evidence repo://...) or restore the cited file",
+            )
+        if statement is not None:
+            confirmed = confirmed.replace(statement=statement.strip())
+        editing.save_page(ws.wiki, sidecar.with_claim(confirmed))
+    return page, claim, result
+
+
+def retract(ws: Workspace, claim_id: str) -> tuple[str, Claim]:
+    """Remove the claim from its sidecar and its marker from the page."""
+    with ws.wiki.lock():
+        page, sidecar, claim = ws.wiki.find_claim(claim_id)
+        editing.save_page(
+            ws.wiki, sidecar.without_claim(claim.id), edit=lambda text: citations.remove_marker(text, claim.id)
+        )
+    return page, claim

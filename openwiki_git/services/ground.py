@@ -1,0 +1,75 @@
+"""`ground`'s work: the deterministic pass over the pages, then (with a model) the sentences the
+references did not ground, as one report of data. `github ground-pr` runs the same passes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from openwiki_git.errors import UsageError
+from openwiki_git.store.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """`--model`: the model that grounds what the references did not, and its client's settings
+    (None: the config's `refresh:` section). `endpoint_from_config=False` (`github ground-pr`):
+    the endpoint and key variable come from the command line only, never from the repository."""
+
+    model: str
+    base_url: str | None = None
+    api_key_env: str | None = None
+    max_sentences: int | None = None
+    timeout: float | None = None
+    max_retries: int | None = None
+    endpoint_from_config: bool = True
+
+
+@dataclass(frozen=True)
+class GroundOptions:
+    pages: tuple[str, ...] = ()  # the pages to ground (resolve_pages)
+    plan: bool = False  # what would be written (and sent); write and call nothing
+    add_front_matter: bool = False  # give pages without front matter the minimal OKF one
+    source: str = "worktree"
+    model: ModelOptions | None = None
+
+
+def resolve_pages(ws: Workspace, names: list[str], *, every: bool = False) -> tuple[str, ...]:
+    """The pages named (or every page of the wiki); a page that does not exist is a usage error."""
+    pages = ws.wiki.pages() if every else [ws.wiki.normalize_page(p) for p in names]
+    for page in pages:
+        if not ws.wiki.page_path(page).is_file():
+            raise UsageError(f"{ws.wiki.repo_path(page)}: no such page", "name a page of the wiki directory")
+    return tuple(pages)
+
+
+def ground(ws: Workspace, options: GroundOptions, client: Any = None) -> dict[str, Any]:
+    """Ground the pages; the report (report_data). `client`: the model client (None: refresh's)."""
+    from openwiki_git.ground import deterministic as grounding
+
+    pages = list(options.pages)
+    index = grounding.source_index(ws, options.source)
+    reports = grounding.ground_pages(
+        ws, pages, index, add_front_matter=options.add_front_matter, plan=options.plan, source=options.source
+    )
+    model = None
+    if options.model is not None:
+        model = model_pass(ws, options.model, pages, index, reports, plan=options.plan, source=options.source, client=client)
+    return grounding.report_data(ws, reports, plan=options.plan, model=model)
+
+
+def model_pass(
+    ws: Workspace, options: ModelOptions, pages: list[str], index: Any, reports: list[Any], *, plan: bool, source: str,
+    client: Any = None,
+) -> dict[str, Any]:
+    """The sentences the references did not ground, shown to the model (ground/model_pass.py)."""
+    from openwiki_git.ground import deterministic as grounding
+    from openwiki_git.ground import model_pass as ground_model
+    from openwiki_git.refresh.settings import RefreshOptions
+
+    refresh = RefreshOptions(
+        model=options.model, base_url=options.base_url, api_key_env=options.api_key_env, max_claims=options.max_sentences,
+        timeout=options.timeout, max_retries=options.max_retries, endpoint_from_config=options.endpoint_from_config,
+    )
+    skip = grounding.proposed(reports)  # a plan wrote nothing
+    return ground_model.run(ws, pages, index, options=refresh, plan=plan, source=source, skip=skip, client=client)
