@@ -305,7 +305,7 @@ def _stale_citations(ws: Workspace, claims: list[Any]) -> dict[str, list[dict[st
 
     if not citestale.cited_documents(claims, ws.config.wiki_dir):
         return {}
-    from openwiki_git.graph.build import stale_citations
+    from openwiki_git.graph.doc_standing import stale_citations
 
     return stale_citations(ws, claims)
 

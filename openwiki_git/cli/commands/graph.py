@@ -33,7 +33,8 @@ def add_cache_flag(p: argparse.ArgumentParser) -> None:
 
 
 def open_session(args: argparse.Namespace) -> Any:
-    from openwiki_git.graph.build import GraphSession, load
+    from openwiki_git.graph.build import load
+    from openwiki_git.graph.session import GraphSession
 
     ws = open_workspace(args)
     g, info = load(ws, use_cache=not args.no_cache)
