@@ -81,7 +81,7 @@ def _add_claims(
     if sidecars is not None:
         same = same and tuple(sorted(sidecars)) == old.sidecar_pages and all(p in unchanged for p in sidecars)
     elif not same:
-        raise ValueError("graph.build: sidecars=None needs the previous graph and its build log")
+        raise ValueError("graph.link.build: sidecars=None needs the previous graph and its build log")
     if same and previous is not None:
         _restore_claims(g, old, previous, log)
         if sidecars is not None:

@@ -1,4 +1,4 @@
-"""Reference resolution for the evidence graph: the references written in a document (mdrefs)
+"""Reference resolution for the evidence graph: the references written in a document (markdown.refs)
 become edges (`refers_to`, `supersedes`, `amends`, `attaches_to`), or unresolved entries with a
 reason. Pure: reads the graph's tables (ids, titles, paths, headings) and the tracked files.
 
@@ -82,7 +82,7 @@ class Resolver:
         for rel in d.relations:
             source = f"{doc_id}#{d.key(rel.source)}" if rel.source >= 0 else doc_id
             if rel.type == "status":
-                continue  # a declared status word: read off the document (graph.doc_status)
+                continue  # a declared status word: read off the document (context.declared_status)
             if rel.type == "unknown_status":
                 self.unresolved(Unresolved(source, "status", rel.ref.target, UNKNOWN_STATUS))
                 continue
