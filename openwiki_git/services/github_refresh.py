@@ -261,8 +261,8 @@ def check_worktree(ws: Workspace) -> dict[str, Any]:
     """The plain check report of the working tree (the claims the refresher would take)."""
     from datetime import datetime
 
-    from openwiki_git.claims.check import check_all
     from openwiki_git.claims import report
+    from openwiki_git.claims.check import check_all
 
     results = check_all(
         ws.wiki.load_all(),
