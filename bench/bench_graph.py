@@ -26,9 +26,15 @@ from openwiki_git.evidence.resource import Resource
 from openwiki_git.evidence.tokens import lines_version
 from openwiki_git.formats import sidecar
 from openwiki_git.graph import build as graph_build
+from openwiki_git.graph import claimcheck as graph_claimcheck
+from openwiki_git.graph import context as graph_context
 from openwiki_git.graph import core as graph
+from openwiki_git.graph import inputs as graph_inputs
 from openwiki_git.graph import link as graph_link
 from openwiki_git.graph import split as graph_split
+from openwiki_git.graph.claimpart import claims_part
+from openwiki_git.graph.documents import document_terms
+from openwiki_git.graph.session import GraphSession
 from openwiki_git.markdown import split as mdsplit
 from openwiki_git.model import Claim, Evidence, Sidecar
 from openwiki_git.store.wiki import page_version
@@ -150,19 +156,19 @@ def bench_inputs(ws: Workspace) -> None:
     (graph_split shares what is left between the two), then the documents and references linked
     and the search index built."""
     root = ws.repo.root
-    texts = {p: (root / p).read_text("utf-8") for p in graph_build.doc_paths(root, ("docs/**/*.md",), ".openwiki")}
+    texts = {p: (root / p).read_text("utf-8") for p in graph_inputs.doc_paths(root, ("docs/**/*.md",), ".openwiki")}
     pages = {p: ws.wiki.page_path(p).read_text("utf-8") for p in ws.wiki.pages()}
     sidecars = ws.wiki.load_all()
-    tracked = graph_build._tracked(ws)
+    tracked = graph_inputs.tracked(ws)
     page_items = [(t, ws.wiki.repo_path(p)) for p, t in pages.items()]
     doc_items = sorted(((t, p) for p, t in texts.items()), key=lambda item: len(item[0]))
 
     def build(parallel: bool | None = None) -> graph.Graph:
         n = len(page_items)
-        after = lambda i, d: graph_link.document_terms(d) if i >= n else None  # noqa: E731
+        after = lambda i, d: document_terms(d) if i >= n else None  # noqa: E731
         with graph_split.SplitJob(page_items + doc_items, parallel=parallel, after=after) as job:
             split_pages = list(zip(pages, job.front(n)))
-            part = graph_link.claims_part(pages=split_pages, sidecars=sidecars, results={}, wiki_dir=".openwiki")
+            part = claims_part(pages=split_pages, sidecars=sidecars, results={}, wiki_dir=".openwiki")
             docs = job.result()[n:]
         terms = {job.done[i].path: t for i, t in job.extras.items() if t is not None}
         return graph_link.link(part, docs=docs, files=tracked, wiki_dir=".openwiki", terms=terms)
@@ -177,7 +183,7 @@ def bench_inputs(ws: Workspace) -> None:
         report("in-memory build: split (two CPUs), claims, link, index (best of 7)", best(build, 7))
 
 
-def bench_load(ws: Workspace) -> graph_build.GraphSession:
+def bench_load(ws: Workspace) -> GraphSession:
     def cold(**kw: bool) -> object:
         graph_build.clear_cache(ws)
         return graph_build.load(Workspace.open(ws.repo.root), **kw)
@@ -210,7 +216,7 @@ def bench_load(ws: Workspace) -> graph_build.GraphSession:
     print(f"graph: {counts['total_nodes']} nodes {counts['nodes']}")
     print(f"       {counts['total_edges']} edges (+ as many inverses) {counts['edges']}")
     print(f"       {counts['unresolved']} unresolved")
-    return graph_build.GraphSession(ws, g, info)
+    return GraphSession(ws, g, info)
 
 
 def bench_check(ws: Workspace) -> None:
@@ -219,20 +225,20 @@ def bench_check(ws: Workspace) -> None:
     pages = {p: mdsplit.split(ws.wiki.page_path(p).read_text("utf-8")) for p in ws.wiki.pages()}
 
     def check() -> None:
-        new, old, info = graph_build._Parts(), graph_build._Parts(), graph_build.BuildInfo()
-        new.tracked = graph_build._tracked(ws)
+        new, old = graph_claimcheck.Parts(), graph_claimcheck.Parts()
+        new.tracked = graph_inputs.tracked(ws)
         new.sidecars = {p: (None, sc) for p, sc in sidecars.items()}
-        now = graph_build._inputs(ws)
-        graph_build._check(Workspace.open(ws.repo.root), sidecars, pages, now, new, old, info)
+        now = graph_inputs.stat_inputs(ws)
+        graph_claimcheck.check(Workspace.open(ws.repo.root), sidecars, pages, now, new, old)
 
     report("claim check alone (every claim, no cache)", best(check, 3))
 
 
-def bench_queries(session: graph_build.GraphSession) -> None:
+def bench_queries(session: GraphSession) -> None:
     rng = random.Random(11)
     queries = [" ".join(rng.sample(WORDS, 2)) for _ in range(200)]
     t = time.perf_counter()
-    session.graph.text_index()
+    graph_context.text_index(session.graph)
     report("text index of every paragraph (built on the first locate, once per process)", time.perf_counter() - t)
     t = time.perf_counter()
     hits = [session.locate(q, limit=10) for q in queries]

@@ -8,6 +8,10 @@ import pytest
 
 from openwiki_git.errors import UsageError
 from openwiki_git.graph import core as graph
+from openwiki_git.graph import expand as graph_expand
+from openwiki_git.graph import link as graph_link
+from openwiki_git.graph import locate as graph_locate
+from openwiki_git.graph import summary as graph_summary
 from openwiki_git.markdown import split as mdsplit
 from openwiki_git.model import Claim, ClaimResult, Evidence, EvidenceResult, Sidecar
 
@@ -40,7 +44,7 @@ def build(docs: dict[str, str] = DOCS, pages: dict[str, str] = PAGES, **extra: A
     c1 = Claim(C1, "Retries use full jitter.", (Evidence("repo://src/retry.py#L3-L5", TOKEN),))
     c2 = Claim(C2, "Stale bit.", (Evidence("repo://src/retry.py#L3-L5", TOKEN), Evidence("repo://src/other.py#L1-L1", TOKEN)))
     sidecars = {"retries.md": Sidecar("retries.md", "sha256:" + "0" * 64, (c1, c2))}
-    return graph.build(
+    return graph_link.build(
         docs=[mdsplit.split(t, p) for p, t in docs.items()],
         pages=[(p, mdsplit.split(t, f".openwiki/{p}")) for p, t in pages.items()],
         sidecars=extra.get("sidecars", sidecars),
@@ -82,7 +86,7 @@ def test_claims_spans_files_and_markers() -> None:
     assert g.edges(C1, ["cites"]) == [("cites", "repo://src/retry.py#L3-L5")]
     assert g.edges("repo://src/retry.py#L3-L5", ["cites"]) == [("cites", "repo://src/retry.py")]
     assert {m for _, m in g.edges("repo://src/retry.py#L3-L5", ["cited_by"])} == {C1, C2}
-    span = g.summary("repo://src/retry.py#L3-L5")
+    span = graph_summary.summary(g, "repo://src/retry.py#L3-L5")
     assert span["status"] == "stale" and span["lines"] == [3, 5]  # the worst of the claims citing it
 
 
@@ -135,25 +139,25 @@ def test_ambiguous_title_prefers_the_same_kind() -> None:
 
 def test_walk_follows_a_single_path_and_stops() -> None:
     g = build()
-    out = g.expand("ADR-0001", edges=["superseded_by"], hops=5)
+    out = graph_expand.expand(g, "ADR-0001", edges=["superseded_by"], hops=5)
     assert [p["id"] for p in out["path"]] == ["doc:docs/adr/0001-a.md", "doc:docs/adr/0002-b.md", "doc:docs/adr/0003-c.md"]
     assert out["stopped"] == "end"
     assert out["end"]["node"]["id"] == "doc:docs/adr/0003-c.md"
     assert out["start"]["superseded_by"] == ["doc:docs/adr/0002-b.md"]
-    one = g.expand("ADR-0001", edges=["superseded_by"], hops=1)
+    one = graph_expand.expand(g, "ADR-0001", edges=["superseded_by"], hops=1)
     assert "path" not in one and one["edges"][0]["target"]["id"] == "doc:docs/adr/0002-b.md"
 
 
 def test_walk_stops_at_a_branch_and_at_the_hop_limit() -> None:
     g = build()
-    out = g.expand("ADR-0003", edges=["referred_by"], hops=3)
+    out = graph_expand.expand(g, "ADR-0003", edges=["referred_by"], hops=3)
     assert out["stopped"] == "branch" and len(out["path"]) == 1 and len(out["branches"]) == 2
-    out = g.expand("doc:docs/adr/0003-c.md", edges=["supersedes"], hops=1 + 1)
+    out = graph_expand.expand(g, "doc:docs/adr/0003-c.md", edges=["supersedes"], hops=1 + 1)
     assert out["stopped"] == "end" and [p["id"][-9:] for p in out["path"]] == ["0003-c.md", "0002-b.md", "0001-a.md"]
-    out = g.expand("doc:docs/adr/0003-c.md", edges=["supersedes"], hops=1 + 0)
+    out = graph_expand.expand(g, "doc:docs/adr/0003-c.md", edges=["supersedes"], hops=1 + 0)
     assert "path" not in out
     docs = {**DOCS, "docs/adr/0005-e.md": "# ADR-0005: E\n\nSupersedes ADR-0003.\n"}
-    out = build(docs).expand("ADR-0005", edges=["supersedes"], hops=2)
+    out = graph_expand.expand(build(docs), "ADR-0005", edges=["supersedes"], hops=2)
     assert out["stopped"] == "hops" and [p["id"][-9:] for p in out["path"]] == ["0005-e.md", "0003-c.md", "0002-b.md"]
 
 
@@ -163,7 +167,7 @@ def test_walk_detects_cycles() -> None:
         "docs/adr/0002-b.md": "# ADR-0002: B\n\nSupersedes ADR-0001.\n",
     }
     g = build(docs, {}, sidecars={}, results={})
-    out = g.expand("ADR-0001", edges=["supersedes"], hops=10)
+    out = graph_expand.expand(g, "ADR-0001", edges=["supersedes"], hops=10)
     assert out["stopped"] == "cycle" and len(out["path"]) == 2
 
 
@@ -178,7 +182,7 @@ def test_walk_detects_cycles() -> None:
 )
 def test_expand_usage_errors(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(UsageError, match=message):
-        build().expand("ADR-0001", **kwargs)
+        graph_expand.expand(build(), "ADR-0001", **kwargs)
 
 
 def test_resolve_id_shorthands() -> None:
@@ -195,44 +199,44 @@ def test_resolve_id_shorthands() -> None:
 
 def test_locate_ranks_with_bm25_and_breaks_ties_by_id() -> None:
     g = build()
-    out = g.locate("exponential backoff")
+    out = graph_locate.locate(g, "exponential backoff")
     assert out["results"][0]["id"] == "doc:docs/adr/0002-b.md"
     assert out["terms"] == ["exponential", "backoff"]
-    ties = g.locate("retries")["results"]
+    ties = graph_locate.locate(g, "retries")["results"]
     scores = [r["score"] for r in ties]
     assert scores == sorted(scores, reverse=True)
     for a, b in zip(ties, ties[1:]):
         assert a["score"] > b["score"] or a["id"] < b["id"]
-    assert g.locate("retries") == g.locate(["retries"])
+    assert graph_locate.locate(g, "retries") == graph_locate.locate(g, ["retries"])
 
 
 def test_locate_within_and_limit() -> None:
     g = build()
-    inside = g.locate("limits decision", within="docs/guide.md")["results"]
+    inside = graph_locate.locate(g, "limits decision", within="docs/guide.md")["results"]
     assert [r["id"] for r in inside] == ["doc:docs/guide.md#limits"]
-    assert len(g.locate("adr", limit=2)["results"]) == 2
+    assert len(graph_locate.locate(g, "adr", limit=2)["results"]) == 2
     with pytest.raises(UsageError):
-        g.locate("the of and")
+        graph_locate.locate(g, "the of and")
 
 
 def test_stale_claims_are_flagged_in_every_result() -> None:
     g = build()
-    hit = g.locate("stale bit")
+    hit = graph_locate.locate(g, "stale bit")
     assert hit["results"][0]["id"] == C2 and hit["results"][0]["stale"] is True
     assert hit["stale_claims"] == [C2]
     para = next(n for n in g.ids() if C2 in {m for t, m in g.edges(n) if t == "asserts"})
-    out = g.expand(para)
+    out = graph_expand.expand(g, para)
     assert out["stale_claims"] == [C2]
     assert {c["id"]: c["stale"] for c in out["node"]["claims"]} == {C2: True}
-    walk = g.expand("repo://src/retry.py#L3-L5", edges=["cited_by"], hops=2)
+    walk = graph_expand.expand(g, "repo://src/retry.py#L3-L5", edges=["cited_by"], hops=2)
     assert walk["stopped"] == "branch" and walk["stale_claims"] == [C2]
-    fresh = g.expand(C1)
+    fresh = graph_expand.expand(g, C1)
     assert fresh["node"]["stale"] is False and fresh["stale_claims"] == []
 
 
 def test_unchecked_claims_are_not_called_fresh() -> None:
     g = build(results={})
-    assert g.summary(C1)["status"] == "unchecked" and g.summary(C1)["stale"] is True
+    assert graph_summary.summary(g, C1)["status"] == "unchecked" and graph_summary.summary(g, C1)["stale"] is True
 
 
 def test_counts() -> None:
@@ -282,7 +286,7 @@ def test_a_rebuild_from_the_previous_graph_equals_a_fresh_build() -> None:
     files = {"src/retry.py", "src/other.py", "docs/guide.md"}
 
     def make(results: dict[str, ClaimResult], previous: graph.Graph | None = None, unchanged: Any = (), **kw: Any) -> graph.Graph:
-        return graph.build(
+        return graph_link.build(
             docs=list(docs.values()), pages=list(pages.items()), sidecars=kw.get("sidecars", sidecars), results=results,
             files=files, wiki_dir=".openwiki", previous=previous, unchanged=unchanged,
         )

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from openwiki_git.graph import search as graph_search
-from openwiki_git.graph.build import GraphSession
+from openwiki_git.graph import summary as graph_summary
+from openwiki_git.graph.session import GraphSession
 
 _spec = importlib.util.spec_from_file_location("adr_corpus", Path(__file__).parent / "fixtures/adr/corpus.py")
 assert _spec is not None and _spec.loader is not None
@@ -107,7 +108,7 @@ def test_links_urls_and_issues(session: GraphSession) -> None:
     assert unresolved[1][:2] == ("status", "Parked until the budget review") and "unrecognised status wording" in unresolved[1][2]
     assert len(unresolved) == 2  # owner/repo#412 is no file; the GitHub URL and the self link resolve
     sunset = ADR + "0016-version-sunset-headers.md"
-    assert ADR + "0008-url-path-api-versioning.md" in {r["id"] for r in g.detail(sunset, set())["references"]}
+    assert ADR + "0008-url-path-api-versioning.md" in {r["id"] for r in graph_summary.detail(g, sunset, set())["references"]}
     logs = ADR + "0013-structured-json-logs.md"
     para = next(f"{logs}#{g.docs[logs].key(i)}" for i in range(len(g.docs[logs])) if "this record" in g.docs[logs].text(i))
     assert ("refers_to", logs) in g.edges(para)  # a link to its own document is kept
@@ -276,21 +277,22 @@ def test_tool_errors_speak_the_tools_language(root: Path) -> None:
 
 def test_the_standing_of_documents_is_cached_by_their_stat(root: Path) -> None:
     from openwiki_git.graph import build as graph_build
+    from openwiki_git.graph import doc_standing
     from openwiki_git.store.workspace import Workspace
 
     ws = Workspace.open(root)
     wanted = {"docs/adr/0002-use-postgresql-for-orders.md", "docs/adr/0019-distributed-sql-for-orders.md"}
-    first = graph_build.document_standing(ws, wanted)
+    first = doc_standing.document_standing(ws, wanted)
     assert first == {
         "docs/adr/0002-use-postgresql-for-orders.md": {
             "superseded_by": [("docs/adr/0019-distributed-sql-for-orders.md", "ADR-0019: Distributed SQL for orders")]
         }
     }
-    cache = ws.repo.git_dir / graph_build.CACHE_DIR / graph_build.STANDING_NAME
+    cache = ws.repo.git_dir / graph_build.CACHE_DIR / doc_standing.STANDING_NAME
     assert cache.is_file()
     # A new decision superseding ADR-0019 is seen at once (its stat is new: never the cached table).
     (root / "docs/adr/0033-yugabyte.md").write_text("# ADR-0033: YugabyteDB\n\nSupersedes ADR-0019.\n", "utf-8")
-    later = graph_build.document_standing(ws, wanted)
+    later = doc_standing.document_standing(ws, wanted)
     assert later["docs/adr/0019-distributed-sql-for-orders.md"]["superseded_by"][0][0] == "docs/adr/0033-yugabyte.md"
     (root / "docs/adr/0033-yugabyte.md").unlink()
 
@@ -301,13 +303,14 @@ def test_the_text_index_is_cached_with_the_graph(root: Path, monkeypatch: pytest
     from openwiki_git.caches import check as checkcache
     from openwiki_git.graph import build as graph_build
     from openwiki_git.graph import context as graph_context
+    from openwiki_git.graph import session as graph_session
 
     monkeypatch.setattr(checkcache, "RACY_NS", 50_000_000)  # git's racy window, 50 ms instead of 2 s
     time.sleep(0.1)
     first = GraphSession.open(root)
     top = first.locate("kubeconfig certificate")["results"][0]["id"]
     assert first.info.key is not None
-    assert (root / ".git" / graph_build.CACHE_DIR / graph_build.TEXT_NAME).is_file()
+    assert (root / ".git" / graph_build.CACHE_DIR / graph_session.TEXT_NAME).is_file()
 
     def refuse(self: object, g: object) -> None:
         raise AssertionError("the text index was built again")
@@ -350,7 +353,7 @@ def test_mcp_without_the_sdk_is_a_clear_usage_error(
 
 
 def test_misspellings_deprecated_by_and_ids_in_file_names() -> None:
-    from openwiki_git.graph import link as graph_link
+    from openwiki_git.graph import documents as graph_documents
     from openwiki_git.markdown import split as mdsplit
 
     def relations(text: str) -> list[tuple[str, str]]:
@@ -361,7 +364,7 @@ def test_misspellings_deprecated_by_and_ids_in_file_names() -> None:
     assert relations("# A\n\n* Status: deprecated by ADR-0007\n") == [("superseded_by", "ADR-0007")]
     assert relations("# A\n\nThis decision supercedes ADR-0002.\n") == [("supersedes", "ADR-0002")]
     d = mdsplit.split("# Use Postgres\n\ntext\n", "docs/architecture/adr-012-use-postgres.md")
-    assert graph_link._doc_ids(d) == ["ADR-12"]
+    assert graph_documents.doc_ids(d) == ["ADR-12"]
 
 
 def test_a_warm_check_flags_them_as_the_uncached_check_does(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -24,7 +24,12 @@ from openwiki_git.caches import check as checkcache
 from openwiki_git.cli.main import main
 from openwiki_git.graph import build as graph_build
 from openwiki_git.graph import core as graph
+from openwiki_git.graph import doc_standing
+from openwiki_git.graph import expand as graph_expand
+from openwiki_git.graph import locate as graph_locate
+from openwiki_git.graph import session as graph_session
 from openwiki_git.graph import split as graph_split
+from openwiki_git.graph import summary as graph_summary
 from openwiki_git.store.workspace import Workspace
 
 _spec = importlib.util.spec_from_file_location("graph_corpus", Path(__file__).parent / "fixtures/graph/corpus.py")
@@ -144,7 +149,7 @@ def test_the_same_query_returns_the_same_evidence_every_run(built: tuple[Path, d
     for seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
         script = (
-            "import json, sys; from openwiki_git.graph.build import GraphSession as S; s = S.open(sys.argv[1]); "
+            "import json, sys; from openwiki_git.graph.session import GraphSession as S; s = S.open(sys.argv[1]); "
             "print(json.dumps([s.locate('retry backoff jitter'), s.expand('ADR-0003', edges=['superseded_by'], hops=9),"
             " s.locate('session'), s.expand('ADR-0015')], sort_keys=True))"
         )
@@ -203,7 +208,7 @@ def test_cache_lives_under_the_git_dir_and_is_incremental(copy: tuple[Path, dict
     settle()
     g4, fourth = load(root)
     assert (fourth.split, fourth.files_checked) == (0, 1)
-    assert g4.summary(ids["The connection pool grows to at most 20 connections."])["stale"] is True
+    assert graph_summary.summary(g4, ids["The connection pool grows to at most 20 connections."])["stale"] is True
     assert g1.counts()["total_nodes"] < g3.counts()["total_nodes"]
 
 
@@ -225,7 +230,7 @@ def test_racy_inputs_are_never_taken_from_the_cache(copy: tuple[Path, dict[str, 
     src.write_text(src.read_text("utf-8").replace("POOL_MAX = 50", "POOL_MAX = 20"), "utf-8")
     os.utime(src, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     g, _ = load(root)
-    assert g.summary(ids["The connection pool grows to at most 20 connections."])["stale"] is False
+    assert graph_summary.summary(g, ids["The connection pool grows to at most 20 connections."])["stale"] is False
     settle()
     load(root)
     assert load(root)[1].cached
@@ -343,8 +348,8 @@ def test_an_incremental_rebuild_equals_a_fresh_build(copy: tuple[Path, dict[str,
 
     def answers(g: graph.Graph) -> str:
         out: list[Any] = [list(g.nodes), list(g.adj.items()), [u.to_json() for u in g.unresolved], g.counts()]
-        out += [g.locate(q, limit=8) for q in ("retry backoff", "session redis", "queue drain", "decision")]
-        out += [g.expand(n) for n in list(g.nodes)[::5]]
+        out += [graph_locate.locate(g, q, limit=8) for q in ("retry backoff", "session redis", "queue drain", "decision")]
+        out += [graph_expand.expand(g, n) for n in list(g.nodes)[::5]]
         return json.dumps(out, sort_keys=True, default=str)
 
     load(root)
@@ -376,9 +381,9 @@ class _Evil:
 def _every_cache(root: Path) -> tuple[graph_build.BuildInfo, Any, Any, Any]:
     """Writes (or reads) every graph cache file: the graph, its packs and parts, the text index
     and the standing table; what they answered."""
-    session = graph_build.GraphSession.open(root)
+    session = graph_session.GraphSession.open(root)
     docs = {n[len("doc:"):].partition("#")[0] for n in session.graph.ids() if n.startswith("doc:")}
-    standing = graph_build.document_standing(session.ws, docs)
+    standing = doc_standing.document_standing(session.ws, docs)
     return session.info, session.graph.counts(), session.locate("session storage"), standing
 
 
@@ -390,7 +395,7 @@ def test_a_tampered_cache_file_is_refused_and_rebuilt_never_run(
     _, *first = _every_cache(root)
     folder = root / ".git" / graph_build.CACHE_DIR
     names = sorted(p.name for p in folder.glob("*.pickle"))
-    assert {graph_build.CACHE_NAME, graph_build.PARTS_NAME, graph_build.TEXT_NAME, graph_build.STANDING_NAME} < set(names)
+    assert {graph_build.CACHE_NAME, graph_build.PARTS_NAME, graph_session.TEXT_NAME, doc_standing.STANDING_NAME} < set(names)
     assert any(name.startswith("graph.docs.") for name in names)
     info, *again = _every_cache(root)
     assert info.cached and again == first

@@ -6,7 +6,7 @@
 Each tool returns the same JSON as `openwiki-git locate/expand --format json` (a string), so an
 agent's citations are the graph's stable ids and `repo://path#Lx-Ly` spans; an error comes back
 as `{"error", "hint"}` in the tools' terms. Stale claims carry `"stale": true` and are listed in
-`stale_claims`: the tool descriptions (graph_service, shared with the MCP server) tell the model
+`stale_claims`: the tool descriptions (agents.service, shared with the MCP server) tell the model
 not to state them as facts. The graph is reloaded when its inputs change. langchain_core (the
 `agent` extra) is imported only when the tools are made.
 """
@@ -20,7 +20,7 @@ from typing import Any
 
 def graph_tools(repo: str | Path | None = None, *, wiki_dir: str | None = None) -> list[Any]:
     """The two tools, bound to the repository at `repo` (default: the current directory). The
-    graph is reloaded when its inputs change (graph_service); arguments carry descriptions for
+    graph is reloaded when its inputs change (agents.service); arguments carry descriptions for
     the model, and an error (a bad node, a wrong argument type) is returned as readable JSON."""
     try:
         from langchain_core.tools import StructuredTool

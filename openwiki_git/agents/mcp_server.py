@@ -1,5 +1,5 @@
 """The MCP server of `openwiki-git mcp`, on the official `mcp` SDK (imported only here): the
-tools and resources of graph_service, with argument schemas and descriptions written for a model.
+tools and resources of agents.service, with argument schemas and descriptions written for a model.
 A tool's error is returned as its result with isError set."""
 
 from __future__ import annotations

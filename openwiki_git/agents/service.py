@@ -18,7 +18,11 @@ from typing import Any
 from openwiki_git.errors import OpenwikiError
 from openwiki_git.graph import build as graph_build
 from openwiki_git.graph import citestale
+from openwiki_git.graph import inputs as graph_inputs
+from openwiki_git.graph import summary as graph_summary
 from openwiki_git.graph.core import EDGE_TYPES
+from openwiki_git.graph.doc_standing import standing_table
+from openwiki_git.graph.session import GraphSession
 from openwiki_git.store.workspace import Workspace
 
 LOCATE = (
@@ -95,29 +99,29 @@ class GraphService:
 
     def __init__(self, root: str | Path | None = None, *, wiki_dir: str | None = None) -> None:
         self.ws = Workspace.open(Path(root) if root is not None else None, wiki_dir=wiki_dir)
-        self._session: graph_build.GraphSession | None = None
+        self._session: GraphSession | None = None
         self._key: tuple[Any, ...] | None = None
         self.loads = 0  # how many times the graph was loaded (for tests)
 
     # -- freshness ---------------------------------------------------------------------------
-    def session(self) -> graph_build.GraphSession:
+    def session(self) -> GraphSession:
         key = self._stat_key()
         if self._session is None or key != self._key:
             g, info = graph_build.load(self.ws)
-            self._session = graph_build.GraphSession(self.ws, g, info)
+            self._session = GraphSession(self.ws, g, info)
             self.loads += 1
             self._key = self._stat_key()
         return self._session
 
     def _stat_key(self) -> tuple[Any, ...]:
-        now = graph_build._inputs(self.ws)
+        now = graph_inputs.stat_inputs(self.ws)
         cited: list[tuple[str, Any]] = []
         if self._session is not None:
             root = self.ws.repo.root
             for node in self._session.graph.nodes.values():
                 if node.kind == "file":
-                    cited.append((node.data, graph_build.stat_key(root / node.data, now.started_ns)))
-        config = graph_build.stat_key(self.ws.wiki.root / "config.yml", now.started_ns)
+                    cited.append((node.data, graph_inputs.stat_key(root / node.data, now.started_ns)))
+        config = graph_inputs.stat_key(self.ws.wiki.root / "config.yml", now.started_ns)
         return (now.index, tuple(now.docs.items()), tuple(now.pages.items()), tuple(now.sidecars.items()), tuple(cited), config)
 
     # -- the calls: data, or {"error", "hint"} ------------------------------------------------
@@ -151,10 +155,10 @@ class GraphService:
         by_page: dict[str, list[dict[str, Any]]] = {}
         stale: set[str] = set()
         sidecars = self.ws.wiki.load_all()
-        table = graph_build.standing_table(g)  # the loaded graph knows every document's standing
+        table = standing_table(g)  # the loaded graph knows every document's standing
         notices = citestale.judge([c for sc in sidecars.values() for c in sc.claims], table.get)
         for cid, _ in claims:
-            summary = g.summary(cid, stale)
+            summary = graph_summary.summary(g, cid, stale)
             if cid in notices:
                 summary["cited_documents"] = notices[cid]
                 summary["stale"] = True

@@ -2,13 +2,15 @@
 is current; this module only reads and writes).
 
 - `graph.pickle`: three pickles sharing one memo: the header (graph_build's key), the graph, and
-  its build log (`graph_link.Links`, read only when the graph is rebuilt). Documents are not in
+  its build log (`graph.buildlog.BuildLog`, read only when the graph is rebuilt). Documents are not in
   it: they are referred to by repository path (pickle's persistent ids).
 - `graph.docs.NN.pickle` (NN < PACKS): the split documents and pages, in packs by a hash of their
   path, so that a changed document rewrites one pack, not 30 MB. Each pack starts with a digest
   of its paths and their stat keys, which the header lists: a pack that does not match (a writer
   that raced or crashed) makes the whole cache unusable, and it is rebuilt.
-- `graph.parts.pickle`: what graph_build reuses for the claims' check (sidecars, results).
+- `graph.parts.pickle`: what graph_build reuses for the claims' check (sidecars, results:
+  `graph.claimcheck.Parts`); `text.pickle` (graph.session) and `standing.pickle`
+  (graph.doc_standing) are written through `write` and read through `Loader` too.
 
 The cache is derived data: written atomically (store.atomic_write: a temporary file renamed over
 the old one, not synced: a torn file fails to unpickle and is rebuilt), and without the writers'
@@ -89,18 +91,18 @@ def dumps(objects: list[Any], packed: Mapping[int, str] | None = None) -> bytes:
     return buf.getvalue()
 
 
-# The classes the cache files hold (by pickled name: graph_build's and graph's own cannot be
-# imported here); any other name in a file is refused and the cache rebuilt.
+# The classes the cache files hold (by pickled name: the graph package's cannot be imported here,
+# it is a layer above); any other name in a file is refused and the cache rebuilt, so a cache
+# written before a class moved module is rebuilt, not read.
 ALLOWED = cachepickle.names(
     Document, Section, Paragraph, Claim, Evidence, Mark, Cause, Sidecar, Verification, FileText, EvidenceResult,
     ClaimResult,
 ) | {
     ("openwiki_git.graph.core", "Graph"), ("openwiki_git.graph.core", "Unresolved"), ("openwiki_git.graph.core", "Node"),
-    ("openwiki_git.graph.build", "_Header"), ("openwiki_git.graph.build", "_Parts"),
-    ("openwiki_git.graph.build", "_TextCache"), ("openwiki_git.graph.build", "_StandingCache"),
-    ("openwiki_git.graph.context", "TextIndex"), ("openwiki_git.graph.link", "Links"),
-    ("openwiki_git.graph.link", "ClaimsPart"), ("openwiki_git.graph.search", "Index"),
-    ("openwiki_git.graph.search", "Terms"),
+    ("openwiki_git.graph.build", "_Header"), ("openwiki_git.graph.claimcheck", "Parts"),
+    ("openwiki_git.graph.session", "TextCache"), ("openwiki_git.graph.doc_standing", "StandingCache"),
+    ("openwiki_git.graph.context", "TextIndex"), ("openwiki_git.graph.buildlog", "BuildLog"),
+    ("openwiki_git.graph.search", "Index"), ("openwiki_git.graph.search", "Terms"),
 }
 
 

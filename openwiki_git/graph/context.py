@@ -1,14 +1,15 @@
 """What an agent reads off the evidence graph in one call: a document's standing (current,
 superseded, amended; the head of its supersession chain), search over what documents say, and a
 node with its context (its text, its section's paragraphs, its typed neighbours) within a budget
-of characters. Pure: reads a built `graph.Graph`; no I/O.
+of characters. Pure: reads a built `core.Graph`; no I/O.
 
 - `standing(g, doc_id)`: {status, declared?, superseded_by?, amended_by?, head?}. `status` is
   `superseded` when some document supersedes it, else `amended` when some document amends it,
   else `current`; `head` is where following `superseded_by` ends (the document in force).
 - `TextIndex`: BM25 over every prose paragraph of every page and document (fenced code left out),
-  built on the first search that needs it (a build does not pay for it).
-- `context(g, node_id, …)`: the text around a node, its neighbours' first lines, bounded.
+  built on the first search that needs it (`text_index`: a build does not pay for it).
+- `Budget`, `paragraphs_of`, `first_lines`: the text around a node and its neighbours' first
+  lines, within a budget of characters (expand's context).
 """
 
 from __future__ import annotations
@@ -92,6 +93,24 @@ def first_text(g: Graph, doc_id: str) -> str | None:
     return None
 
 
+def first_lines(g: Graph, node_id: str, kind: str) -> str | None:
+    """The first lines of a result's text: a paragraph's own, a section's first paragraph,
+    a page's or document's first prose paragraph."""
+    if kind in ("page", "doc"):
+        return first_text(g, node_id)
+    node = g.node(node_id)
+    if node is None:
+        return None
+    if kind == "paragraph":
+        d, i = node.data
+        return snippet(d.text(i))
+    if kind == "section":
+        d, section = node.data
+        first = next((i for i in range(len(d)) if i not in d.code and d.section_of(i) == section.key), None)
+        return snippet(d.text(first)) if first is not None else None
+    return None
+
+
 def references(g: Graph, doc_id: str) -> list[str]:
     """The pages, documents, files and spans a document's sections and paragraphs refer to, in
     document order, without duplicates (itself left out)."""
@@ -131,6 +150,13 @@ class TextIndex:
     def search(self, words: list[str], owners: Iterable[str] | None = None) -> dict[int, float]:
         """Entry -> BM25 score; with `owners`, only paragraphs of those pages or documents."""
         return bm25(self.index, words, set(owners) if owners is not None else None)
+
+
+def text_index(g: Graph) -> TextIndex:
+    """The graph's index of what pages and documents say (`Graph.text_index`), built on first use."""
+    if g.text_index is None:
+        g.text_index = TextIndex(g)
+    return g.text_index
 
 
 # -- context in one call -------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """The evidence graph: typed, explicit paths from wiki prose to claims to cited lines, and between
-pages and documents. Pure: built from split documents, sidecars and check results; no I/O.
+pages and documents. Nodes, edges and ids only: the graph is built by `link`, read by `summary`,
+`locate` and `expand`, none of which it imports. Pure: no I/O.
 
 Node ids (stable, human-readable):
 - `page:<page>` a wiki page (`page:guides/retries.md`); `doc:<repo path>` a prose document;
@@ -11,26 +12,20 @@ Edges are typed and stored with their inverse: contains/contained_in, asserts/as
 cites/cited_by (claim -> span -> file), refers_to/referred_by, supersedes/superseded_by,
 amends/amended_by, attaches_to/has_attachment. Every explicit reference that cannot be resolved
 is kept in `Graph.unresolved`, never dropped.
-
-Every result that shows a claim carries its `status` and `stale` (true unless the check found it
-fresh), and lists such claims in `stale_claims`, so an agent never takes a stale claim for a fact.
 """
 
 from __future__ import annotations
 
 import difflib
-import heapq
-import operator
 import re
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 from openwiki_git.errors import UsageError
 from openwiki_git.evidence.resource import ResourceError, parse_resource
-from openwiki_git.graph import context as graph_context
-from openwiki_git.graph.search import K1, STOP, B, Index, bm25, has, tokens  # noqa: F401 (B, K1, STOP: re-exported)
+from openwiki_git.graph.search import Index
 from openwiki_git.markdown.document import Document
 from openwiki_git.markdown.keys import normalize
 
@@ -53,15 +48,13 @@ ID_DIRS = {"adr": "ADR", "adrs": "ADR", "decisions": "ADR", "rfc": "RFC", "rfcs"
 # "ADR-0012", "ADR 12", "adr_0012", and without a separator "ADR012", "RFC1234" (the prefix is
 # then letters only: "ADR032" is ADR-32, never ADR03-2).
 _ID = re.compile(r"^(?:([A-Z][A-Z0-9]*)[-_ ]|([A-Z]+))0*([0-9]+)$")
-MAX_CHARS = graph_context.MAX_CHARS
-SUPERSEDED_WEIGHT = 0.7  # locate: a superseded document's score, relative to a current one's
 LINE_ANCHOR = re.compile(r"^L([1-9][0-9]*)(?:-L([1-9][0-9]*))?$")
 
 
 class Node(NamedTuple):
     kind: str
     label: str
-    data: Any  # kind-specific record: Document, Section, Paragraph, _ClaimData, _SpanData, path
+    data: Any  # kind-specific record: Document, Section, Paragraph, ClaimData, SpanData, path
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +70,7 @@ class Unresolved:
         return {"source": self.source, "kind": self.kind, "target": self.target, "reason": self.reason}
 
 
-class _ClaimData(NamedTuple):
+class ClaimData(NamedTuple):
     page: str
     statement: str
     status: str  # fresh, stale, unresolved, or unchecked
@@ -86,7 +79,7 @@ class _ClaimData(NamedTuple):
     marker_present: bool
 
 
-class _SpanData(NamedTuple):
+class SpanData(NamedTuple):
     path: str
     start: int
     end: int
@@ -95,7 +88,7 @@ class _SpanData(NamedTuple):
 
 
 _new = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot paths only)
-_DATA_OF_KIND: dict[str, type] = {"claim": _ClaimData, "span": _SpanData}
+_DATA_OF_KIND: dict[str, type] = {"claim": ClaimData, "span": SpanData}
 _NODE_DATA = frozenset(_DATA_OF_KIND.values())
 
 
@@ -123,10 +116,10 @@ class Graph:
         self.ids_of: dict[str, list[str]] = {}  # page/doc id -> its id_keys
         self.titles: dict[str, list[str]] = {}  # normalised title -> page/doc ids
         self.index = Index()
-        self.links: Any = None  # graph_link.Links: how it was built, for a rebuild (cached apart)
+        self.build_log: Any = None  # buildlog.BuildLog: how it was built, for a rebuild (cached apart)
+        self.text_index: Any = None  # context.TextIndex: built on the first search of text (context.text_index)
         self._seen: set[tuple[str, str, str]] = set()
         self._anchors: dict[str, dict[str, str]] = {}
-        self._text: graph_context.TextIndex | None = None  # built on the first search of text
 
     def __getstate__(self) -> dict[str, Any]:
         # NamedTuples pickle through Python-level calls, several times slower than plain tuples:
@@ -134,7 +127,7 @@ class Graph:
         # cached apart (graph_build), and the building caches not at all.
         state = dict(self.__dict__)
         state["nodes"] = {k: (n[0], n[1], tuple(n[2]) if type(n[2]) in _NODE_DATA else n[2]) for k, n in self.nodes.items()}
-        state["_seen"], state["_anchors"], state["links"], state["_text"] = set(), {}, None, None
+        state["_seen"], state["_anchors"], state["build_log"], state["text_index"] = set(), {}, None, None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -183,7 +176,7 @@ class Graph:
             nodes[file_id] = _new(Node, ("file", path, path))
         if start is None or end is None:
             return file_id
-        nodes[resource] = _new(Node, ("span", resource, _new(_SpanData, (path, start, end, status, current))))
+        nodes[resource] = _new(Node, ("span", resource, _new(SpanData, (path, start, end, status, current))))
         self.link(resource, "cites", file_id)
         return resource
 
@@ -195,7 +188,7 @@ class Graph:
             self.span(resource, status, current)
         elif node.kind == "span":
             data = node.data
-            worst = _worse(data.status, status)
+            worst = worse(data.status, status)
             if worst != data.status or (current and not data.current_resource):
                 self.nodes[resource] = node._replace(data=data._replace(status=worst, current_resource=current))
         adj = self.adj
@@ -209,6 +202,28 @@ class Graph:
             adj[resource] = [("cited_by", claim_id)]
         else:
             back.append(("cited_by", claim_id))
+
+    def merge(self, part: Graph) -> None:
+        """Add the tables of `part` (a graph without documents: pages, claims, spans, files and
+        their edges) after this one's, which holds documents only and so no edge yet: tables
+        keep insertion order (documents, then pages), lists are extended in that order."""
+        self.nodes.update(part.nodes)
+        self.docs.update(part.docs)
+        self.by_path.update(part.by_path)
+        self.ids_of.update(part.ids_of)
+        for table, more in ((self.titles, part.titles), (self.aliases, part.aliases)):
+            for key, ids in more.items():
+                have = table.get(key)
+                if have is None:
+                    table[key] = ids
+                else:
+                    have.extend(ids)
+        assert not self.adj and not self.unresolved  # documents alone make no edge
+        self.adj, self.unresolved, self._seen = part.adj, part.unresolved, part._seen
+
+    def built(self) -> None:
+        """The build is over: the set that kept `add_edge` from adding an edge twice goes."""
+        self._seen = set()
 
     # -- nodes -----------------------------------------------------------------------------
     def node(self, node_id: str) -> Node | None:
@@ -351,444 +366,9 @@ class Graph:
         prefix = "claim_" + body
         return sorted(i for i, n in self.nodes.items() if n.kind == "claim" and i.startswith(prefix))
 
-    # -- summaries -------------------------------------------------------------------------
-    def summary(self, node_id: str, stale: set[str] | None = None) -> dict[str, Any]:
-        """A short, self-describing view of a node; claims carry status and stale."""
-        node = self.node(node_id)
-        assert node is not None, node_id
-        out: dict[str, Any] = {"id": node_id, "kind": node.kind, "label": node.label}
-        data = node.data
-        if node.kind == "claim":
-            out.update(_claim_summary(data))
-            cited = self.cited_documents(data)
-            if cited:
-                out["cited_documents"] = cited
-                out["stale"] = out["stale"] or any(c["standing"] == "superseded" for c in cited)
-            if out["stale"] and stale is not None:
-                stale.add(node_id)
-        elif node.kind in ("page", "doc"):
-            out["path"] = data.path
-            self._standing(out, node_id)
-        elif node.kind == "section":
-            out.update(path=data[0].path, line=data[1].line, document=node_id.split("#", 1)[0])
-            self._standing(out, out["document"])
-        elif node.kind == "paragraph":
-            d, i = data
-            out.update(path=d.path, lines=[d.starts[i], d.ends[i]], document=node_id.split("#", 1)[0])
-            self._standing(out, out["document"])
-            claims = [t for e, t in self.adj.get(node_id, ()) if e == "asserts"]
-            if claims:
-                out["claims"] = [self._claim_brief(c, stale) for c in claims]
-        elif node.kind == "span":
-            out.update(path=data.path, lines=[data.start, data.end], status=data.status)
-            if data.current_resource and data.current_resource != node_id:
-                out["current_resource"] = data.current_resource
-        elif node.kind == "file":
-            out["path"] = data
-        return out
 
-    def _standing(self, out: dict[str, Any], doc_id: str) -> None:
-        """A page's or document's standing (graph_context.standing) on a summary of it or of
-        one of its sections or paragraphs: `standing` (current, superseded, amended), and when
-        not current `superseded: true`, `superseded_by`, `head` (the document in force) or
-        `amended: true`, `amended_by`."""
-        got = graph_context.standing(self, doc_id)
-        out["standing"] = got["status"]
-        if "declared" in got:
-            out["declared_status"] = got["declared"]
-        if "superseded_by" in got:
-            out.update(superseded=True, superseded_by=got["superseded_by"], head=got["head"])
-        if "amended_by" in got:
-            out.update(amended=True, amended_by=got["amended_by"])
-
-    def cited_documents(self, data: _ClaimData) -> list[dict[str, Any]]:
-        """The prose documents a claim cites that are not in force as they were: superseded
-        (a stale belief: the claim is flagged stale) or amended. [{document, standing, by}]."""
-        out: list[dict[str, Any]] = []
-        for ev in data.evidence:
-            path = split_canonical(ev["resource"])[1]
-            doc_id = self.by_path.get(path) if path.endswith(".md") else None
-            if doc_id is None or not doc_id.startswith("doc:"):
-                continue
-            got = graph_context.standing(self, doc_id)
-            if got["status"] != "current" and all(c["document"] != doc_id for c in out):
-                by = got.get("superseded_by") or got.get("amended_by") or []
-                item = {"document": doc_id, "standing": got["status"], "by": by}
-                if "head" in got:
-                    item["head"] = got["head"]
-                out.append(item)
-        return out
-
-    def _claim_brief(self, claim_id: str, stale: set[str] | None) -> dict[str, Any]:
-        data = self.nodes[claim_id].data
-        is_stale = data.status != "fresh" or data.marked is not None
-        is_stale = is_stale or any(c["standing"] == "superseded" for c in self.cited_documents(data))
-        if is_stale and stale is not None:
-            stale.add(claim_id)
-        return {"id": claim_id, "statement": data.statement, "status": data.status, "stale": is_stale}
-
-    def detail(self, node_id: str, stale: set[str], lines: LinesReader | None = None) -> dict[str, Any]:
-        """The summary plus the node's own content: a paragraph's text, a document's front
-        matter, a claim's evidence with reasons, a span's cited lines."""
-        out = self.summary(node_id, stale)
-        node = self.node(node_id)
-        assert node is not None
-        if node.kind == "paragraph":
-            d, i = node.data
-            out["text"] = d.text(i)
-        elif node.kind in ("page", "doc"):
-            out["title"] = node.data.title
-            out["ids"] = list(self.ids_of.get(node_id, ()))
-            if node.data.meta:
-                out["front_matter"] = node.data.meta
-            refs = graph_context.references(self, node_id)
-            if refs:
-                out["references"] = [self.summary(r, stale) for r in refs]
-        elif node.kind == "section":
-            out["heading"] = node.data[1].heading
-        if lines is not None and node.kind in ("claim", "span"):
-            _add_lines(out, lines)
-        return out
-
-    # -- locate ----------------------------------------------------------------------------
-    def locate(self, terms: str | Sequence[str], *, within: str | None = None, limit: int = 10) -> dict[str, Any]:
-        """Ranked starting points: BM25 over page titles, document titles, headings and claim
-        statements, and over what pages and documents say (every prose paragraph); ties broken
-        by node id. A page or document appears once, by its best-matching title, section or
-        paragraph (`more` counts its other matches); each result carries its document's
-        standing (superseded, its `head`, amended) and the first lines of its text. `within`
-        keeps nodes under that node."""
-        query = terms if isinstance(terms, str) else " ".join(terms)
-        words = list(dict.fromkeys(tokens(query)))
-        if not words:
-            raise UsageError(f"no search words in {query!r}", "give words from a title, heading, paragraph or statement")
-        if limit < 1:
-            raise UsageError("--limit must be at least 1")
-        root = self.resolve_id(within) if within else None
-        scope = self.within(root) if root else None
-        scores = bm25(self.index, words, scope)
-        ids = self.index.ids
-        pool = limit * 4 + 20
-        # Candidates: (-score, id, entry) with entry ("m", i) in the titles' index or ("t", n)
-        # in the text index. Scores are summed in query-word order, so equal inputs give equal floats.
-        cands: list[tuple[float, str, tuple[str, int]]] = [
-            (-sc, ids[i], ("m", i)) for i, sc in heapq.nsmallest(pool, scores.items(), key=lambda x: (-x[1], ids[x[0]]))
-        ]
-        cands += self._text_candidates(words, root, pool)
-        # A page or document ranks by its best title-or-heading match plus its best paragraph
-        # match, shown by the best single entry; a claim ranks alone.
-        best: dict[str, tuple[float, str, tuple[str, int]]] = {}
-        parts: dict[str, dict[str, float]] = {}
-        ranked: list[tuple[float, str, tuple[str, int], str | None]] = []
-        for cand in cands:
-            nid = cand[1]
-            owner = nid.split("#", 1)[0] if nid.startswith(("doc:", "page:")) else None
-            if owner is None:
-                ranked.append((cand[0], nid, cand[2], None))
-                continue
-            if owner not in best or cand < best[owner]:
-                best[owner] = cand
-            got = parts.setdefault(owner, {})
-            got[cand[2][0]] = min(got.get(cand[2][0], 0.0), cand[0])
-        more = {o: -1 for o in best}
-        for cand in cands:
-            if cand[1].startswith(("doc:", "page:")):
-                more[cand[1].split("#", 1)[0]] += 1
-        # A superseded document ranks a little below a current one that matches about as well:
-        # the question is usually what governs now (it still shows, with its `head`).
-        ranked += [(sum(parts[o].values()) * (SUPERSEDED_WEIGHT if self._superseded(o) else 1.0), c[1], c[2], o) for o, c in best.items()]
-        ranked.sort(key=lambda r: (r[0], r[1]))
-        stale: set[str] = set()
-        results: list[dict[str, Any]] = []
-        for neg, nid, (where, i), owner in ranked[:limit]:
-            index = self.index if where == "m" else self.text_index().index
-            matched = [w for w in words if has(index, w, i)]
-            hit = {"rank": len(results) + 1, "score": round(-neg, 4), "matched": matched, **self.summary(nid, stale)}
-            if owner is not None and more[owner] > 0:
-                hit["more"] = more[owner]
-            text = self._first_lines(nid, hit["kind"])
-            if text:
-                hit["text"] = text
-            results.append(hit)
-        return {
-            "query": query,
-            "terms": words,
-            "within": root,
-            "limit": limit,
-            "results": results,
-            "stale_claims": sorted(stale),
-        }
-
-    def _superseded(self, doc_id: str) -> bool:
-        return any(e == "superseded_by" for e, _ in self.adj.get(doc_id, ()))
-
-    def text_index(self) -> graph_context.TextIndex:
-        """The index of what pages and documents say, built on first use."""
-        if getattr(self, "_text", None) is None:
-            self._text = graph_context.TextIndex(self)
-        return self._text  # type: ignore[return-value]
-
-    def _text_candidates(self, words: list[str], root: str | None, pool: int) -> list[tuple[float, str, tuple[str, int]]]:
-        """The best paragraphs for `words` (within `root`: its page or document, its section)."""
-        owner, section = None, None
-        if root is not None:
-            owner, _, key = root.partition("#")
-            if owner not in self.docs:
-                return []
-            section = key.split("~", 1)[0] if key else None
-            if "~" in key:  # within a paragraph: that paragraph only
-                section = None
-        ti = self.text_index()
-        got = ti.search(words, [owner] if owner else None)
-        if section:
-            prefix = section + "/"
-            got = {
-                n: sc
-                for n, sc in got.items()
-                if (w := self.docs[ti.paragraphs[n][0]].section_of(ti.paragraphs[n][1])) == section or w.startswith(prefix)
-            }
-        if root is not None and owner is not None and "~" in root:
-            d = self.docs[owner]
-            got = {n: sc for n, sc in got.items() if f"{owner}#{d.key(ti.paragraphs[n][1])}" == root}
-        # The best `pool` by score (C-level key; equal scores keep entry order: deterministic).
-        top = heapq.nlargest(pool, got.items(), key=operator.itemgetter(1))
-        out = []
-        for n, sc in top:
-            owner_id, i = ti.paragraphs[n]
-            out.append((-sc, f"{owner_id}#{self.docs[owner_id].key(i)}", ("t", n)))
-        return out
-
-    def _first_lines(self, node_id: str, kind: str) -> str | None:
-        """The first lines of a result's text: a paragraph's own, a section's first paragraph,
-        a page's or document's first prose paragraph."""
-        if kind in ("page", "doc"):
-            return graph_context.first_text(self, node_id)
-        node = self.node(node_id)
-        if node is None:
-            return None
-        if kind == "paragraph":
-            d, i = node.data
-            return graph_context.snippet(d.text(i))
-        if kind == "section":
-            d, section = node.data
-            first = next((i for i in range(len(d)) if i not in d.code and d.section_of(i) == section.key), None)
-            return graph_context.snippet(d.text(first)) if first is not None else None
-        return None
-
-    def within(self, node_id: str) -> set[str]:
-        """The node and everything it contains, with the claims those paragraphs assert."""
-        owner, _, key = node_id.partition("#")
-        if owner in self.docs and "~" not in key:
-            return self._within_document(node_id, owner, key)
-        seen = {node_id}
-        todo = [node_id]
-        while todo:
-            for _etype, target in self.edges(todo.pop(), ("contains", "asserts")):
-                if target not in seen:
-                    seen.add(target)
-                    todo.append(target)
-        return seen
-
-    def _within_document(self, node_id: str, owner: str, key: str) -> set[str]:
-        """`within` for a page, a document or a section, read off the document's structure."""
-        d = self.docs[owner]
-        prefix = key + "/" if key else ""
-        out = {node_id}
-        out.update(f"{owner}#{s.key}" for s in d.sections if s.key.startswith(prefix) or s.key == key)
-        for i in d.markers:
-            section = d.section_of(i)
-            if not key or section == key or section.startswith(prefix):
-                pid = f"{owner}#{d.key(i)}"
-                out.update(t for e, t in self.adj.get(pid, ()) if e == "asserts")
-        if not key:
-            out.update(t for e, t in self.adj.get(owner, ()) if e == "asserts")
-        return out
-
-    # -- expand ----------------------------------------------------------------------------
-    def expand(
-        self,
-        node: str,
-        *,
-        edges: Sequence[str] | None = None,
-        hops: int = 1,
-        lines: LinesReader | None = None,
-        depth: int = 1,
-        max_chars: int = graph_context.MAX_CHARS,
-    ) -> dict[str, Any]:
-        """The node and its typed edges. With `hops > 1` and one edge type: walk that edge while
-        there is exactly one way on, stop at a branch, the end, a cycle or the hop limit, and
-        return the path with the last node expanded.
-
-        `depth` adds context to the expanded node, within `max_chars` characters of text in all:
-        0 none; 1 the paragraphs of the node's section (of the whole page or document for one)
-        and the first lines of each neighbour's text; 2 also the paragraphs of each document it
-        supersedes, is superseded by, amends or is amended by. `truncated: true` says the
-        budget ran out."""
-        types = _edge_types(edges)
-        if hops < 1:
-            raise UsageError("--hops must be at least 1")
-        if depth < 0 or depth > 2:
-            raise UsageError(f"depth must be 0, 1 or 2 (got {depth})")
-        if max_chars < 0:
-            raise UsageError(f"max_chars must be 0 or more (got {max_chars})")
-        ctx = (graph_context.Budget(max_chars), depth)
-        start = self.resolve_id(node)
-        owner = start.split("#", 1)[0]
-        if types and owner != start and owner in self.docs and all(t in graph_context.RELATION_EDGES for t in types):
-            start = owner  # supersession and amendment are between documents: a paragraph's are its document's
-        if hops == 1:
-            stale: set[str] = set()
-            out = self._expand_one(start, types, stale, lines, ctx)
-            out["stale_claims"] = sorted(stale)
-            return out
-        if types is None or len(types) != 1:
-            raise UsageError("--hops above 1 walks one edge type", "pass exactly one --edges TYPE, e.g. superseded_by")
-        return self._walk(start, types[0], hops, lines, ctx)
-
-    def _expand_one(
-        self,
-        node_id: str,
-        types: Sequence[str] | None,
-        stale: set[str],
-        lines: LinesReader | None,
-        ctx: tuple[graph_context.Budget, int] | None = None,
-    ) -> dict[str, Any]:
-        edges = [{"type": e, "target": self.summary(t, stale)} for e, t in self.edges(node_id, types)]
-        out = {"node": self.detail(node_id, stale, lines), "edges": edges}
-        if ctx is not None and ctx[1] > 0:
-            self._context(out, *ctx)
-        return out
-
-    def _context(self, out: dict[str, Any], budget: graph_context.Budget, depth: int) -> None:
-        """`expand`'s context (see there), in place: the node's text first, then the section's
-        paragraphs, then the neighbours' first lines, then (depth 2) related documents' text."""
-        node = out["node"]
-        nid, kind = node["id"], node["kind"]
-        if "text" in node and kind == "paragraph":
-            node["text"] = budget.take(node["text"]) or ""
-        owner = nid.split("#", 1)[0]
-        if kind in ("page", "doc", "section", "paragraph") and owner in self.docs:
-            section = None if kind in ("page", "doc") else self.node(nid).data[1].key if kind == "section" else node.get("section")  # type: ignore[union-attr]
-            if kind == "paragraph":
-                d, i = self.node(nid).data  # type: ignore[union-attr]
-                section = d.section_of(i)
-                node["section"] = f"{owner}#{section}" if section else owner
-            node["paragraphs"] = graph_context.paragraphs_of(self, owner, section, budget, skip=nid)
-        for e in out["edges"]:
-            target = e["target"]
-            if e["type"] in graph_context.STRUCTURAL and kind in ("page", "doc", "section"):
-                continue  # their text is in `paragraphs`
-            if target["kind"] in ("page", "doc", "section", "paragraph"):
-                text = self._first_lines(target["id"], target["kind"])
-                if text:
-                    got = budget.take(text)
-                    if got is None:
-                        break
-                    target["text"] = got
-        if depth > 1:
-            for e in out["edges"]:
-                target = e["target"]
-                if e["type"] in graph_context.RELATION_EDGES and target["kind"] in ("page", "doc"):
-                    target["paragraphs"] = graph_context.paragraphs_of(self, target["id"], None, budget)
-        if budget.cut:
-            out["truncated"] = True
-
-    def _walk(
-        self, start: str, etype: str, hops: int, lines: LinesReader | None, ctx: tuple[graph_context.Budget, int] | None = None
-    ) -> dict[str, Any]:
-        path, seen, current = [start], {start}, start
-        stopped, branches = "hops", []
-        for _ in range(hops):
-            nxt = [t for _, t in self.edges(current, (etype,))]
-            if not nxt:
-                stopped = "end"
-                break
-            if len(nxt) > 1:
-                stopped, branches = "branch", nxt
-                break
-            if nxt[0] in seen:
-                stopped = "cycle"
-                break
-            current = nxt[0]
-            path.append(current)
-            seen.add(current)
-        else:
-            after = [t for _, t in self.edges(current, (etype,))]
-            if not after:
-                stopped = "end"
-            elif len(after) > 1:
-                stopped, branches = "branch", after
-        stale: set[str] = set()
-        out: dict[str, Any] = {
-            "start": self.summary(start, stale),
-            "edge": etype,
-            "hops": hops,
-            "path": [self.summary(n, stale) for n in path],
-            "stopped": stopped,
-        }
-        if branches:
-            out["branches"] = [self.summary(b, stale) for b in branches]
-        out["end"] = self._expand_one(current, None, stale, lines, ctx)
-        out["stale_claims"] = sorted(stale)
-        return out
-
-
-LinesReader = Callable[[str], "str | None"]
-
-
-def _add_lines(out: dict[str, Any], lines: LinesReader) -> None:
-    if out["kind"] == "span":
-        out["text"] = lines(out.get("current_resource") or out["id"])
-    elif out["kind"] == "claim":
-        for ev in out["evidence"]:
-            where = ev.get("current_resource") or ev["resource"]
-            ev["text"] = lines(where) if "#L" in where else None
-
-
-def _claim_summary(data: _ClaimData) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "statement": data.statement,
-        "status": data.status,
-        "stale": data.status != "fresh" or data.marked is not None,
-        "page": data.page,
-        "evidence": [dict(e) for e in data.evidence],
-    }
-    if data.marked:
-        out["marked"] = data.marked
-    if not data.marker_present:
-        out["marker_present"] = False
-    return out
-
-
-def _edge_types(edges: Sequence[str] | None) -> list[str] | None:
-    if not edges:
-        return None
-    out = []
-    for item in edges:
-        for name in item.split(","):
-            name = name.strip().replace("-", "_")
-            if not name:
-                continue
-            if name not in INVERSE:
-                raise UsageError(f"unknown edge type {name!r}", f"use one of: {', '.join(EDGE_TYPES)}")
-            out.append(name)
-    return list(dict.fromkeys(out)) or None
-
-
-# ============================================================================================
-# Building (graph_link.py)
-# ============================================================================================
-
-
-def build(**inputs: Any) -> Graph:
-    """The graph of split documents, pages, sidecars and check results: `graph_link.build`,
-    which documents the inputs (it builds on this module, so it is imported here when called)."""
-    from openwiki_git.graph import link as graph_link
-
-    return graph_link.build(**inputs)
-
-
-def _worse(a: str | None, b: str) -> str:
+def worse(a: str | None, b: str) -> str:
+    """The worse of two evidence statuses (a span cited by several claims keeps the worst)."""
     order = ("unchecked", "fresh", "stale", "unresolved")
     return b if a is None or order.index(b) > order.index(a) else a
 

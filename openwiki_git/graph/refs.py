@@ -1,10 +1,11 @@
-"""Reference resolution for the evidence graph: the references written in a document (mdrefs)
+"""Reference resolution for the evidence graph: the references written in a document (markdown.refs)
 become edges (`refers_to`, `supersedes`, `amends`, `attaches_to`), or unresolved entries with a
 reason. Pure: reads the graph's tables (ids, titles, paths, headings) and the tracked files.
 
 Every change the resolver makes to the graph goes through `Resolver.edge`, `.span` and
-`.unresolved`, which also append it to `Resolver.log`: `graph_link` keeps each document's log
-and replays it on a rebuild when neither the document nor anything it resolved against changed.
+`.unresolved`, which also append it to `Resolver.log`: `link` keeps each document's log (in the
+graph's buildlog.BuildLog) and replays it on a rebuild when neither the document nor anything it
+resolved against changed.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from openwiki_git.markdown.relations import Relation
 if TYPE_CHECKING:
     from openwiki_git.graph.core import Graph
 
-# Operations in a log, replayed by graph_link.replay.
+# Operations in a log, replayed by buildlog.replay.
 EDGE, SPAN, UNRESOLVED = "edge", "span", "unresolved"
 UNKNOWN_STATUS = (
     "unrecognised status wording: write a status word (Accepted, Deprecated, ...) or a relation "
@@ -82,7 +83,7 @@ class Resolver:
         for rel in d.relations:
             source = f"{doc_id}#{d.key(rel.source)}" if rel.source >= 0 else doc_id
             if rel.type == "status":
-                continue  # a declared status word: read off the document (graph.doc_status)
+                continue  # a declared status word: read off the document (context.declared_status)
             if rel.type == "unknown_status":
                 self.unresolved(Unresolved(source, "status", rel.ref.target, UNKNOWN_STATUS))
                 continue

@@ -162,7 +162,7 @@ def _wiki_findings(
     cache cannot keep them: broken code references on the pages `ground` grounded (they depend
     on every tracked file; ground.broken_references keeps its own cache, keyed on them all).
     Claims citing a superseded or later-amended document likewise: what replaces a document is
-    said in other documents (graph_build.document_standing caches it, keyed on every document).
+    said in other documents (graph/doc_standing.py's document_standing caches it, keyed on every document).
     Only a wiki with such pages pays for it (and opens git for it on the fast path). Returns the
     report's extra keys, and the notices by claim id (for the claims' own records)."""
     grounded = [p for p in pages if entries[p]["findings"].get("_grounded")]
@@ -218,7 +218,7 @@ def _stale_citations(ws: Workspace, claims: list[Any]) -> dict[str, list[dict[st
 
     if not citestale.cited_documents(claims, ws.config.wiki_dir):
         return {}
-    from openwiki_git.graph.build import stale_citations
+    from openwiki_git.graph.doc_standing import stale_citations
 
     return stale_citations(ws, claims)
 

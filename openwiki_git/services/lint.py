@@ -206,7 +206,7 @@ def _cited_documents(ws: Workspace, sidecars: dict[str, Sidecar]) -> list[Findin
     claims = {c.id: (page, c) for page, sc in sorted(sidecars.items()) for c in sc.claims}
     if not citestale.cited_documents([c for _, c in claims.values()], ws.config.wiki_dir):
         return []
-    from openwiki_git.graph.build import stale_citations
+    from openwiki_git.graph.doc_standing import stale_citations
 
     notices = stale_citations(ws, [c for _, c in claims.values()])
     return [
