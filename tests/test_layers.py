@@ -381,3 +381,26 @@ def test_only_the_cli_parses_arguments(name):
     """Services take typed options, never an argparse Namespace: argparse stays in cli/."""
     bad = [line for imported, line in imports(MODULES[name]) if imported.split(".")[0] == "argparse"]
     assert not bad, f"openwiki_git/{name} imports argparse (lines {bad}); take a typed options object"
+
+
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 60
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_module_and_function_sizes(name):
+    """No function over 60 lines; no module over ~400 unless its docstring says why it is one
+    cohesive thing ("One cohesive thing: ..."), so a newcomer reads one job per file."""
+    source = MODULES[name].read_text("utf-8")
+    tree = ast.parse(source)
+    long = [
+        f"{node.name} (line {node.lineno}): {node.end_lineno - node.lineno + 1} lines"
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+    ]
+    assert not long, f"openwiki_git/{name}: functions over {MAX_FUNCTION_LINES} lines: {long}"
+    lines = source.count("\n")
+    doc = " ".join((ast.get_docstring(tree) or "").split())
+    assert lines <= MAX_MODULE_LINES or "One cohesive thing" in doc, (
+        f"openwiki_git/{name}: {lines} lines; split it, or say at its top why it is one cohesive thing"
+    )
