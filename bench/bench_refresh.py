@@ -28,15 +28,14 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from scripted_refresher import ScriptedRefresher  # the tests' scripted model
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, for tests.support
 
 from openwiki_git.cli.main import main
 from openwiki_git.refresh.protocol import ReviewRequest
 from openwiki_git.refresh.run import run_refresh
 from openwiki_git.refresh.settings import RefreshOptions
 from openwiki_git.store.workspace import Workspace
+from tests.support.scripted_refresher import ScriptedRefresher  # the tests' scripted model
 
 _MARKED = re.compile(r"^\s*(\d+)>\| ?(.*)$", re.M)
 _CURRENT = re.compile(r"^Current text of (\S+),", re.M)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from openwiki_git.cli.main import main
+from tests.support.repo import GitRepo
+
+# Fixtures shared by several test packages (their modules say what each is for).
+pytest_plugins = ("tests.support.github_fake", "tests.support.ground_docs")
 
 
 @pytest.fixture(autouse=True)
@@ -34,46 +35,6 @@ def _isolate_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
         monkeypatch.delenv(name, raising=False)
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "GITHUB_TOKEN", "OPENWIKI_GIT_LOCK_TIMEOUT"):
         monkeypatch.delenv(name, raising=False)
-
-
-class GitRepo:
-    """A real git repository in a temporary directory, driven with the git CLI."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def git(self, *args: str, check: bool = True, env: dict[str, str] | None = None) -> str:
-        proc = subprocess.run(
-            ["git", *args], cwd=self.root, capture_output=True, text=True, env={**os.environ, **(env or {})}
-        )
-        if check and proc.returncode != 0:
-            raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
-        return proc.stdout
-
-    def write(self, path: str, text: str) -> Path:
-        full = self.root / path
-        full.parent.mkdir(parents=True, exist_ok=True)
-        full.write_bytes(text.encode("utf-8"))
-        return full
-
-    def read(self, path: str) -> str:
-        return (self.root / path).read_bytes().decode("utf-8")
-
-    def commit_all(self, message: str = "change") -> str:
-        self.git("add", "-A")
-        self.git("commit", "-q", "--allow-empty", "-m", message)
-        return self.git("rev-parse", "HEAD").strip()
-
-    def snapshot(self) -> dict[str, bytes]:
-        """Every file's bytes outside .git, to prove a command wrote nothing."""
-        out = {}
-        for p in sorted(self.root.rglob("*")):
-            if p.is_file() and ".git" not in p.relative_to(self.root).parts:
-                out[p.relative_to(self.root).as_posix()] = p.read_bytes()
-        return out
-
-    def run(self, *argv: str) -> int:
-        return main(["-C", str(self.root), *argv])
 
 
 @pytest.fixture

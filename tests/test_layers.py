@@ -404,3 +404,13 @@ def test_module_and_function_sizes(name):
     assert lines <= MAX_MODULE_LINES or "One cohesive thing" in doc, (
         f"openwiki_git/{name}: {lines} lines; split it, or say at its top why it is one cohesive thing"
     )
+
+
+def test_tests_mirror_the_packages():
+    """tests/<package>/ for every test module but the architecture's own; no stray test directory."""
+    tests = ROOT / "tests"
+    top = sorted(p.name for p in tests.glob("test_*.py"))
+    assert top == ["test_layers.py"], f"test modules outside a package directory: {top}"
+    dirs = {p.name for p in tests.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    stray = dirs - set(package_table()) - {"e2e", "support", "fixtures", "data"}
+    assert not stray, f"tests/{sorted(stray)} names no package of openwiki_git"

@@ -14,7 +14,7 @@ The one boundary rule (`boundary`), used by every module that needs to know wher
 `read_fast` reads the common flat front matter (`key: scalar`, `key: [a, b]`, `key:` + `- a`
 items, a one-line `{k: v}` mapping, comments) without a YAML parser. It gives exactly the values
 frontmatter.parse (ruamel.yaml) gives, or declines: UNREAD for a value it leaves to YAML, None
-for a block it does not read at all (tests/test_frontmatter_fast.py checks this differentially).
+for a block it does not read at all (tests/pages/test_frontmatter_fast.py checks this differentially).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What a model is asked and what it answers: the narrow `Refresher` protocol
 (`review(request) -> VerdictResponse`), its request, response, usage and error, the verdict
 schema as sent and checked, and the JSON found in a model's text. Tests script the model with
-`tests/scripted_refresher.py`; production's model is `client.LangChainRefresher`.
+`tests/support/scripted_refresher.py`; production's model is `client.LangChainRefresher`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ decisions that pass every check are applied, one claim at a time.
 GitHub Action): the claims selected (`targets`), trivial drift confirmed without a model, the
 model's calls (`model_run`), each decision saved as soon as it is made (`writer`), usage and cost
 (`results`). The model is `client.model_client`'s unless a `Refresher` is given (tests script one
-with `tests/scripted_refresher.py`; the path is the same otherwise).
+with `tests/support/scripted_refresher.py`; the path is the same otherwise).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ page's and the wiki's findings added, `--fix` applied, and the CI report of a co
 `run(CheckOptions)` is the one entry: it returns the report as data (`Checked`), which
 `cli/report.py` renders. A warm run with nothing changed is answered by `checkcache.answer()`
 from the standard library alone: this module imports the model, the checker, git and pygit2
-only when something must be judged (tests/test_check_imports.py keeps it so).
+only when something must be judged (tests/caches/test_check_imports.py keeps it so).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """`install`'s work: the sidecar merge driver configured in `.git/config` and named for the
 sidecars and pages in `.gitattributes`. Idempotent. (The driver line is run as written by
-tests/test_merge_driver.py.)"""
+tests/cli/test_merge_driver.py.)"""
 
 from __future__ import annotations
 

@@ -1,0 +1,153 @@
+"""`openwiki-git lint`: ungrounded pages, orphan sidecars (renames followed, never deleted), missing
+markers, broken links, out-of-step front matter and indexes; exit 1 on findings; --fix."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from openwiki_git.pages import citations
+from tests.support.repo import GitRepo
+
+
+def lint(repo: GitRepo, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict]:  # type: ignore[type-arg]
+    capsys.readouterr()
+    rc = repo.run("lint", "--format", "json", *args)
+    return rc, json.loads(capsys.readouterr().out)
+
+
+def kinds(data: dict) -> list[tuple[str, str]]:  # type: ignore[type-arg]
+    return [(f["kind"], f["path"]) for f in data["findings"]]
+
+
+@pytest.fixture
+def grounded(wiki_repo: GitRepo) -> GitRepo:
+    """guide.md with one claim, indexes generated, committed: lint is clean."""
+    assert (
+        wiki_repo.run("claim", "add", "--page", "guide.md", "--statement", "Line ten says ten.", "--evidence", "repo://src/app.py#L10-L10")
+        == 0
+    )
+    assert wiki_repo.run("lint", "--fix") == 0
+    wiki_repo.commit_all("grounded")
+    return wiki_repo
+
+
+def claim_id(repo: GitRepo, page: str = "guide") -> str:
+    return json.loads(repo.read(f".openwiki/.claims/{page}.json"))["claims"][0]["id"]  # type: ignore[no-any-return]
+
+
+def test_clean_wiki(grounded: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    assert lint(grounded, capsys) == (0, lint(grounded, capsys)[1])
+    capsys.readouterr()
+    assert grounded.run("lint") == 0
+    assert capsys.readouterr().out == "no findings\n"
+
+
+def test_each_kind_of_finding(grounded: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = grounded
+    repo.write(".openwiki/lonely.md", "---\ntype: Note\n---\n\nSee [the guide](guide.md), [nothing](missing.md), [a dir](api/),\n"
+               "[abs](/guide.md), [web](https://example.invalid/x.md), [code](../src/app.py#L1) and `[no](nope.md)`.\n\n"
+               "```\n[fenced](nope.md)\n```\n\n[ref]: gone.md\n")
+    repo.write(".openwiki/.claims/deleted.json", repo.read(".openwiki/.claims/guide.json").replace(claim_id(repo), "claim_" + "d" * 32))
+    text = repo.read(".openwiki/guide.md")
+    repo.write(".openwiki/guide.md", text.replace(citations.marker(claim_id(repo)) + "\n", "\n", 1))
+    rc, data = lint(repo, capsys)
+    assert rc == 1
+    found = kinds(data)
+    assert ("ungrounded", ".openwiki/lonely.md") in found
+    assert ("orphan-sidecar", ".openwiki/.claims/deleted.json") in found
+    assert ("missing-marker", ".openwiki/guide.md") in found
+    links = [f for f in data["findings"] if f["kind"] == "broken-link"]
+    assert [(f["line"], f["message"].split(" leads")[0]) for f in links] == [
+        (5, "link to missing.md"), (5, "link to api/"), (12, "link to gone.md")
+    ]
+    assert ("index", ".openwiki/index.md") in found
+    assert data["summary"]["total"] == len(found)
+
+
+def test_fix_places_markers_regenerates_indexes_and_never_deletes_an_orphan(grounded: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = grounded
+    cid = claim_id(repo)
+    repo.write(".openwiki/guide.md", repo.read(".openwiki/guide.md").replace(citations.marker(cid), ""))
+    orphan = repo.read(".openwiki/.claims/guide.json").replace(cid, "claim_" + "e" * 32)
+    repo.write(".openwiki/.claims/gone.json", orphan)
+    repo.write(".openwiki/new.md", "---\ntype: Note\ntitle: New page\ndescription: Fresh.\n---\n\nx\n")
+    rc, data = lint(repo, capsys, "--fix")
+    assert rc == 1
+    assert sorted(kinds(data)) == [("orphan-sidecar", ".openwiki/.claims/gone.json"), ("ungrounded", ".openwiki/new.md")]
+    assert citations.has_marker(repo.read(".openwiki/guide.md"), cid)
+    assert repo.read(".openwiki/.claims/gone.json") == orphan
+    assert "* [New page](new.md) - Fresh.\n" in repo.read(".openwiki/index.md")
+
+
+@pytest.mark.parametrize("how", ["git-mv", "plain-mv", "committed"])
+def test_a_renamed_page_keeps_its_sidecar(grounded: GitRepo, capsys: pytest.CaptureFixture[str], how: str) -> None:
+    repo = grounded
+    sidecar = json.loads(repo.read(".openwiki/.claims/guide.json"))
+    (repo.root / ".openwiki" / "docs").mkdir()
+    if how == "git-mv":
+        repo.git("mv", ".openwiki/guide.md", ".openwiki/docs/guide.md")
+    else:
+        (repo.root / ".openwiki" / "guide.md").rename(repo.root / ".openwiki" / "docs" / "guide.md")
+        if how == "committed":
+            repo.commit_all("moved the page only")
+    rc, data = lint(repo, capsys)
+    assert rc == 1
+    (orphan,) = [f for f in data["findings"] if f["kind"] == "orphan-sidecar"]
+    assert orphan["fixable"] and "renamed to .openwiki/docs/guide.md" in orphan["message"]
+    assert ("ungrounded", ".openwiki/docs/guide.md") not in kinds(data)
+    assert "git rename detection" in orphan["message"] if how != "committed" else "markers" in orphan["message"]
+    rc, data = lint(repo, capsys, "--fix")
+    assert rc == 0, data
+    assert not (repo.root / ".openwiki" / ".claims" / "guide.json").exists()
+    moved = json.loads(repo.read(".openwiki/.claims/docs/guide.json"))
+    assert moved["claims"] == sidecar["claims"]
+    assert "](../../src/app.py#L10-L10)" in repo.read(".openwiki/docs/guide.md")  # links follow the page
+    capsys.readouterr()
+    assert repo.run("check") == 0
+
+
+def test_rename_found_by_statement_when_the_page_has_no_markers(grounded: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = grounded
+    text = citations.strip_block(repo.read(".openwiki/guide.md")).replace(citations.marker(claim_id(repo)), "")
+    (repo.root / ".openwiki" / "guide.md").unlink()
+    repo.write(".openwiki/renamed.md", text + "\nMore text so that git does not call it a rename of the old page at all.\n" * 3)
+    repo.commit_all("rewrote")
+    rc, data = lint(repo, capsys)
+    (orphan,) = [f for f in data["findings"] if f["kind"] == "orphan-sidecar"]
+    assert "statements" in orphan["message"]
+
+
+def test_two_candidates_are_not_guessed(grounded: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = grounded
+    text = repo.read(".openwiki/guide.md")
+    (repo.root / ".openwiki" / "guide.md").unlink()
+    repo.write(".openwiki/a.md", text)
+    repo.write(".openwiki/b.md", text)
+    repo.commit_all("copies")
+    rc, data = lint(repo, capsys, "--fix")
+    (orphan,) = [f for f in data["findings"] if f["kind"] == "orphan-sidecar"]
+    assert not orphan["fixable"] and (repo.root / ".openwiki" / ".claims" / "guide.json").exists()
+
+
+def test_out_of_step_front_matter_is_reported_and_fixed(grounded: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = grounded
+    text = repo.read(".openwiki/guide.md")
+    start = text.index("sources:")
+    end = text.index("---", start)
+    repo.write(".openwiki/guide.md", text[:start] + text[end:])
+    rc, data = lint(repo, capsys)
+    (f,) = data["findings"]
+    assert (f["kind"], f["fixable"]) == ("out-of-step", True) and "sources" in f["message"]
+    assert lint(repo, capsys, "--fix")[0] == 0
+    assert repo.read(".openwiki/guide.md") == text
+
+
+def test_text_output_and_exit_codes(grounded: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    grounded.write(".openwiki/x.md", "---\ntype: Note\n---\n\n[b](nope.md)\n")
+    capsys.readouterr()
+    assert grounded.run("lint") == 1
+    out = capsys.readouterr().out.splitlines()
+    assert ".openwiki/x.md:5: broken-link: link to nope.md leads nowhere (.openwiki/nope.md does not exist)" in out
+    assert out[-1].startswith("3 finding(s)")

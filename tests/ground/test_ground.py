@@ -1,0 +1,244 @@
+"""`openwiki-git ground`: the deterministic pass over an existing `docs/` folder, through the real
+CLI in real git repositories: what it cites, what it reports broken or ambiguous, idempotence,
+respect for existing claims and prose, --plan, --add-front-matter, and check/lint's broken
+references."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from openwiki_git.ground import refs as ground_refs
+from openwiki_git.pages import citations
+from openwiki_git.pages.markers import MARKER
+from tests.support.ground_docs import CORE, GUIDE
+from tests.support.repo import GitRepo
+
+
+def ground(repo: GitRepo, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict]:  # type: ignore[type-arg]
+    capsys.readouterr()
+    rc = repo.run("ground", "--format", "json", *args)
+    return rc, json.loads(capsys.readouterr().out)
+
+
+def added(data: dict) -> dict[str, str]:  # type: ignore[type-arg]
+    return {a["reference"]: a["evidence"] for p in data["pages"] for a in p["added"]}
+
+
+def test_cites_definitions_and_reports_broken(docs_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, data = ground(docs_repo, capsys, "--all")
+    assert rc == 1  # broken references are findings
+    assert added(data) == {
+        "widgets.make()": "repo://src/widgets/_core.py#L10-L13",  # re-export followed, decorator included
+        "Widget.grow": "repo://src/widgets/_core.py#L20-L21",
+        "--size": "repo://src/widgets/cli.py#L7-L7",
+        "WIDGET_TOKEN": "repo://src/widgets/cli.py#L11-L11",
+        "src/widgets/cli.py": "repo://src/widgets/cli.py#L1-L1",
+        "helper()": "repo://src/widgets/_core.py#L6-L7",
+    }
+    broken = {b["reference"] for b in data["pages"][0]["broken"]}
+    assert broken == {"widgets.Widget.shrink", "widgets.gone()"}
+    text = docs_repo.read("docs/guide.md")
+    sidecar = json.loads(docs_repo.read("docs/.claims/guide.json"))
+    for claim in sidecar["claims"]:
+        assert claim["verifiedBy"] == "tool:openwiki-git-ground"
+        assert citations.has_marker(text, claim["id"])
+    statements = {c["statement"] for c in sidecar["claims"]}
+    assert "Call `widgets.make()` to build a widget." in statements
+    # the link and the code span in one sentence cite the same lines: one claim
+    assert sum(1 for c in sidecar["claims"] if "src/widgets/cli.py" in c["statement"]) == 1
+    # prose unchanged but for the markers; no front matter added
+    assert citations.strip_block(MARKER.sub("", text)) == GUIDE
+    capsys.readouterr()
+    assert docs_repo.run("check") == 1  # every claim fresh; the two broken references remain
+    out = capsys.readouterr().out
+    assert "docs/guide.md:6: broken reference `widgets.gone()`" in out and "6 claims: 6 fresh" in out
+
+
+def test_idempotent_and_respects_existing_claims(docs_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    docs_repo.run("claim", "add", "--page", "guide.md", "--statement", "The `Widget.grow` method returns a new one.",
+                  "--evidence", "repo://src/widgets/_core.py#L19-L21", "--by", "human:alice")
+    before = json.loads(docs_repo.read("docs/.claims/guide.json"))["claims"][0]
+    _, first = ground(docs_repo, capsys, "--all")
+    assert "Widget.grow" not in added(first)  # the person's claim already cites those lines
+    page, sidecar = docs_repo.read("docs/guide.md"), docs_repo.read("docs/.claims/guide.json")
+    _, again = ground(docs_repo, capsys, "guide.md")
+    assert added(again) == {}
+    # every reference cited before, plus the link beside its path span and the person's claim
+    assert again["summary"]["already_grounded"] == len(added(first)) + 2
+    assert docs_repo.read("docs/guide.md") == page and docs_repo.read("docs/.claims/guide.json") == sidecar
+    assert json.loads(sidecar)["claims"][0] == before
+
+
+def test_plan_writes_nothing(docs_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    snap = docs_repo.snapshot()
+    rc, data = ground(docs_repo, capsys, "--all", "--plan")
+    assert rc == 1 and data["plan"] is True
+    assert "widgets.make()" in added(data)
+    assert docs_repo.snapshot() == snap
+
+
+def test_add_front_matter(docs_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    ground(docs_repo, capsys, "--all", "--add-front-matter")
+    text = docs_repo.read("docs/guide.md")
+    assert text.startswith("---\ntype: Reference\n")
+    assert "sources:" in text.split("\n---\n", 1)[0]  # projected from the claims
+    assert docs_repo.run("validate") == 0
+
+
+def test_ambiguous_never_guessed(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.write("src/a.py", "def run():\n    pass\n")
+    repo.write("src/b.py", "def run():\n    pass\n")
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.write("docs/x.md", "Use `run()` to start the engine now.\n")
+    repo.commit_all()
+    rc, data = ground(repo, capsys, "--all")
+    assert rc == 0 and added(data) == {}
+    assert data["pages"][0]["ambiguous"][0]["candidates"] == ["repo://src/a.py#L1-L2", "repo://src/b.py#L1-L2"]
+
+
+def test_check_and_lint_report_broken_references_on_grounded_pages(docs_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    docs_repo.write("docs/other.md", "Nothing here mentions `widgets.gone()` twice, said nobody.\n")
+    docs_repo.commit_all()
+    capsys.readouterr()
+    assert docs_repo.run("check", "--format", "json") == 0  # never grounded: no new findings
+    assert "broken_references" not in json.loads(capsys.readouterr().out)
+    ground(docs_repo, capsys, "guide.md")
+    docs_repo.commit_all()
+    capsys.readouterr()
+    assert docs_repo.run("check", "--format", "json") == 1
+    report = json.loads(capsys.readouterr().out)
+    assert {b["reference"] for b in report["broken_references"]} == {"widgets.Widget.shrink", "widgets.gone()"}
+    assert {b["page"] for b in report["broken_references"]} == {"guide.md"}  # other.md was not grounded
+    capsys.readouterr()
+    docs_repo.run("lint", "--format", "json")
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert sorted(f["line"] for f in findings if f["kind"] == "broken-reference") == [6, 6]
+
+
+def test_renamed_function_breaks_the_claim(docs_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    ground(docs_repo, capsys, "--all")
+    docs_repo.commit_all()
+    docs_repo.write("src/widgets/_core.py", CORE.replace("def helper():", "def assistant():"))
+    capsys.readouterr()
+    assert docs_repo.run("check", "--format", "json") == 1
+    stale = [c for c in json.loads(capsys.readouterr().out)["claims"] if c["status"] != "fresh"]
+    assert [c["statement"] for c in stale] == ["A bare `helper()` is fine too, but `fixture_only()` is a test's."]
+
+
+def test_usage_errors(docs_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    assert docs_repo.run("ground") == 2
+    assert docs_repo.run("ground", "missing.md") == 2
+    assert "no such page" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("span", "expected"),
+    [
+        ("pkg.mod.func()", ("symbol", "pkg.mod.func", True)),
+        ("Class.method", ("symbol", "Class.method", False)),
+        ("--wiki-dir", ("flag", "--wiki-dir", False)),
+        ("$OPENWIKI_MODEL", ("env", "OPENWIKI_MODEL", False)),
+        ("wiki_dir", ("key", "wiki_dir", False)),
+        ("src/app.py", ("path", "src/app.py", False)),
+        ("setup.py", ("path", "setup.py", False)),
+        ("name", None),
+        ("pip install -e .", None),
+        ("x + 1", None),
+        ("True", None),
+    ],
+)
+def test_classify(span: str, expected: tuple[str, str, bool] | None) -> None:
+    assert ground_refs.classify(span) == expected
+
+
+def test_sentences_and_marker_places() -> None:
+    text = "Intro, e.g. `a.b` here.[^c-87654321] Second `c.d()` one.[^c-12345678]\n\n- item `e.f`\n"
+    refs = ground_refs.page_refs(text).refs
+    assert [(r.name, r.sentence.text) for r in refs] == [
+        ("a.b", "Intro, e.g. `a.b` here."),  # an abbreviation does not end it, a marker stays with it
+        ("c.d", "Second `c.d()` one."),
+        ("e.f", "item `e.f`"),
+    ]
+    assert refs[1].sentence.markers == ("c-12345678",)
+    assert text[: refs[1].sentence.end].endswith("one.[^c-12345678]")
+
+
+def test_check_caches_broken_references_and_sees_a_change(docs_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+    import time
+
+    from openwiki_git.ground import deterministic as service
+
+    docs_repo.write("docs/guide.md", GUIDE + "\nNow `widgets.Widget.grow()` grows a widget for sure.\n")
+    ground(docs_repo, capsys, "--all")
+    docs_repo.write("docs/guide.md", docs_repo.read("docs/guide.md") + "\nAnd `widgets.Widget.grow()` grows one more.\n")
+    old = time.time() - 100
+    for path in docs_repo.root.rglob("*"):
+        if ".git" not in path.parts:
+            os.utime(path, (old, old))  # out of the racy window: the answer may be cached
+    capsys.readouterr()
+    assert docs_repo.run("check", "--format", "json") == 1
+    cache = docs_repo.root / ".git" / "openwiki-git" / service.CACHE_NAME
+    assert cache.is_file()
+    first = json.loads(capsys.readouterr().out)["broken_references"]
+    assert {b["reference"] for b in first} == {"widgets.Widget.shrink", "widgets.gone()"}
+    docs_repo.write("src/widgets/_core.py", CORE.replace("def grow(", "def enlarge("))  # the new sentence breaks
+    os.utime(docs_repo.root / "src/widgets/_core.py", (old + 1, old + 1))
+    assert docs_repo.run("check", "--format", "json") == 1
+    now = json.loads(capsys.readouterr().out)["broken_references"]
+    assert {b["reference"] for b in now} == {"widgets.Widget.shrink", "widgets.gone()", "widgets.Widget.grow()"}
+
+
+def test_a_warm_check_still_reports_broken_references(
+    docs_repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check cache answers a warm run without judging pages; broken references depend on
+    every tracked file, not only the cited ones, so they are still reported (and updated) then."""
+    from openwiki_git.caches import check as checkcache
+    from openwiki_git.ground import deterministic as service
+
+    monkeypatch.setattr(checkcache, "RACY_NS", 0)  # files written before a run may be cached at once
+    monkeypatch.setattr(service, "RACY_NS", 0)
+    answered = []
+    real = checkcache.answer
+    monkeypatch.setattr(checkcache, "answer", lambda *a: answered.append(real(*a)) or answered[-1])
+    ground(docs_repo, capsys, "--all")
+    docs_repo.commit_all()
+    outputs = []
+    for _ in range(2):  # the second run is the cache's fast answer
+        capsys.readouterr()
+        assert docs_repo.run("check") == 1
+        outputs.append(capsys.readouterr().out)
+    assert answered[-1] is not None  # the fast answer was taken
+    assert outputs[0] == outputs[1]
+    assert "broken reference `widgets.gone()`" in outputs[1]
+    # The missing function is added in a file no claim cites: no page is judged again, yet the
+    # reference is no longer broken.
+    docs_repo.write("src/widgets/__init__.py", docs_repo.read("src/widgets/__init__.py") + "\n\ndef gone():\n    return None\n")
+    capsys.readouterr()
+    docs_repo.run("check")
+    out = capsys.readouterr().out
+    assert "broken reference `widgets.Widget.shrink`" in out and "`widgets.gone()`" not in out
+
+
+def test_a_page_the_refresher_confirmed_is_not_grounded(docs_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """The refresher records its confirmations as `model:...` too: a page whose claim a nightly
+    refresh confirmed has not opted in to the broken-reference check (its old docs stay as green
+    as before); a page `ground` grounded has."""
+    import dataclasses
+
+    from openwiki_git.ground import deterministic as service
+    from openwiki_git.store.workspace import Workspace
+
+    assert docs_repo.run("claim", "add", "--page", "guide.md", "--statement", "Call `widgets.make()` to build a widget.",
+                         "--evidence", "repo://src/widgets/_core.py#L10-L13") == 0
+    ws = Workspace.open(docs_repo.root)
+    sidecar = ws.wiki.load("guide.md")
+    assert sidecar is not None
+    refreshed = sidecar.replace(claims=tuple(dataclasses.replace(c, verified_by="model:gpt-4o-mini") for c in sidecar.claims))
+    assert service.grounded_pages({"guide.md": refreshed}) == []
+    capsys.readouterr()
+    ground(docs_repo, capsys, "guide.md")
+    assert service.grounded_pages(Workspace.open(docs_repo.root).wiki.load_all()) == ["guide.md"]

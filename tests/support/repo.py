@@ -1,0 +1,49 @@
+"""A real git repository in a temporary directory, driven with the git CLI and our own `main`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from openwiki_git.cli.main import main
+
+
+class GitRepo:
+    """A real git repository in a temporary directory, driven with the git CLI."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def git(self, *args: str, check: bool = True, env: dict[str, str] | None = None) -> str:
+        proc = subprocess.run(
+            ["git", *args], cwd=self.root, capture_output=True, text=True, env={**os.environ, **(env or {})}
+        )
+        if check and proc.returncode != 0:
+            raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
+        return proc.stdout
+
+    def write(self, path: str, text: str) -> Path:
+        full = self.root / path
+        full.parent.mkdir(parents=True, exist_ok=True)
+        full.write_bytes(text.encode("utf-8"))
+        return full
+
+    def read(self, path: str) -> str:
+        return (self.root / path).read_bytes().decode("utf-8")
+
+    def commit_all(self, message: str = "change") -> str:
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+        return self.git("rev-parse", "HEAD").strip()
+
+    def snapshot(self) -> dict[str, bytes]:
+        """Every file's bytes outside .git, to prove a command wrote nothing."""
+        out = {}
+        for p in sorted(self.root.rglob("*")):
+            if p.is_file() and ".git" not in p.relative_to(self.root).parts:
+                out[p.relative_to(self.root).as_posix()] = p.read_bytes()
+        return out
+
+    def run(self, *argv: str) -> int:
+        return main(["-C", str(self.root), *argv])
