@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from openwiki_git import PRODUCER
 from openwiki_git.caches import check as checkcache
@@ -24,29 +24,39 @@ if TYPE_CHECKING:
     from openwiki_git.store.workspace import Workspace
 
 
-class CheckOptions(NamedTuple):
-    """What to check and what to report. (A NamedTuple, typed and immutable, rather than a
-    dataclass: the warm answer must not import dataclasses, which brings inspect.)"""
+class CheckOptions:
+    """What to check and what to report. A plain class with slots, not a dataclass (which imports
+    inspect) nor a NamedTuple (whose class costs about half a millisecond to build): the warm
+    answer's every import counts (tests/caches/test_check_imports.py)."""
 
-    directory: str | None = None  # where the repository is found (-C); None: the current directory
-    wiki_dir: str | None = None  # --wiki-dir; None: the config's
-    source: str = "worktree"  # where evidence is read: worktree, index or a revision
-    pages: tuple[str, ...] = ()  # only these pages' claims (none: every page)
-    fix: bool = False  # re-anchor, mark and clear marks first (never through the cache)
-    use_cache: bool = True  # False: neither use nor update the check cache
-    base: str | None = None  # CI: the claims made stale between merge-base(base, head) and head
-    head: str | None = None  # with base: the head commit (None: HEAD)
-    every: bool = True  # list every claim, fresh ones too (else the notable ones)
-    only_problems: bool = False  # list only the problems and say so (`"only_problems": true`)
+    __slots__ = ("directory", "wiki_dir", "source", "pages", "fix", "use_cache", "base", "head", "every", "only_problems")
+
+    def __init__(
+        self, *,
+        directory: str | None = None,  # where the repository is found (-C); None: the current directory
+        wiki_dir: str | None = None,  # --wiki-dir; None: the config's
+        source: str = "worktree",  # where evidence is read: worktree, index or a revision
+        pages: tuple[str, ...] = (),  # only these pages' claims (none: every page)
+        fix: bool = False,  # re-anchor, mark and clear marks first (never through the cache)
+        use_cache: bool = True,  # False: neither use nor update the check cache
+        base: str | None = None,  # CI: the claims made stale between merge-base(base, head) and head
+        head: str | None = None,  # with base: the head commit (None: HEAD)
+        every: bool = True,  # list every claim, fresh ones too (else the notable ones)
+        only_problems: bool = False,  # list only the problems and say so (`"only_problems": true`)
+    ) -> None:
+        self.directory, self.wiki_dir, self.source, self.pages = directory, wiki_dir, source, pages
+        self.fix, self.use_cache, self.base, self.head = fix, use_cache, base, head
+        self.every, self.only_problems = every, only_problems
 
 
-class Checked(NamedTuple):
-    """What `run` found: the whole report (`data`), or for a run of the cache, its `stream`."""
+class Checked:
+    """What `run` found: the whole report (`data`), or for a run of the cache, its `stream`; `ok`:
+    exit 0; `written`: the files --fix rewrote."""
 
-    data: dict[str, Any] | None
-    stream: Stream | None
-    ok: bool  # exit 0
-    written: tuple[str, ...] = ()  # --fix: the files rewritten
+    __slots__ = ("data", "stream", "ok", "written")
+
+    def __init__(self, data: dict[str, Any] | None, stream: Stream | None, ok: bool, written: tuple[str, ...] = ()) -> None:
+        self.data, self.stream, self.ok, self.written = data, stream, ok, written
 
 
 def run(options: CheckOptions) -> Checked:

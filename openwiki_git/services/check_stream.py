@@ -6,18 +6,20 @@ claim is listed). Imports only the standard library: the cache's warm answer goe
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from openwiki_git.claims import report
 
 
-class Stream(NamedTuple):
+class Stream:
     """A report produced as it is read: its head fields, its claims (records, or Plain tuples of
-    plainly fresh claims) and what follows them (`summary`, then the findings' keys)."""
+    plainly fresh claims) and what follows them (`summary`, then the findings' keys). A plain
+    class: a NamedTuple's class costs about half a millisecond to build, on the warm path."""
 
-    head: dict[str, Any]
-    claims: Iterable[report.Item]
-    tail: dict[str, Any]
+    __slots__ = ("head", "claims", "tail")
+
+    def __init__(self, head: dict[str, Any], claims: Iterable[report.Item], tail: dict[str, Any]) -> None:
+        self.head, self.claims, self.tail = head, claims, tail
 
 
 def stream(
