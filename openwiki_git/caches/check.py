@@ -70,6 +70,7 @@ CODE = ("caches/check", "caches/check_reuse", "claims/check", "evidence/resource
         "evidence/relocation", "pages/citations", "formats/sidecar", "model", "git/repo", "store/wiki", "store/config",
         "pages/okf", "claims/report", "store/workspace", "services/check")
 
+Loaded = tuple[str, str, Any, int]  # load(): work tree, git directory, the cache's data (or None), started_ns
 StatKey = tuple[int, int, int, int]  # st_mtime_ns, st_size, st_ino, st_ctime_ns
 # A cited file's key: (mtime, size, ino, ctime, blob) of a tracked verbatim file, or "missing"
 # (tracked, not on disk) or "untracked"; those two follow from the index alone.
@@ -249,16 +250,26 @@ def _sidecar_pages(claims_dir: str) -> list[str] | None:
     return sorted(out)
 
 
-def trusted_location(start: str | None) -> tuple[str, str, frozenset[str], dict[str, Any]] | None:
-    """(work tree, git directory, tracked paths, cached data) when the cache vouches for them:
-    the repository found without pygit2 where a pygit2-opened run recorded it (every cache key
-    starts from one: a run without a cache opens git), and the index file unchanged since the
-    recorded paths were tracked. Else None: open the repository with pygit2."""
+def load(start: str | None) -> Loaded | None:
+    """(work tree, git directory, the cache's data or None, when the run started) of the
+    repository at `start`: the cache file read once for answer() and then trusted_location()."""
+    started_ns = time.time_ns()  # before anything is read: the racy rule measures from here
     found = locate(start)
     if found is None:
         return None
     root, git_dir, _ = found
-    data = read(os.path.join(git_dir, "openwiki-git", CACHE_NAME))
+    return root, git_dir, read(os.path.join(git_dir, "openwiki-git", CACHE_NAME)), started_ns
+
+
+def trusted_location(start: str | None, loaded: Loaded | None = None) -> tuple[str, str, frozenset[str], dict[str, Any]] | None:
+    """(work tree, git directory, tracked paths, cached data) when the cache vouches for them:
+    the repository found without pygit2 where a pygit2-opened run recorded it (every cache key
+    starts from one: a run without a cache opens git), and the index file unchanged since the
+    recorded paths were tracked. Else None: open the repository with pygit2."""
+    loaded = loaded or load(start)
+    if loaded is None:
+        return None
+    root, git_dir, data, _ = loaded
     # The key's first five: FORMAT, version, code, work tree, git directory (cache_key), as recorded.
     if data is None or data.get("key", ())[:5] != cache_key(root, git_dir, None)[:5] or data.get("index") is None:
         return None
@@ -268,14 +279,13 @@ def trusted_location(start: str | None) -> tuple[str, str, frozenset[str], dict[
     return root, git_dir, tracked, data
 
 
-def answer(start: str | None, wiki_dir_arg: str | None) -> dict[str, Any] | None:
-    """The cached data when nothing it depends on changed, else None (judge with a Workspace)."""
-    started_ns = time.time_ns()
-    found = locate(start)
-    if found is None:
+def answer(start: str | None, wiki_dir_arg: str | None, loaded: Loaded | None = None) -> dict[str, Any] | None:
+    """The cached data when nothing it depends on changed, else None (judge with a Workspace).
+    `loaded`: what load() read, when the caller has read it."""
+    loaded = loaded or load(start)
+    if loaded is None:
         return None
-    root, git_dir, _ = found
-    data = read(os.path.join(git_dir, "openwiki-git", CACHE_NAME))
+    root, git_dir, data, started_ns = loaded
     if data is None or data.get("key") != cache_key(root, git_dir, wiki_dir_arg) or data.get("index") is None:
         return None
     if data["index_path"] != os.path.join(git_dir, "index"):

@@ -53,12 +53,6 @@ def _parse_blob(ws: Workspace, commit: str | None, page: str, data: bytes) -> Si
         return None
 
 
-def _load_blob(ws: Workspace, commit: str | None, page: str) -> tuple[str, Sidecar | None] | None:
-    """(blob id, sidecar or None when it does not parse) of a page's sidecar in a commit."""
-    got = _blob(ws, commit, page)
-    return None if got is None else (got[0], _parse_blob(ws, commit, page, got[1]))
-
-
 def _blob(ws: Workspace, commit: str | None, page: str) -> tuple[str, bytes] | None:
     path = ws.wiki.sidecar_path(page).relative_to(ws.repo.root).as_posix()
     return gitdiff.blob_at(ws.repo, commit, path)
@@ -67,23 +61,18 @@ def _blob(ws: Workspace, commit: str | None, page: str) -> tuple[str, bytes] | N
 def _load_current(ws: Workspace, current: str, page: str) -> tuple[str | None, Sidecar | None]:
     """(blob id, sidecar) of a page's sidecar as it is now: on disk, or in commit `current`."""
     if current != WORKTREE:
-        got = _load_blob(ws, current, page)
+        got = _blob(ws, current, page)
         if got is None:
             return None, None
-        if got[1] is None:  # a broken sidecar in the commit under review: say so, as `check` does
+        sidecar = _parse_blob(ws, current, page, got[1])
+        if sidecar is None:  # a broken sidecar in the commit under review: say so, as `check` does
             path = ws.wiki.sidecar_path(page).relative_to(ws.repo.root).as_posix()
-            data = gitdiff.blob_at(ws.repo, current, path)
-            assert data is not None
-            sidecar_codec.loads(data[1].decode("utf-8", "replace"), filename=path, page=page, wiki_dir=ws.config.wiki_dir)
-        return got
-    sidecar = ws.wiki.load(page)
-    if sidecar is None:
+            sidecar_codec.loads(got[1].decode("utf-8", "replace"), filename=path, page=page, wiki_dir=ws.config.wiki_dir)
+        return got[0], sidecar
+    data, sidecar = ws.wiki.load_bytes(page)  # one read: the sidecar and the blob id of what was judged
+    if data is None or sidecar is None:
         return None, None
-    try:
-        blob = blob_id(ws.wiki.sidecar_path(page).read_bytes())
-    except OSError:
-        blob = None
-    return blob, sidecar
+    return blob_id(data), sidecar
 
 
 def _engine(ws: Workspace, diff: gitdiff.Diff) -> Engine:

@@ -60,17 +60,17 @@ class Checked:
 
 
 def run(options: CheckOptions) -> Checked:
-    cacheable = not (options.base or options.fix or not options.use_cache or options.pages)
-    if cacheable and options.source == "worktree":
-        cached = checkcache.answer(options.directory, options.wiki_dir)
+    uses_cache = not (options.base or options.fix or not options.use_cache)
+    loaded = checkcache.load(options.directory) if uses_cache else None  # the cache file, read once
+    if uses_cache and not options.pages and options.source == "worktree":
+        cached = checkcache.answer(options.directory, options.wiki_dir, loaded)
         if cached is not None:  # nothing changed since the last run: no git, no judging
             return _answered(options, cached)
-    trusted = None if (options.base or options.fix or not options.use_cache) else checkcache.trusted_location(options.directory)
+    trusted = checkcache.trusted_location(options.directory, loaded) if uses_cache else None
     ws = _workspace(options) if trusted is None else _located_workspace(options, *trusted[:3])
     if options.base:
         data = ci_report(ws, options.base, options.head)
-        s = data["summary"]
-        return Checked(data, None, s["stale"] == 0 and s["unresolved"] == 0 and not data.get("superseded_sources"))
+        return Checked(data, None, is_clean_change(data))
     if options.source != "worktree" or options.fix or not options.use_cache:
         return _run_uncached(ws, options)  # the reference the cache is tested against (test_check_differential)
     return _run_cached(ws, options, trusted[3] if trusted is not None else None)
@@ -273,7 +273,15 @@ def _range_result(ws: Workspace, head_id: str, o: Any) -> ClaimResult:
     return ClaimResult(o.page, o.before, o.status, evidence, present, False, tuple(notes))
 
 
+def is_clean_change(data: dict[str, Any]) -> bool:
+    """`check --base` passes: no claim the change touched is stale or unresolved, and no claim
+    cites a superseded or amended document (missing markers and broken references do not count)."""
+    s = data["summary"]
+    return s["stale"] == 0 and s["unresolved"] == 0 and not data.get("superseded_sources")
+
+
 def is_clean(data: dict[str, Any]) -> bool:
+    """`check`: every claim fresh with its marker, no broken reference, nothing superseded cited."""
     s = data["summary"]
     return (s["stale"] == 0 and s["unresolved"] == 0 and s["missing_markers"] == 0
             and not data.get("broken_references") and not data.get("superseded_sources"))

@@ -216,20 +216,26 @@ class Wiki:
 
     # -- sidecars ----------------------------------------------------------------------------
     def load(self, page: str) -> Sidecar | None:
+        return self.load_bytes(page)[1]
+
+    def load_bytes(self, page: str) -> tuple[bytes | None, Sidecar | None]:
+        """The sidecar's bytes as read and the sidecar parsed from them, (None, None) when the
+        page has none: the hook needs both (the blob id of what it judged), from one read."""
         path = self.sidecar_path(page)
         rel = path.relative_to(self.root).as_posix()
         if path.is_symlink():
             raise StoreError(f"{rel}: a symlinked sidecar is refused", "replace the link with the file")
         try:
-            text = path.read_text("utf-8")
+            data = path.read_bytes()
+            text = data.decode("utf-8")
         except FileNotFoundError:
-            return None
+            return None, None
         except (OSError, UnicodeDecodeError) as e:
             raise StoreError(f"{rel}: cannot read: {e}") from None
         sidecar = sidecar_codec.loads(text, filename=rel, page=page, wiki_dir=self.wiki_dir)
         if self.config.strict_openwiki:
             sidecar = self._merge_front_matter_marks(sidecar)
-        return sidecar
+        return data, sidecar
 
     def _merge_front_matter_marks(self, sidecar: Sidecar) -> Sidecar:
         """OpenWiki mode: the marks live in the page's front matter (`x-openwiki-git-marks`),
