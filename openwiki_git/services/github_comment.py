@@ -12,13 +12,16 @@ from typing import TYPE_CHECKING, Any
 
 from openwiki_git.errors import GitError, UsageError
 from openwiki_git.github import render
-from openwiki_git.github.actions import Step
+from openwiki_git.github.actions import ActionsEnv, Step
 from openwiki_git.redact import redact
 from openwiki_git.services.github_publish import is_shallow
 
 if TYPE_CHECKING:
     from openwiki_git.github.api import Client
     from openwiki_git.store.workspace import Workspace
+
+
+PREVIEW_REPOSITORY = "OWNER/REPO"  # where `--print`'s links point when GITHUB_REPOSITORY is unset
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,19 @@ def comment(ws: Workspace, step: Step, gh: Client | None, options: CommentOption
     n = len(stale)
     step.say(f"openwiki-git: {n} claim{'s' if n != 1 else ''} stale or unresolved")
     return 1 if options.fail_on_stale and stale else 0
+
+
+def preview(ws: Workspace, env: ActionsEnv, options: CommentOptions) -> tuple[str, int]:
+    """The sticky comment's Markdown as `comment` would post it, and how many claims are stale or
+    unresolved: no annotation, no summary, no API call, so it runs outside Actions (`--print`).
+    Links point at GITHUB_REPOSITORY, `OWNER/REPO` when it is unset."""
+    event = env.event()
+    base, head = _revisions(ws, event.get("pull_request") or {}, options)
+    data = _report(ws, base, head)
+    repo_name = env.repository or (event.get("repository") or {}).get("full_name") or PREVIEW_REPOSITORY
+    head_sha = data.get("head") or ws.repo.commit_id(head or "HEAD")
+    links = render.Links(env.server_url, repo_name, head_sha, env.run_url, base_sha=data.get("base"))
+    return redact(render.render_comment(data, links)), len(render.not_fresh(data))
 
 
 def _revisions(ws: Workspace, pull: Mapping[str, Any], options: CommentOptions) -> tuple[str, str | None]:

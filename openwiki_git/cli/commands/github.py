@@ -69,6 +69,12 @@ def _add_comment(gsub: argparse._SubParsersAction) -> None:
     c.add_argument("--fail-on-stale", action="store_true", help="exit 1 when any claim is stale or unresolved")
     c.add_argument("--no-comment", action="store_true", help="annotations and summary only; no API call")
     c.add_argument(
+        "--print", dest="print_comment", action="store_true",
+        help="print the sticky comment's Markdown and nothing else: no annotation, summary, output or API call, "
+        "so it runs outside Actions (links point at $GITHUB_REPOSITORY, else OWNER/REPO); needs --base outside a "
+        "pull_request event",
+    )
+    c.add_argument(
         "--comment-author", metavar="LOGIN",
         help="who writes the sticky comment (default: a personal token's user, else any bot account, as "
         "GITHUB_TOKEN and App tokens write); comments by anyone else are never edited",
@@ -170,6 +176,8 @@ def cmd_comment(args: argparse.Namespace) -> int:
     from openwiki_git.services import github_comment, github_publish
 
     ws = open_workspace(args)
+    if args.print_comment:
+        return _print_comment(ws, args)
     step = _step()
     gh = None if args.no_comment or not step.env.token else github_publish.client(step.env)
     options = github_comment.CommentOptions(
@@ -177,6 +185,19 @@ def cmd_comment(args: argparse.Namespace) -> int:
         author=args.comment_author,
     )
     return github_comment.comment(ws, step, gh, options)
+
+
+def _print_comment(ws: Any, args: argparse.Namespace) -> int:
+    """`github comment --print`: the comment's Markdown on stdout; exit 1 with --fail-on-stale when a claim is stale."""
+    from openwiki_git.github.actions import ActionsEnv
+    from openwiki_git.services import github_comment
+
+    options = github_comment.CommentOptions(base=args.base, head=args.head, fail_on_stale=args.fail_on_stale)
+    env = ActionsEnv.read()
+    env.register_secrets()  # the token is redacted from what is printed, as from what is posted
+    markdown, stale = github_comment.preview(ws, env, options)
+    print(markdown.rstrip("\n"))
+    return 1 if args.fail_on_stale and stale else 0
 
 
 def _refresh_options(args: argparse.Namespace, **more: Any) -> RefreshOptions:
