@@ -358,10 +358,13 @@ def test_sharded_refresh_example(action) -> None:
     assert merge["with"]["model"] == run_shard["with"]["model"]  # same fingerprint as the shards
 
 
+GUIDE_OF_EXAMPLE = {"pr-check.yml": "ci.md", "nightly-refresh.yml": "action.md", "sharded-refresh.yml": "action.md"}
+
+
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
-def test_readme_shows_the_examples(name) -> None:
-    readme = (ROOT / "README.md").read_text("utf-8")
-    assert EXAMPLES[name].read_text("utf-8").strip() in readme
+def test_the_guides_show_the_examples(name) -> None:
+    guide = (ROOT / "docs" / GUIDE_OF_EXAMPLE[name]).read_text("utf-8")
+    assert EXAMPLES[name].read_text("utf-8").strip() in guide, f"docs/{GUIDE_OF_EXAMPLE[name]} must show examples/{name} as it is"
 
 
 @pytest.mark.parametrize(("lock", "extras"), [("comment", ("github",)), ("refresh", ("github", "refresh"))])
