@@ -87,3 +87,15 @@ def test_the_generator_runs_as_a_script_in_a_checkout() -> None:
 
     p = subprocess.run([sys.executable, "docs/reference/generate.py", "--check"], cwd=ROOT, capture_output=True, text=True, check=False)
     assert p.returncode == 0, p.stderr
+
+
+def test_troubleshooting_has_a_family_for_every_user_error() -> None:
+    """docs/troubleshooting.md has a section per `OpenwikiError` subclass (an exit-2 family): a new
+    one added without its fixes fails here."""
+    import openwiki_git.errors as errors
+
+    text = (ROOT / "docs" / "troubleshooting.md").read_text("utf-8")
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    for cls in errors.OpenwikiError.__subclasses__():
+        if cls.__module__ == "openwiki_git.errors":
+            assert any(f"`{cls.__name__}`" in h for h in headings), f"docs/troubleshooting.md has no section for {cls.__name__}"
