@@ -9,42 +9,13 @@ from pathlib import Path
 from jsonschema import Draft202012Validator
 
 from openwiki_git.formats import schema
-
-T0 = 1_767_225_600  # 2026-01-01T00:00:00Z
-
-
-def commit_at(repo, message: str, seconds: int) -> str:
-    """Commit everything with a known committer time (the clearing times are commit times)."""
-    date = f"@{T0 + seconds} +0000"
-    repo.git("add", "-A")
-    repo.git("commit", "-q", "--allow-empty", "-m", message, env={"GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date})
-    return repo.git("rev-parse", "HEAD").strip()
+from tests.support.health_records import commit_at, marked_history
 
 
 def run_json(repo, capsys, *args: str) -> dict:
     capsys.readouterr()
     assert repo.run(*args, "--format", "json") in (0, 1)
     return json.loads(capsys.readouterr().out)
-
-
-def claim_id(repo) -> str:
-    return json.loads(repo.read(".openwiki/.claims/guide.json"))["claims"][0]["id"]
-
-
-def marked_history(repo) -> list[str]:
-    """c0 the wiki, c1 a fresh claim, c2 its line changed (sidecar not yet marked), c3 the mark
-    committed, c4 the claim confirmed by a person: one mark, waiting 3 hours (c3 to c4)."""
-    commits = [commit_at(repo, "wiki", 0)]
-    assert repo.run("claim", "add", "--page", "guide.md", "--statement", "Line ten says ten.",
-                    "--evidence", "repo://src/app.py#L10-L10", "--by", "human:alice") == 0
-    commits.append(commit_at(repo, "claim", 60))
-    repo.write("src/app.py", repo.read("src/app.py").replace("line 10\n", "line ten\n"))
-    commits.append(commit_at(repo, "change", 120))
-    assert repo.run("check", "--fix") == 1
-    commits.append(commit_at(repo, "mark", 3600))
-    assert repo.run("claim", "confirm", claim_id(repo), "--by", "human:bob") == 0
-    commits.append(commit_at(repo, "confirm", 3600 + 3 * 3600))
-    return commits
 
 
 def test_trend_and_clearing_come_from_the_sidecars_history(wiki_repo, capsys):
