@@ -11,13 +11,16 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openwiki_git.claims import health, trend
 from openwiki_git.claims import report as check_report
-from openwiki_git.errors import StoreError, UsageError
+from openwiki_git.errors import OpenwikiError, StoreError, UsageError
 from openwiki_git.services import check
 from openwiki_git.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from openwiki_git.github.actions import Step
 
 DEFAULT_HISTORY = 30
 _GITHUB_REMOTE = re.compile(r"(?:https://(?:[^@/]+@)?github\.com/|git@github\.com:|ssh://git@github\.com/)"
@@ -98,3 +101,21 @@ def write_file(path: str, text: str) -> Path:
     except OSError as e:
         raise StoreError(f"{path}: cannot write: {e.strerror or e}", "name a writable path") from None
     return target
+
+
+def publish(step: Step, ws: Workspace, html_path: Path) -> None:
+    """The Action's health report (comment and refresh modes): the Markdown appended to the job
+    summary, the HTML written to `html_path`, its path the `report-path` output (for
+    actions/upload-artifact). A report that cannot be made is a warning, never the job's failure."""
+    from openwiki_git.github import health_html, health_markdown
+    from openwiki_git.github.render import workflow_command
+
+    try:
+        data = run(ReportOptions(directory=str(ws.repo.root), wiki_dir=ws.config.wiki_dir))
+        written = write_file(str(html_path), health_html.render(data))
+    except OpenwikiError as e:
+        step.command(workflow_command("warning", f"{e.message}. {e.hint or ''}".strip(), title="openwiki-git: no health report"))
+        return
+    step.summary(health_markdown.render(data))
+    step.outputs({"report-path": str(written)})
+    step.say(f"openwiki-git: health report written to {written}")
