@@ -35,7 +35,8 @@ a{color:var(--link)}.muted{color:var(--muted)}code{font-size:.9em;overflow-wrap:
 .scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-svg{width:100%;height:auto;max-height:260px}svg text{fill:var(--muted);font-size:11px}
+svg{display:block;margin:0 auto;width:100%;height:auto;max-height:300px}svg text{fill:var(--muted);font-size:12px}
+td:first-child{white-space:nowrap}
 .legend span{margin-right:14px;white-space:nowrap}.sw{display:inline-block;width:10px;height:10px;
 border-radius:2px;margin-right:4px}ul.plain{padding-left:1.2em}
 """
@@ -96,7 +97,7 @@ def _trend(data: Mapping[str, Any]) -> str:
     return f'<section id="trend">{head}{chart(points)}<p class="legend">{legend}</p><p>{waited}</p></section>'
 
 
-def chart(points: Sequence[Mapping[str, Any]], width: int = 720, height: int = 220) -> str:
+def chart(points: Sequence[Mapping[str, Any]], width: int = 640, height: int = 220) -> str:
     """Counts by status at each commit: one line per status, the axis from 0 to the largest count."""
     pad_l, pad_b, pad_t = 40, 20, 10
     top = max([1, *(p[k] for p in points for k in STATUSES)])

@@ -20,12 +20,13 @@ def chromium() -> str:
     return found
 
 
-def render(page: Path, width: int, *, screenshot: Path | None = None) -> tuple[str, list[str]]:
-    """(the DOM after rendering, the console lines) of `page` in a window `width` pixels wide."""
+def render(page: Path, width: int, *, screenshot: Path | None = None, height: int = 2000) -> tuple[str, list[str]]:
+    """(the DOM after rendering, the console lines) of `page` in a window `width` x `height` pixels;
+    with `screenshot`, the PNG is written there instead of the DOM being returned."""
     with tempfile.TemporaryDirectory(prefix="owg-chromium-") as profile:
         what = [f"--screenshot={screenshot}"] if screenshot else ["--dump-dom"]
         proc = subprocess.run(
-            [chromium(), *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},2000", *what, page.resolve().as_uri()],
+            [chromium(), *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}", *what, page.resolve().as_uri()],
             capture_output=True, text=True, timeout=120,
         )
     assert proc.returncode == 0, proc.stderr[-2000:]
