@@ -3,7 +3,7 @@ history's trend and clearing times, as one JSON-able record (schemas/report.sche
 
 Every current number comes from check's report (its claim records, `summary`, `due`, and the
 findings it lists); nothing here judges a claim. The sidecars add only who verified each claim
-(`verifiedBy`). Pure: the check report, the sidecars, the history and the time come in.
+(`verifiedBy`). Pure: the check report, who verified, the history and the time come in.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from urllib.parse import quote
 from openwiki_git import PRODUCER
 from openwiki_git.claims.trend import STATUSES, History, cited_path, clearing
 from openwiki_git.formats.timestamps import instant
-from openwiki_git.model import Sidecar
 
 REPORT_SCHEMA_ID = "https://openwiki-git.dev/schemas/report.schema.json"
 VERIFIERS = ("human", "agent", "model", "tool", "none")
@@ -47,9 +46,10 @@ def _epoch(value: str | None) -> float | None:
     return None if at is None else at.timestamp()
 
 
-def build(check: Mapping[str, Any], sidecars: Mapping[str, Sidecar], pages: list[str], history: History, *,
+def build(check: Mapping[str, Any], verifiers: Mapping[str, str | None], pages: list[str], history: History, *,
           now: datetime, head: str | None, link_base: str | None, since: str | None) -> dict[str, Any]:
-    """The report: `check` is check's whole report (every claim), `sidecars` by page, `pages` every
+    """The report: `check` is check's whole report (every claim), `verifiers` each claim's
+    `verifiedBy` by claim id (from its sidecar), `pages` every
     page of the wiki (as check names them), `history` the walk of the sidecars' history,
     `link_base` the URL a cited path is appended to (None: paths stay relative)."""
     claims: list[dict[str, Any]] = list(check["claims"])
@@ -57,7 +57,7 @@ def build(check: Mapping[str, Any], sidecars: Mapping[str, Sidecar], pages: list
     by_page: dict[str, list[dict[str, Any]]] = {}
     for c in claims:
         by_page.setdefault(c["page"], []).append(c)
-    verified_by = {c.id: c.verified_by for sc in sidecars.values() for c in sc.claims}
+    verified_by = verifiers
     now_s = now.timestamp()
     policy = list(check.get("policy_problems") or [])
     with_claims = [p for p in pages if by_page.get(p)]
@@ -99,7 +99,8 @@ def _claim_ref(c: Mapping[str, Any]) -> dict[str, Any]:
 def _page(page: str, claims: list[dict[str, Any]], verified_by: Mapping[str, str | None], now_s: float) -> dict[str, Any]:
     counts = {s: sum(1 for c in claims if c["status"] == s) for s in STATUSES}
     marks = [t for c in claims if (t := _epoch((c.get("mark") or {}).get("since"))) is not None]
-    human = [c.get("verified_at") for c in claims if verifier_kind(verified_by.get(c["id"])) == "human"]
+    kinds = [verifier_kind(verified_by.get(c["id"])) for c in claims]
+    human = [c.get("verified_at") for c, kind in zip(claims, kinds, strict=True) if kind == "human"]
     human_times = [(t, v) for v in human if (t := _epoch(v)) is not None]
     return {
         "page": page,
@@ -109,7 +110,7 @@ def _page(page: str, claims: list[dict[str, Any]], verified_by: Mapping[str, str
         "due": sum(1 for c in claims if c.get("due")),
         "oldest_mark_age_seconds": max(0, int(now_s - min(marks))) if marks else None,
         "last_human_verified_at": max(human_times)[1] if human_times else None,
-        "verified_by": {k: sum(1 for c in claims if verifier_kind(verified_by.get(c["id"])) == k) for k in VERIFIERS},
+        "verified_by": {k: kinds.count(k) for k in VERIFIERS},
     }
 
 

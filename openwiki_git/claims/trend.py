@@ -14,8 +14,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from openwiki_git.errors import OpenwikiError
-from openwiki_git.evidence.resource import ResourceError, parse_resource, plain_parts
 from openwiki_git.formats import sidecar as codec
 
 STATUSES = ("fresh", "stale", "unresolved")
@@ -47,32 +45,18 @@ class History:
 
 def cited_path(resource: str) -> str:
     """The file a `repo://` resource cites (the text before `#` when it cannot be parsed)."""
-    parts = plain_parts(resource)
-    if parts is not None:
-        return parts[0]
-    try:
-        return parse_resource(resource, wiki_dir="").path
-    except (ResourceError, OpenwikiError, ValueError):
-        return resource.removeprefix("repo://").split("#", 1)[0].split("?", 1)[0]
+    return codec.cause_path({"resource": resource})
 
 
-def sidecar_states(data: bytes, path: str, wiki_dir: str) -> dict[str, State]:
+def sidecar_states(data: bytes) -> dict[str, State]:
     """Each claim of one sidecar's bytes: claim id -> State; {} when it cannot be read."""
     try:
-        sc = codec.loads(data.decode("utf-8"), filename=path, page=path, wiki_dir=wiki_dir)
-    except (OpenwikiError, UnicodeDecodeError, ValueError):
+        return {cid: (status, since, files) for cid, _, status, since, files in codec.glance(data)}
+    except (ValueError, UnicodeDecodeError):
         return {}
-    out: dict[str, State] = {}
-    for c in sc.claims:
-        if c.mark is None:
-            out[c.id] = ("fresh", None, ())
-        else:
-            files = tuple(dict.fromkeys(cause.path or cited_path(cause.resource) for cause in c.mark.causes))
-            out[c.id] = (c.mark.status, c.mark.since, files)
-    return out
 
 
-def walk(snapshots: Iterable[tuple[str, int, dict[str, bytes | None], bool]], wiki_dir: str) -> History:
+def walk(snapshots: Iterable[tuple[str, int, dict[str, bytes | None], bool]]) -> History:
     """The history of `snapshots`, oldest first: (commit id, time, changed sidecar bytes by path
     with None for deleted, whether `changed` is the whole folder), as git/history.py yields them."""
     h = History()
@@ -91,7 +75,7 @@ def walk(snapshots: Iterable[tuple[str, int, dict[str, bytes | None], bool]], wi
             if data is None:
                 files.pop(path, None)
             else:
-                files[path] = sidecar_states(data, path, wiki_dir)
+                files[path] = sidecar_states(data)
         touched = set(files) if whole else set(changed)
         after = {cid: st for p in touched for cid, st in files.get(p, {}).items()}
         for p in touched:

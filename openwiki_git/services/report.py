@@ -47,7 +47,7 @@ def run(options: ReportOptions) -> dict[str, Any]:
     limit = options.history if options.history is not None else (None if stop else DEFAULT_HISTORY)
     history = _history(ws, head, limit, stop)
     return health.build(
-        data, ws.wiki.load_all(), ws.wiki.pages(), history,
+        data, _verifiers(ws), ws.wiki.pages(), history,
         now=datetime.now(UTC), head=head, link_base=_link_base(ws, head), since=stop,
     )
 
@@ -70,7 +70,20 @@ def _history(ws: Workspace, head: str | None, limit: int | None, stop: str | Non
     commits = history.first_parent(ws.repo, head, limit=limit, stop=stop)
     folder = f"{ws.config.wiki_dir}/.claims"
     snapshots = ((s.commit.id, s.commit.time, s.changed, s.whole) for s in history.folder_history(ws.repo, commits, folder))
-    return trend.walk(snapshots, ws.config.wiki_dir)
+    return trend.walk(snapshots)
+
+
+def _verifiers(ws: Workspace) -> dict[str, str | None]:
+    """Claim id -> verifiedBy, from the working tree's sidecars (the one field check does not report)."""
+    from openwiki_git.formats import sidecar as codec
+
+    out: dict[str, str | None] = {}
+    for page in ws.wiki.sidecar_pages():
+        try:
+            out.update((cid, by) for cid, by, *_ in codec.glance(ws.wiki.sidecar_path(page).read_bytes()))
+        except (OSError, ValueError):
+            continue  # check reports a sidecar it cannot read; here its claims count as verified by no one
+    return out
 
 
 def _link_base(ws: Workspace, head: str | None) -> str | None:

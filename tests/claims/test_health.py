@@ -24,11 +24,8 @@ def test_policy_problems_come_from_checks_summary_and_default_to_zero():
 def test_per_page_ages_and_verifiers():
     claims = [record(1, "a.md", "stale", since="2026-05-31T00:00:00Z"), record(2, "a.md", "stale", since="2026-05-30T00:00:00Z"),
               record(3, "a.md", due=True)]
-    ev = (Evidence("repo://src/f.py#L1-L2", TOKEN),)
-    sc = Sidecar("a.md", "sha256:" + "0" * 64, (Claim(claims[0]["id"], "x", ev, verified_by="human:al"),
-                                                  Claim(claims[1]["id"], "y", ev, verified_by="model:gpt"),
-                                                  Claim(claims[2]["id"], "z", ev, verified_by="openwiki-git/0.1")))
-    data = build(check_report(claims), ["a.md", "b.md"], {"a.md": sc})
+    verifiers = {claims[0]["id"]: "human:al", claims[1]["id"]: "model:gpt", claims[2]["id"]: "openwiki-git/0.1"}
+    data = build(check_report(claims), ["a.md", "b.md"], verifiers)
     page = data["pages"][0]
     assert page["oldest_mark_age_seconds"] == 2 * 86400 and page["stale"] == 2 and page["due"] == 1
     assert page["verified_by"] == {"human": 1, "agent": 0, "model": 1, "tool": 1, "none": 0}
@@ -53,7 +50,7 @@ def test_walk_counts_claims_moving_between_sidecars_and_times_marks():
         ("c3", 400, {"a.json": None, "moved.json": sidecar_bytes("moved.md", {a: None, b: None})}, False),
         ("c4", 500, {"bad.json": b"{not json"}, False),
     ]
-    h = trend.walk(snaps, ".openwiki")
+    h = trend.walk(snaps)
     assert [(p.commit, p.counts) for p in h.points] == [
         ("c0", {"fresh": 1, "stale": 1, "unresolved": 0}), ("c1", {"fresh": 0, "stale": 2, "unresolved": 0}),
         ("c2", {"fresh": 0, "stale": 2, "unresolved": 0}), ("c3", {"fresh": 2, "stale": 0, "unresolved": 0}),

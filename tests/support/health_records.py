@@ -26,9 +26,9 @@ def check_report(claims: list[dict], **summary_extra: int) -> dict:
     return {"wiki_dir": ".openwiki", "claims": claims, "summary": summary}
 
 
-def build(check: dict, pages: list[str] | None = None, sidecars: dict | None = None) -> dict:
+def build(check: dict, pages: list[str] | None = None, verifiers: dict | None = None) -> dict:
     pages = pages if pages is not None else sorted({c["page"] for c in check["claims"]})
-    return health.build(check, sidecars or {}, pages, trend.History(), now=NOW, head=None, link_base=None, since=None)
+    return health.build(check, verifiers or {}, pages, trend.History(), now=NOW, head=None, link_base=None, since=None)
 
 
 T0 = 1_767_225_600  # 2026-01-01T00:00:00Z
