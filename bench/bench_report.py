@@ -6,9 +6,10 @@ commits in which marks appear (cited lines changed, `check --fix`, committed) an
 repository `python bench/replay.py --keep DIR` leaves in DIR/attrs.
 
 Each figure is a whole process (interpreter start included): the minimum and the median of
---runs runs, warm (the check cache written by a first run), and the process's peak RSS (GNU
-time's %M). Goals: `report --html` at 10,000 claims under 2 s warm, `--history 200` on the
-attrs replay under 5 s.
+--runs runs, warm (the check cache written by a first run), the least CPU time (user + system:
+steadier than wall time on a shared machine), and the process's peak RSS (GNU time's %M).
+Goals: `report --html` at 10,000 claims under 2 s warm, `--history 200` on the attrs replay
+under 5 s.
 
     python bench/bench_report.py [--runs 5] [--replay /tmp/replay]
 """
@@ -23,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_check import GIT_ENV, build, cli, run_process, settle  # noqa: E402
+from bench_check import GIT_ENV, TIME, build, cli, settle  # noqa: E402
 
 HOUR = 3600
 T0 = 1_767_225_600  # 2026-01-01T00:00:00Z
@@ -63,21 +64,34 @@ def history(root: Path) -> dict[str, int]:
     return {"commits": 30}
 
 
-def timed(cmd: list[str], runs: int) -> tuple[float, float, float]:
-    """(min, median, peak MiB) of `runs` whole-process runs, after one untimed warm-up run."""
+def run_process(cmd: list[str]) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds user + system, peak RSS MiB) of one process, from GNU time: on a
+    shared machine the CPU time is the steadier figure."""
+    with tempfile.NamedTemporaryFile("r") as out:
+        proc = subprocess.run([TIME, "-f", "%e %U %S %M", "-o", out.name, *cmd], capture_output=True, check=False)
+        if proc.returncode != 0:
+            raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr.decode()[-500:]}")
+        wall, user, system, kib = out.read().split()[-4:]
+    return float(wall), float(user) + float(system), int(kib) / 1024
+
+
+def timed(cmd: list[str], runs: int) -> tuple[float, float, float, float]:
+    """(min wall, median wall, min CPU, peak MiB) of `runs` whole-process runs, after one
+    untimed warm-up run."""
     run_process(cmd)
-    walls, peak = [], 0.0
+    walls, cpus, peak = [], [], 0.0
     for _ in range(runs):
-        wall, rss = run_process(cmd)
+        wall, cpu, rss = run_process(cmd)
         walls.append(wall)
+        cpus.append(cpu)
         peak = max(peak, rss)
     walls.sort()
-    return walls[0], walls[len(walls) // 2], peak
+    return walls[0], walls[len(walls) // 2], min(cpus), peak
 
 
-def line(label: str, figures: tuple[float, float, float]) -> str:
-    lo, median, peak = figures
-    return f"{label:<58} min {lo:6.3f} s   median {median:6.3f} s   peak {peak:6.1f} MiB"
+def line(label: str, figures: tuple[float, float, float, float]) -> str:
+    lo, median, cpu, peak = figures
+    return f"{label:<52} wall min {lo:6.3f} s  median {median:6.3f} s  CPU min {cpu:6.3f} s  peak {peak:6.1f} MiB"
 
 
 def main() -> int:
@@ -85,7 +99,7 @@ def main() -> int:
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--replay", type=Path, help="the directory `bench/replay.py --keep DIR` left (its attrs clone)")
     args = p.parse_args()
-    print(f"machine: {os.cpu_count()} CPUs (shared with other work: figures are upper bounds)")
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} (shared: wall times are upper bounds)")
     with tempfile.TemporaryDirectory(prefix="owg-bench-report-") as tmp:
         root = Path(tmp) / "synthetic"
         shape = build(root, pages=100, claims_per_page=100, files=1000)

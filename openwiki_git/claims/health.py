@@ -14,7 +14,8 @@ from typing import Any
 from urllib.parse import quote
 
 from openwiki_git import PRODUCER
-from openwiki_git.claims.trend import STATUSES, History, cited_path, clearing
+from openwiki_git.claims.trend import STATUSES, History, clearing
+from openwiki_git.formats.sidecar import resource_path
 from openwiki_git.formats.timestamps import instant
 
 REPORT_SCHEMA_ID = "https://openwiki-git.dev/schemas/report.schema.json"
@@ -125,6 +126,6 @@ def _hot_spots(claims: list[dict[str, Any]], history: History, link_base: str | 
         if c["status"] != "fresh":
             for e in c["evidence"]:
                 if e["status"] != "fresh":
-                    marked.setdefault(cited_path(e["resource"]), set()).add(c["id"])
+                    marked.setdefault(resource_path(e["resource"]), set()).add(c["id"])
     ranked = sorted(marked.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:limit]
     return [{"path": path, "claims": len(ids), "url": f"{link_base or ''}{quote(path)}"} for path, ids in ranked]

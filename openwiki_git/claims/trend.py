@@ -43,11 +43,6 @@ class History:
     marks_seen: dict[tuple[str, str | None], tuple[str, ...]] = field(default_factory=dict)
 
 
-def cited_path(resource: str) -> str:
-    """The file a `repo://` resource cites (the text before `#` when it cannot be parsed)."""
-    return codec.cause_path({"resource": resource})
-
-
 def sidecar_states(data: bytes) -> dict[str, State]:
     """Each claim of one sidecar's bytes: claim id -> State; {} when it cannot be read."""
     try:

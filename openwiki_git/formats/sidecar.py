@@ -326,13 +326,16 @@ def glance(text: str | bytes) -> list[Glance]:
 
 def cause_path(cause: dict[str, Any]) -> str:
     """The file a mark's cause names: its path now when renamed, else its resource's."""
-    if cause.get("path"):
-        return str(cause["path"])
-    resource = str(cause["resource"])
+    return str(cause["path"]) if cause.get("path") else resource_path(str(cause["resource"]))
+
+
+def resource_path(resource: str) -> str:
+    """The file a `repo://` resource cites, as the resolver parses it; the text before `#` or `?`
+    when it cannot be parsed (a reader that counts still names the file)."""
     parts = plain_parts(resource)
     if parts is not None:
         return parts[0]
     try:
-        return parse_resource(resource, wiki_dir="").path
+        return parse_resource(resource, wiki_dir="\0").path
     except ResourceError:
         return resource.removeprefix("repo://").split("#", 1)[0].split("?", 1)[0]
