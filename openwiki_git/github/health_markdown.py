@@ -63,10 +63,11 @@ def _trend(data: Mapping[str, Any]) -> list[str]:
         lines += [f"Trend over the last {plural(len(points), 'commit')} (oldest to newest):", ""]
         lines += [f"- {k}: `{sparkline([p[k] for p in points])}` {points[0][k]} → {points[-1][k]}" for k in STATUSES]
         lines.append("")
-    lines.append(
-        f"Marks cleared in this window: {c['cleared']}, after {duration(c['median_seconds'])} (median), "
-        f"{duration(c['p90_seconds'])} (90th percentile); {c['open']} still open."
-    )
+    if c["cleared"]:
+        lines.append(f"Marks cleared in this window: {c['cleared']}, after {duration(c['median_seconds'])} (median), "
+                     f"{duration(c['p90_seconds'])} (90th percentile); {c['open']} still open.")
+    else:
+        lines.append(f"No mark was cleared in this window; {c['open']} still open.")
     return lines
 
 

@@ -29,6 +29,9 @@ def test_trend_and_clearing_come_from_the_sidecars_history(wiki_repo, capsys):
     assert data["hot_spots"] == [{"path": "src/app.py", "claims": 1, "url": "src/app.py"}]
     assert data["pages"][0]["verified_by"]["human"] == 1 and data["pages"][0]["last_human_verified_at"]
     Draft202012Validator(schema.load_schema("report")).validate(data)
+    capsys.readouterr()
+    assert wiki_repo.run("report", "--markdown") == 0
+    assert "Marks cleared in this window: 1, after 3 h (median), 3 h (90th percentile); 0 still open." in capsys.readouterr().out
 
 
 def test_current_numbers_are_checks(wiki_repo, capsys):
