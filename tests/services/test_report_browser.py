@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from tests.support.browser import render
+from tests.support.browser import DevTools, render
 from tests.support.health_records import marked_history
 
 
@@ -42,3 +42,27 @@ def test_a_console_error_is_seen(tmp_path):
     page.write_text('<!doctype html><html><body><script>console.error("boom")</script></body></html>')
     _, console = render(page, 390)
     assert any('"boom"' in line for line in console)
+
+
+def test_the_page_fits_a_phone_and_its_tables_scroll(wiki_repo, capsys, tmp_path):
+    """At 390 px the page itself never scrolls sideways: only a wide table scrolls, in its box."""
+    long_name = "a-page-with-a-rather-long-name-that-a-phone-cannot-show-on-one-line.md"
+    wiki_repo.write(f".openwiki/{long_name}", "---\ntype: Reference\ntitle: Long\n---\n\n# Long\n\nLine ten says ten.\n")
+    assert wiki_repo.run("claim", "add", "--page", long_name, "--statement", "Line ten says ten.",
+                         "--evidence", "repo://src/app.py#L10-L10", "--by", "human:alice") == 0
+    wiki_repo.commit_all("claim")
+    page = tmp_path / "report.html"
+    assert wiki_repo.run("report", "--html", str(page)) == 0
+    browser = DevTools()
+    try:
+        for width in (390, 1280):
+            tab = browser.layout(page, width)
+            assert browser.evaluate(tab, "innerWidth") == width
+            assert browser.evaluate(tab, "document.documentElement.scrollWidth") <= width, width
+            assert browser.evaluate(tab, "document.querySelectorAll('svg title').length") > 0
+        table_box = browser.evaluate(tab, "document.querySelector('#pages .scroll').scrollWidth")
+        assert isinstance(table_box, int) and table_box > 0
+        phone = browser.layout(page, 390)
+        assert browser.evaluate(phone, "(e => e.scrollWidth > e.clientWidth)(document.querySelector('#pages .scroll'))")
+    finally:
+        browser.close()
