@@ -71,9 +71,9 @@ def text(data: dict) -> str:
         f"{s['pages_without_claims']} pages without claims, {s['broken_references']} broken references, "
         f"{s['superseded_sources']} claims citing superseded documents",
     ]
-    if data["trend"]:
-        for k in ("fresh", "stale", "unresolved"):
-            lines.append(f"{k:>10} {sparkline([p[k] for p in data['trend']])} (last {len(data['trend'])} commits)")
+    n = len(data["trend"])
+    for k in ("fresh", "stale", "unresolved") if n else ():
+        lines.append(f"{k:>10} {sparkline([p[k] for p in data['trend']])} (last {n} commit{'s' if n != 1 else ''})")
     lines.append(f"marks cleared: {c['cleared']}, median wait {duration(c['median_seconds'])}, "
                  f"90th percentile {duration(c['p90_seconds'])}; {c['open']} open")
     for spot in data["hot_spots"][:5]:
