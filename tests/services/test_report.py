@@ -47,6 +47,10 @@ def test_current_numbers_are_checks(wiki_repo, capsys):
     assert data["pages_without_claims"] == ["empty.md"] and data["summary"]["pages"] == 2
     assert len(data["trend"]) == 2 and data["history"] == {"commits": 2, "since": None}
     Draft202012Validator(schema.load_schema("report")).validate(data)
+    capsys.readouterr()
+    assert wiki_repo.run("report", "--history", "1") == 0  # stale claims: still exit 0, a report is not a gate
+    text = capsys.readouterr().out
+    assert text.startswith("1 claim on 2 pages: 0 fresh, 1 stale, 0 unresolved") and "(last 1 commit)" in text
 
 
 def test_since_starts_the_trend_at_that_commit(wiki_repo, capsys):

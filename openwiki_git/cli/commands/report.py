@@ -63,10 +63,12 @@ def text(data: dict) -> str:
     """The summary in a few lines, for a terminal."""
     from openwiki_git.claims.health import duration
     from openwiki_git.github.health_markdown import sparkline
+    from openwiki_git.github.render import plural
 
     s, c = data["summary"], data["clearing"]
     lines = [
-        f"{s['claims']} claims on {s['pages']} pages: {s['fresh']} fresh, {s['stale']} stale, {s['unresolved']} unresolved, "
+        f"{plural(s['claims'], 'claim')} on {plural(s['pages'], 'page')}: "
+        f"{s['fresh']} fresh, {s['stale']} stale, {s['unresolved']} unresolved, "
         f"{s['due']} due, {s['policy_problems']} policy problems",
         f"{s['pages_without_claims']} pages without claims, {s['broken_references']} broken references, "
         f"{s['superseded_sources']} claims citing superseded documents",
