@@ -24,6 +24,7 @@ COMMANDS = [
     "check",
     "validate",
     "lint",
+    "report",
     "import",
     "hook",
     "install",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openwiki_git.errors import GitError, UsageError
@@ -32,6 +33,7 @@ class CommentOptions:
     fail_on_stale: bool = False  # exit 1 when a claim is stale or unresolved
     post: bool = True  # False: annotations and summary only, no API call
     author: str | None = None  # who writes the sticky comment (None: as the token tells)
+    report_html: Path | None = None  # also the health report: Markdown in the summary, HTML here (report-path)
 
 
 def comment(ws: Workspace, step: Step, gh: Client | None, options: CommentOptions) -> int:
@@ -62,6 +64,10 @@ def comment(ws: Workspace, step: Step, gh: Client | None, options: CommentOption
         step.command("::notice title=openwiki-git::no GitHub token: the stale claims are in the job summary only")
     else:
         _post(step, gh, repo_name, int(number), redact(render.render_comment(data, links)), stale=bool(stale), author=options.author)
+    if options.report_html is not None:
+        from openwiki_git.services import report
+
+        report.publish(step, ws, options.report_html)
     n = len(stale)
     step.say(f"openwiki-git: {n} claim{'s' if n != 1 else ''} stale or unresolved")
     return 1 if options.fail_on_stale and stale else 0

@@ -79,6 +79,11 @@ def _add_comment(gsub: argparse._SubParsersAction) -> None:
         help="who writes the sticky comment (default: a personal token's user, else any bot account, as "
         "GITHUB_TOKEN and App tokens write); comments by anyone else are never edited",
     )
+    c.add_argument(
+        "--report-html", type=Path, metavar="FILE",
+        help="also the health report (`openwiki-git report`): its Markdown appended to the job summary, its HTML "
+        "written to FILE, and FILE the step's report-path output",
+    )
     c.set_defaults(run=cmd_comment)
 
 
@@ -106,6 +111,11 @@ def _add_refresh_pr(gsub: argparse._SubParsersAction) -> None:
     r.add_argument(
         "--from-shards", nargs="+", type=Path, metavar="DIR",
         help="no model call: merge what `github refresh-shard` jobs saved in these directories, then publish",
+    )
+    r.add_argument(
+        "--report-html", type=Path, metavar="FILE",
+        help="also the health report (`openwiki-git report`): its Markdown appended to the job summary, its HTML "
+        "written to FILE, and FILE the step's report-path output",
     )
     r.set_defaults(run=cmd_refresh_pr)
 
@@ -182,7 +192,7 @@ def cmd_comment(args: argparse.Namespace) -> int:
     gh = None if args.no_comment or not step.env.token else github_publish.client(step.env)
     options = github_comment.CommentOptions(
         base=args.base, head=args.head, pr=args.pr, fail_on_stale=args.fail_on_stale, post=not args.no_comment,
-        author=args.comment_author,
+        author=args.comment_author, report_html=args.report_html,
     )
     return github_comment.comment(ws, step, gh, options)
 
@@ -219,7 +229,7 @@ def cmd_refresh_pr(args: argparse.Namespace) -> int:
     _token_required(step, "refresh-pr")
     options = github_refresh.RefreshPrOptions(
         refresh=_refresh_options(args, dry_run=args.plan), base=args.base, branch=args.branch,
-        from_shards=tuple(args.from_shards or ()),
+        from_shards=tuple(args.from_shards or ()), report_html=args.report_html,
     )
     refresher = None if args.plan else new_refresher(args)
     return github_refresh.refresh_pr(ws, step, github_publish.client(step.env), options, refresher)
