@@ -148,6 +148,17 @@ def _quote_notes(path: str, wanted: list[str], cited_lines: list[str], where: st
     return notes
 
 
+def check_statement(text: str) -> str | None:
+    """The first problem of a statement written by a model, an agent or a person restating a
+    claim (one plain sentence on one line, no markers, no block syntax, bounded), None when it
+    is fine. THE statement rule: the refresher, the MCP tools and `review` all ask here."""
+    try:
+        _check_statement(text)
+    except VerdictError as e:
+        return str(e)
+    return None
+
+
 def _check_statement(text: str) -> str:
     statement = " ".join(text.split()) if "\n" not in text.strip() else text.strip()
     if not statement:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from openwiki_git.claims import policy
 from openwiki_git.errors import EvidenceError, StoreError, UsageError
 from openwiki_git.evidence.resolver import LineIndex
 from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource
@@ -26,6 +27,8 @@ def add(ws: Workspace, page: str, statement: str, evidence: list[str], *, by: st
     statement = statement.strip()
     if not statement:
         raise UsageError("--statement is empty", "write the proposition the evidence supports")
+    if by is not None:  # a claim added with its verifier is a verification
+        policy.enforce(ws.config.verify_policy, page, by)
     resolved = resolve_new_evidence(ws, evidence, source)
     with ws.wiki.lock():
         sidecars = ws.wiki.load_all()
@@ -165,6 +168,8 @@ def edit(
     resolved = resolve_new_evidence(ws, evidence, source) if evidence else None
     with ws.wiki.lock():
         page, sidecar, claim = ws.wiki.find_claim(claim_id)
+        if resolved is not None or by is not None:  # new evidence verifies the claim (the policy decides who may)
+            policy.enforce(ws.config.verify_policy, page, by)
         new = claim.replace(statement=statement or claim.statement)
         if resolved is not None:
             new = new.replace(evidence=tuple(resolved), mark=None, verified_at=now_iso(), verified_by=by or claim.verified_by)
@@ -183,6 +188,7 @@ def confirm(
 
     with ws.wiki.lock():
         page, sidecar, claim = ws.wiki.find_claim(claim_id)
+        policy.enforce(ws.config.verify_policy, page, by)
         text = ws.page_text(page)
         if statement is None and not keep_statement and text is not None and citations.states(text, claim.id, claim.statement) is False:
             said = citations.prose_before(text, claim.id)
