@@ -7,9 +7,10 @@ Three pairs of sides, all with zero context lines, git's indent heuristic and re
   commit: `GIT_INDEX_FILE` is honoured (`git commit <paths>` runs hooks on a temporary index).
   With no HEAD (the first commit) every index entry is an added file.
 - `between(repo, old, new)`: one revision -> another (CI, pre-push, `check --base`).
+- `worktree(repo)`: HEAD -> the working tree (the agent tools' `claims_for_change`).
 - `merge_base(repo, a, b)`: the commit `check --base` measures from.
 
-A side is named by a `Side`: a commit id or "index"; `Side.read(repo, path)` gives a file's text
+A side is named by a `Side`: a commit id, "index" or "worktree"; `Side.read(repo, path)` gives a file's text
 there, as git stores it (no working tree, so line endings never matter).
 """
 
@@ -26,6 +27,7 @@ from openwiki_git.git.repo import Repo
 from openwiki_git.model import FileText
 
 INDEX = "index"
+WORKTREE = "worktree"
 _NULL = "0" * 40
 _STATUS = {
     pygit2.enums.DeltaStatus.ADDED: "added",
@@ -109,6 +111,16 @@ def staged(repo: Repo, *, rename_threshold: int = 50) -> Diff:
         return Diff(None, INDEX, changes)
     diff = index.diff_to_tree(_tree(repo, head), flags=_options(), context_lines=0, interhunk_lines=0)
     return Diff(head, INDEX, _records(diff, rename_threshold))
+
+
+def worktree(repo: Repo, *, rename_threshold: int = 50) -> Diff:
+    """HEAD -> the working tree (tracked files; what an agent changed and has not committed).
+    The new side is "worktree": `read` gives a file's text on disk there."""
+    head = repo.head()
+    if head is None:
+        return Diff(None, WORKTREE, ())
+    diff = _tree(repo, head).diff_to_workdir(flags=_options(), context_lines=0, interhunk_lines=0)
+    return Diff(head, WORKTREE, _records(diff, rename_threshold))
 
 
 def between(repo: Repo, old: str | None, new: str, *, rename_threshold: int = 50) -> Diff:

@@ -128,7 +128,7 @@ def _apply(writer: Writer, t: Target, d: Decision, plan: Plan, stamp: str, *, by
         return apply_plan(sidecar, plan, result=result, by=by, now=stamp)
 
     try:
-        writer.apply(t.page, t.claim, decide)
+        writer.apply(t.page, t.claim, decide, by=by)
     except (VerdictError, OpenwikiError) as e:
         d.error = str(e)
         return

@@ -170,6 +170,8 @@ def _check_statement(text: str) -> str:
         raise VerdictError("revised_statement must be plain prose: it cannot start a heading, list, quote, table or fence")
     if len(statement) > MAX_STATEMENT:
         raise VerdictError(f"revised_statement is {len(statement)} characters long; keep it under {MAX_STATEMENT}")
+    if _INSTRUCTION.search(statement):  # a wiki sentence is read by the next model too
+        raise VerdictError("revised_statement reads like instructions to a model; state what the code does")
     return statement
 
 

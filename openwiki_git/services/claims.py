@@ -14,7 +14,7 @@ from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.model import Claim, ClaimResult, Evidence
 from openwiki_git.pages import citations
 from openwiki_git.store import editing
-from openwiki_git.store.editing import new_claim_id, resolve_new_evidence
+from openwiki_git.store.editing import resolve_new_evidence
 from openwiki_git.store.workspace import Workspace, now_iso
 
 
@@ -30,21 +30,8 @@ def add(ws: Workspace, page: str, statement: str, evidence: list[str], *, by: st
     if by is not None:  # a claim added with its verifier is a verification
         policy.enforce(ws.config.verify_policy, page, by)
     resolved = resolve_new_evidence(ws, evidence, source)
-    with ws.wiki.lock():
-        sidecars = ws.wiki.load_all()
-        taken = {c.id for sc in sidecars.values() for c in sc.claims}
-        claim = Claim(new_claim_id(taken), statement, tuple(resolved), now_iso(), by)
-        sidecar = sidecars.get(page) or editing.new_sidecar(page)
-        sidecar = sidecar.replace(claims=(*sidecar.claims, claim))
-        placed: list[bool] = []
-
-        def edit(text: str) -> str:
-            new = citations.insert_marker(text, statement, claim.id)
-            placed.append(new is not None)
-            return new if new is not None else text
-
-        editing.save_page(ws.wiki, sidecar, edit=edit)
-    return page, claim, bool(placed and placed[0])
+    claim, placed = editing.add_claim(ws.wiki, page, statement, resolved, by, now_iso())
+    return page, claim, placed
 
 
 def rows(ws: Workspace, page: str | None) -> list[tuple[str, Claim]]:
