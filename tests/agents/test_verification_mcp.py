@@ -108,3 +108,25 @@ def test_claims_for_change_follows_an_uncommitted_edit_and_add_claim_never_dupli
     claims = json.loads(repo.read(".openwiki/.claims/guide.json"))["claims"]
     assert [c["verifiedBy"] for c in claims if c["id"] == out["added"]["claim_id"]] == ["agent:claude-code"]
     assert len(claims) == 3
+
+
+def test_the_langchain_tools_are_the_same_tools(tmp_path: Path) -> None:
+    from openwiki_git.agents.langchain_tools import verification_tools
+    from tests.support.agent_session import hostile_verdicts
+
+    repo, ids = build_marked_repo(tmp_path / "repo")
+    tools = {t.name: t for t in verification_tools(repo.root, agent="lc-agent")}
+    assert set(tools) == {"claims_for_change", "verify_claim"}
+    found = json.loads(tools["claims_for_change"].invoke({}))
+    assert {c["claim_id"] for c in found["claims"]} == set(ids.values())
+    before = repo.snapshot()
+    name, bad = hostile_verdicts(ids)[0]
+    refused = json.loads(tools["verify_claim"].invoke(bad))
+    assert "does not match the current text" in refused["error"] and "nothing was written" in refused["hint"]
+    assert repo.snapshot() == before
+    tax = next(c for c in found["claims"] if c["claim_id"] == ids["tax"])
+    cited = [{"resource": e["current_resource"], "quote": e["current_text"]} for e in tax["evidence"]]
+    done = json.loads(tools["verify_claim"].invoke({"claim_id": ids["tax"], "verdict": "revise", "cited_ranges": cited,
+                                                    "revised_statement": "The tax rate is 20 percent (VAT).", "rationale": "r"}))
+    assert done["applied"] is True and done["verified_by"] == "agent:lc-agent"
+    assert "The tax rate is 20 percent (VAT).[^c-" in repo.read(".openwiki/guide.md")
