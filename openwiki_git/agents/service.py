@@ -133,6 +133,7 @@ class GraphService:
     def __init__(self, root: str | Path | None = None, *, wiki_dir: str | None = None, agent: str | None = None) -> None:
         self.ws = Workspace.open(Path(root) if root is not None else None, wiki_dir=wiki_dir)
         self.agent = agent  # --agent NAME; else each call's client names itself
+        self._sidecars: Any = None  # verification.SidecarMemo, made on the first claims_for_change
         self._session: GraphSession | None = None
         self._key: tuple[Any, ...] | None = None
         self.loads = 0  # how many times the graph was loaded (for tests)
@@ -222,7 +223,10 @@ class GraphService:
     def _claims_for_change(self, scope: str | None = None, base: str | None = None, limit: int = 20) -> dict[str, Any]:
         from openwiki_git.agents import verification
 
-        return verification.claims_for_change(self._workspace(), scope=scope or "worktree", base=base or None, limit=int(limit))
+        if self._sidecars is None:
+            self._sidecars = verification.SidecarMemo()
+        ws = self._workspace()
+        return verification.claims_for_change(ws, scope=scope or "worktree", base=base or None, limit=int(limit), memo=self._sidecars)
 
     def _verify_claim(self, verdict: dict[str, Any], client: str | None = None) -> dict[str, Any]:
         from openwiki_git.agents import verification

@@ -16,6 +16,7 @@ take; both enforce `verify_policy`. The working tree only: nothing is staged or 
 from __future__ import annotations
 
 import difflib
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -25,8 +26,9 @@ from openwiki_git.claims.report import cause_data
 from openwiki_git.errors import OpenwikiError, UsageError
 from openwiki_git.evidence.resource import REPO_PREFIX
 from openwiki_git.git import diff as gitdiff
+from openwiki_git.graph import inputs as graph_inputs
 from openwiki_git.hook.engine import evaluate, staged_or_range
-from openwiki_git.model import Claim, ClaimResult, EvidenceResult
+from openwiki_git.model import Claim, ClaimResult, EvidenceResult, Sidecar
 from openwiki_git.pages import citations
 from openwiki_git.refresh.drift import Source
 from openwiki_git.refresh.edits import VerdictError, apply_plan
@@ -55,6 +57,28 @@ def agent_actor(name: str | None) -> str:
 
 
 # -- claims_for_change ---------------------------------------------------------------------------
+class SidecarMemo:
+    """The sidecars of a long-lived server, each parsed again only when its stat changes (and
+    never reused while racy: graph/inputs.py's rule), so a warm claims_for_change reads none."""
+
+    def __init__(self) -> None:
+        self._kept: dict[str, tuple[Any, Sidecar | None]] = {}
+
+    def load_all(self, ws: Workspace) -> dict[str, Sidecar]:
+        started = time.time_ns()
+
+        def load(page: str) -> Sidecar | None:
+            key = graph_inputs.stat_key(ws.wiki.sidecar_path(page), started)
+            kept = self._kept.get(page)
+            if kept is not None and kept[0] == key and key is not None and key[0] != -1:
+                return kept[1]
+            sidecar = ws.wiki.load(page)
+            self._kept[page] = (key, sidecar)
+            return sidecar
+
+        return ws.wiki.load_all(load)
+
+
 def change_diff(ws: Workspace, scope: str, base: str | None) -> gitdiff.Diff:
     """The change: the working tree against HEAD, the staged diff, or the branch since `base`."""
     threshold = ws.config.rename_threshold
@@ -70,7 +94,8 @@ def change_diff(ws: Workspace, scope: str, base: str | None) -> gitdiff.Diff:
 
 
 def claims_for_change(
-    ws: Workspace, *, scope: str = "worktree", base: str | None = None, limit: int = 20, max_chars: int = MAX_CHARS
+    ws: Workspace, *, scope: str = "worktree", base: str | None = None, limit: int = 20, max_chars: int = MAX_CHARS,
+    memo: SidecarMemo | None = None,
 ) -> dict[str, Any]:
     """The claims whose cited lines the change touches, and the claims already marked stale or
     unresolved, each with what deciding it takes (`item`), within `limit` claims and `max_chars`."""
@@ -78,7 +103,7 @@ def claims_for_change(
     diff = change_diff(ws, scope, base)
     evaluation = evaluate(ws, diff)
     touched = {o.before.id: o for o in evaluation.outcomes if o.affected and o.status != "fresh"}
-    sidecars = ws.wiki.load_all()
+    sidecars = (memo or SidecarMemo()).load_all(ws)
     resolver = ws.resolver()
     chosen: list[tuple[str, Claim, str]] = []
     for page in sorted(sidecars):
