@@ -245,25 +245,23 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
     commits (never the working tree): the same report as `check --format json`, each evidence item
     with the `hunk` that changed it, plus `base` (the merge base), `head` and `base_rev`."""
     from openwiki_git.git import diff as gitdiff
-    from openwiki_git.hook.engine import evaluate
+    from openwiki_git.hook.engine import evaluate, policy_problems
 
     head_id = ws.repo.commit_id(head or "HEAD")
     base_rev = ws.repo.commit_id(base)
     merge_base = gitdiff.merge_base(ws.repo, base_rev, head_id)
     diff = gitdiff.between(ws.repo, merge_base, head_id, rename_threshold=ws.config.rename_threshold)
-    results = [_range_result(ws, head_id, o) for o in evaluate(ws, diff, current=head_id).outcomes]
+    evaluation = evaluate(ws, diff, current=head_id)
+    results = [_range_result(ws, head_id, o) for o in evaluation.outcomes]
     extra = {"base": merge_base, "head": head_id, "base_rev": base_rev}
     data = report.build(results, wiki_dir=ws.config.wiki_dir, source=head_id, extra=extra)
     # Every claim of the checked-out tree whose cited document is superseded or amended since.
     claims = {c.id: (p, c) for p, sc in ws.wiki.load_all().items() for c in sc.claims}
     pages = {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()}
     report.add_cited_documents(data, _stale_citations(ws, [c for _, c in claims.values()]), pages)
-    if ws.config.verify_policy:  # a claim the change touched, its verifier set by hand where the policy forbids it
-        from openwiki_git.claims import policy
-
-        found = [p for r in results for p in policy.problems(ws.config.verify_policy, r.page, [r.claim])]
-        if found:
-            data["policy_problems"] = found
+    found = policy_problems(ws, evaluation)  # e.g. a verifiedBy set by hand where the policy forbids it
+    if found:
+        data["policy_problems"] = found
     data["summary"]["policy_problems"] = len(data.get("policy_problems", ()))
     return data
 

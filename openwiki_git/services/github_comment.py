@@ -61,7 +61,7 @@ def comment(ws: Workspace, step: Step, gh: Client | None, options: CommentOption
         _post(step, gh, repo_name, int(number), redact(render.render_comment(data, links)), stale=bool(stale), author=options.author)
     n = len(stale)
     step.say(f"openwiki-git: {n} claim{'s' if n != 1 else ''} stale or unresolved")
-    return 1 if options.fail_on_stale and stale else 0
+    return 1 if options.fail_on_stale and (stale or data.get("policy_problems")) else 0
 
 
 def _revisions(ws: Workspace, pull: Mapping[str, Any], options: CommentOptions) -> tuple[str, str | None]:

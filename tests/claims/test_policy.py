@@ -74,3 +74,41 @@ def test_a_malformed_policy_is_a_config_error(wiki_repo, capsys) -> None:  # typ
     assert wiki_repo.run("check") == 2
     err = capsys.readouterr().err
     assert "config.yml" in err and "verify_policy" in err and "Traceback" not in err
+
+
+def _hand_set(repo, cid: str) -> None:  # type: ignore[no-untyped-def]
+    path = ".openwiki/.claims/security/keys.json"
+    repo.write(path, repo.read(path).replace('"human:ada"', '"model:gpt-4o"'))
+
+
+def test_the_hook_and_lint_stop_a_verifier_set_by_hand(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]
+    cid = _guarded(wiki_repo, capsys)
+    _hand_set(wiki_repo, cid)
+    wiki_repo.git("add", "-A")
+    capsys.readouterr()
+    assert wiki_repo.run("hook") == 1
+    err = capsys.readouterr().err
+    assert f".openwiki/security/keys.md: {cid}: verified by model:gpt-4o, which the verify policy forbids: {RULE0}" in err
+    assert wiki_repo.run("hook") == 1  # not a stop-once: it stays until a permitted verifier confirms
+    assert wiki_repo.run("hook", "--check") == 1
+    assert wiki_repo.run("lint", "--format", "json") == 1
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert [f["kind"] for f in findings if f["kind"] == "verify-policy"] == ["verify-policy"]
+    assert wiki_repo.run("claim", "confirm", cid, "--by", "human:ada") == 0
+    wiki_repo.git("add", "-A")
+    assert wiki_repo.run("hook") == 0
+
+
+def test_check_base_and_the_pr_comment_name_the_rule(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]
+    from openwiki_git.github import render
+
+    cid = _guarded(wiki_repo, capsys)
+    wiki_repo.git("checkout", "-q", "-b", "pr")
+    _hand_set(wiki_repo, cid)
+    wiki_repo.commit_all("verified by a model, by hand")
+    capsys.readouterr()
+    assert wiki_repo.run("check", "--base", "main", "--format", "json") == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["policy_problems"][0]["rule"] == RULE0 and data["summary"]["policy_problems"] == 1
+    comment = render.render_comment(data, render.Links("https://github.com", "o/r", data["head"], None))
+    assert "verified by whom the verify policy forbids" in comment and "`model:gpt-4o`" in comment and "security/keys.md" in comment
