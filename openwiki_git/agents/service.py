@@ -217,8 +217,9 @@ class GraphService:
 
     # -- verification (agents/verification.py) ------------------------------------------------
     def _workspace(self) -> Workspace:
-        """The workspace as it is now: the config (its verify_policy) read again on each write."""
-        return Workspace.on(self.ws.repo, wiki_dir=self.ws.config.wiki_dir)
+        """The workspace as it is now, opened again for each call of a long-lived server: the git
+        index (what is staged, what is tracked) and the config (its verify_policy) as they are now."""
+        return Workspace.open(self.ws.repo.root, wiki_dir=self.ws.config.wiki_dir)
 
     def _claims_for_change(self, scope: str | None = None, base: str | None = None, limit: int = 20) -> dict[str, Any]:
         from openwiki_git.agents import verification

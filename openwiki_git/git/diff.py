@@ -115,12 +115,46 @@ def staged(repo: Repo, *, rename_threshold: int = 50) -> Diff:
 
 def worktree(repo: Repo, *, rename_threshold: int = 50) -> Diff:
     """HEAD -> the working tree (tracked files; what an agent changed and has not committed).
-    The new side is "worktree": `read` gives a file's text on disk there."""
+    The new side is "worktree": `read` gives a file's text on disk there.
+
+    Composed as HEAD -> index (object ids only) then index -> working tree (the index's stat data
+    finds the edited files): libgit2's own tree-to-workdir diff reads and hashes every tracked file
+    (0.19 s for 1,000 files, twenty times the index's way) and loses files staged as added or
+    renamed. A file staged and then edited again is diffed from its HEAD blob to its text on disk."""
     head = repo.head()
     if head is None:
         return Diff(None, WORKTREE, ())
-    diff = _tree(repo, head).diff_to_workdir(flags=_options(), context_lines=0, interhunk_lines=0)
-    return Diff(head, WORKTREE, _records(diff, rename_threshold))
+    on_index = staged(repo, rename_threshold=rename_threshold).changes
+    since = repo.index.diff_to_workdir(flags=_options(), context_lines=0, interhunk_lines=0)
+    unstaged = {c.old_path: c for c in _records(since, rename_threshold)}
+    out = []
+    for c in on_index:
+        later = unstaged.pop(c.new_path, None) if c.new_path is not None else None
+        if later is None:
+            out.append(c)
+        elif c.old_path is not None or later.new_path is not None:  # (added, then deleted again: nothing)
+            out.append(_composed(repo, c, later))
+    return Diff(head, WORKTREE, (*out, *unstaged.values()))
+
+
+def _composed(repo: Repo, first: FileChange, then: FileChange) -> FileChange:
+    """HEAD -> working tree of a file changed in the index (`first`) and on disk since (`then`)."""
+    old = repo.pygit2[pygit2.Oid(hex=first.old_blob)].data if first.old_blob else None  # type: ignore[attr-defined]
+    new = None
+    if then.new_path is not None:
+        text = repo.read(then.new_path, WORKTREE).text
+        new = text.encode("utf-8") if text is not None else None
+    path_old, path_new = first.old_path, then.new_path
+    named = path_new or path_old or ""
+    patch = pygit2.Patch.create_from(
+        old, new, path_old or named, path_new or named, flag=_options(), context_lines=0, interhunk_lines=0
+    )
+    status = "added" if path_old is None else "deleted" if path_new is None else "renamed" if path_old != path_new else "modified"
+    return FileChange(
+        status, path_old, path_new, first.old_blob, then.new_blob, first.old_mode, then.new_mode,
+        tuple(Hunk(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks),
+        binary=bool(patch.delta.is_binary), similarity=first.similarity,
+    )
 
 
 def between(repo: Repo, old: str | None, new: str, *, rename_threshold: int = 50) -> Diff:

@@ -89,6 +89,8 @@ def test_claims_for_change_follows_an_uncommitted_edit_and_add_claim_never_dupli
     async def body(session: ClientSession) -> None:
         out["change"] = data(await session.call_tool("claims_for_change", {"scope": "worktree"}))
         out["staged"] = data(await session.call_tool("claims_for_change", {"scope": "staged"}))
+        repo.git("add", "src/billing.py")  # the long-lived server sees the index as it is now
+        out["staged_now"] = data(await session.call_tool("claims_for_change", {"scope": "staged"}))
         bad = await session.call_tool("claims_for_change", {"scope": "branch"})
         out["bad"] = (bad.is_error, bad.content[0].text)
         cite = [{"resource": "repo://src/auth.py#L3-L3", "quote": "TOKEN_TTL = 60 * 60"}]
@@ -102,6 +104,7 @@ def test_claims_for_change_follows_an_uncommitted_edit_and_add_claim_never_dupli
     assert [(c["claim_id"], c["why"]) for c in out["change"]["claims"]] == [(ids["refund"], "changed")]
     assert "+    return -abs(amount)" in out["change"]["claims"][0]["evidence"][0]["diff"]
     assert out["staged"]["claims"] == []
+    assert [c["claim_id"] for c in out["staged_now"]["claims"]] == [ids["refund"]]
     assert out["bad"][0] and "scope branch needs base" in out["bad"][1]
     assert out["wrong"].is_error and "does not match the current text" in out["wrong"].content[0].text
     assert out["added"]["added"] is True and out["again"] == {**out["again"], "added": False, "claim_id": out["added"]["claim_id"]}
