@@ -221,7 +221,8 @@ def _run_uncached(ws: Workspace, options: CheckOptions) -> Checked:
     report.add_cited_documents(
         data, _stale_citations(ws, [r.claim for r in results]), {r.claim.id: ws.wiki.repo_path(r.page) for r in results}
     )
-    data["summary"]["policy_problems"] = len(data.get("policy_problems", ()))
+    if data.get("policy_problems"):
+        data["summary"]["policy_problems"] = len(data["policy_problems"])
     if options.only_problems:
         data["claims"] = [c for c in data["claims"] if report.is_problem(c)]
         data["only_problems"] = True
@@ -262,7 +263,8 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
     found = policy_problems(ws, evaluation)  # e.g. a verifiedBy set by hand where the policy forbids it
     if found:
         data["policy_problems"] = found
-    data["summary"]["policy_problems"] = len(data.get("policy_problems", ()))
+    if data.get("policy_problems"):
+        data["summary"]["policy_problems"] = len(data["policy_problems"])
     return data
 
 
