@@ -104,6 +104,7 @@ def summary_line(s: dict[str, Any]) -> str:
         + (f", {s['missing_markers']} without a marker" if s["missing_markers"] else "")
         + (f", {s['due']} due" if s["due"] else "")
         + (f", {s['superseded_sources']} citing a superseded or amended document" if s.get("superseded_sources") else "")
+        + (f", {s['policy_problems']} verified by whom the verify policy forbids" if s.get("policy_problems") else "")
     )
 
 
@@ -140,5 +141,9 @@ def findings_text(report: dict[str, Any]) -> list[str]:
     lines += [
         f"{b['page_path']}:{b['line']}: broken reference `{b['reference']}`: {b['reason']}"
         for b in report.get("broken_references", [])
+    ]
+    lines += [
+        f"{p['page']}: {p['claim_id']}: verified by {p['verified_by']}, which the verify policy forbids: {p['rule']}"
+        for p in report.get("policy_problems", [])
     ]
     return lines

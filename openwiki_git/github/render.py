@@ -141,10 +141,10 @@ def render_comment(report: Mapping[str, Any], links: Links, *, limit: int = COMM
     """The sticky comment listing each stale claim; cut well under GitHub's limit, with a link to
     the run summary for the rest."""
     claims = not_fresh(report)
-    if not claims and not report.get("superseded_sources"):
+    if not claims and not report.get("superseded_sources") and not report.get("policy_problems"):
         return render_all_clear(report, links)
     if not claims:
-        return "\n".join([STICKY_MARKER, *_cited_documents_md(report)])
+        return "\n".join([STICKY_MARKER, *_cited_documents_md(report), *policy_md(report)])
     wiki_dir = report.get("wiki_dir", ".openwiki")
     head = [
         STICKY_MARKER,
@@ -170,7 +170,7 @@ def render_comment(report: Mapping[str, Any], links: Links, *, limit: int = COMM
         rest = len(sections) - shown
         where = f"[the run summary]({links.run_url})" if links.run_url else "the job summary"
         body_parts += [f"**…and {plural(rest, 'more claim')}**: the complete list is in {where}.", ""]
-    return "\n".join(body_parts + _cited_documents_md(report)[:40] + foot)
+    return "\n".join(body_parts + _cited_documents_md(report)[:40] + policy_md(report)[:40] + foot)
 
 
 def _cited_documents_md(report: Mapping[str, Any]) -> list[str]:
@@ -183,6 +183,19 @@ def _cited_documents_md(report: Mapping[str, Any]) -> list[str]:
         "",
     ]
     lines += [f"- {code(short_id(n['id']))} ({md_text(n.get('page_path', ''))}): {md_text(n['note'])}" for n in cited[:30]]
+    return [*lines, ""]
+
+
+def policy_md(report: Mapping[str, Any]) -> list[str]:
+    """Claims whose recorded verifier the verify policy forbids (claims/policy.py), one bullet each."""
+    found = report.get("policy_problems") or []
+    if not found:
+        return []
+    lines = [f"### openwiki-git: {plural(len(found), 'wiki claim')} verified by whom the verify policy forbids", ""]
+    lines += [
+        f"- {code(short_id(p['claim_id']))} ({md_text(p['page'])}): verified by {code(p['verified_by'])}; {md_text(p['rule'])}"
+        for p in found[:30]
+    ]
     return [*lines, ""]
 
 

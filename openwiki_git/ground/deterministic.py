@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from openwiki_git import PRODUCER
+from openwiki_git.claims import policy
 from openwiki_git.errors import StoreError
 from openwiki_git.ground import refs as ground_refs
 from openwiki_git.ground.refs import Sentence
@@ -60,6 +61,7 @@ class PageReport:
     unknown: int = 0
     references: int = 0
     front_matter_added: bool = False
+    refused: str | None = None  # the verify_policy rule that forbids ground's claims on this page
 
 
 def source_index(ws: Workspace, source: str = "worktree") -> Any:
@@ -190,6 +192,12 @@ def ground_pages(
         if plan:
             reports.append(plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or ""))
             continue
+        rule = policy.forbidding(ws.config.verify_policy, page, GROUND_BY)
+        if rule is not None:  # ground's claims verify the page: where the policy forbids the tool, nothing is written
+            rep = plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or "")
+            rep.refused = rule.describe()
+            reports.append(rep)
+            continue
         with ws.wiki.lock():  # a killed run leaves whole pages, grounded or not
             rep = plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or "")
             apply_page(ws, rep, add_front_matter=add_front_matter, taken=taken, labels=labels, source=source)
@@ -208,7 +216,7 @@ def report_data(ws: Workspace, reports: list[PageReport], *, plan: bool, model: 
     broken, ambiguous, not this project's; the summary; the model pass's report when it ran."""
     pages: list[dict[str, Any]] = []
     for r in reports:
-        added = r.added if not plan else [
+        added = r.added if not plan and not r.refused else [
             {"statement": p.statement, "evidence": p.resource, "reference": p.reference, "kind": p.kind, "target": p.target,
              "line": p.sentence.line}
             for p in r.proposals
@@ -217,9 +225,11 @@ def report_data(ws: Workspace, reports: list[PageReport], *, plan: bool, model: 
             "page": r.page, "page_path": ws.wiki.repo_path(r.page), "added": added, "already_grounded": r.already,
             "broken": r.broken, "ambiguous": r.ambiguous, "unknown": r.unknown, "references": r.references,
             "front_matter_added": r.front_matter_added,
+            **({"refused_by_policy": r.refused} if r.refused else {}),
         })
     summary = {k: sum(len(p[k]) if isinstance(p[k], list) else int(p[k]) for p in pages)
                for k in ("references", "added", "already_grounded", "broken", "ambiguous", "unknown")}
+    summary["refused_by_policy"] = sum(1 for r in reports if r.refused)
     out: dict[str, Any] = {"tool": PRODUCER, "wiki_dir": ws.config.wiki_dir, "plan": plan, "pages": pages, "summary": summary}
     if model is not None:
         out["model"] = model

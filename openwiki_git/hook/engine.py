@@ -10,6 +10,7 @@ report (`services/check.ci_report`), which evaluates the commits of a pull reque
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from openwiki_git.caches import cites
 from openwiki_git.claims.outcomes import ClaimOutcome
@@ -156,6 +157,21 @@ def evaluate(ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, ever
                 result.outcomes.append(outcome)
     ws.wiki.require_unique_ids(result.sidecars)  # before anything is written or reported
     return result
+
+
+def policy_problems(ws: Workspace, evaluation: Evaluation) -> list[dict[str, Any]]:
+    """The claims of the pages the change touches whose recorded verifier the config's
+    verify_policy forbids (a `verifiedBy` set by hand on a people-only page): the hook stops
+    for them and the CI report lists them (`policy_problems`, claims/policy.py)."""
+    if not ws.config.verify_policy:
+        return []
+    from openwiki_git.claims import policy
+
+    return [
+        found
+        for page in sorted(evaluation.sidecars)
+        for found in policy.problems(ws.config.verify_policy, page, evaluation.sidecars[page].claims)
+    ]
 
 
 def _rewrites(evaluation: Evaluation) -> dict[str, dict[str, ClaimOutcome]]:

@@ -41,6 +41,8 @@ def stream(
         findings.setdefault(key, []).extend(found)
     if "superseded_sources" in findings:
         summary = {**summary, "superseded_sources": len(findings["superseded_sources"])}
+    if "policy_problems" in findings:
+        summary = {**summary, "policy_problems": len(findings["policy_problems"])}
 
     def listed() -> Iterator[report.Item]:
         for p in pages:

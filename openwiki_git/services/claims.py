@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from openwiki_git.claims import policy
 from openwiki_git.errors import EvidenceError, StoreError, UsageError
 from openwiki_git.evidence.resolver import LineIndex
 from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource
@@ -13,7 +14,7 @@ from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.model import Claim, ClaimResult, Evidence
 from openwiki_git.pages import citations
 from openwiki_git.store import editing
-from openwiki_git.store.editing import new_claim_id, resolve_new_evidence
+from openwiki_git.store.editing import resolve_new_evidence
 from openwiki_git.store.workspace import Workspace, now_iso
 
 
@@ -26,22 +27,11 @@ def add(ws: Workspace, page: str, statement: str, evidence: list[str], *, by: st
     statement = statement.strip()
     if not statement:
         raise UsageError("--statement is empty", "write the proposition the evidence supports")
+    if by is not None:  # a claim added with its verifier is a verification
+        policy.enforce(ws.config.verify_policy, page, by)
     resolved = resolve_new_evidence(ws, evidence, source)
-    with ws.wiki.lock():
-        sidecars = ws.wiki.load_all()
-        taken = {c.id for sc in sidecars.values() for c in sc.claims}
-        claim = Claim(new_claim_id(taken), statement, tuple(resolved), now_iso(), by)
-        sidecar = sidecars.get(page) or editing.new_sidecar(page)
-        sidecar = sidecar.replace(claims=(*sidecar.claims, claim))
-        placed: list[bool] = []
-
-        def edit(text: str) -> str:
-            new = citations.insert_marker(text, statement, claim.id)
-            placed.append(new is not None)
-            return new if new is not None else text
-
-        editing.save_page(ws.wiki, sidecar, edit=edit)
-    return page, claim, bool(placed and placed[0])
+    claim, placed = editing.add_claim(ws.wiki, page, statement, resolved, by, now_iso())
+    return page, claim, placed
 
 
 def rows(ws: Workspace, page: str | None) -> list[tuple[str, Claim]]:
@@ -165,6 +155,8 @@ def edit(
     resolved = resolve_new_evidence(ws, evidence, source) if evidence else None
     with ws.wiki.lock():
         page, sidecar, claim = ws.wiki.find_claim(claim_id)
+        if resolved is not None or by is not None:  # new evidence verifies the claim (the policy decides who may)
+            policy.enforce(ws.config.verify_policy, page, by)
         new = claim.replace(statement=statement or claim.statement)
         if resolved is not None:
             new = new.replace(evidence=tuple(resolved), mark=None, verified_at=now_iso(), verified_by=by or claim.verified_by)
@@ -183,6 +175,7 @@ def confirm(
 
     with ws.wiki.lock():
         page, sidecar, claim = ws.wiki.find_claim(claim_id)
+        policy.enforce(ws.config.verify_policy, page, by)
         text = ws.page_text(page)
         if statement is None and not keep_statement and text is not None and citations.states(text, claim.id, claim.statement) is False:
             said = citations.prose_before(text, claim.id)

@@ -70,7 +70,7 @@ def comment(ws: Workspace, step: Step, gh: Client | None, options: CommentOption
         report.publish(step, ws, options.report_html)
     n = len(stale)
     step.say(f"openwiki-git: {n} claim{'s' if n != 1 else ''} stale or unresolved")
-    return 1 if options.fail_on_stale and stale else 0
+    return 1 if options.fail_on_stale and (stale or data.get("policy_problems")) else 0
 
 
 def preview(ws: Workspace, env: ActionsEnv, options: CommentOptions) -> tuple[str, int]:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openwiki_git.errors import ConfigError
+
+if TYPE_CHECKING:
+    from openwiki_git.claims.policy import Rule
 
 CONFIG_DIR = ".openwiki"
 CONFIG_NAME = "config.yml"
@@ -33,6 +36,7 @@ class Config:
     hook_on_stale: str = "stop"  # hook.on_stale: a commit that newly marks a claim: stop (once) | stage
     reverify_after: str | None = None
     docs: tuple[str, ...] = ()
+    verify_policy: tuple[Rule, ...] = ()  # who may verify which pages (claims/policy.py)
     refresh: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict)
 
@@ -89,9 +93,18 @@ def load_config(root: Path, *, wiki_dir: str | None = None) -> Config:
         hook_on_stale=(data.get("hook") or {}).get("on_stale", "stop"),
         reverify_after=data.get("reverify_after"),
         docs=tuple(data.get("docs", ())),
+        verify_policy=_policy(data.get("verify_policy")),
         refresh=dict(data.get("refresh") or {}),
         raw=data,
     )
+
+
+def _policy(raw: Any) -> tuple[Rule, ...]:
+    if not raw:
+        return ()
+    from openwiki_git.claims.policy import rules
+
+    return rules(raw)
 
 
 def _read(path: Path, root: Path) -> dict[str, Any]:

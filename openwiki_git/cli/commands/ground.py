@@ -78,6 +78,12 @@ def report_text(data: dict[str, Any]) -> str:
     lines = []
     verb = "would ground" if data["plan"] else "grounded"
     for p in data["pages"]:
+        if p.get("refused_by_policy"):
+            lines.append(
+                f"{p['page_path']}: not grounded ({len(p['added'])} to add): "
+                f"the verify policy forbids ground's tool: claims here: {p['refused_by_policy']}"
+            )
+            continue
         for a in p["added"]:
             lines.append(f"{p['page_path']}:{a['line']}: {verb} `{a['reference']}` in {a['evidence'].removeprefix('repo://')}")
         for b in p["broken"]:
@@ -99,6 +105,8 @@ def report_text(data: dict[str, Any]) -> str:
             lines.append(f"{u['page_path']}:{u['line']}: ungrounded (the model found no support): {u['statement']}")
         for r in m["rejected"] + m["errors"]:
             lines.append(f"{r['page_path']}:{r['line']}: not grounded ({r['reason']}): {r['statement']}")
+        for r in m.get("refused_by_policy", ()):
+            lines.append(f"{r['page']}: not sent to the model: the verify policy forbids model:{m['model']}: {r['rule']}")
         lines.append(m["summary_line"] + (f"; stopped: {m['stopped']}" if m["stopped"] else ""))
     s = data["summary"]
     lines.append(

@@ -17,6 +17,10 @@ passes next time), or when a file it rewrote has unstaged edits (then it is not 
 again on its own staged output it writes nothing and exits 0. On a ref range (pre-push) nothing
 is staged: exit 1 when it modified files.
 `--check` modifies nothing and exits 1 when any claim the change touches is stale.
+
+Either way, a claim of a page the change touches whose recorded `verifiedBy` the config's
+`verify_policy` forbids (set by hand on a people-only page) stops the commit (exit 1), the rule
+named, until a permitted verifier confirms it.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import sys
 from openwiki_git.claims.outcomes import ClaimOutcome
 from openwiki_git.cli.args import open_workspace
 from openwiki_git.hook import commit
+from openwiki_git.hook.engine import Evaluation, policy_problems
 from openwiki_git.store.workspace import Workspace
 
 
@@ -53,8 +58,12 @@ def run(args: argparse.Namespace) -> int:
         evaluation = commit.check(ws, options)
         for o in evaluation.stale():
             print(line(ws, o))
-        return 1 if evaluation.stale() else 0
+        forbidden = _policy_problems(ws, evaluation)
+        return 1 if evaluation.stale() or forbidden else 0
     done = commit.run(ws, options)
+    if _policy_problems(ws, done.evaluation):
+        _verdict(ws, done)
+        return 1
     for o in done.evaluation.stale():
         print(line(ws, o))
     if done.held:
@@ -69,6 +78,17 @@ def run(args: argparse.Namespace) -> int:
             if e.status == "fresh" and e.reason.startswith("cosmetic:"):
                 print(f"openwiki-git: {ws.wiki.repo_path(o.page)}: {o.before.id}: kept fresh: {e.describe()}", file=sys.stderr)
     return _verdict(ws, done)
+
+
+def _policy_problems(ws: Workspace, evaluation: Evaluation) -> bool:
+    """Say which claims carry a verifier the verify policy forbids; whether there are any."""
+    found = policy_problems(ws, evaluation)
+    for p in found:
+        print(f"openwiki-git: {ws.wiki.repo_path(p['page'])}: {p['claim_id']}: verified by {p['verified_by']}, "
+              f"which the verify policy forbids: {p['rule']}", file=sys.stderr)
+    if found:
+        print("openwiki-git: have a permitted verifier confirm them (`openwiki-git claim confirm ID --by human:NAME`)", file=sys.stderr)
+    return bool(found)
 
 
 def _verdict(ws: Workspace, done: commit.HookRun) -> int:
