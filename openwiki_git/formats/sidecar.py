@@ -26,6 +26,19 @@ MARK_KEYS = {"status", "since", "causes", "commit"}
 CAUSE_KEYS = {"resource", "reason", "hunk", "oldLines", "newLines", "path", "blob"}
 
 
+_REPO_STRING = re.compile(rb'"(repo://[^"]*)"')
+
+
+def raw_resources(data: bytes) -> bytes | None:
+    """Every `repo://` string of a sidecar's JSON bytes (each evidence resource is one), as
+    written, joined by newlines; None when the JSON holds a backslash, whose escapes may spell
+    any part of a string. A byte test on these (cites.may_cite, citestale.may_cite_documents)
+    spares parsing a sidecar that cannot matter: one regular-expression pass, no decoding."""
+    if b"\\" in data:
+        return None
+    return b"\n".join(_REPO_STRING.findall(data))
+
+
 class _Reader:
     """Walks decoded JSON, raising SchemaError('<file>: <$.path>: <problem>')."""
 
