@@ -138,7 +138,7 @@ def judge(ws: Workspace, options: CheckOptions, *, use_cache: bool, cached: dict
         cached=cached,
         wiki_dir_arg=options.wiki_dir,
         use_cache=use_cache,
-        record=lambda r: None if report.is_plain(r) else report.claim_data(r, ws.config.wiki_dir),
+        record=lambda r: None if report.is_plain(r) or report.is_plain_unmarked(r) else report.claim_data(r, ws.config.wiki_dir),
         findings=lambda page, text, sc: page_findings(ws, page, text, sc),
         now=datetime.now(UTC),
     )
