@@ -68,6 +68,22 @@ def write_json(
     write("\n}\n")
 
 
+def write_report_json(write: Callable[[str], Any], report: dict[str, Any]) -> None:
+    """`to_json(report)`, written through write_json: a plainly fresh claim's record (most of a
+    report) by plain_claim_json, without the pure-Python indenting encoder json.dumps uses."""
+    keys = list(report)
+    at = keys.index("claims")
+    head = {k: report[k] for k in keys[:at]}
+    tail = {k: report[k] for k in keys[at + 1 :]}
+    write_json(write, head, map(item_json, map(_as_item, report["claims"])), lambda: tail)
+
+
+def _as_item(c: dict[str, Any]) -> Item:
+    """The Plain tuple of a record that is exactly plain_claim_data's, else the record."""
+    plain = (c["page"], c["page_path"], c["id"], c["statement"], tuple(e["resource"] for e in c["evidence"]), c["verified_at"])
+    return plain if plain_claim_data(*plain) == c else c
+
+
 def write_text(
     write: Callable[[str], Any], claims: Iterable[Item], tail: dict[str, Any], *, verbose: bool = False, unlisted_unmarked: int = 0
 ) -> None:

@@ -79,5 +79,8 @@ def run(args: argparse.Namespace) -> int:
             report.write_text(sys.stdout.write, stream.claims, stream.tail, verbose=args.all, unlisted_unmarked=stream.unlisted_unmarked)
     else:
         assert checked.data is not None
-        sys.stdout.write(report.to_json(checked.data) if json_out else report.to_text(checked.data, verbose=args.all))
+        if json_out:
+            report.write_report_json(sys.stdout.write, checked.data)
+        else:
+            sys.stdout.write(report.to_text(checked.data, verbose=args.all))
     return 0 if checked.ok else 1
