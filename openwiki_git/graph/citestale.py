@@ -39,10 +39,7 @@ def may_cite_documents(sidecar_bytes: bytes) -> bool:
     """False only when no claim of this sidecar (its JSON bytes) cites a Markdown document: the
     bytes-level twin of cited_documents' substring test, so that a run needing only the claims
     citing documents parses only the sidecars that may."""
-    if b".md" not in sidecar_bytes and b"\\" not in sidecar_bytes:  # one fast pass, the common case
-        return False
-    raw = sidecar.raw_resources(sidecar_bytes)
-    return raw is None or b".md" in raw
+    return sidecar.resource_mentions(sidecar_bytes, b".md")
 
 
 def judge(claims: Iterable[Any], standing: Callable[[str], Standing | None]) -> dict[str, list[dict[str, Any]]]:
