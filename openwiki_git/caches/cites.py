@@ -56,11 +56,15 @@ def may_cite(data: bytes, paths: list[bytes]) -> bool:
     """False only when no evidence of the sidecar `data` can cite any of `paths` (repository
     paths, as bytes): a byte test that spares parsing the sidecars that cannot. A resource names
     its path literally unless it is written with %-escapes, JSON escapes, `.`/`..` segments or
-    doubled slashes (which the grammar normalises): a sidecar holding any of those is parsed."""
+    doubled slashes (which the grammar normalises), or holds a pattern character (a glob may
+    name the path without spelling it): a sidecar holding any of those is parsed (cited_paths,
+    which this test must never contradict: tests/caches/test_cites.py compares the two)."""
     raw = sidecar_codec.raw_resources(data)
     if raw is None:
         return True
-    return any(p in raw for p in paths) or b"%" in raw or b"./" in raw or b"//" in raw.replace(b"repo://", b"")
+    if any(p in raw for p in paths):
+        return True
+    return any(c in raw for c in (b"%", b"./", b"*", b"[", b"{")) or b"//" in raw.replace(b"repo://", b"")
 
 
 class CiteIndex:

@@ -71,3 +71,8 @@ def test_may_cite_is_false_only_for_a_plain_sidecar_without_the_path() -> None:
     for unusual in ("repo://src/%62.py", "repo://./src/b.py", "repo://src//b.py", "repo://src/q/../b.py"):
         assert cites.may_cite(sidecar_bytes([unusual]).encode(), [b"src/b.py"]), unusual
     assert cites.may_cite(sidecar_bytes(["repo://src/b.py"], json_escaped=True).encode(), [b"src/b.py"])
+
+
+def test_a_pattern_character_makes_a_sidecar_parsed() -> None:
+    for pattern in ("repo://src/*.py", "repo://src/[ab].py", "repo://src/{a,b}.py"):
+        assert cites.may_cite(sidecar_bytes([pattern]).encode(), [b"src/b.py"]), pattern
