@@ -194,6 +194,7 @@ def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str
                  record: Any, findings: Any, now: Any, started_ns: int) -> None:
     """Judge the loaded pages' claims and build their entries."""
     from openwiki_git.claims import check as checker
+    from openwiki_git.claims.report import is_plain_unmarked
 
     config = ws.config
     resolver = ws.resolver("worktree")
@@ -232,6 +233,8 @@ def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str
             "sidecar": keys[page][0], "page": keys[page][1], "files": files,
             "summary": checker.summarize(rs),
             "notable": [c for c in map(record, rs) if c is not None],
+            # plain but for a missing marker: ids, not records (100,000 of them in a wiki without markers)
+            "unmarked": "\n".join(r.claim.id for r in rs if is_plain_unmarked(r)),
             "ids": "\n".join(c.id for c in sc.claims), "until": until, "findings": findings(page, text, sc),
         }
         judged.entries[page] = entry

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring  # what json.dumps(s, ensure_ascii=False) writes, in C
 from typing import Any
 
-from openwiki_git.claims.report import Item, plain_claim_data
+from openwiki_git.claims.report import UNMARKED_LISTED, Item, only_marker_missing, plain_claim_data
 
 
 def plain_claim_json(page: str, page_path: str, claim_id: str, statement: str, resources: tuple[str, ...],
@@ -68,8 +68,27 @@ def write_json(
     write("\n}\n")
 
 
-def write_text(write: Callable[[str], Any], claims: Iterable[Item], tail: dict[str, Any], *, verbose: bool = False) -> None:
-    """`to_text({"claims": [...], **tail})`, written as the claims come (see write_json)."""
+def write_report_json(write: Callable[[str], Any], report: dict[str, Any]) -> None:
+    """`to_json(report)`, written through write_json: a plainly fresh claim's record (most of a
+    report) by plain_claim_json, without the pure-Python indenting encoder json.dumps uses."""
+    keys = list(report)
+    at = keys.index("claims")
+    head = {k: report[k] for k in keys[:at]}
+    tail = {k: report[k] for k in keys[at + 1 :]}
+    write_json(write, head, map(item_json, map(_as_item, report["claims"])), lambda: tail)
+
+
+def _as_item(c: dict[str, Any]) -> Item:
+    """The Plain tuple of a record that is exactly plain_claim_data's, else the record."""
+    plain = (c["page"], c["page_path"], c["id"], c["statement"], tuple(e["resource"] for e in c["evidence"]), c["verified_at"])
+    return plain if plain_claim_data(*plain) == c else c
+
+
+def write_text(
+    write: Callable[[str], Any], claims: Iterable[Item], tail: dict[str, Any], *, verbose: bool = False, unlisted_unmarked: int = 0
+) -> None:
+    """`to_text({"claims": [...], **tail})`, written as the claims come (see write_json); the
+    claims do not hold the `unlisted_unmarked` ones (check_stream.Stream), summarised instead."""
     for c in claims:
         if isinstance(c, dict):
             lines = claim_text(c, verbose=verbose)
@@ -79,7 +98,18 @@ def write_text(write: Callable[[str], Any], claims: Iterable[Item], tail: dict[s
             write("\n".join(lines) + "\n")
     for line in findings_text(tail):
         write(line + "\n")
+    if unlisted_unmarked:
+        write(unlisted_unmarked_line(unlisted_unmarked) + "\n")
     write(summary_line(tail["summary"]) + "\n")
+
+
+def unlisted_unmarked_line(count: int) -> str:
+    """The one line that stands for the claims whose only line would be "marker ... is missing"
+    when there are more than UNMARKED_LISTED of them (a wiki whose pages carry no markers)."""
+    return (
+        f"{count} claims are fresh but their markers are missing from their pages' prose (not listed one by one:"
+        " `check --all` or `check --format json --only-problems` lists them)"
+    )
 
 
 def _indented(value: Any) -> str:
@@ -127,9 +157,14 @@ def claim_line(c: dict[str, Any]) -> str:
 
 def to_text(report: dict[str, Any], *, verbose: bool = False) -> str:
     lines = []
+    unmarked = 0 if verbose else sum(1 for c in report["claims"] if only_marker_missing(c))
+    unlisted = unmarked if unmarked > UNMARKED_LISTED else 0
     for c in report["claims"]:
-        lines.extend(claim_text(c, verbose=verbose))
+        if not (unlisted and only_marker_missing(c)):
+            lines.extend(claim_text(c, verbose=verbose))
     lines.extend(findings_text(report))
+    if unlisted:
+        lines.append(unlisted_unmarked_line(unlisted))
     lines.append(summary_line(report["summary"]))
     return "\n".join(lines) + "\n"
 

@@ -26,6 +26,33 @@ MARK_KEYS = {"status", "since", "causes", "commit"}
 CAUSE_KEYS = {"resource", "reason", "hunk", "oldLines", "newLines", "path", "blob"}
 
 
+_REPO_STRING = re.compile(rb'"(repo://[^"]*)"')
+
+
+def raw_resources(data: bytes) -> bytes | None:
+    """Every `repo://` string of a sidecar's JSON bytes (each evidence resource is one), as
+    written, joined by newlines; None when the JSON holds a backslash, whose escapes may spell
+    any part of a string. A byte test on these (cites.may_cite, citestale.may_cite_documents)
+    spares parsing a sidecar that cannot matter: one regular-expression pass, no decoding."""
+    if b"\\" in data:
+        return None
+    return b"\n".join(_REPO_STRING.findall(data))
+
+
+_MENTIONS: dict[bytes, re.Pattern[bytes]] = {}
+
+
+def resource_mentions(data: bytes, literal: bytes) -> bool:
+    """Whether some `repo://` string of a sidecar's JSON bytes holds `literal` (raw_resources'
+    test in one search, no list built); True when the JSON holds a backslash (see there)."""
+    if b"\\" in data:
+        return True
+    pattern = _MENTIONS.get(literal)
+    if pattern is None:
+        pattern = _MENTIONS[literal] = re.compile(rb'"repo://[^"]*' + re.escape(literal))
+    return pattern.search(data) is not None
+
+
 class _Reader:
     """Walks decoded JSON, raising SchemaError('<file>: <$.path>: <problem>')."""
 

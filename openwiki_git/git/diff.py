@@ -234,6 +234,26 @@ def tree_blobs(repo: Repo, tree_id: str, prefix: str = "") -> Iterator[tuple[str
             yield prefix + entry.name, obj.data
 
 
+def tree_blob_ids(repo: Repo, tree_id: str, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """Every blob under a tree, recursively: (path relative to the tree, blob id), reading only
+    tree objects (a blob's bytes cost a decompression each: read the few that are needed)."""
+    tree = repo.pygit2.get(tree_id)
+    if not isinstance(tree, pygit2.Tree):
+        return
+    for entry in tree:
+        assert entry.name is not None  # a tree entry always has a name; pygit2 types it optional
+        if entry.type_str == "tree":
+            yield from tree_blob_ids(repo, str(entry.id), prefix + entry.name + "/")
+        elif entry.type_str == "blob":
+            yield prefix + entry.name, str(entry.id)
+
+
+def blob_bytes(repo: Repo, object_id: str) -> bytes | None:
+    """A blob's bytes by id, None when the id names no blob."""
+    obj = repo.pygit2.get(object_id)
+    return obj.data if isinstance(obj, pygit2.Blob) else None
+
+
 def is_tree(repo: Repo, object_id: str) -> bool:
     try:
         return isinstance(repo.pygit2.get(object_id), pygit2.Tree)

@@ -104,7 +104,7 @@ def _every_page(ws: Workspace, current: str) -> set[str]:
     return {_page_of(side) for side in cites.CiteIndex(ws.repo, f"{ws.config.wiki_dir}/.claims").sidecars(current)}
 
 
-def _touched_pages(ws: Workspace, diff: gitdiff.Diff) -> tuple[set[str], set[str]]:
+def _touched_pages(ws: Workspace, diff: gitdiff.Diff, persist_index: bool = True) -> tuple[set[str], set[str]]:
     """(the pages to judge, the pages whose page or sidecar the diff changes): those citing a
     file the diff changes, found through the cached reverse index (the wiki's other sidecars
     are not read), and those whose sidecar or page it changes."""
@@ -112,7 +112,8 @@ def _touched_pages(ws: Workspace, diff: gitdiff.Diff) -> tuple[set[str], set[str
     claims_dir = f"{ws.config.wiki_dir}/.claims"
     touched: set[str] = set()
     sources = {c.old_path for c in diff.changes if c.old_path and not c.old_path.startswith(wiki_prefix)}
-    pages = {_page_of(s) for s in cites.CiteIndex(ws.repo, claims_dir).sidecars_citing(diff.old, sources)}
+    index = cites.CiteIndex(ws.repo, claims_dir, persist=persist_index)
+    pages = {_page_of(s) for s in index.sidecars_citing(diff.old, sources)}
     for c in diff.changes:
         for p in (c.old_path, c.new_path):
             if p and p.startswith(claims_dir + "/") and p.endswith(".json"):
@@ -133,16 +134,19 @@ def _previous(ws: Workspace, diff: gitdiff.Diff, page: str, blob: str | None, cu
     return _parse_blob(ws, diff.old, page, got[1]) if got is not None else None
 
 
-def evaluate(ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, everything: bool = False) -> Evaluation:
+def evaluate(
+    ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, everything: bool = False, persist_index: bool = True
+) -> Evaluation:
     """Judge the claims `diff` touches: those citing a file it changes and those in sidecars it
     changes (_touched_pages). `current` says where the sidecars are read now: the working tree
     (what the hook writes) or a commit id. `everything`: judge every claim against the new side
-    (no diff to follow)."""
+    (no diff to follow). `persist_index`: False for a one-shot run (CI), which scans the sidecars
+    for the changed paths rather than build the cited-path index (cites.CiteIndex)."""
     engine = _engine(ws, diff)
     if everything:
         pages = render = _every_page(ws, current)
     else:
-        pages, render = _touched_pages(ws, diff)
+        pages, render = _touched_pages(ws, diff, persist_index)
     result = Evaluation(diff, everything=everything, render=render)
     for page in sorted(pages):
         blob, cur = _load_current(ws, current, page)

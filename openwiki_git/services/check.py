@@ -138,7 +138,7 @@ def judge(ws: Workspace, options: CheckOptions, *, use_cache: bool, cached: dict
         cached=cached,
         wiki_dir_arg=options.wiki_dir,
         use_cache=use_cache,
-        record=lambda r: None if report.is_plain(r) else report.claim_data(r, ws.config.wiki_dir),
+        record=lambda r: None if report.is_plain(r) or report.is_plain_unmarked(r) else report.claim_data(r, ws.config.wiki_dir),
         findings=lambda page, text, sc: page_findings(ws, page, text, sc),
         now=datetime.now(UTC),
     )
@@ -252,12 +252,18 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
     base_rev = ws.repo.commit_id(base)
     merge_base = gitdiff.merge_base(ws.repo, base_rev, head_id)
     diff = gitdiff.between(ws.repo, merge_base, head_id, rename_threshold=ws.config.rename_threshold)
-    evaluation = evaluate(ws, diff, current=head_id)
+    # A one-shot run (CI's fresh runner): the changed paths are looked up by scanning the
+    # sidecars, not by building the cited-path index, and only the sidecars citing them are parsed.
+    evaluation = evaluate(ws, diff, current=head_id, persist_index=False)
     results = [_range_result(ws, head_id, o) for o in evaluation.outcomes]
     extra = {"base": merge_base, "head": head_id, "base_rev": base_rev}
     data = report.build(results, wiki_dir=ws.config.wiki_dir, source=head_id, extra=extra)
-    # Every claim of the checked-out tree whose cited document is superseded or amended since.
-    claims = {c.id: (p, c) for p, sc in ws.wiki.load_all().items() for c in sc.claims}
+    # Every claim of the checked-out tree whose cited document is superseded or amended since
+    # (only the sidecars that may cite a document are parsed).
+    from openwiki_git.graph import citestale
+
+    citing = ws.wiki.load_matching(citestale.may_cite_documents)
+    claims = {c.id: (p, c) for p, sc in citing.items() for c in sc.claims}
     pages = {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()}
     report.add_cited_documents(data, _stale_citations(ws, [c for _, c in claims.values()]), pages)
     found = policy_problems(ws, evaluation)  # e.g. a verifiedBy set by hand where the policy forbids it

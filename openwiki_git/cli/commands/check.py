@@ -76,8 +76,11 @@ def run(args: argparse.Namespace) -> int:
         if json_out:
             report.write_json(sys.stdout.write, stream.head, map(report.item_json, stream.claims), lambda: stream.tail)
         else:
-            report.write_text(sys.stdout.write, stream.claims, stream.tail, verbose=args.all)
+            report.write_text(sys.stdout.write, stream.claims, stream.tail, verbose=args.all, unlisted_unmarked=stream.unlisted_unmarked)
     else:
         assert checked.data is not None
-        sys.stdout.write(report.to_json(checked.data) if json_out else report.to_text(checked.data, verbose=args.all))
+        if json_out:
+            report.write_report_json(sys.stdout.write, checked.data)
+        else:
+            sys.stdout.write(report.to_text(checked.data, verbose=args.all))
     return 0 if checked.ok else 1
