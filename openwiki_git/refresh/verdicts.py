@@ -148,6 +148,16 @@ def _quote_notes(path: str, wanted: list[str], cited_lines: list[str], where: st
     return notes
 
 
+def check_statement(text: str) -> str | None:
+    """The first problem of a statement a person, agent or model wrote (None: it is one plain
+    sentence): the rules a refresher's revised_statement is held to, for every writer."""
+    try:
+        _check_statement(text)
+    except VerdictError as e:
+        return str(e).removeprefix("revised_statement ")
+    return None
+
+
 def _check_statement(text: str) -> str:
     statement = " ".join(text.split()) if "\n" not in text.strip() else text.strip()
     if not statement:

@@ -309,7 +309,7 @@ def collect(ws: Workspace, options: CheckOptions) -> tuple[list[ClaimResult], di
             ws.resolver(options.source),
             page_text,
             now=datetime.now(UTC),
-            reverify_after_seconds=ws.config.reverify_after_seconds,
+            reverify_after=ws.config.reverify_policy,
         )
     if ws.config.strict_openwiki:
         by_page: dict[str, list[ClaimResult]] = {}

@@ -1,0 +1,214 @@
+"""What `review` does, as data: the claims needing attention in page order, one claim as a
+person judges it (the verified-to-now diff, the cause, a suggested new range), and each decision
+applied through `services/claims.py`'s confirm/edit/retract (one code path, whatever checks they
+make), with the page's and sidecar's bytes kept so the decision can be undone. The terminal
+dialogue is `cli/commands/review.py`'s."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+from pathlib import Path
+
+from openwiki_git.errors import UsageError
+from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource
+from openwiki_git.pages import citations
+from openwiki_git.services import claims
+from openwiki_git.store.workspace import Workspace
+
+ACTIONS = ("confirm", "restate", "repoint", "retract", "skip")
+# A definition suggested as the new range may be this much larger than the text's new extent:
+# a method that grew is suggested whole, the class around three changed lines is not.
+_DEFINITION_SLACK = (3, 20)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Entry:
+    """A claim needing attention: stale, unresolved, or fresh but due for re-verification."""
+
+    page: str
+    claim_id: str
+    status: str  # stale | unresolved | due
+    line: int | None  # the page line of its marker's sentence (None: no marker)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class View:
+    """One claim as review shows it: `claims.show`'s data, and per evidence item the suggested
+    new resource (None: keep it where it is now)."""
+
+    entry: Entry
+    shown: claims.Shown
+    suggested: tuple[str | None, ...]
+
+    @property
+    def has_suggestion(self) -> bool:
+        return any(s is not None for s in self.suggested)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Done:
+    """A decision applied: what it was, and the files' bytes before it (None: no file)."""
+
+    entry: Entry
+    action: str
+    before: tuple[tuple[Path, bytes | None], ...]
+
+
+def default_actor(ws: Workspace) -> str:
+    """`human:NAME <EMAIL>` from git's user.name and user.email (as a commit's author)."""
+    name = ws.repo.config_value("user.name")
+    email = ws.repo.config_value("user.email")
+    if not name:
+        raise UsageError(
+            "review: git config user.name is not set, so the verifier is unknown",
+            "set it (git config user.name 'Ada Lovelace') or name the verifier: review --by human:ada",
+        )
+    return f"human:{name}" + (f" <{email}>" if email else "")
+
+
+def queue(ws: Workspace, pages: tuple[str, ...] = (), claim_ids: tuple[str, ...] = (), source: str = "worktree") -> list[Entry]:
+    """The claims needing attention, in page then claim order; only `pages` and `claim_ids`
+    when given (either matches)."""
+    from openwiki_git.claims import check as checker
+
+    sidecars = ws.wiki.load_all()
+    wanted_pages = {ws.wiki.normalize_page(p) for p in pages}
+    wanted_ids = {ws.wiki.find_claim(c, sidecars)[2].id for c in claim_ids}
+    if wanted_pages or wanted_ids:
+        sidecars = {
+            p: sc.replace(claims=tuple(c for c in sc.claims if p in wanted_pages or c.id in wanted_ids))
+            for p, sc in sidecars.items()
+        }
+    results = checker.check_all(
+        sidecars, ws.resolver(source), ws.page_text, now=datetime.now(UTC), reverify_after=ws.config.reverify_policy
+    )
+    texts: dict[str, str | None] = {}
+    out = []
+    for r in results:
+        if r.status == "fresh" and not r.due:
+            continue
+        if r.page not in texts:
+            texts[r.page] = ws.page_text(r.page)
+        out.append(Entry(r.page, r.claim.id, r.status if r.status != "fresh" else "due", sentence_line(texts[r.page], r.claim.id)))
+    return out
+
+
+def sentence_line(text: str | None, claim_id: str) -> int | None:
+    """The 1-based page line where the sentence carrying the claim's marker starts."""
+    if text is None:
+        return None
+    at = text.find(citations.marker(claim_id))
+    if at < 0:
+        return None
+    start = max(text.rfind("\n\n", 0, at), text.rfind(". ", 0, at), text.rfind(".\n", 0, at))
+    start = at if start < 0 else start + 1
+    while start < at and text[start] in " \n":
+        start += 1
+    return text.count("\n", 0, start) + 1
+
+
+def view(ws: Workspace, entry: Entry, source: str = "worktree") -> View:
+    shown = claims.show(ws, entry.claim_id, source, page=entry.page)
+    cause_of = {c.resource: c for c in shown.claim.mark.causes} if shown.claim.mark else {}
+    suggested = tuple(
+        suggest_range(ws, item["current_resource"], cause_of.get(ev.resource)) if item["current_resource"] else None
+        for ev, item in zip(shown.claim.evidence, shown.items, strict=True)
+    )
+    return View(entry, shown, suggested)
+
+
+def suggest_range(ws: Workspace, current: str, cause) -> str | None:  # type: ignore[no-untyped-def]
+    """Where the cited text grew or moved: the smallest definition enclosing its new extent
+    (ground's definition index), else that extent; None when the range already covers it."""
+    from openwiki_git.ground.index import enclosing_definition
+
+    try:
+        res = parse_resource(current, wiki_dir="\0")
+    except ResourceError:
+        return None
+    if not (res.is_range and res.start and res.end):
+        return None
+    start, end = res.start, res.end
+    if cause is not None and cause.new_lines:
+        start, end = min(start, cause.new_lines[0]), max(end, cause.new_lines[1])
+    text = ws.repo.read(res.path).text
+    if text is None:
+        return None
+    found = enclosing_definition(res.path, text, start, end)
+    size = end - start + 1
+    factor, lines = _DEFINITION_SLACK
+    if found is not None and found.end - found.start + 1 <= max(factor * size, size + lines):
+        start, end = found.start, found.end
+    if (start, end) == (res.start, res.end):
+        return None
+    return f"{REPO_PREFIX}{res.path}#L{start}-L{end}"
+
+
+def repoint_target(current: str, typed: str) -> str:
+    """What a person typed at the re-point prompt as a resource: `repo://...` as given, or
+    `Lx-Ly` / `x-y` for the same file as `current`."""
+    typed = typed.strip()
+    if typed.startswith(REPO_PREFIX):
+        return typed
+    bare = typed.removeprefix("#")
+    parts = bare.replace("L", "").split("-")
+    if len(parts) in (1, 2) and all(p.isdigit() for p in parts):
+        path = current.removeprefix(REPO_PREFIX).split("#", 1)[0]
+        a, b = parts[0], parts[-1]
+        return f"{REPO_PREFIX}{path}#L{a}-L{b}"
+    raise UsageError(f"{typed!r} is not a range", "type repo://path#Lx-Ly, or Lx-Ly for the same file")
+
+
+def _snapshot(ws: Workspace, page: str) -> tuple[tuple[Path, bytes | None], ...]:
+    out: list[tuple[Path, bytes | None]] = []
+    for path in (ws.wiki.page_path(page), ws.wiki.sidecar_path(page)):
+        try:
+            out.append((path, path.read_bytes()))
+        except FileNotFoundError:
+            out.append((path, None))
+    return tuple(out)
+
+
+def apply(
+    ws: Workspace, v: View, action: str, *, by: str, statement: str | None = None, evidence: list[str] | None = None,
+    source: str = "worktree",
+) -> Done:
+    """One decision, saved now through claims' confirm/edit/retract (under the lock, atomic)."""
+    entry = v.entry
+    before = _snapshot(ws, entry.page)
+    if action == "confirm" and v.has_suggestion:
+        items = zip(v.suggested, v.shown.items, v.shown.claim.evidence, strict=True)
+        chosen = [s or item["current_resource"] or ev.resource for s, item, ev in items]
+        claims.edit(ws, entry.claim_id, evidence=chosen, statement=None, by=by, source=source, page=entry.page)
+    elif action == "confirm":
+        claims.confirm(ws, entry.claim_id, by=by, statement=None, keep_statement=False, source=source, page=entry.page)
+    elif action == "restate":
+        claims.confirm(
+            ws, entry.claim_id, by=by, statement=statement, keep_statement=False, source=source, page=entry.page, restate_prose=True
+        )
+    elif action == "repoint":
+        claims.edit(ws, entry.claim_id, evidence=evidence, statement=None, by=by, source=source, page=entry.page)
+    elif action == "retract":
+        claims.retract(ws, entry.claim_id, page=entry.page)
+    elif action != "skip":
+        raise ValueError(action)
+    return Done(entry, action, before)
+
+
+def undo(ws: Workspace, done: Done) -> None:
+    """The page and sidecar bytes restored as they were before the decision (under the lock)."""
+    with ws.wiki.lock():
+        for path, data in done.before:
+            if data is None:
+                ws.wiki.remove_file(path)
+            else:
+                ws.wiki.write_bytes(path, data)
+
+
+def summary(decisions: list[Done]) -> str:
+    """`3 confirmed, 1 retracted, 2 skipped` (every kind, zero counts left out)."""
+    words = {"confirm": "confirmed", "restate": "restated", "repoint": "re-pointed", "retract": "retracted", "skip": "skipped"}
+    counts = {a: sum(1 for d in decisions if d.action == a) for a in ACTIONS}
+    parts = [f"{counts[a]} {words[a]}" for a in ACTIONS if counts[a]]
+    return ", ".join(parts) if parts else "nothing decided"

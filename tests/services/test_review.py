@@ -1,0 +1,178 @@
+"""`openwiki-git review` (issue 22 item 1) in a real pseudo-terminal, against a real repository
+whose claims the real hook marked: the page and sidecar bytes after each key, undo, restating
+through an $EDITOR script, re-pointing, quitting midway and kill -9 midway."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from openwiki_git.pages import citations
+from tests.support.pty_session import PtySession, openwiki_git
+
+PAGE = ".openwiki/guide.md"
+SIDECAR = ".openwiki/.claims/guide.json"
+PROMPT = "[c,e,r,x,s,u,q,?]? "
+
+
+def _marked(repo, capsys, n: int = 2) -> list[str]:  # type: ignore[no-untyped-def]
+    """`n` claims on guide.md, committed, then each one's cited lines changed and marked by the hook."""
+    text = "---\ntype: Reference\ntitle: Guide\n---\n\n# Guide\n\n"
+    text += "".join(f"Block {k} holds its lines.\n\n" for k in range(n))
+    repo.write(PAGE, text)
+    ids = []
+    for k in range(n):
+        capsys.readouterr()
+        start = 10 * k + 2
+        assert repo.run("claim", "add", "--page", "guide.md", "--statement", f"Block {k} holds its lines.",
+                        "--evidence", f"repo://src/app.py#L{start}-L{start + 2}") == 0
+        ids.append(capsys.readouterr().out.split()[0])
+    repo.git("config", "user.name", "Ann Review")
+    repo.git("config", "user.email", "ann@example.invalid")
+    repo.commit_all("claims")
+    lines = repo.read("src/app.py").splitlines(keepends=True)
+    for k in range(n):
+        lines[10 * k + 2] = f"line {10 * k + 3}, rewritten\n"
+    repo.write("src/app.py", "".join(lines))
+    repo.git("add", "src/app.py")
+    assert repo.run("hook") == 1  # the real hook marks them and stops the commit once
+    assert all(c.get("mark") for c in _sidecar(repo)["claims"])
+    return ids
+
+
+def _sidecar(repo) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    return json.loads(repo.read(SIDECAR))
+
+
+def _bytes(repo) -> tuple[bytes, bytes]:  # type: ignore[no-untyped-def]
+    return (repo.root / PAGE).read_bytes(), (repo.root / SIDECAR).read_bytes()
+
+
+def _review(repo, *args: str, env: dict[str, str] | None = None) -> PtySession:  # type: ignore[no-untyped-def]
+    return PtySession(openwiki_git("-C", str(repo.root), "review", *args), cwd=repo.root, env=env)
+
+
+def test_confirm_skip_undo_and_summary(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]
+    ids = _marked(wiki_repo, capsys)
+    before = _bytes(wiki_repo)
+    s = _review(wiki_repo, "--no-color")
+    first = s.read_until(PROMPT)
+    line = wiki_repo.read(PAGE).splitlines().index(f"Block 0 holds its lines.{citations.marker(ids[0])}") + 1
+    assert f".openwiki/guide.md:{line} {citations.label(ids[0])} stale" in first
+    assert "Block 0 holds its lines." in first
+    assert "-line 3" in first and "+line 3, rewritten" in first
+    assert "cause: src/app.py#L2-L4 changed by @@" in first
+    assert "\x1b[" not in s.raw
+    s.send("c\n")
+    second = s.read_until(PROMPT)
+    assert f"{citations.label(ids[1])} stale" in second
+    after_confirm = _bytes(wiki_repo)
+    c0, c1 = _sidecar(wiki_repo)["claims"]
+    assert "mark" not in c0 and c0["verifiedBy"] == "human:Ann Review <ann@example.invalid>"
+    assert "mark" in c1
+    s.send("u\n")  # back to the first claim, its bytes as they were
+    assert f"undone: confirm of {citations.label(ids[0])}" in s.read_until(PROMPT)
+    assert _bytes(wiki_repo) == before
+    s.send("?\n")
+    assert "re-point the evidence" in s.read_until(PROMPT)
+    s.send("c\n")
+    s.read_until(PROMPT)
+    assert _bytes(wiki_repo) == after_confirm
+    s.send("s\n")
+    assert s.wait() == 0
+    assert "1 confirmed, 1 skipped" in s.screen
+    assert "mark" in _sidecar(wiki_repo)["claims"][1]
+
+
+def test_restate_through_editor_and_retract(wiki_repo, capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    ids = _marked(wiki_repo, capsys)
+    editor = tmp_path / "editor.sh"
+    editor.write_text("#!/bin/sh\nprintf 'Block 0 holds rewritten lines.\\n# a comment\\n' > \"$1\"\n")
+    editor.chmod(0o755)
+    s = _review(wiki_repo, "--by", "human:bob", env={"EDITOR": str(editor), "NO_COLOR": "1"})
+    s.read_until(PROMPT)
+    s.send("e\n")
+    s.read_until(PROMPT)
+    c0 = _sidecar(wiki_repo)["claims"][0]
+    assert c0["statement"] == "Block 0 holds rewritten lines." and "mark" not in c0 and c0["verifiedBy"] == "human:bob"
+    assert f"Block 0 holds rewritten lines.{citations.marker(ids[0])}" in wiki_repo.read(PAGE)
+    s.send("x\n")
+    assert s.wait() == 0
+    assert "1 restated, 1 retracted" in s.screen
+    assert [c["id"] for c in _sidecar(wiki_repo)["claims"]] == [ids[0]]
+    assert citations.marker(ids[1]) not in wiki_repo.read(PAGE)
+
+
+def test_restatement_is_checked_before_anything_is_written(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]
+    _marked(wiki_repo, capsys, n=1)
+    before = _bytes(wiki_repo)
+    s = _review(wiki_repo, "--no-color", env={"EDITOR": "", "VISUAL": ""})
+    s.read_until(PROMPT)
+    s.send("e\n")
+    s.read_until("new statement (empty: cancel): ")
+    s.send("# A heading [^c-00000000]\n")
+    assert "error: the statement must be one plain sentence" in s.read_until(PROMPT)
+    assert _bytes(wiki_repo) == before
+    s.send("q\n")
+    assert s.wait() == 0
+    assert "nothing decided" in s.screen
+
+
+def test_repoint_with_a_range_of_the_same_file(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]
+    _marked(wiki_repo, capsys, n=1)
+    s = _review(wiki_repo, "--no-color")
+    s.read_until(PROMPT)
+    s.send("r\n")
+    s.read_until("empty: cancel): ")
+    s.send("L5-L6\n")
+    assert s.wait() == 0
+    c0 = _sidecar(wiki_repo)["claims"][0]
+    assert c0["evidence"][0]["resource"] == "repo://src/app.py#L5-L6" and "mark" not in c0
+    assert "1 re-pointed" in s.screen
+
+
+def test_quit_and_kill_midway_keep_what_was_decided(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]
+    _marked(wiki_repo, capsys, n=3)
+    s = _review(wiki_repo, "--no-color")
+    s.read_until(PROMPT)
+    s.send("c\n")
+    s.read_until(PROMPT)
+    decided = _bytes(wiki_repo)
+    s.kill()
+    assert _bytes(wiki_repo) == decided
+    assert ["mark" in c for c in _sidecar(wiki_repo)["claims"]] == [False, True, True]
+    s = _review(wiki_repo, "--no-color")  # the next review starts at what is left
+    assert "(1/2)" in s.read_until(PROMPT)
+    s.send("q\n")
+    assert s.wait() == 0
+    assert _bytes(wiki_repo) == decided
+
+
+def test_a_suggested_range_is_the_enclosing_definition(repo, capsys) -> None:  # type: ignore[no-untyped-def]
+    repo.write("src/calc.py", "def add(a, b):\n    total = a + b\n    return total\n\n\nX = 1\n")
+    assert repo.run("init") == 0
+    repo.write(PAGE, "# Guide\n\nAdd sums its arguments.\n")
+    repo.commit_all("code")
+    assert repo.run("claim", "add", "--page", "guide.md", "--statement", "Add sums its arguments.",
+                    "--evidence", "repo://src/calc.py#L1-L3") == 0
+    repo.commit_all("claim")
+    body = "".join(f"    step{k} = {k}\n" for k in range(12))
+    repo.write("src/calc.py", f"def add(a, b):\n{body}    total = a + b\n    return total\n\n\nX = 1\n")
+    repo.git("add", "src/calc.py")
+    repo.run("hook")
+    s = _review(repo, "--no-color", "--by", "human:ann")
+    assert "suggested range: src/calc.py#L1-L15 (c confirms with it)" in s.read_until(PROMPT)
+    s.send("c\n")
+    assert s.wait() == 0
+    c0 = json.loads(repo.read(SIDECAR))["claims"][0]
+    assert c0["evidence"][0]["resource"] == "repo://src/calc.py#L1-L15" and "mark" not in c0
+
+
+def test_without_a_terminal_it_refuses(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]
+    _marked(wiki_repo, capsys, n=1)
+    before = _bytes(wiki_repo)
+    proc = subprocess.run(openwiki_git("-C", str(wiki_repo.root), "review"), input="c\n", capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "error: review asks about each claim and needs a terminal on stdin" in proc.stderr
+    assert "claim confirm" in proc.stderr and "Traceback" not in proc.stderr
+    assert _bytes(wiki_repo) == before
