@@ -283,7 +283,10 @@ def check_claim(
     marker = page_text is not None and markers is not None and citations.label(claim.id) in markers
     if page_text is None:
         notes.append("the page does not exist")
-    return ClaimResult(page, claim, status, results, marker, due, tuple(notes))
+    # check's text names a claim needing attention by PAGE:LINE; found here, it is cached with the record
+    attention = status != "fresh" or due or claim.mark is not None
+    line = citations.sentence_line(page_text, claim.id) if attention and marker and page_text is not None else None
+    return ClaimResult(page, claim, status, results, marker, due, tuple(notes), line)
 
 
 def is_due(

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from openwiki_git.errors import UsageError
 from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource
-from openwiki_git.pages import citations
 from openwiki_git.services import claims
 from openwiki_git.store.workspace import Workspace
 
@@ -83,29 +82,11 @@ def queue(ws: Workspace, pages: tuple[str, ...] = (), claim_ids: tuple[str, ...]
     results = checker.check_all(
         sidecars, ws.resolver(source), ws.page_text, now=datetime.now(UTC), reverify_after=ws.config.reverify_policy
     )
-    texts: dict[str, str | None] = {}
-    out = []
-    for r in results:
-        if r.status == "fresh" and not r.due:
-            continue
-        if r.page not in texts:
-            texts[r.page] = ws.page_text(r.page)
-        out.append(Entry(r.page, r.claim.id, r.status if r.status != "fresh" else "due", sentence_line(texts[r.page], r.claim.id)))
-    return out
-
-
-def sentence_line(text: str | None, claim_id: str) -> int | None:
-    """The 1-based page line where the sentence carrying the claim's marker starts."""
-    if text is None:
-        return None
-    at = text.find(citations.marker(claim_id))
-    if at < 0:
-        return None
-    start = max(text.rfind("\n\n", 0, at), text.rfind(". ", 0, at), text.rfind(".\n", 0, at))
-    start = at if start < 0 else start + 1
-    while start < at and text[start] in " \n":
-        start += 1
-    return text.count("\n", 0, start) + 1
+    return [
+        Entry(r.page, r.claim.id, r.status if r.status != "fresh" else "due", r.line)
+        for r in results
+        if r.status != "fresh" or r.due
+    ]
 
 
 def view(ws: Workspace, entry: Entry, source: str = "worktree") -> View:
