@@ -282,3 +282,23 @@ def test_no_comment_flag_and_push_events_make_no_api_call(pr_repo, fake, actions
     assert fake.log == []
     assert "No pull request in this event" in actions_env["summary"].read_text("utf-8")
     assert outputs(actions_env["output"])["stale-count"] == "1"
+
+
+def test_comment_folds_each_claims_verified_to_now_diff_and_says_how_to_clear(pr_repo, fake, actions_env, capsys) -> None:
+    """Issue 22 item 4: the claim named by its page label, its diff in a collapsed <details>
+    block (read from the recorded blob, at the pull request's head), and how to clear it."""
+    from tests.support.github_fake import claim_id
+
+    edit_line(pr_repo, 10, "line ten now says eleven")
+    head = pr_repo.commit_all("change line 10")
+    write_event(actions_env, pr_repo.base, head)
+    assert pr_repo.run("github", "comment") == 0
+    body = fake.sticky()[0]["body"]
+    label = "c-" + claim_id(pr_repo)[6:14]
+    assert f"`{label}`" in body and claim_id(pr_repo) not in body
+    assert "<details><summary>diff of src/app.py#L10: as verified → now</summary>" in body
+    assert "```diff\n--- verified (blob " in body and "\n-line 10\n+line ten now says eleven\n```" in body
+    assert body.index("</details>") < body.index("**How to clear them**: in a checkout of this branch run `openwiki-git review`")
+    assert "`claims_for_change` and `verify_claim` tools of `openwiki-git mcp`" in body
+    summary = actions_env["summary"].read_text("utf-8")
+    assert f"`{label}`" in summary and claim_id(pr_repo) not in summary and "**How to clear them**" in summary
