@@ -140,7 +140,8 @@ def reasons(c: dict[str, Any]) -> list[str]:
     for x in mark["causes"] if mark else ():
         hunk = f" by {x['hunk']}" if x.get("hunk") else ""
         from_mark.add(f"{x['resource']}: {x['reason']}{hunk}")
-        reason = "" if x["reason"] in said else f" {x['reason']}"
+        first = x["reason"].split("; ", 1)[0]  # the rest (the new extent, the bound) is the "now" line's
+        reason = "" if first in said or any(r.startswith(first) for r in said) else f" {first}"
         why.append(f"{x['resource'].removeprefix('repo://')}{reason}{hunk}")
     cause = "cause: " + "; ".join(why) + (f" in {mark['commit'][:12]}" if mark and mark.get("commit") else "") if why else ""
     others = [n for n in c["notes"] if n not in from_mark and n not in said]

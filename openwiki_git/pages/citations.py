@@ -8,6 +8,7 @@ to the highlighted lines. Pure: text in, text out.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 
@@ -125,11 +126,17 @@ def sentence_line(text: str, claim_id: str) -> int | None:
     return text.count("\n", 0, body_start(text)) + prose.count("\n", 0, start) + 1
 
 
+@functools.lru_cache(maxsize=4)
+def _prose(text: str) -> str:
+    """The page's body without its generated block: read once per page, not once per claim
+    (check and review ask for the sentences of a page's claims one after another)."""
+    return _BLOCK.sub("", text[body_start(text) :])
+
+
 def _sentence(text: str, claim_id: str) -> tuple[str, int, int] | None:
     """The page's prose (its body, the generated block removed) and the offsets in it of the
     sentence the claim's marker follows and of the marker."""
-    body = body_start(text)
-    prose = _BLOCK.sub("", text[body:])
+    prose = _prose(text)
     at = prose.find(marker(claim_id))
     if at < 0:
         return None

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from openwiki_git.errors import UsageError
 from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource
+from openwiki_git.pages import citations
 from openwiki_git.services import claims
 from openwiki_git.store.workspace import Workspace
 
@@ -79,14 +80,23 @@ def queue(ws: Workspace, pages: tuple[str, ...] = (), claim_ids: tuple[str, ...]
             p: sc.replace(claims=tuple(c for c in sc.claims if p in wanted_pages or c.id in wanted_ids))
             for p, sc in sidecars.items()
         }
+    # A marked claim needs attention whatever its text now: only the unmarked ones are judged
+    # (1,000 marked claims would cost seconds of relocation before the first prompt).
+    unmarked = {p: sc.replace(claims=tuple(c for c in sc.claims if c.mark is None)) for p, sc in sidecars.items()}
     results = checker.check_all(
-        sidecars, ws.resolver(source), ws.page_text, now=datetime.now(UTC), reverify_after=ws.config.reverify_policy
+        unmarked, ws.resolver(source), ws.page_text, now=datetime.now(UTC), reverify_after=ws.config.reverify_policy
     )
-    return [
-        Entry(r.page, r.claim.id, r.status if r.status != "fresh" else "due", r.line)
-        for r in results
-        if r.status != "fresh" or r.due
-    ]
+    judged = {r.claim.id: r for r in results}
+    out = []
+    for page in sorted(sidecars):
+        text = ws.page_text(page)
+        for c in sidecars[page].claims:
+            r = judged.get(c.id)
+            if c.mark is not None:
+                out.append(Entry(page, c.id, c.mark.status, citations.sentence_line(text, c.id) if text else None))
+            elif r is not None and (r.status != "fresh" or r.due):
+                out.append(Entry(page, c.id, r.status if r.status != "fresh" else "due", r.line))
+    return out
 
 
 def view(ws: Workspace, entry: Entry, source: str = "worktree") -> View:

@@ -217,7 +217,8 @@ def show(ws: Workspace, term: Terminal, v: review.View, n: int, total: int) -> N
     e, shown = v.entry, v.shown
     where = ws.wiki.repo_path(e.page) + (f":{e.line}" if e.line else "")
     term.say()
-    term.say(term.paint(f"{where} {citations.label(e.claim_id)} {e.status}", "bold") + term.paint(f"  ({n}/{total})", "dim"))
+    status = shown.result.status if shown.result.status != "fresh" else e.status  # judged now; "due" when fresh
+    term.say(term.paint(f"{where} {citations.label(e.claim_id)} {status}", "bold") + term.paint(f"  ({n}/{total})", "dim"))
     term.say(f"  {shown.claim.statement}")
     if shown.states is False:
         term.say(term.paint(f"  the page's sentence now says: {shown.prose!r}", "yellow"))
