@@ -176,3 +176,36 @@ def test_without_a_terminal_it_refuses(wiki_repo, capsys) -> None:  # type: igno
     assert "error: review asks about each claim and needs a terminal on stdin" in proc.stderr
     assert "claim confirm" in proc.stderr and "Traceback" not in proc.stderr
     assert _bytes(wiki_repo) == before
+
+
+def test_a_page_that_says_something_else_is_restated_with_its_own_words(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]
+    ids = _marked(wiki_repo, capsys, n=1)
+    page = wiki_repo.read(PAGE).replace("Block 0 holds its lines.", "Block 0 holds three lines.")
+    wiki_repo.write(PAGE, page)
+    before = _bytes(wiki_repo)
+    s = _review(wiki_repo, "--no-color", env={"EDITOR": "true"})  # the editor leaves the offered sentence as it is
+    assert "the page's sentence now says: 'Block 0 holds three lines.'" in s.read_until(PROMPT)
+    s.send("c\n")
+    assert "e restates the claim (the page's sentence is offered)" in s.read_until(PROMPT)
+    assert _bytes(wiki_repo) == before  # a refused decision writes nothing
+    s.send("e\n")
+    assert s.wait() == 0
+    c0 = _sidecar(wiki_repo)["claims"][0]
+    assert c0["statement"] == "Block 0 holds three lines." and "mark" not in c0
+    assert f"Block 0 holds three lines.{citations.marker(ids[0])}" in wiki_repo.read(PAGE)
+    assert "1 restated" in s.screen
+
+
+def test_interrupted_it_reports_what_was_decided(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import signal
+
+    _marked(wiki_repo, capsys, n=2)
+    s = _review(wiki_repo, "--no-color")
+    s.read_until(PROMPT)
+    s.send("c\n")
+    s.read_until(PROMPT)
+    os.killpg(s.proc.pid, signal.SIGINT)  # Ctrl-C at the prompt
+    assert s.wait() == 0
+    assert s.screen.rstrip().endswith("1 confirmed") and "Traceback" not in s.screen
+    assert ["mark" in c for c in _sidecar(wiki_repo)["claims"]] == [False, True]

@@ -90,14 +90,18 @@ def run(args: argparse.Namespace) -> int:
     if not entries:
         term.say("nothing to review: no claim is stale, unresolved or due")
         return 0
-    decisions = walk(ws, term, entries, actor, args.source)
+    decisions: list[review.Done] = []
+    try:
+        walk(ws, term, entries, actor, args.source, decisions)
+    except KeyboardInterrupt:  # Ctrl-C quits like q: every decision so far is saved
+        term.say()
     term.say(review.summary(decisions))
     return 0
 
 
-def walk(ws: Workspace, term: Terminal, entries: list[review.Entry], actor: str, source: str) -> list[review.Done]:
-    """The dialogue: one claim after another until the last or `q`; the decisions made."""
-    done: list[review.Done] = []
+def walk(ws: Workspace, term: Terminal, entries: list[review.Entry], actor: str, source: str, done: list[review.Done]) -> None:
+    """The dialogue: one claim after another until the last or `q`; `done` holds the decisions
+    made (kept by the caller, so an interrupted walk still reports them)."""
     i = 0
     while i < len(entries):
         v = review.view(ws, entries[i], source)
@@ -110,7 +114,6 @@ def walk(ws: Workspace, term: Terminal, entries: list[review.Entry], actor: str,
             continue
         done.append(step)
         i += 1
-    return done
 
 
 def decide(  # noqa: PLR0911 (one return per key)
@@ -146,7 +149,7 @@ def _apply(ws: Workspace, term: Terminal, v: review.View, key: str, actor: str, 
     """The decision of `key` saved (None: cancelled, or refused with the reason shown)."""
     statement = evidence = None
     if key == "e":
-        statement = _restatement(term, v.shown.claim.statement)
+        statement = _restatement(term, v.shown.prose or v.shown.claim.statement)  # what the page says now, if it differs
         if statement is None:
             return None
     if key == "r":
@@ -157,10 +160,19 @@ def _apply(ws: Workspace, term: Terminal, v: review.View, key: str, actor: str, 
     try:
         done = review.apply(ws, v, action, by=actor, statement=statement, evidence=evidence, source=source)
     except OpenwikiError as e:
-        term.say(term.paint(f"error: {e.message}", "red") + (f"\n  {e.hint}" if e.hint else ""))
+        term.say(term.paint(f"error: {e.message}", "red") + f"\n  {_hint(v, key, e)}")
         return None
     term.say(f"{done.action}: {citations.label(v.entry.claim_id)} saved")
     return done
+
+
+def _hint(v: review.View, key: str, e: OpenwikiError) -> str:
+    """What to do here, in review's keys (the service's hint names `claim` flags)."""
+    if key == "c" and v.shown.states is False:
+        return "e restates the claim (the page's sentence is offered), or edit the page's sentence back"
+    if key == "c" and any(item["current_resource"] is None for item in v.shown.items):
+        return "r re-points the evidence to where the text is now, x retracts the claim"
+    return e.hint or "? lists the keys"
 
 
 def _restatement(term: Terminal, old: str) -> str | None:
@@ -169,7 +181,7 @@ def _restatement(term: Terminal, old: str) -> str | None:
 
     editor = os.environ.get("EDITOR") or os.environ.get("VISUAL")
     text = _edit_in(editor, old) if editor else term.ask("new statement (empty: cancel): ")
-    if text is None or not text.strip() or text.strip() == old:
+    if text is None or not text.strip():
         term.say("restate cancelled: the statement is unchanged")
         return None
     problem = check_statement(text.strip())
