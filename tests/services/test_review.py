@@ -209,3 +209,17 @@ def test_interrupted_it_reports_what_was_decided(wiki_repo, capsys) -> None:  # 
     assert s.wait() == 0
     assert s.screen.rstrip().endswith("1 confirmed") and "Traceback" not in s.screen
     assert ["mark" in c for c in _sidecar(wiki_repo)["claims"]] == [False, True]
+
+
+def test_colour_only_on_a_terminal_without_no_color(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]
+    _marked(wiki_repo, capsys, n=1)
+    s = _review(wiki_repo, env={"NO_COLOR": ""})
+    s.read_until(PROMPT)
+    assert "\x1b[32m+line 3, rewritten\x1b[0m" in s.raw and "\x1b[31m-line 3\x1b[0m" in s.raw
+    s.send("q\n")
+    assert s.wait() == 0
+    s = _review(wiki_repo, env={"NO_COLOR": "1"})
+    s.read_until(PROMPT)
+    assert "\x1b[" not in s.raw
+    s.send("q\n")
+    assert s.wait() == 0
