@@ -167,7 +167,13 @@ def apply(
 ) -> Done:
     """One decision, saved now through claims' confirm/edit/retract (under the lock, atomic)."""
     entry = v.entry
-    before = _snapshot(ws, entry.page)
+    if action == "confirm" and v.has_suggestion and v.shown.states is False:  # as claims.confirm refuses it
+        raise UsageError(
+            f"{ws.wiki.repo_path(entry.page)}: {entry.claim_id}: the page's sentence no longer states the claim "
+            f"(it says {v.shown.prose!r})",
+            "restate it, or edit the page's sentence back",
+        )
+    before = _snapshot(ws, entry.page)  # read before the lock is taken: the decision's own write follows at once
     if action == "confirm" and v.has_suggestion:
         items = zip(v.suggested, v.shown.items, v.shown.claim.evidence, strict=True)
         chosen = [s or item["current_resource"] or ev.resource for s, item, ev in items]

@@ -160,8 +160,18 @@ def test_a_suggested_range_is_the_enclosing_definition(repo, capsys) -> None:  #
     repo.write("src/calc.py", f"def add(a, b):\n{body}    total = a + b\n    return total\n\n\nX = 1\n")
     repo.git("add", "src/calc.py")
     repo.run("hook")
+    page = repo.read(PAGE)
+    repo.write(PAGE, page.replace("Add sums its arguments.", "Add sums two numbers."))
     s = _review(repo, "--no-color", "--by", "human:ann")
     assert "suggested range: src/calc.py#L1-L15 (c confirms with it)" in s.read_until(PROMPT)
+    s.send("c\n")  # the page says something else now: confirming the old statement is refused, as claim confirm does
+    assert "e restates the claim" in s.read_until(PROMPT)
+    s.send("q\n")
+    assert s.wait() == 0
+    assert "mark" in json.loads(repo.read(SIDECAR))["claims"][0]
+    repo.write(PAGE, page)
+    s = _review(repo, "--no-color", "--by", "human:ann")
+    s.read_until(PROMPT)
     s.send("c\n")
     assert s.wait() == 0
     c0 = json.loads(repo.read(SIDECAR))["claims"][0]
