@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from openwiki_git.cli.args import open_workspace
@@ -193,6 +191,9 @@ def _restatement(term: Terminal, old: str) -> str | None:
 
 def _edit_in(editor: str, old: str) -> str | None:
     """The statement as the person left it in `editor` (lines starting with # dropped)."""
+    import subprocess  # only when restating: review's first prompt comes sooner without them
+    import tempfile
+
     fd, name = tempfile.mkstemp(prefix="openwiki-git-statement-", suffix=".txt")
     path = Path(name)
     try:
