@@ -143,6 +143,13 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
     print(f"python {sys.version.split()[0]}; the machine may be shared: figures are the best of several runs")
+    # An installed package has its bytecode; with PYTHONDONTWRITEBYTECODE a checkout would compile
+    # every edited module on every start, which is not what a user waits for.
+    import compileall
+
+    import openwiki_git
+
+    compileall.compile_dir(str(Path(openwiki_git.__file__).parent), quiet=1)
     if args.replay:
         replay_figures(args.replay)
     startup(args.runs)
