@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from openwiki_git.errors import UsageError
+from openwiki_git.evidence.relocation import extent_in
 from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource
 from openwiki_git.pages import citations
 from openwiki_git.services import claims
@@ -101,32 +102,35 @@ def queue(ws: Workspace, pages: tuple[str, ...] = (), claim_ids: tuple[str, ...]
 
 def view(ws: Workspace, entry: Entry, source: str = "worktree") -> View:
     shown = claims.show(ws, entry.claim_id, source, page=entry.page)
-    cause_of = {c.resource: c for c in shown.claim.mark.causes} if shown.claim.mark else {}
     suggested = tuple(
-        suggest_range(ws, item["current_resource"], cause_of.get(ev.resource)) if item["current_resource"] else None
-        for ev, item in zip(shown.claim.evidence, shown.items, strict=True)
+        suggest_range(ws, item["current_resource"], extent_in(item["reason"] or "")) if item["current_resource"] else None
+        for item in shown.items
     )
     return View(entry, shown, suggested)
 
 
-def suggest_range(ws: Workspace, current: str, cause) -> str | None:  # type: ignore[no-untyped-def]
-    """Where the cited text grew or moved: the smallest definition enclosing its new extent
-    (ground's definition index), else that extent; None when the range already covers it."""
+def suggest_range(ws: Workspace, current: str, extent: tuple[int, int] | None) -> str | None:
+    """Where the cited text grew past the bound (`extent`: the lines the resolver found the
+    changed text to span now): the smallest definition holding the range where the text is now
+    (ground's definition index), unless it is much larger than the extent; else the extent.
+    None without an extent: the range already follows text that moved or grew within the bound."""
     from openwiki_git.ground.index import enclosing_definition
 
+    if extent is None:
+        return None  # the range already follows text that moved, or grew within the bound
     try:
         res = parse_resource(current, wiki_dir="\0")
     except ResourceError:
         return None
     if not (res.is_range and res.start and res.end):
         return None
-    start, end = res.start, res.end
-    if cause is not None and cause.new_lines:
-        start, end = min(start, cause.new_lines[0]), max(end, cause.new_lines[1])
+    start, end = min(res.start, extent[0]), max(res.end, extent[1])
     text = ws.repo.read(res.path).text
     if text is None:
         return None
-    found = enclosing_definition(res.path, text, start, end)
+    # The definition around where the text is now: the resolver's extent may run from an edge
+    # of the file when the verified text's context is gone; the definition is what was cited.
+    found = enclosing_definition(res.path, text, res.start, res.end)
     size = end - start + 1
     factor, lines = _DEFINITION_SLACK
     if found is not None and found.end - found.start + 1 <= max(factor * size, size + lines):

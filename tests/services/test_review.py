@@ -233,3 +233,30 @@ def test_colour_only_on_a_terminal_without_no_color(wiki_repo, capsys) -> None: 
     assert "\x1b[" not in s.raw
     s.send("q\n")
     assert s.wait() == 0
+
+
+def test_the_suggestion_follows_text_that_moved_after_it_was_marked(repo, capsys) -> None:  # type: ignore[no-untyped-def]
+    """The mark's cause holds the lines of the commit that marked it; later commits move them:
+    the suggested range is where the grown definition is now."""
+    head = "import os\n\n\n"
+    repo.write("src/calc.py", head + "def add(a, b):\n    total = a + b\n    return total\n")
+    assert repo.run("init") == 0
+    repo.write(PAGE, "# Guide\n\nAdd sums its arguments.\n")
+    repo.commit_all("code")
+    assert repo.run("claim", "add", "--page", "guide.md", "--statement", "Add sums its arguments.",
+                    "--evidence", "repo://src/calc.py#L4-L6") == 0
+    repo.commit_all("claim")
+    body = "".join(f"    step{k} = {k}\n" for k in range(12))
+    grown = f"def add(a, b):\n{body}    total = a + b\n    return total\n"
+    repo.write("src/calc.py", head + grown)
+    repo.git("add", "src/calc.py")
+    assert repo.run("hook") == 1  # marked: the cause's new lines are L4-L18
+    repo.commit_all("grown")
+    repo.write("src/calc.py", "".join(f"X{k} = {k}\n" for k in range(10)) + head + grown)
+    repo.git("add", "src/calc.py")
+    repo.run("hook")
+    repo.commit_all("moved down")
+    s = _review(repo, "--no-color", "--by", "human:ann")
+    assert "suggested range: src/calc.py#L14-L28 (c confirms with it)" in s.read_until(PROMPT)
+    s.send("q\n")
+    assert s.wait() == 0
