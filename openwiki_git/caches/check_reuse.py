@@ -205,8 +205,8 @@ def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str
             texts[page] = ws.page_text(page)
         return texts[page]
 
-    results = checker.check_all(loaded, resolver, page_text, now=now,
-                                reverify_after_seconds=config.reverify_after_seconds)
+    reverify_after = config.reverify_policy
+    results = checker.check_all(loaded, resolver, page_text, now=now, reverify_after=reverify_after)
     by_page: dict[str, list[Any]] = {}
     for r in results:
         by_page.setdefault(r.page, []).append(r)
@@ -219,7 +219,8 @@ def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str
             rs = checker.markers_optional(rs, text)
         judged.sidecars[page] = sc
         stale_after = checker.page_stale_after(text)
-        untils = [checker.next_due_change(c, now, config.reverify_after_seconds, stale_after) for c in sc.claims]
+        seconds = reverify_after.for_page(page, text) if reverify_after is not None else None
+        untils = [checker.next_due_change(c, now, seconds, stale_after) for c in sc.claims]
         until = min((u for u in untils if u is not None), default=None)
         files: dict[str, FileKey] = {}
         stable = not racy(started_ns, *keys[page])

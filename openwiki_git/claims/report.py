@@ -45,6 +45,8 @@ def claim_data(r: ClaimResult, wiki_dir: str) -> dict[str, Any]:
         "verified_at": r.claim.verified_at,
         "notes": list(r.notes),
     }
+    if r.line is not None:
+        out["line"] = r.line
     if r.claim.mark is not None:
         out["mark"] = mark_data(r.claim.mark)
     return out

@@ -21,6 +21,7 @@ from openwiki_git.errors import OpenwikiError, UsageError
 COMMANDS = [
     "init",
     "claim",
+    "review",
     "check",
     "validate",
     "lint",

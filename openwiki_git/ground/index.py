@@ -357,3 +357,15 @@ def _absolute(module: str | None, level: int, package: str) -> str:
     parts = package.split(".") if package else []
     base = parts[: len(parts) - (level - 1)] if level > 1 else parts
     return ".".join([*base, module] if module else base)
+
+
+def enclosing_definition(path: str, text: str, start: int, end: int) -> Definition | None:
+    """The smallest definition of one file (function, method, class, ...; not the module) whose
+    lines hold `start`-`end`: review's suggested range for cited text that grew."""
+    index = SourceIndex([path], lambda p: text if p == path else None)
+    index.build()
+    around = [
+        d for defs in index.defs.values() for d in defs
+        if d.path == path and d.kind != "module" and d.start <= start and end <= d.end
+    ]
+    return min(around, key=lambda d: (d.end - d.start, -d.start), default=None)

@@ -8,6 +8,7 @@ to the highlighted lines. Pure: text in, text out.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 
@@ -109,16 +110,40 @@ def _norm(text: str) -> str:
 def prose_before(text: str, claim_id: str) -> str | None:
     """The sentence the claim's marker follows (markers removed, white space collapsed), or None
     when the page has no such marker."""
-    body = body_start(text)
-    prose = _BLOCK.sub("", text[body:])
+    found = _sentence(text, claim_id)
+    return None if found is None else _norm(found[0][found[1] : found[2]])
+
+
+def sentence_line(text: str, claim_id: str) -> int | None:
+    """The 1-based page line where the sentence the claim's marker follows starts (None: no
+    marker): what `check` and `review` name as PAGE:LINE."""
+    found = _sentence(text, claim_id)
+    if found is None:
+        return None
+    prose, start, _ = found
+    while start < len(prose) and prose[start] in " \t\n":
+        start += 1
+    return text.count("\n", 0, body_start(text)) + prose.count("\n", 0, start) + 1
+
+
+@functools.lru_cache(maxsize=4)
+def _prose(text: str) -> str:
+    """The page's body without its generated block: read once per page, not once per claim
+    (check and review ask for the sentences of a page's claims one after another)."""
+    return _BLOCK.sub("", text[body_start(text) :])
+
+
+def _sentence(text: str, claim_id: str) -> tuple[str, int, int] | None:
+    """The page's prose (its body, the generated block removed) and the offsets in it of the
+    sentence the claim's marker follows and of the marker."""
+    prose = _prose(text)
     at = prose.find(marker(claim_id))
     if at < 0:
         return None
     before = prose[:at]
-    para = before[before.rfind("\n\n") + 2 :] if "\n\n" in before else before
-    starts = [m.end() for m in _SENTENCE_END.finditer(para.rstrip())]
-    last = para[starts[-1] if starts else 0 :]
-    return _norm(last)
+    para = before.rfind("\n\n") + 2 if "\n\n" in before else 0
+    starts = [m.end() for m in _SENTENCE_END.finditer(before[para:].rstrip())]
+    return prose, para + (starts[-1] if starts else 0), at
 
 
 def states(text: str, claim_id: str, statement: str) -> bool | None:

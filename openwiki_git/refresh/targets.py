@@ -45,7 +45,7 @@ def targets(ws: Workspace, options: RefreshOptions, trivial_mode: str) -> list[T
     sidecars = ws.wiki.load_all()
     resolver = ws.resolver()
     results = checker.check_all(
-        sidecars, resolver, ws.page_text, now=now, reverify_after_seconds=ws.config.reverify_after_seconds
+        sidecars, resolver, ws.page_text, now=now, reverify_after=ws.config.reverify_policy
     )
     chosen = select(ws, options, results)
     if options.shard is not None:

@@ -155,7 +155,7 @@ def check_statement(text: str) -> str | None:
     try:
         _check_statement(text)
     except VerdictError as e:
-        return str(e)
+        return str(e).removeprefix("revised_statement ")
     return None
 
 

@@ -290,7 +290,8 @@ def _range_result(ws: Workspace, head_id: str, o: Any) -> ClaimResult:
     if ws.config.strict_openwiki and page_file.text is not None and not citations.markers_in(page_file.text):
         present = True  # OpenWiki's pages carry no markers: none is missing
     evidence = tuple(e.result() for e in o.evidence)
-    return ClaimResult(o.page, o.before, o.status, evidence, present, False, tuple(notes))
+    line = citations.sentence_line(page_file.text, o.before.id) if page_file.text is not None and present else None
+    return ClaimResult(o.page, o.before, o.status, evidence, present, False, tuple(notes), line)
 
 
 def is_clean_change(data: dict[str, Any]) -> bool:
@@ -329,7 +330,7 @@ def collect(ws: Workspace, options: CheckOptions) -> tuple[list[ClaimResult], di
             ws.resolver(options.source),
             page_text,
             now=datetime.now(UTC),
-            reverify_after_seconds=ws.config.reverify_after_seconds,
+            reverify_after=ws.config.reverify_policy,
         )
     if ws.config.strict_openwiki:
         by_page: dict[str, list[ClaimResult]] = {}

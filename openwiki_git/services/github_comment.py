@@ -44,6 +44,7 @@ def comment(ws: Workspace, step: Step, gh: Client | None, options: CommentOption
     number = options.pr or pull.get("number")
     base, head = _revisions(ws, pull, options)
     data = _report(ws, base, head)
+    add_diffs(ws, data)
     repo_name = step.env.repository_name(event)
     head_sha = data.get("head") or ws.repo.commit_id(head or "HEAD")
     links = render.Links(step.env.server_url, repo_name, head_sha, step.env.run_url, base_sha=data.get("base"))
@@ -80,6 +81,7 @@ def preview(ws: Workspace, env: ActionsEnv, options: CommentOptions) -> tuple[st
     event = env.event()
     base, head = _revisions(ws, event.get("pull_request") or {}, options)
     data = _report(ws, base, head)
+    add_diffs(ws, data)
     repo_name = env.repository or (event.get("repository") or {}).get("full_name") or PREVIEW_REPOSITORY
     head_sha = data.get("head") or ws.repo.commit_id(head or "HEAD")
     links = render.Links(env.server_url, repo_name, head_sha, env.run_url, base_sha=data.get("base"))
@@ -110,6 +112,29 @@ def _resolvable(ws: Workspace, rev: str | None) -> bool:
     except GitError:
         return False
     return True
+
+
+def add_diffs(ws: Workspace, data: dict[str, Any]) -> None:
+    """Each not-fresh evidence item of the report gets `diff`: its text as verified (the blob the
+    sidecar recorded) against its text at the report's head, as `claim show` builds it."""
+    from openwiki_git.model import EvidenceResult
+    from openwiki_git.services import claims
+
+    wanted = {c["id"]: c for c in render.not_fresh(data)}
+    if not wanted:
+        return
+    found = {c.id: c for sc in ws.wiki.load_all().values() for c in sc.claims if c.id in wanted}
+    resolver = ws.resolver(data.get("head") or "HEAD")
+    for cid, record in wanted.items():
+        claim = found.get(cid)
+        for item in record["evidence"] if claim is not None else ():
+            ev = next((e for e in claim.evidence if e.resource == item["resource"]), None)  # type: ignore[union-attr]
+            if ev is None or item["status"] == "fresh":
+                continue
+            result = EvidenceResult(item["resource"], item["status"], item["current_resource"], item.get("reason", ""))
+            diff = claims.evidence_view(ws, resolver, claim, ev, result)["diff"]  # type: ignore[arg-type]
+            if diff:
+                item["diff"] = diff
 
 
 def _report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:

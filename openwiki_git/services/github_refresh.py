@@ -276,7 +276,7 @@ def check_worktree(ws: Workspace) -> dict[str, Any]:
         ws.resolver("worktree"),
         ws.page_text,
         now=datetime.now(UTC),
-        reverify_after_seconds=ws.config.reverify_after_seconds,
+        reverify_after=ws.config.reverify_policy,
     )
     return report.build(results, wiki_dir=ws.config.wiki_dir, source="worktree")
 
