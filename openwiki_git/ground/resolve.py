@@ -71,7 +71,10 @@ def resolve(ref: Ref, index: SourceIndex, *, page_repo_path: str, local_names: f
         return got if got.outcome in (RESOLVED, AMBIGUOUS) else _resolve_env(ref, index)
     if ref.kind == "key":
         got = _resolve_symbol(ref, index, local_names, quiet=True)
-        return got if got.outcome in (RESOLVED, AMBIGUOUS) else _resolve_key(ref, index)
+        if got.outcome in (RESOLVED, AMBIGUOUS):
+            return got
+        got = _resolve_key(ref, index)
+        return got if got.outcome != UNKNOWN else _unheard_of(ref, index, local_names)
     return _resolve_symbol(ref, index, local_names)
 
 
@@ -114,9 +117,21 @@ def _resolve_bare(ref: Ref, index: SourceIndex, local_names: frozenset[str], *, 
     ]
     if found:
         return _one(ref, found, "definition")
-    if quiet or name in _BUILTINS or name in local_names or _stdlib_name(name):
+    if quiet:
         return Resolution(ref, UNKNOWN, reason="not this project's")
-    if ref.called and (ref.role or "_" in name) and index.roots and name not in index.words():
+    return _unheard_of(ref, index, local_names)
+
+
+def _unheard_of(ref: Ref, index: SourceIndex, local_names: frozenset[str]) -> Resolution:
+    """A bare name no definition has: broken when it is recognisably an identifier of this
+    project's kind (snake_case with an underscore, `remove_item`, with or without parentheses;
+    or written with a role, `{func}`x()``) and appears nowhere in the code. A single plain word
+    (`helper()`, `data`) says too little to be called broken."""
+    name = ref.name
+    if name in _BUILTINS or name in local_names or _stdlib_name(name):
+        return Resolution(ref, UNKNOWN, reason="not this project's")
+    identifier = "_" in name.strip("_") or (ref.called and ref.role is not None)
+    if identifier and index.roots and name not in index.words():
         return Resolution(ref, BROKEN, reason="no definition, and the name appears nowhere in the code")
     return Resolution(ref, UNKNOWN)
 
