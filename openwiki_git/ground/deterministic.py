@@ -58,6 +58,8 @@ class PageReport:
     broken: list[dict[str, Any]] = field(default_factory=list)
     ambiguous: list[dict[str, Any]] = field(default_factory=list)
     unknown: int = 0
+    no_claim: int = 0  # resolved, in a heading, table, HTML or a sentence of references only
+    repeated: int = 0  # resolved to lines its sentence cites already in this run (a link beside its path)
     references: int = 0
     front_matter_added: bool = False
 
@@ -72,8 +74,9 @@ def source_index(ws: Workspace, source: str = "worktree") -> Any:
             return None
 
     wiki_prefix = ws.config.wiki_dir.rstrip("/") + "/"
-    paths = [p for p in _tracked(ws) if not p.startswith(wiki_prefix)]
-    return SourceIndex(paths, read)
+    tracked = _tracked(ws)
+    paths = [p for p in tracked if not p.startswith(wiki_prefix)]
+    return SourceIndex(paths, read, files=tracked)  # a link to the docs' own image is no code, but it exists
 
 
 def _tracked(ws: Workspace) -> list[str]:
@@ -104,6 +107,7 @@ def plan_page(ws: Workspace, page: str, index: Any, sidecar: Sidecar | None, tex
         else:
             assert res.target is not None
             if not ref.sentence.claimable:
+                rep.no_claim += 1
                 continue
             span = _span(res.target.resource)
             marked = {_span(e.resource) for lab in ref.sentence.markers if lab in by_label for e in by_label[lab].evidence}
@@ -111,6 +115,7 @@ def plan_page(ws: Workspace, page: str, index: Any, sidecar: Sidecar | None, tex
                 rep.already += 1  # the sentence cites these lines already (perhaps moved since)
                 continue
             if (ref.sentence.text, span) in seen:
+                rep.repeated += 1
                 continue
             seen.add((ref.sentence.text, span))
             rep.proposals.append(Proposal(page, ref.sentence, res.target.resource, ref.raw, ref.kind, res.target.qualname))
@@ -215,11 +220,13 @@ def report_data(ws: Workspace, reports: list[PageReport], *, plan: bool, model: 
         ]
         pages.append({
             "page": r.page, "page_path": ws.wiki.repo_path(r.page), "added": added, "already_grounded": r.already,
-            "broken": r.broken, "ambiguous": r.ambiguous, "unknown": r.unknown, "references": r.references,
-            "front_matter_added": r.front_matter_added,
+            "broken": r.broken, "ambiguous": r.ambiguous, "unknown": r.unknown, "no_claim": r.no_claim,
+            "repeated": r.repeated, "references": r.references, "front_matter_added": r.front_matter_added,
         })
     summary = {k: sum(len(p[k]) if isinstance(p[k], list) else int(p[k]) for p in pages)
-               for k in ("references", "added", "already_grounded", "broken", "ambiguous", "unknown")}
+               for k in ("references", "added", "already_grounded", "broken", "ambiguous", "unknown", "no_claim", "repeated")}
+    # every reference is counted once: references == added + already_grounded + broken + ambiguous
+    # + unknown + no_claim (headings, tables, bare lists of code spans) + repeated
     out: dict[str, Any] = {"tool": PRODUCER, "wiki_dir": ws.config.wiki_dir, "plan": plan, "pages": pages, "summary": summary}
     if model is not None:
         out["model"] = model

@@ -54,9 +54,10 @@ class _Module:
 class SourceIndex:
     """The repository's definitions, built lazily from `paths` (tracked files) and `read`."""
 
-    def __init__(self, paths: Iterable[str], read: Callable[[str], str | None]) -> None:
+    def __init__(self, paths: Iterable[str], read: Callable[[str], str | None], files: Iterable[str] = ()) -> None:
         self.paths = sorted(set(paths))
         self.path_set = set(self.paths)
+        self.files = self.path_set | set(files)  # every tracked file, the wiki's too: what a link may name
         self._read = read
         self._texts: dict[str, str | None] = {}
         self._built = False
@@ -72,11 +73,8 @@ class SourceIndex:
         self._active: set[str] = set()  # the names being resolved (the cycle guard)
         self._cut = False  # whether the current resolution met one of them again
         self._external: dict[str, bool] = {}
-        self.dirs = {posixpath.dirname(p) for p in self.paths}
-        for p in list(self.dirs):
-            while p:
-                p = posixpath.dirname(p)
-                self.dirs.add(p)
+        self.dirs = _dirs(self.paths)
+        self.file_dirs = _dirs(self.files)
 
     def text(self, path: str) -> str | None:
         if path not in self._texts:
@@ -375,6 +373,15 @@ class SourceIndex:
                 for h in hits(line):
                     out[h].append((p, n, line))
         return out
+
+
+def _dirs(paths: Iterable[str]) -> set[str]:
+    dirs = {posixpath.dirname(p) for p in paths}
+    for p in list(dirs):
+        while p:
+            p = posixpath.dirname(p)
+            dirs.add(p)
+    return dirs
 
 
 def _dec_name(d: ast.expr) -> str:

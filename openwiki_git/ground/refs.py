@@ -81,6 +81,11 @@ def classify(raw: str, role: str | None = None) -> tuple[str, str, bool] | None:
     m = _ENV.match(text)
     if m and (text.startswith("$") or "_" in text):
         return "env", m.group(1), False
+    if text.startswith(".") and not role:  # `.auth_flow()`: a method of something, named by its own name
+        call = _CALL.match(text[1:])
+        if not call or not _SYMBOL.match(call.group(1).strip()):
+            return None  # `.py`, `.env`: a suffix, not a method
+        return "symbol", call.group(1).strip(), True
     called = False
     call = _CALL.match(text)
     if call and _SYMBOL.match(call.group(1).strip()):

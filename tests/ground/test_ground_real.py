@@ -52,3 +52,57 @@ def test_a_snake_case_name_found_nowhere_is_broken_without_parentheses(cart_repo
         ("remove_item", "no definition, and the name appears nowhere in the code")
     ]
     # `add_item` is a method, cited only when called; it appears in the code, so it is not broken
+
+
+MKDOCS_PAGE = """\
+# The `Cart.add_item()` method
+
+!!! note "TL;DR"
+    If you call `Cart.add_item()` the line is added at once.
+
+Send lines with `.add_item()`, `.pop()`, etc. For example `certs()` reads the certificates.
+
+The `SSL_CERT_FILE` variable names the bundle the client trusts.
+
+![progress](img/progress.gif) shows the progress bar while a request runs.
+
+- `Cart.add_item()`
+- `certs()`
+"""
+
+
+def test_a_real_projects_docs(cart_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    cart_repo.write("docs/img/progress.gif", "GIF89a\n")
+    data = ground_page(cart_repo, capsys, MKDOCS_PAGE)
+    page = data["pages"][0]
+    assert [(a["statement"], a["evidence"]) for a in page["added"]] == [
+        ("If you call `Cart.add_item()` the line is added at once.", "repo://shop/cart.py#L5-L6"),  # no admonition header
+        ("Send lines with `.add_item()`, `.pop()`, etc.", "repo://shop/cart.py#L5-L6"),  # a method span; etc. ends it
+        ("For example `certs()` reads the certificates.", "repo://shop/cart.py#L9-L13"),
+        ("The `SSL_CERT_FILE` variable names the bundle the client trusts.", "repo://shop/cart.py#L9-L13"),  # read twice, one function
+    ]
+    assert page["broken"] == [] and page["ambiguous"] == []  # the image beside the page exists
+    s = data["summary"]
+    counted = ("added", "already_grounded", "broken", "ambiguous", "unknown", "no_claim", "repeated")
+    assert s["references"] == sum(s[k] for k in counted) == 9
+    assert s["no_claim"] == 3  # the heading and the bare list of code spans
+    capsys.readouterr()
+    cart_repo.run("ground", "--all", "--plan")
+    out = capsys.readouterr().out
+    assert out.endswith(
+        "9 references: 0 to ground, 4 already grounded, 0 broken, 0 ambiguous, 2 not this project's, "
+        "3 in headings, tables or bare lists (no claim there), 0 citing lines their sentence already cites\n"
+    )
+
+
+def test_the_text_says_when_the_json_lists_more_candidates(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    for i in range(7):
+        repo.write(f"src/m{i}.py", "def run_engine():\n    pass\n")
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.write("docs/x.md", "Use `run_engine()` to start the engine now.\n")
+    repo.commit_all()
+    capsys.readouterr()
+    assert repo.run("ground", "--all") == 0
+    out = capsys.readouterr().out
+    assert "docs/x.md:1: ambiguous `run_engine()`: src/m0.py#L1-L2, " in out
+    assert "(5 of 7 candidates; --format json lists all)" in out

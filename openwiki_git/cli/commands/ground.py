@@ -74,6 +74,9 @@ def run(args: argparse.Namespace) -> int:
     return 1 if data["summary"]["broken"] else 0
 
 
+SHOWN_CANDIDATES = 5  # an ambiguous reference's candidates in the text; the JSON has them all
+
+
 def report_text(data: dict[str, Any]) -> str:
     lines = []
     verb = "would ground" if data["plan"] else "grounded"
@@ -83,9 +86,11 @@ def report_text(data: dict[str, Any]) -> str:
         for b in p["broken"]:
             lines.append(f"{p['page_path']}:{b['line']}: broken reference `{b['reference']}`: {b['reason']}")
         for a in p["ambiguous"]:
+            shown, every = a["candidates"][:SHOWN_CANDIDATES], a["candidates"]
+            more = f" ({len(shown)} of {len(every)} candidates; --format json lists all)" if len(every) > len(shown) else ""
             lines.append(
                 f"{p['page_path']}:{a['line']}: ambiguous `{a['reference']}`: "
-                + ", ".join(c.removeprefix("repo://") for c in a["candidates"][:5])
+                + ", ".join(c.removeprefix("repo://") for c in shown) + more
             )
     m = data.get("model")
     if m:
@@ -103,6 +108,7 @@ def report_text(data: dict[str, Any]) -> str:
     s = data["summary"]
     lines.append(
         f"{s['references']} references: {s['added']} {'to ground' if data['plan'] else 'grounded'}, "
-        f"{s['already_grounded']} already grounded, {s['broken']} broken, {s['ambiguous']} ambiguous, {s['unknown']} not this project's"
+        f"{s['already_grounded']} already grounded, {s['broken']} broken, {s['ambiguous']} ambiguous, {s['unknown']} not this project's, "
+        f"{s['no_claim']} in headings, tables or bare lists (no claim there), {s['repeated']} citing lines their sentence already cites"
     )
     return "\n".join(lines) + "\n"
