@@ -18,7 +18,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -184,21 +184,24 @@ def stable_id(page: str, statement: str, resources: list[str], taken: set[str], 
 
 
 def ground_pages(
-    ws: Workspace, pages: list[str], index: Any, *, add_front_matter: bool, plan: bool, source: str = "worktree"
+    ws: Workspace, pages: list[str], index: Any, *, add_front_matter: bool, plan: bool, source: str = "worktree",
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[PageReport]:
     """The deterministic pass over `pages`: each page planned and (unless `plan`) written under
-    the wiki lock, one page at a time."""
+    the wiki lock, one page at a time; `progress(done, total)` after each."""
     reports = []
     taken = {c.id for sc in ws.wiki.load_all().values() for c in sc.claims}
     labels = {citations.label(t) for t in taken}
     for page in pages:
         if plan:
             reports.append(plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or ""))
-            continue
-        with ws.wiki.lock():  # a killed run leaves whole pages, grounded or not
-            rep = plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or "")
-            apply_page(ws, rep, add_front_matter=add_front_matter, taken=taken, labels=labels, source=source)
-        reports.append(rep)
+        else:
+            with ws.wiki.lock():  # a killed run leaves whole pages, grounded or not
+                rep = plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or "")
+                apply_page(ws, rep, add_front_matter=add_front_matter, taken=taken, labels=labels, source=source)
+            reports.append(rep)
+        if progress is not None:
+            progress(len(reports), len(pages))
     return reports
 
 

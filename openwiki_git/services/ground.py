@@ -3,6 +3,7 @@ references did not ground, as one report of data. `github ground-pr` runs the sa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,7 @@ class GroundOptions:
     add_front_matter: bool = False  # give pages without front matter the minimal OKF one
     source: str = "worktree"
     model: ModelOptions | None = None
+    progress: Callable[[int, int], None] | None = None  # (pages done, total) after each page of the first pass
 
 
 def resolve_pages(ws: Workspace, names: list[str], *, every: bool = False) -> tuple[str, ...]:
@@ -50,7 +52,8 @@ def ground(ws: Workspace, options: GroundOptions, client: Any = None) -> dict[st
     pages = list(options.pages)
     index = grounding.source_index(ws, options.source)
     reports = grounding.ground_pages(
-        ws, pages, index, add_front_matter=options.add_front_matter, plan=options.plan, source=options.source
+        ws, pages, index, add_front_matter=options.add_front_matter, plan=options.plan, source=options.source,
+        progress=options.progress,
     )
     model = None
     if options.model is not None:

@@ -106,3 +106,42 @@ def test_the_text_says_when_the_json_lists_more_candidates(repo: GitRepo, capsys
     out = capsys.readouterr().out
     assert "docs/x.md:1: ambiguous `run_engine()`: src/m0.py#L1-L2, " in out
     assert "(5 of 7 candidates; --format json lists all)" in out
+
+
+def on_a_terminal(repo: GitRepo, *argv: str) -> tuple[int, str, str]:
+    """The CLI in a subprocess whose stderr is a real pseudo-terminal: (exit code, stdout, stderr)."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "openwiki_git", "-C", str(repo.root), *argv],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=follower,
+    )
+    os.close(follower)
+    stdout, _ = proc.communicate(timeout=120)
+    err = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal's other end closed
+            break
+        if not chunk:
+            break
+        err += chunk
+    os.close(leader)
+    return proc.returncode, stdout.decode(), err.decode()
+
+
+def test_progress_on_a_terminal_never_in_json(cart_repo: GitRepo) -> None:
+    cart_repo.write("docs/a.md", "Call `Cart.add_item()` to add a line to the cart.\n")
+    cart_repo.write("docs/b.md", "Call `certs()` to read the certificate settings.\n")
+    cart_repo.commit_all()
+    rc, out, err = on_a_terminal(cart_repo, "ground", "--all", "--plan")
+    assert rc == 0 and "2 to ground" in out
+    assert "ground: pages: 1/2" in err and "ground: pages: 2/2" in err
+    rc, out, err = on_a_terminal(cart_repo, "ground", "--all", "--plan", "--format", "json")
+    assert rc == 0 and json.loads(out)["summary"]["added"] == 2
+    assert "pages" not in err

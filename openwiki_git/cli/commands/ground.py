@@ -25,7 +25,7 @@ import json
 import sys
 from typing import Any
 
-from openwiki_git.cli.args import add_format, open_workspace
+from openwiki_git.cli.args import add_format, open_workspace, terminal_progress
 from openwiki_git.errors import UsageError
 from openwiki_git.services import ground as grounding
 from openwiki_git.store.workspace import SOURCES_HELP
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         )
     options = grounding.GroundOptions(
         pages=pages, plan=args.plan, add_front_matter=args.add_front_matter, source=args.source,
-        model=model,
+        model=model, progress=terminal_progress("ground: pages", args),
     )
     data = grounding.ground(ws, options)
     if args.format == "json":
