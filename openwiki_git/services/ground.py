@@ -58,7 +58,25 @@ def ground(ws: Workspace, options: GroundOptions, client: Any = None) -> dict[st
     model = None
     if options.model is not None:
         model = model_pass(ws, options.model, pages, index, reports, plan=options.plan, source=options.source, client=client)
-    return grounding.report_data(ws, reports, plan=options.plan, model=model)
+    data = grounding.report_data(ws, reports, plan=options.plan, model=model)
+    site = site_notice(ws)
+    if site is not None:
+        data["site"] = site
+    return data
+
+
+def site_notice(ws: Workspace) -> dict[str, Any] | None:
+    """Whether the docs site the wiki is built into (an `mkdocs.yml`, a Sphinx `conf.py`) would
+    render the markers as text; `ground` and `init` say so, with how to enable footnotes."""
+    from openwiki_git.ground import site
+
+    configs = {}
+    for path in site.candidates(ws.config.wiki_dir):
+        try:
+            configs[path] = (ws.repo.root / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:  # no such file (or unreadable): no site configured there
+            continue
+    return site.notice(configs)
 
 
 def model_pass(

@@ -145,3 +145,20 @@ def test_progress_on_a_terminal_never_in_json(cart_repo: GitRepo) -> None:
     rc, out, err = on_a_terminal(cart_repo, "ground", "--all", "--plan", "--format", "json")
     assert rc == 0 and json.loads(out)["summary"]["added"] == 2
     assert "pages" not in err
+
+
+def test_a_docs_site_without_footnotes_is_told_how_to_enable_them(cart_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    cart_repo.write("mkdocs.yml", "site_name: Shop\nmarkdown_extensions:\n  - admonition\ntheme:\n  name: material\n")
+    data = ground_page(cart_repo, capsys, "Call `certs()` to read the certificate settings.\n")
+    assert data["site"]["config"] == "mkdocs.yml" and data["site"]["footnotes"] is False
+    cart_repo.run("ground", "--all", "--plan")
+    assert "note: mkdocs.yml: MkDocs renders the claim markers ([^c-...]) as footnotes only with the footnotes extension; " \
+           "add it to mkdocs.yml: `markdown_extensions: [footnotes]`" in capsys.readouterr().out
+    cart_repo.write("docs/conf.py", "extensions = ['sphinx.ext.autodoc']\n")  # the nearest configuration speaks
+    assert cart_repo.run("init", "--wiki-dir", "docs") == 0
+    assert "note: docs/conf.py: Sphinx reads Markdown pages" in capsys.readouterr().out
+    cart_repo.write("docs/conf.py", "extensions = ['myst_parser']\n")
+    cart_repo.write("mkdocs.yml", "site_name: Shop\nmarkdown_extensions:\n  - admonition\n  - footnotes\n")
+    capsys.readouterr()
+    cart_repo.run("ground", "--all", "--plan", "--format", "json")
+    assert "site" not in json.loads(capsys.readouterr().out)

@@ -27,6 +27,7 @@ from typing import Any
 
 from openwiki_git.cli.args import add_format, open_workspace, terminal_progress
 from openwiki_git.errors import UsageError
+from openwiki_git.ground import site as ground_site
 from openwiki_git.services import ground as grounding
 from openwiki_git.store.workspace import SOURCES_HELP
 
@@ -105,6 +106,8 @@ def report_text(data: dict[str, Any]) -> str:
         for r in m["rejected"] + m["errors"]:
             lines.append(f"{r['page_path']}:{r['line']}: not grounded ({r['reason']}): {r['statement']}")
         lines.append(m["summary_line"] + (f"; stopped: {m['stopped']}" if m["stopped"] else ""))
+    if "site" in data:
+        lines.append(ground_site.note(data["site"]))
     s = data["summary"]
     lines.append(
         f"{s['references']} references: {s['added']} {'to ground' if data['plan'] else 'grounded'}, "
