@@ -24,6 +24,10 @@ files. Following the star imports without a memo explores every path through the
 resolution of a missing name is exponential in the chain's depth. --timeout bounds each run.
 
     python bench/bench_ground.py --shape stars [--timeout 120]
+
+With --shape httpx, the real thing: the installed httpx package's source (its `__init__.py`
+star-imports eleven private modules) and 23 generated pages naming its public API, members
+and methods (`.auth_flow()`), present and missing.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -137,6 +142,32 @@ def make_star_repo(root: Path) -> None:
     git(root, "commit", "-qm", "bench")
 
 
+MEMBERS = ["send", "get", "close", "auth_flow", "sync_auth_flow", "read", "json", "raise_for_status", "stream", "gone_away"]
+
+
+def make_httpx_repo(root: Path) -> None:
+    import httpx  # the installed package's source: a real star re-export web
+
+    rng = random.Random(23)
+    shutil.copytree(Path(httpx.__file__).parent, root / "httpx", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / ".openwiki").mkdir()
+    (root / ".openwiki" / "config.yml").write_text("wiki_dir: docs\n")
+    docs = root / "docs"
+    docs.mkdir()
+    names = sorted(httpx.__all__)
+    for p in range(23):
+        lines = [f"# Guide {p}", ""]
+        for k in range(30):
+            name, member = rng.choice(names), rng.choice(MEMBERS)
+            ref = rng.choice([f"`httpx.{name}`", f"`httpx.{name}.{member}()`", f"`{name}.{member}`", f"`.{member}()`",
+                              f"`httpx.nothing_{k}`", f"`httpx.{name}.{member}.deeper`"])
+            lines.append(f"The client explains how {ref} handles the retry and backoff of a request.")
+        (docs / f"guide{p}.md").write_text("\n".join(lines) + "\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "bench")
+
+
 def timed(root: Path, *argv: str, timeout: float | None = None) -> tuple[float, float, str]:
     code = (
         "import resource, sys, time\n"
@@ -169,14 +200,18 @@ def main() -> int:
     ap.add_argument("--pages", type=int, default=1000)
     ap.add_argument("--modules", type=int, default=200)
     ap.add_argument("--refs", type=int, default=10)
-    ap.add_argument("--shape", choices=("flat", "stars"), default="flat", help="flat modules, or a star re-export web")
+    ap.add_argument("--shape", choices=("flat", "stars", "httpx"), default="flat",
+                    help="flat modules, a star re-export web, or the installed httpx package")
     ap.add_argument("--timeout", type=float, default=None, help="kill a run after this many seconds")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "repo"
         root.mkdir()
         t = time.perf_counter()
-        if args.shape == "stars":
+        if args.shape == "httpx":
+            make_httpx_repo(root)
+            print("repository: the installed httpx package, 23 pages x 30 references")
+        elif args.shape == "stars":
             make_star_repo(root)
             print(f"repository: 23 pages x 30 references, {len(STAR_MODULES)} star-importing modules, 125 tracked files")
         else:

@@ -29,7 +29,7 @@ _BOUNDARY = re.compile(
 )
 _ABBREVIATION = re.compile(
     r"(?:\b(?:e\.g|i\.e|vs|cf|al|approx|incl|resp|esp|viz|Mr|Mrs|Ms|Dr|St|No|Fig|Figs|Eq|Sec|Ch|Vol)"
-    r"|\b[A-Za-z]|\bv\d+(?:\.\d+)*)\.$"
+    r"|(?<![^\s(\[\"'])[A-Za-z]|\bv\d+(?:\.\d+)*)\.$"  # an initial stands alone: `J.`, not `field`s.
 )
 # What opens a block's first line without being its sentence: a bullet, a number, a quote.
 _PREFIX = re.compile(r"[ \t]*(?:(?:[-*+][ \t]+(?:\[[ xX]\][ \t]+)?|\d{1,9}[.)][ \t]+|>[ \t]?)[ \t]*)*")

@@ -18,6 +18,7 @@ def texts(text: str) -> list[str]:
         ("One. Two! 3 more? [A link](x.md) ends.", ["One.", "Two!", "3 more?", "[A link](x.md) ends."]),
         ("Use it, e.g. `x`. Or i.e. Someone.", ["Use it, e.g. `x`.", "Or i.e. Someone."]),
         ("Since v1.2. Things changed.", ["Since v1.2. Things changed."]),
+        ("By J. Smith. Instances of `field`s. Internally too.", ["By J. Smith.", "Instances of `field`s.", "Internally too."]),
         ("Call `a.b. C.d()` once.", ["Call `a.b. C.d()` once."]),
         ("Send .get(), .post(), etc. For example: this.", ["Send .get(), .post(), etc.", "For example: this."]),
         ("Send .get(), etc. and friends.", ["Send .get(), etc. and friends."]),
