@@ -18,6 +18,7 @@ MKDOCS_CONFIGS = ("mkdocs.yml", "mkdocs.yaml")
 SPHINX_CONFIG = "conf.py"
 _EXTENSIONS = re.compile(r"^markdown_extensions\s*:(.*?)(?=^\S|\Z)", re.MULTILINE | re.DOTALL)
 _FOOTNOTES = re.compile(r"""(?:^|[\s\[,'"-])footnotes\b""")
+_DOCS_DIR = re.compile(r"""^docs_dir\s*:\s*["']?([^"'\s#]+)""", re.MULTILINE)
 _MYST = re.compile(r"""["'](?:myst_parser|myst_nb)["']""")
 
 
@@ -34,13 +35,15 @@ def candidates(wiki_dir: str) -> list[str]:
     return [p.removeprefix("./") for p in out]
 
 
-def notice(configs: dict[str, str]) -> dict[str, Any] | None:
+def notice(configs: dict[str, str], wiki_dir: str = "docs") -> dict[str, Any] | None:
     """The first configuration found (`configs`: repository path -> text, nearest first) that
-    would not render the markers, with how to make it; None when the site renders them or none
-    is found."""
+    builds `wiki_dir` and would not render the markers, with how to make it; None when the site
+    renders them or none is found. An `mkdocs.yml` builds its `docs_dir` (default `docs`)."""
     for path, text in configs.items():
         name = posixpath.basename(path)
         if name in MKDOCS_CONFIGS:
+            if not _builds(path, text, wiki_dir):
+                continue
             section = _EXTENSIONS.search(text)
             if section and _FOOTNOTES.search(section.group(1)):
                 return None
@@ -58,6 +61,13 @@ def notice(configs: dict[str, str]) -> dict[str, Any] | None:
                 "hint": f"pip install myst-parser and add \"myst_parser\" to `extensions` in {path} (MyST's footnotes are on by default)",
             }
     return None
+
+
+def _builds(config: str, text: str, wiki_dir: str) -> bool:
+    m = _DOCS_DIR.search(text)
+    docs = posixpath.normpath(posixpath.join(posixpath.dirname(config), m.group(1) if m else "docs"))
+    wiki = posixpath.normpath(wiki_dir)
+    return wiki == docs or wiki.startswith(docs + "/")
 
 
 def note(site: dict[str, Any]) -> str:

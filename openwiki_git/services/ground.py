@@ -76,7 +76,7 @@ def site_notice(ws: Workspace) -> dict[str, Any] | None:
             configs[path] = (ws.repo.root / path).read_text(encoding="utf-8", errors="replace")
         except OSError:  # no such file (or unreadable): no site configured there
             continue
-    return site.notice(configs)
+    return site.notice(configs, ws.config.wiki_dir)
 
 
 def model_pass(

@@ -154,6 +154,10 @@ def test_a_docs_site_without_footnotes_is_told_how_to_enable_them(cart_repo: Git
     cart_repo.run("ground", "--all", "--plan")
     assert "note: mkdocs.yml: MkDocs renders the claim markers ([^c-...]) as footnotes only with the footnotes extension; " \
            "add it to mkdocs.yml: `markdown_extensions: [footnotes]`" in capsys.readouterr().out
+    cart_repo.write("mkdocs.yml", "site_name: Shop\ndocs_dir: site\nmarkdown_extensions:\n  - admonition\n")
+    capsys.readouterr()
+    cart_repo.run("ground", "--all", "--plan", "--format", "json")
+    assert "site" not in json.loads(capsys.readouterr().out)  # that site builds site/, not the wiki's docs/
     cart_repo.write("docs/conf.py", "extensions = ['sphinx.ext.autodoc']\n")  # the nearest configuration speaks
     assert cart_repo.run("init", "--wiki-dir", "docs") == 0
     assert "note: docs/conf.py: Sphinx reads Markdown pages" in capsys.readouterr().out
