@@ -17,6 +17,7 @@ from openwiki_git.claims import fix as fixer
 from openwiki_git.model import ClaimResult, Evidence, Sidecar
 from openwiki_git.pages import citations, sentences
 from openwiki_git.pages.frontmatter_core import body_start
+from openwiki_git.pages.markers import MARKER
 
 
 class VerdictError(ValueError):
@@ -103,8 +104,8 @@ def sentence_span(text: str, claim_id: str, statement: str) -> tuple[int, int, i
     if stmt and text[max(0, at - len(stmt)) : at] == stmt:
         return at - len(stmt), at, end
     span = sentences.before(text, at, body_start(text))  # the one splitter's sentence before the marker
-    if span is None:
-        return None
+    if span is None or span.stop < at and MARKER.search(text, span.stop, at):
+        return None  # another claim's marker follows the sentence too: it is theirs as well, never edited for one
     return span.start, at, end
 
 
