@@ -192,16 +192,18 @@ def ground_pages(
     reports = []
     taken = {c.id for sc in ws.wiki.load_all().values() for c in sc.claims}
     labels = {citations.label(t) for t in taken}
-    for page in pages:
+    for done, page in enumerate(pages):  # `progress` before each page (0/N first) and once after the last
+        if progress is not None:
+            progress(done, len(pages))
         if plan:
             reports.append(plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or ""))
-        else:
-            with ws.wiki.lock():  # a killed run leaves whole pages, grounded or not
-                rep = plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or "")
-                apply_page(ws, rep, add_front_matter=add_front_matter, taken=taken, labels=labels, source=source)
-            reports.append(rep)
-        if progress is not None:
-            progress(len(reports), len(pages))
+            continue
+        with ws.wiki.lock():  # a killed run leaves whole pages, grounded or not
+            rep = plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or "")
+            apply_page(ws, rep, add_front_matter=add_front_matter, taken=taken, labels=labels, source=source)
+        reports.append(rep)
+    if progress is not None and pages:
+        progress(len(pages), len(pages))
     return reports
 
 
@@ -223,14 +225,16 @@ def report_data(ws: Workspace, reports: list[PageReport], *, plan: bool, model: 
         ]
         pages.append({
             "page": r.page, "page_path": ws.wiki.repo_path(r.page), "added": added, "already_grounded": r.already,
-            "broken": r.broken, "ambiguous": r.ambiguous, "unknown": r.unknown, "no_claim": r.no_claim,
-            "repeated": r.repeated, "references": r.references, "front_matter_added": r.front_matter_added,
+            "broken": r.broken, "ambiguous": r.ambiguous, "unknown": r.unknown, "references": r.references,
+            "front_matter_added": r.front_matter_added,
         })
+        pages[-1].update(no_claim=r.no_claim, repeated=r.repeated)
     summary = {k: sum(len(p[k]) if isinstance(p[k], list) else int(p[k]) for p in pages)
-               for k in ("references", "added", "already_grounded", "broken", "ambiguous", "unknown", "no_claim", "repeated")}
+               for k in ("references", "added", "already_grounded", "broken", "ambiguous", "unknown")}
+    out: dict[str, Any] = {"tool": PRODUCER, "wiki_dir": ws.config.wiki_dir, "plan": plan, "pages": pages, "summary": summary}
     # every reference is counted once: references == added + already_grounded + broken + ambiguous
     # + unknown + no_claim (headings, tables, bare lists of code spans) + repeated
-    out: dict[str, Any] = {"tool": PRODUCER, "wiki_dir": ws.config.wiki_dir, "plan": plan, "pages": pages, "summary": summary}
+    summary.update({k: sum(p[k] for p in pages) for k in ("no_claim", "repeated")})
     if model is not None:
         out["model"] = model
     return out
