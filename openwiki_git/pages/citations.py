@@ -8,12 +8,12 @@ to the highlighted lines. Pure: text in, text out.
 
 from __future__ import annotations
 
-import functools
 import posixpath
 import re
 
 from openwiki_git.evidence.resource import parse_resource
 from openwiki_git.model import Claim
+from openwiki_git.pages import sentences
 from openwiki_git.pages.frontmatter_core import body_start
 from openwiki_git.pages.markers import MARKER
 
@@ -87,63 +87,61 @@ def sync(text: str, page_repo_path: str, claims: tuple[Claim, ...] | list[Claim]
 
 
 def insert_marker(text: str, statement: str, claim_id: str) -> str | None:
-    """Put the claim's marker after the first verbatim occurrence of its statement in the prose.
+    """Put the claim's marker after the prose sentence that is its statement (split as
+    pages/sentences.py splits, white space and other markers aside: after its punctuation and the
+    markers already there), else after the first verbatim occurrence of the statement in the prose.
 
     Returns None when the statement is not in the page (the user places the marker by hand).
     """
     body = body_start(text)  # never inside the front matter (a title may repeat the sentence)
-    prose = _BLOCK.sub("", text[body:])
-    idx = prose.find(statement)
-    if idx < 0 or has_marker(text, claim_id):
+    if has_marker(text, claim_id):
         return None
-    at = text.find(statement, body) + len(statement)
+    block = _BLOCK.search(text, body)
+    prose_end = block.start() if block else len(text)
+    wanted = _norm(statement)
+    for span in sentences.prose(text[:prose_end], body):
+        if _norm(text[span.start : span.stop]) == wanted:
+            return text[: span.end] + marker(claim_id) + text[span.end :]
+    at = text.find(statement, body, prose_end) if statement else -1
+    if at < 0:
+        return None
+    at += len(statement)
     return text[:at] + marker(claim_id) + text[at:]
-
-
-_SENTENCE_END = re.compile(r"(?:[.!?][)\"'*_`]*\s+|\n\s*\n|^)(?=\S)", re.M)
 
 
 def _norm(text: str) -> str:
     return " ".join(MARKER.sub("", text).split())
 
 
+def _marker_at(text: str, claim_id: str) -> int:
+    """Where the claim's first marker stands in the prose (not its footnote definition), or -1."""
+    body = body_start(text)
+    block = _BLOCK.search(text, body)
+    m = re.compile(re.escape(marker(claim_id)) + r"(?!:)").search(text, body, block.start() if block else len(text))
+    return m.start() if m else -1
+
+
 def prose_before(text: str, claim_id: str) -> str | None:
     """The sentence the claim's marker follows (markers removed, white space collapsed), or None
     when the page has no such marker."""
-    found = _sentence(text, claim_id)
-    return None if found is None else _norm(found[0][found[1] : found[2]])
+    at = _marker_at(text, claim_id)
+    if at < 0:
+        return None
+    span = sentences.before(text, at, body_start(text))
+    return _norm(text[span.start : at]) if span is not None else ""
 
 
 def sentence_line(text: str, claim_id: str) -> int | None:
     """The 1-based page line where the sentence the claim's marker follows starts (None: no
-    marker): what `check` and `review` name as PAGE:LINE."""
-    found = _sentence(text, claim_id)
-    if found is None:
-        return None
-    prose, start, _ = found
-    while start < len(prose) and prose[start] in " \t\n":
-        start += 1
-    return text.count("\n", 0, body_start(text)) + prose.count("\n", 0, start) + 1
-
-
-@functools.lru_cache(maxsize=4)
-def _prose(text: str) -> str:
-    """The page's body without its generated block: read once per page, not once per claim
-    (check and review ask for the sentences of a page's claims one after another)."""
-    return _BLOCK.sub("", text[body_start(text) :])
-
-
-def _sentence(text: str, claim_id: str) -> tuple[str, int, int] | None:
-    """The page's prose (its body, the generated block removed) and the offsets in it of the
-    sentence the claim's marker follows and of the marker."""
-    prose = _prose(text)
-    at = prose.find(marker(claim_id))
+    marker): what `check` and `review` name as PAGE:LINE. The sentence is the one splitter's."""
+    at = _marker_at(text, claim_id)
     if at < 0:
         return None
-    before = prose[:at]
-    para = before.rfind("\n\n") + 2 if "\n\n" in before else 0
-    starts = [m.end() for m in _SENTENCE_END.finditer(before[para:].rstrip())]
-    return prose, para + (starts[-1] if starts else 0), at
+    span = sentences.before(text, at, body_start(text))
+    start = span.start if span is not None else at
+    while start < at and text[start] in " \t\n":
+        start += 1
+    return text.count("\n", 0, start) + 1
 
 
 def states(text: str, claim_id: str, statement: str) -> bool | None:

@@ -25,8 +25,9 @@ import json
 import sys
 from typing import Any
 
-from openwiki_git.cli.args import add_format, open_workspace
+from openwiki_git.cli.args import add_format, open_workspace, terminal_progress
 from openwiki_git.errors import UsageError
+from openwiki_git.ground import site as ground_site
 from openwiki_git.services import ground as grounding
 from openwiki_git.store.workspace import SOURCES_HELP
 
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         )
     options = grounding.GroundOptions(
         pages=pages, plan=args.plan, add_front_matter=args.add_front_matter, source=args.source,
-        model=model,
+        model=model, progress=terminal_progress("ground: pages", args),
     )
     data = grounding.ground(ws, options)
     if args.format == "json":
@@ -72,6 +73,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(report_text(data))
     return 1 if data["summary"]["broken"] else 0
+
+
+SHOWN_CANDIDATES = 5  # an ambiguous reference's candidates in the text; the JSON has them all
 
 
 def report_text(data: dict[str, Any]) -> str:
@@ -89,9 +93,11 @@ def report_text(data: dict[str, Any]) -> str:
         for b in p["broken"]:
             lines.append(f"{p['page_path']}:{b['line']}: broken reference `{b['reference']}`: {b['reason']}")
         for a in p["ambiguous"]:
+            shown, every = a["candidates"][:SHOWN_CANDIDATES], a["candidates"]
+            more = f" ({len(shown)} of {len(every)} candidates; --format json lists all)" if len(every) > len(shown) else ""
             lines.append(
                 f"{p['page_path']}:{a['line']}: ambiguous `{a['reference']}`: "
-                + ", ".join(c.removeprefix("repo://") for c in a["candidates"][:5])
+                + ", ".join(c.removeprefix("repo://") for c in shown) + more
             )
     m = data.get("model")
     if m:
@@ -108,9 +114,12 @@ def report_text(data: dict[str, Any]) -> str:
         for r in m.get("refused_by_policy", ()):
             lines.append(f"{r['page']}: not sent to the model: the verify policy forbids model:{m['model']}: {r['rule']}")
         lines.append(m["summary_line"] + (f"; stopped: {m['stopped']}" if m["stopped"] else ""))
+    if "site" in data:
+        lines.append(ground_site.note(data["site"]))
     s = data["summary"]
     lines.append(
         f"{s['references']} references: {s['added']} {'to ground' if data['plan'] else 'grounded'}, "
-        f"{s['already_grounded']} already grounded, {s['broken']} broken, {s['ambiguous']} ambiguous, {s['unknown']} not this project's"
+        f"{s['already_grounded']} already grounded, {s['broken']} broken, {s['ambiguous']} ambiguous, {s['unknown']} not this project's, "
+        f"{s['no_claim']} in headings, tables or bare lists (no claim there), {s['repeated']} citing lines their sentence already cites"
     )
     return "\n".join(lines) + "\n"
