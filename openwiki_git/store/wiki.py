@@ -1,4 +1,5 @@
-"""The wiki on disk: pages, `.claims/` sidecars, atomic writes and the writers' lock.
+"""The wiki on disk: pages, `.claims/` sidecars, atomic writes and the writers' lock. One cohesive
+thing: which files of the wiki are pages and sidecars, and how each is read and written.
 
 Every write in openwiki-git goes through `atomic_write`: a temporary file in the target's
 directory, fsync, rename. Writers are serialised by `locking.hold` on `<git dir>/openwiki-git.lock`.
@@ -200,8 +201,18 @@ class Wiki:
         """Pages that have a sidecar (whether or not the page itself still exists).
 
         Unlike pages, a symlinked sidecar or directory under `.claims/` is refused, not skipped:
-        skipping it would silently drop its claims from every check (OpenWiki: fatal)."""
-        return sorted(p[: -len(".json")] + ".md" for p in self._walk(self.claims_path, ".json", refuse_links=True))
+        skipping it would silently drop its claims from every check (OpenWiki: fatal). So is a
+        page with a sidecar that is a symlink leading outside the repository (check, validate
+        and the hook all list pages here: one rule)."""
+        pages = sorted(p[: -len(".json")] + ".md" for p in self._walk(self.claims_path, ".json", refuse_links=True))
+        for page in pages:
+            path = self.page_path(page)
+            if path.is_symlink() and not path.resolve().is_relative_to(self.root.resolve()):
+                raise StoreError(
+                    f"{self.repo_path(page)}: a symlink leading outside the repository (refused)",
+                    "replace the link with the page itself; a page and what it cites stay in the repository",
+                )
+        return pages
 
     def _walk(self, top: Path, suffix: str, *, refuse_links: bool = False) -> Iterator[str]:
         if refuse_links:
