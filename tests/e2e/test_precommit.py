@@ -413,3 +413,20 @@ def test_hook_environment_is_built_from_the_wheelhouse_alone(project, pre_commit
         assert Path(where).resolve().is_relative_to(env.resolve()), where
         assert version == importlib.metadata.version("pygit2")
     assert any(p.name.startswith("pygit2-") for p in wheelhouse.iterdir())
+
+
+def test_a_commit_copying_a_claim_to_another_page_is_refused(project) -> None:  # type: ignore[no-untyped-def]
+    """The commit adds other.md with a copy of guide.md's sidecar (citing another file): it touches
+    only other.md, yet its claim ids are also on guide.md. The hook refuses it (as validate and
+    check do), writes nothing, and the commit does not happen."""
+    a = committed_claims(project)["Line ten says ten."]["id"]
+    project.write("src/copy.py", SAMPLE)
+    project.write(".openwiki/other.md", project.read(".openwiki/guide.md"))
+    project.write(".openwiki/.claims/other.json", project.read(".openwiki/.claims/guide.json").replace("src/app.py", "src/copy.py"))
+    project.git("add", "-A")
+    head, status = project.git("rev-parse", "HEAD"), project.git("status", "--porcelain")
+    before = project.snapshot()
+    rc, out = commit(project, "-m", "copy a page")
+    assert rc != 0 and f"claim {a} is also on page guide.md" in out and "Traceback" not in out
+    assert project.git("rev-parse", "HEAD") == head and project.git("status", "--porcelain") == status
+    assert project.snapshot() == before
