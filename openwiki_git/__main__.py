@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from openwiki_git.cli.main import main
+from openwiki_git.cli.main import entry
 
-raise SystemExit(main())
+entry()

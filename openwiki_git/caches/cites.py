@@ -21,13 +21,21 @@ from openwiki_git.git.repo import Repo, blob_id
 
 def cited_paths(data: bytes) -> set[str]:
     """The repository paths a sidecar's evidence cites (unparseable parts are skipped)."""
+    return _read(data)[0]
+
+
+def _read(data: bytes) -> tuple[set[str], set[str]]:
+    """(the repository paths a sidecar's evidence cites, its claim ids); unparseable parts skipped."""
     try:
         doc = json.loads(data)
         claims = doc.get("claims", []) if isinstance(doc, dict) else []
     except (ValueError, UnicodeDecodeError):
-        return set()
+        return set(), set()
     out: set[str] = set()
+    ids: set[str] = set()
     for claim in claims if isinstance(claims, list) else []:
+        if isinstance(claim, dict) and isinstance(claim.get("id"), str):
+            ids.add(claim["id"])
         evidence = claim.get("evidence", []) if isinstance(claim, dict) else []
         for ev in evidence if isinstance(evidence, list) else []:
             resource = ev.get("resource") if isinstance(ev, dict) else None
@@ -41,7 +49,7 @@ def cited_paths(data: bytes) -> set[str]:
                 out.add(parse_resource(resource, wiki_dir="\0").path)
             except ResourceError:
                 continue
-    return out
+    return out, ids
 
 
 def _regular_file_bytes(path: Path) -> bytes | None:
@@ -68,8 +76,8 @@ def may_cite(data: bytes, paths: list[bytes]) -> bool:
 
 
 class CiteIndex:
-    """path -> the sidecars (relative to `<wiki>/.claims/`) whose claims cite it, as of the
-    `.claims` tree of some commit.
+    """path -> the sidecars (relative to `<wiki>/.claims/`) whose claims cite it, and claim id ->
+    the sidecars carrying it, as of the `.claims` tree of some commit.
 
     Kept in `<git dir>/openwiki-git/cites-v1.sqlite3`, outside version control. It is valid for
     one `.claims` tree id; moving it to another tree diffs the two trees and re-reads only the
@@ -77,7 +85,7 @@ class CiteIndex:
     the tree in memory.
     """
 
-    SCHEMA = 2  # 2: paths read by resource.plain_parts / parse_resource alike
+    SCHEMA = 3  # 2: paths read by resource.plain_parts / parse_resource alike; 3: claim ids too
 
     def __init__(self, repo: Repo, claims_dir: str, *, persist: bool = True) -> None:
         self.repo = repo
@@ -101,6 +109,23 @@ class CiteIndex:
             self.rebuilt = True
             return {side for side, cited in self._walk(tree) if cited & paths}
 
+    def sidecars_carrying(self, commit: str | None, ids: set[str]) -> dict[str, set[str]]:
+        """Claim id -> the sidecars at `commit` that carry it, for `ids` (the hook's check that
+        no other page carries the ids of the pages it judges, without reading the others)."""
+        tree = gitdiff.tree_entry_id(self.repo, commit, self.claims_dir)
+        if tree is None or not gitdiff.is_tree(self.repo, tree) or not ids:
+            return {}
+        out: dict[str, set[str]] = {}
+        try:
+            for cid, side in self._query(tree, "SELECT DISTINCT id, sidecar FROM claim_ids WHERE id IN ({})", ids):
+                out.setdefault(cid, set()).add(side)
+        except (sqlite3.Error, OSError):
+            self.rebuilt = True
+            for name, data in gitdiff.tree_blobs(self.repo, tree):
+                for cid in _read(data)[1] & ids if name.endswith(".json") else ():
+                    out.setdefault(cid, set()).add(name)
+        return out
+
     def sidecars(self, commit: str | None) -> set[str]:
         """Every sidecar at `commit` (`hook --all` on a commit)."""
         tree = gitdiff.tree_entry_id(self.repo, commit, self.claims_dir)
@@ -109,17 +134,20 @@ class CiteIndex:
         return {side for side, _ in self._walk(tree)}
 
     def _lookup(self, tree: str, paths: set[str]) -> set[str]:
+        return {row[0] for row in self._query(tree, "SELECT DISTINCT sidecar FROM cites WHERE path IN ({})", paths)}
+
+    def _query(self, tree: str, sql: str, keys: set[str]) -> list[tuple[str, ...]]:
+        """`sql` (its `{}` the placeholders of one chunk of `keys`) on the index synced to `tree`."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         try:
             self._sync(db, tree)
-            found: set[str] = set()
-            wanted = sorted(paths)
+            rows: list[tuple[str, ...]] = []
+            wanted = sorted(keys)
             for i in range(0, len(wanted), 500):
                 chunk = wanted[i : i + 500]
-                marks = ",".join("?" * len(chunk))
-                found.update(row[0] for row in db.execute(f"SELECT DISTINCT sidecar FROM cites WHERE path IN ({marks})", chunk))
-            return found
+                rows.extend(db.execute(sql.format(",".join("?" * len(chunk))), chunk))
+            return rows
         finally:
             db.close()
 
@@ -131,18 +159,23 @@ class CiteIndex:
         db.execute("CREATE TABLE IF NOT EXISTS cites (path TEXT NOT NULL, sidecar TEXT NOT NULL)")
         db.execute("CREATE INDEX IF NOT EXISTS cites_path ON cites (path)")
         db.execute("CREATE INDEX IF NOT EXISTS cites_sidecar ON cites (sidecar)")
+        db.execute("CREATE TABLE IF NOT EXISTS claim_ids (id TEXT NOT NULL, sidecar TEXT NOT NULL)")
+        db.execute("CREATE INDEX IF NOT EXISTS claim_ids_id ON claim_ids (id)")
+        db.execute("CREATE INDEX IF NOT EXISTS claim_ids_sidecar ON claim_ids (sidecar)")
         if self._current(dict(db.execute("SELECT key, value FROM meta").fetchall()), tree):
             return
         db.execute("BEGIN IMMEDIATE")
         try:
             meta = dict(db.execute("SELECT key, value FROM meta").fetchall())  # another process may have synced
-            if meta.get("tree") == tree and meta.get("claims_dir") == self.claims_dir:
+            if self._current(meta, tree):
                 db.execute("COMMIT")
                 return
             old = None
             if meta.get("claims_dir") == self.claims_dir and meta.get("schema") == str(self.SCHEMA) and meta.get("tree"):
                 old = meta["tree"] if gitdiff.is_tree(self.repo, meta["tree"]) else None
-            db.executemany("INSERT INTO cites (path, sidecar) VALUES (?, ?)", self._rows(db, old, tree))
+            cites, ids = self._rows(db, old, tree)
+            db.executemany("INSERT INTO cites (path, sidecar) VALUES (?, ?)", cites)
+            db.executemany("INSERT INTO claim_ids (id, sidecar) VALUES (?, ?)", ids)
             db.executemany(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                 [("tree", tree), ("claims_dir", self.claims_dir), ("schema", str(self.SCHEMA))],
@@ -152,20 +185,32 @@ class CiteIndex:
             db.execute("ROLLBACK")
             raise
 
-    def _rows(self, db: sqlite3.Connection, old: str | None, tree: str) -> list[tuple[str, str]]:
-        """The rows to insert, after deleting those that change: every row when there is no
-        usable old tree, else only the sidecars that differ between the two trees."""
+    def _rows(self, db: sqlite3.Connection, old: str | None, tree: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        """The (cites, claim_ids) rows to insert, after deleting those that change: every row
+        when there is no usable old tree, else only the sidecars that differ between the trees."""
+        cites: list[tuple[str, str]] = []
+        ids: list[tuple[str, str]] = []
         if old is None:
             self.rebuilt = True
             db.execute("DELETE FROM cites")
-            return [(p, side) for side, cited in self._walk(tree) for p in cited]
-        rows: list[tuple[str, str]] = []
+            db.execute("DELETE FROM claim_ids")
+            changed: Iterator[tuple[str, bytes | None]] = gitdiff.tree_blobs(self.repo, tree)
+        else:
+            changed = self._changed(db, old, tree)
+        for name, data in changed:
+            if data is not None and name.endswith(".json"):
+                paths, claim_ids = _read(data)
+                cites.extend((p, name) for p in paths)
+                ids.extend((cid, name) for cid in claim_ids)
+        return cites, ids
+
+    def _changed(self, db: sqlite3.Connection, old: str, tree: str) -> Iterator[tuple[str, bytes | None]]:
+        """The sidecars that differ between the trees, their rows deleted: (new path, new bytes)."""
         for old_path, new_path, data in gitdiff.tree_changes(self.repo, old, tree):
             for side in {old_path, new_path}:
                 db.execute("DELETE FROM cites WHERE sidecar = ?", (side,))
-            if data is not None and new_path.endswith(".json"):
-                rows.extend((p, new_path) for p in cited_paths(data))
-        return rows
+                db.execute("DELETE FROM claim_ids WHERE sidecar = ?", (side,))
+            yield new_path, data
 
     def _scan(self, tree: str, paths: set[str]) -> set[str]:
         """The sidecars of `tree` citing any of `paths`, without the index: each sidecar's bytes

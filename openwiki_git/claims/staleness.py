@@ -260,7 +260,12 @@ class Engine:
                 )
             if now_same and not matches:  # a marked range whose text is back to the verified one
                 return self._fresh_at(ev, new_path, (m.start, m.end), new_ft, new_idx, old_lines, m.hunks, cited_path=res.path)
-            reason = "lines inserted next to it (adjacent_insert: stale)" if m.adjacent else "still changed"
+            # An adjacent insert makes the range stale only under `adjacent_insert: stale`; under
+            # `fresh` a range that does not hash is stale because its text still differs.
+            if m.status == "stale" and m.adjacent:
+                reason = f"lines inserted next to it (adjacent_insert: {self.options.adjacent_insert})"
+            else:
+                reason = "still changed"
             blob = change.old_blob if matches else None
             return self._stale_at(ev, new_path, (m.start, m.end), old_lines, m.hunks, reason, renamed, blob, len(new_idx))
         moved = self._moved(ev, content_hash, parsed[1])

@@ -28,6 +28,8 @@ def detail_lines(s: dict[str, Any], indent: str = "  ") -> list[str]:
     for c in s.get("claims", ()):
         flag = f"⚠ STALE ({c['status']})" if c["stale"] else c["status"]
         out.append(f"{indent}asserts {c['id']} [{flag}] {c['statement']}")
+    for notice in s.get("cites_superseded", ()):
+        out.append(f"{indent}{notice['note']}")
     for ev in s.get("evidence", ()) if s["kind"] == "claim" else ():
         where = ev.get("current_resource") or ev["resource"]
         reason = f": {ev['reason']}" if ev.get("reason") else ""

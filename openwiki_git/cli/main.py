@@ -7,12 +7,14 @@ usage or input error, 3 unexpected (traceback with --verbose), 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import keyword
 import os
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import NoReturn
 
 from openwiki_git import __version__
 from openwiki_git.errors import OpenwikiError, UsageError
@@ -148,6 +150,16 @@ def _from_libgit2(error: BaseException) -> bool:
     """Whether `error` is pygit2's (a missing object, an unreadable tree or ref): corrupt git
     state is bad input, not our bug. Checked by module, so main.py does not import pygit2."""
     return any(cls.__module__ == "_pygit2" for cls in type(error).__mro__)
+
+
+def entry() -> NoReturn:
+    """The process's entry point (the console script and `python -m openwiki_git`): `main`, then
+    exit without the interpreter's final collection of every cyclic object (for refresh and
+    `ground --model`, langchain's alone took 1-2 s): a command ends when its work and output
+    are done. Objects are still released by reference count and atexit handlers still run."""
+    code = main()
+    gc.freeze()
+    raise SystemExit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -64,8 +64,7 @@ def judge(claims: Iterable[Any], standing: Callable[[str], Standing | None]) -> 
 def _notice(path: str, got: Standing, verified_at: str | None) -> dict[str, Any] | None:
     by = got.get("superseded_by") or []
     if by:
-        names = [{"path": p, "title": t} for p, t in by]
-        return {"source": path, "kind": "superseded", "by": names, "note": f"cites {path}, superseded by " + _names(names)}
+        return superseded_notice(path, by)
     later = [
         {"path": p, "title": t, **({"date": d} if d else {})}
         for p, t, d in got.get("amended_by") or []
@@ -75,6 +74,13 @@ def _notice(path: str, got: Standing, verified_at: str | None) -> dict[str, Any]
         when = f" after it was verified ({verified_at[:10]})" if verified_at else ""
         return {"source": path, "kind": "amended", "by": later, "note": f"cites {path}, amended{when} by " + _names(later)}
     return None
+
+
+def superseded_notice(path: str, by: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    """The notice for a claim citing `path`, superseded by the documents `by` ((path, title)):
+    the one wording check, lint, the PR comment and the graph's answers show."""
+    names = [{"path": p, "title": t} for p, t in by]
+    return {"source": path, "kind": "superseded", "by": names, "note": f"cites {path}, superseded by " + _names(names)}
 
 
 def _names(items: list[dict[str, Any]]) -> str:

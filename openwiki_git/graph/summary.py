@@ -3,7 +3,8 @@
 claim's evidence with the lines it cites). Pure: reads a built `core.Graph`; no I/O.
 
 Every result that shows a claim carries its `status` and `stale` (true unless the check found it
-fresh, or when it cites a superseded document), and the caller's `stale` set collects such
+fresh, or when it cites a superseded document: then `cites_superseded` holds citestale's
+notices, each naming the superseding document), and the caller's `stale` set collects such
 claims, so an agent never takes a stale claim for a fact. Pages, documents and their sections
 and paragraphs carry their document's standing (context.standing).
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from openwiki_git.graph import citestale
 from openwiki_git.graph import context as graph_context
 from openwiki_git.graph.core import ClaimData, Graph, split_canonical
 
@@ -30,7 +32,10 @@ def summary(g: Graph, node_id: str, stale: set[str] | None = None) -> dict[str, 
         cited = cited_documents(g, data)
         if cited:
             out["cited_documents"] = cited
-            out["stale"] = out["stale"] or any(c["standing"] == "superseded" for c in cited)
+            superseded = [c for c in cited if c["standing"] == "superseded"]
+            if superseded:  # said as check and lint say it, so no second call is needed to learn why
+                out["stale"] = True
+                out["cites_superseded"] = [_superseded_notice(g, c) for c in superseded]
         if out["stale"] and stale is not None:
             stale.add(node_id)
     elif node.kind in ("page", "doc"):
@@ -87,6 +92,12 @@ def cited_documents(g: Graph, data: ClaimData) -> list[dict[str, Any]]:
                 item["head"] = got["head"]
             out.append(item)
     return out
+
+
+def _superseded_notice(g: Graph, cited: dict[str, Any]) -> dict[str, Any]:
+    """citestale's notice ({source, kind, by: [{path, title}], note}) for one cited document."""
+    by = [(g.docs[t].path, g.docs[t].title) for t in cited["by"] if t in g.docs]
+    return citestale.superseded_notice(g.docs[cited["document"]].path, by)
 
 
 def _claim_brief(g: Graph, claim_id: str, stale: set[str] | None) -> dict[str, Any]:

@@ -15,12 +15,14 @@ import json
 import os
 import re
 import threading
+import time
 import warnings
 from typing import Any
 
 from openwiki_git import redact
 from openwiki_git.errors import RefreshError
 from openwiki_git.refresh.protocol import (
+    CALL_DUE,
     RefreshCallError,
     Refresher,
     ReviewRequest,
@@ -71,6 +73,7 @@ class LangChainRefresher:
                     timeout=s.timeout,
                     max_retries=s.max_retries,
                     use_responses_api=False,
+                    http_client=_deadline_http_client(),
                 )
         return self._llm
 
@@ -87,9 +90,28 @@ class LangChainRefresher:
                 )
         return self._runnables[method]
 
+    def prepare(self) -> None:
+        """Build the client now (imports take seconds), before any call's deadline starts."""
+        self._runnable(self.method)
+
     def review(self, request: ReviewRequest) -> VerdictResponse:
-        """One call. The endpoint's own error text is never passed on (an endpoint can echo the
-        key, or anything else, into it): only the status and a short error code are."""
+        """One call, ended by `timeout` seconds from now or the caller's CALL_DUE, whichever
+        comes first, however slowly the endpoint answers: its connection is closed then, so an
+        abandoned call never outlives its deadline (nor keeps the process). The endpoint's own
+        error text is never passed on (an endpoint can echo the key, or anything else, into it):
+        only the status and a short error code are."""
+        self.prepare()
+        due = time.monotonic() + float(self.settings.timeout)
+        caller = CALL_DUE.get()
+        token = CALL_DUE.set(due if caller is None else min(due, caller))
+        try:
+            return self._review(request)
+        except CallPastDue:
+            raise RefreshCallError(f"no answer within {self.settings.timeout:g}s (the call's deadline)") from None
+        finally:
+            CALL_DUE.reset(token)
+
+    def _review(self, request: ReviewRequest) -> VerdictResponse:
         import openai
 
         while True:
@@ -144,6 +166,71 @@ class LangChainRefresher:
             warnings.simplefilter("ignore")
             out = self._runnable(method).invoke(messages)
         return _response(out, method)
+
+
+class CallPastDue(BaseException):  # noqa: N818 - a signal, not an error; BaseException: the openai client neither catches nor retries it
+    """Raised in the HTTP transport once a call's deadline (CALL_DUE) has passed."""
+
+
+def _deadline_http_client() -> Any:
+    """The openai client's HTTP client, with a transport that holds each request to the call's
+    CALL_DUE: every socket timeout is capped by the time left, and a body trickled byte by byte
+    (which no read timeout catches) is cut at the deadline, closing the connection."""
+    import sys
+
+    import openai
+
+    # The HTTP library this openai release is built on (httpx, or its successor httpx2): the
+    # transport must be that library's, so it is taken from the client class openai subclasses.
+    httpx: Any = sys.modules[openai.DefaultHttpxClient.__mro__[1].__module__.split(".")[0]]
+
+    class DueStream(httpx.SyncByteStream):
+        def __init__(self, inner: Any, due: float) -> None:
+            self.inner, self.due = inner, due
+
+        def __iter__(self) -> Any:
+            for chunk in self.inner:
+                if time.monotonic() >= self.due:
+                    raise CallPastDue
+                yield chunk
+
+        def close(self) -> None:
+            self.inner.close()
+
+    class DueTransport(httpx.BaseTransport):
+        def __init__(self) -> None:
+            self.inner = httpx.HTTPTransport()
+
+        def handle_request(self, request: Any) -> Any:
+            due = CALL_DUE.get()
+            if due is None:
+                return self.inner.handle_request(request)
+            left = due - time.monotonic()
+            if left <= 0:
+                raise CallPastDue
+            timeouts = dict(request.extensions.get("timeout") or {})
+            request.extensions["timeout"] = {k: min(timeouts.get(k) or left, left) for k in ("connect", "read", "write", "pool")}
+            try:
+                response = self.inner.handle_request(request)
+            except httpx.TimeoutException:
+                if time.monotonic() >= due - 0.05:
+                    raise CallPastDue from None
+                raise
+            return httpx.Response(
+                response.status_code, headers=response.headers, stream=DueStream(response.stream, due), extensions=response.extensions
+            )
+
+        def close(self) -> None:
+            self.inner.close()
+
+    class Client(openai.DefaultHttpxClient):
+        def __del__(self) -> None:  # as openai's own client does: its connections closed with it
+            try:
+                self.close()
+            except Exception:  # noqa: BLE001, S110 - at interpreter exit the modules may be half gone
+                pass
+
+    return Client(transport=DueTransport())
 
 
 _CODE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,47}$")

@@ -19,6 +19,7 @@ from openwiki_git.model import ClaimResult, Sidecar
 from openwiki_git.refresh.edits import Plan, VerdictError, apply_plan
 from openwiki_git.refresh.prompt import ClaimContext, build_context, retry_prompt
 from openwiki_git.refresh.protocol import (
+    CALL_DUE,
     RefreshCallError,
     Refresher,
     ReviewRequest,
@@ -132,6 +133,7 @@ class ModelRun:
         request = ReviewRequest(call.target.claim.id, call.ctx.system, call.messages, model_schema(), call.attempt)
 
         def work() -> None:
+            CALL_DUE.set(call.due_at)  # the client ends the request then: an abandoned call does not live on
             try:
                 call.answer = refresher.review(request)
             except BaseException as e:  # noqa: BLE001 - delivered to the main thread, which decides
@@ -145,6 +147,9 @@ class ModelRun:
         inflight: list[Call] = []
         width = 1 if getattr(self.refresher, "sequential", False) else self.settings.max_concurrency
         timeout = float(self.settings.timeout)
+        prepare = getattr(self.refresher, "prepare", None)
+        if pending and prepare is not None:
+            prepare()  # the client's imports are not the first call's time
         while pending or inflight:
             while pending and len(inflight) < width:
                 reserved = sum(c.reserved for c in inflight)

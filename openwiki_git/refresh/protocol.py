@@ -8,10 +8,15 @@ from __future__ import annotations
 
 import json
 import re
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from openwiki_git.formats import schema
+
+# When the call made in this context must have answered (time.monotonic()), set by the caller
+# (the refresh run's per-call and run deadlines); the client ends its request then.
+CALL_DUE: ContextVar[float | None] = ContextVar("openwiki_git_call_due", default=None)
 
 
 @dataclass(frozen=True)

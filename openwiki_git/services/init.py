@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from openwiki_git.pages.indexes import GENERATED_INDEX_MARK
 from openwiki_git.store.config import CONFIG_DIR, CONFIG_NAME
 
 if TYPE_CHECKING:
@@ -21,10 +22,12 @@ rename_threshold: 50
 # reverify_after: 90d
 """
 
-INDEX_TEMPLATE = """\
+INDEX_TEMPLATE = f"""\
 ---
 okf_version: "0.2"
 ---
+
+{GENERATED_INDEX_MARK}
 
 # Files
 
@@ -45,9 +48,10 @@ def init(ws: Workspace) -> list[str]:
     with wiki.lock():
         targets = [
             (ws.repo.root / CONFIG_DIR / CONFIG_NAME, config_text(ws.config.wiki_dir)),
-            (wiki.wiki_path / "index.md", INDEX_TEMPLATE),
             (wiki.claims_path / ".gitkeep", ""),
         ]
+        if not (wiki.wiki_path.is_dir() and wiki.pages()):  # an existing docs folder keeps its own landing page, or none
+            targets.insert(1, (wiki.wiki_path / "index.md", INDEX_TEMPLATE))
         for path, text in targets:
             if path.exists() or path.is_symlink():
                 continue

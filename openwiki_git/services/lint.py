@@ -44,26 +44,30 @@ class Plan:
     markers: dict[str, list[str]] = field(default_factory=dict)  # page -> claim ids to mark
     project: set[str] = field(default_factory=set)  # pages whose front matter/citations to redo
     indexes: dict[Path, str] = field(default_factory=dict)  # index file -> its text
+    create_indexes: bool | None = None  # create missing indexes: None = when the tool keeps the wiki's (bundle.keeps_indexes)
 
     def has_work(self) -> bool:
         return bool(self.moves or self.markers or self.project or self.indexes)
 
 
-def run(ws: Workspace, *, fix: bool = False) -> tuple[list[Finding], list[str]]:
-    """The findings, after `fix` carried out what can be fixed (and what it did, one line each)."""
-    findings, plan = lint(ws)
+def run(ws: Workspace, *, fix: bool = False, create_indexes: bool = False) -> tuple[list[Finding], list[str]]:
+    """The findings, after `fix` carried out what can be fixed (and what it did, one line each).
+    `create_indexes`: a missing index.md counts even where the tool does not keep the wiki's
+    indexes (a wiki that is an existing docs folder)."""
+    create = True if create_indexes else None
+    findings, plan = lint(ws, create_indexes=create)
     done: list[str] = []
     if fix and plan.has_work():
         done = apply(ws, plan)
-        findings, _ = lint(ws)
+        findings, _ = lint(ws, create_indexes=create)
     return findings, done
 
 
 # -- the findings ----------------------------------------------------------------------------
 
 
-def lint(ws: Workspace) -> tuple[list[Finding], Plan]:
-    wiki, plan = ws.wiki, Plan()
+def lint(ws: Workspace, *, create_indexes: bool | None = None) -> tuple[list[Finding], Plan]:
+    wiki, plan = ws.wiki, Plan(create_indexes=create_indexes)
     pages = wiki.pages()
     texts = {p: ws.page_text(p) or "" for p in pages}
     sidecars = wiki.load_all()
@@ -333,7 +337,7 @@ def _what_changed(old: str, new: str, filename: str) -> str:
 
 def _indexes(ws: Workspace, plan: Plan) -> list[Finding]:
     out = []
-    for path, text in bundle.expected_indexes(ws.wiki).items():
+    for path, text in bundle.expected_indexes(ws.wiki, create=plan.create_indexes).items():
         try:
             current = path.read_bytes().decode("utf-8", "replace")
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
@@ -371,7 +375,8 @@ def apply(ws: Workspace, plan: Plan) -> list[str]:
         for page in sorted((set(plan.markers) | plan.project) - set(plan.moves.values())):
             if page in sidecars:
                 written.extend(f"Rewriting {p}" for p in _save(ws, sidecars[page], plan.markers.get(page, [])))
-        for path, text in sorted(bundle.expected_indexes(wiki).items()) if plan.indexes else ():
+        current = bundle.expected_indexes(wiki, create=plan.create_indexes)  # judged again under the lock
+        for path, text in sorted((p, current[p]) for p in plan.indexes if p in current):
             if wiki.write_bytes(path, text.encode("utf-8")):
                 written.append(f"Rewriting {path.relative_to(wiki.root).as_posix()}")
     return written

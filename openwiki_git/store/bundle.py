@@ -1,6 +1,9 @@
 """The OKF bundle on disk: the generated `index.md` of every wiki directory, and `validate` (every
 page's front matter against the bundled schema, plus the reserved files' rules). The rules
-themselves are `pages/okf.py`'s; this module only walks the wiki's directories."""
+themselves are `pages/okf.py`'s; this module only walks the wiki's directories.
+
+Only an index the tool generated is regenerated (it carries `wiki.GENERATED_INDEX_MARK`, or has
+the shape the generator wrote before it marked them); a hand-written `index.md` is a page."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from urllib.parse import quote
 from openwiki_git.errors import SchemaError
 from openwiki_git.pages import frontmatter as fmt
 from openwiki_git.pages import okf
+from openwiki_git.pages.indexes import GENERATED_INDEX_MARK, is_generated_index
 
 if TYPE_CHECKING:
     from openwiki_git.store.wiki import Wiki
@@ -63,19 +67,44 @@ def index_text(directory: Path, *, root: bool) -> str:
         line = f"* [{_link_text(title or name[: -len('.md')])}]({quote(name, safe='-_.~')})"
         entries.append(line + (f" - {desc}" if desc else ""))
     subdirs = [f"* [{_link_text(d)}]({quote(d, safe='-_.~')}/)" for d in dirs]
-    body = "# Files\n" + ("\n" + "\n".join(entries) + "\n" if entries else "")
+    body = GENERATED_INDEX_MARK + "\n\n# Files\n" + ("\n" + "\n".join(entries) + "\n" if entries else "")
     body += "\n# Directories\n" + ("\n" + "\n".join(subdirs) + "\n" if subdirs else "")
     return (f'---\nokf_version: "{okf.OKF_VERSION}"\n---\n\n' + body) if root else body
 
 
-def expected_indexes(wiki: Wiki) -> dict[Path, str]:
-    """Every index.md the wiki should have: the root, and each directory holding concepts."""
+def index_kind(path: Path) -> str:
+    """"missing", "generated" (the tool's: is_generated_index) or "hand-written" (a page)."""
+    if path.is_symlink() or path.is_dir():
+        return "hand-written"  # not ours to replace
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return "missing"
+    except (OSError, UnicodeDecodeError):
+        return "hand-written"
+    return "generated" if is_generated_index(text) else "hand-written"
+
+
+def keeps_indexes(wiki: Wiki) -> bool:
+    """Does the tool keep this wiki's indexes? Yes when its root index.md is a generated one
+    (`init` writes it): then a directory's missing index is created. A wiki that is an existing
+    docs folder (no root index, or a hand-written one) gets no new index unless asked."""
+    return index_kind(wiki.wiki_path / "index.md") == "generated"
+
+
+def expected_indexes(wiki: Wiki, *, create: bool | None = None) -> dict[Path, str]:
+    """The index.md files the tool writes, with their text: each generated one (regenerated),
+    and each missing one of a directory holding concepts when `create` (default: keeps_indexes).
+    A hand-written index.md is a page: never in this list."""
     out: dict[Path, str] = {}
     if not wiki.wiki_path.is_dir():
         return out
+    create = keeps_indexes(wiki) if create is None else create
 
     def walk(directory: Path, root: bool) -> None:
-        out[directory / "index.md"] = index_text(directory, root=root)
+        kind = index_kind(directory / "index.md")
+        if kind == "generated" or (kind == "missing" and create):
+            out[directory / "index.md"] = index_text(directory, root=root)
         for name in _concepts(directory)[1]:
             walk(directory / name, False)
 
@@ -130,6 +159,8 @@ def _reserved_problems(wiki: Wiki) -> list[str]:
         rel_wiki = path.relative_to(wiki.wiki_path)
         if path.name.lower() not in okf.RESERVED or any(p.startswith(".") for p in rel_wiki.parts[:-1]):
             continue
+        if path.name.lower() == "index.md" and index_kind(path) != "generated":
+            continue  # a hand-written index.md is a page: the page rules apply to it
         rel = path.relative_to(wiki.root).as_posix()
         try:
             fm = fmt.parse(path.read_text("utf-8"), filename=rel)

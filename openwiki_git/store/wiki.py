@@ -1,4 +1,5 @@
-"""The wiki on disk: pages, `.claims/` sidecars, atomic writes and the writers' lock.
+"""The wiki on disk: pages, `.claims/` sidecars, atomic writes and the writers' lock. One cohesive
+thing: which files of the wiki are pages and sidecars, and how each is read and written.
 
 Every write in openwiki-git goes through `atomic_write`: a temporary file in the target's
 directory, fsync, rename. Writers are serialised by `locking.hold` on `<git dir>/openwiki-git.lock`.
@@ -17,6 +18,7 @@ from pathlib import Path
 from openwiki_git.errors import OpenwikiError, StoreError
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.model import Claim, Evidence, Sidecar
+from openwiki_git.pages.indexes import GENERATED_INDEX_MARK, is_generated_index, is_index_name
 from openwiki_git.store import locking
 from openwiki_git.store.config import Config
 
@@ -27,12 +29,15 @@ LOCK_NAME = "openwiki-git.lock"
 
 def is_grounded_page(page: str) -> bool:
     """OpenWiki §1.1: a `.md` page, no `.`/`..`/`.claims` segment, not a reserved basename."""
+    return is_page_path(page) and page.rsplit("/", 1)[-1].lower() not in RESERVED_PAGES
+
+
+def is_page_path(page: str) -> bool:
+    """A `.md` path a page may have: no empty, `.`, `..` or `.claims` segment."""
     parts = page.split("/")
     if not page.endswith(".md") or any(p in ("", ".", "..") for p in parts):
         return False
-    if any(p.lower() == CLAIMS_DIR for p in parts):
-        return False
-    return parts[-1].lower() not in RESERVED_PAGES
+    return not any(p.lower() == CLAIMS_DIR for p in parts)
 
 
 def page_version(data: bytes) -> str:
@@ -158,26 +163,56 @@ class Wiki:
             page = page[len(self.wiki_dir) + 1 :]
         if not page.endswith(".md"):
             page += ".md"
-        if not is_grounded_page(page):
+        if not is_grounded_page(page) and not self._landing_page(page):
+            if self._landing_page(page, written_by_us=True):
+                raise StoreError(
+                    f"{self.repo_path(page)}: an index openwiki-git generated, not a wiki page that can hold claims",
+                    f"name another page; to make it your own page, remove its line {GENERATED_INDEX_MARK}",
+                )
             raise StoreError(
                 f"{arg}: not a wiki page that can hold claims",
-                f"name a .md page under {self.wiki_dir}/ other than index.md or log.md",
+                f"name a .md page under {self.wiki_dir}/ other than log.md or a generated index.md",
             )
         if not (self.page_path(page).is_file() or self.sidecar_path(page).is_file()):
             raise StoreError(f"{self.repo_path(page)}: no such page", "name an existing page, or write it first")
         return page
 
+    def _landing_page(self, page: str, *, written_by_us: bool = False) -> bool:
+        """Is `page` an index.md that is a page: written by hand, not generated (is_generated_index)?
+        With `written_by_us`: is it one the tool generated? (OpenWiki wikis: never a page, by name.)"""
+        if self.config.strict_openwiki or not is_index_name(page) or not is_page_path(page):
+            return False
+        path = self.page_path(page)
+        try:
+            if path.is_symlink():
+                return False
+            text = path.read_text("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return False
+        return is_generated_index(text) == written_by_us
+
     # -- discovery ---------------------------------------------------------------------------
     def pages(self) -> list[str]:
-        """Grounded pages, sorted by byte order; symlinks and `.claims` are skipped."""
-        return sorted(p for p in self._walk(self.wiki_path, ".md") if is_grounded_page(p))
+        """Grounded pages, sorted by byte order; symlinks and `.claims` are skipped. A hand-written
+        index.md (a project's landing page) is a page; a generated one is not."""
+        return sorted(p for p in self._walk(self.wiki_path, ".md") if is_grounded_page(p) or self._landing_page(p))
 
     def sidecar_pages(self) -> list[str]:
         """Pages that have a sidecar (whether or not the page itself still exists).
 
         Unlike pages, a symlinked sidecar or directory under `.claims/` is refused, not skipped:
-        skipping it would silently drop its claims from every check (OpenWiki: fatal)."""
-        return sorted(p[: -len(".json")] + ".md" for p in self._walk(self.claims_path, ".json", refuse_links=True))
+        skipping it would silently drop its claims from every check (OpenWiki: fatal). So is a
+        page with a sidecar that is a symlink leading outside the repository (check, validate
+        and the hook all list pages here: one rule)."""
+        pages = sorted(p[: -len(".json")] + ".md" for p in self._walk(self.claims_path, ".json", refuse_links=True))
+        for page in pages:
+            path = self.page_path(page)
+            if path.is_symlink() and not path.resolve().is_relative_to(self.root.resolve()):
+                raise StoreError(
+                    f"{self.repo_path(page)}: a symlink leading outside the repository (refused)",
+                    "replace the link with the page itself; a page and what it cites stay in the repository",
+                )
+        return pages
 
     def _walk(self, top: Path, suffix: str, *, refuse_links: bool = False) -> Iterator[str]:
         if refuse_links:

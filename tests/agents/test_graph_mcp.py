@@ -92,3 +92,18 @@ def test_an_edited_cited_file_is_seen_by_the_next_call(root: Path) -> None:
 def _claim(root: Path, word: str) -> str:
     sidecar = json.loads((root / ".openwiki/.claims/platform.json").read_text("utf-8"))
     return next(c["id"] for c in sidecar["claims"] if word in c["statement"])
+
+
+def test_expand_of_a_claim_citing_a_superseded_document_names_the_replacement(root: Path) -> None:
+    """The MCP `expand` answer says what `check` says (citestale's note), in the same call."""
+    async def body(session: ClientSession) -> None:
+        got = _data(await session.call_tool("expand", {"node": _claim(root, "PostgreSQL"), "depth": 0}))
+        node = got["node"]
+        assert node["stale"] is True and node["id"] in got["stale_claims"]
+        (notice,) = node["cites_superseded"]
+        assert notice["source"] == "docs/adr/0002-use-postgresql-for-orders.md"
+        assert [b["path"] for b in notice["by"]] == ["docs/adr/0019-distributed-sql-for-orders.md"]
+        current = _data(await session.call_tool("expand", {"node": _claim(root, "CockroachDB"), "depth": 0}))
+        assert "cites_superseded" not in current["node"]
+
+    anyio.run(_session_run, root, body)

@@ -302,3 +302,20 @@ def test_a_mark_written_on_this_base_is_kept_as_it_is_by_a_second_run() -> None:
                    Options(now="2026-12-02T00:00:00Z", commit="c" * 40))
     second = later.judge("g.md", c, first.after)
     assert second.after == first.after and not second.changed and not second.newly_flagged
+
+
+@pytest.mark.parametrize("policy", ["fresh", "stale"])
+def test_an_adjacent_insert_names_the_setting_that_applied(policy: str) -> None:
+    """A marked claim (its range follows changed text) with a line inserted at its edge: the
+    reason names `adjacent_insert` only with the value configured, never one that was not."""
+    changed = SRC[:10] + ["changed\n"] + SRC[11:]
+    verified = ev("a.py", SRC, 10, 12)
+    c = claim(Evidence(verified.resource, verified.version), mark=Mark("stale", "2026-11-01T00:00:00Z"))
+    sides = Sides({"a.py": changed}, {"a.py": changed[:12] + ["appended\n"] + changed[12:]})
+    out = sides.engine(adjacent_insert=policy).judge("g.md", c, c)
+    (o,) = out.evidence
+    assert o.status == "stale"
+    if policy == "stale":
+        assert o.reason == "lines inserted next to it (adjacent_insert: stale)"
+    else:
+        assert "adjacent_insert" not in o.reason and o.reason == "still changed"

@@ -491,3 +491,20 @@ def test_check_cache_never_answers_for_a_wiki_that_is_gone(wiki_repo: GitRepo) -
     shutil.move(wiki_repo.root / ".openwiki", wiki_repo.root.parent / "away")
     p = cli(wiki_repo.root, "check")
     assert p.returncode == 2 and b"openwiki-git init" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("command", [("check",), ("validate",), ("check", "--no-cache"), ("lint",)])
+def test_a_page_linked_outside_the_repository_is_refused_by_every_reader(wiki_repo: GitRepo, command: tuple[str, ...]) -> None:
+    """validate, check and lint agree (one rule, Wiki.sidecar_pages): a page with claims that is a
+    symlink leading outside the repository is refused, exit 2, the page named, nothing written."""
+    with_claim(wiki_repo)
+    outside = wiki_repo.root.parent / "outside-guide.md"
+    outside.write_text(wiki_repo.read(".openwiki/guide.md"), "utf-8")
+    (wiki_repo.root / ".openwiki/guide.md").unlink()
+    (wiki_repo.root / ".openwiki/guide.md").symlink_to(outside)
+    before = tree_digest(wiki_repo.root)
+    p = cli(wiki_repo.root, *command)
+    err = p.stderr.decode()
+    assert p.returncode == 2, (p.stdout, err)
+    assert err.startswith("error: .openwiki/guide.md: a symlink leading outside the repository") and "Traceback" not in err
+    assert tree_digest(wiki_repo.root) == before

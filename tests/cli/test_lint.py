@@ -8,6 +8,7 @@ import json
 import pytest
 
 from openwiki_git.pages import citations
+from openwiki_git.pages.indexes import GENERATED_INDEX_MARK
 from tests.support.repo import GitRepo
 
 
@@ -151,3 +152,64 @@ def test_text_output_and_exit_codes(grounded: GitRepo, capsys: pytest.CaptureFix
     out = capsys.readouterr().out.splitlines()
     assert ".openwiki/x.md:5: broken-link: link to nope.md leads nowhere (.openwiki/nope.md does not exist)" in out
     assert out[-1].startswith("3 finding(s)")
+
+
+LANDING = "# Shop\n\nWelcome to the shop's documentation. Line ten says ten.\n\n" + "".join(
+    f"Paragraph {i} of the project's own landing page, written by hand.\n\n" for i in range(70)
+)
+
+
+@pytest.fixture
+def docs_folder(repo: GitRepo) -> GitRepo:
+    """The wiki pointed at an existing docs/ folder with a hand-written landing page."""
+    repo.write("src/app.py", "".join(f"line {i}\n" for i in range(1, 41)))
+    repo.write("docs/index.md", LANDING)
+    repo.write("docs/guide.md", "# Guide\n\nLine ten says ten.\n")
+    repo.write("docs/advanced/tuning.md", "# Tuning\n\nNothing to tune.\n")
+    assert repo.run("--wiki-dir", "docs", "init") == 0
+    repo.commit_all("docs")
+    return repo
+
+
+def test_lint_fix_never_rewrites_a_hand_written_index(docs_folder: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = docs_folder
+    assert repo.read("docs/index.md") == LANDING  # init left the landing page alone
+    rc, data = lint(repo, capsys, "--fix")
+    assert not [f for f in data["findings"] if f["kind"] == "index"]
+    assert repo.read("docs/index.md") == LANDING
+    assert not (repo.root / "docs/advanced/index.md").exists()  # no index created in an existing docs folder
+    assert ("ungrounded", "docs/index.md") in kinds(data)  # the landing page is a page
+    rc, data = lint(repo, capsys, "--create-indexes")  # unless asked
+    assert ("index", "docs/advanced/index.md") in kinds(data) and ("index", "docs/index.md") not in kinds(data)
+    rc, data = lint(repo, capsys, "--fix", "--create-indexes")
+    assert GENERATED_INDEX_MARK in repo.read("docs/advanced/index.md") and repo.read("docs/index.md") == LANDING
+
+
+def test_a_landing_page_holds_claims(docs_folder: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = docs_folder
+    argv = ("claim", "add", "--page", "index.md", "--statement", "Line ten says ten.", "--evidence", "repo://src/app.py#L10-L10")
+    assert repo.run("--wiki-dir", "docs", *argv) == 0
+    sidecar = json.loads(repo.read("docs/.claims/index.json"))
+    assert sidecar["claims"][0]["statement"] == "Line ten says ten."
+    assert citations.has_marker(repo.read("docs/index.md"), sidecar["claims"][0]["id"])
+    capsys.readouterr()
+    assert repo.run("--wiki-dir", "docs", "ground", "--all", "--plan", "--format", "json") in (0, 1)
+    planned = json.loads(capsys.readouterr().out)
+    assert "docs/index.md" in json.dumps(planned)
+
+
+def test_a_generated_index_is_regenerated_and_refused_as_a_page(grounded: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = grounded
+    old_style = repo.read(".openwiki/index.md").replace(GENERATED_INDEX_MARK + "\n\n", "")  # as generated before the mark
+    assert GENERATED_INDEX_MARK not in old_style
+    repo.write(".openwiki/index.md", old_style)
+    repo.write(".openwiki/new.md", "---\ntype: Note\ntitle: New page\n---\n\nx\n")
+    rc, data = lint(repo, capsys, "--fix")
+    assert GENERATED_INDEX_MARK in repo.read(".openwiki/index.md") and "* [New page](new.md)" in repo.read(".openwiki/index.md")
+    argv = ("claim", "add", "--page", "index.md", "--statement", "X.", "--evidence", "repo://src/app.py#L10-L10")
+    before = repo.snapshot()
+    capsys.readouterr()
+    assert repo.run(*argv) == 2
+    err = capsys.readouterr().err
+    assert "an index openwiki-git generated, not a wiki page that can hold claims" in err and "Traceback" not in err
+    assert repo.snapshot() == before

@@ -434,3 +434,19 @@ def test_a_verifier_the_policy_forbids_stops_every_commit_until_a_person_confirm
     rc, out = commit(project, "-a", "-m", "confirmed by a person")
     assert rc == 0, out
     assert committed_claims(project)["Line ten says ten."]["verifiedBy"] == "human:ada"
+
+def test_a_commit_copying_a_claim_to_another_page_is_refused(project) -> None:  # type: ignore[no-untyped-def]
+    """The commit adds other.md with a copy of guide.md's sidecar (citing another file): it touches
+    only other.md, yet its claim ids are also on guide.md. The hook refuses it (as validate and
+    check do), writes nothing, and the commit does not happen."""
+    a = committed_claims(project)["Line ten says ten."]["id"]
+    project.write("src/copy.py", SAMPLE)
+    project.write(".openwiki/other.md", project.read(".openwiki/guide.md"))
+    project.write(".openwiki/.claims/other.json", project.read(".openwiki/.claims/guide.json").replace("src/app.py", "src/copy.py"))
+    project.git("add", "-A")
+    head, status = project.git("rev-parse", "HEAD"), project.git("status", "--porcelain")
+    before = project.snapshot()
+    rc, out = commit(project, "-m", "copy a page")
+    assert rc != 0 and f"claim {a} is also on page guide.md" in out and "Traceback" not in out
+    assert project.git("rev-parse", "HEAD") == head and project.git("status", "--porcelain") == status
+    assert project.snapshot() == before

@@ -395,3 +395,29 @@ def test_a_warm_check_flags_them_as_the_uncached_check_does(root: Path, monkeypa
     code, text = check()
     assert code == 1 and "superseded by docs/adr/0019-distributed-sql-for-orders.md" in text
     assert "citing a superseded or amended document" in text.splitlines()[-1]
+
+
+def test_expand_of_a_claim_citing_a_superseded_document_says_so(root: Path) -> None:
+    """`expand` (text and JSON) carries the notice `check` reports, naming the superseding document."""
+    import contextlib
+    import io
+    import json
+
+    from openwiki_git.cli.main import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["-C", str(root), "check", "--format", "json"]) == 1
+    checked = json.loads(out.getvalue())
+    (flagged,) = [n for n in checked["superseded_sources"] if n["kind"] == "superseded"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["-C", str(root), "expand", flagged["id"], "--depth", "0", "--format", "json"]) == 0
+    node = json.loads(out.getvalue())["node"]
+    assert node["stale"] is True
+    assert node["cites_superseded"] == [{k: flagged[k] for k in ("source", "kind", "by", "note")}]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["-C", str(root), "expand", flagged["id"], "--depth", "0"]) == 0
+    assert flagged["note"] in out.getvalue()
+    assert "superseded by docs/adr/0019-distributed-sql-for-orders.md" in out.getvalue()

@@ -20,7 +20,7 @@ from openwiki_git.pages import citations
 from openwiki_git.refresh.protocol import RefreshCallError
 from openwiki_git.refresh.settings import RefreshOptions
 from openwiki_git.store.workspace import Workspace
-from tests.support.fake_openai_server import FakeOpenAI, Reply, kill_at_request, user_text
+from tests.support.fake_openai_server import FakeOpenAI, Reply, kill_at_request, run_to_exit, user_text
 from tests.support.repo import GitRepo
 from tests.support.scripted_refresher import ScriptedRefresher
 
@@ -202,3 +202,29 @@ def test_a_killed_run_leaves_valid_files(model_repo: GitRepo, key: str, capsys: 
     assert [p for p in (model_repo.root / "docs").rglob("*") if p.name.endswith(".tmp")] == []
     assert len(Workspace.open(model_repo.root).wiki.load_all()["widgets.md"].claims) == 1  # the sidecar parses
     assert model_repo.run("check") == 0  # the page carries the marker its claim needs
+
+
+@pytest.mark.e2e
+def test_a_trickling_endpoint_cannot_outlast_the_timeout(model_repo: GitRepo, key: str) -> None:
+    """`ground --model` goes through refresh's client: a valid answer trickled one byte every half
+    second is cut at `--timeout`, the sentence is listed as failed, and the process exits."""
+    count = {"n": 0}
+
+    def trickle_second(body: dict[str, Any]) -> Reply:
+        count["n"] += 1
+        reply = respond(body)
+        reply.trickle = 0.5 if count["n"] == 2 else 0.0
+        return reply
+
+    argv = [sys.executable, "-m", "openwiki_git", "-C", str(model_repo.root), "ground", "--all", "--model", "fake-model",
+            "--base-url", "", "--max-retries", "0", "--timeout", "4", "--format", "json"]
+    with FakeOpenAI(responder=trickle_second) as server:
+        argv[argv.index("--base-url") + 1] = server.base_url
+        code, after_last_request, out, err = run_to_exit(server, argv, {**os.environ, "OPENAI_API_KEY": key}, 4 + 2)
+        assert code is not None, f"still running 6s after the last request\n{out}\n{err}"
+    assert after_last_request <= 6 and len(server.requests) == 3  # the trickled call ended, the next one was sent
+    data = json.loads(out)
+    (failed,) = data["model"]["errors"]
+    assert "no answer within 4s" in failed["reason"] and failed["statement"].startswith("Shrinking")
+    assert [g["statement"] for g in data["model"]["grounded"]] == ["A Widget can grow by any amount and returns a new one each time."]
+    assert "Traceback" not in err

@@ -279,3 +279,23 @@ def test_install_is_idempotent(claimed, capsys) -> None:  # type: ignore[no-unty
     assert attr.strip().endswith("merge: openwiki-git")
     assert re.search(r"merge: openwiki-git", claimed.git("check-attr", "merge", ".openwiki/.claims/a/b/c.json"))
     assert re.search(r"merge: openwiki-git", claimed.git("check-attr", "merge", ".openwiki/guide.md"))
+
+
+def test_a_claim_id_on_two_pages_is_refused_when_the_commit_touches_only_one(claimed, capsys) -> None:  # type: ignore[no-untyped-def]
+    """other.md carries claim A's id too (a copied sidecar) but cites another file: a commit that
+    touches only guide.md's claims is refused as validate and check refuse it, nothing written."""
+    a, _ = claimed.ids
+    claimed.write("src/copy.py", SAMPLE)
+    claimed.write(".openwiki/other.md", claimed.read(".openwiki/guide.md"))
+    claimed.write(".openwiki/.claims/other.json", claimed.read(".openwiki/.claims/guide.json").replace("src/app.py", "src/copy.py"))
+    claimed.commit_all("a copied page")  # no hook in this repository: the copy got in
+    capsys.readouterr()
+    assert claimed.run("validate") == 1 and f"claim {a} is also on page" in capsys.readouterr().out
+    edit(claimed, lambda ls: ["# header\n"] + ls)  # moves guide.md's cited lines only
+    claimed.git("add", "src/app.py")
+    before, staged = claimed.snapshot(), claimed.git("diff", "--cached", "--name-only")
+    capsys.readouterr()
+    assert claimed.run("hook") == 2
+    err = capsys.readouterr().err
+    assert f"claim {a} is also on page" in err and "Traceback" not in err
+    assert claimed.snapshot() == before and claimed.git("diff", "--cached", "--name-only") == staged

@@ -11,6 +11,7 @@ from openwiki_git import PRODUCER
 from openwiki_git.model import Claim, Evidence, Mark, Sidecar, Verification
 from openwiki_git.pages import frontmatter as fm
 from openwiki_git.pages import okf
+from openwiki_git.pages.indexes import GENERATED_INDEX_MARK
 from openwiki_git.store import bundle
 from tests.support.repo import GitRepo
 
@@ -181,13 +182,15 @@ def test_indexes_list_files_and_directories(wiki_repo: GitRepo) -> None:
     repo.write(".openwiki/api/log.md", "## 2026-01-01\n\n* x\n")
     repo.write(".openwiki/empty/.keep", "")
     wiki = {str(p.relative_to(repo.root)): t for p, t in bundle.expected_indexes(_wiki(repo)).items()}
+    mark = GENERATED_INDEX_MARK + "\n\n"
     assert (
-        wiki[".openwiki/index.md"] == '---\nokf_version: "0.2"\n---\n\n# Files\n\n* [Guide](guide.md)\n\n# Directories\n\n* [api](api/)\n'
+        wiki[".openwiki/index.md"]
+        == '---\nokf_version: "0.2"\n---\n\n' + mark + "# Files\n\n* [Guide](guide.md)\n\n# Directories\n\n* [api](api/)\n"
     )
-    assert wiki[".openwiki/api/index.md"] == (
+    assert wiki[".openwiki/api/index.md"] == mark + (
         "# Files\n\n* [Endpoints \\[v2\\]](endpoints.md) - HTTP endpoints and payloads.\n\n# Directories\n\n* [deep](deep/)\n"
     )
-    assert wiki[".openwiki/api/deep/index.md"] == "# Files\n\n* [more](more.md)\n\n# Directories\n"
+    assert wiki[".openwiki/api/deep/index.md"] == mark + "# Files\n\n* [more](more.md)\n\n# Directories\n"
     assert ".openwiki/empty/index.md" not in wiki
 
 

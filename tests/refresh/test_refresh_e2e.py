@@ -17,7 +17,7 @@ import pytest
 from openwiki_git.refresh.run import run_refresh
 from openwiki_git.refresh.settings import RefreshOptions
 from openwiki_git.store.workspace import Workspace
-from tests.support.fake_openai_server import FakeOpenAI, Reply, confirm_from_prompt, kill_at_request
+from tests.support.fake_openai_server import FakeOpenAI, Reply, confirm_from_prompt, kill_at_request, run_to_exit
 from tests.support.refresh_wiki import check_json, confirm, retract, revise, stale_wiki
 
 pytestmark = pytest.mark.e2e
@@ -205,3 +205,22 @@ def test_a_refused_key_stops_the_run_and_refresh_exits_2(repo: Any, key: str, ca
     ws = Workspace.open(repo.root)
     by = {c.id: c.verified_by for sc in ws.wiki.load_all().values() for c in sc.claims}
     assert by[gs[0].claim_id] == "model:gpt-4o-mini"  # decided before the refusal: kept
+
+
+@pytest.mark.parametrize("limit", [["--timeout", "4"], ["--timeout", "60", "--deadline", "6"]], ids=["timeout", "deadline"])
+def test_a_deadline_ends_the_process_while_the_endpoint_trickles(repo: Any, key: str, limit: list[str]) -> None:
+    """A valid answer sent one byte every half second (minutes in all): once the call's timeout
+    (or the run's deadline) decides "no answer", refresh prints its report, keeps what was
+    decided and exits; the abandoned call does not keep the process alive until the trickle ends."""
+    gs = stale_wiki(repo, pages=1, per_page=2)
+    with FakeOpenAI() as server:
+        server.enqueue(Reply(verdict=confirm(gs[0])), Reply(verdict=confirm(gs[1]), trickle=0.5))
+        argv = [sys.executable, "-m", "openwiki_git", "-C", str(repo.root), "refresh", "--base-url", server.base_url,
+                "--max-retries", "0", "--max-concurrency", "1", *limit]
+        budget = float(limit[-1]) + 2  # the deadline that applies, plus 2 s
+        code, after_last_request, out, err = run_to_exit(server, argv, {**os.environ, "OPENAI_API_KEY": key}, budget)
+    assert code is not None, f"still running {budget:g}s after the trickling request\n{out}\n{err}"
+    assert after_last_request <= budget and len(server.requests) == 2
+    assert "no answer" in out + err and "Traceback" not in err
+    by = {c.id: c.verified_by for sc in Workspace.open(repo.root).wiki.load_all().values() for c in sc.claims}
+    assert [by[g.claim_id] for g in gs] == ["model:gpt-4o-mini", "human:ada"]  # the decided claim kept

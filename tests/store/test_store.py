@@ -138,8 +138,9 @@ def test_discovery_skips_symlinked_pages_and_claims_dir(tmp_path):
     for page in ("a.md", "sub/b.md", "index.md", "sub/log.md", ".claims/x.md", "notes.txt"):
         (w / page).parent.mkdir(parents=True, exist_ok=True)
         (w / page).write_text("# x\n")
+    (w / "sub/index.md").write_text("# Files\n\n* [b](b.md)\n")  # generated (unmarked, as before the mark): no page
     os.symlink(w / "a.md", w / "link.md")
-    assert wiki.pages() == ["a.md", "sub/b.md"]
+    assert wiki.pages() == ["a.md", "index.md", "sub/b.md"]  # a hand-written index.md is a page
     wiki.save(_sidecar("a.md"))
     wiki.save(_sidecar("gone.md").replace(claims=()))
     assert wiki.sidecar_pages() == ["a.md", "gone.md"]

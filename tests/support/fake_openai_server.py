@@ -58,6 +58,7 @@ class FakeOpenAI:
         self.script: deque[Reply] = deque()
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.arrived_at: list[float] = []  # time.monotonic() when each request arrived
         self.lock = threading.Lock()
         self.arrived = threading.Condition(self.lock)
         self.closed = threading.Event()  # set on exit: trickling replies stop
@@ -133,6 +134,7 @@ class FakeOpenAI:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server.arrived:
                     server.requests.append(body)
+                    server.arrived_at.append(time.monotonic())
                     server.headers.append({k.lower(): v for k, v in self.headers.items()})
                     server.arrived.notify_all()
                 if not self.path.rstrip("/").endswith("/chat/completions"):
@@ -286,6 +288,35 @@ def kill_at_request(server: FakeOpenAI, argv: list[str], n: int, release: thread
         assert proc.stderr is not None
         proc.stderr.close()
     return proc.returncode
+
+
+def run_to_exit(server: FakeOpenAI, argv: list[str], env: dict[str, str], limit: float) -> tuple[int | None, float, str, str]:
+    """Run `argv` as a process and wait for it to exit on its own, at most `limit` seconds after
+    the server received its last request (then it is killed: returncode None). Returns the exit
+    status, the seconds from that request to the exit, stdout and stderr: a deadline that does
+    not end the process (an abandoned call kept alive by a trickling reply) shows here."""
+    import subprocess
+
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    code: int | None = None
+    try:
+        while code is None:
+            with server.lock:
+                last = server.arrived_at[-1] if server.arrived_at else None
+            if last is not None and time.monotonic() - last > limit:
+                break
+            try:
+                code = proc.wait(timeout=0.1)
+            except subprocess.TimeoutExpired:
+                continue
+        ended = time.monotonic()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        out, err = proc.communicate(timeout=30)
+    with server.lock:
+        last = server.arrived_at[-1] if server.arrived_at else ended
+    return code, ended - last, out, err
 
 
 if __name__ == "__main__":  # pragma: no cover - manual use: a confirm-everything endpoint

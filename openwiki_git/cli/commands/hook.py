@@ -151,6 +151,6 @@ def _verdict(ws: Workspace, done: commit.HookRun) -> int:
         )
         return 1
     if written and ws.config.hook_on_moved == "stop":
-        say("re-anchored claims whose text moved; the files are staged (hook.on_moved: stop): commit again")
+        say(f"re-anchored claims whose text moved; the files are staged (hook.on_moved: {ws.config.hook_on_moved}): commit again")
         return 1
     return 0
