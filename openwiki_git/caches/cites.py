@@ -11,6 +11,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 
+from openwiki_git.evidence.kinds import glob_matches, kind_scope, looks_like_kind, parse_kind
 from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource, plain_parts
 from openwiki_git.git import diff as gitdiff
 from openwiki_git.git.repo import Repo
@@ -30,6 +31,11 @@ def cited_paths(data: bytes) -> set[str]:
             resource = ev.get("resource") if isinstance(ev, dict) else None
             if not isinstance(resource, str) or not resource.startswith(REPO_PREFIX):
                 continue
+            if looks_like_kind(resource):
+                scope = _scope(resource)
+                if scope is not None:
+                    out.add(scope)
+                continue
             plain = plain_parts(resource)
             if plain is not None:
                 out.add(plain[0])  # the common case, no need for the full grammar
@@ -39,6 +45,21 @@ def cited_paths(data: bytes) -> set[str]:
             except ResourceError:
                 continue
     return out
+
+
+GLOB = "glob:"  # a row's path that is a set's glob, matched against the changed paths
+
+
+def _scope(resource: str) -> str | None:
+    """A definition's file, or `glob:<pattern>` for a set over a glob."""
+    try:
+        kind = parse_kind(resource, wiki_dir="\0")
+    except ResourceError:
+        return None
+    if kind is None:
+        return None
+    scope, is_glob = kind_scope(kind)
+    return GLOB + scope if is_glob else scope
 
 
 class CiteIndex:
@@ -51,7 +72,7 @@ class CiteIndex:
     the tree in memory.
     """
 
-    SCHEMA = 2  # 2: paths read by resource.plain_parts / parse_resource alike
+    SCHEMA = 3  # 2: paths read by resource.plain_parts / parse_resource alike; 3: definitions' files, sets' globs
 
     def __init__(self, repo: Repo, claims_dir: str) -> None:
         self.repo = repo
@@ -68,7 +89,7 @@ class CiteIndex:
             return self._lookup(tree, paths)
         except (sqlite3.Error, OSError):
             self.rebuilt = True
-            return {side for side, cited in self._walk(tree) if cited & paths}
+            return {side for side, cited in self._walk(tree) if cited & paths or _globs_hit(cited, paths)}
 
     def sidecars(self, commit: str | None) -> set[str]:
         """Every sidecar at `commit` (`hook --all` on a commit)."""
@@ -88,6 +109,10 @@ class CiteIndex:
                 chunk = wanted[i : i + 500]
                 marks = ",".join("?" * len(chunk))
                 found.update(row[0] for row in db.execute(f"SELECT DISTINCT sidecar FROM cites WHERE path IN ({marks})", chunk))
+            globs = db.execute("SELECT DISTINCT path FROM cites WHERE path >= ? AND path < ?", (GLOB, GLOB[:-1] + ";")).fetchall()
+            hit = [g for (g,) in globs if _globs_hit({g}, paths)]
+            for g in hit:
+                found.update(row[0] for row in db.execute("SELECT DISTINCT sidecar FROM cites WHERE path = ?", (g,)))
             return found
         finally:
             db.close()
@@ -140,3 +165,8 @@ class CiteIndex:
         for name, data in gitdiff.tree_blobs(self.repo, tree):
             if name.endswith(".json"):
                 yield name, cited_paths(data)
+
+
+def _globs_hit(cited: set[str], paths: set[str]) -> bool:
+    """Whether a set's glob among `cited` matches one of `paths`."""
+    return any(c.startswith(GLOB) and any(glob_matches(c[len(GLOB) :], p) for p in paths) for c in cited)

@@ -110,7 +110,8 @@ def _touched_pages(ws: Workspace, diff: gitdiff.Diff) -> tuple[set[str], set[str
     wiki_prefix = ws.config.wiki_dir + "/"
     claims_dir = f"{ws.config.wiki_dir}/.claims"
     touched: set[str] = set()
-    sources = {c.old_path for c in diff.changes if c.old_path and not c.old_path.startswith(wiki_prefix)}
+    # Both sides' paths: a set's glob also moves when a file is added to it.
+    sources = {p for c in diff.changes for p in (c.old_path, c.new_path) if p and not p.startswith(wiki_prefix)}
     pages = {_page_of(s) for s in cites.CiteIndex(ws.repo, claims_dir).sidecars_citing(diff.old, sources)}
     for c in diff.changes:
         for p in (c.old_path, c.new_path):

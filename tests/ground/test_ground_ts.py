@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from openwiki_git.ground import treesitter as ground_ts
+from openwiki_git.evidence import treesitter as ground_ts
 from tests.support.repo import GitRepo
 
 JS = "class Server {\n  listen(port) {\n    return port;\n  }\n}\n\nfunction start() {}\nexport const stop = () => 1;\n"
