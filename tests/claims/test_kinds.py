@@ -260,3 +260,24 @@ def test_a_javascript_method_by_name(repo: GitRepo, capsys: pytest.CaptureFixtur
     repo.write("web/server.js", js.replace("return port;", "return port + 1;"))
     rc, out = _hook(repo, capsys)
     assert rc == 1 and "definition Server.listen changed" in out
+
+
+def test_validate_and_lint_accept_every_kind(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    _setup(repo, capsys, ADD, "repo://src/shop/cart.py#Cart.add", STORES)
+    for sentence, resource in (
+        ("A `Cart` takes a limit.", "repo://src/shop/cart.py#Cart:head"),
+        (SET, "repo://src/shop/stores/*.py"),
+        (RAISES, "repo://src/**/*.py?grep=raise%20OverflowError"),
+    ):
+        repo.write(".openwiki/guide.md", repo.read(".openwiki/guide.md") + f"\n{sentence}\n")
+        assert repo.run("claim", "add", "--page", "guide.md", "--statement", sentence, "--evidence", resource) == 0
+    capsys.readouterr()
+    assert repo.run("validate") == 0, capsys.readouterr()
+    repo.run("lint", "--fix")  # the generated index.md lists the page's new text
+    capsys.readouterr()
+    rc = repo.run("lint")
+    out = capsys.readouterr()
+    assert rc == 0, out
+    page = repo.read(".openwiki/guide.md")
+    assert "[`src/shop/stores/*.py`](../src/shop/stores)" in page  # the citation block links a set's directory
+    assert "[`src/shop/cart.py#Cart.add`](../src/shop/cart.py)" in page

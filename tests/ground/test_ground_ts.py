@@ -42,4 +42,4 @@ def test_ground_cites_a_javascript_method(repo: GitRepo, capsys: pytest.CaptureF
     capsys.readouterr()
     assert repo.run("ground", "--all", "--format", "json") == 0
     (added,) = json.loads(capsys.readouterr().out)["pages"][0]["added"]
-    assert added["evidence"] == "repo://web/server.js#L2-L4"
+    assert added["evidence"] == "repo://web/server.js#Server.listen"
