@@ -78,8 +78,7 @@ def resolve(
 
 
 def symbol_result(
-    sym: Symbol, resource: str, version: str, ft: FileText, *, verified: FileText | None = None,
-    annotations: bool = False, hunks: tuple[Hunk, ...] = (),
+    sym: Symbol, resource: str, version: str, ft: FileText, *, verified: FileText | None = None, annotations: bool = False
 ) -> EvidenceResult:
     """A definition in `ft` (the file now) against its verified token."""
     what = f"{sym.name}:head" if sym.head else sym.name
@@ -97,7 +96,7 @@ def symbol_result(
     current = sym.canonical
     if token == version:
         return EvidenceResult(resource, "fresh", current, "unchanged", token, ft.blob)
-    reason = f"definition {what} changed" + _where(ext, hunks)
+    reason = f"definition {what} changed (L{ext.start}-L{ext.end} now)"
     if verified is not None and verified.text is not None:
         cosmetic_reason = _cosmetic(sym, verified.text, version, lines, ext, annotations)
         if cosmetic_reason is not None:
@@ -105,9 +104,12 @@ def symbol_result(
     return EvidenceResult(resource, "stale", current, reason, token, ft.blob)
 
 
-def _where(ext: definitions.Extent, hunks: tuple[Hunk, ...]) -> str:
-    over = [h.header for h in hunks if h.new_start <= ext.end and ext.start <= max(h.new_last, h.new_start)]
-    return f" (L{ext.start}-L{ext.end} now)" + (f" by {', '.join(over)}" if over else "")
+def hunks_over(text: str | None, sym: Symbol, hunks: tuple[Hunk, ...]) -> tuple[Hunk, ...]:
+    """The hunks whose new side overlaps or borders the definition in `text` (the new side)."""
+    ext = definitions.find(sym.path, text, sym.name) if text is not None and definitions.unsupported(sym.path) is None else None
+    if ext is None:
+        return hunks[:1]
+    return tuple(h for h in hunks if h.new_start <= ext.end and ext.start <= max(h.new_last, h.new_start))
 
 
 def _renamed(sym: Symbol, text: str, lines: list[str], version: str) -> str:
@@ -124,14 +126,16 @@ def _renamed(sym: Symbol, text: str, lines: list[str], version: str) -> str:
 
 
 def _cosmetic(sym: Symbol, then: str, version: str, lines: list[str], ext: definitions.Extent, annotations: bool) -> str | None:
-    """cosmetic.compare() on the definition as verified and as it is now (whole definitions;
-    a head's edit is never cosmetic: its signature is what it is about)."""
-    if sym.head:
-        return None
+    """cosmetic.compare() on the definition (or its head) as verified and as it is now: the same
+    rules as for lines, so an annotation-only edit of a signature is cosmetic only with
+    `cosmetic_annotations: true`."""
     then_lines = split_lines(then)
     old = definitions.find(sym.path, then, sym.name)
-    if old is None or def_version(old.text(then_lines)) != version:
+    if old is None or def_version(old.text(then_lines, head=sym.head)) != version:
         return None
+    if sym.head:  # the head's pieces (signature, docstring, __init__'s signature), compared as one text
+        old_head, new_head = split_lines(old.text(then_lines, head=True)), split_lines(ext.text(lines, head=True))
+        return cosmetic.compare(sym.path, old_head, new_head, annotations=annotations)
     return cosmetic.compare(
         sym.path, then_lines, lines, old_span=(old.start, old.end), new_span=(ext.start, ext.end), annotations=annotations
     )
@@ -238,10 +242,11 @@ def through_diff(kind: Kind, ev: Evidence, sides: Sides, *, cosmetic_edits: str,
         sym = kind.with_path(change.new_path)
         ft, _ = sides.new_file(sym.path)
         verified = sides.old_file(kind.path)[0] if cosmetic_edits != "stale" else None
-        r = symbol_result(sym, ev.resource, ev.version, ft, verified=verified, annotations=annotations, hunks=change.hunks)
+        r = symbol_result(sym, ev.resource, ev.version, ft, verified=verified, annotations=annotations)
         if cosmetic_edits == "mark" and r.status == "fresh" and r.reason.startswith("cosmetic"):
             r = EvidenceResult(r.resource, "stale", r.current_resource, r.reason, r.current_version, r.blob)
-        return _outcome(ev, r, change.hunks if r.status != "fresh" else (), sym.path if sym.path != kind.path else None)
+        hunks = hunks_over(ft.text, sym, change.hunks) if r.status != "fresh" else ()
+        return _outcome(ev, r, hunks, sym.path if sym.path != kind.path else None)
     touched = changed_scope(kind, sides.changes)
     if not touched:
         return None
@@ -271,12 +276,14 @@ def texts(
         now = _definition_text(kind, now_ft.text)
         then = _definition_text(kind, verified.text if verified is not None else None)
         return (then if then is not None and def_version(then) == version else None), now
-    before = decode_members(version)
-    then_text = "".join(_show(m) + "\n" for m in sorted(_as_members(before), key=str)) if before is not None else None
     r = resolve(kind, kind.canonical, "", read, tracked)
-    after = decode_members(r.current_version) if r.current_version else None
-    now_text = "".join(_show(m) + "\n" for m in sorted(_as_members(after), key=str)) if after is not None else None
-    return then_text, now_text
+    return members_text(version), members_text(r.current_version) if r.current_version else None
+
+
+def members_text(token: str) -> str | None:
+    """A set's members, one a line (`path`, or `path: line`), as its token lists them."""
+    members = decode_members(token)
+    return "".join(_show(m) + "\n" for m in sorted(_as_members(members), key=str)) if members is not None else None
 
 
 def _definition_text(sym: Symbol, text: str | None) -> str | None:

@@ -134,6 +134,19 @@ def test_a_head_claim_ignores_its_body_but_not_its_signature(repo: GitRepo, caps
     assert rc == 1 and "definition Cart:head changed" in out
 
 
+@pytest.mark.parametrize(("setting", "rc"), [("", 1), ("cosmetic_annotations: true\n", 0)])
+def test_an_annotation_only_edit_of_a_head_follows_the_cosmetic_rules(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], setting: str, rc: int
+) -> None:
+    _setup(repo, capsys, "A `Cart` takes a limit.", "repo://src/shop/cart.py#Cart:head")
+    repo.write(".openwiki/config.yml", repo.read(".openwiki/config.yml") + setting)
+    repo.commit_all("config")
+    repo.write("src/shop/cart.py", CART.replace("limit: int", "limit: float"))
+    got, out = _hook(repo, capsys)
+    assert got == rc, out
+    assert ("kept fresh" in out and "cosmetic: annotations" in out) if rc == 0 else "definition Cart:head changed" in out
+
+
 def test_an_edit_elsewhere_in_the_file_leaves_a_definition_fresh_in_check(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
     _setup(repo, capsys, ADD, "repo://src/shop/cart.py#Cart.add")
     repo.write("src/shop/cart.py", CART.replace("self.limit = limit", "self.limit = max(limit, 1)"))
