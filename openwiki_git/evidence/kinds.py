@@ -40,6 +40,7 @@ __all__ = [
     "GrepSet",
     "Kind",
     "Symbol",
+    "cited_files",
     "decode_members",
     "def_version",
     "glob_matches",
@@ -274,6 +275,20 @@ def kind_link_path(resource: str) -> str | None:
         fixed = scope.split("/")
         scope = "/".join(fixed[: next(i for i, seg in enumerate(fixed) if _GLOB_CHARS.search(seg))]) or "."
     return _encode_path(scope)
+
+
+def cited_files(resource: str, version: str) -> list[str]:
+    """The files an item cites, as whole-file resources: a definition's file; a set's members
+    as its token lists them (the graph's `cites` edges)."""
+    try:
+        kind = parse_kind(resource, wiki_dir="\0")
+    except ResourceError:
+        return []
+    if isinstance(kind, Symbol):
+        return [REPO_PREFIX + _encode_path(kind.path)]
+    members = decode_members(version) or []
+    paths = [m if isinstance(m, str) else m[0] for m in members if isinstance(m, (str, list)) and m]
+    return [REPO_PREFIX + _encode_path(p) for p in sorted(set(paths)) if isinstance(p, str)]
 
 
 # -- tokens ---------------------------------------------------------------------------------------

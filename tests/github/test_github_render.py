@@ -185,3 +185,11 @@ def test_timestamps_do_not_count_as_changes() -> None:
     b = b'{"verifiedAt": "2026-12-02T04:19:44Z", "since": "2026-12-02T04:19:44+00:00"}\n'
     assert github_publish.without_timestamps(a) == github_publish.without_timestamps(b)
     assert github_publish.without_timestamps(a) != github_publish.without_timestamps(a.replace(b"verifiedAt", b"verifiedBy"))
+
+
+def test_a_set_is_shown_as_itself_never_as_a_link_to_a_file_named_by_its_glob() -> None:
+    c = claim(9, current="repo://src/stores/*.py", hunk=None)
+    c["evidence"][0].update(resource="repo://src/stores/*.py", reason="new: src/stores/cloud.py")
+    body = g.render_comment(report(c), LINKS)
+    assert "`repo://src/stores/*.py` new: src/stores/cloud.py" in body
+    assert "blob/" + HEAD + "/src/stores/*.py" not in body
