@@ -316,5 +316,5 @@ def test_a_definition_cites_its_file_and_a_set_every_member() -> None:
               results={C1: result(c1, "fresh"), C2: result(c2, "stale")})
     assert {m for _, m in g.edges(C1, ["cites"])} == {"repo://src/retry.py", "repo://src/other.py"}
     assert g.edges(C2, ["cites"]) == [("cites", "repo://src/other.py")]
-    for src, etype, dst in all_edges(g):  # no dangling edge to a resource without a node
+    for _, _, dst in all_edges(g):  # no dangling edge to a resource without a node
         assert g.node(dst) is not None, dst
