@@ -60,6 +60,7 @@ MAX_LINE = 4000  # characters of one line a query is matched against (the rest i
 
 _NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 _GLOB_CHARS = re.compile(r"[*?\[]")
+_LINES_TYPO = re.compile(r"[lL]?[0-9]+(?:-[lL]?[0-9]+)?|l[0-9]+(?:-.*)?")  # #l8, #10-20: not names
 _QUERY = "?grep="
 _GLOB_KEEP = frozenset("*?[]!/")
 
@@ -116,8 +117,8 @@ def looks_like_kind(text: str) -> bool:
     if not text.startswith(REPO_PREFIX):
         return False
     path, sep, fragment = text[len(REPO_PREFIX) :].partition("#")
-    if sep:
-        return not fragment.startswith("L")
+    if sep:  # OpenWiki's `#L<n>...` (even malformed, its parser says what is wrong), else a name
+        return not (fragment[:1] == "L" and fragment[1:2].isdigit()) and fragment != "L"
     return _QUERY in path or _GLOB_CHARS.search(path) is not None
 
 
@@ -130,6 +131,8 @@ def parse_kind(text: str, *, wiki_dir: str = "openwiki") -> Kind | None:
     raw_path, sep, fragment = body.partition("#")
     if sep:
         name, _, suffix = fragment.partition(":")
+        if _LINES_TYPO.fullmatch(fragment):
+            raise ResourceError(f"evidence {_show(text)} has fragment #{fragment}; a line range is written #L10-L24 (capital L)")
         if not _NAME.fullmatch(name) or suffix not in ("", "head"):
             raise ResourceError(
                 f"evidence {_show(text)} has fragment #{fragment}; name a definition (#Cart.add, #Cart:head) or lines (#L10-L24)"
