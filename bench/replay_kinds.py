@@ -9,6 +9,9 @@ a person would cite at the base (where the enumerated things are), once with the
 says what the claim ranges over. Then the next first-parent commits are checked out one at a
 time and `check` run on each.
 
+The sets name what the sentence enumerates: a query with a group (`^def ([a-z]\\w*)`) covers the
+names it captures, not whole lines, so a changed signature is not a change of the set.
+
 Labels: each claim has an oracle, the set the sentence enumerates computed from the commit's tree
 with `ast` (names, not lines: a reworded docstring or a changed base class does not change "the
 exceptions are A, B, C"); a claim becomes false at the first commit where its oracle differs from
@@ -122,34 +125,34 @@ def raisers(exc: str) -> Callable[[Path], frozenset[str]]:
 # key, statement, oracle, line-range evidence at the base, the new kind's evidence
 CLAIMS: list[tuple[str, str, Callable[[Path], frozenset[str]], str, str]] = [
     ("exports", "`attr` exports exactly the names its `__all__` lists.", exported,
-     "repo://src/attr/__init__.py#L44-L76", "repo://src/attr/__init__.py?grep=%5E%5Cs%2B%22%5Cw%2B%22%2C%24|__all__"),
+     "repo://src/attr/__init__.py#L44-L76", "repo://src/attr/__init__.py?grep=%5E%5Cs%2B%22(%5Cw%2B)%22%2C%24"),
     ("public-modules", "attr's public modules are converters, exceptions, filters, setters and validators.",
      files("src/attr/[!_]*.py"), "repo://src/attr/__init__.py#L7-L7", "repo://src/attr/[!_]*.py"),
     ("stubs", "Every module of attr has a .pyi stub beside it.", files("src/attr/*.pyi"),
      "repo://src/attr/__init__.pyi#L17-L23", "repo://src/attr/*.pyi"),
     ("exceptions", "attr.exceptions defines exactly nine exception classes.", classes("src/attr/exceptions.py"),
-     "repo://src/attr/exceptions.py#L4-L92", "repo://src/attr/exceptions.py?grep=%5Eclass%20"),
+     "repo://src/attr/exceptions.py#L4-L92", "repo://src/attr/exceptions.py?grep=%5Eclass%20(%5Cw%2B)"),
     ("value-errors", "AttrsAttributeNotFoundError and NotAnAttrsClassError are attr's only ValueError subclasses.",
      classes("src/attr/exceptions.py", "ValueError"), "repo://src/attr/exceptions.py#L35-L50",
-     "repo://src/attr/exceptions.py?grep=%5Eclass%20%5Cw%2B%5C(ValueError%5C)"),
+     "repo://src/attr/exceptions.py?grep=%5Eclass%20(%5Cw%2B)%5C(ValueError%5C)"),
     ("runtime-errors", "DefaultAlreadySetError, UnannotatedAttributeError and PythonTooOldError are the RuntimeError subclasses.",
      classes("src/attr/exceptions.py", "RuntimeError"), "repo://src/attr/exceptions.py#L51-L77",
-     "repo://src/attr/exceptions.py?grep=%5Eclass%20%5Cw%2B%5C(RuntimeError%5C)"),
+     "repo://src/attr/exceptions.py?grep=%5Eclass%20(%5Cw%2B)%5C(RuntimeError%5C)"),
     ("too-old", "Only `_make.py` raises PythonTooOldError.", raisers("PythonTooOldError"),
-     "repo://src/attr/_make.py#L1249-L1251", "repo://src/**/*.py?grep=raise%20PythonTooOldError"),
+     "repo://src/attr/_make.py#L1249-L1251", "repo://src/**/*.py?grep=(raise%20PythonTooOldError)%5Cb"),
     ("not-attrs", "NotAnAttrsClassError is raised by `fields` and `fields_dict` only.", raisers("NotAnAttrsClassError"),
-     "repo://src/attr/_make.py#L1748-L1750", "repo://src/**/*.py?grep=raise%20NotAnAttrsClassError"),
+     "repo://src/attr/_make.py#L1748-L1750", "repo://src/**/*.py?grep=(raise%20NotAnAttrsClassError)%5Cb"),
     ("validators",
      "attr.validators provides instance_of, matches_re, provides, optional, in_, is_callable, deep_iterable and deep_mapping.",
-     public_defs("src/attr/validators.py"), "repo://src/attr/validators.py#L13-L23", "repo://src/attr/validators.py?grep=%5Edef%20%5Ba-z%5D"),
+     public_defs("src/attr/validators.py"), "repo://src/attr/validators.py#L13-L23", "repo://src/attr/validators.py?grep=%5Edef%20(%5Ba-z%5D%5Cw*)"),
     ("converters", "attr.converters provides optional and default_if_none.", public_defs("src/attr/converters.py"),
-     "repo://src/attr/converters.py#L17-L17", "repo://src/attr/converters.py?grep=%5Edef%20%5Ba-z%5D"),
+     "repo://src/attr/converters.py#L17-L17", "repo://src/attr/converters.py?grep=%5Edef%20(%5Ba-z%5D%5Cw*)"),
     ("setters", "attr.setters provides pipe, frozen, validate and convert.", public_defs("src/attr/setters.py"),
-     "repo://src/attr/setters.py#L11-L11", "repo://src/attr/setters.py?grep=%5Edef%20%5Ba-z%5D"),
+     "repo://src/attr/setters.py#L11-L11", "repo://src/attr/setters.py?grep=%5Edef%20(%5Ba-z%5D%5Cw*)"),
     ("filters", "attr.filters provides include and exclude.", public_defs("src/attr/filters.py"),
-     "repo://src/attr/filters.py#L21-L21", "repo://src/attr/filters.py?grep=%5Edef%20%5Ba-z%5D"),
+     "repo://src/attr/filters.py#L21-L21", "repo://src/attr/filters.py?grep=%5Edef%20(%5Ba-z%5D%5Cw*)"),
     ("funcs", "attr._funcs defines asdict, assoc, astuple, evolve, has and resolve_types.", public_defs("src/attr/_funcs.py"),
-     "repo://src/attr/_funcs.py#L10-L10", "repo://src/attr/_funcs.py?grep=%5Edef%20%5Ba-z%5D"),
+     "repo://src/attr/_funcs.py#L10-L10", "repo://src/attr/_funcs.py?grep=%5Edef%20(%5Ba-z%5D%5Cw*)"),
 ]
 
 

@@ -142,7 +142,8 @@ def _cosmetic(sym: Symbol, then: str, version: str, lines: list[str], ext: defin
 
 
 def members_now(kind: GrepSet, paths: Sequence[str], read: Reader) -> list[Member]:
-    """The (path, line) pairs `kind`'s query matches in `paths` (each line scanned up to
+    """The (path, line) pairs `kind`'s query matches in `paths`, or (path, what its first group
+    captured) when it has a group (each line scanned up to
     MAX_LINE characters, MAX_SCAN bytes in all). Raises ValueError past MAX_MEMBERS."""
     try:
         query = check_query(kind.query)
@@ -158,8 +159,12 @@ def members_now(kind: GrepSet, paths: Sequence[str], read: Reader) -> list[Membe
         if scanned > MAX_SCAN:
             raise ValueError(f"the scope of {kind.canonical} is over {MAX_SCAN >> 20} MiB; narrow the glob")
         for line in ft.text.splitlines():
-            if query.search(line[:MAX_LINE]):
-                found.append((path, line.strip()))  # re-indenting a matching line does not change the set
+            m = query.search(line[:MAX_LINE])
+            if m:
+                # What the query's first group captured, when it has one (`^def ([a-z]\w*)`: the
+                # names, whatever their signatures); else the line, stripped (re-indenting it
+                # does not change the set).
+                found.append((path, (m.group(1) or "") if query.groups else line.strip()))
         if len(found) > MAX_MEMBERS:
             raise ValueError(f"{kind.canonical} matches over {MAX_MEMBERS} lines; narrow the query or the glob")
     return found

@@ -220,6 +220,20 @@ def test_a_line_set_is_stale_on_a_new_match_not_on_a_moved_one(repo: GitRepo, ca
     assert rc == 1 and "new: src/shop/pricing.py: raise OverflowError('neg')" in data["claims"][0]["evidence"][0]["reason"]
 
 
+def test_a_line_set_with_a_group_covers_what_the_group_captures(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    _setup(repo, capsys, "Cart defines __init__ and add.", "repo://src/shop/cart.py?grep=def%20(%5Cw%2B)")
+    assert repo.run("claim", "show", _claim(repo)["id"], "--format", "json") == 0
+    shown = json.loads(capsys.readouterr().out)["evidence_status"][0]["current_text"]
+    assert shown == "src/shop/cart.py: __init__\nsrc/shop/cart.py: add\n"
+    repo.write("src/shop/cart.py", CART.replace("def add(self, item):", "def add(self, item, count=1):"))
+    rc, out = _hook(repo, capsys)
+    assert rc == 0, out  # a signature changed, not the names
+    repo.commit_all("signature")
+    repo.write("src/shop/cart.py", CART + "\n    def clear(self):\n        self.items = []\n")
+    rc, out = _hook(repo, capsys)
+    assert rc == 1 and "new: src/shop/cart.py: clear" in out
+
+
 @pytest.mark.parametrize(
     ("resource", "message"),
     [
