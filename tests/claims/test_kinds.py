@@ -308,3 +308,13 @@ def test_validate_and_lint_accept_every_kind(repo: GitRepo, capsys: pytest.Captu
     page = repo.read(".openwiki/guide.md")
     assert "[`src/shop/stores/*.py`](../src/shop/stores)" in page  # the citation block links a set's directory
     assert "[`src/shop/cart.py#Cart.add`](../src/shop/cart.py)" in page
+
+
+def test_checks_cached_answer_is_never_reused_for_a_set(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    _setup(repo, capsys, SET, "repo://src/shop/stores/*.py", STORES)
+    assert _check(repo, capsys)[0] == 0
+    assert _check(repo, capsys)[0] == 0  # warm: the page's summary is cached, but not a set's
+    repo.write("src/shop/stores/cloud.py", "class CloudStore: ...\n")
+    repo.git("add", "src/shop/stores/cloud.py")  # tracked now; no sidecar or cited file changed
+    rc, data = _check(repo, capsys)
+    assert rc == 1 and data["claims"][0]["evidence"][0]["reason"] == "new: src/shop/stores/cloud.py"
