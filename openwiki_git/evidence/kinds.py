@@ -56,7 +56,12 @@ DEF_PREFIX = "repo-def-v1:sha256:"
 SET_PREFIX = "repo-set-v1:sha256:"
 MAX_MEMBERS = 2000  # a set token lists its members; past this, narrow the glob or the query
 MAX_QUERY = 200  # characters of a grep query
-MAX_LINE = 4000  # characters of one line a query is matched against (the rest is not scanned)
+MAX_LINE = 1000  # characters of one line a query is matched against (the rest is not scanned)
+
+try:
+    from re._constants import MAXREPEAT as _MAXREPEAT  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # pragma: no cover - Python before 3.11 named it sre_constants
+    from sre_constants import MAXREPEAT as _MAXREPEAT  # type: ignore[no-redef,import-not-found,unused-ignore]
 
 _NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -182,7 +187,27 @@ def check_query(query: str, text: str = "") -> re.Pattern[str]:
             f"evidence {shown}: the grep query nests repeats, repeats an alternation or uses a backreference; "
             "write a simpler pattern (it is matched without a timeout)"
         )
+    anchored = bool(tree) and str(tree[0][0]) == "AT" and str(tree[0][1]) == "AT_BEGINNING"
+    if _unbounded(tree) > (2 if anchored else 1):
+        raise ResourceError(
+            f"evidence {shown}: the grep query has more unbounded repeats (*, +, {{n,}}) than it may: one, or two "
+            "when it starts with ^ (it is matched without a timeout, so its cost must stay within a line's length squared)"
+        )
     return compiled
+
+
+def _unbounded(tree: object) -> int:
+    """The unbounded repeats (`*`, `+`, `{n,}`) in a parsed pattern, at any depth."""
+    count = 0
+    for op, arg in tree:  # type: ignore[attr-defined]
+        name = str(op)
+        if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            count += (arg[1] is _MAXREPEAT) + _unbounded(arg[2])
+        elif name in ("SUBPATTERN", "ATOMIC_GROUP", "ASSERT", "ASSERT_NOT"):
+            count += _unbounded(arg[-1])
+        elif name == "BRANCH":
+            count += max((_unbounded(b) for b in arg[1]), default=0)
+    return count
 
 
 def _dangerous(tree: object, repeats: int) -> bool:

@@ -240,6 +240,7 @@ def test_a_line_set_with_a_group_covers_what_the_group_captures(repo: GitRepo, c
         ("repo://src/**/*.py?grep=(a%2B)%2Bb", "nests repeats"),
         ("repo://src/**/*.py?grep=(a%7Caa)*", "nests repeats, repeats an alternation"),
         ("repo://src/**/*.py?grep=(x)%5C1", "backreference"),
+        ("repo://src/**/*.py?grep=.*.*x", "more unbounded repeats"),  # cubic on a long line
         ("repo://src/**/*.py?grep=(", "not a Python regular expression"),
         ("repo://src/shop/cart.py#Cart.missing", "no definition named Cart.missing"),
         ("repo://src/shop/cart.py#Cart.add:tail", "name a definition"),
