@@ -283,9 +283,14 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
 
 
 def glob_matches(pattern: str, path: str) -> bool:
-    """Whether `path` is in the scope `pattern` (a glob, or a plain path equal to it)."""
-    if _GLOB_CHARS.search(pattern) is None:
+    """Whether `path` is in the scope `pattern` (a glob, or a plain path equal to it). The glob's
+    literal start is compared first: the hook matches every changed path against every set's
+    glob, and most differ there, before any regular expression is built."""
+    first = _GLOB_CHARS.search(pattern)
+    if first is None:
         return pattern == path
+    if not path.startswith(pattern[: first.start()]):
+        return False
     return glob_regex(pattern).fullmatch(path) is not None
 
 
