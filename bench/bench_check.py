@@ -82,9 +82,10 @@ def source_text(f: int) -> str:
     return "".join(out[:LINES_PER_FILE])
 
 
-def build(root: Path, *, pages: int, claims_per_page: int, files: int) -> dict[str, int]:
+def build(root: Path, *, pages: int, claims_per_page: int, files: int, markers: bool = True) -> dict[str, int]:
     """A committed repository: `files` source files, `pages` pages of `claims_per_page` claims,
-    the claims spread evenly over the files."""
+    the claims spread evenly over the files; `markers` False: the pages carry none (every claim
+    is reported "without a marker")."""
     root.mkdir(parents=True)
     git(root, "init", "-q", "-b", "main")
     texts = {}
@@ -117,7 +118,7 @@ def build(root: Path, *, pages: int, claims_per_page: int, files: int) -> dict[s
             cid = f"claim_{n:032x}"
             statement = f"Handler {n} in {path} scales its value."
             claims.append(Claim(cid, statement, (Evidence(res, lines_version(lines, start0, start0 + RANGE_LINES)),)))
-            prose.append(f"{statement}{citations.marker(cid)}\n")
+            prose.append(f"{statement}{citations.marker(cid) if markers else ''}\n")
             n += 1
         text = citations.sync("".join(prose), f".openwiki/{page}", claims)
         (wiki / page).write_text(text, "utf-8")

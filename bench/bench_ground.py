@@ -15,6 +15,19 @@ standard library (unknown). Prints wall time and peak memory (ru_maxrss) of:
 each in a fresh subprocess (interpreter start included). No assertions.
 
     python bench/bench_ground.py [--pages 1000] [--modules 200] [--refs 10]
+
+With --shape stars, the shape of a real HTTP client's docs instead (issue 21, item 1): a package
+whose `__init__.py` re-exports a dozen private modules with `from ._x import *`, those modules
+star-importing each other (cycles), classes deriving from classes of the other modules, 23 pages
+of prose naming the public API (present and missing members, methods, bare names), 125 tracked
+files. Following the star imports without a memo explores every path through the web: the
+resolution of a missing name is exponential in the chain's depth. --timeout bounds each run.
+
+    python bench/bench_ground.py --shape stars [--timeout 120]
+
+With --shape httpx, the real thing: the installed httpx package's source (its `__init__.py`
+star-imports eleven private modules) and 23 generated pages naming its public API, members
+and methods (`.auth_flow()`), present and missing.
 """
 
 from __future__ import annotations
@@ -22,6 +35,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -73,7 +87,88 @@ def make_repo(root: Path, args: argparse.Namespace) -> None:
     git(root, "commit", "-qm", "bench")
 
 
-def timed(root: Path, *argv: str) -> tuple[float, float, str]:
+STAR_MODULES = ["_api", "_auth", "_client", "_config", "_content", "_exceptions", "_models", "_multipart",
+                "_status_codes", "_types", "_urls", "_utils"]
+
+
+def star_module_text(i: int) -> str:
+    """One private module of the star web: it star-imports the next three (a cycle through all of
+    them), defines two classes (one deriving from the previous module's) and functions."""
+    n = len(STAR_MODULES)
+    name = STAR_MODULES[i]
+    stars = "".join(f"from .{STAR_MODULES[(i + k) % n]} import *\n" for k in (1, 2, 3))
+    prev = f"Base{(i - 1) % n}"
+    cls = name.strip("_").capitalize()
+    funcs = "\n\n".join(f"def {name.strip('_')}_helper_{j}(value):\n    return value\n" for j in range(4))
+    return (
+        f"{stars}\n\nclass Base{i}:\n    def close(self):\n        return None\n\n\n"
+        f"class {cls}({prev}):\n    def send(self, request):\n        return request\n\n"
+        f"    def auth_flow_{i}(self):\n        yield self\n\n\n{funcs}\n"
+        f"DEFAULT_{name.strip('_').upper()} = {i}\n"
+    )
+
+
+def make_star_repo(root: Path) -> None:
+    rng = random.Random(21)
+    pkg = root / "starpkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("".join(f"from .{m} import *\n" for m in STAR_MODULES) + "\n__version__ = '1.0'\n")
+    for i, m in enumerate(STAR_MODULES):
+        (pkg / f"{m}.py").write_text(star_module_text(i))
+    tests = root / "tests"
+    tests.mkdir()
+    for i in range(60):  # the rest of the 125 tracked files: tests, scripts, docs' images
+        (tests / f"test_{i}.py").write_text(f"import starpkg\n\n\ndef test_{i}():\n    assert starpkg.__version__\n")
+    (root / ".openwiki").mkdir()
+    (root / ".openwiki" / "config.yml").write_text("wiki_dir: docs\n")
+    docs = root / "docs"
+    (docs / "img").mkdir(parents=True)
+    for i in range(28):
+        (docs / "img" / f"figure{i}.txt").write_text("figure\n")
+    names = [m.strip("_").capitalize() for m in STAR_MODULES]
+    for p in range(23):
+        lines = [f"# Guide {p}", ""]
+        for k in range(30):
+            cls = rng.choice(names)
+            ref = rng.choice([
+                f"`starpkg.{cls}`", f"`starpkg.{cls}.send()`", f"`starpkg.{cls}.close()`", f"`{cls}.send`",
+                f"`starpkg.{cls}.missing_{k}()`", f"`starpkg.gone_{k}`", f"`starpkg.{cls}.auth_flow_{k % 12}()`",
+                f"`{rng.choice(STAR_MODULES).strip('_')}_helper_{k % 4}()`", f"`starpkg.nothing_{k}.deeper`",
+            ])
+            lines.append(f"The client explains how {ref} handles the retry and backoff of a request.")
+        (docs / f"guide{p}.md").write_text("\n".join(lines) + "\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "bench")
+
+
+MEMBERS = ["send", "get", "close", "auth_flow", "sync_auth_flow", "read", "json", "raise_for_status", "stream", "gone_away"]
+
+
+def make_httpx_repo(root: Path) -> None:
+    import httpx  # the installed package's source: a real star re-export web
+
+    rng = random.Random(23)
+    shutil.copytree(Path(httpx.__file__).parent, root / "httpx", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / ".openwiki").mkdir()
+    (root / ".openwiki" / "config.yml").write_text("wiki_dir: docs\n")
+    docs = root / "docs"
+    docs.mkdir()
+    names = sorted(httpx.__all__)
+    for p in range(23):
+        lines = [f"# Guide {p}", ""]
+        for k in range(30):
+            name, member = rng.choice(names), rng.choice(MEMBERS)
+            ref = rng.choice([f"`httpx.{name}`", f"`httpx.{name}.{member}()`", f"`{name}.{member}`", f"`.{member}()`",
+                              f"`httpx.nothing_{k}`", f"`httpx.{name}.{member}.deeper`"])
+            lines.append(f"The client explains how {ref} handles the retry and backoff of a request.")
+        (docs / f"guide{p}.md").write_text("\n".join(lines) + "\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "bench")
+
+
+def timed(root: Path, *argv: str, timeout: float | None = None) -> tuple[float, float, str]:
     code = (
         "import resource, sys, time\n"
         "from openwiki_git.cli.main import main\n"
@@ -82,13 +177,17 @@ def timed(root: Path, *argv: str) -> tuple[float, float, str]:
         "print(f'@@ {time.perf_counter() - t:.3f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f} {rc}', file=sys.stderr)\n"
     )
     t0 = time.perf_counter()
-    proc = subprocess.run(
-        check=False,
-        args=[sys.executable, "-c", code, "-C", str(root), *argv],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **GIT_ENV},
-    )
+    try:
+        proc = subprocess.run(
+            check=False,
+            args=[sys.executable, "-c", code, "-C", str(root), *argv],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **GIT_ENV},
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return time.perf_counter() - t0, float("nan"), f"killed after {timeout:.0f} s"
     wall = time.perf_counter() - t0
     tail = [ln for ln in proc.stderr.splitlines() if ln.startswith("@@ ")]
     _, _, mem, rc = tail[-1].split() if tail else ("", "", "nan", "?")
@@ -101,20 +200,31 @@ def main() -> int:
     ap.add_argument("--pages", type=int, default=1000)
     ap.add_argument("--modules", type=int, default=200)
     ap.add_argument("--refs", type=int, default=10)
+    ap.add_argument("--shape", choices=("flat", "stars", "httpx"), default="flat",
+                    help="flat modules, a star re-export web, or the installed httpx package")
+    ap.add_argument("--timeout", type=float, default=None, help="kill a run after this many seconds")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "repo"
         root.mkdir()
         t = time.perf_counter()
-        make_repo(root, args)
-        print(f"repository: {args.pages} pages x {args.refs} references, {args.modules} modules ({time.perf_counter() - t:.1f} s to build)")
+        if args.shape == "httpx":
+            make_httpx_repo(root)
+            print("repository: the installed httpx package, 23 pages x 30 references")
+        elif args.shape == "stars":
+            make_star_repo(root)
+            print(f"repository: 23 pages x 30 references, {len(STAR_MODULES)} star-importing modules, 125 tracked files")
+        else:
+            make_repo(root, args)
+            print(f"repository: {args.pages} pages x {args.refs} references, {args.modules} modules")
+        print(f"({time.perf_counter() - t:.1f} s to build)")
         for label, argv in [
             ("ground --all --plan", ("ground", "--all", "--plan")),
             ("ground --all", ("ground", "--all")),
             ("ground --all (again)", ("ground", "--all")),
             ("check", ("check",)),
         ]:
-            wall, mem, summary = timed(root, *argv)
+            wall, mem, summary = timed(root, *argv, timeout=args.timeout)
             print(f"{label:22} {wall:7.2f} s  peak {mem:7.1f} MiB  {summary[:110]}")
     return 0
 

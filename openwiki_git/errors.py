@@ -48,3 +48,7 @@ class RefreshError(OpenwikiError):
 
 class GitHubError(OpenwikiError):
     """The GitHub API refused or failed a call."""
+
+
+class PolicyError(OpenwikiError):
+    """A verification the config's `verify_policy` forbids (claims/policy.py names the rule)."""

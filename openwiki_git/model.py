@@ -129,6 +129,7 @@ class ClaimResult:
     marker_present: bool = True
     due: bool = False
     notes: tuple[str, ...] = field(default=())
+    line: int | None = None  # the page line of the marker's sentence, for a claim needing attention
 
 
 def worst(statuses: list[Status] | tuple[Status, ...]) -> Status:

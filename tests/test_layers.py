@@ -38,7 +38,7 @@ IMPURE_STDLIB = {
 }
 # third-party top-level package -> the only modules allowed to import it
 OWNERS = {
-    "pygit2": {"git.repo", "git.diff"},
+    "pygit2": {"git.repo", "git.diff", "git.history"},
     "langchain": {"refresh.client"},
     "langchain_core": {"refresh.client", "agents.langchain_tools"},
     "langchain_openai": {"refresh.client"},

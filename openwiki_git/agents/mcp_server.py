@@ -6,18 +6,28 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from openwiki_git import __version__
-from openwiki_git.agents.service import ARGS, CHECK, CLAIM_SHOW, EXPAND, LOCATE, GraphService
+from openwiki_git.agents.service import (
+    ADD_CLAIM,
+    ARGS,
+    CHECK,
+    CLAIM_SHOW,
+    CLAIMS_FOR_CHANGE,
+    EXPAND,
+    LOCATE,
+    VERIFY_CLAIM,
+    GraphService,
+)
 
 
-def make_server(root: str | Path, *, wiki_dir: str | None = None) -> MCPServer:
-    service = GraphService(root, wiki_dir=wiki_dir)
+def make_server(root: str | Path, *, wiki_dir: str | None = None, agent: str | None = None) -> MCPServer:
+    service = GraphService(root, wiki_dir=wiki_dir, agent=agent)
     server = MCPServer(
         "openwiki-git",
         version=__version__,
@@ -57,9 +67,57 @@ def make_server(root: str | Path, *, wiki_dir: str | None = None) -> MCPServer:
     def claim_show(claim: Annotated[str, Field(description=ARGS["claim"])]) -> str:
         return answer("claim_show", claim=claim)
 
+    _verification_tools(server, answer)
     for page in service.pages():
         _page_resource(server, service, page)
     return server
+
+
+def _client_name(ctx: Context) -> str | None:
+    """The MCP client's `clientInfo.name` (the agent recorded as `agent:NAME`)."""
+    params = ctx.session.client_params
+    info = getattr(params, "client_info", None) if params is not None else None
+    return getattr(info, "name", None)
+
+
+class CitedRange(BaseModel):
+    resource: str = Field(description="repo://path#Lstart-Lend")
+    quote: str = Field(description="The exact current text of (some of) those lines")
+
+
+def _verification_tools(server: MCPServer, answer: Any) -> None:
+    @server.tool(name="claims_for_change", description=CLAIMS_FOR_CHANGE)
+    def claims_for_change(
+        scope: Annotated[Literal["worktree", "staged", "branch"], Field(description=ARGS["scope"])] = "worktree",
+        base: Annotated[str | None, Field(description=ARGS["base"])] = None,
+        limit: Annotated[int, Field(description=ARGS["claims_limit"], ge=1, le=50)] = 20,
+    ) -> str:
+        return answer("claims_for_change", scope=scope, base=base, limit=limit)
+
+    @server.tool(name="verify_claim", description=VERIFY_CLAIM)
+    def verify_claim(
+        ctx: Context,
+        claim_id: Annotated[str, Field(description=ARGS["claim_id"])],
+        verdict: Annotated[Literal["confirm", "revise", "retract"], Field(description=ARGS["verdict"])],
+        cited_ranges: Annotated[list[CitedRange], Field(description=ARGS["cited_ranges"])],
+        rationale: Annotated[str, Field(description=ARGS["rationale"])],
+        revised_statement: Annotated[str | None, Field(description=ARGS["revised_statement"])] = None,
+    ) -> str:
+        data = {
+            "claim_id": claim_id, "verdict": verdict, "revised_statement": revised_statement,
+            "cited_ranges": [c.model_dump() for c in cited_ranges], "rationale": rationale,
+        }
+        return answer("verify_claim", verdict=data, client=_client_name(ctx))
+
+    @server.tool(name="add_claim", description=ADD_CLAIM)
+    def add_claim(
+        ctx: Context,
+        page: Annotated[str, Field(description=ARGS["new_page"])],
+        statement: Annotated[str, Field(description=ARGS["statement"])],
+        cited_ranges: Annotated[list[CitedRange], Field(description=ARGS["cited_ranges"], min_length=1)],
+    ) -> str:
+        cited = [c.model_dump() for c in cited_ranges]
+        return answer("add_claim", page=page, statement=statement, cited_ranges=cited, client=_client_name(ctx))
 
 
 def _page_resource(server: MCPServer, service: GraphService, page: str) -> None:
@@ -68,5 +126,5 @@ def _page_resource(server: MCPServer, service: GraphService, page: str) -> None:
         return service.page_text(page)
 
 
-def serve(root: str | Path, *, wiki_dir: str | None = None) -> None:
-    make_server(root, wiki_dir=wiki_dir).run("stdio")
+def serve(root: str | Path, *, wiki_dir: str | None = None, agent: str | None = None) -> None:
+    make_server(root, wiki_dir=wiki_dir, agent=agent).run("stdio")

@@ -50,6 +50,26 @@ CLAIM_SHOW = (
     "One claim of the wiki: its statement, status (fresh/stale/unresolved), the page that makes "
     "it, and each piece of evidence with the cited lines as they are now."
 )
+CLAIMS_FOR_CHANGE = (
+    "Call after editing code: the wiki claims whose cited lines your change touches, and the claims "
+    "already marked stale or unresolved. Each comes with its status, statement, cause, and a context "
+    "text holding the cited text as last verified, the diff to now and the current lines, numbered "
+    "('>' marks the cited ones), plus may_cite: the only ranges a verdict may quote. Decide each one "
+    "with verify_claim."
+)
+VERIFY_CLAIM = (
+    "Record your verdict on one claim, before you finish: confirm (the statement still holds; quote "
+    "the current cited lines that prove it), revise (give revised_statement and quote the lines that "
+    "support it) or retract (it is no longer true). Quotes must be copied exactly from the current "
+    "lines shown by claims_for_change, from the claim's own files; a quote of comments does not prove "
+    "code. A refused verdict is an error naming the first problem, and nothing is written. An accepted "
+    "one is written to the working tree (never staged or committed), recorded as verified by agent:NAME."
+)
+ADD_CLAIM = (
+    "Add a claim to a wiki page: one plain sentence and the source lines that support it, each with "
+    "its quote copied exactly from the current file. When the page already has that statement over "
+    "overlapping lines, that claim is returned instead of a duplicate."
+)
 ARGS = {
     "terms": "Words of the question, e.g. 'how users authenticate to the cluster'. Stop words are ignored.",
     "within": (
@@ -70,6 +90,19 @@ ARGS = {
     "max_chars": "At most this many characters of text in the context (default 6000); the answer says truncated: true when it cut.",
     "page": "Optional wiki page name (such as 'platform.md'): only that page's claims.",
     "claim": "A claim id (claim_…), its c- label or its first 8+ hex digits.",
+    "scope": "worktree (default: the working tree against HEAD), staged (the index against HEAD) or branch (HEAD since base).",
+    "base": "With scope branch: the revision the branch started from, e.g. 'main'.",
+    "claims_limit": "At most this many claims (1 to 50, default 20); the answer says truncated: true when there are more.",
+    "claim_id": "The claim's id (claim_… as claims_for_change gives it).",
+    "verdict": "confirm, revise or retract.",
+    "revised_statement": "revise only: the corrected statement, one plain sentence; null keeps the statement.",
+    "cited_ranges": (
+        "The lines that prove it: [{resource: 'repo://path#L10-L14', quote: 'the exact current text of some of those lines'}]; "
+        "empty for retract."
+    ),
+    "rationale": "One or two sentences: why.",
+    "statement": "The claim: one plain sentence the cited lines support.",
+    "new_page": "The wiki page, e.g. 'architecture.md' (it must exist).",
 }
 
 
@@ -97,8 +130,10 @@ def tool_language(text: str) -> str:
 class GraphService:
     """The graph of one repository, kept fresh (see the module's docstring)."""
 
-    def __init__(self, root: str | Path | None = None, *, wiki_dir: str | None = None) -> None:
+    def __init__(self, root: str | Path | None = None, *, wiki_dir: str | None = None, agent: str | None = None) -> None:
         self.ws = Workspace.open(Path(root) if root is not None else None, wiki_dir=wiki_dir)
+        self.agent = agent  # --agent NAME; else each call's client names itself
+        self._sidecars: Any = None  # verification.SidecarMemo, made on the first claims_for_change
         self._session: GraphSession | None = None
         self._key: tuple[Any, ...] | None = None
         self.loads = 0  # how many times the graph was loaded (for tests)
@@ -179,6 +214,30 @@ class GraphService:
 
             raise UsageError(f"{claim!r} is not a claim", "pass a claim id from locate or check (claim_… or its first 8 hex digits)")
         return s.expand(node, depth=0)
+
+    # -- verification (agents/verification.py) ------------------------------------------------
+    def _workspace(self) -> Workspace:
+        """The workspace as it is now, opened again for each call of a long-lived server: the git
+        index (what is staged, what is tracked) and the config (its verify_policy) as they are now."""
+        return Workspace.open(self.ws.repo.root, wiki_dir=self.ws.config.wiki_dir)
+
+    def _claims_for_change(self, scope: str | None = None, base: str | None = None, limit: int = 20) -> dict[str, Any]:
+        from openwiki_git.agents import verification
+
+        if self._sidecars is None:
+            self._sidecars = verification.SidecarMemo()
+        ws = self._workspace()
+        return verification.claims_for_change(ws, scope=scope or "worktree", base=base or None, limit=int(limit), memo=self._sidecars)
+
+    def _verify_claim(self, verdict: dict[str, Any], client: str | None = None) -> dict[str, Any]:
+        from openwiki_git.agents import verification
+
+        return verification.verify_claim(self._workspace(), verdict, agent=self.agent or client)
+
+    def _add_claim(self, page: str, statement: str, cited_ranges: Any, client: str | None = None) -> dict[str, Any]:
+        from openwiki_git.agents import verification
+
+        return verification.add_claim(self._workspace(), page, statement, cited_ranges, agent=self.agent or client)
 
     # -- pages as resources -----------------------------------------------------------------
     def pages(self) -> list[str]:

@@ -4,7 +4,9 @@
 a sidecar: the stat of the sidecar and of the page, the key of every file its claims cite (stat
 and blob id; or "missing", "untracked"), its counts, the report records of its *notable* claims
 (any claim that is not plainly fresh: stale, unresolved, relocated, without its marker, due, with
-a note), its claim ids (the cross-page duplicate check) and when a due verdict may next change.
+a note) but for those plain except for a missing marker (their ids only, `unmarked`: a wiki
+without markers would otherwise store a record per claim), its claim ids (the cross-page
+duplicate check) and when a due verdict may next change.
 A plain fresh claim is not stored at all: its report record follows from its sidecar alone
 (`claims/report.plain_claim_data`). So the cache is small (a few bytes per plain claim) and bounded
 (at most check_reuse.MAX_NOTABLE notable records are kept; pages beyond are judged again on each run).
@@ -75,7 +77,7 @@ StatKey = tuple[int, int, int, int]  # st_mtime_ns, st_size, st_ino, st_ctime_ns
 # A cited file's key: (mtime, size, ino, ctime, blob) of a tracked verbatim file, or "missing"
 # (tracked, not on disk) or "untracked"; those two follow from the index alone.
 FileKey = Any
-Entry = dict[str, Any]  # sidecar, page, files, summary, notable, ids, until, findings
+Entry = dict[str, Any]  # sidecar, page, files, summary, notable, unmarked, ids, until, findings
 
 
 def stat_key(st: os.stat_result) -> StatKey:
@@ -134,7 +136,7 @@ def read(path: str | Path) -> dict[str, Any] | None:
     return data
 
 
-_ENTRY_KEYS = frozenset({"sidecar", "page", "files", "summary", "notable", "ids", "until", "findings"})
+_ENTRY_KEYS = frozenset({"sidecar", "page", "files", "summary", "notable", "unmarked", "ids", "until", "findings"})
 
 
 def dumps(data: dict[str, Any]) -> bytes:

@@ -195,6 +195,7 @@ def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str
                  record: Any, findings: Any, now: Any, started_ns: int) -> None:
     """Judge the loaded pages' claims and build their entries."""
     from openwiki_git.claims import check as checker
+    from openwiki_git.claims.report import is_plain_unmarked
 
     config = ws.config
     resolver = ws.resolver("worktree")
@@ -205,8 +206,8 @@ def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str
             texts[page] = ws.page_text(page)
         return texts[page]
 
-    results = checker.check_all(loaded, resolver, page_text, now=now,
-                                reverify_after_seconds=config.reverify_after_seconds)
+    reverify_after = config.reverify_policy
+    results = checker.check_all(loaded, resolver, page_text, now=now, reverify_after=reverify_after)
     by_page: dict[str, list[Any]] = {}
     for r in results:
         by_page.setdefault(r.page, []).append(r)
@@ -219,7 +220,8 @@ def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str
             rs = checker.markers_optional(rs, text)
         judged.sidecars[page] = sc
         stale_after = checker.page_stale_after(text)
-        untils = [checker.next_due_change(c, now, config.reverify_after_seconds, stale_after) for c in sc.claims]
+        seconds = reverify_after.for_page(page, text) if reverify_after is not None else None
+        untils = [checker.next_due_change(c, now, seconds, stale_after) for c in sc.claims]
         until = min((u for u in untils if u is not None), default=None)
         files: dict[str, FileKey] = {}
         stable = not racy(started_ns, *keys[page])
@@ -236,6 +238,8 @@ def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str
             "sidecar": keys[page][0], "page": keys[page][1], "files": files,
             "summary": checker.summarize(rs),
             "notable": [c for c in map(record, rs) if c is not None],
+            # plain but for a missing marker: ids, not records (100,000 of them in a wiki without markers)
+            "unmarked": "\n".join(r.claim.id for r in rs if is_plain_unmarked(r)),
             "ids": "\n".join(c.id for c in sc.claims), "until": until, "findings": findings(page, text, sc),
         }
         judged.entries[page] = entry

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import stat
 from collections.abc import Iterator
+from pathlib import Path
 
 from openwiki_git.evidence.kinds import glob_matches, kind_scope, looks_like_kind, parse_kind
 from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource, plain_parts
+from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.git import diff as gitdiff
-from openwiki_git.git.repo import Repo
+from openwiki_git.git.repo import Repo, blob_id
 
 
 def cited_paths(data: bytes) -> set[str]:
@@ -47,6 +50,29 @@ def cited_paths(data: bytes) -> set[str]:
     return out
 
 
+def _regular_file_bytes(path: Path) -> bytes | None:
+    """A regular file's bytes; None for a link, a device, a folder or nothing there."""
+    try:
+        return path.read_bytes() if stat.S_ISREG(path.lstat().st_mode) else None
+    except OSError:
+        return None
+
+
+def may_cite(data: bytes, paths: list[bytes]) -> bool:
+    """False only when no evidence of the sidecar `data` can cite any of `paths` (repository
+    paths, as bytes): a byte test that spares parsing the sidecars that cannot. A resource names
+    its path literally unless it is written with %-escapes, JSON escapes, `.`/`..` segments or
+    doubled slashes (which the grammar normalises), or holds a pattern character (a glob, `*`,
+    `?` or `[...]`, may name the path without spelling it): a sidecar holding any of those is parsed (cited_paths,
+    which this test must never contradict: tests/caches/test_cites.py compares the two)."""
+    raw = sidecar_codec.raw_resources(data)
+    if raw is None:
+        return True
+    if any(p in raw for p in paths):
+        return True
+    return any(c in raw for c in (b"%", b"./", b"*", b"?", b"[", b"{")) or b"//" in raw.replace(b"repo://", b"")
+
+
 GLOB = "glob:"  # a row's path that is a set's glob, matched against the changed paths
 
 
@@ -74,9 +100,12 @@ class CiteIndex:
 
     SCHEMA = 3  # 2: paths read by resource.plain_parts / parse_resource alike; 3: definitions' files, sets' globs
 
-    def __init__(self, repo: Repo, claims_dir: str) -> None:
+    def __init__(self, repo: Repo, claims_dir: str, *, persist: bool = True) -> None:
         self.repo = repo
         self.claims_dir = claims_dir.strip("/")
+        # False: a one-shot run (check --base on CI's fresh runner), which would pay for an index
+        # it never uses again: scan the sidecars for the paths instead (_scan).
+        self.persist = persist
         self.path = repo.git_dir / "openwiki-git" / "cites-v1.sqlite3"
         self.rebuilt = False  # for tests and the bench: whether the last lookup read every sidecar
 
@@ -85,6 +114,8 @@ class CiteIndex:
         tree = gitdiff.tree_entry_id(self.repo, commit, self.claims_dir)
         if tree is None or not gitdiff.is_tree(self.repo, tree) or not paths:
             return set()
+        if not self.persist:
+            return self._scan(tree, paths)
         try:
             return self._lookup(tree, paths)
         except (sqlite3.Error, OSError):
@@ -160,6 +191,25 @@ class CiteIndex:
             if data is not None and new_path.endswith(".json"):
                 rows.extend((p, new_path) for p in cited_paths(data))
         return rows
+
+    def _scan(self, tree: str, paths: set[str]) -> set[str]:
+        """The sidecars of `tree` citing any of `paths`, without the index: each sidecar's bytes
+        are read from the working tree when they hash to the tree's blob (no decompression, the
+        common case of a checkout), else from git; only those that may cite a path are parsed."""
+        needles = [p.encode("utf-8") for p in paths]
+        folder = self.repo.root / self.claims_dir
+        found: set[str] = set()
+        for side, oid in gitdiff.tree_blob_ids(self.repo, tree):
+            if not side.endswith(".json"):
+                continue
+            data = _regular_file_bytes(folder / side)
+            if data is None or blob_id(data) != oid:
+                data = gitdiff.blob_bytes(self.repo, oid)
+            if data is not None and may_cite(data, needles):
+                cited = cited_paths(data)
+                if cited & paths or _globs_hit(cited, paths):
+                    found.add(side)
+        return found
 
     def _walk(self, tree: str) -> Iterator[tuple[str, set[str]]]:
         for name, data in gitdiff.tree_blobs(self.repo, tree):

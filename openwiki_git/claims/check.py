@@ -13,6 +13,7 @@ from datetime import datetime
 from hashlib import sha256 as _sha256
 
 from openwiki_git.claims import kinds
+from openwiki_git.claims.due import ReverifyAfter
 from openwiki_git.evidence import tokens
 from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
 from openwiki_git.evidence.relocation import GROWTH_FACTOR, GROWTH_LINES, bounded, relocate
@@ -301,7 +302,10 @@ def check_claim(
     marker = page_text is not None and markers is not None and citations.label(claim.id) in markers
     if page_text is None:
         notes.append("the page does not exist")
-    return ClaimResult(page, claim, status, results, marker, due, tuple(notes))
+    # check's text names a claim needing attention by PAGE:LINE; found here, it is cached with the record
+    attention = status != "fresh" or due or claim.mark is not None
+    line = citations.sentence_line(page_text, claim.id) if attention and marker and page_text is not None else None
+    return ClaimResult(page, claim, status, results, marker, due, tuple(notes), line)
 
 
 def is_due(
@@ -343,8 +347,6 @@ def next_due_change(
     return min(later) if later else None
 
 
-
-
 def page_stale_after(text: str | None) -> str | None:
     """The page's OKF `stale_after`, read without a YAML parser (check runs on every commit): the
     one front-matter boundary and the one fast reader (frontmatter_core). A value the fast reader
@@ -366,16 +368,17 @@ def check_all(
     page_texts: Callable[[str], str | None],
     *,
     now: datetime | None = None,
-    reverify_after_seconds: int | None = None,
+    reverify_after: ReverifyAfter | None = None,
 ) -> list[ClaimResult]:
     """Every claim of every sidecar, in page then claim order."""
     out = []
     for page in sorted(sidecars):
         text = page_texts(page)
         stale_after = page_stale_after(text) if now is not None else None
+        seconds = reverify_after.for_page(page, text) if now is not None and reverify_after is not None else None
         markers = citations.markers_in(text) if text is not None else None
         for claim in sidecars[page].claims:
-            due = now is not None and is_due(claim, now, reverify_after_seconds, stale_after)
+            due = now is not None and is_due(claim, now, seconds, stale_after)
             out.append(check_claim(page, claim, resolver, page_text=text, due=due, markers=markers))
     return out
 

@@ -45,6 +45,8 @@ def claim_data(r: ClaimResult, wiki_dir: str) -> dict[str, Any]:
         "verified_at": r.claim.verified_at,
         "notes": list(r.notes),
     }
+    if r.line is not None:
+        out["line"] = r.line
     if r.claim.mark is not None:
         out["mark"] = mark_data(r.claim.mark)
     return out
@@ -68,12 +70,31 @@ def cause_data(c: Cause) -> dict[str, Any]:
 def is_plain(r: ClaimResult) -> bool:
     """Whether the claim's record is plain_claim_data's: fresh, its marker present, not due, no
     note, no mark, and every evidence fresh where it was, unchanged."""
-    if r.status != "fresh" or not r.marker_present or r.due or r.notes or r.claim.mark is not None:
+    return r.marker_present and _plain_but_for_the_marker(r)
+
+
+def is_plain_unmarked(r: ClaimResult) -> bool:
+    """Whether the claim's record is plain_claim_data's but for its missing marker: the check
+    cache keeps such claims as ids (a wiki without markers has one per claim), not as records."""
+    return not r.marker_present and _plain_but_for_the_marker(r)
+
+
+def _plain_but_for_the_marker(r: ClaimResult) -> bool:
+    if r.status != "fresh" or r.due or r.notes or r.claim.mark is not None:
         return False
     return all(
         e.status == "fresh" and e.current_resource == e.resource and e.reason == "unchanged" and not e.hunk
         for e in r.evidence
     )
+
+
+def only_marker_missing(c: dict[str, Any]) -> bool:
+    """A record whose only text line is its missing marker's (cli/report.claim_text, not --all):
+    past UNMARKED_LISTED of them, the text summarises them in one line instead."""
+    return c["status"] == "fresh" and not c["marker_present"] and not c["due"]
+
+
+UNMARKED_LISTED = 50  # text lists at most this many "marker ... is missing" lines, then summarises
 
 
 def is_problem(c: dict[str, Any]) -> bool:
@@ -82,16 +103,17 @@ def is_problem(c: dict[str, Any]) -> bool:
 
 
 def plain_claim_data(page: str, page_path: str, claim_id: str, statement: str, resources: tuple[str, ...],
-                     verified_at: str | None) -> dict[str, Any]:
-    """claim_data(r) of a plain claim (is_plain): it follows from the claim alone."""
+                     verified_at: str | None, marker_present: bool = True) -> dict[str, Any]:
+    """claim_data(r) of a plain claim (is_plain; is_plain_unmarked with `marker_present` False):
+    it follows from the claim alone."""
     return {
         "id": claim_id, "page": page, "page_path": page_path, "statement": statement, "status": "fresh",
         "evidence": [
             {"resource": resource, "status": "fresh", "current_resource": resource, "reason": "unchanged"}
             for resource in resources
         ],
-        "marker": f"[^c-{claim_id.removeprefix('claim_')[:8]}]", "marker_present": True, "due": False,
-        "verified_at": verified_at, "notes": [],
+        "marker": f"[^c-{claim_id.removeprefix('claim_')[:8]}]", "marker_present": marker_present,
+        "due": False, "verified_at": verified_at, "notes": [],
     }
 
 

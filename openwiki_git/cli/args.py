@@ -1,9 +1,11 @@
 """What the commands share: the workspace of the command line, the `--format` option, the `I/N`
-shard argument, the graph's `--no-cache`."""
+shard argument, the graph's `--no-cache`, progress on a terminal."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,3 +40,16 @@ def parse_shard(text: str) -> tuple[int, int]:
 def add_cache_flag(parser: argparse.ArgumentParser) -> None:
     """`--no-cache` of the commands that read the evidence graph (graph, locate, expand)."""
     parser.add_argument("--no-cache", action="store_true", help="build from scratch and do not write the cache")
+
+
+def terminal_progress(what: str, args: argparse.Namespace) -> Callable[[int, int], None] | None:
+    """A long run's progress (`ground: 3/23 pages`) on stderr, rewritten in place: only when
+    stderr is a terminal and the output is text (a program reading JSON, a log or CI sees none)."""
+    if getattr(args, "format", "text") == "json" or not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        sys.stderr.write(f"\r{what}: {done}/{total}" + ("\n" if done == total else ""))
+        sys.stderr.flush()
+
+    return show

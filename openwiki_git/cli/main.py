@@ -1,7 +1,7 @@
 """The `openwiki-git` command: argparse root, dispatch, and the one error boundary.
 
-Exit codes: 0 ok, 1 findings, 2 usage or input error, 3 unexpected (traceback with --verbose),
-130 interrupted.
+Exit codes (`EXIT_CODES`, which docs/reference/cli.md is generated from): 0 ok, 1 findings, 2
+usage or input error, 3 unexpected (traceback with --verbose), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -21,9 +21,11 @@ from openwiki_git.errors import OpenwikiError, UsageError
 COMMANDS = [
     "init",
     "claim",
+    "review",
     "check",
     "validate",
     "lint",
+    "report",
     "import",
     "hook",
     "install",
@@ -36,6 +38,15 @@ COMMANDS = [
     "ground",
     "mcp",
 ]
+
+# What every command's exit code means (the one table; the command reference prints it).
+EXIT_CODES = {
+    0: "ok: nothing to report",
+    1: "findings: a stale or unresolved claim, a lint finding, a broken reference (the command says which)",
+    2: "usage or input error: one line `error: FILE: PLACE: problem` and a `hint:` line with the fix; nothing was written",
+    3: "a bug in openwiki-git: the traceback and versions are in `<git dir>/openwiki-git/last-error.log` (`-v` prints it)",
+    130: "interrupted (Ctrl-C)",
+}
 
 
 class _Parser(argparse.ArgumentParser):

@@ -8,7 +8,10 @@ from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring  # what json.dumps(s, ensure_ascii=False) writes, in C
 from typing import Any
 
-from openwiki_git.claims.report import Item, plain_claim_data
+from openwiki_git.claims.report import UNMARKED_LISTED, Item, only_marker_missing, plain_claim_data
+
+MAX_WIDTH = 200  # a claim's line is cut to the terminal's width, and never longer than this
+CLEAR_HINT = "clear them: openwiki-git review (one key per claim), or claim show|confirm|edit|retract c-xxxxxxxx"
 
 
 def plain_claim_json(page: str, page_path: str, claim_id: str, statement: str, resources: tuple[str, ...],
@@ -68,34 +71,137 @@ def write_json(
     write("\n}\n")
 
 
-def write_text(write: Callable[[str], Any], claims: Iterable[Item], tail: dict[str, Any], *, verbose: bool = False) -> None:
-    """`to_text({"claims": [...], **tail})`, written as the claims come (see write_json)."""
+def write_report_json(write: Callable[[str], Any], report: dict[str, Any]) -> None:
+    """`to_json(report)`, written through write_json: a plainly fresh claim's record (most of a
+    report) by plain_claim_json, without the pure-Python indenting encoder json.dumps uses."""
+    keys = list(report)
+    at = keys.index("claims")
+    head = {k: report[k] for k in keys[:at]}
+    tail = {k: report[k] for k in keys[at + 1 :]}
+    write_json(write, head, map(item_json, map(_as_item, report["claims"])), lambda: tail)
+
+
+def _as_item(c: dict[str, Any]) -> Item:
+    """The Plain tuple of a record that is exactly plain_claim_data's, else the record."""
+    plain = (c["page"], c["page_path"], c["id"], c["statement"], tuple(e["resource"] for e in c["evidence"]), c["verified_at"])
+    return plain if plain_claim_data(*plain) == c else c
+
+
+def write_text(
+    write: Callable[[str], Any], claims: Iterable[Item], tail: dict[str, Any], *, verbose: bool = False, every: bool = False,
+    width: int = MAX_WIDTH, unlisted_unmarked: int = 0,
+) -> None:
+    """`to_text({"claims": [...], **tail})`, written as the claims come (see write_json); the
+    claims do not hold the `unlisted_unmarked` ones (check_stream.Stream), summarised instead."""
     for c in claims:
         if isinstance(c, dict):
-            lines = claim_text(c, verbose=verbose)
-        else:
+            lines = claim_text(c, verbose=verbose, every=every, width=width)
+        elif verbose:
             lines = [f"{c[1]}: {c[2]}: fresh: {c[3]}"]  # a plain claim's claim_line
+        elif every:
+            lines = [_cut(f"{c[1]} {_label(c[2])} fresh {c[3]}", width)]
+        else:
+            lines = []
         if lines:
             write("\n".join(lines) + "\n")
     for line in findings_text(tail):
         write(line + "\n")
+    if unlisted_unmarked:
+        write(unlisted_unmarked_line(unlisted_unmarked) + "\n")
     write(summary_line(tail["summary"]) + "\n")
+    if not verbose and needs_attention(tail["summary"]):
+        write(CLEAR_HINT + "\n")
+
+
+def unlisted_unmarked_line(count: int) -> str:
+    """The one line that stands for the claims whose only line would be "marker ... is missing"
+    when there are more than UNMARKED_LISTED of them (a wiki whose pages carry no markers)."""
+    return (
+        f"{count} claims are fresh but their markers are missing from their pages' prose (not listed one by one:"
+        " `check --all` or `check --format json --only-problems` lists them)"
+    )
 
 
 def _indented(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
 
 
-def claim_text(c: dict[str, Any], *, verbose: bool = False) -> list[str]:
-    """The text lines of one claim record (none for a fresh claim unless `verbose`)."""
-    lines = []
-    if c["status"] != "fresh" or verbose:
-        lines.append(claim_line(c))
+def claim_text(c: dict[str, Any], *, verbose: bool = False, every: bool = False, width: int = MAX_WIDTH) -> list[str]:
+    """The text lines of one claim record: none for a fresh claim (unless `every`); else
+    `PAGE:LINE c-xxxxxxxx STATUS statement` and at most two indented lines of reason (where the
+    text is now; the cause), each cut to `width`. `verbose` gives the long form, all on one line."""
+    if verbose:
+        return detailed_text(c)
+    status = attention_status(c)
+    if status is None and not every:
+        return []
+    where = c["page_path"] + (f":{c['line']}" if c.get("line") else "")
+    head = f"{where} {_label(c['id'])} {status or 'fresh'} {c['statement']}"
+    return [_cut(head, width)] + [_cut(f"    {r}", width) for r in reasons(c)]
+
+
+def attention_status(c: dict[str, Any]) -> str | None:
+    """What a claim needing attention is called in the text: stale, unresolved, due, or
+    no-marker (its marker is missing from the page); None when it needs none."""
+    if c["status"] != "fresh":
+        return str(c["status"])
+    if not c["marker_present"]:
+        return "no-marker"
+    return "due" if c["due"] else None
+
+
+def reasons(c: dict[str, Any]) -> list[str]:
+    """At most two lines: where the cited text is now (and why it is not fresh), then the cause
+    (the mark's hunk and commit) and the other notes; a reason already said is not repeated."""
+    said: set[str] = set()
+    now = []
+    for e in c["evidence"]:
+        if e["status"] == "fresh" and e["current_resource"] == e["resource"]:
+            continue
+        at = (e["current_resource"] or e["resource"]).removeprefix("repo://")
+        by = f" by {e['hunk']}" if e.get("hunk") and not c.get("mark") else ""
+        now.append(f"{'now at ' if e['current_resource'] else 'gone: '}{at}: {e['reason']}{by}")
+        said.add(e["reason"])
+    why = []
+    mark = c.get("mark")
+    from_mark = set()
+    for x in mark["causes"] if mark else ():
+        hunk = f" by {x['hunk']}" if x.get("hunk") else ""
+        from_mark.add(f"{x['resource']}: {x['reason']}{hunk}")
+        first = x["reason"].split("; ", 1)[0]  # the rest (the new extent, the bound) is the "now" line's
+        reason = "" if first in said or any(r.startswith(first) for r in said) else f" {first}"
+        why.append(f"{x['resource'].removeprefix('repo://')}{reason}{hunk}")
+    cause = "cause: " + "; ".join(why) + (f" in {mark['commit'][:12]}" if mark and mark.get("commit") else "") if why else ""
+    others = [n for n in c["notes"] if n not in from_mark and n not in said]
+    if not c["marker_present"]:
+        others.append(f"marker {c['marker']} is missing from the page's prose")
+    if c["due"]:
+        others.append(f"due for re-verification (last verified {c['verified_at']})")
+    second = "; ".join(x for x in (cause, *others) if x)
+    return [line for line in ("; ".join(now), second) if line]
+
+
+def detailed_text(c: dict[str, Any]) -> list[str]:
+    """The long form (`-v`): `page: claim-id: status: statement (why)` and the marker and due lines."""
+    lines = [claim_line(c)]
     if not c["marker_present"]:
         lines.append(f"{c['page_path']}: {c['id']}: marker {c['marker']} is missing from the page's prose")
     if c["due"] and c["status"] == "fresh":
         lines.append(f"{c['page_path']}: {c['id']}: due for re-verification (last verified {c['verified_at']})")
     return lines
+
+
+def needs_attention(s: dict[str, Any]) -> bool:
+    return bool(s["stale"] or s["unresolved"] or s["missing_markers"] or s["due"])
+
+
+def _label(claim_id: str) -> str:
+    return "c-" + claim_id.removeprefix("claim_")[:8]
+
+
+def _cut(line: str, width: int) -> str:
+    width = max(min(width, MAX_WIDTH), 20)
+    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def summary_line(s: dict[str, Any]) -> str:
@@ -104,6 +210,7 @@ def summary_line(s: dict[str, Any]) -> str:
         + (f", {s['missing_markers']} without a marker" if s["missing_markers"] else "")
         + (f", {s['due']} due" if s["due"] else "")
         + (f", {s['superseded_sources']} citing a superseded or amended document" if s.get("superseded_sources") else "")
+        + (f", {s['policy_problems']} verified by whom the verify policy forbids" if s.get("policy_problems") else "")
     )
 
 
@@ -124,12 +231,19 @@ def claim_line(c: dict[str, Any]) -> str:
     return f"{c['page_path']}: {c['id']}: {c['status']}: {c['statement']}{tail}"
 
 
-def to_text(report: dict[str, Any], *, verbose: bool = False) -> str:
+def to_text(report: dict[str, Any], *, verbose: bool = False, every: bool = False, width: int = MAX_WIDTH) -> str:
     lines = []
+    unmarked = 0 if verbose or every else sum(1 for c in report["claims"] if only_marker_missing(c))
+    unlisted = unmarked if unmarked > UNMARKED_LISTED else 0
     for c in report["claims"]:
-        lines.extend(claim_text(c, verbose=verbose))
+        if not (unlisted and only_marker_missing(c)):
+            lines.extend(claim_text(c, verbose=verbose, every=every, width=width))
     lines.extend(findings_text(report))
+    if unlisted:
+        lines.append(unlisted_unmarked_line(unlisted))
     lines.append(summary_line(report["summary"]))
+    if not verbose and needs_attention(report["summary"]):
+        lines.append(CLEAR_HINT)
     return "\n".join(lines) + "\n"
 
 
@@ -140,5 +254,9 @@ def findings_text(report: dict[str, Any]) -> list[str]:
     lines += [
         f"{b['page_path']}:{b['line']}: broken reference `{b['reference']}`: {b['reason']}"
         for b in report.get("broken_references", [])
+    ]
+    lines += [
+        f"{p['page']}: {p['claim_id']}: verified by {p['verified_by']}, which the verify policy forbids: {p['rule']}"
+        for p in report.get("policy_problems", [])
     ]
     return lines

@@ -17,6 +17,7 @@ Pure, stdlib only.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from openwiki_git.evidence.resolver import LineIndex, Search, context_ok, hint_span, index_for, resolved_at, search
@@ -150,6 +151,16 @@ def range_limit(cited: int, factor: int = GROWTH_FACTOR, extra: int = GROWTH_LIN
     + extra lines). Past it, the new extent is a person's (or the refresher's) call, never a remap's:
     a 4-line range does not silently swallow the methods around it."""
     return max(cited * factor, cited + extra)
+
+
+_EXTENT = re.compile(r"; its new extent L(\d+)-L(\d+) \(")
+
+
+def extent_in(reason: str) -> tuple[int, int] | None:
+    """The new extent a `bounded` note names (the lines the changed text spans now, past the
+    bound), None when the reason names none: review suggests it as the claim's new range."""
+    m = _EXTENT.search(reason)
+    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 def bounded(

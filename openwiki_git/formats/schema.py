@@ -18,6 +18,7 @@ SCHEMA_FILES = {
     "check-report": "check-report.schema.json",
     "frontmatter": "frontmatter.schema.json",
     "verdict": "verdict.schema.json",
+    "report": "report.schema.json",
 }
 
 

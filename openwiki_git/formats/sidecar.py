@@ -29,6 +29,33 @@ MARK_KEYS = {"status", "since", "causes", "commit"}
 CAUSE_KEYS = {"resource", "reason", "hunk", "oldLines", "newLines", "path", "blob"}
 
 
+_REPO_STRING = re.compile(rb'"(repo://[^"]*)"')
+
+
+def raw_resources(data: bytes) -> bytes | None:
+    """Every `repo://` string of a sidecar's JSON bytes (each evidence resource is one), as
+    written, joined by newlines; None when the JSON holds a backslash, whose escapes may spell
+    any part of a string. A byte test on these (cites.may_cite, citestale.may_cite_documents)
+    spares parsing a sidecar that cannot matter: one regular-expression pass, no decoding."""
+    if b"\\" in data:
+        return None
+    return b"\n".join(_REPO_STRING.findall(data))
+
+
+_MENTIONS: dict[bytes, re.Pattern[bytes]] = {}
+
+
+def resource_mentions(data: bytes, literal: bytes) -> bool:
+    """Whether some `repo://` string of a sidecar's JSON bytes holds `literal` (raw_resources'
+    test in one search, no list built); True when the JSON holds a backslash (see there)."""
+    if b"\\" in data:
+        return True
+    pattern = _MENTIONS.get(literal)
+    if pattern is None:
+        pattern = _MENTIONS[literal] = re.compile(rb'"repo://[^"]*' + re.escape(literal))
+    return pattern.search(data) is not None
+
+
 class _Reader:
     """Walks decoded JSON, raising SchemaError('<file>: <$.path>: <problem>')."""
 
@@ -316,3 +343,48 @@ def _mark_data(m: Mark) -> dict[str, Any]:
 def dumps(sidecar: Sidecar) -> str:
     """OpenWiki's serialisation: JSON.stringify(value, null, 2) + newline, non-ASCII kept."""
     return json.dumps(to_data(sidecar), indent=2, ensure_ascii=False) + "\n"
+
+
+# A claim as a reader that only counts sees it: (id, verifiedBy, mark status, mark since, the
+# files the mark's causes name), read with json alone (the health report reads every sidecar of
+# many commits; the careful reader costs ten times as much).
+Glance = tuple[str, str | None, str, str | None, tuple[str, ...]]
+
+
+def glance(text: str | bytes) -> list[Glance]:
+    """Each claim's id, verifiedBy and mark (status "fresh" without one), without the careful
+    reader's validation; ValueError when the text is not a sidecar's shape (a reader that counts
+    treats that sidecar as having no claims)."""
+    try:
+        claims = json.loads(text)["claims"]
+        out: list[Glance] = []
+        for c in claims:
+            mark = c.get("mark")
+            by = c.get("verifiedBy")
+            if mark is None:
+                out.append((str(c["id"]), by if isinstance(by, str) else None, "fresh", None, ()))
+                continue
+            if mark["status"] not in ("stale", "unresolved"):
+                raise ValueError(f"mark status {mark['status']!r}")
+            files = tuple(dict.fromkeys(cause_path(cause) for cause in mark.get("causes") or ()))
+            out.append((str(c["id"]), by if isinstance(by, str) else None, mark["status"], str(mark.get("since")), files))
+    except (KeyError, TypeError, AttributeError) as e:
+        raise ValueError(f"not a sidecar: {e}") from None
+    return out
+
+
+def cause_path(cause: dict[str, Any]) -> str:
+    """The file a mark's cause names: its path now when renamed, else its resource's."""
+    return str(cause["path"]) if cause.get("path") else resource_path(str(cause["resource"]))
+
+
+def resource_path(resource: str) -> str:
+    """The file a `repo://` resource cites, as the resolver parses it; the text before `#` or `?`
+    when it cannot be parsed (a reader that counts still names the file)."""
+    parts = plain_parts(resource)
+    if parts is not None:
+        return parts[0]
+    try:
+        return parse_resource(resource, wiki_dir="\0").path
+    except ResourceError:
+        return resource.removeprefix("repo://").split("#", 1)[0].split("?", 1)[0]

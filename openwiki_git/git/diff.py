@@ -7,9 +7,10 @@ Three pairs of sides, all with zero context lines, git's indent heuristic and re
   commit: `GIT_INDEX_FILE` is honoured (`git commit <paths>` runs hooks on a temporary index).
   With no HEAD (the first commit) every index entry is an added file.
 - `between(repo, old, new)`: one revision -> another (CI, pre-push, `check --base`).
+- `worktree(repo)`: HEAD -> the working tree (the agent tools' `claims_for_change`).
 - `merge_base(repo, a, b)`: the commit `check --base` measures from.
 
-A side is named by a `Side`: a commit id or "index"; `Side.read(repo, path)` gives a file's text
+A side is named by a `Side`: a commit id, "index" or "worktree"; `Side.read(repo, path)` gives a file's text
 there, as git stores it (no working tree, so line endings never matter).
 """
 
@@ -26,6 +27,7 @@ from openwiki_git.git.repo import Repo
 from openwiki_git.model import FileText
 
 INDEX = "index"
+WORKTREE = "worktree"
 _NULL = "0" * 40
 _STATUS = {
     pygit2.enums.DeltaStatus.ADDED: "added",
@@ -111,6 +113,50 @@ def staged(repo: Repo, *, rename_threshold: int = 50) -> Diff:
     return Diff(head, INDEX, _records(diff, rename_threshold))
 
 
+def worktree(repo: Repo, *, rename_threshold: int = 50) -> Diff:
+    """HEAD -> the working tree (tracked files; what an agent changed and has not committed).
+    The new side is "worktree": `read` gives a file's text on disk there.
+
+    Composed as HEAD -> index (object ids only) then index -> working tree (the index's stat data
+    finds the edited files): libgit2's own tree-to-workdir diff reads and hashes every tracked file
+    (0.19 s for 1,000 files, twenty times the index's way) and loses files staged as added or
+    renamed. A file staged and then edited again is diffed from its HEAD blob to its text on disk."""
+    head = repo.head()
+    if head is None:
+        return Diff(None, WORKTREE, ())
+    on_index = staged(repo, rename_threshold=rename_threshold).changes
+    since = repo.index.diff_to_workdir(flags=_options(), context_lines=0, interhunk_lines=0)
+    unstaged = {c.old_path: c for c in _records(since, rename_threshold)}
+    out = []
+    for c in on_index:
+        later = unstaged.pop(c.new_path, None) if c.new_path is not None else None
+        if later is None:
+            out.append(c)
+        elif c.old_path is not None or later.new_path is not None:  # (added, then deleted again: nothing)
+            out.append(_composed(repo, c, later))
+    return Diff(head, WORKTREE, (*out, *unstaged.values()))
+
+
+def _composed(repo: Repo, first: FileChange, then: FileChange) -> FileChange:
+    """HEAD -> working tree of a file changed in the index (`first`) and on disk since (`then`)."""
+    old = repo.pygit2[pygit2.Oid(hex=first.old_blob)].data if first.old_blob else None  # type: ignore[attr-defined]
+    new = None
+    if then.new_path is not None:
+        text = repo.read(then.new_path, WORKTREE).text
+        new = text.encode("utf-8") if text is not None else None
+    path_old, path_new = first.old_path, then.new_path
+    named = path_new or path_old or ""
+    patch = pygit2.Patch.create_from(
+        old, new, path_old or named, path_new or named, flag=_options(), context_lines=0, interhunk_lines=0
+    )
+    status = "added" if path_old is None else "deleted" if path_new is None else "renamed" if path_old != path_new else "modified"
+    return FileChange(
+        status, path_old, path_new, first.old_blob, then.new_blob, first.old_mode, then.new_mode,
+        tuple(Hunk(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks),
+        binary=bool(patch.delta.is_binary), similarity=first.similarity,
+    )
+
+
 def between(repo: Repo, old: str | None, new: str, *, rename_threshold: int = 50) -> Diff:
     """Commit `old` (None: the empty tree) -> commit `new`; both already resolved to ids."""
     new_tree = _tree(repo, new)
@@ -186,6 +232,26 @@ def tree_blobs(repo: Repo, tree_id: str, prefix: str = "") -> Iterator[tuple[str
             yield from tree_blobs(repo, str(entry.id), prefix + entry.name + "/")
         elif isinstance(obj, pygit2.Blob):
             yield prefix + entry.name, obj.data
+
+
+def tree_blob_ids(repo: Repo, tree_id: str, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """Every blob under a tree, recursively: (path relative to the tree, blob id), reading only
+    tree objects (a blob's bytes cost a decompression each: read the few that are needed)."""
+    tree = repo.pygit2.get(tree_id)
+    if not isinstance(tree, pygit2.Tree):
+        return
+    for entry in tree:
+        assert entry.name is not None  # a tree entry always has a name; pygit2 types it optional
+        if entry.type_str == "tree":
+            yield from tree_blob_ids(repo, str(entry.id), prefix + entry.name + "/")
+        elif entry.type_str == "blob":
+            yield prefix + entry.name, str(entry.id)
+
+
+def blob_bytes(repo: Repo, object_id: str) -> bytes | None:
+    """A blob's bytes by id, None when the id names no blob."""
+    obj = repo.pygit2.get(object_id)
+    return obj.data if isinstance(obj, pygit2.Blob) else None
 
 
 def is_tree(repo: Repo, object_id: str) -> bool:

@@ -314,6 +314,17 @@ class Repo:
         prefix = prefix.rstrip("/") + "/"
         return sorted(p for p, flags in status.items() if p.startswith(prefix) and flags and not flags & ignored)
 
+    def worktree_matches_index(self) -> bool:
+        """Whether every tracked file of the working tree is what the index holds (untracked files
+        aside; git's racy rule applied by libgit2's status). False when $GIT_INDEX_FILE names
+        another index than <git dir>/index, which that status would not read."""
+        if self.index_path != os.path.join(str(self.git_dir), "index"):
+            return False
+        try:
+            return not self._repo.status(untracked_files="no", ignored=False)
+        except pygit2.GitError as e:
+            raise GitError(f"git status failed: {e}") from None
+
     def config_value(self, key: str) -> str | None:
         """A git config value as git resolves it (all levels), None when unset."""
         try:

@@ -7,6 +7,7 @@ The input is the check report of `check` (a dict, schemas/check-report.schema.js
 at the exact lines at one commit: `{server}/{repo}/blob/{sha}/{path}#L10-L24`.
 """
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,12 @@ STICKY_MARKER = "<!-- openwiki-git:stale-claims -->"
 COMMENT_LIMIT = 60_000  # bytes; GitHub refuses comments over 65,536 characters
 SUMMARY_LIMIT = 1_000_000  # bytes; the step summary upload fails beyond 1 MiB
 MAX_WARNINGS = 10  # GitHub shows only 10 warning annotations per step
+DIFF_LIMIT = 4_000  # characters of one evidence item's diff in a comment; longer ones are cut with a count
+HOW_TO_CLEAR = (
+    "**How to clear them**: in a checkout of this branch run `openwiki-git review`, which shows each claim's diff and "
+    "takes one key per claim (confirm, restate, re-point, retract), then commit; or let your coding agent verify "
+    "them with the `claims_for_change` and `verify_claim` tools of `openwiki-git mcp`."
+)
 NOT_FRESH = ("stale", "unresolved")
 
 
@@ -143,21 +150,24 @@ def render_comment(report: Mapping[str, Any], links: Links, *, limit: int = COMM
     """The sticky comment listing each stale claim; cut well under GitHub's limit, with a link to
     the run summary for the rest."""
     claims = not_fresh(report)
-    if not claims and not report.get("superseded_sources"):
+    if not claims and not report.get("superseded_sources") and not report.get("policy_problems"):
         return render_all_clear(report, links)
     if not claims:
-        return "\n".join([STICKY_MARKER, *_cited_documents_md(report)])
+        return "\n".join([STICKY_MARKER, *_cited_documents_md(report), *policy_md(report)])
     wiki_dir = report.get("wiki_dir", ".openwiki")
     head = [
         STICKY_MARKER,
         f"### openwiki-git: {plural(len(claims), 'wiki claim')} no longer {'matches' if len(claims) == 1 else 'match'} the code",
         "",
         f"This pull request changes source lines that {'this claim cites' if len(claims) == 1 else 'these claims cite'} "
-        f"({_range(report, links)}). Check each statement against the code, then fix the page or run "
-        "`openwiki-git claim confirm <id>` if it still holds.",
+        f"({_range(report, links)}). Check each statement against the code (the diff from the text as verified "
+        "to the text now is folded under each), then fix the page, or confirm the claim if it still holds.",
         "",
     ]
-    foot = [f"<sub>{_counts(report)}." + (f" [Run summary]({links.run_url})" if links.run_url else "") + "</sub>", ""]
+    foot = [
+        HOW_TO_CLEAR, "",
+        f"<sub>{_counts(report)}." + (f" [Run summary]({links.run_url})" if links.run_url else "") + "</sub>", "",
+    ]
     sections = [_comment_section(i, c, links, wiki_dir) for i, c in enumerate(claims, 1)]
     body_parts = list(head)
     used = size(head) + size(foot) + 400  # room for the "N more" line
@@ -172,7 +182,7 @@ def render_comment(report: Mapping[str, Any], links: Links, *, limit: int = COMM
         rest = len(sections) - shown
         where = f"[the run summary]({links.run_url})" if links.run_url else "the job summary"
         body_parts += [f"**…and {plural(rest, 'more claim')}**: the complete list is in {where}.", ""]
-    return "\n".join(body_parts + _cited_documents_md(report)[:40] + foot)
+    return "\n".join(body_parts + _cited_documents_md(report)[:40] + policy_md(report)[:40] + foot)
 
 
 def _cited_documents_md(report: Mapping[str, Any]) -> list[str]:
@@ -188,6 +198,19 @@ def _cited_documents_md(report: Mapping[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
+def policy_md(report: Mapping[str, Any]) -> list[str]:
+    """Claims whose recorded verifier the verify policy forbids (claims/policy.py), one bullet each."""
+    found = report.get("policy_problems") or []
+    if not found:
+        return []
+    lines = [f"### openwiki-git: {plural(len(found), 'wiki claim')} verified by whom the verify policy forbids", ""]
+    lines += [
+        f"- {code(short_id(p['claim_id']))} ({md_text(p['page'])}): verified by {code(p['verified_by'])}; {md_text(p['rule'])}"
+        for p in found[:30]
+    ]
+    return [*lines, ""]
+
+
 def _comment_section(i: int, c: Mapping[str, Any], links: Links, wiki_dir: str) -> list[str]:
     status = c.get("status", "stale")
     lines = [
@@ -195,9 +218,29 @@ def _comment_section(i: int, c: Mapping[str, Any], links: Links, wiki_dir: str) 
         f"> {md_text(c.get('statement', ''))}",
         "",
     ]
-    lines += [f"- {_evidence_md(e, links, wiki_dir)}" for e in _bad_evidence(c)]
+    bad = _bad_evidence(c)
+    lines += [f"- {_evidence_md(e, links, wiki_dir)}" for e in bad]
     lines.append("")
+    for e in bad:
+        lines += diff_details(e, wiki_dir)
     return lines
+
+
+def diff_details(e: Mapping[str, Any], wiki_dir: str, *, limit: int = DIFF_LIMIT) -> list[str]:
+    """The evidence item's verified-to-now diff (`diff`, when the report carries one) folded in
+    a `<details>` block, cut to `limit` characters; none without a diff."""
+    diff = e.get("diff")
+    if not diff:
+        return []
+    text = str(diff)
+    if len(text) > limit:
+        cut = text[:limit].rsplit("\n", 1)[0]
+        text = cut + f"\n… {text.count(chr(10)) - cut.count(chr(10))} more lines (openwiki-git claim show)\n"
+    now = resource(e.get("current_resource"), wiki_dir) or resource(e.get("resource"), wiki_dir)
+    where = md_text(label(now)) if now is not None else "the cited lines"
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", text)), default=0))  # longer than any in it
+    return [f"<details><summary>diff of {where}: as verified → now</summary>", "", f"{fence}diff", text.rstrip("\n"), fence,
+            "", "</details>", ""]
 
 
 def render_all_clear(report: Mapping[str, Any], links: Links) -> str:
@@ -233,7 +276,7 @@ def render_summary(report: Mapping[str, Any], links: Links, *, limit: int = SUMM
     for i, c in enumerate(claims, 1):
         evidence = "<br>".join(_evidence_md(e, links, wiki_dir).replace("|", "\\|") for e in _bad_evidence(c))
         row = (
-            f"| {i} | {c.get('status')} | {_page_link(c, links)} | {code(c['id'])} | "
+            f"| {i} | {c.get('status')} | {_page_link(c, links)} | {code(short_id(c['id']))} | "
             f"{md_cell(c.get('statement', ''))} | {evidence} |"
         )
         if used + size([row]) > limit:
@@ -241,7 +284,7 @@ def render_summary(report: Mapping[str, Any], links: Links, *, limit: int = SUMM
             break
         out.append(row)
         used += size([row])
-    out.append("")
+    out += ["", HOW_TO_CLEAR, ""]
     return "\n".join(out)
 
 
@@ -282,7 +325,7 @@ def annotations(report: Mapping[str, Any], *, limit: int = MAX_WARNINGS) -> list
                 why += f" by {e['hunk']}"
             cited = label(now) if now else (label(was) if was else e.get("resource") or "?")
             fix = (
-                f"fix the page, or if it still holds run: openwiki-git claim confirm {c['id']}"
+                f"fix the page, or if it still holds run: openwiki-git review (or claim confirm {short_id(c['id'])})"
                 if now is not None
                 else "fix the page and the claim's evidence (claim retract, then claim add)"
             )

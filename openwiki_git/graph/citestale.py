@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from openwiki_git.formats import sidecar
+
 Standing = Mapping[str, Any]
 
 
@@ -31,6 +33,13 @@ def cited_documents(claims: Iterable[Any], wiki_dir: str) -> set[str]:
                 if path.endswith(".md") and not path.startswith(inside):
                     out.add(path)
     return out
+
+
+def may_cite_documents(sidecar_bytes: bytes) -> bool:
+    """False only when no claim of this sidecar (its JSON bytes) cites a Markdown document: the
+    bytes-level twin of cited_documents' substring test, so that a run needing only the claims
+    citing documents parses only the sidecars that may."""
+    return sidecar.resource_mentions(sidecar_bytes, b".md")
 
 
 def judge(claims: Iterable[Any], standing: Callable[[str], Standing | None]) -> dict[str, list[dict[str, Any]]]:

@@ -18,11 +18,12 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from openwiki_git import PRODUCER
+from openwiki_git.claims import policy
 from openwiki_git.errors import StoreError
 from openwiki_git.ground import refs as ground_refs
 from openwiki_git.ground.refs import Sentence
@@ -58,8 +59,11 @@ class PageReport:
     broken: list[dict[str, Any]] = field(default_factory=list)
     ambiguous: list[dict[str, Any]] = field(default_factory=list)
     unknown: int = 0
+    no_claim: int = 0  # resolved, in a heading, table, HTML or a sentence of references only
+    repeated: int = 0  # resolved to lines its sentence cites already in this run (a link beside its path)
     references: int = 0
     front_matter_added: bool = False
+    refused: str | None = None  # the verify_policy rule that forbids ground's claims on this page
 
 
 def source_index(ws: Workspace, source: str = "worktree") -> Any:
@@ -72,8 +76,9 @@ def source_index(ws: Workspace, source: str = "worktree") -> Any:
             return None
 
     wiki_prefix = ws.config.wiki_dir.rstrip("/") + "/"
-    paths = [p for p in _tracked(ws) if not p.startswith(wiki_prefix)]
-    return SourceIndex(paths, read)
+    tracked = _tracked(ws)
+    paths = [p for p in tracked if not p.startswith(wiki_prefix)]
+    return SourceIndex(paths, read, files=tracked)  # a link to the docs' own image is no code, but it exists
 
 
 def _tracked(ws: Workspace) -> list[str]:
@@ -104,6 +109,7 @@ def plan_page(ws: Workspace, page: str, index: Any, sidecar: Sidecar | None, tex
         else:
             assert res.target is not None
             if not ref.sentence.claimable:
+                rep.no_claim += 1
                 continue
             span = _span(res.target.resource)
             marked = {_span(e.resource) for lab in ref.sentence.markers if lab in by_label for e in by_label[lab].evidence}
@@ -111,6 +117,7 @@ def plan_page(ws: Workspace, page: str, index: Any, sidecar: Sidecar | None, tex
                 rep.already += 1  # the sentence cites these lines already (perhaps moved since)
                 continue
             if (ref.sentence.text, span) in seen:
+                rep.repeated += 1
                 continue
             seen.add((ref.sentence.text, span))
             cited = gr.named_resource(index, res.target, ref.sentence.text)  # the name, not only its lines
@@ -180,21 +187,32 @@ def stable_id(page: str, statement: str, resources: list[str], taken: set[str], 
 
 
 def ground_pages(
-    ws: Workspace, pages: list[str], index: Any, *, add_front_matter: bool, plan: bool, source: str = "worktree"
+    ws: Workspace, pages: list[str], index: Any, *, add_front_matter: bool, plan: bool, source: str = "worktree",
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[PageReport]:
     """The deterministic pass over `pages`: each page planned and (unless `plan`) written under
-    the wiki lock, one page at a time."""
+    the wiki lock, one page at a time; `progress(done, total)` after each."""
     reports = []
     taken = {c.id for sc in ws.wiki.load_all().values() for c in sc.claims}
     labels = {citations.label(t) for t in taken}
-    for page in pages:
+    for done, page in enumerate(pages):  # `progress` before each page (0/N first) and once after the last
+        if progress is not None:
+            progress(done, len(pages))
         if plan:
             reports.append(plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or ""))
+            continue
+        rule = policy.forbidding(ws.config.verify_policy, page, GROUND_BY)
+        if rule is not None:  # ground's claims verify the page: where the policy forbids the tool, nothing is written
+            rep = plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or "")
+            rep.refused = rule.describe()
+            reports.append(rep)
             continue
         with ws.wiki.lock():  # a killed run leaves whole pages, grounded or not
             rep = plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or "")
             apply_page(ws, rep, add_front_matter=add_front_matter, taken=taken, labels=labels, source=source)
         reports.append(rep)
+    if progress is not None and pages:
+        progress(len(pages), len(pages))
     return reports
 
 
@@ -209,7 +227,7 @@ def report_data(ws: Workspace, reports: list[PageReport], *, plan: bool, model: 
     broken, ambiguous, not this project's; the summary; the model pass's report when it ran."""
     pages: list[dict[str, Any]] = []
     for r in reports:
-        added = r.added if not plan else [
+        added = r.added if not plan and not r.refused else [
             {"statement": p.statement, "evidence": p.resource, "reference": p.reference, "kind": p.kind, "target": p.target,
              "line": p.sentence.line}
             for p in r.proposals
@@ -218,10 +236,16 @@ def report_data(ws: Workspace, reports: list[PageReport], *, plan: bool, model: 
             "page": r.page, "page_path": ws.wiki.repo_path(r.page), "added": added, "already_grounded": r.already,
             "broken": r.broken, "ambiguous": r.ambiguous, "unknown": r.unknown, "references": r.references,
             "front_matter_added": r.front_matter_added,
+            **({"refused_by_policy": r.refused} if r.refused else {}),
         })
+        pages[-1].update(no_claim=r.no_claim, repeated=r.repeated)
     summary = {k: sum(len(p[k]) if isinstance(p[k], list) else int(p[k]) for p in pages)
                for k in ("references", "added", "already_grounded", "broken", "ambiguous", "unknown")}
+    summary["refused_by_policy"] = sum(1 for r in reports if r.refused)
     out: dict[str, Any] = {"tool": PRODUCER, "wiki_dir": ws.config.wiki_dir, "plan": plan, "pages": pages, "summary": summary}
+    # every reference is counted once: references == added + already_grounded + broken + ambiguous
+    # + unknown + no_claim (headings, tables, bare lists of code spans) + repeated
+    summary.update({k: sum(p[k] for p in pages) for k in ("no_claim", "repeated")})
     if model is not None:
         out["model"] = model
     return out

@@ -2,7 +2,11 @@
 functions, methods, module and class attributes, re-exports followed, inherited members looked up
 in project base classes; a definition runs from its first decorator to its last line), other
 languages through tree-sitter when the optional extra is installed (treesitter.py), and the lines
-that define CLI flags and environment variables. Pure: the files come in through a reader."""
+that define CLI flags and environment variables. Pure: the files come in through a reader.
+
+One cohesive thing: one index of definitions, built in one pass and queried by `ground`, `check`'s
+broken references and `review`'s suggested range; splitting the builder from its queries would
+put the same records on both sides of a module boundary."""
 
 from __future__ import annotations
 
@@ -20,28 +24,9 @@ SECONDARY = re.compile(
     r"(?:^|/)(?:tests?|testing|docs?|examples?|bench(?:marks?)?|scripts?|changelog\.d)/|(?:^|/)(?:test_[^/]*|[^/]*_test\.py|conftest\.py)$"
 )
 _CODE_EXT = (
-    ".py",
-    ".pyi",
-    ".js",
-    ".mjs",
-    ".ts",
-    ".tsx",
-    ".jsx",
-    ".go",
-    ".rs",
-    ".java",
-    ".rb",
-    ".c",
-    ".h",
-    ".cc",
-    ".cpp",
-    ".hpp",
-    ".kt",
-    ".swift",
-    ".cs",
-    ".php",
-    ".sh",
-)
+    ".py", ".pyi", ".js", ".mjs", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".rb", ".c", ".h", ".cc", ".cpp", ".hpp",
+    ".kt", ".swift", ".cs", ".php", ".sh",
+)  # fmt: skip
 _FLAG_LINE = re.compile(r"""["'](--[A-Za-z][\w-]*)["']""")
 _ENV_LINE = re.compile(r"""["']([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)["']|process\.env\.([A-Z][A-Z0-9_]*)""")
 _ENV_HINT = re.compile(r"environ|getenv|Getenv|env::var|process\.env|ENV\[|env_var|envvar|\benv\b", re.IGNORECASE)
@@ -75,9 +60,10 @@ class _Module:
 class SourceIndex:
     """The repository's definitions, built lazily from `paths` (tracked files) and `read`."""
 
-    def __init__(self, paths: Iterable[str], read: Callable[[str], str | None]) -> None:
+    def __init__(self, paths: Iterable[str], read: Callable[[str], str | None], files: Iterable[str] = ()) -> None:
         self.paths = sorted(set(paths))
         self.path_set = set(self.paths)
+        self.files = self.path_set | set(files)  # every tracked file, the wiki's too: what a link may name
         self._read = read
         self._texts: dict[str, str | None] = {}
         self._built = False
@@ -88,11 +74,13 @@ class SourceIndex:
         self._flags: dict[str, list[tuple[str, int, str]]] | None = None
         self._envs: dict[str, list[tuple[str, int, str]]] | None = None
         self._words: set[str] | None = None
-        self.dirs = {posixpath.dirname(p) for p in self.paths}
-        for p in list(self.dirs):
-            while p:
-                p = posixpath.dirname(p)
-                self.dirs.add(p)
+        self._memo: dict[str, list[Definition]] = {}  # expand's answers, each name resolved once
+        self._pending: dict[str, list[Definition]] = {}  # empty answers found through a cycle's cut
+        self._active: set[str] = set()  # the names being resolved (the cycle guard)
+        self._cut = False  # whether the current resolution met one of them again
+        self._external: dict[str, bool] = {}
+        self.dirs = _dirs(self.paths)
+        self.file_dirs = _dirs(self.files)
 
     def text(self, path: str) -> str | None:
         if path not in self._texts:
@@ -108,6 +96,8 @@ class SourceIndex:
         if self._built:
             return
         self._built = True
+        self._memo.clear()
+        self._external.clear()
         for path in self.paths:
             if path.endswith(".py") or path.endswith(".pyi") and path[:-1] not in self.path_set:
                 self._index_python(path)  # a stub beside its module adds nothing but ambiguity
@@ -227,10 +217,36 @@ class SourceIndex:
             self._add(Definition(qual, path, start, end, kind, "." not in qual))
 
     # -- symbols ---------------------------------------------------------------------------
-    def expand(self, name: str, depth: int = 0) -> list[Definition]:
-        """Definitions `name` denotes exactly, re-exports and inheritance followed."""
-        if depth > 8:
+    def expand(self, name: str) -> list[Definition]:
+        """Definitions `name` denotes exactly, re-exports and inheritance followed.
+
+        Each name is resolved once: the answer is kept (a package's star imports of modules that
+        star-import each other would otherwise be walked on every path through them, which is
+        exponential). A name met again while it is being resolved (an import or inheritance
+        cycle) denotes nothing on that path; an empty answer found through such a cut is kept
+        only until the outermost call returns, since another entry point may find it."""
+        got = self._memo.get(name)
+        if got is None and self._active:
+            got = self._pending.get(name)
+        if got is not None:
+            return got
+        if name in self._active:
+            self._cut = True
             return []
+        outer_cut, self._cut = self._cut, False
+        self._active.add(name)
+        try:
+            got = self._expand(name)
+        finally:
+            self._active.discard(name)
+        (self._memo if got or not self._cut else self._pending)[name] = got
+        self._cut = self._cut or outer_cut
+        if not self._active:
+            self._pending.clear()
+            self._cut = False
+        return got
+
+    def _expand(self, name: str) -> list[Definition]:
         if name in self.defs:
             return self._pick(self.defs[name])
         parts = name.split(".")
@@ -242,27 +258,30 @@ class SourceIndex:
                     target = mod.aliases[rest[0]]
                     if "." not in target and target not in self.modules:
                         target = f"{head}.{target}"  # `s = attrs`: a name in the same module
-                    got = self.expand(".".join([target, *rest[1:]]), depth + 1)
+                    got = self.expand(".".join([target, *rest[1:]]))
                     if got:
                         return got
                 for star in mod.stars:
-                    got = self.expand(".".join([star, *rest]), depth + 1)
+                    got = self.expand(".".join([star, *rest]))
                     if got:
                         return got
+                # `pkg._api.X` is found in `pkg._api` or nowhere: a shorter head would try
+                # `pkg._api._api.X` through `pkg`'s star imports, a name that grows without end
+                return []
             if head in self.defs and any(d.kind == "class" for d in self.defs[head]):
-                got = self._inherited(head, rest, depth)
+                got = self._inherited(head, rest)
                 if got:
                     return got
         return []
 
-    def _inherited(self, cls: str, rest: list[str], depth: int) -> list[Definition]:
+    def _inherited(self, cls: str, rest: list[str]) -> list[Definition]:
         mod = self.modules.get(self.defs[cls][0].path and self.module_name(self.defs[cls][0].path))
         if mod is None:
             return []
         for base in mod.bases.get(cls, []):
             base_q = self._qualify(base, mod)
             if base_q and base_q != cls:
-                got = self.expand(".".join([base_q, *rest]), depth + 1)
+                got = self.expand(".".join([base_q, *rest]))
                 if got:
                     return got
         return []
@@ -274,10 +293,22 @@ class SourceIndex:
             return f"{target}.{tail}" if tail else target
         if f"{mod.name}.{head}" in self.defs:
             return f"{mod.name}.{expr}"
+        for star in mod.stars:  # `from ._models import *` then `class Client(BaseClient)`
+            if self.expand(f"{star}.{head}"):
+                return f"{star}.{expr}"
         return None
 
     def external_bases(self, cls: str) -> bool:
-        """The class derives from something outside the project (its attributes are unknowable)."""
+        """The class derives from something outside the project (its attributes are unknowable).
+        Each class is judged once; a base met again in its own ancestry (a cycle) adds nothing."""
+        known = self._external.get(cls)
+        if known is not None:
+            return known
+        self._external[cls] = False  # while judged: a cycle back to it finds nothing outside
+        self._external[cls] = answer = self._external_bases(cls)
+        return answer
+
+    def _external_bases(self, cls: str) -> bool:
         defs = self.defs.get(cls)
         if not defs:
             return True
@@ -288,7 +319,8 @@ class SourceIndex:
             if base in ("object", "Exception", "Generic") or base.startswith(("Generic[", "Protocol")):
                 continue
             q = self._qualify(base, mod)
-            if q is None or not self.expand(q) or self.external_bases(self.expand(q)[0].qualname):
+            found = self.expand(q) if q is not None else []
+            if not found or self.external_bases(found[0].qualname):
                 return True
         return False
 
@@ -349,6 +381,15 @@ class SourceIndex:
         return out
 
 
+def _dirs(paths: Iterable[str]) -> set[str]:
+    dirs = {posixpath.dirname(p) for p in paths}
+    for p in list(dirs):
+        while p:
+            p = posixpath.dirname(p)
+            dirs.add(p)
+    return dirs
+
+
 def _dec_name(d: ast.expr) -> str:
     return ast.unparse(d.func if isinstance(d, ast.Call) else d)
 
@@ -359,3 +400,15 @@ def _absolute(module: str | None, level: int, package: str) -> str:
     parts = package.split(".") if package else []
     base = parts[: len(parts) - (level - 1)] if level > 1 else parts
     return ".".join([*base, module] if module else base)
+
+
+def enclosing_definition(path: str, text: str, start: int, end: int) -> Definition | None:
+    """The smallest definition of one file (function, method, class, ...; not the module) whose
+    lines hold `start`-`end`: review's suggested range for cited text that grew."""
+    index = SourceIndex([path], lambda p: text if p == path else None)
+    index.build()
+    around = [
+        d for defs in index.defs.values() for d in defs
+        if d.path == path and d.kind != "module" and d.start <= start and end <= d.end
+    ]
+    return min(around, key=lambda d: (d.end - d.start, -d.start), default=None)

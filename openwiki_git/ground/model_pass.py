@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from openwiki_git.claims import policy
 from openwiki_git.evidence.resource import ResourceError, parse_resource
 from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.ground import deterministic as ground
@@ -92,7 +93,9 @@ def run(
     from openwiki_git.refresh.settings import Settings
 
     settings = Settings.resolve(ws.config.refresh, options)
-    items = [it for page in pages for it in _items(ws, page, index) if (it.page, it.sentence.text) not in skip]
+    by = f"model:{settings.model}"
+    refused = {p: r.describe() for p in pages if (r := policy.forbidding(ws.config.verify_policy, p, by)) is not None}
+    items = [it for page in pages if page not in refused for it in _items(ws, page, index) if (it.page, it.sentence.text) not in skip]
     skipped = 0
     if settings.max_claims is not None and len(items) > settings.max_claims:
         skipped = len(items) - settings.max_claims
@@ -100,6 +103,7 @@ def run(
     out: dict[str, Any] = {
         "model": settings.model, "sent": [], "grounded": [], "ungrounded": [], "rejected": [], "errors": [],
         "tokens_in": 0, "tokens_out": 0, "cost": None, "skipped_by_budget": skipped, "stopped": None,
+        "refused_by_policy": [{"page": p, "rule": r} for p, r in sorted(refused.items())],  # not sent: nothing could be written
     }
     for it in items:
         out["sent"].append(

@@ -17,20 +17,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from openwiki_git.pages import sentences
 from openwiki_git.pages.frontmatter_core import body_start as front_matter_end
-from openwiki_git.pages.markers import MARKER, PATTERN
+from openwiki_git.pages.markers import MARKER
 
 KINDS = ("symbol", "path", "flag", "env", "key")
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 _LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _ROLE = re.compile(r"\{(?:py:)?([a-z]+)\}$")  # MyST roles: {func}`x`, {py:class}`x`
-_HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)")
 _LIST = re.compile(r"^(\s*)(?:[-*+]|\d{1,9}[.)])\s+")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")
 _BLOCK = re.compile(r"\n*<!-- openwiki-git:citations:begin[^\n]*-->\n.*?<!-- openwiki-git:citations:end -->\n?", re.DOTALL)
-_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|al|approx|incl|resp|esp|viz|Mr|Dr|No|Fig)|\b[A-Za-z])\.$")
 _DEF_IN_CODE = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)|^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]", re.MULTILINE)
 
 _PY_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -83,6 +81,11 @@ def classify(raw: str, role: str | None = None) -> tuple[str, str, bool] | None:
     m = _ENV.match(text)
     if m and (text.startswith("$") or "_" in text):
         return "env", m.group(1), False
+    if text.startswith(".") and not role:  # `.auth_flow()`: a method of something, named by its own name
+        call = _CALL.match(text[1:])
+        if not call or not _SYMBOL.match(call.group(1).strip()):
+            return None  # `.py`, `.env`: a suffix, not a method
+        return "symbol", call.group(1).strip(), True
     called = False
     call = _CALL.match(text)
     if call and _SYMBOL.match(call.group(1).strip()):
@@ -115,7 +118,7 @@ def page_refs(text: str) -> PageRefs:
     masked = _mask_generated(text)
     refs: list[Ref] = []
     local: set[str] = set()
-    for kind, start, end in _blocks(masked, body_start):
+    for kind, start, end in sentences.blocks(masked, body_start):
         chunk = masked[start:end]
         if kind == "code":
             for m in _DEF_IN_CODE.finditer(chunk):
@@ -158,90 +161,16 @@ def _mask_generated(text: str) -> str:
     return re.sub(r"<!--.*?-->", blank, text, flags=re.DOTALL)
 
 
-def _blocks(text: str, start: int) -> list[tuple[str, int, int]]:
-    """(kind, start, end) of the page's blocks: prose paragraphs and list items, headings,
-    tables/HTML (`other`) and fenced code."""
-    out: list[tuple[str, int, int]] = []
-    pos = start
-    fence: str | None = None
-    fence_start = 0
-    para: tuple[int, int] | None = None
-
-    def close() -> None:
-        nonlocal para
-        if para is not None:
-            out.append(("prose", para[0], para[1]))
-            para = None
-
-    for line in text[start:].splitlines(keepends=True):
-        lstart, lend = pos, pos + len(line.rstrip("\r\n"))
-        pos += len(line)
-        stripped = line.strip()
-        if fence is not None:
-            if stripped.startswith(fence) and stripped.strip(fence[0]) == "":
-                out.append(("code", fence_start, lend))
-                fence = None
-            continue
-        m = _FENCE.match(line)
-        if m:
-            close()
-            fence, fence_start = m.group(1), lstart
-            continue
-        if not stripped:
-            close()
-        elif _HEADING.match(line) or stripped.startswith(("|", "<", ":::", "```{", ".. ", "% ")) or stripped in ("---", "***"):
-            close()
-            out.append(("other", lstart, lend))
-        elif _LIST.match(line):
-            close()
-            para = (lstart, lend)
-        elif line.startswith("    ") and para is None:
-            out.append(("code", lstart, lend))  # an indented code block
-        else:
-            para = (para[0], lend) if para is not None else (lstart, lend)
-    close()
-    if fence is not None:
-        out.append(("code", fence_start, pos))
-    return out
-
-
 def _sentences(text: str, start: int, end: int, *, claimable: bool) -> list[tuple[Sentence, int, int]]:
-    """Split one block into sentences; offsets refer to `text`. Code spans never split."""
-    chunk = text[start:end]
-    shielded = _CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), chunk)
-    shielded = re.sub(r"\]\([^)]*\)", lambda m: "x" * len(m.group(0)), shielded)
-    bounds = []
-    for m in re.finditer(r"[.!?](?:[\"')\]*_]*)(?:" + PATTERN + r")*(?=\s+[\"'(\[*_`]*[A-Z0-9`\[])", shielded):
-        if _ABBREV.search(shielded[max(0, m.start() - 8) : m.start() + 1]):
-            continue
-        bounds.append(m.end())
+    """One block's sentences (pages/sentences.py splits them); offsets refer to `text`."""
     out = []
-    s = 0
-    for b in [*bounds, len(chunk)]:
-        piece_start, piece_end = s, b
-        # a marker run right after the sentence belongs to it
-        while True:
-            mm = MARKER.match(chunk, piece_end)
-            if not mm:
-                break
-            piece_end = mm.end()
-        raw = chunk[piece_start:piece_end]
-        lead = len(raw) - len(raw.lstrip())
-        raw_body = raw.strip()
-        if raw_body:
-            first_line_offset = start + piece_start + lead
+    for span in sentences.split(text, start, end):
+        raw_body = text[span.start : span.end]
+        statement = _statement(raw_body)
+        if statement:
             markers = tuple(m.group(1) for m in MARKER.finditer(raw_body))
-            statement = _statement(raw_body)
-            content_end = start + piece_start + len(raw.rstrip())
-            if statement:
-                line = text.count("\n", 0, first_line_offset) + 1
-                out.append(
-                    (Sentence(statement, line, content_end, claimable and _claimable(statement), markers),
-                     first_line_offset, content_end)
-                )
-        s = piece_end
-        while s < len(chunk) and chunk[s] in " \t\r\n":
-            s += 1
+            line = text.count("\n", 0, span.start) + 1
+            out.append((Sentence(statement, line, span.end, claimable and _claimable(statement), markers), span.start, span.end))
     return out
 
 
@@ -267,7 +196,7 @@ def all_sentences(text: str) -> list[Sentence]:
     body_start = front_matter_end(text)
     masked = _mask_generated(text)
     out: list[Sentence] = []
-    for kind, start, end in _blocks(masked, body_start):
+    for kind, start, end in sentences.blocks(masked, body_start):
         if kind == "prose":
             out.extend(s for s, _, _ in _sentences(text, start, end, claimable=True))
     return out

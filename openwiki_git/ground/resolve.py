@@ -74,7 +74,10 @@ def resolve(ref: Ref, index: SourceIndex, *, page_repo_path: str, local_names: f
         return got if got.outcome in (RESOLVED, AMBIGUOUS) else _resolve_env(ref, index)
     if ref.kind == "key":
         got = _resolve_symbol(ref, index, local_names, quiet=True)
-        return got if got.outcome in (RESOLVED, AMBIGUOUS) else _resolve_key(ref, index)
+        if got.outcome in (RESOLVED, AMBIGUOUS):
+            return got
+        got = _resolve_key(ref, index)
+        return got if got.outcome != UNKNOWN else _unheard_of(ref, index, local_names)
     return _resolve_symbol(ref, index, local_names)
 
 
@@ -117,9 +120,26 @@ def _resolve_bare(ref: Ref, index: SourceIndex, local_names: frozenset[str], *, 
     ]
     if found:
         return _one(ref, found, "definition")
-    if quiet or name in _BUILTINS or name in local_names or _stdlib_name(name):
+    if quiet:
         return Resolution(ref, UNKNOWN, reason="not this project's")
-    if ref.called and (ref.role or "_" in name) and index.roots and name not in index.words():
+    return _unheard_of(ref, index, local_names)
+
+
+# snake_case words, each starting with a letter (`remove_item`); `adr_0032` or `v1_2` name an
+# identifier or a version, not a function.
+_SNAKE_WORDS = re.compile(r"_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z][A-Za-z0-9]*)+_*")
+
+
+def _unheard_of(ref: Ref, index: SourceIndex, local_names: frozenset[str]) -> Resolution:
+    """A bare name no definition has: broken when it is recognisably an identifier of this
+    project's kind (snake_case with an underscore, `remove_item`, with or without parentheses;
+    or written with a role, `{func}`x()``) and appears nowhere in the code. A single plain word
+    (`helper()`, `data`) says too little to be called broken."""
+    name = ref.name
+    if name in _BUILTINS or name in local_names or _stdlib_name(name):
+        return Resolution(ref, UNKNOWN, reason="not this project's")
+    identifier = _SNAKE_WORDS.fullmatch(name) is not None or (ref.called and ref.role is not None)
+    if identifier and index.roots and name not in index.words():
         return Resolution(ref, BROKEN, reason="no definition, and the name appears nowhere in the code")
     return Resolution(ref, UNKNOWN)
 
@@ -190,11 +210,13 @@ def _resolve_path(ref: Ref, index: SourceIndex, page_repo_path: str) -> Resoluti
     raw = ref.name
     rel = raw.removeprefix("./")
     candidates = []
-    if ref.link:
+    if ref.link:  # against every tracked file: `../img/progress.gif` beside the page is no code, but exists
         joined = posixpath.normpath(posixpath.join(posixpath.dirname(page_repo_path), raw))
-        if joined in index.path_set:
+        if joined in index.files and joined not in index.path_set:
+            return Resolution(ref, UNKNOWN, reason="a file of the docs")  # exists; the docs' own, not code to cite
+        if joined in index.files:
             candidates = [joined]
-        elif joined in index.dirs:
+        elif joined in index.file_dirs:
             return Resolution(ref, UNKNOWN, reason="a directory")
     if not candidates and rel in index.path_set:
         candidates = [rel]
@@ -239,6 +261,10 @@ def _resolve_env(ref: Ref, index: SourceIndex) -> Resolution:
     hits = index.envs().get(ref.name, [])
     if len(hits) > 1:
         hits = [h for h in hits if re.search(r"environ|getenv|Getenv|env::var|process\.env", h[2])] or hits
+    if len(hits) > 1:
+        reader = _one_reader(index, ref.name, hits)
+        if reader is not None:
+            return Resolution(ref, RESOLVED, reader, reason="environment variable")
     if len(hits) == 1:
         p, n, _ = hits[0]
         return Resolution(ref, RESOLVED, _line_def(p, n, ref.name), reason="environment variable")
@@ -248,6 +274,27 @@ def _resolve_env(ref: Ref, index: SourceIndex) -> Resolution:
     if any(k.startswith(prefix) and k != ref.name for k in index.envs()) and ref.name not in index.words():
         return Resolution(ref, BROKEN, reason="no code reads it, though the project reads other " + prefix + "* variables")
     return Resolution(ref, UNKNOWN)
+
+
+_NEAR = 3  # lines: reads this close together in a file no function holds are one reading
+
+
+def _one_reader(index: SourceIndex, name: str, hits: list[tuple[str, int, str]]) -> Definition | None:
+    """Several lines naming a variable are one definition when one function holds them all
+    (`os.environ["SSL_CERT_FILE"]` tested, then read): the innermost such function; in code
+    without one, lines a few apart are one reading, cited at the first."""
+    paths = {p for p, _, _ in hits}
+    if len(paths) != 1:
+        return None
+    path = paths.pop()
+    first, last = min(n for _, n, _ in hits), max(n for _, n, _ in hits)
+    holders = [
+        d for defs in index.defs.values() for d in defs
+        if d.path == path and d.kind in ("function", "method") and d.start <= first and last <= d.end
+    ] if path.endswith((".py", ".pyi")) else []
+    if holders:
+        return min(holders, key=lambda d: d.end - d.start)
+    return _line_def(path, first, name) if last - first <= _NEAR else None
 
 
 def _resolve_key(ref: Ref, index: SourceIndex) -> Resolution:

@@ -41,10 +41,25 @@ class HookRun:
         return [o for o in self.evaluation.outcomes if o.newly_flagged]
 
 
-def check(ws: Workspace, options: HookOptions) -> Evaluation:
-    """`hook --check`: the claims the change touches, judged; nothing is written."""
-    diff, new_side = staged_or_range(ws, options.from_ref, options.to_ref)
-    everything = not diff.changes and new_side == gitdiff.INDEX
+def follows_nothing(followed: tuple[gitdiff.Diff, str]) -> bool:
+    """Nothing staged and no ref range (pre-commit's `run --all-files` on a clean tree, a manual
+    stage): no diff to follow, so every claim is judged."""
+    diff, new_side = followed
+    return not diff.changes and new_side == gitdiff.INDEX
+
+
+def judged_as_check(ws: Workspace, followed: tuple[gitdiff.Diff, str]) -> bool:
+    """Whether judging every claim against the index is `check`'s judging of the working tree:
+    nothing to follow, and no tracked file differs from the index (`hook --check` then takes
+    check's answer, through its cache)."""
+    return follows_nothing(followed) and ws.repo.worktree_matches_index()
+
+
+def check(ws: Workspace, options: HookOptions, followed: tuple[gitdiff.Diff, str] | None = None) -> Evaluation:
+    """`hook --check`: the claims the change touches, judged; nothing is written. `followed`:
+    staged_or_range's answer, when the caller has it."""
+    diff, new_side = followed or staged_or_range(ws, options.from_ref, options.to_ref)
+    everything = follows_nothing((diff, new_side))
     current = new_side if new_side != gitdiff.INDEX else WORKTREE
     return evaluate(ws, diff, current=current, everything=everything)
 

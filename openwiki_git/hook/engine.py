@@ -10,6 +10,7 @@ report (`services/check.ci_report`), which evaluates the commits of a pull reque
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from openwiki_git.caches import cites
 from openwiki_git.claims.outcomes import ClaimOutcome
@@ -103,7 +104,7 @@ def _every_page(ws: Workspace, current: str) -> set[str]:
     return {_page_of(side) for side in cites.CiteIndex(ws.repo, f"{ws.config.wiki_dir}/.claims").sidecars(current)}
 
 
-def _touched_pages(ws: Workspace, diff: gitdiff.Diff) -> tuple[set[str], set[str]]:
+def _touched_pages(ws: Workspace, diff: gitdiff.Diff, persist_index: bool = True) -> tuple[set[str], set[str]]:
     """(the pages to judge, the pages whose page or sidecar the diff changes): those citing a
     file the diff changes, found through the cached reverse index (the wiki's other sidecars
     are not read), and those whose sidecar or page it changes."""
@@ -112,7 +113,8 @@ def _touched_pages(ws: Workspace, diff: gitdiff.Diff) -> tuple[set[str], set[str
     touched: set[str] = set()
     # Both sides' paths: a set's glob also moves when a file is added to it.
     sources = {p for c in diff.changes for p in (c.old_path, c.new_path) if p and not p.startswith(wiki_prefix)}
-    pages = {_page_of(s) for s in cites.CiteIndex(ws.repo, claims_dir).sidecars_citing(diff.old, sources)}
+    index = cites.CiteIndex(ws.repo, claims_dir, persist=persist_index)
+    pages = {_page_of(s) for s in index.sidecars_citing(diff.old, sources)}
     for c in diff.changes:
         for p in (c.old_path, c.new_path):
             if p and p.startswith(claims_dir + "/") and p.endswith(".json"):
@@ -133,16 +135,19 @@ def _previous(ws: Workspace, diff: gitdiff.Diff, page: str, blob: str | None, cu
     return _parse_blob(ws, diff.old, page, got[1]) if got is not None else None
 
 
-def evaluate(ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, everything: bool = False) -> Evaluation:
+def evaluate(
+    ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, everything: bool = False, persist_index: bool = True
+) -> Evaluation:
     """Judge the claims `diff` touches: those citing a file it changes and those in sidecars it
     changes (_touched_pages). `current` says where the sidecars are read now: the working tree
     (what the hook writes) or a commit id. `everything`: judge every claim against the new side
-    (no diff to follow)."""
+    (no diff to follow). `persist_index`: False for a one-shot run (CI), which scans the sidecars
+    for the changed paths rather than build the cited-path index (cites.CiteIndex)."""
     engine = _engine(ws, diff)
     if everything:
         pages = render = _every_page(ws, current)
     else:
-        pages, render = _touched_pages(ws, diff)
+        pages, render = _touched_pages(ws, diff, persist_index)
     result = Evaluation(diff, everything=everything, render=render)
     for page in sorted(pages):
         blob, cur = _load_current(ws, current, page)
@@ -157,6 +162,21 @@ def evaluate(ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, ever
                 result.outcomes.append(outcome)
     ws.wiki.require_unique_ids(result.sidecars)  # before anything is written or reported
     return result
+
+
+def policy_problems(ws: Workspace, evaluation: Evaluation) -> list[dict[str, Any]]:
+    """The claims of the pages the change touches whose recorded verifier the config's
+    verify_policy forbids (a `verifiedBy` set by hand on a people-only page): the hook stops
+    for them and the CI report lists them (`policy_problems`, claims/policy.py)."""
+    if not ws.config.verify_policy:
+        return []
+    from openwiki_git.claims import policy
+
+    return [
+        found
+        for page in sorted(evaluation.sidecars)
+        for found in policy.problems(ws.config.verify_policy, page, evaluation.sidecars[page].claims)
+    ]
 
 
 def _rewrites(evaluation: Evaluation) -> dict[str, dict[str, ClaimOutcome]]:

@@ -14,6 +14,7 @@ import re
 from openwiki_git.evidence.kinds import kind_link_path, looks_like_kind
 from openwiki_git.evidence.resource import parse_resource
 from openwiki_git.model import Claim
+from openwiki_git.pages import sentences
 from openwiki_git.pages.frontmatter_core import body_start
 from openwiki_git.pages.markers import MARKER
 
@@ -94,39 +95,61 @@ def sync(text: str, page_repo_path: str, claims: tuple[Claim, ...] | list[Claim]
 
 
 def insert_marker(text: str, statement: str, claim_id: str) -> str | None:
-    """Put the claim's marker after the first verbatim occurrence of its statement in the prose.
+    """Put the claim's marker after the prose sentence that is its statement (split as
+    pages/sentences.py splits, white space and other markers aside: after its punctuation and the
+    markers already there), else after the first verbatim occurrence of the statement in the prose.
 
     Returns None when the statement is not in the page (the user places the marker by hand).
     """
     body = body_start(text)  # never inside the front matter (a title may repeat the sentence)
-    prose = _BLOCK.sub("", text[body:])
-    idx = prose.find(statement)
-    if idx < 0 or has_marker(text, claim_id):
+    if has_marker(text, claim_id):
         return None
-    at = text.find(statement, body) + len(statement)
+    block = _BLOCK.search(text, body)
+    prose_end = block.start() if block else len(text)
+    wanted = _norm(statement)
+    for span in sentences.prose(text[:prose_end], body):
+        if _norm(text[span.start : span.stop]) == wanted:
+            return text[: span.end] + marker(claim_id) + text[span.end :]
+    at = text.find(statement, body, prose_end) if statement else -1
+    if at < 0:
+        return None
+    at += len(statement)
     return text[:at] + marker(claim_id) + text[at:]
-
-
-_SENTENCE_END = re.compile(r"(?:[.!?][)\"'*_`]*\s+|\n\s*\n|^)(?=\S)", re.M)
 
 
 def _norm(text: str) -> str:
     return " ".join(MARKER.sub("", text).split())
 
 
+def _marker_at(text: str, claim_id: str) -> int:
+    """Where the claim's first marker stands in the prose (not its footnote definition), or -1."""
+    body = body_start(text)
+    block = _BLOCK.search(text, body)
+    m = re.compile(re.escape(marker(claim_id)) + r"(?!:)").search(text, body, block.start() if block else len(text))
+    return m.start() if m else -1
+
+
 def prose_before(text: str, claim_id: str) -> str | None:
     """The sentence the claim's marker follows (markers removed, white space collapsed), or None
     when the page has no such marker."""
-    body = body_start(text)
-    prose = _BLOCK.sub("", text[body:])
-    at = prose.find(marker(claim_id))
+    at = _marker_at(text, claim_id)
     if at < 0:
         return None
-    before = prose[:at]
-    para = before[before.rfind("\n\n") + 2 :] if "\n\n" in before else before
-    starts = [m.end() for m in _SENTENCE_END.finditer(para.rstrip())]
-    last = para[starts[-1] if starts else 0 :]
-    return _norm(last)
+    span = sentences.before(text, at, body_start(text))
+    return _norm(text[span.start : at]) if span is not None else ""
+
+
+def sentence_line(text: str, claim_id: str) -> int | None:
+    """The 1-based page line where the sentence the claim's marker follows starts (None: no
+    marker): what `check` and `review` name as PAGE:LINE. The sentence is the one splitter's."""
+    at = _marker_at(text, claim_id)
+    if at < 0:
+        return None
+    span = sentences.before(text, at, body_start(text))
+    start = span.start if span is not None else at
+    while start < at and text[start] in " \t\n":
+        start += 1
+    return text.count("\n", 0, start) + 1
 
 
 def states(text: str, claim_id: str, statement: str) -> bool | None:

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 
 from openwiki_git.claims import fix as fixer
 from openwiki_git.model import ClaimResult, Evidence, Sidecar
-from openwiki_git.pages import citations
+from openwiki_git.pages import citations, sentences
 from openwiki_git.pages.frontmatter_core import body_start
+from openwiki_git.pages.markers import MARKER
 
 
 class VerdictError(ValueError):
@@ -87,13 +88,6 @@ def _find_marker(text: str, claim_id: str) -> tuple[int, int] | None:
     return (m.start(), m.end()) if m else None
 
 
-_TERMINATOR = re.compile(r"[.!?][)\"'\]*_`]*\s+")
-# A full stop that ends an abbreviation ("e.g.", "i.e.", "etc.", "Fig.") or an initial ("J.").
-_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|al|approx|ca|fig|figs|no|nos|eq|sec|ch|vol|[A-Za-z])\.)$", re.I)
-_PREV_MARKER = re.compile(r"\[\^[^\]\s]+\][.!?]?\s*")
-_BLOCK_PREFIX = re.compile(r"^[ \t]*(?:[-*+][ \t]+(?:\[[ xX]\][ \t]+)?|\d+[.)][ \t]+|#{1,6}[ \t]+|>[ \t]*|\|[ \t]*)")
-
-
 def sentence_span(text: str, claim_id: str, statement: str) -> tuple[int, int, int] | None:
     """(sentence start, marker start, marker end) of the first marker of the claim in the prose;
     on a page without the marker, the statement's own span if it occurs exactly once."""
@@ -109,31 +103,10 @@ def sentence_span(text: str, claim_id: str, statement: str) -> tuple[int, int, i
     at, end = found
     if stmt and text[max(0, at - len(stmt)) : at] == stmt:
         return at - len(stmt), at, end
-    body = body_start(text)
-    para = text.rfind("\n\n", body, at)
-    lo = body if para < 0 else para + 2
-    seg = text[lo:at]
-    core = seg.rstrip()
-    while core and core[-1] in ".!?)\"'*_`":
-        core = core[:-1]
-    starts = [0]
-    starts += [m.end() for m in _TERMINATOR.finditer(core) if not _ABBREVIATION.search(core, 0, m.start() + 1)]
-    starts += [m.end() for m in _PREV_MARKER.finditer(core)]
-    pos = 0
-    previous = ""
-    for line in seg.splitlines(keepends=True):
-        if pos > len(core):
-            break
-        m = _BLOCK_PREFIX.match(line)
-        if m:
-            starts.append(pos + m.end())
-        elif pos == 0 or not previous.strip() or previous.lstrip().startswith(("#", "|")):
-            # A paragraph's first line, or the line after a heading or a table row.
-            starts.append(pos + len(line) - len(line.lstrip()))
-        previous = line
-        pos += len(line)
-    start = lo + max(s for s in starts if s <= len(core))
-    return start, at, end
+    span = sentences.before(text, at, body_start(text))  # the one splitter's sentence before the marker
+    if span is None or span.stop < at and MARKER.search(text, span.stop, at):
+        return None  # another claim's marker follows the sentence too: it is theirs as well, never edited for one
+    return span.start, at, end
 
 
 def rewrite_sentence(text: str, claim_id: str, old_statement: str, new_statement: str) -> str:

@@ -263,7 +263,7 @@ class ModelRun:
             return apply_plan(sidecar, again, result=result_now, by=by, now=self.stamp)
 
         try:
-            self.writer.apply(t.page, t.claim, decide)
+            self.writer.apply(t.page, t.claim, decide, by=by)
         except (VerdictError, OpenwikiError) as e:
             d.error = redact.redact(str(e))
             self.report(t)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from openwiki_git import PRODUCER, redact
+from openwiki_git.claims import policy
 from openwiki_git.errors import OpenwikiError
 from openwiki_git.model import ClaimResult, Sidecar
 from openwiki_git.refresh import client
@@ -52,7 +53,7 @@ def run_refresh(ws: Workspace, options: RefreshOptions, refresher: Refresher | N
 
     needs_model: list[Target] = []
     nothing_citable: list[Target] = []
-    for t in chosen:
+    for t in _permitted(ws, chosen, f"model:{settings.model}", decisions, report):
         if t.trivial is None:
             citable = any(s.text is not None and s.path is not None for s in t.sources)
             (needs_model if citable else nothing_citable).append(t)
@@ -86,6 +87,22 @@ def run_refresh(ws: Workspace, options: RefreshOptions, refresher: Refresher | N
     if isinstance(refresher, client.LangChainRefresher):
         result.fallbacks = list(refresher.fallbacks)
     return result
+
+
+def _permitted(
+    ws: Workspace, chosen: list[Target], by: str, decisions: dict[str, Decision], report: Callable[[Target], None]
+) -> list[Target]:
+    """The claims the model may verify: one on a page where the config's verify_policy forbids
+    `by` is not sent (no tokens spent on a verdict that could not be applied), and says why."""
+    allowed = []
+    for t in chosen:
+        rule = policy.forbidding(ws.config.verify_policy, t.page, by) if t.trivial is None else None
+        if rule is None:
+            allowed.append(t)
+            continue
+        decisions[t.claim.id].skipped = f"not sent: {policy.refusal(rule, t.page, by)[0]}"
+        report(t)
+    return allowed
 
 
 def _reporter(
@@ -128,7 +145,7 @@ def _apply(writer: Writer, t: Target, d: Decision, plan: Plan, stamp: str, *, by
         return apply_plan(sidecar, plan, result=result, by=by, now=stamp)
 
     try:
-        writer.apply(t.page, t.claim, decide)
+        writer.apply(t.page, t.claim, decide, by=by)
     except (VerdictError, OpenwikiError) as e:
         d.error = str(e)
         return

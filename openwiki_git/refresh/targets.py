@@ -46,13 +46,13 @@ def targets(ws: Workspace, options: RefreshOptions, trivial_mode: str) -> list[T
     sidecars = ws.wiki.load_all()
     resolver = ws.resolver()
     results = checker.check_all(
-        sidecars, resolver, ws.page_text, now=now, reverify_after_seconds=ws.config.reverify_after_seconds
+        sidecars, resolver, ws.page_text, now=now, reverify_after=ws.config.reverify_policy
     )
     chosen = select(ws, options, results)
     if options.shard is not None:
         i, n = options.shard
         chosen = [r for r in chosen if shard_of(r.page, n) == i]
-    found = [_target(ws, r, resolver) for r in chosen]
+    found = [target_of(ws, r, resolver) for r in chosen]
     for t in found:
         t.trivial = trivial_drift(t.result, t.sources, trivial_mode)
     return found
@@ -86,7 +86,7 @@ def shard_of(page: str, n: int) -> int:
     return int.from_bytes(digest[:8], "big") % n + 1
 
 
-def _target(ws: Workspace, r: ClaimResult, resolver: checker.EvidenceResolver) -> Target:
+def target_of(ws: Workspace, r: ClaimResult, resolver: checker.EvidenceResolver) -> Target:
     sources = []
     renamed = {c.resource: c.path for c in (r.claim.mark.causes if r.claim.mark else ()) if c.path}
     for ev, er in zip(r.claim.evidence, r.evidence, strict=True):

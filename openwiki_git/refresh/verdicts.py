@@ -149,6 +149,17 @@ def _quote_notes(path: str, wanted: list[str], cited_lines: list[str], where: st
     return notes
 
 
+def check_statement(text: str) -> str | None:
+    """The first problem of a statement written by a model, an agent or a person restating a
+    claim (one plain sentence on one line, no markers, no block syntax, bounded), None when it
+    is fine. THE statement rule: the refresher, the MCP tools and `review` all ask here."""
+    try:
+        _check_statement(text)
+    except VerdictError as e:
+        return str(e).removeprefix("revised_statement ")
+    return None
+
+
 def _check_statement(text: str) -> str:
     statement = " ".join(text.split()) if "\n" not in text.strip() else text.strip()
     if not statement:
@@ -160,6 +171,8 @@ def _check_statement(text: str) -> str:
         raise VerdictError("revised_statement must be plain prose: it cannot start a heading, list, quote, table or fence")
     if len(statement) > MAX_STATEMENT:
         raise VerdictError(f"revised_statement is {len(statement)} characters long; keep it under {MAX_STATEMENT}")
+    if _INSTRUCTION.search(statement):  # a wiki sentence is read by the next model too
+        raise VerdictError("revised_statement reads like instructions to a model; state what the code does")
     return statement
 
 

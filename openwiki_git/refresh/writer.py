@@ -11,6 +11,7 @@ from typing import Any
 
 from openwiki_git import PRODUCER
 from openwiki_git.claims import check as checker
+from openwiki_git.claims import policy
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.model import Claim, ClaimResult, Sidecar, Verification
 from openwiki_git.pages import citations
@@ -44,8 +45,13 @@ class Writer:
         return lambda text: self._edited(page, text) or text
 
     def apply(
-        self, page: str, asked: Claim, decide: Callable[[Sidecar, str | None, ClaimResult], tuple[Sidecar, Any]]
+        self, page: str, asked: Claim, decide: Callable[[Sidecar, str | None, ClaimResult], tuple[Sidecar, Any]],
+        *, by: str | None = None,
     ) -> None:
+        """Apply one decision made by `by` (refused with PolicyError, nothing written, when the
+        config's verify_policy forbids it that page)."""
+        if by is not None:
+            policy.enforce(self.ws.config.verify_policy, page, by)
         lock = contextlib.nullcontext() if self.dry_run else self.ws.wiki.lock()
         with lock:
             sidecar = self.sidecars.get(page) if self.dry_run else None

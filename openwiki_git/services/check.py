@@ -138,7 +138,7 @@ def judge(ws: Workspace, options: CheckOptions, *, use_cache: bool, cached: dict
         cached=cached,
         wiki_dir_arg=options.wiki_dir,
         use_cache=use_cache,
-        record=lambda r: None if report.is_plain(r) else report.claim_data(r, ws.config.wiki_dir),
+        record=lambda r: None if report.is_plain(r) or report.is_plain_unmarked(r) else report.claim_data(r, ws.config.wiki_dir),
         findings=lambda page, text, sc: page_findings(ws, page, text, sc),
         now=datetime.now(UTC),
     )
@@ -158,6 +158,12 @@ def page_findings(ws: Workspace, page: str, text: str | None, sidecar: Any = Non
     from openwiki_git.ground import deterministic as ground
 
     found: dict[str, list[Any]] = {}
+    if sidecar is not None and ws.config.verify_policy:  # the config is a key of the check cache
+        from openwiki_git.claims import policy
+
+        problems = policy.problems(ws.config.verify_policy, page, sidecar.claims)
+        if problems:
+            found["policy_problems"] = problems
     if sidecar is not None and ground.grounded_pages({page: sidecar}):
         found["_grounded"] = [True]  # broken references depend on every tracked file: _wiki_findings
     if sidecar is not None and citestale.cited_documents(sidecar.claims, ws.config.wiki_dir):
@@ -215,6 +221,8 @@ def _run_uncached(ws: Workspace, options: CheckOptions) -> Checked:
     report.add_cited_documents(
         data, _stale_citations(ws, [r.claim for r in results]), {r.claim.id: ws.wiki.repo_path(r.page) for r in results}
     )
+    if data.get("policy_problems"):
+        data["summary"]["policy_problems"] = len(data["policy_problems"])
     if options.only_problems:
         data["claims"] = [c for c in data["claims"] if report.is_problem(c)]
         data["only_problems"] = True
@@ -238,19 +246,31 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
     commits (never the working tree): the same report as `check --format json`, each evidence item
     with the `hunk` that changed it, plus `base` (the merge base), `head` and `base_rev`."""
     from openwiki_git.git import diff as gitdiff
-    from openwiki_git.hook.engine import evaluate
+    from openwiki_git.hook.engine import evaluate, policy_problems
 
     head_id = ws.repo.commit_id(head or "HEAD")
     base_rev = ws.repo.commit_id(base)
     merge_base = gitdiff.merge_base(ws.repo, base_rev, head_id)
     diff = gitdiff.between(ws.repo, merge_base, head_id, rename_threshold=ws.config.rename_threshold)
-    results = [_range_result(ws, head_id, o) for o in evaluate(ws, diff, current=head_id).outcomes]
+    # A one-shot run (CI's fresh runner): the changed paths are looked up by scanning the
+    # sidecars, not by building the cited-path index, and only the sidecars citing them are parsed.
+    evaluation = evaluate(ws, diff, current=head_id, persist_index=False)
+    results = [_range_result(ws, head_id, o) for o in evaluation.outcomes]
     extra = {"base": merge_base, "head": head_id, "base_rev": base_rev}
     data = report.build(results, wiki_dir=ws.config.wiki_dir, source=head_id, extra=extra)
-    # Every claim of the checked-out tree whose cited document is superseded or amended since.
-    claims = {c.id: (p, c) for p, sc in ws.wiki.load_all().items() for c in sc.claims}
+    # Every claim of the checked-out tree whose cited document is superseded or amended since
+    # (only the sidecars that may cite a document are parsed).
+    from openwiki_git.graph import citestale
+
+    citing = ws.wiki.load_matching(citestale.may_cite_documents)
+    claims = {c.id: (p, c) for p, sc in citing.items() for c in sc.claims}
     pages = {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()}
     report.add_cited_documents(data, _stale_citations(ws, [c for _, c in claims.values()]), pages)
+    found = policy_problems(ws, evaluation)  # e.g. a verifiedBy set by hand where the policy forbids it
+    if found:
+        data["policy_problems"] = found
+    if data.get("policy_problems"):
+        data["summary"]["policy_problems"] = len(data["policy_problems"])
     return data
 
 
@@ -270,21 +290,22 @@ def _range_result(ws: Workspace, head_id: str, o: Any) -> ClaimResult:
     if ws.config.strict_openwiki and page_file.text is not None and not citations.markers_in(page_file.text):
         present = True  # OpenWiki's pages carry no markers: none is missing
     evidence = tuple(e.result() for e in o.evidence)
-    return ClaimResult(o.page, o.before, o.status, evidence, present, False, tuple(notes))
+    line = citations.sentence_line(page_file.text, o.before.id) if page_file.text is not None and present else None
+    return ClaimResult(o.page, o.before, o.status, evidence, present, False, tuple(notes), line)
 
 
 def is_clean_change(data: dict[str, Any]) -> bool:
     """`check --base` passes: no claim the change touched is stale or unresolved, and no claim
     cites a superseded or amended document (missing markers and broken references do not count)."""
     s = data["summary"]
-    return s["stale"] == 0 and s["unresolved"] == 0 and not data.get("superseded_sources")
+    return s["stale"] == 0 and s["unresolved"] == 0 and not data.get("superseded_sources") and not data.get("policy_problems")
 
 
 def is_clean(data: dict[str, Any]) -> bool:
     """`check`: every claim fresh with its marker, no broken reference, nothing superseded cited."""
     s = data["summary"]
     return (s["stale"] == 0 and s["unresolved"] == 0 and s["missing_markers"] == 0
-            and not data.get("broken_references") and not data.get("superseded_sources"))
+            and not data.get("broken_references") and not data.get("superseded_sources") and not data.get("policy_problems"))
 
 
 def collect(ws: Workspace, options: CheckOptions) -> tuple[list[ClaimResult], dict[str, Any]]:
@@ -309,7 +330,7 @@ def collect(ws: Workspace, options: CheckOptions) -> tuple[list[ClaimResult], di
             ws.resolver(options.source),
             page_text,
             now=datetime.now(UTC),
-            reverify_after_seconds=ws.config.reverify_after_seconds,
+            reverify_after=ws.config.reverify_policy,
         )
     if ws.config.strict_openwiki:
         by_page: dict[str, list[ClaimResult]] = {}

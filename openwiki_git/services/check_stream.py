@@ -16,10 +16,13 @@ class Stream:
     plainly fresh claims) and what follows them (`summary`, then the findings' keys). A plain
     class: a NamedTuple's class costs about half a millisecond to build, on the warm path."""
 
-    __slots__ = ("head", "claims", "tail")
+    __slots__ = ("head", "claims", "tail", "unlisted_unmarked")
 
-    def __init__(self, head: dict[str, Any], claims: Iterable[report.Item], tail: dict[str, Any]) -> None:
+    def __init__(self, head: dict[str, Any], claims: Iterable[report.Item], tail: dict[str, Any], unlisted_unmarked: int = 0) -> None:
         self.head, self.claims, self.tail = head, claims, tail
+        # Claims whose only text line would be their missing marker's, left out of `claims`
+        # (more than report.UNMARKED_LISTED of them, in the text of the notable claims).
+        self.unlisted_unmarked = unlisted_unmarked
 
 
 def stream(
@@ -41,11 +44,19 @@ def stream(
         findings.setdefault(key, []).extend(found)
     if "superseded_sources" in findings:
         summary = {**summary, "superseded_sources": len(findings["superseded_sources"])}
+    if "policy_problems" in findings:
+        summary = {**summary, "policy_problems": len(findings["policy_problems"])}
+
+    unlisted = _unlisted_unmarked(entries, pages) if not (every or only_problems) else 0
 
     def listed() -> Iterator[report.Item]:
         for p in pages:
             if every:
                 yield from items(p)
+            elif unlisted:
+                yield from (c for c in entries[p]["notable"] if not report.only_marker_missing(c))
+            elif entries[p]["unmarked"]:  # their records come from the sidecar, in the claims' order
+                yield from (c for c in items(p) if isinstance(c, dict) and (not only_problems or report.is_problem(c)))
             else:
                 yield from (c for c in entries[p]["notable"] if not only_problems or report.is_problem(c))
 
@@ -59,14 +70,29 @@ def stream(
 
     if only_problems:
         findings["only_problems"] = True
-    return Stream(head, claims(), {"summary": summary, **findings})
+    return Stream(head, claims(), {"summary": summary, **findings}, unlisted)
+
+
+def _unlisted_unmarked(entries: dict[str, Any], pages: list[str]) -> int:
+    """How many claims the text of the notable claims leaves out, their only line being their
+    missing marker's: all of them past report.UNMARKED_LISTED, else none. Counted from the
+    entries (ids and the few notable records), whatever their number: no sidecar is read."""
+    n = 0
+    for p in pages:
+        entry = entries[p]
+        n += entry["unmarked"].count("\n") + 1 if entry["unmarked"] else 0
+        n += sum(1 for c in entry["notable"] if report.only_marker_missing(c))
+    return n if n > report.UNMARKED_LISTED else 0
 
 
 def items_of(page: str, page_path: str, entry: dict[str, Any], sc: Any) -> Iterator[report.Item]:
-    """Every claim of a page in order: its notable record, else the plain claim."""
+    """Every claim of a page in order: its notable record, else the plain claim (a record when
+    its marker is missing)."""
     notable = {c["id"]: c for c in entry["notable"]}
+    unmarked = set(entry["unmarked"].split("\n")) if entry["unmarked"] else ()
     for claim in sc.claims if sc is not None else ():
-        yield notable.get(claim.id) or report.plain(page, page_path, claim)
+        plain = report.plain(page, page_path, claim)
+        yield notable.get(claim.id) or (report.plain_claim_data(*plain, marker_present=False) if claim.id in unmarked else plain)
 
 
 def sidecar_loader(root: str, wiki_dir: str, entries: dict[str, Any]) -> Callable[[str], Iterator[report.Item]]:
@@ -82,11 +108,11 @@ def sidecar_loader(root: str, wiki_dir: str, entries: dict[str, Any]) -> Callabl
         with open(path, "rb") as fh:
             claims = json.loads(fh.read())["claims"]
         notable = {c["id"]: c for c in entries[page]["notable"]}
+        unmarked = set(entries[page]["unmarked"].split("\n")) if entries[page]["unmarked"] else ()
         for raw in claims:
             cid = raw["id"]
-            yield notable.get(cid) or (
-                page, page_path, cid, raw["statement"], tuple(e["resource"] for e in raw["evidence"]), raw.get("verifiedAt")
-            )
+            plain = (page, page_path, cid, raw["statement"], tuple(e["resource"] for e in raw["evidence"]), raw.get("verifiedAt"))
+            yield notable.get(cid) or (report.plain_claim_data(*plain, marker_present=False) if cid in unmarked else plain)
 
     return items
 

@@ -6,15 +6,16 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from openwiki_git.claims import policy
 from openwiki_git.errors import EvidenceError, StoreError, UsageError
 from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
 from openwiki_git.evidence.resolver import LineIndex
 from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource
 from openwiki_git.evidence.tokens import split_lines
-from openwiki_git.model import Claim, ClaimResult, Evidence
+from openwiki_git.model import Claim, ClaimResult, Evidence, Sidecar
 from openwiki_git.pages import citations
 from openwiki_git.store import editing
-from openwiki_git.store.editing import new_claim_id, resolve_new_evidence
+from openwiki_git.store.editing import resolve_new_evidence
 from openwiki_git.store.workspace import Workspace, now_iso
 
 
@@ -27,22 +28,11 @@ def add(ws: Workspace, page: str, statement: str, evidence: list[str], *, by: st
     statement = statement.strip()
     if not statement:
         raise UsageError("--statement is empty", "write the proposition the evidence supports")
+    if by is not None:  # a claim added with its verifier is a verification
+        policy.enforce(ws.config.verify_policy, page, by)
     resolved = resolve_new_evidence(ws, evidence, source)
-    with ws.wiki.lock():
-        sidecars = ws.wiki.load_all()
-        taken = {c.id for sc in sidecars.values() for c in sc.claims}
-        claim = Claim(new_claim_id(taken), statement, tuple(resolved), now_iso(), by)
-        sidecar = sidecars.get(page) or editing.new_sidecar(page)
-        sidecar = sidecar.replace(claims=(*sidecar.claims, claim))
-        placed: list[bool] = []
-
-        def edit(text: str) -> str:
-            new = citations.insert_marker(text, statement, claim.id)
-            placed.append(new is not None)
-            return new if new is not None else text
-
-        editing.save_page(ws.wiki, sidecar, edit=edit)
-    return page, claim, bool(placed and placed[0])
+    claim, placed = editing.add_claim(ws.wiki, page, statement, resolved, by, now_iso())
+    return page, claim, placed
 
 
 def rows(ws: Workspace, page: str | None) -> list[tuple[str, Claim]]:
@@ -91,12 +81,21 @@ class Shown:
         return data
 
 
-def show(ws: Workspace, claim_id: str, source: str) -> Shown:
+def find(ws: Workspace, claim_id: str, page: str | None = None) -> tuple[str, Sidecar, Claim]:
+    """The claim's (page, sidecar, claim): looked up in `page`'s sidecar alone when the caller
+    knows the page (review, one claim after another), else across the wiki."""
+    if page is None:
+        return ws.wiki.find_claim(claim_id)
+    sidecar = ws.wiki.load(page)
+    return ws.wiki.find_claim(claim_id, {page: sidecar} if sidecar is not None else {})
+
+
+def show(ws: Workspace, claim_id: str, source: str, *, page: str | None = None) -> Shown:
     """The claim's status and cause, and per evidence item where the cited text is now and the
     text as verified against the text now (read from the blob recorded when it was verified)."""
     from openwiki_git.claims import check as checker
 
-    page, _, claim = ws.wiki.find_claim(claim_id)
+    page, _, claim = find(ws, claim_id, page)
     resolver = ws.resolver(source)
     text = ws.page_text(page)
     result = checker.check_claim(page, claim, resolver, page_text=text)
@@ -183,14 +182,17 @@ def _with_diff(out: dict[str, Any], current: str) -> dict[str, Any]:
 
 
 def edit(
-    ws: Workspace, claim_id: str, *, evidence: list[str] | None, statement: str | None, by: str | None, source: str
+    ws: Workspace, claim_id: str, *, evidence: list[str] | None, statement: str | None, by: str | None, source: str,
+    page: str | None = None,
 ) -> tuple[str, Claim, bool]:
     """Re-point the claim's evidence and/or restate it, keeping its id, marker and place (new
     evidence is a verification: the mark is cleared); (the page, the claim as it was, whether
     the page's sentence states the new statement: False when it does not yet)."""
     resolved = resolve_new_evidence(ws, evidence, source) if evidence else None
     with ws.wiki.lock():
-        page, sidecar, claim = ws.wiki.find_claim(claim_id)
+        page, sidecar, claim = find(ws, claim_id, page)
+        if resolved is not None or by is not None:  # new evidence verifies the claim (the policy decides who may)
+            policy.enforce(ws.config.verify_policy, page, by)
         new = claim.replace(statement=statement or claim.statement)
         if resolved is not None:
             new = new.replace(evidence=tuple(resolved), mark=None, verified_at=now_iso(), verified_by=by or claim.verified_by)
@@ -200,15 +202,19 @@ def edit(
 
 
 def confirm(
-    ws: Workspace, claim_id: str, *, by: str | None, statement: str | None, keep_statement: bool, source: str
+    ws: Workspace, claim_id: str, *, by: str | None, statement: str | None, keep_statement: bool, source: str,
+    page: str | None = None, restate_prose: bool = False,
 ) -> tuple[str, Claim, ClaimResult]:
     """A person re-read the cited lines and the statement (or `statement`) holds: the evidence is
-    re-established where its text is now and the mark cleared; (the page, the claim, its check)."""
+    re-established where its text is now and the mark cleared; (the page, the claim, its check).
+    With `restate_prose` the page's sentence carrying the marker is rewritten to `statement`
+    (review's restatement: the person wrote the new sentence once, for both)."""
     from openwiki_git.claims import check as checker
     from openwiki_git.claims import fix as fixer
 
     with ws.wiki.lock():
-        page, sidecar, claim = ws.wiki.find_claim(claim_id)
+        page, sidecar, claim = find(ws, claim_id, page)
+        policy.enforce(ws.config.verify_policy, page, by)
         text = ws.page_text(page)
         if statement is None and not keep_statement and text is not None and citations.states(text, claim.id, claim.statement) is False:
             said = citations.prose_before(text, claim.id)
@@ -225,16 +231,23 @@ def confirm(
                 f"{claim.id}: cannot confirm: {gone}",
                 f"re-point the evidence (claim edit {citations.label(claim.id)} --evidence repo://...) or restore the cited file",
             )
+        prose = None
         if statement is not None:
             confirmed = confirmed.replace(statement=statement.strip())
-        editing.save_page(ws.wiki, sidecar.with_claim(confirmed))
+            if restate_prose:
+                from openwiki_git.refresh.edits import rewrite_sentence
+
+                def prose(text: str) -> str:
+                    return rewrite_sentence(text, claim.id, claim.statement, confirmed.statement)
+
+        editing.save_page(ws.wiki, sidecar.with_claim(confirmed), edit=prose)
     return page, claim, result
 
 
-def retract(ws: Workspace, claim_id: str) -> tuple[str, Claim]:
+def retract(ws: Workspace, claim_id: str, *, page: str | None = None) -> tuple[str, Claim]:
     """Remove the claim from its sidecar and its marker from the page."""
     with ws.wiki.lock():
-        page, sidecar, claim = ws.wiki.find_claim(claim_id)
+        page, sidecar, claim = find(ws, claim_id, page)
         editing.save_page(
             ws.wiki, sidecar.without_claim(claim.id), edit=lambda text: citations.remove_marker(text, claim.id)
         )

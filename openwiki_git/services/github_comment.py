@@ -8,17 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openwiki_git.errors import GitError, UsageError
 from openwiki_git.github import render
-from openwiki_git.github.actions import Step
+from openwiki_git.github.actions import ActionsEnv, Step
 from openwiki_git.redact import redact
 from openwiki_git.services.github_publish import is_shallow
 
 if TYPE_CHECKING:
     from openwiki_git.github.api import Client
     from openwiki_git.store.workspace import Workspace
+
+
+PREVIEW_REPOSITORY = "OWNER/REPO"  # where `--print`'s links point when GITHUB_REPOSITORY is unset
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,7 @@ class CommentOptions:
     fail_on_stale: bool = False  # exit 1 when a claim is stale or unresolved
     post: bool = True  # False: annotations and summary only, no API call
     author: str | None = None  # who writes the sticky comment (None: as the token tells)
+    report_html: Path | None = None  # also the health report: Markdown in the summary, HTML here (report-path)
 
 
 def comment(ws: Workspace, step: Step, gh: Client | None, options: CommentOptions) -> int:
@@ -39,6 +44,7 @@ def comment(ws: Workspace, step: Step, gh: Client | None, options: CommentOption
     number = options.pr or pull.get("number")
     base, head = _revisions(ws, pull, options)
     data = _report(ws, base, head)
+    add_diffs(ws, data)
     repo_name = step.env.repository_name(event)
     head_sha = data.get("head") or ws.repo.commit_id(head or "HEAD")
     links = render.Links(step.env.server_url, repo_name, head_sha, step.env.run_url, base_sha=data.get("base"))
@@ -59,9 +65,27 @@ def comment(ws: Workspace, step: Step, gh: Client | None, options: CommentOption
         step.command("::notice title=openwiki-git::no GitHub token: the stale claims are in the job summary only")
     else:
         _post(step, gh, repo_name, int(number), redact(render.render_comment(data, links)), stale=bool(stale), author=options.author)
+    if options.report_html is not None:
+        from openwiki_git.services import report
+
+        report.publish(step, ws, options.report_html)
     n = len(stale)
     step.say(f"openwiki-git: {n} claim{'s' if n != 1 else ''} stale or unresolved")
-    return 1 if options.fail_on_stale and stale else 0
+    return 1 if options.fail_on_stale and (stale or data.get("policy_problems")) else 0
+
+
+def preview(ws: Workspace, env: ActionsEnv, options: CommentOptions) -> tuple[str, int]:
+    """The sticky comment's Markdown as `comment` would post it, and how many claims are stale or
+    unresolved: no annotation, no summary, no API call, so it runs outside Actions (`--print`).
+    Links point at GITHUB_REPOSITORY, `OWNER/REPO` when it is unset."""
+    event = env.event()
+    base, head = _revisions(ws, event.get("pull_request") or {}, options)
+    data = _report(ws, base, head)
+    add_diffs(ws, data)
+    repo_name = env.repository or (event.get("repository") or {}).get("full_name") or PREVIEW_REPOSITORY
+    head_sha = data.get("head") or ws.repo.commit_id(head or "HEAD")
+    links = render.Links(env.server_url, repo_name, head_sha, env.run_url, base_sha=data.get("base"))
+    return redact(render.render_comment(data, links)), len(render.not_fresh(data))
 
 
 def _revisions(ws: Workspace, pull: Mapping[str, Any], options: CommentOptions) -> tuple[str, str | None]:
@@ -88,6 +112,29 @@ def _resolvable(ws: Workspace, rev: str | None) -> bool:
     except GitError:
         return False
     return True
+
+
+def add_diffs(ws: Workspace, data: dict[str, Any]) -> None:
+    """Each not-fresh evidence item of the report gets `diff`: its text as verified (the blob the
+    sidecar recorded) against its text at the report's head, as `claim show` builds it."""
+    from openwiki_git.model import EvidenceResult
+    from openwiki_git.services import claims
+
+    wanted = {c["id"]: c for c in render.not_fresh(data)}
+    if not wanted:
+        return
+    found = {c.id: c for sc in ws.wiki.load_all().values() for c in sc.claims if c.id in wanted}
+    resolver = ws.resolver(data.get("head") or "HEAD")
+    for cid, record in wanted.items():
+        claim = found.get(cid)
+        for item in record["evidence"] if claim is not None else ():
+            ev = next((e for e in claim.evidence if e.resource == item["resource"]), None)  # type: ignore[union-attr]
+            if ev is None or item["status"] == "fresh":
+                continue
+            result = EvidenceResult(item["resource"], item["status"], item["current_resource"], item.get("reason", ""))
+            diff = claims.evidence_view(ws, resolver, claim, ev, result)["diff"]  # type: ignore[arg-type]
+            if diff:
+                item["diff"] = diff
 
 
 def _report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:

@@ -37,6 +37,7 @@ class RefreshPrOptions:
     base: str | None = None  # the branch the pull request targets (default: the workflow's)
     branch: str = pull_body.REFRESH_BRANCH
     from_shards: tuple[Path, ...] = ()  # no model call: merge what refresh-shard jobs saved here
+    report_html: Path | None = None  # also the health report of the wiki before the refresh (report-path)
 
 
 @dataclass(frozen=True)
@@ -49,8 +50,14 @@ class ShardOptions:
 def refresh_pr(ws: Workspace, step: Step, gh: Client, options: RefreshPrOptions, refresher: Any = None) -> int:
     """Exit 0 when the pull request holds the run's decisions; 2 when the model cannot be used
     (a wrong key, model or endpoint: whatever was decided first is still published) or GitHub
-    would not let the token open the pull request (the decisions are kept on the branch)."""
+    would not let the token open the pull request (the decisions are kept on the branch).
+    With `report_html`, first the health report of the wiki as the base branch has it."""
     from openwiki_git.github import api as github_api
+
+    if options.report_html is not None:
+        from openwiki_git.services import report
+
+        report.publish(step, ws, options.report_html)
 
     event = step.env.event()
     repo_name = step.env.repository_name(event)
@@ -269,7 +276,7 @@ def check_worktree(ws: Workspace) -> dict[str, Any]:
         ws.resolver("worktree"),
         ws.page_text,
         now=datetime.now(UTC),
-        reverify_after_seconds=ws.config.reverify_after_seconds,
+        reverify_after=ws.config.reverify_policy,
     )
     return report.build(results, wiki_dir=ws.config.wiki_dir, source="worktree")
 

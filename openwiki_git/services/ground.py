@@ -3,6 +3,7 @@ references did not ground, as one report of data. `github ground-pr` runs the sa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,7 @@ class GroundOptions:
     add_front_matter: bool = False  # give pages without front matter the minimal OKF one
     source: str = "worktree"
     model: ModelOptions | None = None
+    progress: Callable[[int, int], None] | None = None  # (pages done, total) after each page of the first pass
 
 
 def resolve_pages(ws: Workspace, names: list[str], *, every: bool = False) -> tuple[str, ...]:
@@ -50,12 +52,31 @@ def ground(ws: Workspace, options: GroundOptions, client: Any = None) -> dict[st
     pages = list(options.pages)
     index = grounding.source_index(ws, options.source)
     reports = grounding.ground_pages(
-        ws, pages, index, add_front_matter=options.add_front_matter, plan=options.plan, source=options.source
+        ws, pages, index, add_front_matter=options.add_front_matter, plan=options.plan, source=options.source,
+        progress=options.progress,
     )
     model = None
     if options.model is not None:
         model = model_pass(ws, options.model, pages, index, reports, plan=options.plan, source=options.source, client=client)
-    return grounding.report_data(ws, reports, plan=options.plan, model=model)
+    data = grounding.report_data(ws, reports, plan=options.plan, model=model)
+    site = site_notice(ws)
+    if site is not None:
+        data["site"] = site
+    return data
+
+
+def site_notice(ws: Workspace) -> dict[str, Any] | None:
+    """Whether the docs site the wiki is built into (an `mkdocs.yml`, a Sphinx `conf.py`) would
+    render the markers as text; `ground` and `init` say so, with how to enable footnotes."""
+    from openwiki_git.ground import site
+
+    configs = {}
+    for path in site.candidates(ws.config.wiki_dir):
+        try:
+            configs[path] = (ws.repo.root / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:  # no such file (or unreadable): no site configured there
+            continue
+    return site.notice(configs, ws.config.wiki_dir)
 
 
 def model_pass(

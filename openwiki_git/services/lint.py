@@ -21,7 +21,7 @@ from openwiki_git.store.workspace import Workspace
 
 KINDS = (
     "front-matter", "ungrounded", "orphan-sidecar", "missing-marker", "broken-link", "out-of-step", "index", "broken-reference",
-    "superseded-source", "prose-differs",
+    "superseded-source", "prose-differs", "verify-policy",
 )
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _LOCATED = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+): (?P<rest>.*)$")
@@ -92,6 +92,7 @@ def lint(ws: Workspace) -> tuple[list[Finding], Plan]:
     found += _broken_references(ws, sidecars)
     found += _out_of_step(ws, texts, sidecars, plan)
     found += _cited_documents(ws, sidecars)
+    found += _policy(ws, sidecars)
     if not ws.config.strict_openwiki:  # an OpenWiki wiki's indexes are OpenWiki's
         found += _indexes(ws, plan)
     return found, plan
@@ -212,6 +213,19 @@ def _cited_documents(ws: Workspace, sidecars: dict[str, Sidecar]) -> list[Findin
     return [
         Finding("superseded-source", ws.wiki.repo_path(claims[cid][0]), 1, f"{cid}: {n['note']}")
         for cid, got in notices.items() for n in got
+    ]
+
+
+def _policy(ws: Workspace, sidecars: dict[str, Sidecar]) -> list[Finding]:
+    """Claims whose recorded verifier the config's verify_policy forbids on their page."""
+    if not ws.config.verify_policy:
+        return []
+    from openwiki_git.claims import policy
+
+    return [
+        Finding("verify-policy", ws.wiki.repo_path(page), 1,
+                f"{p['claim_id']}: verified by {p['verified_by']}, which the verify policy forbids: {p['rule']}")
+        for page, sc in sorted(sidecars.items()) for p in policy.problems(ws.config.verify_policy, page, sc.claims)
     ]
 
 

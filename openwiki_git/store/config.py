@@ -5,9 +5,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openwiki_git.errors import ConfigError
+
+if TYPE_CHECKING:
+    from openwiki_git.claims.due import ReverifyAfter
+    from openwiki_git.claims.policy import Rule
 
 CONFIG_DIR = ".openwiki"
 CONFIG_NAME = "config.yml"
@@ -31,8 +35,9 @@ class Config:
     range_growth_lines: int = 10
     hook_on_moved: str = "stage"  # hook.on_moved: a commit that only re-anchors: stage (pass) | stop
     hook_on_stale: str = "stop"  # hook.on_stale: a commit that newly marks a claim: stop (once) | stage
-    reverify_after: str | None = None
+    reverify_after: str | dict[str, str] | None = None  # one duration, or per page glob / OKF type (+ default)
     docs: tuple[str, ...] = ()
+    verify_policy: tuple[Rule, ...] = ()  # who may verify which pages (claims/policy.py)
     refresh: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict)
 
@@ -42,11 +47,32 @@ class Config:
 
     @property
     def reverify_after_seconds(self) -> int | None:
-        if not self.reverify_after:
+        """The default duration (the one `reverify_after`, or a mapping's `default`)."""
+        policy = self.reverify_policy
+        return policy.default if policy is not None else None
+
+    @property
+    def reverify_policy(self) -> ReverifyAfter | None:
+        """`reverify_after` as check applies it, page by page (None: nothing is ever due by age).
+        A mapping's keys are page globs (first match in the order written wins), else OKF types,
+        and `default`; see claims/check.py's ReverifyAfter."""
+        from openwiki_git.claims.due import ReverifyAfter, is_page_glob, page_glob
+
+        value = self.reverify_after
+        if not value:
             return None
-        m = DURATION.match(self.reverify_after)
-        assert m, "validated by the schema"
-        return int(m.group(1)) * {"h": 3600, "d": 86400, "w": 604800}[m.group(2)]
+        if isinstance(value, str):
+            return ReverifyAfter(default=duration_seconds(value))
+        globs = tuple((page_glob(k), duration_seconds(v)) for k, v in value.items() if k != "default" and is_page_glob(k))
+        types = tuple((k, duration_seconds(v)) for k, v in value.items() if k != "default" and not is_page_glob(k))
+        default = value.get("default")
+        return ReverifyAfter(duration_seconds(default) if default else None, globs, types)
+
+
+def duration_seconds(value: str) -> int:
+    m = DURATION.match(value)
+    assert m, "validated by the schema"
+    return int(m.group(1)) * {"h": 3600, "d": 86400, "w": 604800}[m.group(2)]
 
 
 def config_path(root: Path) -> Path:
@@ -89,9 +115,18 @@ def load_config(root: Path, *, wiki_dir: str | None = None) -> Config:
         hook_on_stale=(data.get("hook") or {}).get("on_stale", "stop"),
         reverify_after=data.get("reverify_after"),
         docs=tuple(data.get("docs", ())),
+        verify_policy=_policy(data.get("verify_policy")),
         refresh=dict(data.get("refresh") or {}),
         raw=data,
     )
+
+
+def _policy(raw: Any) -> tuple[Rule, ...]:
+    if not raw:
+        return ()
+    from openwiki_git.claims.policy import rules
+
+    return rules(raw)
 
 
 def _read(path: Path, root: Path) -> dict[str, Any]:

@@ -149,6 +149,27 @@ def resolve_new_evidence(ws: Any, resources: list[str], source: str) -> list[Evi
     return out
 
 
+def add_claim(wiki: Wiki, page: str, statement: str, evidence: list[Evidence], by: str | None, now: str) -> tuple[Claim, bool]:
+    """A new claim (a fresh claim_<32 hex> id) written to the page's sidecar, its marker after
+    the statement in the prose, under the wiki's lock; (the claim, whether the marker was placed).
+    `claim add` and the agents' add_claim both write through here."""
+    with wiki.lock():
+        sidecars = wiki.load_all()
+        taken = {c.id for sc in sidecars.values() for c in sc.claims}
+        claim = Claim(new_claim_id(taken), statement, tuple(evidence), now, by)
+        sidecar = sidecars.get(page) or new_sidecar(page)
+        sidecar = sidecar.replace(claims=(*sidecar.claims, claim))
+        placed: list[bool] = []
+
+        def edit(text: str) -> str:
+            new = citations.insert_marker(text, statement, claim.id)
+            placed.append(new is not None)
+            return new if new is not None else text
+
+        save_page(wiki, sidecar, edit=edit)
+    return claim, bool(placed and placed[0])
+
+
 def _new_kind_evidence(ws: Any, raw: str, source: str) -> Evidence:
     """A definition by name or a set, established now (claims/kinds.py); refused in OpenWiki
     mode, whose reader knows line ranges and whole files only."""

@@ -218,9 +218,10 @@ class Wiki:
     def load(self, page: str) -> Sidecar | None:
         return self.load_bytes(page)[1]
 
-    def load_bytes(self, page: str) -> tuple[bytes | None, Sidecar | None]:
+    def load_bytes(self, page: str, wanted: Callable[[bytes], bool] | None = None) -> tuple[bytes | None, Sidecar | None]:
         """The sidecar's bytes as read and the sidecar parsed from them, (None, None) when the
-        page has none: the hook needs both (the blob id of what it judged), from one read."""
+        page has none: the hook needs both (the blob id of what it judged), from one read.
+        `wanted(bytes)` False: the bytes, not parsed (None)."""
         path = self.sidecar_path(page)
         rel = path.relative_to(self.root).as_posix()
         if path.is_symlink():
@@ -232,6 +233,8 @@ class Wiki:
             return None, None
         except (OSError, UnicodeDecodeError) as e:
             raise StoreError(f"{rel}: cannot read: {e}") from None
+        if wanted is not None and not wanted(data):
+            return data, None
         sidecar = sidecar_codec.loads(text, filename=rel, page=page, wiki_dir=self.wiki_dir)
         if self.config.strict_openwiki:
             sidecar = self._merge_front_matter_marks(sidecar)
@@ -255,6 +258,18 @@ class Wiki:
         out: dict[str, Sidecar] = {}
         for page in self.sidecar_pages():
             sc = load(page)
+            if sc is not None:
+                out[page] = sc
+        self.require_unique_ids(out)
+        return out
+
+    def load_matching(self, wanted: Callable[[bytes], bool]) -> dict[str, Sidecar]:
+        """The sidecars whose bytes pass `wanted`, keyed by page: a byte test spares parsing
+        the others (e.g. citestale.may_cite_documents). Their claim ids are not compared with
+        the pages not parsed."""
+        out: dict[str, Sidecar] = {}
+        for page in self.sidecar_pages():
+            sc = self.load_bytes(page, wanted)[1]
             if sc is not None:
                 out[page] = sc
         self.require_unique_ids(out)

@@ -47,7 +47,7 @@ def _data(result) -> dict:
 def test_mcp_tools_resources_and_errors(root: Path) -> None:
     async def body(session: ClientSession) -> None:
         tools = {t.name: t for t in (await session.list_tools()).tools}
-        assert set(tools) == {"locate", "expand", "check", "claim_show"}
+        assert set(tools) == {"locate", "expand", "check", "claim_show", "claims_for_change", "verify_claim", "add_claim"}
         props = tools["expand"].input_schema["properties"]
         assert "superseded_by" in tools["expand"].description and "edge types" in props["edges"]["description"].lower()
         assert all(p.get("description") for t in tools.values() for p in t.input_schema["properties"].values())

@@ -177,3 +177,71 @@ def test_cached_check_equals_no_cache_after_random_edits(wiki, capsys, small_win
             assert cached == reference == again, (seed, kinds)
     assert {"same-size", "line", "statement"} & set(kinds)
     assert all(used.values()), used  # every path was compared
+
+
+def _unmarked_page(repo, claims: int) -> None:
+    """A page of `claims` fresh claims on src/a.py whose prose carries none of their markers."""
+    from openwiki_git.evidence.resource import format_resource
+    from openwiki_git.evidence.tokens import lines_version, split_lines
+    from openwiki_git.formats import sidecar
+    from openwiki_git.model import Claim, Evidence, Sidecar
+    from openwiki_git.store.wiki import page_version
+
+    lines = split_lines(FILES["src/a.py"])
+    made = []
+    for n in range(claims):
+        start = n % 28
+        evidence = Evidence(format_resource("src/a.py", (start + 1, start + 2)), lines_version(lines, start, start + 2))
+        made.append(Claim(f"claim_{n + 1:032x}", f"Alpha {n} holds.", (evidence,)))
+    text = "---\ntype: Reference\ntitle: Many\n---\n\n# Many\n\n" + "".join(f"{c.statement}\n" for c in made)
+    repo.write(".openwiki/many.md", text)
+    repo.write(".openwiki/.claims/many.json", sidecar.dumps(Sidecar("many.md", page_version(text.encode()), tuple(made))))
+
+
+def test_claims_without_markers_are_summarised_alike_cached_or_not(wiki, capsys, small_window):
+    """Past report.UNMARKED_LISTED claims whose only line is their missing marker, the text says
+    so in one line; the cache keeps them as ids; JSON lists each. Cached equals --no-cache as the
+    number crosses the limit, and with a stale claim among them."""
+    from openwiki_git.claims.report import UNMARKED_LISTED
+    from openwiki_git.cli.report import unlisted_unmarked_line
+
+    base = json.loads(run(wiki, capsys, "--format", "json")[1])["summary"]["missing_markers"]  # the fixture's own
+    _unmarked_page(wiki, UNMARKED_LISTED + 10)
+    wiki.commit_all("many claims, no markers")
+    path = wiki.root / ".openwiki/.claims/many.json"
+
+    def keep(n: int) -> None:
+        data = json.loads(path.read_text("utf-8"))
+        data["claims"] = data["claims"][:n]
+        path.write_text(json.dumps(data, indent=2) + "\n", "utf-8")
+
+    def source(text: str) -> None:
+        (wiki.root / "src/a.py").write_text(text, "utf-8")
+
+    def back_to(claims: int) -> None:
+        source(FILES["src/a.py"])
+        _unmarked_page(wiki, claims)
+
+    steps = [  # (the change, how many claims the text then summarises; None: some are stale)
+        (lambda: None, base + UNMARKED_LISTED + 10),
+        (lambda: source(FILES["src/a.py"].replace("alpha 2\n", "ALPHA 2\n")), None),
+        (lambda: keep(UNMARKED_LISTED - 10), None),
+        (lambda: back_to(UNMARKED_LISTED - base), 0),
+        (lambda: back_to(UNMARKED_LISTED - base + 1), UNMARKED_LISTED + 1),
+    ]
+    for change, summarised in steps:
+        change()
+        time.sleep(2 * WINDOW_NS / 1e9)
+        for argv in (("--format", "json"), ("--format", "json", "--only-problems"), ("--all",), ()):
+            cached, again, reference = run(wiki, capsys, *argv), run(wiki, capsys, *argv), run(wiki, capsys, *argv, "--no-cache")
+            assert cached == again == reference, argv
+        text = run(wiki, capsys)[1]
+        if summarised:
+            assert unlisted_unmarked_line(summarised) in text and "is missing from the page's prose" not in text
+        elif summarised == 0:
+            assert "are fresh but their markers are missing" not in text
+            assert text.count("is missing from the page's prose") == UNMARKED_LISTED
+        listed = json.loads(run(wiki, capsys, "--format", "json", "--only-problems")[1])["claims"]
+        assert sum(1 for c in listed if c["page"] == "many.md" and not c["marker_present"]) == len(json.loads(path.read_text())["claims"])
+    entry = checkcache.read(wiki.root / ".git/openwiki-git" / checkcache.CACHE_NAME)["pages"]["many.md"]
+    assert entry["notable"] == [] and entry["unmarked"].count("\n") + 1 == UNMARKED_LISTED - base + 1  # ids, not records

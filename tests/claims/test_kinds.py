@@ -29,12 +29,15 @@ class Cart:
 PAGE = "---\ntype: Reference\ntitle: Guide\n---\n\n# Guide\n\n{}\n"
 
 
-def _setup(repo: GitRepo, capsys: pytest.CaptureFixture[str], sentence: str, resource: str, files: dict[str, str] | None = None) -> str:
+def _setup(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], sentence: str, resource: str, files: dict[str, str] | None = None,
+    prose: str | None = None,
+) -> str:
     repo.write("src/shop/cart.py", CART)
     for path, text in (files or {}).items():
         repo.write(path, text)
     assert repo.run("init") == 0
-    repo.write(".openwiki/guide.md", PAGE.format(sentence))
+    repo.write(".openwiki/guide.md", PAGE.format(prose or sentence))
     repo.commit_all("initial")
     capsys.readouterr()
     assert repo.run("claim", "add", "--page", "guide.md", "--statement", sentence, "--evidence", resource) == 0
@@ -291,13 +294,13 @@ def test_a_javascript_method_by_name(repo: GitRepo, capsys: pytest.CaptureFixtur
 
 
 def test_validate_and_lint_accept_every_kind(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
-    _setup(repo, capsys, ADD, "repo://src/shop/cart.py#Cart.add", STORES)
-    for sentence, resource in (
+    more = (
         ("A `Cart` takes a limit.", "repo://src/shop/cart.py#Cart:head"),
         (SET, "repo://src/shop/stores/*.py"),
         (RAISES, "repo://src/**/*.py?grep=raise%20OverflowError"),
-    ):
-        repo.write(".openwiki/guide.md", repo.read(".openwiki/guide.md") + f"\n{sentence}\n")
+    )
+    _setup(repo, capsys, ADD, "repo://src/shop/cart.py#Cart.add", STORES, prose=" ".join([ADD, *(m[0] for m in more)]))
+    for sentence, resource in more:
         assert repo.run("claim", "add", "--page", "guide.md", "--statement", sentence, "--evidence", resource) == 0
     capsys.readouterr()
     assert repo.run("validate") == 0, capsys.readouterr()

@@ -207,6 +207,8 @@ CONFIG_CASES = [
     ("negative", "max_growth: -1\n", "$.max_growth"),
     ("bad-enum", "sidecar_format: xml\n", "$.sidecar_format"),
     ("bad-duration", "reverify_after: soon\n", "$.reverify_after"),
+    ("bad-duration-by-kind", "reverify_after:\n  Decision: 1y\n  default: 90d\n", "$.reverify_after.Decision"),
+    ("empty-by-kind", "reverify_after: {}\n", "$.reverify_after"),
     ("not-a-mapping", "- a\n- b\n", "$"),
     ("wiki-dir-escapes", "wiki_dir: ../elsewhere\n", "wiki_dir"),
     ("wiki-dir-git", "wiki_dir: .git/wiki\n", "wiki_dir"),

@@ -272,7 +272,8 @@ def test_check_exit_codes_and_reports(wiki_repo, capsys):
     wiki_repo.write("src/app.py", SRC.replace("line 11\n", "line eleven\n"))
     rc, out, _ = run(wiki_repo, capsys, "check")
     assert rc == 1
-    assert f".openwiki/guide.md: {cid}: stale: Line ten says ten." in out
+    line = next(n for n, text in enumerate(wiki_repo.read(".openwiki/guide.md").splitlines(), 1) if "Line ten says ten." in text)
+    assert f".openwiki/guide.md:{line} c-{cid[6:14]} stale Line ten says ten.\n" in out
     assert "1 claims: 0 fresh, 1 stale, 0 unresolved" in out
     rc, data = check_json(wiki_repo, capsys)
     assert rc == 1 and data["summary"]["stale"] == 1
@@ -378,7 +379,7 @@ def test_missing_marker_reported(wiki_repo, capsys):
     wiki_repo.write(".openwiki/guide.md", page.replace("ten." + label, "ten.", 1))
     rc, out, _ = run(wiki_repo, capsys, "check")
     assert rc == 1
-    assert f".openwiki/guide.md: {cid}: marker {label} is missing from the page's prose" in out
+    assert f".openwiki/guide.md c-{cid[6:14]} no-marker Line ten says ten.\n    marker {label} is missing from the page's prose\n" in out
     rc, data = check_json(wiki_repo, capsys)
     assert data["summary"]["missing_markers"] == 1 and data["claims"][0]["marker_present"] is False
 

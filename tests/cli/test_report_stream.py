@@ -61,3 +61,16 @@ def test_streamed_report_is_to_json_of_the_whole():
         tail = {"summary": whole["summary"], "only_problems": True}
         report.write_json(out.write, head, claims, lambda tail=tail: tail)
         assert out.getvalue() == report.to_json(whole)
+
+
+def test_a_whole_report_written_through_the_stream_is_to_json():
+    """check --no-cache's JSON (write_report_json: plain records by plain_claim_json) is to_json's."""
+    rng = random.Random(11)
+    results = [plain_result(rng, text(rng) + ".md") for _ in range(200)]
+    for i in range(0, 200, 7):  # some not plain: no marker, due, a note
+        r = results[i]
+        results[i] = ClaimResult(r.page, r.claim, r.status, r.evidence, i % 2 == 0, i % 3 == 0, ("a note",) if i % 5 == 0 else ())
+    data = records.build(results, wiki_dir=".openwiki", source="worktree", extra={"base": "abc"})
+    out = io.StringIO()
+    report.write_report_json(out.write, data)
+    assert out.getvalue() == report.to_json(data)

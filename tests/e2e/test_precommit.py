@@ -445,3 +445,22 @@ def test_definitions_and_sets_through_the_real_hook(project) -> None:  # type: i
     claims = committed_claims(project)
     assert claims["Cart.add returns the item."]["mark"]["status"] == "stale"
     assert claims["MemoryStore is the only store."]["mark"]["causes"][0]["reason"] == "new: src/stores/disk.py"
+def test_a_verifier_the_policy_forbids_stops_every_commit_until_a_person_confirms(project) -> None:  # type: ignore[no-untyped-def]
+    project.write(".openwiki/config.yml", project.read(".openwiki/config.yml")
+                  + 'verify_policy:\n  - pages: "guide.md"\n    allow: [human]\n')
+    rc, out = commit(project, "-a", "-m", "policy")
+    assert rc == 0, out
+    claim = committed_claims(project)["Line ten says ten."]
+    path = ".openwiki/.claims/guide.json"
+    data = json.loads(project.read(path))
+    data["claims"][0]["verifiedBy"] = "model:gpt-4o"  # set by hand, as a pull request could
+    project.write(path, json.dumps(data, indent=2) + "\n")
+    for _ in range(2):  # not a stop-once
+        rc, out = commit(project, "-a", "-m", "verified by a model")
+        assert rc == 1
+        assert f"{claim['id']}: verified by model:gpt-4o, which the verify policy forbids" in out
+        assert '$.verify_policy[0]: pages "guide.md" allow [human]' in out
+    assert project.run("claim", "confirm", claim["id"], "--by", "human:ada") == 0
+    rc, out = commit(project, "-a", "-m", "confirmed by a person")
+    assert rc == 0, out
+    assert committed_claims(project)["Line ten says ten."]["verifiedBy"] == "human:ada"

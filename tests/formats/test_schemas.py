@@ -260,7 +260,11 @@ def test_config_fast_path_knows_the_schema_it_mirrors():
         "adjacent_insert": {"enum": ["fresh", "stale"]},
         "rename_threshold": {"type": "integer", "minimum": 0, "maximum": 100},
         "max_growth": {"type": "integer", "minimum": 0},
-        "reverify_after": {"type": ["string", "null"], "pattern": "^[0-9]+[hdw]$"},
+        "reverify_after": {  # the simple reader takes the one-duration form; a mapping goes to YAML and the schema
+            "type": ["string", "object", "null"], "pattern": "^[0-9]+[hdw]$", "minProperties": 1,
+            "propertyNames": {"minLength": 1, "maxLength": 200},
+            "additionalProperties": {"type": "string", "pattern": "^[0-9]+[hdw]$"},
+        },
         "range_growth_factor": {"type": "integer", "minimum": 1},
         "range_growth_lines": {"type": "integer", "minimum": 0},
         "cosmetic_edits": {"enum": ["fresh", "mark", "stale"]},

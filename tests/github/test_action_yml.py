@@ -78,7 +78,7 @@ def test_a_private_venv_and_hashed_locks_per_mode(action) -> None:
 def test_outputs_come_from_the_run_step(action) -> None:
     assert set(action["outputs"]) == {
         "stale-count", "comment-operation", "comment-id", "comment-url", "pr-number", "pr-url", "pr-operation",
-        "grounded-count", "broken-count",
+        "grounded-count", "broken-count", "report-path",
     }
     for name, out in action["outputs"].items():
         assert out["value"] == f"${{{{ steps.run.outputs.{name} }}}}"
@@ -86,8 +86,9 @@ def test_outputs_come_from_the_run_step(action) -> None:
 
 def test_every_output_the_cli_writes_is_declared(action) -> None:
     # The workflows write the step outputs (services/github_*.py, through github/actions.py's Step.outputs).
-    source = "".join(path.read_text("utf-8") for path in sorted((ROOT / "openwiki_git" / "services").glob("github_*.py")))
-    written = set(re.findall(r'"((?:stale|comment|pr|grounded|broken)-[a-z]+)"\s*:', source))
+    services = ROOT / "openwiki_git" / "services"
+    source = "".join(path.read_text("utf-8") for path in [*sorted(services.glob("github_*.py")), services / "report.py"])
+    written = set(re.findall(r'"((?:stale|comment|pr|grounded|broken|report)-[a-z]+)"\s*:', source))
     assert written and written <= set(action["outputs"]), written - set(action["outputs"])
 
 
@@ -168,15 +169,18 @@ def test_comment_mode_inputs_reach_the_cli(action, tmp_path) -> None:
         {"mode": "comment", "base": "origin/main", "fail-on-stale": "true", "github-token": "tok-1", "comment-author": "app[bot]"},
     )
     assert rc == 0
-    assert argv == ["github", "comment", "--base", "origin/main", "--comment-author", "app[bot]", "--fail-on-stale"]
+    report = str(tmp_path / "openwiki-git-report" / "index.html")  # under RUNNER_TEMP: the report-path output
+    assert argv == ["github", "comment", "--report-html", report, "--base", "origin/main", "--comment-author", "app[bot]",
+                    "--fail-on-stale"]
     assert env["GITHUB_TOKEN"] == "tok-1" and env["PYTHONPATH"] == str(ROOT)
     args = cli_parse(argv)
     assert (args.base, args.fail_on_stale, args.run) == ("origin/main", True, github_cmd.cmd_comment)
+    assert args.report_html == Path(report)
 
 
 def test_comment_mode_defaults(action, tmp_path) -> None:
     rc, argv, _ = run_script(action, tmp_path, {})
-    assert rc == 0 and argv == ["github", "comment"]
+    assert rc == 0 and argv == ["github", "comment", "--report-html", str(tmp_path / "openwiki-git-report" / "index.html")]
     assert cli_parse(argv).fail_on_stale is False
 
 
@@ -192,7 +196,8 @@ def test_refresh_mode_inputs_reach_the_cli(action, tmp_path) -> None:
     )
     assert rc == 0
     assert argv == [
-        "github", "refresh-pr", "--branch", "bot/wiki", "--base", "develop", "--model", "m-1",
+        "github", "refresh-pr", "--branch", "bot/wiki", "--report-html", str(tmp_path / "openwiki-git-report" / "index.html"),
+        "--base", "develop", "--model", "m-1",
         "--base-url", "http://127.0.0.1:9/v1", "--max-claims", "7", "--timeout", "30", "--deadline", "900",
         "--max-concurrency", "8", "--api-key-env", "OWG_API_KEY",
     ]
@@ -243,7 +248,8 @@ def test_ground_mode_reaches_the_cli(action, tmp_path) -> None:
 def test_inputs_cannot_inject_shell(action, tmp_path) -> None:
     evil = '$(touch pwned); `touch pwned2` "; touch pwned3'
     rc, argv, _ = run_script(action, tmp_path, {"mode": "comment", "base": evil})
-    assert rc == 0 and argv == ["github", "comment", "--base", evil]
+    assert rc == 0 and argv == ["github", "comment", "--report-html", str(tmp_path / "openwiki-git-report" / "index.html"),
+                                "--base", evil]
     assert not list(tmp_path.glob("pwned*")) and not list(Path.cwd().glob("pwned*"))
 
 
@@ -358,10 +364,13 @@ def test_sharded_refresh_example(action) -> None:
     assert merge["with"]["model"] == run_shard["with"]["model"]  # same fingerprint as the shards
 
 
+GUIDE_OF_EXAMPLE = {"pr-check.yml": "ci.md", "nightly-refresh.yml": "action.md", "sharded-refresh.yml": "action.md"}
+
+
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
-def test_readme_shows_the_examples(name) -> None:
-    readme = (ROOT / "README.md").read_text("utf-8")
-    assert EXAMPLES[name].read_text("utf-8").strip() in readme
+def test_the_guides_show_the_examples(name) -> None:
+    guide = (ROOT / "docs" / GUIDE_OF_EXAMPLE[name]).read_text("utf-8")
+    assert EXAMPLES[name].read_text("utf-8").strip() in guide, f"docs/{GUIDE_OF_EXAMPLE[name]} must show examples/{name} as it is"
 
 
 @pytest.mark.parametrize(("lock", "extras"), [("comment", ("github",)), ("refresh", ("github", "refresh"))])
@@ -381,3 +390,24 @@ def test_each_lock_file_pins_every_dependency_the_mode_imports(lock: str, extras
     pinned = {name(line) for line in (root / "requirements" / f"action-{lock}.txt").read_text("utf-8").splitlines()
               if line and not line[0].isspace() and "==" in line}
     assert {name(r) for r in wanted} <= pinned, sorted({name(r) for r in wanted} - pinned)
+
+
+def test_health_report_example_publishes_the_report_with_least_privilege(action) -> None:
+    """examples/health-report.yml: the report of a plan-only refresh (no model, no key, no write)
+    as an artifact and on GitHub Pages, each job with only the permissions it uses."""
+    path = ROOT / "examples" / "health-report.yml"
+    wf, text = load(path), path.read_text("utf-8")
+    assert wf["permissions"] == {} and "workflow_dispatch" in triggers(wf)
+    (cron,) = [c["cron"] for c in triggers(wf)["schedule"]]
+    assert int(cron.split()[0]) != 0
+    report, pages = wf["jobs"]["report"], wf["jobs"]["pages"]
+    assert report["permissions"] == {"contents": "read"}
+    assert pages["permissions"] == {"pages": "write", "id-token": "write"} and pages["needs"] == "report"
+    (step,) = action_steps(wf)
+    assert set(step["with"]) <= set(action["inputs"])
+    assert step["with"]["mode"] == "refresh" and step["with"]["plan"] == "true" and "api-key" not in step["with"]
+    uses = [s["uses"] for job in wf["jobs"].values() for s in job["steps"] if "uses" in s]
+    assert {u.split("@")[0] for u in uses} == {"actions/checkout", "openwiki-git/openwiki-git", "actions/upload-artifact",
+                                               "actions/upload-pages-artifact", "actions/deploy-pages"}
+    assert all(re.fullmatch(r"[0-9a-f]{40}", u.split("@")[1]) for u in uses if not u.startswith("openwiki-git/"))
+    assert "persist-credentials: false" in text and "steps.wiki.outputs.report-path" in text

@@ -282,3 +282,49 @@ def test_no_comment_flag_and_push_events_make_no_api_call(pr_repo, fake, actions
     assert fake.log == []
     assert "No pull request in this event" in actions_env["summary"].read_text("utf-8")
     assert outputs(actions_env["output"])["stale-count"] == "1"
+
+
+def test_print_shows_the_posted_comment_without_github(pr_repo, fake, actions_env, monkeypatch, capsys) -> None:
+    """`--print` prints exactly the body `github comment` posts, and makes no API call, writes no
+    output or summary; outside Actions (no GITHUB_* at all) it needs only --base."""
+    edit_line(pr_repo, 10, "line ten now says eleven")
+    head = pr_repo.commit_all("change line 10")
+    write_event(actions_env, pr_repo.base, head)
+    capsys.readouterr()
+    assert pr_repo.run("github", "comment", "--print", "--fail-on-stale") == 1
+    printed = capsys.readouterr().out
+    assert fake.log == [] and not actions_env["output"].exists() and not actions_env["summary"].exists()
+    assert pr_repo.run("github", "comment") == 0
+    assert printed.strip() == fake.sticky()[0]["body"].strip()
+
+    import os
+
+    for name in [n for n in os.environ if n.startswith("GITHUB_")]:
+        monkeypatch.delenv(name)
+    capsys.readouterr()
+    assert pr_repo.run("github", "comment", "--print", "--base", pr_repo.base) == 0
+    out = capsys.readouterr().out
+    assert "Line ten says ten." in out and f"https://github.com/OWNER/REPO/blob/{head}/src/app.py#L10" in out
+    edit_line(pr_repo, 10, "line 10")
+    pr_repo.commit_all("restore line 10")
+    assert pr_repo.run("github", "comment", "--print", "--base", pr_repo.base, "--fail-on-stale") == 0
+    assert "all claims are fresh" in capsys.readouterr().out.lower()
+
+def test_comment_folds_each_claims_verified_to_now_diff_and_says_how_to_clear(pr_repo, fake, actions_env, capsys) -> None:
+    """Issue 22 item 4: the claim named by its page label, its diff in a collapsed <details>
+    block (read from the recorded blob, at the pull request's head), and how to clear it."""
+    from tests.support.github_fake import claim_id
+
+    edit_line(pr_repo, 10, "line ten now says eleven")
+    head = pr_repo.commit_all("change line 10")
+    write_event(actions_env, pr_repo.base, head)
+    assert pr_repo.run("github", "comment") == 0
+    body = fake.sticky()[0]["body"]
+    label = "c-" + claim_id(pr_repo)[6:14]
+    assert f"`{label}`" in body and claim_id(pr_repo) not in body
+    assert "<details><summary>diff of src/app.py#L10: as verified → now</summary>" in body
+    assert "```diff\n--- verified (blob " in body and "\n-line 10\n+line ten now says eleven\n```" in body
+    assert body.index("</details>") < body.index("**How to clear them**: in a checkout of this branch run `openwiki-git review`")
+    assert "`claims_for_change` and `verify_claim` tools of `openwiki-git mcp`" in body
+    summary = actions_env["summary"].read_text("utf-8")
+    assert f"`{label}`" in summary and claim_id(pr_repo) not in summary and "**How to clear them**" in summary

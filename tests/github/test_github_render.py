@@ -96,7 +96,7 @@ def test_annotation_format() -> None:
     head, _, message = line.partition("::")[2].partition("::")
     assert head == "warning file=src/retry.py,line=12,endLine=26,title=Stale wiki claim c-00000000"
     assert "\n" not in line and "Uses 50%25: of all" in message
-    assert "openwiki-git claim confirm claim_" in message
+    assert "openwiki-git review (or claim confirm c-" in message
 
 
 def test_annotations_on_changed_lines_first_at_most_ten_then_a_notice() -> None:
@@ -193,3 +193,15 @@ def test_a_set_is_shown_as_itself_never_as_a_link_to_a_file_named_by_its_glob() 
     body = g.render_comment(report(c), LINKS)
     assert "`repo://src/stores/*.py` new: src/stores/cloud.py" in body
     assert "blob/" + HEAD + "/src/stores/*.py" not in body
+def test_diffs_are_bounded_and_fenced_past_any_backticks_so_the_comment_stays_under_the_limit() -> None:
+    """However many claims and however long their diffs, the comment stays under GitHub's 65,536."""
+    diff = "--- verified\n+++ now\n@@ -1,2000 +1,2000 @@\n" + "".join(f"-old ```{i}\n+new {i}\n" for i in range(2000))
+    claims = [claim(i) for i in range(1, 400)]
+    for c in claims:
+        c["evidence"][0]["diff"] = diff
+    body = g.render_comment(report(*claims), LINKS)
+    assert len(body) < 65_536 and len(body.encode("utf-8")) <= g.COMMENT_LIMIT
+    assert body.count("<details>") == body.count("</details>") >= 1
+    assert "````diff\n" in body  # a fence longer than the ``` inside the diff
+    assert "more lines (openwiki-git claim show)" in body
+    assert "**…and " in body and body.rstrip().endswith("</sub>") and "**How to clear them**" in body

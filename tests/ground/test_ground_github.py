@@ -73,7 +73,7 @@ def test_the_example_workflow() -> None:
     assert "${{" not in run["run"]  # inputs reach the script through env only
     assert run["env"]["OWG_API_KEY"] == "${{ secrets.OPENAI_API_KEY }}"
     assert "github ground-pr" in run["run"]
-    assert text.strip() in (path.parents[1] / "README.md").read_text("utf-8")
+    assert text.strip() in (path.parents[1] / "docs" / "grounding.md").read_text("utf-8")
 
 
 def test_the_repository_config_cannot_redirect_the_model_endpoint_or_key(

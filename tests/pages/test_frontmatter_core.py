@@ -83,7 +83,8 @@ def test_citations_marker_goes_into_the_body(page):
 
 
 def test_citations_rule_page_has_no_front_matter():
-    out = citations.insert_marker("----\ntitle: Retries stop.\n---\nRetries stop.\n", "Retries stop.", A)
+    # `----` opens no front matter: the `title:` line is prose, a sentence that can hold a marker
+    out = citations.insert_marker("----\ntitle: Retries stop.\n---\nRetries stop.\n", "title: Retries stop.", A)
     assert out == "----\ntitle: Retries stop." + M + "\n---\nRetries stop.\n"
 
 

@@ -445,6 +445,13 @@ def test_prose_editing_never_touches_front_matter_or_the_citations_block() -> No
     assert edits.retract_sentence(twice, CID, "Retries stop after five.") == twice
 
 
+def test_a_sentence_two_claims_cite_is_edited_for_neither() -> None:
+    other = citations.marker("claim_" + "cd" * 16)
+    page = f"Intro. Retries stop after five.{other}{M} Then more.\n"
+    assert edits.rewrite_sentence(page, CID, "Retries stop after five.", "Retries stop after six.") == page
+    assert edits.retract_sentence(page, CID, "Retries stop after five.") == f"Intro. Retries stop after five.{other} Then more.\n"
+
+
 @pytest.mark.parametrize(
     "setting",
     ["method: xml", "temperature: 9", "api_key_env: 'sk-live-123 key'", "prices: {m: {input: 1}}", "unknown: 1", "max_tokens: 0"],

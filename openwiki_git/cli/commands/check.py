@@ -30,6 +30,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--source", default="worktree", help=SOURCE_HELP)
     p.add_argument("--page", action="append", help="only claims on this page (repeatable)")
     p.add_argument("--all", action="store_true", help="list fresh claims too in text output")
+    # -v (a global option: tracebacks too) gives the long form: one line per claim with every reason
     p.add_argument(
         "--only-problems",
         action="store_true",
@@ -49,6 +50,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--head", metavar="REV", help="with --base: the head commit (default HEAD)")
     p.set_defaults(run=run)
+
+
+def _width() -> int:
+    """A claim's line is cut to the terminal's width (200 characters at most, and off a terminal)."""
+    if not sys.stdout.isatty():
+        return report.MAX_WIDTH
+    import shutil
+
+    return min(shutil.get_terminal_size().columns, report.MAX_WIDTH)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,13 +81,17 @@ def run(args: argparse.Namespace) -> int:
     ))
     for path in checked.written:
         print(f"Rewriting {path}", file=sys.stderr)
+    text = {"verbose": bool(args.verbose), "every": args.all, "width": _width()}
     if checked.stream is not None:
         stream = checked.stream
         if json_out:
             report.write_json(sys.stdout.write, stream.head, map(report.item_json, stream.claims), lambda: stream.tail)
         else:
-            report.write_text(sys.stdout.write, stream.claims, stream.tail, verbose=args.all)
+            report.write_text(sys.stdout.write, stream.claims, stream.tail, unlisted_unmarked=stream.unlisted_unmarked, **text)
     else:
         assert checked.data is not None
-        sys.stdout.write(report.to_json(checked.data) if json_out else report.to_text(checked.data, verbose=args.all))
+        if json_out:
+            report.write_report_json(sys.stdout.write, checked.data)
+        else:
+            sys.stdout.write(report.to_text(checked.data, **text))
     return 0 if checked.ok else 1

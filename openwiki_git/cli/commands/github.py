@@ -69,9 +69,20 @@ def _add_comment(gsub: argparse._SubParsersAction) -> None:
     c.add_argument("--fail-on-stale", action="store_true", help="exit 1 when any claim is stale or unresolved")
     c.add_argument("--no-comment", action="store_true", help="annotations and summary only; no API call")
     c.add_argument(
+        "--print", dest="print_comment", action="store_true",
+        help="print the sticky comment's Markdown and nothing else: no annotation, summary, output or API call, "
+        "so it runs outside Actions (links point at $GITHUB_REPOSITORY, else OWNER/REPO); needs --base outside a "
+        "pull_request event",
+    )
+    c.add_argument(
         "--comment-author", metavar="LOGIN",
         help="who writes the sticky comment (default: a personal token's user, else any bot account, as "
         "GITHUB_TOKEN and App tokens write); comments by anyone else are never edited",
+    )
+    c.add_argument(
+        "--report-html", type=Path, metavar="FILE",
+        help="also the health report (`openwiki-git report`): its Markdown appended to the job summary, its HTML "
+        "written to FILE, and FILE the step's report-path output",
     )
     c.set_defaults(run=cmd_comment)
 
@@ -100,6 +111,11 @@ def _add_refresh_pr(gsub: argparse._SubParsersAction) -> None:
     r.add_argument(
         "--from-shards", nargs="+", type=Path, metavar="DIR",
         help="no model call: merge what `github refresh-shard` jobs saved in these directories, then publish",
+    )
+    r.add_argument(
+        "--report-html", type=Path, metavar="FILE",
+        help="also the health report (`openwiki-git report`): its Markdown appended to the job summary, its HTML "
+        "written to FILE, and FILE the step's report-path output",
     )
     r.set_defaults(run=cmd_refresh_pr)
 
@@ -170,13 +186,28 @@ def cmd_comment(args: argparse.Namespace) -> int:
     from openwiki_git.services import github_comment, github_publish
 
     ws = open_workspace(args)
+    if args.print_comment:
+        return _print_comment(ws, args)
     step = _step()
     gh = None if args.no_comment or not step.env.token else github_publish.client(step.env)
     options = github_comment.CommentOptions(
         base=args.base, head=args.head, pr=args.pr, fail_on_stale=args.fail_on_stale, post=not args.no_comment,
-        author=args.comment_author,
+        author=args.comment_author, report_html=args.report_html,
     )
     return github_comment.comment(ws, step, gh, options)
+
+
+def _print_comment(ws: Any, args: argparse.Namespace) -> int:
+    """`github comment --print`: the comment's Markdown on stdout; exit 1 with --fail-on-stale when a claim is stale."""
+    from openwiki_git.github.actions import ActionsEnv
+    from openwiki_git.services import github_comment
+
+    options = github_comment.CommentOptions(base=args.base, head=args.head, fail_on_stale=args.fail_on_stale)
+    env = ActionsEnv.read()
+    env.register_secrets()  # the token is redacted from what is printed, as from what is posted
+    markdown, stale = github_comment.preview(ws, env, options)
+    print(markdown.rstrip("\n"))
+    return 1 if args.fail_on_stale and stale else 0
 
 
 def _refresh_options(args: argparse.Namespace, **more: Any) -> RefreshOptions:
@@ -198,7 +229,7 @@ def cmd_refresh_pr(args: argparse.Namespace) -> int:
     _token_required(step, "refresh-pr")
     options = github_refresh.RefreshPrOptions(
         refresh=_refresh_options(args, dry_run=args.plan), base=args.base, branch=args.branch,
-        from_shards=tuple(args.from_shards or ()),
+        from_shards=tuple(args.from_shards or ()), report_html=args.report_html,
     )
     refresher = None if args.plan else new_refresher(args)
     return github_refresh.refresh_pr(ws, step, github_publish.client(step.env), options, refresher)

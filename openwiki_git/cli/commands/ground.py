@@ -25,8 +25,9 @@ import json
 import sys
 from typing import Any
 
-from openwiki_git.cli.args import add_format, open_workspace
+from openwiki_git.cli.args import add_format, open_workspace, terminal_progress
 from openwiki_git.errors import UsageError
+from openwiki_git.ground import site as ground_site
 from openwiki_git.services import ground as grounding
 from openwiki_git.store.workspace import SOURCES_HELP
 
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         )
     options = grounding.GroundOptions(
         pages=pages, plan=args.plan, add_front_matter=args.add_front_matter, source=args.source,
-        model=model,
+        model=model, progress=terminal_progress("ground: pages", args),
     )
     data = grounding.ground(ws, options)
     if args.format == "json":
@@ -74,18 +75,29 @@ def run(args: argparse.Namespace) -> int:
     return 1 if data["summary"]["broken"] else 0
 
 
+SHOWN_CANDIDATES = 5  # an ambiguous reference's candidates in the text; the JSON has them all
+
+
 def report_text(data: dict[str, Any]) -> str:
     lines = []
     verb = "would ground" if data["plan"] else "grounded"
     for p in data["pages"]:
+        if p.get("refused_by_policy"):
+            lines.append(
+                f"{p['page_path']}: not grounded ({len(p['added'])} to add): "
+                f"the verify policy forbids ground's tool: claims here: {p['refused_by_policy']}"
+            )
+            continue
         for a in p["added"]:
             lines.append(f"{p['page_path']}:{a['line']}: {verb} `{a['reference']}` in {a['evidence'].removeprefix('repo://')}")
         for b in p["broken"]:
             lines.append(f"{p['page_path']}:{b['line']}: broken reference `{b['reference']}`: {b['reason']}")
         for a in p["ambiguous"]:
+            shown, every = a["candidates"][:SHOWN_CANDIDATES], a["candidates"]
+            more = f" ({len(shown)} of {len(every)} candidates; --format json lists all)" if len(every) > len(shown) else ""
             lines.append(
                 f"{p['page_path']}:{a['line']}: ambiguous `{a['reference']}`: "
-                + ", ".join(c.removeprefix("repo://") for c in a["candidates"][:5])
+                + ", ".join(c.removeprefix("repo://") for c in shown) + more
             )
     m = data.get("model")
     if m:
@@ -99,10 +111,15 @@ def report_text(data: dict[str, Any]) -> str:
             lines.append(f"{u['page_path']}:{u['line']}: ungrounded (the model found no support): {u['statement']}")
         for r in m["rejected"] + m["errors"]:
             lines.append(f"{r['page_path']}:{r['line']}: not grounded ({r['reason']}): {r['statement']}")
+        for r in m.get("refused_by_policy", ()):
+            lines.append(f"{r['page']}: not sent to the model: the verify policy forbids model:{m['model']}: {r['rule']}")
         lines.append(m["summary_line"] + (f"; stopped: {m['stopped']}" if m["stopped"] else ""))
+    if "site" in data:
+        lines.append(ground_site.note(data["site"]))
     s = data["summary"]
     lines.append(
         f"{s['references']} references: {s['added']} {'to ground' if data['plan'] else 'grounded'}, "
-        f"{s['already_grounded']} already grounded, {s['broken']} broken, {s['ambiguous']} ambiguous, {s['unknown']} not this project's"
+        f"{s['already_grounded']} already grounded, {s['broken']} broken, {s['ambiguous']} ambiguous, {s['unknown']} not this project's, "
+        f"{s['no_claim']} in headings, tables or bare lists (no claim there), {s['repeated']} citing lines their sentence already cites"
     )
     return "\n".join(lines) + "\n"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 
 from openwiki_git.cli.args import open_workspace
+from openwiki_git.ground import site as ground_site
+from openwiki_git.services.ground import site_notice
 from openwiki_git.services.init import init
 
 
@@ -20,5 +22,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"created {rel}")
     if not created:
         print(f"{ws.config.wiki_dir}/ is already set up; nothing changed")
+    site = site_notice(ws)  # a docs site that renders the markers as text: say how to fix it
+    if site is not None:
+        print(ground_site.note(site))
     print(f"next: write a page under {ws.config.wiki_dir}/ and ground it with `openwiki-git claim add`")
     return 0

@@ -1,0 +1,259 @@
+"""`openwiki-git review`: clear the marks one claim at a time, as `git add -p` stages hunks.
+
+It walks the claims needing attention (stale, unresolved, due for re-verification) in page
+order and shows each one: the page and line of its sentence, the statement, each cited text's
+diff from the text as verified to the text now, the cause, and a suggested new range where the
+cited text grew or moved. Answer with one key and Enter:
+
+  c  confirm: the statement still holds (with the suggested range, when one is shown)
+  e  restate: write the statement anew ($EDITOR, else $VISUAL, else here); it is confirmed
+  r  re-point the evidence: type repo://path#Lx-Ly, or Lx-Ly for the same file
+  x  retract the claim (its marker leaves the page)
+  s  skip it for now
+  u  undo the previous decision (the page and sidecar as they were)
+  q  quit (every decision so far is saved)
+  ?  this help
+
+Each decision is saved as it is made (under the wiki's lock, atomically): quitting or a killed
+review loses nothing decided. The verifier recorded is `human:NAME <EMAIL>` from git's
+user.name and user.email unless --by names it. Scripts use `claim confirm/edit/retract ID`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from openwiki_git.cli.args import open_workspace
+from openwiki_git.errors import OpenwikiError, UsageError
+from openwiki_git.evidence.resource import REPO_PREFIX
+from openwiki_git.pages import citations
+from openwiki_git.services import review
+from openwiki_git.store.workspace import SOURCES_HELP, Workspace
+
+KEYS = "c,e,r,x,s,u,q,?"
+HELP = __doc__.split("Answer with one key and Enter:\n\n", 1)[1].split("\n\n", 1)[0]
+_COLOURS = {"bold": "1", "red": "31", "green": "32", "yellow": "33", "cyan": "36", "dim": "2"}
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "review", help="clear marks interactively: confirm, restate, re-point or retract each claim",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("pages", nargs="*", metavar="PAGE", help="only claims on these pages (e.g. guides/setup.md)")
+    p.add_argument("--claim", action="append", metavar="ID", help="only this claim (repeatable; c-xxxxxxxx or its id)")
+    p.add_argument("--by", metavar="ACTOR", help="the verifier recorded (default: human:NAME <EMAIL> from git config)")
+    p.add_argument("--no-color", action="store_true", help="no colour (also when NO_COLOR is set or stdout is not a terminal)")
+    p.add_argument("--source", default="worktree", help=SOURCES_HELP)
+    p.set_defaults(run=run)
+
+
+class Terminal:
+    """The dialogue's two ends: lines shown (coloured when allowed) and answers read."""
+
+    def __init__(self, colour: bool) -> None:
+        self.colour = colour
+
+    def paint(self, text: str, style: str) -> str:
+        return f"\x1b[{_COLOURS[style]}m{text}\x1b[0m" if self.colour else text
+
+    def say(self, text: str = "") -> None:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+    def ask(self, prompt: str) -> str | None:
+        """One line typed (None at end of input)."""
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
+        line = sys.stdin.readline()
+        return None if line == "" else line.rstrip("\r\n")
+
+
+def run(args: argparse.Namespace) -> int:
+    if not sys.stdin.isatty():
+        raise UsageError(
+            "review asks about each claim and needs a terminal on stdin",
+            "run `openwiki-git review` in a terminal; scripts use `openwiki-git claim confirm|edit|retract ID`",
+        )
+    if args.by is not None and not args.by.strip():
+        raise UsageError("--by is empty", "name who checked it, e.g. --by 'human:Ada <ada@example.org>'")
+    ws = open_workspace(args)
+    actor = args.by.strip() if args.by else review.default_actor(ws)
+    entries = review.queue(ws, tuple(args.pages), tuple(args.claim or ()), args.source)
+    colour = not args.no_color and not os.environ.get("NO_COLOR") and sys.stdout.isatty()
+    term = Terminal(colour)
+    if not entries:
+        term.say("nothing to review: no claim is stale, unresolved or due")
+        return 0
+    decisions: list[review.Done] = []
+    try:
+        walk(ws, term, entries, actor, args.source, decisions)
+    except KeyboardInterrupt:  # Ctrl-C quits like q: every decision so far is saved
+        term.say()
+    term.say(review.summary(decisions))
+    return 0
+
+
+def walk(ws: Workspace, term: Terminal, entries: list[review.Entry], actor: str, source: str, done: list[review.Done]) -> None:
+    """The dialogue: one claim after another until the last or `q`; `done` holds the decisions
+    made (kept by the caller, so an interrupted walk still reports them)."""
+    i = 0
+    while i < len(entries):
+        v = review.view(ws, entries[i], source)
+        show(ws, term, v, i + 1, len(entries))
+        step = decide(ws, term, v, actor, source, done, f"({i + 1}/{len(entries)}) {citations.label(v.entry.claim_id)}")
+        if step is None:
+            break
+        if isinstance(step, str):  # "undo": back to the claim of the decision undone
+            i = entries.index(done.pop().entry)
+            continue
+        done.append(step)
+        i += 1
+
+
+def decide(  # noqa: PLR0911 (one return per key)
+    ws: Workspace, term: Terminal, v: review.View, actor: str, source: str, done: list[review.Done], where: str
+) -> review.Done | str | None:
+    """Ask until one decision is made: the decision applied, "undo" (the previous one undone),
+    or None to quit."""
+    while True:
+        key = term.ask(term.paint(f"{where} [{KEYS}]? ", "bold"))
+        if key is None or key.strip() == "q":
+            return None
+        key = key.strip()
+        if key == "?":
+            term.say(HELP)
+        elif key == "u":
+            if not done:
+                term.say("nothing to undo")
+                continue
+            review.undo(ws, done[-1])
+            term.say(f"undone: {done[-1].action} of {citations.label(done[-1].entry.claim_id)}")
+            return "undo"
+        elif key == "s":
+            return review.Done(v.entry, "skip", ())
+        elif key in ("c", "e", "r", "x"):
+            applied = _apply(ws, term, v, key, actor, source)
+            if applied is not None:
+                return applied
+        else:
+            term.say(f"unknown answer {key!r}: one of {KEYS}, then Enter (? explains them)")
+
+
+def _apply(ws: Workspace, term: Terminal, v: review.View, key: str, actor: str, source: str) -> review.Done | None:
+    """The decision of `key` saved (None: cancelled, or refused with the reason shown)."""
+    statement = evidence = None
+    if key == "e":
+        statement = _restatement(term, v.shown.prose or v.shown.claim.statement)  # what the page says now, if it differs
+        if statement is None:
+            return None
+    if key == "r":
+        evidence = _new_evidence(term, v)
+        if evidence is None:
+            return None
+    action = {"c": "confirm", "e": "restate", "r": "repoint", "x": "retract"}[key]
+    try:
+        done = review.apply(ws, v, action, by=actor, statement=statement, evidence=evidence, source=source)
+    except OpenwikiError as e:
+        term.say(term.paint(f"error: {e.message}", "red") + f"\n  {_hint(v, key, e)}")
+        return None
+    term.say(f"{done.action}: {citations.label(v.entry.claim_id)} saved")
+    return done
+
+
+def _hint(v: review.View, key: str, e: OpenwikiError) -> str:
+    """What to do here, in review's keys (the service's hint names `claim` flags)."""
+    if key == "c" and v.shown.states is False:
+        return "e restates the claim (the page's sentence is offered), or edit the page's sentence back"
+    if key == "c" and any(item["current_resource"] is None for item in v.shown.items):
+        return "r re-points the evidence to where the text is now, x retracts the claim"
+    return e.hint or "? lists the keys"
+
+
+def _restatement(term: Terminal, old: str) -> str | None:
+    """The new statement, checked as the refresher checks a model's (None: cancelled or refused)."""
+    from openwiki_git.refresh.verdicts import check_statement
+
+    editor = os.environ.get("EDITOR") or os.environ.get("VISUAL")
+    text = _edit_in(editor, old) if editor else term.ask("new statement (empty: cancel): ")
+    if text is None or not text.strip():
+        term.say("restate cancelled: the statement is unchanged")
+        return None
+    problem = check_statement(text.strip())
+    if problem is not None:
+        term.say(term.paint(f"error: the statement {problem}", "red"))
+        return None
+    return " ".join(text.split())
+
+
+def _edit_in(editor: str, old: str) -> str | None:
+    """The statement as the person left it in `editor` (lines starting with # dropped)."""
+    import subprocess  # only when restating: review's first prompt comes sooner without them
+    import tempfile
+
+    fd, name = tempfile.mkstemp(prefix="openwiki-git-statement-", suffix=".txt")
+    path = Path(name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(f"{old}\n# Write the claim's statement as one sentence. Lines starting with # are ignored.\n")
+        done = subprocess.run(["sh", "-c", f'{editor} "$@"', editor, name], check=False)
+        if done.returncode != 0:
+            return None
+        lines = path.read_text("utf-8").splitlines()
+    finally:
+        path.unlink(missing_ok=True)
+    return " ".join(line for line in lines if not line.lstrip().startswith("#"))
+
+
+def _new_evidence(term: Terminal, v: review.View) -> list[str] | None:
+    """The resources typed for the claim's evidence, one per item (empty: cancel)."""
+    out = []
+    for ev, item in zip(v.shown.claim.evidence, v.shown.items, strict=True):
+        now = item["current_resource"] or ev.resource
+        typed = term.ask(f"new range for {now.removeprefix(REPO_PREFIX)} (repo://...#Lx-Ly or Lx-Ly; empty: cancel): ")
+        if not typed or not typed.strip():
+            term.say("re-point cancelled")
+            return None
+        try:
+            out.append(review.repoint_target(now, typed))
+        except UsageError as e:
+            term.say(term.paint(f"error: {e.message}", "red") + f"\n  {e.hint}")
+            return None
+    return out
+
+
+def show(ws: Workspace, term: Terminal, v: review.View, n: int, total: int) -> None:
+    """One claim as a person judges it."""
+    e, shown = v.entry, v.shown
+    where = ws.wiki.repo_path(e.page) + (f":{e.line}" if e.line else "")
+    term.say()
+    status = shown.result.status if shown.result.status != "fresh" else e.status  # judged now; "due" when fresh
+    term.say(term.paint(f"{where} {citations.label(e.claim_id)} {status}", "bold") + term.paint(f"  ({n}/{total})", "dim"))
+    term.say(f"  {shown.claim.statement}")
+    if shown.states is False:
+        term.say(term.paint(f"  the page's sentence now says: {shown.prose!r}", "yellow"))
+    mark = shown.claim.mark
+    for c in mark.causes if mark else ():
+        at = f" in {mark.commit[:12]}" if mark and mark.commit else ""
+        term.say(f"  cause: {c.resource.removeprefix(REPO_PREFIX)} {c.reason}" + (f" by {c.hunk}" if c.hunk else "") + at)
+    for item, suggested in zip(shown.items, v.suggested, strict=True):
+        _show_item(term, item)
+        if suggested is not None:
+            term.say(term.paint(f"  suggested range: {suggested.removeprefix(REPO_PREFIX)} (c confirms with it)", "cyan"))
+
+
+def _show_item(term: Terminal, item: dict[str, object]) -> None:
+    now = str(item["current_resource"] or "(not found)").removeprefix(REPO_PREFIX)
+    term.say(f"  {str(item['resource']).removeprefix(REPO_PREFIX)} -> now {now} ({item['reason']})")
+    if item["diff"]:
+        for line in str(item["diff"]).splitlines():
+            style = "green" if line.startswith("+") else "red" if line.startswith("-") else "cyan" if line.startswith("@@") else None
+            term.say("    " + (term.paint(line, style) if style else line))
+    elif item["current_text"] is not None:
+        lines = item["current_lines"]
+        start = lines[0] if isinstance(lines, list) else 1
+        for k, line in enumerate(str(item["current_text"]).splitlines(), start):
+            term.say(f"    {k:>5} | {line}")

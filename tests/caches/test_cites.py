@@ -1,0 +1,78 @@
+"""The cited-path lookup: the SQLite index (the hook's) and the one-shot scan (`check --base`, CI's
+fresh runner) name the same sidecars, whatever the resources' spelling, and the scan reads the
+commit's sidecars, not the working tree's edits."""
+
+from __future__ import annotations
+
+import json
+
+from openwiki_git.caches import cites
+from openwiki_git.git.repo import Repo
+from tests.support.repo import GitRepo
+
+SPELLINGS = {
+    # sidecar (under .openwiki/.claims/) -> the resources its claims cite, as written
+    "plain.json": ["repo://src/a.py#L1-L2"],
+    "escaped.json": ["repo://src/%61.py#L1"],  # %-escape: src/a.py
+    "dotted.json": ["repo://./src/b.py", "repo://src/x/../c.py#L3"],  # normalised: src/b.py, src/c.py
+    "doubled.json": ["repo://src//d.py#L1"],
+    "deep/nested.json": ["repo://src/b.py#L2-L4"],
+    "other.json": ["repo://src/zzz.py#L1"],
+}
+
+
+def sidecar_bytes(resources: list[str], *, json_escaped: bool = False) -> str:
+    claims = [{"id": f"claim_{i:032x}", "statement": "s.", "evidence": [{"resource": r, "version": "v"}]} for i, r in enumerate(resources)]
+    text = json.dumps({"schemaVersion": 1, "claims": claims}, indent=2)
+    return text.replace("/", "\\/") if json_escaped else text
+
+
+def build(repo: GitRepo) -> str:
+    for name, resources in SPELLINGS.items():
+        repo.write(f".openwiki/.claims/{name}", sidecar_bytes(resources))
+    repo.write(".openwiki/.claims/json_escaped.json", sidecar_bytes(["repo://src/c.py#L1"], json_escaped=True))
+    repo.write("src/a.py", "a\n")
+    return repo.commit_all("sidecars")
+
+
+QUERIES = [{"src/a.py"}, {"src/b.py"}, {"src/c.py"}, {"src/d.py"}, {"src/a.py", "src/zzz.py"}, {"src/none.py"}]
+EXPECTED = [
+    {"plain.json", "escaped.json"},
+    {"dotted.json", "deep/nested.json"},
+    {"dotted.json", "json_escaped.json"},
+    {"doubled.json"},
+    {"plain.json", "escaped.json", "other.json"},
+    set(),
+]
+
+
+def test_the_scan_and_the_index_name_the_same_sidecars(repo: GitRepo) -> None:
+    head = build(repo)
+    git = Repo(repo.root)
+    scanned = [cites.CiteIndex(git, ".openwiki/.claims", persist=False).sidecars_citing(head, q) for q in QUERIES]
+    indexed = [cites.CiteIndex(git, ".openwiki/.claims").sidecars_citing(head, q) for q in QUERIES]
+    assert scanned == indexed == EXPECTED
+
+
+def test_the_scan_reads_the_commit_not_the_working_tree_and_writes_no_index(repo: GitRepo) -> None:
+    head = build(repo)
+    repo.write(".openwiki/.claims/plain.json", sidecar_bytes(["repo://src/elsewhere.py#L1"]))  # an unstaged edit
+    (repo.root / ".openwiki/.claims/other.json").unlink()
+    index = cites.CiteIndex(Repo(repo.root), ".openwiki/.claims", persist=False)
+    assert index.sidecars_citing(head, {"src/a.py", "src/zzz.py"}) == {"plain.json", "escaped.json", "other.json"}
+    assert index.sidecars_citing(head, {"src/elsewhere.py"}) == set()
+    assert not index.path.exists()
+
+
+def test_may_cite_is_false_only_for_a_plain_sidecar_without_the_path() -> None:
+    plain = sidecar_bytes(["repo://src/a.py#L1-L2"]).encode()
+    assert cites.may_cite(plain, [b"src/a.py"])
+    assert not cites.may_cite(plain, [b"src/b.py"])
+    for unusual in ("repo://src/%62.py", "repo://./src/b.py", "repo://src//b.py", "repo://src/q/../b.py"):
+        assert cites.may_cite(sidecar_bytes([unusual]).encode(), [b"src/b.py"]), unusual
+    assert cites.may_cite(sidecar_bytes(["repo://src/b.py"], json_escaped=True).encode(), [b"src/b.py"])
+
+
+def test_a_pattern_character_makes_a_sidecar_parsed() -> None:
+    for pattern in ("repo://src/*.py", "repo://src/[ab].py", "repo://src/{a,b}.py"):
+        assert cites.may_cite(sidecar_bytes([pattern]).encode(), [b"src/b.py"]), pattern
