@@ -18,7 +18,12 @@ A second commit inserts 2 lines at the top of the same 5 files instead, so that 
 them moves and its sidecar must be rewritten: its cost grows with the claims *on the changed
 files*, which is the diff's share of the wiki.
 
-Run: python bench/bench_hook.py [--sizes 1000,10000,100000] [--keep DIR]
+With `--set-claims F` (issue 23), a fraction F of the claims (0.01: 1%) are sets instead of
+line ranges, half of them files by glob (`repo://src/m012?.py`: 10 files each), half lines by
+query over such a glob (`repo://src/m012?.py?grep=def%20f`): the cited-path index matches every
+changed path against their globs, and only the sets whose scope the commit touches are judged.
+
+Run: python bench/bench_hook.py [--sizes 1000,10000,100000] [--set-claims 0.01] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from openwiki_git.evidence.kinds import FileSet, GrepSet, set_version  # noqa: E402
 from openwiki_git.evidence.resource import Resource  # noqa: E402
 from openwiki_git.evidence.tokens import lines_version  # noqa: E402
 from openwiki_git.formats import sidecar as sidecar_codec  # noqa: E402
@@ -64,8 +70,21 @@ def source(i: int) -> list[str]:
     return [f"def f{i}_{n}(x):  # module {i}, line {n}\n" if n % 10 == 1 else f"    x = x + {i * 1000 + n}\n" for n in range(1, LINES + 1)]
 
 
-def build(root: Path, claims: int) -> None:
+def set_evidence(n: int, texts: dict[int, list[str]]) -> Evidence:
+    """The n-th set claim's evidence: files by a glob over 10 modules, or lines by a query there."""
+    group = (n * 7) % (FILES // 10)  # spread over the groups of 10 modules
+    glob = f"src/m{group:03d}?.py"
+    members = [i for i in range(group * 10, group * 10 + 10)]
+    if n % 2 == 0:
+        return Evidence(FileSet(glob).canonical, set_version([f"src/m{i:04d}.py" for i in members]))
+    query = f"def f{members[0]}_"
+    lines = [[f"src/m{i:04d}.py", line.strip()] for i in members for line in texts[i] if query in line]
+    return Evidence(GrepSet(glob, query).canonical, set_version(lines))  # type: ignore[arg-type]
+
+
+def build(root: Path, claims: int, set_fraction: float = 0.0) -> None:
     per_file = claims // FILES
+    every = int(1 / set_fraction) if set_fraction else 0
     os.makedirs(root / "src", exist_ok=True)
     texts = {}
     for i in range(FILES):
@@ -87,7 +106,8 @@ def build(root: Path, claims: int) -> None:
             version = lines_version(texts[i], start - 1, end)
             cid = f"claim_{n:032x}"
             statement = f"Module {i} part {k} adds numbers."
-            all_claims.append((statement, Claim(cid, statement, (Evidence(resource, version),), "2026-01-01T00:00:00Z")))
+            ev = set_evidence(n // every, texts) if every and n % every == every - 1 else Evidence(resource, version)
+            all_claims.append((statement, Claim(cid, statement, (ev,), "2026-01-01T00:00:00Z")))
             n += 1
     for p in range(0, len(all_claims), PER_PAGE):
         chunk = all_claims[p : p + PER_PAGE]
@@ -176,6 +196,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--keep", metavar="DIR", help="build the repositories here and keep them (reused if there)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    ap.add_argument("--set-claims", type=float, default=0.0, metavar="F", help="the fraction of claims that are sets (0.01: 1%%)")
     args = ap.parse_args()
     # Time what a user runs: an installed package with its bytecode cached, not one compiled on
     # every start (PYTHONDONTWRITEBYTECODE, set in some sandboxes, costs ~0.1 s per process).
@@ -187,10 +208,10 @@ def main() -> int:
         roots: dict[int, Path] = {}
         cold: dict[int, tuple[float, int]] = {}
         for n in sizes:
-            root = roots[n] = base / f"repo-{n}"
+            root = roots[n] = base / (f"repo-{n}" + (f"-sets{args.set_claims:g}" if args.set_claims else ""))
             if not (root / ".git").is_dir():
                 t0 = time.perf_counter()
-                build(root, n)
+                build(root, n, args.set_claims)
                 print(f"built {n} claims in {time.perf_counter() - t0:.0f}s", file=sys.stderr, flush=True)
             shutil.rmtree(root / ".git" / "openwiki-git", ignore_errors=True)
             restage(root, "edit")
@@ -204,6 +225,8 @@ def main() -> int:
         shift = rounds(roots, args.repeats)
         print(f"interpreter start + the hook's imports, doing nothing: {floor * 1000:.0f} ms")
         print("a commit touching 5 files; wall time of `openwiki-git hook` as a new process")
+        if args.set_claims:
+            print(f"{args.set_claims:.1%} of the claims are sets (files by glob, lines by query)")
         print(f"{'claims':>8} {'pages':>7} {'cold':>9} {'warm min':>9} {'median':>9} {'cpu':>9} {'shift min':>9}  stale")
         rows = []
         for n in sizes:

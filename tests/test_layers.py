@@ -44,7 +44,7 @@ OWNERS = {
     "langchain_openai": {"refresh.client"},
     "openai": {"refresh.client"},
     "github": {"github.api"},
-    "tree_sitter": {"ground.treesitter"},
+    "tree_sitter": {"evidence.treesitter"},
     "ruamel": {"formats.yamlio", "pages.frontmatter"},
     "filelock": {"store.locking"},
     "pygments": {"diff.cosmetic"},
@@ -53,7 +53,7 @@ OWNERS = {
 }
 # Third-party libraries a pure core may use: computation only. Pygments' lexers turn text into
 # tokens (cosmetic.py asks it for a lexer class by file name, without its plugin lookup).
-PURE_THIRD_PARTY = {"diff.cosmetic": {"pygments"}}
+PURE_THIRD_PARTY = {"diff.cosmetic": {"pygments"}, "evidence.treesitter": {"tree_sitter"}}
 
 
 def module_name(path: Path) -> str:

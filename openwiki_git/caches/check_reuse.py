@@ -24,6 +24,7 @@ from openwiki_git.caches.check import (
     read,
     stat_or_none,
 )
+from openwiki_git.evidence.kinds import looks_like_kind
 
 MAX_NOTABLE = 20_000  # notable claim records kept at most; pages beyond are judged on each run
 
@@ -227,6 +228,9 @@ def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str
         for claim in sc.claims:
             for ev in claim.evidence:
                 path = _path_of(ev.resource)
+                if path == SET_SCOPE:
+                    stable = False  # a set's members depend on which files are tracked: judged each time
+                    continue
                 if path is not None and path not in files:
                     files[path] = fk = _file_key(ws, root, path, resolver, real_dirs, started_ns)
                     stable = stable and fk is not None
@@ -256,14 +260,31 @@ def _file_key(ws: Any, root: str, path: str, resolver: Any, real_dirs: dict[str,
     return (*st, ft.blob)
 
 
+SET_SCOPE = "\0set"  # _path_of's answer for a set of files or lines (not one file)
+
+
+def _kind_path(resource: str) -> str | None:
+    """A definition's file; SET_SCOPE for a set; None when it does not parse."""
+    from openwiki_git.evidence.kinds import Symbol, parse_kind
+    from openwiki_git.evidence.resource import ResourceError
+
+    try:
+        kind = parse_kind(resource, wiki_dir="\0")
+    except ResourceError:
+        return None
+    return kind.path if isinstance(kind, Symbol) else SET_SCOPE
+
+
 def _path_of(resource: str) -> str | None:
     """The repository path a resource cites, parsed as the resolver parses it (None: invalid)."""
     from openwiki_git.evidence.resource import ResourceError, parse_resource
     from openwiki_git.formats import sidecar
 
     plain = sidecar.plain_parts(resource)
-    if plain is not None:
+    if plain is not None and not looks_like_kind(resource):
         return plain[0]
+    if looks_like_kind(resource):
+        return _kind_path(resource)
     try:
         return parse_resource(resource, wiki_dir="\0").path
     except ResourceError:

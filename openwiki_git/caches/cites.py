@@ -13,6 +13,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from openwiki_git.evidence.kinds import glob_matches, kind_scope, looks_like_kind, parse_kind
 from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource, plain_parts
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.git import diff as gitdiff
@@ -41,6 +42,11 @@ def _read(data: bytes) -> tuple[set[str], set[str]]:
             resource = ev.get("resource") if isinstance(ev, dict) else None
             if not isinstance(resource, str) or not resource.startswith(REPO_PREFIX):
                 continue
+            if looks_like_kind(resource):
+                scope = _scope(resource)
+                if scope is not None:
+                    out.add(scope)
+                continue
             plain = plain_parts(resource)
             if plain is not None:
                 out.add(plain[0])  # the common case, no need for the full grammar
@@ -64,15 +70,30 @@ def may_cite(data: bytes, paths: list[bytes]) -> bool:
     """False only when no evidence of the sidecar `data` can cite any of `paths` (repository
     paths, as bytes): a byte test that spares parsing the sidecars that cannot. A resource names
     its path literally unless it is written with %-escapes, JSON escapes, `.`/`..` segments or
-    doubled slashes (which the grammar normalises), or holds a pattern character (a glob may
-    name the path without spelling it): a sidecar holding any of those is parsed (cited_paths,
+    doubled slashes (which the grammar normalises), or holds a pattern character (a glob, `*`,
+    `?` or `[...]`, may name the path without spelling it): a sidecar holding any of those is parsed (cited_paths,
     which this test must never contradict: tests/caches/test_cites.py compares the two)."""
     raw = sidecar_codec.raw_resources(data)
     if raw is None:
         return True
     if any(p in raw for p in paths):
         return True
-    return any(c in raw for c in (b"%", b"./", b"*", b"[", b"{")) or b"//" in raw.replace(b"repo://", b"")
+    return any(c in raw for c in (b"%", b"./", b"*", b"?", b"[", b"{")) or b"//" in raw.replace(b"repo://", b"")
+
+
+GLOB = "glob:"  # a row's path that is a set's glob, matched against the changed paths
+
+
+def _scope(resource: str) -> str | None:
+    """A definition's file, or `glob:<pattern>` for a set over a glob."""
+    try:
+        kind = parse_kind(resource, wiki_dir="\0")
+    except ResourceError:
+        return None
+    if kind is None:
+        return None
+    scope, is_glob = kind_scope(kind)
+    return GLOB + scope if is_glob else scope
 
 
 class CiteIndex:
@@ -85,7 +106,7 @@ class CiteIndex:
     the tree in memory.
     """
 
-    SCHEMA = 3  # 2: paths read by resource.plain_parts / parse_resource alike; 3: claim ids too
+    SCHEMA = 4  # 2: paths read by resource.plain_parts / parse_resource alike; 3: claim ids too; 4: definitions' files, sets' globs
 
     def __init__(self, repo: Repo, claims_dir: str, *, persist: bool = True) -> None:
         self.repo = repo
@@ -107,7 +128,7 @@ class CiteIndex:
             return self._lookup(tree, paths)
         except (sqlite3.Error, OSError):
             self.rebuilt = True
-            return {side for side, cited in self._walk(tree) if cited & paths}
+            return {side for side, cited in self._walk(tree) if cited & paths or _globs_hit(cited, paths)}
 
     def sidecars_carrying(self, commit: str | None, ids: set[str]) -> dict[str, set[str]]:
         """Claim id -> the sidecars at `commit` that carry it, for `ids` (the hook's check that
@@ -134,10 +155,17 @@ class CiteIndex:
         return {side for side, _ in self._walk(tree)}
 
     def _lookup(self, tree: str, paths: set[str]) -> set[str]:
-        return {row[0] for row in self._query(tree, "SELECT DISTINCT sidecar FROM cites WHERE path IN ({})", paths)}
+        """The sidecars citing one of `paths`, or holding a set whose glob matches one (rows
+        `glob:<pattern>`, matched here: a set claim is judged again only when its scope changed)."""
+        globs = ("SELECT DISTINCT sidecar, path FROM cites WHERE path >= ? AND path < ?", (GLOB, GLOB[:-1] + ";"))
+        rows = self._query(tree, "SELECT DISTINCT sidecar, NULL FROM cites WHERE path IN ({})", paths, also=globs)
+        return {side for side, glob in rows if glob is None or _globs_hit({glob}, paths)}
 
-    def _query(self, tree: str, sql: str, keys: set[str]) -> list[tuple[str, ...]]:
-        """`sql` (its `{}` the placeholders of one chunk of `keys`) on the index synced to `tree`."""
+    def _query(
+        self, tree: str, sql: str, keys: set[str], *, also: tuple[str, tuple[str, ...]] | None = None
+    ) -> list[tuple[str, ...]]:
+        """`sql` (its `{}` the placeholders of one chunk of `keys`) on the index synced to `tree`,
+        then the one query `also` (SQL, parameters) on the same connection."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         try:
@@ -147,6 +175,8 @@ class CiteIndex:
             for i in range(0, len(wanted), 500):
                 chunk = wanted[i : i + 500]
                 rows.extend(db.execute(sql.format(",".join("?" * len(chunk))), chunk))
+            if also is not None:
+                rows.extend(db.execute(*also))
             return rows
         finally:
             db.close()
@@ -225,11 +255,18 @@ class CiteIndex:
             data = _regular_file_bytes(folder / side)
             if data is None or blob_id(data) != oid:
                 data = gitdiff.blob_bytes(self.repo, oid)
-            if data is not None and may_cite(data, needles) and cited_paths(data) & paths:
-                found.add(side)
+            if data is not None and may_cite(data, needles):
+                cited = cited_paths(data)
+                if cited & paths or _globs_hit(cited, paths):
+                    found.add(side)
         return found
 
     def _walk(self, tree: str) -> Iterator[tuple[str, set[str]]]:
         for name, data in gitdiff.tree_blobs(self.repo, tree):
             if name.endswith(".json"):
                 yield name, cited_paths(data)
+
+
+def _globs_hit(cited: set[str], paths: set[str]) -> bool:
+    """Whether a set's glob among `cited` matches one of `paths`."""
+    return any(c.startswith(GLOB) and any(glob_matches(c[len(GLOB) :], p) for p in paths) for c in cited)

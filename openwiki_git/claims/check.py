@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import binascii
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from hashlib import sha256 as _sha256
 
+from openwiki_git.claims import kinds
 from openwiki_git.claims.due import ReverifyAfter
 from openwiki_git.evidence import tokens
+from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
 from openwiki_git.evidence.relocation import GROWTH_FACTOR, GROWTH_LINES, bounded, relocate
 from openwiki_git.evidence.resolver import LineIndex
 from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource
@@ -45,6 +47,7 @@ class EvidenceResolver:
         self.cosmetic_edits = "stale"
         self.cosmetic_annotations = False
         self.blob_text: Callable[[str, str], FileText] | None = None
+        self.tracked: Callable[[], Sequence[str]] | None = None  # the paths a glob in evidence ranges over
 
     def read(self, path: str) -> FileText:
         """The file, read once."""
@@ -87,12 +90,14 @@ class EvidenceResolver:
         return hit
 
     def _resolve(self, resource: str, version: str, blob: str | None = None) -> EvidenceResult:
-        r = self._relocated(resource, version)
+        r = self._relocated(resource, version, blob)
         if blob and r.status == "stale" and self.key(resource, version, blob) != (resource, version):
             r = self.cosmetic(Evidence(resource, version, blob), r)
         return r
 
-    def _relocated(self, resource: str, version: str) -> EvidenceResult:
+    def _relocated(self, resource: str, version: str, blob: str | None = None) -> EvidenceResult:
+        if looks_like_kind(resource):
+            return self._kind(resource, version, blob)
         plain = plain_parts(resource)
         if plain is not None:
             path, start, end = plain
@@ -122,6 +127,20 @@ class EvidenceResolver:
                 reason, token = reason + note, lines_version(index.lines, span[0] - 1, span[1])
         return EvidenceResult(resource, status, current, reason, token, ft.blob)
 
+    def _kind(self, resource: str, version: str, blob: str | None) -> EvidenceResult:
+        """A definition by name, a set of files or of matching lines (claims/kinds.py)."""
+        try:
+            kind = parse_kind(resource, wiki_dir="\0")
+        except ResourceError as e:
+            return EvidenceResult(resource, "unresolved", None, str(e))
+        assert kind is not None
+        verified = None
+        if isinstance(kind, Symbol) and blob and self.cosmetic_edits != "stale" and self.blob_text is not None:
+            verified = self.blob_text(kind.path, blob)
+        r = kinds.resolve(kind, resource, version, self.read, self.tracked, verified=verified, annotations=self.cosmetic_annotations)
+        if self.cosmetic_edits == "mark" and r.status == "fresh" and r.reason.startswith("cosmetic"):
+            return dataclasses.replace(r, status="stale")
+        return r
 
     def cosmetic(self, ev: Evidence, r: EvidenceResult) -> EvidenceResult:
         """A stale result whose edit is cosmetic (the verified text, read from the blob it was
@@ -326,8 +345,6 @@ def next_due_change(
         moments.append(verified.timestamp() + reverify_after_seconds)
     later = [m for m in moments if m > now.timestamp()]
     return min(later) if later else None
-
-
 
 
 def page_stale_after(text: str | None) -> str | None:

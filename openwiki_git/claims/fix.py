@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from openwiki_git.evidence.kinds import looks_like_kind
 from openwiki_git.evidence.resource import parse_resource
 from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, Mark, Sidecar
 
@@ -39,6 +40,8 @@ def _fix_evidence(ev: Evidence, r: EvidenceResult) -> Evidence:
 
 
 def _cause(r: EvidenceResult) -> Cause:
+    if looks_like_kind(r.resource):  # a definition or a set: no lines to record
+        return Cause(r.resource, r.reason, r.hunk)
     new_lines = None
     if r.current_resource:
         res = parse_resource(r.current_resource, wiki_dir="\0")

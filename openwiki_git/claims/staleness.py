@@ -48,11 +48,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from openwiki_git.claims import check as checker
+from openwiki_git.claims import kinds
 from openwiki_git.claims.outcomes import ClaimOutcome, EvidenceOutcome
 from openwiki_git.claims.sides import MODE_GITLINK, MODE_LINK, Reader, Sides
 from openwiki_git.diff import cosmetic
 from openwiki_git.diff import hunks as diffmap
 from openwiki_git.diff.hunks import FileChange, Hunk, context_kept
+from openwiki_git.evidence.kinds import Kind, looks_like_kind, parse_kind
 from openwiki_git.evidence.relocation import GROWTH_FACTOR, GROWTH_LINES, bounded, relocate
 from openwiki_git.evidence.resolver import LineIndex
 from openwiki_git.evidence.resource import REPO_PREFIX, Resource, ResourceError, parse_resource
@@ -96,6 +98,13 @@ class Engine:
         ours = self._ours(prev, cur)
         marked = cur.replace(mark=prev.mark) if ours and prev is not None else cur  # the mark as it stands
         for i, ev in enumerate(cur.evidence):
+            kind = _kind(ev)
+            if kind is not None:  # a definition or a set (claims/kinds.py)
+                edits = self.options.cosmetic_edits if cur.mark is None else "stale"
+                got = kinds.through_diff(kind, ev, self.sides, cosmetic_edits=edits, annotations=self.options.cosmetic_annotations)
+                outcomes.append(got if got is not None else self._untouched(ev, marked))
+                affected = affected or got is not None
+                continue
             base = _old_counterpart(prev, cur, i)
             if base is not None:
                 o, touched = self._through_diff(base, marked, trusted)
@@ -420,6 +429,17 @@ class Engine:
                 ev, after, "stale", reason, after.resource, hunks, _lines(res), span, moved_path, r.version, ft.blob
             )
         return EvidenceOutcome(ev, ev, "unresolved", note + r.reason, None, (), _lines(res), None, moved_path, blob=ft.blob)
+
+def _kind(ev: Evidence) -> Kind | None:
+    """The item's kind when it is a definition or a set (a malformed one counts as lines: the
+    resource's own parse then says what is wrong)."""
+    if not looks_like_kind(ev.resource):
+        return None
+    try:
+        return parse_kind(ev.resource, wiki_dir="\0")
+    except ResourceError:
+        return None
+
 
 def _parse(resource: str) -> Resource | None:
     try:

@@ -11,12 +11,15 @@ import re
 from typing import Any
 
 from openwiki_git.errors import SchemaError
+from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
 from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource, plain_parts
 from openwiki_git.model import Cause, Claim, Evidence, Mark, Sidecar, Verification
 
 CLAIM_ID = re.compile(r"^claim_[0-9a-f]{32}$")
 PAGE_VERSION = re.compile(r"^sha256:[0-9a-f]{64}$")
 VERSION = re.compile(r"^(repo-file-v1:sha256:[0-9a-f]{64}|repo-lines-v1:sha256:[0-9a-f]{64}:[A-Za-z0-9_-]+)$")
+DEF_VERSION = re.compile(r"^repo-def-v1:sha256:[0-9a-f]{64}$")  # a definition by name (evidence/kinds.py)
+SET_VERSION = re.compile(r"^repo-set-v1:sha256:[0-9a-f]{64}:[A-Za-z0-9_-]*$")  # a set of files or lines
 BLOB = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 
 ROOT_KEYS = {"schemaVersion", "pageVersion", "claims", "verification"}
@@ -231,9 +234,28 @@ def _claim(r: _Reader, raw: Any, where: str, wiki_dir: str) -> Claim:
     return Claim(claim_id, statement, tuple(evidence), verified_at, verified_by, mark)
 
 
+def _kind_evidence(r: _Reader, e: dict[str, Any], resource: str, where: str, wiki_dir: str) -> Evidence:
+    """A definition by name or a set (evidence/kinds.py), with the token of its kind."""
+    try:
+        kind = parse_kind(resource, wiki_dir=wiki_dir)
+    except ResourceError as err:
+        raise r.fail(f"{where}.resource", str(err)) from None
+    assert kind is not None
+    if kind.canonical != resource:
+        raise r.fail(f"{where}.resource", f"{resource!r} is not canonical", f"write it as {kind.canonical}")
+    symbol = isinstance(kind, Symbol)
+    pattern, token = (DEF_VERSION, "repo-def-v1") if symbol else (SET_VERSION, "repo-set-v1")
+    what = "a definition" if symbol else "a set"
+    version = r.text(e["version"], f"{where}.version", pattern, f"{what} resource needs a {token} token (`claim confirm` writes one)")
+    blob = r.text(e["blob"], f"{where}.blob", BLOB, "expected a git object id") if "blob" in e else None
+    return Evidence(resource, version, blob)
+
+
 def _evidence(r: _Reader, raw: Any, where: str, wiki_dir: str) -> Evidence:
     e = r.obj(raw, where, EVIDENCE_KEYS, {"resource", "version"})
     resource = r.text(e["resource"], f"{where}.resource")
+    if looks_like_kind(resource):
+        return _kind_evidence(r, e, resource, where, wiki_dir)
     try:
         parsed = parse_resource(resource, wiki_dir=wiki_dir)
     except ResourceError as err:

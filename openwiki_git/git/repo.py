@@ -164,6 +164,28 @@ class Repo:
             return self._from_blob(path, entry.id, entry.mode)
         return self._read_tree(path, source)
 
+    def tracked_paths(self, source: str = "worktree") -> list[str]:
+        """The tracked regular files at `source`, sorted: the index's (worktree, index), or a
+        revision's tree. What a glob in evidence ranges over."""
+        if source in ("worktree", "index"):
+            paths = [e.path for e in self.index if e.mode not in (MODE_LINK, MODE_GITLINK)]
+            if source == "worktree":
+                paths = [p for p in paths if os.path.isfile(os.path.join(self._real_root, *p.split("/")))]
+            return sorted(paths)
+        tree = self._trees.get(source)
+        if tree is None:
+            tree = self._trees[source] = self._repo.get(self.commit_id(source)).tree  # type: ignore[union-attr]
+        out: list[str] = []
+        stack = [("", tree)]
+        while stack:
+            prefix, node = stack.pop()
+            for entry in node:
+                if entry.type_str == "tree":
+                    stack.append((f"{prefix}{entry.name}/", self._repo.get(entry.id)))
+                elif entry.type_str == "blob" and entry.filemode != MODE_LINK:
+                    out.append(prefix + str(entry.name))
+        return sorted(out)
+
     def blob_text(self, path: str, blob_id: str) -> FileText:
         try:
             oid = pygit2.Oid(hex=blob_id)

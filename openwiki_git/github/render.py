@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from openwiki_git.evidence.kinds import looks_like_kind
 from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource
 from openwiki_git.redact import redact
 
@@ -61,7 +62,8 @@ def short_sha(sha: str | None) -> str:
 
 
 def resource(text: str | None, wiki_dir: str) -> Resource | None:
-    if not text:
+    """A file or lines; None for a definition by name or a set (shown as the resource itself)."""
+    if not text or looks_like_kind(text):
         return None
     try:
         return parse_resource(text, wiki_dir=wiki_dir)

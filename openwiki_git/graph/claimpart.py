@@ -10,6 +10,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from openwiki_git.evidence.kinds import cited_files, looks_like_kind
 from openwiki_git.graph.buildlog import BuildLog
 from openwiki_git.graph.core import ClaimData, Graph, Node, Unresolved, worse
 from openwiki_git.graph.documents import add_document, index_items
@@ -129,7 +130,11 @@ def _add_claim(g: Graph, page: str, claim: Any, result: ClaimResult | None) -> N
     claim_id, cite = claim.id, g.cite
     if claim_id not in g.nodes:
         g.nodes[claim_id] = _new(Node, ("claim", claim.statement, data))
-    for item in data.evidence:
+    for item, ev in zip(data.evidence, claim.evidence, strict=True):
+        if looks_like_kind(ev.resource):  # a definition cites its file, a set every member it lists
+            for target in dict.fromkeys(cited_files(ev.resource, ev.version)):
+                cite(claim_id, target, item["status"], None)
+            continue
         cite(claim_id, item["resource"], item["status"], item.get("current_resource"))
 
 

@@ -120,7 +120,8 @@ def plan_page(ws: Workspace, page: str, index: Any, sidecar: Sidecar | None, tex
                 rep.repeated += 1
                 continue
             seen.add((ref.sentence.text, span))
-            rep.proposals.append(Proposal(page, ref.sentence, res.target.resource, ref.raw, ref.kind, res.target.qualname))
+            cited = gr.named_resource(index, res.target, ref.sentence.text)  # the name, not only its lines
+            rep.proposals.append(Proposal(page, ref.sentence, cited, ref.raw, ref.kind, res.target.qualname))
     return rep
 
 

@@ -17,6 +17,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from openwiki_git.evidence import definitions
+
 # Tests', docs', examples', benchmarks' and scripts' paths: their definitions lose to the project's own.
 SECONDARY = re.compile(
     r"(?:^|/)(?:tests?|testing|docs?|examples?|bench(?:marks?)?|scripts?|changelog\.d)/|(?:^|/)(?:test_[^/]*|[^/]*_test\.py|conftest\.py)$"
@@ -141,14 +143,14 @@ class SourceIndex:
     ) -> None:
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                start, end = definitions.python_extent(node)  # the one owner of extents
                 q = f"{prefix}.{node.name}"
                 is_class = isinstance(node, ast.ClassDef)
                 kind = "class" if is_class else ("method" if in_class else "function")
                 overload = any(_dec_name(d) in ("overload", "typing.overload") for d in node.decorator_list)
                 accessor = any(_dec_name(d).endswith((".setter", ".deleter")) for d in node.decorator_list)
                 if not overload and not accessor:
-                    self._add(Definition(q, path, start, node.end_lineno or node.lineno, kind, toplevel))
+                    self._add(Definition(q, path, start, end, kind, toplevel))
                 if toplevel and node.name == "__getattr__":
                     mod.has_getattr = True
                 if isinstance(node, ast.ClassDef):
@@ -206,7 +208,7 @@ class SourceIndex:
                         self._add(Definition(f"{q}.{elt.value}", path, stmt.lineno, stmt.end_lineno or stmt.lineno, "attribute"))
 
     def _index_other(self, path: str) -> None:
-        from openwiki_git.ground import treesitter as ground_ts
+        from openwiki_git.evidence import treesitter as ground_ts
 
         text = self.text(path)
         if not text:

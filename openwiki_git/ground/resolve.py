@@ -24,6 +24,9 @@ import sys
 from dataclasses import dataclass
 from functools import cache
 
+from openwiki_git.evidence import definitions
+from openwiki_git.evidence.kinds import Symbol
+from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.ground.index import SECONDARY, Definition, SourceIndex
 from openwiki_git.ground.refs import Ref
 
@@ -311,3 +314,49 @@ def _resolve_key(ref: Ref, index: SourceIndex) -> Resolution:
     if hits:
         return Resolution(ref, AMBIGUOUS, candidates=tuple(f"repo://{p}#L{n}-L{n}" for p, n in hits), reason=f"{len(hits)} lines")
     return Resolution(ref, UNKNOWN)
+
+
+HEAD_AFTER = 40  # lines: a definition longer than a screen is cited by its head
+_CODE_SPAN = re.compile(r"`([^`]+)`|\"([^\"]+)\"|'([^']+)'")
+_CODE_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def named_resource(index: SourceIndex, d: Definition, sentence: str) -> str:
+    """The evidence `ground` cites for a resolved definition: the definition by name
+    (`repo://p.py#Cart.add`), by its head (`#Cart:head`) for a class or a definition longer than
+    a screen unless the sentence quotes something only its body has (a literal, a raised
+    exception, a called name); lines for anything else (flags, variables, a file)."""
+    if d.kind not in ("class", "function", "method") or definitions.unsupported(d.path) is not None:
+        return d.resource
+    text = index.text(d.path)
+    name = _in_file(index, d)
+    ext = definitions.find(d.path, text, name) if text else None
+    if text is None or ext is None or (ext.start, ext.end) != (d.start, d.end):
+        return d.resource
+    head = d.kind == "class" or ext.end - ext.start + 1 > HEAD_AFTER
+    if head and _quotes_body(sentence, ext, split_lines(text)):
+        head = False
+    return Symbol(d.path, name, head).canonical
+
+
+def _in_file(index: SourceIndex, d: Definition) -> str:
+    """`attr._make.Attribute.evolve` -> `Attribute.evolve`: the name inside its file."""
+    if not d.path.endswith((".py", ".pyi")):
+        return d.qualname
+    module = index.module_name(d.path)
+    return d.qualname[len(module) + 1 :] if module and d.qualname.startswith(module + ".") else d.qualname
+
+
+def _quotes_body(sentence: str, ext: definitions.Extent, lines: list[str]) -> bool:
+    """Whether the sentence names something its definition's body has and its head does not:
+    a quoted literal, or a code word (in a code span, or spelt like code: `_`, inner capitals)."""
+    head_text = ext.text(lines, head=True)
+    body_text = ext.text(lines).replace(head_text, "")
+    words: set[str] = set()
+    for m in _CODE_SPAN.finditer(sentence):
+        quoted = next(g for g in m.groups() if g)
+        words.add(quoted)
+        words.update(_CODE_WORD.findall(quoted))
+    words.update(w for w in _CODE_WORD.findall(sentence) if "_" in w or any(c.isupper() for c in w[1:]))
+    own = set(ext.name.split("."))
+    return any(len(w) >= 3 and w not in own and w in body_text and w not in head_text for w in words)

@@ -111,7 +111,8 @@ def _touched_pages(ws: Workspace, diff: gitdiff.Diff, persist_index: bool = True
     wiki_prefix = ws.config.wiki_dir + "/"
     claims_dir = f"{ws.config.wiki_dir}/.claims"
     touched: set[str] = set()
-    sources = {c.old_path for c in diff.changes if c.old_path and not c.old_path.startswith(wiki_prefix)}
+    # Both sides' paths: a set's glob also moves when a file is added to it.
+    sources = {p for c in diff.changes for p in (c.old_path, c.new_path) if p and not p.startswith(wiki_prefix)}
     index = cites.CiteIndex(ws.repo, claims_dir, persist=persist_index)
     pages = {_page_of(s) for s in index.sidecars_citing(diff.old, sources)}
     for c in diff.changes:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+from openwiki_git.evidence.kinds import kind_link_path, looks_like_kind
 from openwiki_git.evidence.resource import parse_resource
 from openwiki_git.model import Claim
 from openwiki_git.pages import sentences
@@ -44,7 +45,11 @@ def has_marker(text: str, claim_id: str) -> bool:
 
 
 def link_for(page_repo_path: str, resource: str) -> str:
-    """A relative link from the page to the cited file, with GitHub's #Lx-Ly line anchor."""
+    """A relative link from the page to the cited file, with GitHub's #Lx-Ly line anchor (a
+    definition: its file; a set: the directory its glob starts in)."""
+    if looks_like_kind(resource):
+        target_path = kind_link_path(resource)
+        return posixpath.relpath(target_path or ".", posixpath.dirname(page_repo_path) or ".")
     res = parse_resource(resource, wiki_dir="\0")
     encoded = res.canonical.removeprefix("repo://").split("#", 1)[0]
     target = posixpath.relpath(encoded, posixpath.dirname(page_repo_path) or ".")
@@ -54,8 +59,11 @@ def link_for(page_repo_path: str, resource: str) -> str:
 def definition(page_repo_path: str, claim: Claim) -> str:
     cites = []
     for ev in claim.evidence:
-        res = parse_resource(ev.resource, wiki_dir="\0")
-        where = f"{res.path}#L{res.start}-L{res.end}" if res.is_range else res.path
+        if looks_like_kind(ev.resource):
+            where = "`" + ev.resource.removeprefix("repo://") + "`"  # a glob's `*` is no emphasis
+        else:
+            res = parse_resource(ev.resource, wiki_dir="\0")
+            where = f"{res.path}#L{res.start}-L{res.end}" if res.is_range else res.path
         cites.append(f"[{where}]({link_for(page_repo_path, ev.resource)})")
     line = f"[^{label(claim.id)}]: " + ", ".join(cites)
     if claim.mark is not None:

@@ -60,10 +60,13 @@ class Source:
     text: str | None  # its current text
     old_text: str | None = None  # the cited text as last verified
     old_from: str | None = None  # where old_text was found ("blob 1a2b3c4d5e6f", "HEAD~2")
+    named: bool = False  # a definition or a set (evidence/kinds.py): `text` is its text or members now
 
     @property
     def current_span(self) -> tuple[int, int] | None:
         """1-based inclusive lines of the cited text now (None: whole file or unknown)."""
+        if self.named:
+            return None
         res = parse_or_none(self.result.current_resource)
         if res is None or not res.is_range:
             return None
@@ -71,6 +74,8 @@ class Source:
 
     @property
     def current_content(self) -> str | None:
+        if self.named:
+            return self.text
         if self.text is None or self.result.current_resource is None:
             return None
         res = parse_or_none(self.result.current_resource)

@@ -14,7 +14,8 @@ from typing import Any
 
 from openwiki_git.claims import check as checker
 from openwiki_git.errors import OpenwikiError
-from openwiki_git.evidence.resource import Resource
+from openwiki_git.evidence.kinds import Symbol, kind_scope, looks_like_kind, parse_kind
+from openwiki_git.evidence.resource import Resource, ResourceError
 from openwiki_git.model import Claim, ClaimResult
 from openwiki_git.refresh.drift import Source, parse_or_none, trivial_drift, verified_text
 from openwiki_git.refresh.settings import RefreshOptions
@@ -89,6 +90,9 @@ def target_of(ws: Workspace, r: ClaimResult, resolver: checker.EvidenceResolver)
     sources = []
     renamed = {c.resource: c.path for c in (r.claim.mark.causes if r.claim.mark else ()) if c.path}
     for ev, er in zip(r.claim.evidence, r.evidence, strict=True):
+        if looks_like_kind(ev.resource):
+            sources.append(_named_source(ws, ev, er, resolver))
+            continue
         res = parse_or_none(er.current_resource) or parse_or_none(ev.resource)
         path = res.path if res is not None else None
         ft, _ = resolver.file(path) if path is not None else (None, None)
@@ -101,6 +105,22 @@ def target_of(ws: Workspace, r: ClaimResult, resolver: checker.EvidenceResolver)
             old_text, old_from = _verified_text(ws, r.claim, ev) or (None, None)
         sources.append(Source(ev, er, path, text, old_text, old_from))
     return Target(r, sources)
+
+
+def _named_source(ws: Workspace, ev: Any, er: Any, resolver: checker.EvidenceResolver) -> Source:
+    """A definition (its text as verified, from its blob, and now) or a set (its members as
+    verified, listed in its token, and now), shown under the scope it names."""
+    from openwiki_git.claims import kinds
+
+    try:
+        kind = parse_kind(ev.resource, wiki_dir="\0")
+    except ResourceError:
+        return Source(ev, er, None, None)
+    assert kind is not None
+    verified = ws.repo.blob_text(kind.path, ev.blob) if isinstance(kind, Symbol) and ev.blob else None
+    then, now = kinds.texts(kind, ev.version, resolver.read, resolver.tracked, verified)
+    where = "the definition as verified" if isinstance(kind, Symbol) else "the members as verified"
+    return Source(ev, er, kind_scope(kind)[0], now, then, where if then is not None else None, named=True)
 
 
 def _verified_text(ws: Workspace, claim: Claim, ev: Any) -> tuple[str, str] | None:

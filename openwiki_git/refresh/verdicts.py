@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
+from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
 from openwiki_git.evidence.resolver import resolve
 from openwiki_git.evidence.resource import REPO_PREFIX, Resource, ResourceError, parse_resource
 from openwiki_git.evidence.tokens import split_lines
@@ -178,6 +179,8 @@ def _check_statement(text: str) -> str:
 def _check_cited(
     raw: str, quote: str, ctx: ClaimContext, read: Reader, wiki_dir: str, verdict: str, where: str, keeps: bool = False
 ) -> tuple[Evidence, list[str]]:
+    if looks_like_kind(raw):
+        return _check_named(raw, quote, ctx, read, wiki_dir, where), []
     res = _cited_resource(raw, ctx, wiki_dir, where)
     ft = read(res.path)
     if ft.text is None:
@@ -201,6 +204,37 @@ def _check_cited(
     if got is None:  # pragma: no cover - the range was checked against the line count above
         raise VerdictError(f"{where}: {res.canonical} does not resolve")
     return Evidence(got.resource.canonical, got.version, ft.blob), notes
+
+
+def _check_named(raw: str, quote: str, ctx: ClaimContext, read: Reader, wiki_dir: str, where: str) -> Evidence:
+    """A definition in a file shown, or a set the claim cites (its members as shown), with a
+    quote of its text or members now: the evidence it becomes, established now."""
+    from openwiki_git.claims import kinds
+
+    if _PARENT.search(unquote(raw.removeprefix(REPO_PREFIX)).replace("\\", "/")):
+        raise VerdictError(f"{where}: {raw[:200]!r}: '..' is not allowed in a cited path")
+    try:
+        kind = parse_kind(raw, wiki_dir=wiki_dir)
+    except ResourceError as e:
+        raise VerdictError(f"{where}: {e}") from None
+    assert kind is not None
+    if isinstance(kind, Symbol):
+        if kind.path not in ctx.paths:
+            raise VerdictError(f"{where}: {kind.path} was not shown; cite only the files shown ({', '.join(sorted(ctx.paths)) or 'none'})")
+        ft = read(kind.path)
+        r = kinds.symbol_result(kind, kind.canonical, "", ft)
+        text, token, blob = kinds.texts(kind, "", read, None, None)[1], r.current_version, ft.blob
+    else:
+        own = next((e for e in ctx.result.evidence if e.current_resource == kind.canonical), None)
+        if own is None or own.current_version is None:
+            raise VerdictError(f"{where}: {kind.canonical}: cite a set this claim cites, as shown")
+        text, token, blob = kinds.members_text(own.current_version), own.current_version, None
+    if token is None or text is None:
+        raise VerdictError(f"{where}: {kind.canonical} does not resolve now")
+    wanted = _quote_lines(quote)
+    if not wanted or not any(wanted) or not _contains_run([_norm_line(ln) for ln in text.splitlines()], wanted):
+        raise VerdictError(f"{where}: the quote does not match the current text of {kind.canonical}")
+    return Evidence(kind.canonical, token, blob)
 
 
 def _cited_resource(raw: str, ctx: ClaimContext, wiki_dir: str, where: str) -> Resource:

@@ -8,6 +8,7 @@ from typing import Any
 
 from openwiki_git.claims import policy
 from openwiki_git.errors import EvidenceError, StoreError, UsageError
+from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
 from openwiki_git.evidence.resolver import LineIndex
 from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource
 from openwiki_git.evidence.tokens import split_lines
@@ -106,14 +107,15 @@ def show(ws: Workspace, claim_id: str, source: str, *, page: str | None = None) 
 
 def evidence_view(ws: Workspace, resolver, claim: Claim, ev: Evidence, r) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """One evidence item for `claim show`: where it is now, and the verified and current texts."""
-    import difflib
-
     from openwiki_git.claims import check as checker
 
     out: dict[str, Any] = {
         "resource": ev.resource, "status": r.status, "current_resource": r.current_resource, "reason": r.reason,
         "verified_text": None, "verified_from": None, "current_text": None, "current_lines": None, "diff": None,
     }
+    if looks_like_kind(ev.resource):
+        _kind_texts(ws, resolver, ev, out)
+        return _with_diff(out, r.current_resource or ev.resource)
     try:
         res = parse_resource(ev.resource, wiki_dir="\0")
     except ResourceError:
@@ -141,8 +143,32 @@ def evidence_view(ws: Workspace, resolver, claim: Claim, ev: Evidence, r) -> dic
             a, b = cause.old_lines
             out["verified_text"] = "".join(split_lines(then.text)[a - 1 : b])
             out["verified_from"] = f"blob {cause.blob[:12]} L{a}-L{b}"
+    return _with_diff(out, r.current_resource or ev.resource)
+
+
+def _kind_texts(ws: Workspace, resolver: Any, ev: Evidence, out: dict[str, Any]) -> None:
+    """A definition's text as verified and now; a set's members then and now (its diff: the
+    members added and removed)."""
+    from openwiki_git.claims import kinds
+
+    try:
+        kind = parse_kind(ev.resource, wiki_dir="\0")
+    except ResourceError:
+        return
+    assert kind is not None
+    verified = ws.repo.blob_text(kind.path, ev.blob) if isinstance(kind, Symbol) and ev.blob else None
+    then, now = kinds.texts(kind, ev.version, resolver.read, resolver.tracked, verified)
+    out["verified_text"], out["current_text"] = then, now
+    if then is not None:
+        out["verified_from"] = f"blob {ev.blob[:12]}" if isinstance(kind, Symbol) and ev.blob else "the members as verified"
+
+
+def _with_diff(out: dict[str, Any], current: str) -> dict[str, Any]:
+    """`out` with the unified diff of its verified text against its text now, when they differ."""
+    import difflib
+
     if out["verified_text"] is not None and out["current_text"] is not None and out["verified_text"] != out["current_text"]:
-        now = (r.current_resource or ev.resource).removeprefix(REPO_PREFIX)
+        now = current.removeprefix(REPO_PREFIX)
         out["diff"] = "".join(
             difflib.unified_diff(
                 str(out["verified_text"]).splitlines(keepends=True),

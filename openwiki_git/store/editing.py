@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from openwiki_git.errors import EvidenceError, StoreError
+from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
 from openwiki_git.evidence.resolver import resolve
 from openwiki_git.evidence.resource import ResourceError, parse_resource
 from openwiki_git.evidence.tokens import split_lines
@@ -124,6 +125,12 @@ def resolve_new_evidence(ws: Any, resources: list[str], source: str) -> list[Evi
     """Resolve evidence at the literal lines given; every refusal names the resource and the fix."""
     out: list[Evidence] = []
     for raw in resources:
+        if looks_like_kind(raw):
+            named = _new_kind_evidence(ws, raw, source)
+            if any(e.resource == named.resource for e in out):
+                raise EvidenceError(f"{raw}: {named.resource} is cited twice", "cite each resource once")
+            out.append(named)
+            continue
         try:
             res = parse_resource(raw, wiki_dir=ws.config.wiki_dir)
         except ResourceError as e:
@@ -161,3 +168,27 @@ def add_claim(wiki: Wiki, page: str, statement: str, evidence: list[Evidence], b
 
         save_page(wiki, sidecar, edit=edit)
     return claim, bool(placed and placed[0])
+
+
+def _new_kind_evidence(ws: Any, raw: str, source: str) -> Evidence:
+    """A definition by name or a set, established now (claims/kinds.py); refused in OpenWiki
+    mode, whose reader knows line ranges and whole files only."""
+    from openwiki_git.claims import kinds
+
+    try:
+        kind = parse_kind(raw, wiki_dir=ws.config.wiki_dir)
+    except ResourceError as e:
+        raise EvidenceError(f"--evidence: {e}") from None
+    assert kind is not None
+    if ws.config.strict_openwiki:
+        raise EvidenceError(
+            f"{raw}: OpenWiki's sidecars hold line ranges and whole files only; a definition by name or a set of "
+            "files or lines would be misread there (sidecar_format: openwiki)",
+            "cite lines (repo://path#L10-L24) or a whole file, or set sidecar_format: openwiki-git in .openwiki/config.yml",
+        )
+    r = kinds.resolve(kind, kind.canonical, "", lambda p: ws.repo.read(p, source), ws.tracked(source))
+    if r.current_resource is None or r.current_version is None:
+        hint = "pip install 'openwiki-git[ground]'" if "pip install" in r.reason else "name a definition or a scope that exists"
+        raise EvidenceError(f"{raw}: {r.reason}", hint)
+    blob = r.blob if isinstance(kind, Symbol) else None
+    return Evidence(r.current_resource, r.current_version, blob)

@@ -55,7 +55,9 @@ class Workspace:
 
     def resolver(self, source: str = "worktree") -> EvidenceResolver:
         growth = (self.config.range_growth_factor, self.config.range_growth_lines)
-        return self.configure(EvidenceResolver(self.reader(source), max_growth=self.config.max_growth, growth=growth))
+        resolver = EvidenceResolver(self.reader(source), max_growth=self.config.max_growth, growth=growth)
+        resolver.tracked = self.tracked(source)
+        return self.configure(resolver)
 
     def configure(self, resolver: EvidenceResolver) -> EvidenceResolver:
         """The config's cosmetic-edit settings, and the repository's blobs to read verified text."""
@@ -63,6 +65,17 @@ class Workspace:
         resolver.cosmetic_annotations = self.config.cosmetic_annotations
         resolver.blob_text = self.repo.blob_text
         return resolver
+
+    def tracked(self, source: str = "worktree"):  # type: ignore[no-untyped-def]
+        """The tracked paths at `source`, listed once, when a glob in evidence asks."""
+        listed: list[list[str]] = []
+
+        def paths() -> list[str]:
+            if not listed:
+                listed.append(self.repo.tracked_paths(source))
+            return listed[0]
+
+        return paths
 
     def page_text(self, page: str) -> str | None:
         try:

@@ -415,6 +415,36 @@ def test_hook_environment_is_built_from_the_wheelhouse_alone(project, pre_commit
     assert any(p.name.startswith("pygit2-") for p in wheelhouse.iterdir())
 
 
+def test_definitions_and_sets_through_the_real_hook(project) -> None:  # type: ignore[no-untyped-def]
+    """Issue 23: a definition by name and a set of files, marked by `git commit` as pre-commit runs
+    the hook: moved code passes, a changed definition and a new member stop the commit once."""
+    project.write("src/cart.py", "class Cart:\n    def add(self, item):\n        return item\n")
+    project.write("src/stores/memory.py", "class MemoryStore: ...\n")
+    page = project.read(".openwiki/guide.md")
+    project.write(".openwiki/guide.md", page + "\nCart.add returns the item. MemoryStore is the only store.\n")
+    project.git("add", "-A")
+    claim_add(project, "Cart.add returns the item.", "repo://src/cart.py#Cart.add")
+    claim_add(project, "MemoryStore is the only store.", "repo://src/stores/*.py")
+    project.git("add", "-A")
+    rc, out = commit(project, "-m", "kinds")
+    assert rc == 0, out
+    project.write("src/cart.py", "import os\n\n\nclass Cart:\n    def add(self, item):\n        return item\n")
+    project.git("add", "-A")
+    rc, out = commit(project, "-m", "moved")
+    assert rc == 0, out
+    assert "mark" not in committed_claims(project)["Cart.add returns the item."]
+    project.write("src/cart.py", "import os\n\n\nclass Cart:\n    def add(self, item):\n        return [item]\n")
+    project.write("src/stores/disk.py", "class DiskStore: ...\n")
+    project.git("add", "-A")
+    rc, out = commit(project, "-m", "changed")
+    assert rc == 1
+    assert "src/cart.py#Cart.add definition Cart.add changed (L5-L6 now) by @@ -6 +6 @@" in out
+    assert "src/stores/*.py new: src/stores/disk.py" in out
+    rc, out = commit(project, "-m", "changed")  # the marks are staged: the same commit passes
+    assert rc == 0, out
+    claims = committed_claims(project)
+    assert claims["Cart.add returns the item."]["mark"]["status"] == "stale"
+    assert claims["MemoryStore is the only store."]["mark"]["causes"][0]["reason"] == "new: src/stores/disk.py"
 def test_a_verifier_the_policy_forbids_stops_every_commit_until_a_person_confirms(project) -> None:  # type: ignore[no-untyped-def]
     project.write(".openwiki/config.yml", project.read(".openwiki/config.yml")
                   + 'verify_policy:\n  - pages: "guide.md"\n    allow: [human]\n')

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from openwiki_git.caches import cites
+from openwiki_git.evidence.kinds import kind_scope, parse_kind
 from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource, plain_parts
 from openwiki_git.formats import sidecar
 
@@ -42,9 +43,24 @@ def _cited(resource: str) -> set[str]:
 @pytest.mark.parametrize("resource", PLAIN + GENERAL)
 def test_the_cited_path_index_reads_paths_as_the_resolver_does(resource: str) -> None:
     try:
-        expected = {parse_resource(resource, wiki_dir="\0").path}
+        kind = parse_kind(resource, wiki_dir="\0")
+        expected = {kind_scope(kind)[0] if kind is not None else parse_resource(resource, wiki_dir="\0").path}
     except ResourceError:
         expected = set()
+    assert _cited(resource) == expected
+
+
+@pytest.mark.parametrize(
+    ("resource", "expected"),
+    [
+        ("repo://a.py#x", {"a.py"}),  # a definition cites its file
+        ("repo://src/shop/cart.py#Cart.add:head", {"src/shop/cart.py"}),
+        ("repo://src/stores/*.py", {"glob:src/stores/*.py"}),  # a set's glob, matched against changed paths
+        ("repo://src/**/*.py?grep=raise", {"glob:src/**/*.py"}),
+        ("repo://src/a.py?grep=raise", {"src/a.py"}),  # a grep over one file cites that file
+    ],
+)
+def test_the_cited_path_index_learns_definitions_and_scopes(resource: str, expected: set[str]) -> None:
     assert _cited(resource) == expected
 
 

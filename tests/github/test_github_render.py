@@ -187,6 +187,12 @@ def test_timestamps_do_not_count_as_changes() -> None:
     assert github_publish.without_timestamps(a) != github_publish.without_timestamps(a.replace(b"verifiedAt", b"verifiedBy"))
 
 
+def test_a_set_is_shown_as_itself_never_as_a_link_to_a_file_named_by_its_glob() -> None:
+    c = claim(9, current="repo://src/stores/*.py", hunk=None)
+    c["evidence"][0].update(resource="repo://src/stores/*.py", reason="new: src/stores/cloud.py")
+    body = g.render_comment(report(c), LINKS)
+    assert "`repo://src/stores/*.py` new: src/stores/cloud.py" in body
+    assert "blob/" + HEAD + "/src/stores/*.py" not in body
 def test_diffs_are_bounded_and_fenced_past_any_backticks_so_the_comment_stays_under_the_limit() -> None:
     """However many claims and however long their diffs, the comment stays under GitHub's 65,536."""
     diff = "--- verified\n+++ now\n@@ -1,2000 +1,2000 @@\n" + "".join(f"-old ```{i}\n+new {i}\n" for i in range(2000))

@@ -302,3 +302,19 @@ def test_a_rebuild_from_the_previous_graph_equals_a_fresh_build() -> None:
         g = again
     pages["retries.md"] = mdsplit.split(PAGES["retries.md"] + "\nMore.[^c-" + C2[6:14] + "]\n", ".openwiki/retries.md")
     assert _state(make(results, g, unchanged={"gone.md"})) == _state(make(results))
+
+
+def test_a_definition_cites_its_file_and_a_set_every_member() -> None:
+    from openwiki_git.evidence.kinds import FileSet, GrepSet, Symbol, def_version, set_version
+
+    sym = Evidence(Symbol("src/retry.py", "Retry.wait").canonical, def_version("def wait(): ...\n"))
+    files = Evidence(FileSet("src/*.py").canonical, set_version(["src/other.py", "src/retry.py"]))
+    lines = Evidence(GrepSet("src/*.py", "raise").canonical, set_version([["src/other.py", "raise A"], ["src/other.py", "raise B"]]))
+    c1 = Claim(C1, "Retries use full jitter.", (sym, files))
+    c2 = Claim(C2, "Stale bit.", (lines,))
+    g = build(sidecars={"retries.md": Sidecar("retries.md", "sha256:" + "0" * 64, (c1, c2))},
+              results={C1: result(c1, "fresh"), C2: result(c2, "stale")})
+    assert {m for _, m in g.edges(C1, ["cites"])} == {"repo://src/retry.py", "repo://src/other.py"}
+    assert g.edges(C2, ["cites"]) == [("cites", "repo://src/other.py")]
+    for _, _, dst in all_edges(g):  # no dangling edge to a resource without a node
+        assert g.node(dst) is not None, dst

@@ -30,12 +30,12 @@ def test_cites_definitions_and_reports_broken(docs_repo: GitRepo, capsys: pytest
     rc, data = ground(docs_repo, capsys, "--all")
     assert rc == 1  # broken references are findings
     assert added(data) == {
-        "widgets.make()": "repo://src/widgets/_core.py#L10-L13",  # re-export followed, decorator included
-        "Widget.grow": "repo://src/widgets/_core.py#L20-L21",
+        "widgets.make()": "repo://src/widgets/_core.py#make",  # re-export followed, cited by its name
+        "Widget.grow": "repo://src/widgets/_core.py#Widget.grow",
         "--size": "repo://src/widgets/cli.py#L7-L7",
         "WIDGET_TOKEN": "repo://src/widgets/cli.py#L11-L11",
         "src/widgets/cli.py": "repo://src/widgets/cli.py#L1-L1",
-        "helper()": "repo://src/widgets/_core.py#L6-L7",
+        "helper()": "repo://src/widgets/_core.py#helper",
     }
     broken = {b["reference"] for b in data["pages"][0]["broken"]}
     assert broken == {"widgets.Widget.shrink", "widgets.gone()"}
@@ -242,3 +242,31 @@ def test_a_page_the_refresher_confirmed_is_not_grounded(docs_repo: GitRepo, caps
     capsys.readouterr()
     ground(docs_repo, capsys, "guide.md")
     assert service.grounded_pages(Workspace.open(docs_repo.root).wiki.load_all()) == ["guide.md"]
+
+
+LONG = "class Engine:\n    \"\"\"Runs jobs.\"\"\"\n\n    def __init__(self, jobs):\n        self.jobs = jobs\n\n" + "".join(
+    f"    def step{i}(self):\n        return {i}\n\n" for i in range(20)
+) + "    def stop(self):\n        raise_engine_error('StopNow')\n"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("An `Engine` runs jobs.", "repo://src/engine.py#Engine:head"),  # a class: its head
+        ("`Engine` calls `raise_engine_error` when it stops.", "repo://src/engine.py#Engine"),  # quotes its body
+    ],
+)
+def test_classes_are_cited_by_their_head_unless_the_sentence_quotes_the_body(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], sentence: str, expected: str
+) -> None:
+    repo.write("src/engine.py", LONG)
+    repo.write("docs/guide.md", f"# Guide\n\n{sentence}\n")
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.commit_all("initial")
+    rc, data = ground(repo, capsys, "--all")
+    assert rc == 0
+    assert list(added(data).values()) == [expected]
+    capsys.readouterr()
+    repo.write("src/engine.py", LONG.replace("return 3", "return 33"))  # an edit in the body
+    rc = repo.run("check")
+    assert rc == (0 if expected.endswith(":head") else 1)

@@ -20,7 +20,7 @@ def test_opens_one_pr_and_a_rerun_from_the_base_writes_nothing(docs_repo: Any, f
     assert len(fake.pulls) == 1
     pr = fake.pulls[0]
     assert (pr["head"], pr["base"], pr["title"]) == ("openwiki-git/ground", "main", pull_body.GROUND_TITLE)
-    assert "| docs/guide.md:3 | `widgets.make()` | src/widgets/_core.py#L10-L13 |" in pr["body"]
+    assert "| docs/guide.md:3 | `widgets.make()` | src/widgets/_core.py#make |" in pr["body"]
     assert "### Broken references" in pr["body"]
     files = fake.branch_files("openwiki-git/ground")
     assert set(files) == {"docs/guide.md", "docs/.claims/guide.json"}

@@ -77,10 +77,11 @@ def test_a_real_projects_docs(cart_repo: GitRepo, capsys: pytest.CaptureFixture[
     data = ground_page(cart_repo, capsys, MKDOCS_PAGE)
     page = data["pages"][0]
     assert [(a["statement"], a["evidence"]) for a in page["added"]] == [
-        ("If you call `Cart.add_item()` the line is added at once.", "repo://shop/cart.py#L5-L6"),  # no admonition header
-        ("Send lines with `.add_item()`, `.pop()`, etc.", "repo://shop/cart.py#L5-L6"),  # a method span; etc. ends it
-        ("For example `certs()` reads the certificates.", "repo://shop/cart.py#L9-L13"),
-        ("The `SSL_CERT_FILE` variable names the bundle the client trusts.", "repo://shop/cart.py#L9-L13"),  # read twice, one function
+        # definitions cited by name (issue 23)
+        ("If you call `Cart.add_item()` the line is added at once.", "repo://shop/cart.py#Cart.add_item"),  # no admonition header
+        ("Send lines with `.add_item()`, `.pop()`, etc.", "repo://shop/cart.py#Cart.add_item"),  # a method span; etc. ends it
+        ("For example `certs()` reads the certificates.", "repo://shop/cart.py#certs"),
+        ("The `SSL_CERT_FILE` variable names the bundle the client trusts.", "repo://shop/cart.py#certs"),  # read twice, one function
     ]
     assert page["broken"] == [] and page["ambiguous"] == []  # the image beside the page exists
     s = data["summary"]

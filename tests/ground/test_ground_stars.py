@@ -42,7 +42,7 @@ def test_ground_follows_a_star_web_once(star_repo: GitRepo, capsys: pytest.Captu
     data = json.loads(capsys.readouterr().out)
     page = data["pages"][0]
     # Kind3 (pkg._config) derives from Base2, which reaches it through three star imports
-    assert [(a["reference"], a["evidence"]) for a in page["added"]] == [("pkg.Kind3.close()", "repo://pkg/_client.py#L7-L8")]
+    assert [(a["reference"], a["evidence"]) for a in page["added"]] == [("pkg.Kind3.close()", "repo://pkg/_client.py#Base2.close")]
     assert sorted(b["reference"] for b in page["broken"]) == ["pkg.Kind5.reopen()", "pkg.nothing.deeper"]
     capsys.readouterr()
     star_repo.commit_all()

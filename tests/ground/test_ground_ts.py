@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from openwiki_git.ground import treesitter as ground_ts
+from openwiki_git.evidence import treesitter as ground_ts
 from tests.support.repo import GitRepo
 
 JS = "class Server {\n  listen(port) {\n    return port;\n  }\n}\n\nfunction start() {}\nexport const stop = () => 1;\n"
@@ -42,4 +42,4 @@ def test_ground_cites_a_javascript_method(repo: GitRepo, capsys: pytest.CaptureF
     capsys.readouterr()
     assert repo.run("ground", "--all", "--format", "json") == 0
     (added,) = json.loads(capsys.readouterr().out)["pages"][0]["added"]
-    assert added["evidence"] == "repo://web/server.js#L2-L4"
+    assert added["evidence"] == "repo://web/server.js#Server.listen"

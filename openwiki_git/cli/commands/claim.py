@@ -17,6 +17,12 @@ from openwiki_git.pages import citations
 from openwiki_git.services import claims
 from openwiki_git.store.workspace import SOURCES_HELP
 
+EVIDENCE_HELP = (
+    "repo://path#Lx-Ly (lines), repo://path (a file), repo://path#Cart.add (a definition by name; "
+    "#Cart:head its head), repo://src/stores/*.py (the files a glob matches) or "
+    "repo://src/**/*.py?grep=raise%%20OverflowError (the lines a percent-encoded regular expression matches)"
+)
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("claim", help="add, list, show, confirm or retract claims", description=__doc__)
@@ -26,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     a = csub.add_parser("add", help="ground a statement in source lines", description=cmd_add.__doc__)
     a.add_argument("--page", required=True, help="the wiki page, e.g. guides/setup.md")
     a.add_argument("--statement", required=True, help="one proposition, as written in the page")
-    a.add_argument("--evidence", required=True, action="append", metavar="RES", help="repo://path#Lx-Ly (repeatable)")
+    a.add_argument("--evidence", required=True, action="append", metavar="RES", help=EVIDENCE_HELP + " (repeatable)")
     a.add_argument("--by", help="who checked it, e.g. human:alice (recorded as the claim's verifier)")
     a.add_argument("--source", default="worktree", help=SOURCES_HELP)
     a.set_defaults(run=cmd_add)
@@ -44,7 +50,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     ed = csub.add_parser("edit", help="re-point a claim's evidence or restate it, keeping its id", description=cmd_edit.__doc__)
     ed.add_argument("id", help=ID_HELP)
-    ed.add_argument("--evidence", action="append", metavar="RES", help="repo://path#Lx-Ly (repeatable): replaces all the evidence")
+    ed.add_argument("--evidence", action="append", metavar="RES", help=EVIDENCE_HELP + " (repeatable): replaces all the evidence")
     ed.add_argument("--statement", help="the new statement (write the page's sentence to match)")
     ed.add_argument("--by", help="who checked it, e.g. human:alice")
     ed.add_argument("--source", default="worktree", help=SOURCES_HELP)

@@ -4,12 +4,14 @@
 TypeScript, Go and Rust (each a self-contained wheel from PyPI; nothing is downloaded at run
 time, unlike tree-sitter-language-pack 1.x, which fetches its grammars from GitHub on first use).
 Without them, or for another language, a file contributes no definitions: its names are never
-cited and never reported broken. Pure: text in, definitions out.
+cited and never reported broken (`missing()` names the extra a claim on such a file needs).
+Pure: text in, definitions out. The one adapter to tree-sitter, imported lazily by
+evidence/definitions.py, the one owner of definition extents (ground's index and the claim
+check both read them there).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator
 from functools import cache
 from typing import Any
@@ -44,7 +46,7 @@ def _parser(ext: str) -> Any:
     try:
         import tree_sitter
 
-        grammar = importlib.import_module(spec[0])
+        grammar = __import__(spec[0])  # a top-level module: the same as import_module
     except ImportError:
         return None
     return tree_sitter.Parser(tree_sitter.Language(getattr(grammar, spec[1])()))
@@ -54,18 +56,40 @@ def available() -> bool:
     return _parser(".js") is not None
 
 
+def handles(path: str) -> bool:
+    """Whether tree-sitter has a grammar for this file's extension (installed or not)."""
+    return _ext(path) in GRAMMARS
+
+
+def missing(path: str) -> str | None:
+    """What is missing to read definitions in `path` (a known extension whose grammar is not
+    installed): the extra to install; None when nothing is."""
+    if handles(path) and _parser(_ext(path)) is None:
+        return "the tree-sitter grammars are not installed: pip install 'openwiki-git[ground]'"
+    return None
+
+
+def _ext(path: str) -> str:
+    return path[path.rfind(".") :] if "." in path else ""
+
+
 def definitions(path: str, text: str) -> Iterator[tuple[str, int, int, str]]:
     """(qualified name, first line, last line, kind) of the file's definitions: `Class.method`
     within a class or impl block, `func` at the top."""
-    ext = path[path.rfind(".") :] if "." in path else ""
-    parser = _parser(ext)
+    for name, start, end, kind, _ in extents(path, text):
+        yield name, start, end, kind
+
+
+def extents(path: str, text: str) -> Iterator[tuple[str, int, int, str, int]]:
+    """definitions() plus the last line of each definition's head (up to where its body starts)."""
+    parser = _parser(_ext(path))
     if parser is None:
         return
     tree = parser.parse(text.encode("utf-8"))
     yield from _walk(tree.root_node, "", 0)
 
 
-def _walk(node: Any, prefix: str, depth: int) -> Iterator[tuple[str, int, int, str]]:
+def _walk(node: Any, prefix: str, depth: int) -> Iterator[tuple[str, int, int, str, int]]:
     if depth > 6:
         return
     for child in node.named_children:
@@ -75,7 +99,8 @@ def _walk(node: Any, prefix: str, depth: int) -> Iterator[tuple[str, int, int, s
                 name = decl.child_by_field_name("name")
                 value = decl.child_by_field_name("value")
                 if name is not None and value is not None and value.type in ("arrow_function", "function_expression", "function"):
-                    yield name.text.decode(), child.start_point[0] + 1, child.end_point[0] + 1, "function"
+                    first = child.start_point[0] + 1
+                    yield name.text.decode(), first, child.end_point[0] + 1, "function", first
             continue
         if kind is None and child.type == "type_declaration":
             yield from _walk(child, prefix, depth + 1)
@@ -101,7 +126,8 @@ def _walk(node: Any, prefix: str, depth: int) -> Iterator[tuple[str, int, int, s
                 name = f"{rtype.split('[')[0]}.{name}"
         if kind == "function" and prefix:
             kind = "method"  # a Rust `fn` inside `impl`
-        yield f"{prefix}{name}", child.start_point[0] + 1, child.end_point[0] + 1, kind
         body = child.child_by_field_name("body")
+        head_end = body.start_point[0] + 1 if body is not None else child.end_point[0] + 1
+        yield f"{prefix}{name}", child.start_point[0] + 1, child.end_point[0] + 1, kind, head_end
         if body is not None and kind in ("class", "module"):
             yield from _walk(body, f"{prefix}{name}.", depth + 1)

@@ -1,0 +1,298 @@
+"""Evidence that names what it means, judged: a definition by name, a set of files, a set of
+matching lines (evidence/kinds.py's grammar and tokens). Pure: files come in through readers.
+
+Two entry points, one per way a claim is checked:
+
+- `resolve`: the item against one source (`check`, `claim show/confirm`, the refresher), given a
+  reader and the tracked paths (a glob ranges over them).
+- `through_diff`: the item against one diff (the hook, `check --base`): a file the diff does not
+  touch is never read, and a set's new members are its verified members (listed in its token)
+  with the diff's additions, deletions and renames applied, so no tree is listed.
+
+A definition is fresh while its text is (it may move anywhere in its file, or the file be
+renamed), stale when its text changes, unresolved when no definition has its name (naming one of
+the same body under another name when there is exactly one). A set is fresh while its members
+are, whatever else changes in their files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from openwiki_git.claims.outcomes import EvidenceOutcome
+from openwiki_git.claims.sides import Sides
+from openwiki_git.diff import cosmetic
+from openwiki_git.diff.hunks import FileChange, Hunk
+from openwiki_git.evidence import definitions
+from openwiki_git.evidence.kinds import (
+    MAX_LINE,
+    MAX_MEMBERS,
+    FileSet,
+    GrepSet,
+    Kind,
+    Symbol,
+    check_query,
+    decode_members,
+    def_version,
+    glob_matches,
+    kind_scope,
+    set_version,
+)
+from openwiki_git.evidence.resource import ResourceError
+from openwiki_git.evidence.tokens import split_lines
+from openwiki_git.model import Evidence, EvidenceResult, FileText, Status
+
+__all__ = ["Member", "changed_scope", "members_now", "resolve", "set_reason", "symbol_result", "through_diff"]
+
+Reader = Callable[[str], FileText]
+Member = str | tuple[str, str]  # a path, or (path, line text)
+MAX_SCAN = 64 * 1024 * 1024  # bytes a grep set reads at most (a bound on its cost)
+SHOWN = 5  # members named in a reason; the rest are counted
+
+
+def resolve(
+    kind: Kind,
+    resource: str,
+    version: str,
+    read: Reader,
+    tracked: Callable[[], Sequence[str]] | None,
+    *,
+    verified: FileText | None = None,
+    annotations: bool = False,
+) -> EvidenceResult:
+    """The item now. `verified`: the file as it was verified (a definition's cosmetic edit is then
+    recognised, as for lines)."""
+    if isinstance(kind, Symbol):
+        return symbol_result(kind, resource, version, read(kind.path), verified=verified, annotations=annotations)
+    scope, is_glob = kind_scope(kind)
+    if is_glob and tracked is None:
+        return EvidenceResult(resource, "unresolved", None, "the tracked files are not known here")
+    paths = [p for p in tracked() if glob_matches(scope, p)] if is_glob and tracked is not None else [scope]
+    if isinstance(kind, FileSet):
+        return _set_result(resource, version, paths, kind.canonical)
+    try:
+        found = members_now(kind, paths, read)
+    except ValueError as e:
+        return EvidenceResult(resource, "unresolved", None, str(e))
+    return _set_result(resource, version, found, kind.canonical)
+
+
+def symbol_result(
+    sym: Symbol, resource: str, version: str, ft: FileText, *, verified: FileText | None = None, annotations: bool = False
+) -> EvidenceResult:
+    """A definition in `ft` (the file now) against its verified token."""
+    what = f"{sym.name}:head" if sym.head else sym.name
+    if ft.text is None:
+        return EvidenceResult(resource, "unresolved", None, f"{sym.path}: {ft.problem}", blob=ft.blob)
+    missing = definitions.unsupported(sym.path)
+    if missing is not None:
+        return EvidenceResult(resource, "unresolved", None, f"{sym.path}: cannot read #{what}: {missing}", blob=ft.blob)
+    lines = split_lines(ft.text)
+    ext = definitions.find(sym.path, ft.text, sym.name)
+    if ext is None:
+        reason = f"no definition named {sym.name} in {sym.path}" + _renamed(sym, ft.text, lines, version)
+        return EvidenceResult(resource, "unresolved", None, reason, blob=ft.blob)
+    token = def_version(ext.text(lines, head=sym.head))
+    current = sym.canonical
+    if token == version:
+        return EvidenceResult(resource, "fresh", current, "unchanged", token, ft.blob)
+    reason = f"definition {what} changed (L{ext.start}-L{ext.end} now)"
+    if verified is not None and verified.text is not None:
+        cosmetic_reason = _cosmetic(sym, verified.text, version, lines, ext, annotations)
+        if cosmetic_reason is not None:
+            return EvidenceResult(resource, "fresh", current, cosmetic_reason, token, ft.blob)
+    return EvidenceResult(resource, "stale", current, reason, token, ft.blob)
+
+
+def hunks_over(text: str | None, sym: Symbol, hunks: tuple[Hunk, ...]) -> tuple[Hunk, ...]:
+    """The hunks whose new side overlaps or borders the definition in `text` (the new side)."""
+    ext = definitions.find(sym.path, text, sym.name) if text is not None and definitions.unsupported(sym.path) is None else None
+    if ext is None:
+        return hunks[:1]
+    return tuple(h for h in hunks if h.new_start <= ext.end and ext.start <= max(h.new_last, h.new_start))
+
+
+def _renamed(sym: Symbol, text: str, lines: list[str], version: str) -> str:
+    """`; renamed to X?` when exactly one definition of the file has the verified text with its
+    own name in place of the old one."""
+    old_last = sym.name.rsplit(".", 1)[-1]
+    same = []
+    for ext in definitions.definitions(sym.path, text):
+        new_last = ext.name.rsplit(".", 1)[-1]
+        body = ext.text(lines, head=sym.head)
+        if ext.name != sym.name and def_version(body.replace(new_last, old_last, 1)) == version:
+            same.append(ext.name)
+    return f"; renamed to `{same[0]}`?" if len(same) == 1 else ""
+
+
+def _cosmetic(sym: Symbol, then: str, version: str, lines: list[str], ext: definitions.Extent, annotations: bool) -> str | None:
+    """cosmetic.compare() on the definition (or its head) as verified and as it is now: the same
+    rules as for lines, so an annotation-only edit of a signature is cosmetic only with
+    `cosmetic_annotations: true`."""
+    then_lines = split_lines(then)
+    old = definitions.find(sym.path, then, sym.name)
+    if old is None or def_version(old.text(then_lines, head=sym.head)) != version:
+        return None
+    if sym.head:  # the head's pieces (signature, docstring, __init__'s signature), compared as one text
+        old_head, new_head = split_lines(old.text(then_lines, head=True)), split_lines(ext.text(lines, head=True))
+        return cosmetic.compare(sym.path, old_head, new_head, annotations=annotations)
+    return cosmetic.compare(
+        sym.path, then_lines, lines, old_span=(old.start, old.end), new_span=(ext.start, ext.end), annotations=annotations
+    )
+
+
+def members_now(kind: GrepSet, paths: Sequence[str], read: Reader) -> list[Member]:
+    """The (path, line) pairs `kind`'s query matches in `paths`, or (path, what its first group
+    captured) when it has a group (each line scanned up to
+    MAX_LINE characters, MAX_SCAN bytes in all). Raises ValueError past MAX_MEMBERS."""
+    try:
+        query = check_query(kind.query)
+    except ResourceError as e:
+        raise ValueError(str(e)) from None
+    found: list[Member] = []
+    scanned = 0
+    for path in paths:
+        ft = read(path)
+        if ft.text is None:
+            continue
+        scanned += len(ft.text)
+        if scanned > MAX_SCAN:
+            raise ValueError(f"the scope of {kind.canonical} is over {MAX_SCAN >> 20} MiB; narrow the glob")
+        for line in ft.text.splitlines():
+            m = query.search(line[:MAX_LINE])
+            if m:
+                # What the query's first group captured, when it has one (`^def ([a-z]\w*)`: the
+                # names, whatever their signatures); else the line, stripped (re-indenting it
+                # does not change the set).
+                found.append((path, (m.group(1) or "") if query.groups else line.strip()))
+        if len(found) > MAX_MEMBERS:
+            raise ValueError(f"{kind.canonical} matches over {MAX_MEMBERS} lines; narrow the query or the glob")
+    return found
+
+
+def _as_members(kind_members: list[str] | list[list[str]]) -> list[Member]:
+    return [tuple(m) if isinstance(m, list) else m for m in kind_members]  # type: ignore[misc]
+
+
+def _token(members: Sequence[Member]) -> str:
+    return set_version([list(m) if isinstance(m, tuple) else m for m in members])  # type: ignore[arg-type]
+
+
+def _set_result(resource: str, version: str, members: Sequence[Member], current: str) -> EvidenceResult:
+    if len(members) > MAX_MEMBERS:
+        return EvidenceResult(resource, "unresolved", None, f"{current} has over {MAX_MEMBERS} members; narrow it")
+    token = _token(members)
+    if token == version:
+        return EvidenceResult(resource, "fresh", current, "unchanged", token)
+    before = decode_members(version)
+    reason = "its members changed" if before is None else set_reason(_as_members(before), members)
+    status: Status = "stale"
+    return EvidenceResult(resource, status, current, reason, token)
+
+
+def set_reason(before: Sequence[Member], after: Sequence[Member]) -> str:
+    """`new: a.py; gone: b.py` (a line member: `new: a.py: raise X`), the first few named."""
+    old, now = set(before), set(after)
+    parts = [f"new: {_show(m)}" for m in sorted(now - old, key=str)] + [f"gone: {_show(m)}" for m in sorted(old - now, key=str)]
+    if not parts:
+        return "its members changed"
+    more = f"; and {len(parts) - SHOWN} more" if len(parts) > SHOWN else ""
+    return "; ".join(parts[:SHOWN]) + more
+
+
+def _show(m: Member) -> str:
+    return m if isinstance(m, str) else f"{m[0]}: {m[1].strip()[:120]}"
+
+
+def changed_scope(kind: Kind, changes: Sequence[FileChange]) -> list[FileChange]:
+    """The diff's changes that touch the item's scope (old or new path in it)."""
+    scope, _ = kind_scope(kind)
+    return [c for c in changes if any(p is not None and glob_matches(scope, p) for p in (c.old_path, c.new_path))]
+
+
+def set_through_diff(
+    kind: FileSet | GrepSet, resource: str, version: str, touched: Sequence[FileChange], read_new: Reader
+) -> EvidenceResult:
+    """A set after the diff: its verified members, those of the touched files replaced by what
+    the new side has."""
+    before = decode_members(version)
+    if before is None:
+        return EvidenceResult(resource, "unresolved", None, "its token does not list its members; `claim confirm` it again")
+    members = _as_members(before)
+    scope, _ = kind_scope(kind)
+    gone = {c.old_path for c in touched if c.old_path is not None}
+    new_paths = [c.new_path for c in touched if c.new_path is not None and c.status != "deleted" and glob_matches(scope, c.new_path)]
+    if isinstance(kind, FileSet):
+        after: list[Member] = sorted({m for m in members if m not in gone} | set(new_paths), key=str)
+    else:
+        kept: list[Member] = [m for m in members if isinstance(m, tuple) and m[0] not in gone and m[0] not in new_paths]
+        try:
+            after = kept + members_now(kind, new_paths, read_new)
+        except ValueError as e:
+            return EvidenceResult(resource, "unresolved", None, str(e))
+    return _set_result(resource, version, after, kind.canonical)
+
+
+def through_diff(kind: Kind, ev: Evidence, sides: Sides, *, cosmetic_edits: str, annotations: bool) -> EvidenceOutcome | None:
+    """The item after the diff `sides` holds; None when the diff does not touch its scope (a
+    definition: its file; a set: a file in it), which costs no read. `cosmetic_edits` as the
+    hook's options say ("stale": never recognised; the claim is marked: pass "stale")."""
+    if isinstance(kind, Symbol):
+        change = sides.by_old.get(kind.path)
+        if change is None:
+            return None
+        if change.new_path is None or change.status == "deleted":
+            r = EvidenceResult(ev.resource, "unresolved", None, f"{kind.path} deleted")
+            return _outcome(ev, r, change.hunks[:1], None)
+        sym = kind.with_path(change.new_path)
+        ft, _ = sides.new_file(sym.path)
+        verified = sides.old_file(kind.path)[0] if cosmetic_edits != "stale" else None
+        r = symbol_result(sym, ev.resource, ev.version, ft, verified=verified, annotations=annotations)
+        if cosmetic_edits == "mark" and r.status == "fresh" and r.reason.startswith("cosmetic"):
+            r = EvidenceResult(r.resource, "stale", r.current_resource, r.reason, r.current_version, r.blob)
+        hunks = hunks_over(ft.text, sym, change.hunks) if r.status != "fresh" else ()
+        return _outcome(ev, r, hunks, sym.path if sym.path != kind.path else None)
+    touched = changed_scope(kind, sides.changes)
+    if not touched:
+        return None
+    r = set_through_diff(kind, ev.resource, ev.version, touched, lambda p: sides.new_file(p)[0])
+    return _outcome(ev, r, (), None)
+
+
+def _outcome(ev: Evidence, r: EvidenceResult, hunks: tuple[Hunk, ...], moved_to: str | None) -> EvidenceOutcome:
+    """The outcome as the engine records it: a fresh item re-anchored (a rename, a cosmetic
+    edit's new token), a changed one keeping its verified token at its new path."""
+    after = ev
+    if r.current_resource is not None and r.current_version is not None:
+        if r.status == "fresh" and (r.current_resource, r.current_version) != (ev.resource, ev.version):
+            after = Evidence(r.current_resource, r.current_version, r.blob or ev.blob)
+        elif r.status == "stale" and r.current_resource != ev.resource:
+            after = Evidence(r.current_resource, ev.version, ev.blob)
+    return EvidenceOutcome(ev, after, r.status, r.reason, r.current_resource, hunks, None, None, moved_to, r.current_version, r.blob)
+
+
+def texts(
+    kind: Kind, version: str, read: Reader, tracked: Callable[[], Sequence[str]] | None, verified: FileText | None
+) -> tuple[str | None, str | None]:
+    """(the text as verified, the text now) for `claim show`: a definition's text (the verified
+    one read from the blob it was verified in), a set's members one a line."""
+    if isinstance(kind, Symbol):
+        now_ft = read(kind.path)
+        now = _definition_text(kind, now_ft.text)
+        then = _definition_text(kind, verified.text if verified is not None else None)
+        return (then if then is not None and def_version(then) == version else None), now
+    r = resolve(kind, kind.canonical, "", read, tracked)
+    return members_text(version), members_text(r.current_version) if r.current_version else None
+
+
+def members_text(token: str) -> str | None:
+    """A set's members, one a line (`path`, or `path: line`), as its token lists them."""
+    members = decode_members(token)
+    return "".join(_show(m) + "\n" for m in sorted(_as_members(members), key=str)) if members is not None else None
+
+
+def _definition_text(sym: Symbol, text: str | None) -> str | None:
+    if text is None or definitions.unsupported(sym.path) is not None:
+        return None
+    ext = definitions.find(sym.path, text, sym.name)
+    return ext.text(split_lines(text), head=sym.head) if ext is not None else None
