@@ -37,8 +37,8 @@ show() {
     printf '%s\n' "$text" >"$1"
 }
 
-# --- step: the project, in git -------------------------------------------------------------
-step "the project, in git"
+# --- step: the project, in git, and its wiki ----------------------------------------------
+step "the project, in git, and its wiki"
 cp -R "$HERE/project/." "$TOUR"
 cd "$TOUR"
 echo "# in $TOUR"
@@ -46,9 +46,6 @@ run 'git init -q -b main'
 git config user.name >/dev/null || git config user.name "Tour"
 git config user.email >/dev/null || git config user.email "tour@example.com"
 run 'git add -A && git commit -q -m "the project"'
-
-# --- step: the wiki ------------------------------------------------------------------------
-step "the wiki"
 run 'openwiki-git init'
 
 # --- step: a page --------------------------------------------------------------------------
@@ -67,9 +64,6 @@ EOF
 step "a claim: the sentence, grounded in the lines that make it true"
 run "openwiki-git claim add --page retries.md --statement 'A call is tried at most five times.' --evidence 'repo://retry.py#L3-L3'"
 ID="c-$(printf '%s' "$OUT" | grep -o 'claim_[0-9a-f]\{8\}' | head -1 | cut -c7-)"
-
-# --- step: check ---------------------------------------------------------------------------
-step "check"
 run 'openwiki-git check'
 
 # --- step: the hook ------------------------------------------------------------------------
@@ -107,12 +101,19 @@ step "the pull request's comment, rendered locally"
 run 'openwiki-git github comment --print --base HEAD~1'
 
 # --- step: clear the mark: read what changed, fix the page, confirm -----------------------
+# At a terminal, `openwiki-git review` does this one claim at a time (the diff, then c/e/r/x/s);
+# it is interactive, so the script uses `claim show` and `claim confirm`, which scripts use.
 step "clear the mark: read what changed, fix the page, confirm"
 run 'openwiki-git claim show $ID'
 run "perl -pi -e 's/at most five times/at most three times/' .openwiki/retries.md"
 run "openwiki-git claim confirm \$ID --statement 'A call is tried at most three times.' --by human:you"
 run 'openwiki-git check'
 run 'git commit -q -am "the wiki says three"'
+
+# --- step: the wiki's health: the report ------------------------------------------------
+step "the wiki's health: the report"
+run 'openwiki-git report'
+run 'openwiki-git report --html report.html'
 
 # --- the end ---------------------------------------------------------------------------------
 step "the end"

@@ -26,7 +26,8 @@ TOUR = ROOT / "examples" / "tour" / "tour.sh"
 README = ROOT / "README.md"
 SECTION = "## The five-minute tour"
 STEP = re.compile(r"^# --- (.+)$", re.M)
-BLOCK = re.compile(r"```console\n(.*?)```", re.S)
+# A block is fenced by three backticks, or four where the output holds a fence (the PR comment's diffs).
+BLOCK = re.compile(r"^(`{3,4})console\n(.*?)^\1$", re.S | re.M)
 SHOWN_DIR = "/tmp/openwiki-git-tour.XXXXXX"  # what the README shows for the tour's directory
 UPDATE_ENV = "OPENWIKI_GIT_TOUR_UPDATE"
 REGENERATE = f"{UPDATE_ENV}=1 python -m pytest -q tests/e2e/test_tour.py"
@@ -53,6 +54,7 @@ def normalized(text: str) -> str:
     text = re.sub(r"\bc-[0-9a-f]{8}\b", "c-ID", text)
     text = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)", "TIME", text)
     text = re.sub(r"\b[0-9a-f]{7,64}\b", "HASH", text)
+    text = re.sub(r"\b\d+ min\b", "N min", text)  # the report's wait for the mark, by the clock
     return text.replace(SHOWN_DIR, "DIR")
 
 
@@ -64,14 +66,14 @@ def readme_section(text: str) -> tuple[int, int]:
 
 def readme_blocks(text: str) -> list[str]:
     start, end = readme_section(text)
-    return BLOCK.findall(text[start:end])
+    return [body for _, body in BLOCK.findall(text[start:end])]
 
 
 def update_readme(tour_steps: list[tuple[str, str]]) -> None:
     text = README.read_text("utf-8")
     start, end = readme_section(text)
     outputs = iter(body for _, body in tour_steps)
-    section = BLOCK.sub(lambda m: f"```console\n{next(outputs)}```", text[start:end])
+    section = BLOCK.sub(lambda m: f"{m[1]}console\n{next(outputs)}{m[1]}", text[start:end])
     README.write_text(text[:start] + section + text[end:], "utf-8")
 
 
@@ -80,19 +82,24 @@ def test_the_tour_runs_and_the_readme_shows_it(tmp_path: Path) -> None:
     directory.mkdir()
     tour_steps = steps(run_tour(directory))
     titles = [title for title, _ in tour_steps]
-    assert titles[0] == "the project, in git" and titles[-1] == "the end"
+    assert titles[0] == "the project, in git, and its wiki" and titles[-1] == "the end"
 
     # What the tour promises happened, in the repository it made.
     def git(*argv: str) -> str:
         return subprocess.run(["git", *argv], cwd=directory, capture_output=True, text=True, check=True).stdout
 
-    assert git("status", "--porcelain") == ""  # everything committed, the hook's rewrites too
+    # Everything committed, the hook's rewrites too; only the report's page is left, written whole.
+    assert git("status", "--porcelain") == "?? report.html\n"
+    html = (directory / "report.html").read_text("utf-8")
+    assert html.lstrip().lower().startswith("<!doctype html>") and "retries.md" in html
     assert len(git("log", "--format=%H").split()) == 5
     sidecar = json.loads(git("show", "HEAD:.openwiki/.claims/retries.json"))
     (claim,) = sidecar["claims"]
     assert claim["statement"] == "A call is tried at most three times." and "mark" not in claim
     assert claim["evidence"][0]["resource"] == "repo://retry.py#L5-L5"  # re-anchored by step 7
     assert "A call is tried at most three times.[^c-" in (directory / ".openwiki" / "retries.md").read_text("utf-8")
+    report = dict(tour_steps)["the wiki's health: the report"]
+    assert "1 claim on 1 page: 1 fresh, 0 stale" in report and "marks cleared: 1" in report
     stopped = dict(tour_steps)["a change that matters: the hook stops the commit once"]
     assert stopped.count("[exit 1]") == 2  # the stopped commit, then check; the second commit passed
 

@@ -58,8 +58,13 @@ def test_hook_marks_stale_claims_re_anchors_moved_ones_and_is_idempotent(claimed
     claimed.git("add", "src/app.py")
     capsys.readouterr()
     assert claimed.run("hook") == 1
-    out = capsys.readouterr().out.splitlines()
+    captured = capsys.readouterr()
+    out = captured.out.splitlines()
     assert out == [f".openwiki/guide.md: {a}: Line ten says ten. (src/app.py#L11-L13 changed by @@ -11 +12 @@)"]
+    # the stop says how people clear marks first (`review`), then how to read one claim
+    stop = captured.err.splitlines()[-1]
+    assert stop.startswith("openwiki-git: marked 1 claim stale; the marks are staged with this commit.")
+    assert stop.index("`openwiki-git review`") < stop.index("`openwiki-git claim show ID`") < stop.index("the same `git commit` again")
     ca, cb = claim_of(claimed, a), claim_of(claimed, b)
     assert ca["mark"]["status"] == "stale"
     assert ca["mark"]["causes"] == [

@@ -146,8 +146,9 @@ def _verdict(ws: Workspace, done: commit.HookRun) -> int:
     if flagged and done.stop:
         n = len(flagged)
         say(
-            f"marked {n} claim{'s' if n != 1 else ''} stale; the marks are staged with this commit. Review the"
-            " statement (`openwiki-git claim show ID`), then run the same `git commit` again: it passes"
+            f"marked {n} claim{'s' if n != 1 else ''} stale; the marks are staged with this commit. Review"
+            " them with `openwiki-git review` (or `openwiki-git claim show ID`), then run the same `git commit`"
+            " again: it passes"
         )
         return 1
     if written and ws.config.hook_on_moved == "stop":
