@@ -71,10 +71,10 @@ CONFIG_FILE = (".openwiki", "config.yml")  # config.config_path, without importi
 # The modules whose code decides a verdict or a report record: their stat is part of the key.
 # The modules whose code decides what an entry holds, relative to the package root: a change to
 # any of them (an upgrade, an edit in a checkout) invalidates every entry.
-CODE = ("caches/check", "caches/check_reuse", "claims/check", "evidence/resource", "evidence/tokens", "evidence/resolver",
-        "evidence/relocation", "pages/citations", "formats/sidecar", "model", "git/repo", "store/wiki", "store/config",
-        "pages/okf", "claims/report", "store/workspace", "services/check", "evidence/kinds", "claims/kinds",
-        "evidence/definitions", "evidence/treesitter")
+CODE = ("caches/check", "caches/check_reuse", "caches/check_keys", "claims/check", "evidence/resource",
+        "evidence/tokens", "evidence/resolver", "evidence/relocation", "pages/citations", "formats/sidecar", "model",
+        "git/repo", "store/wiki", "store/config", "pages/okf", "claims/report", "store/workspace", "services/check",
+        "evidence/kinds", "claims/kinds", "evidence/definitions", "evidence/treesitter")
 
 Loaded = tuple[str, str, Any, int]  # load(): work tree, git directory, the cache's data (or None), started_ns
 StatKey = tuple[int, int, int, int]  # st_mtime_ns, st_size, st_ino, st_ctime_ns
@@ -110,6 +110,22 @@ def racy(started_ns: int, *stats: Any) -> bool:
     return any(s is not None and type(s) is tuple and max(s[0], s[3]) >= limit for s in stats)
 
 
+def grammars_key(modules: Any) -> tuple[Any, ...]:
+    """Where each of `modules` would be imported from now, and that file's stat (None: not found):
+    what a definition read through tree-sitter depends on besides its file. Found, not imported."""
+    import importlib.util
+
+    out = []
+    for name in modules:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        origin = spec.origin if spec is not None else None
+        out.append((name, origin, stat_or_none(origin) if origin else None))
+    return tuple(out)
+
+
 def code_key() -> tuple[Any, ...]:
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     return tuple(stat_or_none(os.path.join(package, *name.split("/")) + ".py") for name in CODE)
@@ -139,7 +155,18 @@ def read(path: str | Path) -> dict[str, Any] | None:
             return None
         if ("sets" in entry or "members" in entry) and not (type(entry.get("sets")) is dict and type(entry.get("members")) is dict):
             return None
+        if "grammars" in entry and not _grammars_valid(entry["grammars"]):
+            return None
     return data
+
+
+def _grammars_valid(recorded: Any) -> bool:
+    """A grammars_key() as pickled: a tuple of (name, origin, stat) tuples, all hashable."""
+    try:
+        hash(recorded)
+    except TypeError:
+        return False
+    return type(recorded) is tuple and all(type(g) is tuple and len(g) == 3 and type(g[0]) is str for g in recorded)
 
 
 _ENTRY_KEYS = frozenset({"sidecar", "page", "files", "summary", "notable", "unmarked", "ids", "until", "findings"})
@@ -313,6 +340,7 @@ def answer(start: str | None, wiki_dir_arg: str | None, loaded: Loaded | None = 
     now = time.time()
     files: dict[str, Any] = {}
     members: dict[str, str] = {}
+    grammar_keys: dict[Any, bool] = {}
     for page in listed:
         entry = pages[page]
         side = lstat_file(os.path.join(wiki, ".claims", page[: -len(".md")] + ".json"))
@@ -324,6 +352,12 @@ def answer(start: str | None, wiki_dir_arg: str | None, loaded: Loaded | None = 
             if files.get(path, key) != key:
                 return None
             files[path] = key
+        grammars = entry.get("grammars")
+        if grammars is not None:
+            if grammars not in grammar_keys:
+                grammar_keys[grammars] = grammars_key(name for name, *_ in grammars) == grammars
+            if not grammar_keys[grammars]:
+                return None
         for path, key in entry.get("members", {}).items():  # a set's candidates (the index names them)
             if members.get(path, key) != key:
                 return None

@@ -6,7 +6,6 @@ standard-library fast answer are check.py's.
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
@@ -19,12 +18,13 @@ from openwiki_git.caches.check import (
     dumps,
     file_holds,
     file_key_now,
+    grammars_key,
     lstat_file,
     racy,
     read,
     stat_or_none,
 )
-from openwiki_git.evidence.kinds import looks_like_kind
+from openwiki_git.caches.check_keys import Globs, PageKeys, verbatim
 
 MAX_NOTABLE = 20_000  # notable claim records kept at most; pages beyond are judged on each run
 
@@ -143,7 +143,8 @@ class _Reuse:
         self.real_dirs: dict[str, str] = {}
         self.files: dict[tuple[str, FileKey], FileKey | None] = {}  # (path, recorded key) -> key now
         self.rekeyed: dict[str, FileKey] | None = None
-        self.globs = _Globs(ws.repo)
+        self.globs = Globs(ws.repo)
+        self.grammar_keys: dict[tuple[str, ...], tuple[Any, ...]] = {}
 
     def holds(self, entry: Entry, side_key: Any, page_key: Any, now: Any) -> bool:
         self.rekeyed = None
@@ -160,9 +161,18 @@ class _Reuse:
             changed = changed or current is not key
         if "sets" in entry and not self._sets_hold(entry):
             return False
+        if "grammars" in entry and not self._grammars_hold(entry["grammars"]):
+            return False
         if changed:
             self.rekeyed = {path: self.files[(path, key)] for path, key in files.items()}
         return True
+
+    def _grammars_hold(self, recorded: tuple[Any, ...]) -> bool:
+        names = tuple(name for name, *_ in recorded)
+        now = self.grammar_keys.get(names)
+        if now is None:
+            now = self.grammar_keys[names] = grammars_key(names)
+        return now == recorded
 
     def _sets_hold(self, entry: Entry) -> bool:
         """A page holding a set: each glob's candidates unchanged (looked up again only when the
@@ -223,7 +233,7 @@ def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str
         by_page.setdefault(r.page, []).append(r)
     real_dirs: dict[str, str] = {}
     root = str(ws.repo.root)
-    globs = _Globs(ws.repo)
+    globs = Globs(ws.repo)
     for page, sc in loaded.items():
         rs = by_page.get(page, [])
         text = page_text(page)
@@ -234,7 +244,7 @@ def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str
         seconds = reverify_after.for_page(page, text) if reverify_after is not None else None
         untils = [checker.next_due_change(c, now, seconds, stale_after) for c in sc.claims]
         until = min((u for u in untils if u is not None), default=None)
-        cited = _PageKeys(ws, root, resolver, real_dirs, started_ns, globs)
+        cited = PageKeys(ws, root, resolver, real_dirs, started_ns, globs)
         for claim in sc.claims:
             for ev in claim.evidence:
                 cited.add(ev.resource)
@@ -249,135 +259,11 @@ def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str
         }
         if cited.sets:
             entry["sets"], entry["members"] = cited.sets, cited.members
+        if cited.grammars:
+            entry["grammars"] = cited.grammars_key()
         judged.entries[page] = entry
         if stable and keys[page][0] is not None:
             keep[page] = entry
-
-
-def _file_key(ws: Any, root: str, path: str, resolver: Any, real_dirs: dict[str, str], started_ns: int) -> FileKey | None:
-    """The key of a cited file after judging it, None when its results cannot be cached."""
-    if not ws.repo.is_tracked(path):
-        return "untracked"
-    st = file_key_now(root, path, real_dirs)
-    if st is None:
-        return "missing" if not os.path.lexists(os.path.join(root, path)) else None
-    ft = resolver.texts.get(path)
-    if ft is None or racy(started_ns, st) or not verbatim(ft, st[1]):
-        return None
-    return (*st, ft.blob)
-
-
-def _scope(resource: str) -> tuple[str | None, str | None, bool]:
-    """(the one file a resource cites, the glob it ranges over, whether its members' lines count),
-    parsed as the resolver parses it; (None, None, False) when it does not parse (unresolved
-    whatever the files hold). A definition, or lines matched in one file, cite that file."""
-    from openwiki_git.evidence.kinds import FileSet, GrepSet, kind_scope, parse_kind
-    from openwiki_git.evidence.resource import ResourceError, parse_resource
-    from openwiki_git.formats import sidecar
-
-    if not looks_like_kind(resource):
-        plain = sidecar.plain_parts(resource)
-        if plain is not None:
-            return plain[0], None, False
-        try:
-            return parse_resource(resource, wiki_dir="\0").path, None, False
-        except ResourceError:
-            return None, None, False
-    try:
-        kind = parse_kind(resource, wiki_dir="\0")
-    except ResourceError:
-        return None, None, False
-    if kind is None:
-        return None, None, False
-    scope, is_glob = kind_scope(kind)
-    if not is_glob:
-        return scope, None, False
-    return None, scope, isinstance(kind, GrepSet) and not isinstance(kind, FileSet)
-
-
-class _Globs:
-    """A glob's candidates: the index's regular files it matches, listed once per run. A set's
-    members are those of them on disk (Repo.tracked_paths), so an entry holding a set keys the
-    candidates (the index) and each one's presence, or its content for a set of lines."""
-
-    def __init__(self, repo: Any) -> None:
-        self.repo = repo
-        self.index: list[str] | None = None
-        self.matched: dict[str, tuple[str, ...]] = {}
-        self.listed: frozenset[str] | None = None
-
-    def on_disk(self, resolver: Any) -> frozenset[str]:
-        """The members the judging ranged over (the resolver's tracked paths, listed once)."""
-        if self.listed is None:
-            self.listed = frozenset(resolver.tracked() if resolver.tracked is not None else ())
-        return self.listed
-
-    def candidates(self, glob: str) -> tuple[str, ...]:
-        from openwiki_git.evidence.kinds import glob_matches
-
-        got = self.matched.get(glob)
-        if got is None:
-            if self.index is None:
-                self.index = self.repo.tracked_paths("index")
-            got = self.matched[glob] = tuple(p for p in self.index if glob_matches(glob, p))
-        return got
-
-
-class _PageKeys:
-    """What one judged page's answer depends on: each cited file's key (`files`), each glob's
-    candidates (`sets`) and, for a set of files, each candidate's presence (`members`: "present"
-    or "missing"; a set of lines keys its candidates in `files`, content included). `stable`:
-    every key could be taken (no symlink, racy or converted file, no set past MAX_MEMBERS)."""
-
-    def __init__(self, ws: Any, root: str, resolver: Any, real_dirs: dict[str, str], started_ns: int, globs: _Globs) -> None:
-        self.ws, self.root, self.resolver, self.real_dirs, self.started_ns, self.globs = ws, root, resolver, real_dirs, started_ns, globs
-        self.files: dict[str, FileKey] = {}
-        self.sets: dict[str, tuple[str, ...]] = {}
-        self.members: dict[str, str | None] = {}
-        self.stable = True
-
-    def add(self, resource: str) -> None:
-        from openwiki_git.evidence.kinds import MAX_MEMBERS
-
-        path, glob, lines = _scope(resource)
-        if path is not None:
-            self._file(path)
-        if glob is None:
-            return
-        candidates = self.sets.get(glob)
-        if candidates is None:
-            candidates = self.sets[glob] = self.globs.candidates(glob)
-            self.stable = self.stable and len(candidates) <= MAX_MEMBERS
-        for member in candidates:
-            if lines:
-                self._file(member)
-            elif member not in self.members:
-                self.members[member] = present = self._presence(member)
-                self.stable = self.stable and present is not None
-
-    def _file(self, path: str) -> None:
-        if path not in self.files:
-            self.files[path] = fk = _file_key(self.ws, self.root, path, self.resolver, self.real_dirs, self.started_ns)
-            self.stable = self.stable and fk is not None
-
-    def _presence(self, path: str) -> str | None:
-        """"present" (a regular file, as Repo.tracked_paths sees it), "missing", or None: neither
-        for sure (a symlink, a directory in the way), or not what the judging saw (it changed
-        during the run)."""
-        seen = path in self.globs.on_disk(self.resolver)
-        if file_key_now(self.root, path, self.real_dirs) is not None:
-            return "present" if seen else None
-        return "missing" if not seen and not os.path.lexists(os.path.join(self.root, path)) else None
-
-
-def verbatim(ft: Any, size: int) -> bool:
-    """Whether git's text of the file is its bytes on disk: no CRLF conversion (no CR at all) and
-    valid UTF-8 (no replacement character), hence as many bytes as the file has. Only then do the
-    results follow from the file's bytes alone, not from attributes that can change around it."""
-    text = ft.text
-    if text is None or ft.blob is None or "\r" in text or "\ufffd" in text:
-        return False
-    return len(text.encode("utf-8")) == size
 
 
 def _bounded(entries: dict[str, Entry]) -> dict[str, Entry]:

@@ -368,3 +368,37 @@ def test_a_page_holding_a_set_is_kept_in_the_cache(set_wiki, capsys, small_windo
     assert "src/stores/mem.py" in pages["third.md"]["files"] and "sets" not in pages["third.md"]
     assert checkcache.answer(str(set_wiki.root), None) is not None
     assert run(set_wiki, capsys, "--format", "json") == first == run(set_wiki, capsys, "--format", "json", "--no-cache")
+
+
+def test_a_definition_read_through_tree_sitter_follows_the_grammar_being_installed(wiki, capsys, tmp_path):
+    """A JavaScript definition's answer depends on the grammar being importable, which no file
+    of the repository shows: a cached answer from a run with the grammar is not reused by a run
+    where it cannot be imported (shadowed by a package that fails to import, as if uninstalled),
+    and the other way round; each equals --no-cache in the same environment."""
+    import subprocess
+    import sys
+
+    wiki.write("src/web/app.js", "function greet(name) {\n  return 'hi ' + name;\n}\n")
+    wiki.commit_all("js")
+    add_claim(wiki, "guide.md", "greet says hi.", "repo://src/web/app.js#greet")
+    wiki.commit_all("js claim")
+    shadow = tmp_path / "shadow" / "tree_sitter_javascript"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('the grammar is not installed here')\n", "utf-8")
+    time.sleep(checkcache.RACY_NS / 1e9 + 0.1)  # a new process keeps the racy window of 2 s
+
+    def check(*argv: str, hidden: bool) -> tuple[int, dict]:
+        env = dict(os.environ, PYTHONPATH=str(shadow.parent)) if hidden else dict(os.environ)
+        if not hidden:
+            env.pop("PYTHONPATH", None)
+        proc = subprocess.run([sys.executable, "-m", "openwiki_git", "check", "--format", "json", *argv],
+                              cwd=wiki.root, env=env, capture_output=True, text=True, check=False)
+        return proc.returncode, json.loads(proc.stdout)
+
+    def state(report: dict) -> str:
+        return next((c["status"] for c in report["claims"] if c["statement"] == "greet says hi."), "not listed")
+
+    for hidden in (False, True, False):
+        cached, again, reference = check(hidden=hidden), check(hidden=hidden), check("--no-cache", hidden=hidden)
+        assert cached == again == reference, hidden
+        assert state(reference[1]) == ("unresolved" if hidden else "fresh")
