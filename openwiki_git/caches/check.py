@@ -2,7 +2,9 @@
 
 `<git dir>/openwiki-git/check-cache-v2.pickle` (outside version control) holds, per page that has
 a sidecar: the stat of the sidecar and of the page, the key of every file its claims cite (stat
-and blob id; or "missing", "untracked"), its counts, the report records of its *notable* claims
+and blob id; or "missing", "untracked"; a definition cites its file, a set of lines every file in
+its scope), for a set its glob's candidates (the index's files it matches: `sets`) and for a set
+of files each candidate's presence (`members`: "present" or "missing"), its counts, the report records of its *notable* claims
 (any claim that is not plainly fresh: stale, unresolved, relocated, without its marker, due, with
 a note) but for those plain except for a missing marker (their ids only, `unmarked`: a wiki
 without markers would otherwise store a record per claim), its claim ids (the cross-page
@@ -27,7 +29,8 @@ What keeps an answer from the cache equal to a fresh one:
   check *started* (or later) is never stored, because an edit within the same timestamp tick
   would leave it unchanged; a page that depends on one is judged again next time.
 - Tracking: the index file's stat is recorded; when it changed (`git add`, `git status`), every
-  cited path's tracking is looked up again in git's index before an entry is reused. Runs with
+  cited path's tracking, and every set's candidates, are looked up again in git's index before an
+  entry is reused. Runs with
   GIT_DIR, GIT_INDEX_FILE, GIT_WORK_TREE or GIT_COMMON_DIR set never take the fast answer.
 - Only files whose git text is exactly their bytes on disk are keyed (no CR at all, valid UTF-8),
   so `.gitattributes` or `core.autocrlf`, which leave a file's stat alone, cannot make an entry
@@ -68,9 +71,10 @@ CONFIG_FILE = (".openwiki", "config.yml")  # config.config_path, without importi
 # The modules whose code decides a verdict or a report record: their stat is part of the key.
 # The modules whose code decides what an entry holds, relative to the package root: a change to
 # any of them (an upgrade, an edit in a checkout) invalidates every entry.
-CODE = ("caches/check", "caches/check_reuse", "claims/check", "evidence/resource", "evidence/tokens", "evidence/resolver",
-        "evidence/relocation", "pages/citations", "formats/sidecar", "model", "git/repo", "store/wiki", "store/config",
-        "pages/okf", "claims/report", "store/workspace", "services/check")
+CODE = ("caches/check", "caches/check_reuse", "caches/check_keys", "claims/check", "evidence/resource",
+        "evidence/tokens", "evidence/resolver", "evidence/relocation", "pages/citations", "formats/sidecar", "model",
+        "git/repo", "store/wiki", "store/config", "pages/okf", "claims/report", "store/workspace", "services/check",
+        "evidence/kinds", "claims/kinds", "evidence/definitions", "evidence/treesitter")
 
 Loaded = tuple[str, str, Any, int]  # load(): work tree, git directory, the cache's data (or None), started_ns
 StatKey = tuple[int, int, int, int]  # st_mtime_ns, st_size, st_ino, st_ctime_ns
@@ -106,6 +110,22 @@ def racy(started_ns: int, *stats: Any) -> bool:
     return any(s is not None and type(s) is tuple and max(s[0], s[3]) >= limit for s in stats)
 
 
+def grammars_key(modules: Any) -> tuple[Any, ...]:
+    """Where each of `modules` would be imported from now, and that file's stat (None: not found):
+    what a definition read through tree-sitter depends on besides its file. Found, not imported."""
+    import importlib.util
+
+    out = []
+    for name in modules:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        origin = spec.origin if spec is not None else None
+        out.append((name, origin, stat_or_none(origin) if origin else None))
+    return tuple(out)
+
+
 def code_key() -> tuple[Any, ...]:
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     return tuple(stat_or_none(os.path.join(package, *name.split("/")) + ".py") for name in CODE)
@@ -133,7 +153,20 @@ def read(path: str | Path) -> dict[str, Any] | None:
     for page, entry in data["pages"].items():
         if type(page) is not str or type(entry) is not dict or not _ENTRY_KEYS <= entry.keys():
             return None
+        if ("sets" in entry or "members" in entry) and not (type(entry.get("sets")) is dict and type(entry.get("members")) is dict):
+            return None
+        if "grammars" in entry and not _grammars_valid(entry["grammars"]):
+            return None
     return data
+
+
+def _grammars_valid(recorded: Any) -> bool:
+    """A grammars_key() as pickled: a tuple of (name, origin, stat) tuples, all hashable."""
+    try:
+        hash(recorded)
+    except TypeError:
+        return False
+    return type(recorded) is tuple and all(type(g) is tuple and len(g) == 3 and type(g[0]) is str for g in recorded)
 
 
 _ENTRY_KEYS = frozenset({"sidecar", "page", "files", "summary", "notable", "unmarked", "ids", "until", "findings"})
@@ -224,6 +257,8 @@ def file_holds(root: str, path: str, key: FileKey, real_dirs: dict[str, str]) ->
         return True  # not read from disk at all: only the index decides
     if key == "missing":
         return not os.path.lexists(os.path.join(root, path))
+    if key == "present":  # a set of files' candidate: there, whatever it holds
+        return file_key_now(root, path, real_dirs) is not None
     return file_key_now(root, path, real_dirs) == key[:4]
 
 
@@ -278,6 +313,7 @@ def trusted_location(start: str | None, loaded: Loaded | None = None) -> tuple[s
     if data.get("index_path") != os.path.join(git_dir, "index") or lstat_file(data["index_path"]) != data["index"]:
         return None
     tracked = frozenset(p for e in data["pages"].values() for p, k in e["files"].items() if k != "untracked")
+    tracked |= {p for e in data["pages"].values() for p in e.get("members", ())}
     return root, git_dir, tracked, data
 
 
@@ -303,6 +339,8 @@ def answer(start: str | None, wiki_dir_arg: str | None, loaded: Loaded | None = 
         return None
     now = time.time()
     files: dict[str, Any] = {}
+    members: dict[str, str] = {}
+    grammar_keys: dict[Any, bool] = {}
     for page in listed:
         entry = pages[page]
         side = lstat_file(os.path.join(wiki, ".claims", page[: -len(".md")] + ".json"))
@@ -314,8 +352,21 @@ def answer(start: str | None, wiki_dir_arg: str | None, loaded: Loaded | None = 
             if files.get(path, key) != key:
                 return None
             files[path] = key
+        grammars = entry.get("grammars")
+        if grammars is not None:
+            if grammars not in grammar_keys:
+                grammar_keys[grammars] = grammars_key(name for name, *_ in grammars) == grammars
+            if not grammar_keys[grammars]:
+                return None
+        for path, key in entry.get("members", {}).items():  # a set's candidates (the index names them)
+            if members.get(path, key) != key:
+                return None
+            members[path] = key
     real_dirs: dict[str, str] = {}
     for path, key in files.items():
+        if not file_holds(root, path, key, real_dirs):
+            return None
+    for path, key in members.items():
         if not file_holds(root, path, key, real_dirs):
             return None
     return data

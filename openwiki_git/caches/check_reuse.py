@@ -6,7 +6,6 @@ standard-library fast answer are check.py's.
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
@@ -19,12 +18,13 @@ from openwiki_git.caches.check import (
     dumps,
     file_holds,
     file_key_now,
+    grammars_key,
     lstat_file,
     racy,
     read,
     stat_or_none,
 )
-from openwiki_git.evidence.kinds import looks_like_kind
+from openwiki_git.caches.check_keys import Globs, PageKeys, verbatim
 
 MAX_NOTABLE = 20_000  # notable claim records kept at most; pages beyond are judged on each run
 
@@ -143,6 +143,8 @@ class _Reuse:
         self.real_dirs: dict[str, str] = {}
         self.files: dict[tuple[str, FileKey], FileKey | None] = {}  # (path, recorded key) -> key now
         self.rekeyed: dict[str, FileKey] | None = None
+        self.globs = Globs(ws.repo)
+        self.grammar_keys: dict[tuple[str, ...], tuple[Any, ...]] = {}
 
     def holds(self, entry: Entry, side_key: Any, page_key: Any, now: Any) -> bool:
         self.rekeyed = None
@@ -157,9 +159,27 @@ class _Reuse:
             if current is None:
                 return False
             changed = changed or current is not key
+        if "sets" in entry and not self._sets_hold(entry):
+            return False
+        if "grammars" in entry and not self._grammars_hold(entry["grammars"]):
+            return False
         if changed:
             self.rekeyed = {path: self.files[(path, key)] for path, key in files.items()}
         return True
+
+    def _grammars_hold(self, recorded: tuple[Any, ...]) -> bool:
+        names = tuple(name for name, *_ in recorded)
+        now = self.grammar_keys.get(names)
+        if now is None:
+            now = self.grammar_keys[names] = grammars_key(names)
+        return now == recorded
+
+    def _sets_hold(self, entry: Entry) -> bool:
+        """A page holding a set: each glob's candidates unchanged (looked up again only when the
+        index changed) and each file set candidate's presence as recorded."""
+        if self.recheck and any(self.globs.candidates(glob) != was for glob, was in entry["sets"].items()):
+            return False
+        return all(file_holds(self.root, path, key, self.real_dirs) for path, key in entry["members"].items())
 
     def key(self, path: str, old: FileKey) -> FileKey | None:
         """The file's key now, when `old` still holds for it (touched: same blob, new stat)."""
@@ -213,6 +233,7 @@ def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str
         by_page.setdefault(r.page, []).append(r)
     real_dirs: dict[str, str] = {}
     root = str(ws.repo.root)
+    globs = Globs(ws.repo)
     for page, sc in loaded.items():
         rs = by_page.get(page, [])
         text = page_text(page)
@@ -223,82 +244,26 @@ def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str
         seconds = reverify_after.for_page(page, text) if reverify_after is not None else None
         untils = [checker.next_due_change(c, now, seconds, stale_after) for c in sc.claims]
         until = min((u for u in untils if u is not None), default=None)
-        files: dict[str, FileKey] = {}
-        stable = not racy(started_ns, *keys[page])
+        cited = PageKeys(ws, root, resolver, real_dirs, started_ns, globs)
         for claim in sc.claims:
             for ev in claim.evidence:
-                path = _path_of(ev.resource)
-                if path == SET_SCOPE:
-                    stable = False  # a set's members depend on which files are tracked: judged each time
-                    continue
-                if path is not None and path not in files:
-                    files[path] = fk = _file_key(ws, root, path, resolver, real_dirs, started_ns)
-                    stable = stable and fk is not None
+                cited.add(ev.resource)
+        stable = cited.stable and not racy(started_ns, *keys[page])
         entry = {
-            "sidecar": keys[page][0], "page": keys[page][1], "files": files,
+            "sidecar": keys[page][0], "page": keys[page][1], "files": cited.files,
             "summary": checker.summarize(rs),
             "notable": [c for c in map(record, rs) if c is not None],
             # plain but for a missing marker: ids, not records (100,000 of them in a wiki without markers)
             "unmarked": "\n".join(r.claim.id for r in rs if is_plain_unmarked(r)),
             "ids": "\n".join(c.id for c in sc.claims), "until": until, "findings": findings(page, text, sc),
         }
+        if cited.sets:
+            entry["sets"], entry["members"] = cited.sets, cited.members
+        if cited.grammars:
+            entry["grammars"] = cited.grammars_key()
         judged.entries[page] = entry
         if stable and keys[page][0] is not None:
             keep[page] = entry
-
-
-def _file_key(ws: Any, root: str, path: str, resolver: Any, real_dirs: dict[str, str], started_ns: int) -> FileKey | None:
-    """The key of a cited file after judging it, None when its results cannot be cached."""
-    if not ws.repo.is_tracked(path):
-        return "untracked"
-    st = file_key_now(root, path, real_dirs)
-    if st is None:
-        return "missing" if not os.path.lexists(os.path.join(root, path)) else None
-    ft = resolver.texts.get(path)
-    if ft is None or racy(started_ns, st) or not verbatim(ft, st[1]):
-        return None
-    return (*st, ft.blob)
-
-
-SET_SCOPE = "\0set"  # _path_of's answer for a set of files or lines (not one file)
-
-
-def _kind_path(resource: str) -> str | None:
-    """A definition's file; SET_SCOPE for a set; None when it does not parse."""
-    from openwiki_git.evidence.kinds import Symbol, parse_kind
-    from openwiki_git.evidence.resource import ResourceError
-
-    try:
-        kind = parse_kind(resource, wiki_dir="\0")
-    except ResourceError:
-        return None
-    return kind.path if isinstance(kind, Symbol) else SET_SCOPE
-
-
-def _path_of(resource: str) -> str | None:
-    """The repository path a resource cites, parsed as the resolver parses it (None: invalid)."""
-    from openwiki_git.evidence.resource import ResourceError, parse_resource
-    from openwiki_git.formats import sidecar
-
-    plain = sidecar.plain_parts(resource)
-    if plain is not None and not looks_like_kind(resource):
-        return plain[0]
-    if looks_like_kind(resource):
-        return _kind_path(resource)
-    try:
-        return parse_resource(resource, wiki_dir="\0").path
-    except ResourceError:
-        return None
-
-
-def verbatim(ft: Any, size: int) -> bool:
-    """Whether git's text of the file is its bytes on disk: no CRLF conversion (no CR at all) and
-    valid UTF-8 (no replacement character), hence as many bytes as the file has. Only then do the
-    results follow from the file's bytes alone, not from attributes that can change around it."""
-    text = ft.text
-    if text is None or ft.blob is None or "\r" in text or "\ufffd" in text:
-        return False
-    return len(text.encode("utf-8")) == size
 
 
 def _bounded(entries: dict[str, Entry]) -> dict[str, Entry]:

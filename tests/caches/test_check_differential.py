@@ -245,3 +245,160 @@ def test_claims_without_markers_are_summarised_alike_cached_or_not(wiki, capsys,
         assert sum(1 for c in listed if c["page"] == "many.md" and not c["marker_present"]) == len(json.loads(path.read_text())["claims"])
     entry = checkcache.read(wiki.root / ".git/openwiki-git" / checkcache.CACHE_NAME)["pages"]["many.md"]
     assert entry["notable"] == [] and entry["unmarked"].count("\n") + 1 == UNMARKED_LISTED - base + 1  # ids, not records
+
+
+STORES = {
+    "src/stores/mem.py": (
+        "class MemoryStore:\n    def add(self, item):\n        raise OverflowError('full')\n\n\ndef helper():\n    return 1\n"
+    ),
+    "src/stores/disk.py": "class DiskStore:\n    def add(self, item):\n        return item\n",
+}
+SET_EVIDENCE = {  # page -> the set or definition claims added to it
+    "guide.md": ("The stores are the memory and disk ones.", "repo://src/stores/*.py"),
+    "second.md": ("Only MemoryStore.add raises OverflowError.", "repo://src/**/*.py?grep=raise%20OverflowError"),
+    "third.md": ("MemoryStore.add refuses a full store.", "repo://src/stores/mem.py#MemoryStore.add"),
+    "fourth.md": ("The stores define one helper.", "repo://src/stores/mem.py#helper:head"),
+}
+
+
+@pytest.fixture
+def set_wiki(wiki, capsys):
+    """The wiki above plus a claim of each kind whose answer depends on files it does not name:
+    a set of files, a set of matching lines, a definition and a definition's head."""
+    for path, text in STORES.items():
+        wiki.write(path, text)
+    wiki.write(".openwiki/fourth.md", "---\ntype: Reference\ntitle: fourth\n---\n\n# fourth\n\nText.\n")
+    wiki.commit_all("stores")
+    for page, (statement, evidence) in SET_EVIDENCE.items():
+        add_claim(wiki, page, statement, evidence)
+    wiki.commit_all("set claims")
+    capsys.readouterr()
+    return wiki
+
+
+def set_edit(repo, rng: random.Random) -> str:
+    """One edit that changes a set's members or a definition, or leaves them alone."""
+    root = repo.root
+    kind = rng.choice(["add-tracked", "add-untracked", "remove", "rename", "gain-match", "lose-match",
+                       "delete-member", "restore", "def-body", "def-moved", "touch-member"])
+    name = rng.choice(["cloud", "extra", "mem"])
+    path = f"src/stores/{name}.py"
+    full = root / path
+    existing = sorted(p.relative_to(root).as_posix() for p in (root / "src/stores").glob("*.py"))
+    if kind == "add-tracked":
+        full.write_text(f"class {name.title()}Store:\n    pass\n", "utf-8")
+        repo.git("add", path)
+    elif kind == "add-untracked":
+        (root / "src/stores/scratch.py").write_text("raise OverflowError('untracked')\n", "utf-8")
+    elif kind == "remove":
+        repo.git("rm", "-q", "-f", "--ignore-unmatch", path)
+    elif kind == "rename" and full.exists() and repo.git("ls-files", path).strip():
+        repo.git("mv", "-f", path, "src/stores/renamed.py")
+    elif kind in ("gain-match", "lose-match") and existing:
+        target = root / rng.choice(existing)
+        text = target.read_text("utf-8")
+        if kind == "gain-match":
+            target.write_text(text + "raise OverflowError('more')\n", "utf-8")
+        else:
+            target.write_text(text.replace("raise OverflowError", "return OverflowError"), "utf-8")
+    elif kind == "delete-member" and existing:
+        (root / rng.choice(existing)).unlink()
+    elif kind == "restore":
+        for store, text in STORES.items():
+            repo.write(store, text)
+        repo.git("add", "src/stores")
+    elif kind == "def-body" and (root / "src/stores/mem.py").exists():
+        mem = root / "src/stores/mem.py"
+        mem.write_text(mem.read_text("utf-8").replace("raise OverflowError('full')", "raise OverflowError('no room')"), "utf-8")
+    elif kind == "def-moved" and (root / "src/stores/mem.py").exists():
+        mem = root / "src/stores/mem.py"
+        mem.write_text("import os\n\n\n" + mem.read_text("utf-8"), "utf-8")
+    elif kind == "touch-member" and existing:
+        target = root / rng.choice(existing)
+        target.write_bytes(target.read_bytes())
+    return kind
+
+
+@pytest.mark.parametrize("seed", [4, 5, 6])
+def test_cached_check_equals_no_cache_with_sets_and_definitions(set_wiki, capsys, small_window, seed, monkeypatch):
+    """Set and definition claims under random edits: matching files added (tracked or not),
+    removed, renamed, deleted from disk, members gaining or losing a match, definitions edited or
+    moved; the cached check (fast answer, partial re-judging) always equals --no-cache, and the
+    pages holding sets are answered from the cache while nothing they depend on changed."""
+    used = {"fast": 0, "reused_set_pages": 0}
+    real_answer, real_judge_pages = checkcache.answer, check_reuse._judge_pages
+
+    def answer(*args):
+        got = real_answer(*args)
+        used["fast"] += got is not None
+        return got
+
+    def judge_pages(ws, judged, loaded, *rest):
+        used["reused_set_pages"] += sum(1 for e in judged.entries.values() if "sets" in e)
+        return real_judge_pages(ws, judged, loaded, *rest)
+
+    monkeypatch.setattr(checkcache, "answer", answer)
+    monkeypatch.setattr(check_reuse, "_judge_pages", judge_pages)
+    rng = random.Random(seed)
+    kinds = []
+    for _step in range(30):
+        kinds.append(set_edit(set_wiki, rng) if rng.random() < 0.8 else edit(set_wiki, rng, {}))
+        if rng.random() < 0.6:
+            time.sleep(2 * WINDOW_NS / 1e9)
+        for argv in (("--format", "json"), ()):
+            cached = run(set_wiki, capsys, *argv)
+            again = run(set_wiki, capsys, *argv)
+            reference = run(set_wiki, capsys, *argv, "--no-cache")
+            assert cached == reference == again, (seed, kinds)
+    assert all(used.values()), used  # both cached paths were compared, with set pages reused
+    assert {"add-tracked", "remove", "gain-match", "lose-match"} & set(kinds)
+
+
+def test_a_page_holding_a_set_is_kept_in_the_cache(set_wiki, capsys, small_window):
+    """Once judged out of the racy window, the pages holding sets have entries keyed on their
+    globs' candidates, and a warm check answers without judging any page."""
+    time.sleep(2 * WINDOW_NS / 1e9)
+    first = run(set_wiki, capsys, "--format", "json")
+    time.sleep(2 * WINDOW_NS / 1e9)
+    run(set_wiki, capsys, "--format", "json")
+    pages = checkcache.read(set_wiki.root / ".git/openwiki-git" / checkcache.CACHE_NAME)["pages"]
+    assert pages["guide.md"]["sets"] == {"src/stores/*.py": ("src/stores/disk.py", "src/stores/mem.py")}
+    assert pages["guide.md"]["members"] == {"src/stores/disk.py": "present", "src/stores/mem.py": "present"}
+    assert set(pages["second.md"]["files"]) >= {"src/a.py", "src/b.py", "src/stores/disk.py", "src/stores/mem.py"}
+    assert "src/stores/mem.py" in pages["third.md"]["files"] and "sets" not in pages["third.md"]
+    assert checkcache.answer(str(set_wiki.root), None) is not None
+    assert run(set_wiki, capsys, "--format", "json") == first == run(set_wiki, capsys, "--format", "json", "--no-cache")
+
+
+def test_a_definition_read_through_tree_sitter_follows_the_grammar_being_installed(wiki, capsys, tmp_path):
+    """A JavaScript definition's answer depends on the grammar being importable, which no file
+    of the repository shows: a cached answer from a run with the grammar is not reused by a run
+    where it cannot be imported (shadowed by a package that fails to import, as if uninstalled),
+    and the other way round; each equals --no-cache in the same environment."""
+    import subprocess
+    import sys
+
+    wiki.write("src/web/app.js", "function greet(name) {\n  return 'hi ' + name;\n}\n")
+    wiki.commit_all("js")
+    add_claim(wiki, "guide.md", "greet says hi.", "repo://src/web/app.js#greet")
+    wiki.commit_all("js claim")
+    shadow = tmp_path / "shadow" / "tree_sitter_javascript"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('the grammar is not installed here')\n", "utf-8")
+    time.sleep(checkcache.RACY_NS / 1e9 + 0.1)  # a new process keeps the racy window of 2 s
+
+    def check(*argv: str, hidden: bool) -> tuple[int, dict]:
+        env = dict(os.environ, PYTHONPATH=str(shadow.parent)) if hidden else dict(os.environ)
+        if not hidden:
+            env.pop("PYTHONPATH", None)
+        proc = subprocess.run([sys.executable, "-m", "openwiki_git", "check", "--format", "json", *argv],
+                              cwd=wiki.root, env=env, capture_output=True, text=True, check=False)
+        return proc.returncode, json.loads(proc.stdout)
+
+    def state(report: dict) -> str:
+        return next((c["status"] for c in report["claims"] if c["statement"] == "greet says hi."), "not listed")
+
+    for hidden in (False, True, False):
+        cached, again, reference = check(hidden=hidden), check(hidden=hidden), check("--no-cache", hidden=hidden)
+        assert cached == again == reference, hidden
+        assert state(reference[1]) == ("unresolved" if hidden else "fresh")
