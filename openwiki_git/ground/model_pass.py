@@ -115,7 +115,11 @@ def run(
     else:
         if items and client is None:
             client = model_client(settings, len(items))
-        _send(ws, items, client, settings, source, out)
+        try:
+            _send(ws, items, client, settings, source, out)
+        finally:
+            if callable(getattr(client, "close", None)):
+                client.close()
     out["cost"] = settings.cost(out["tokens_in"], out["tokens_out"])
     out["summary_line"] = _summary(out, plan=plan)
     return out

@@ -49,6 +49,7 @@ class LangChainRefresher:
         self._api_key = api_key
         self._llm: Any = None
         self._runnables: dict[str, Any] = {}
+        self._http: Any = None  # the HTTP client, once built: closed by close()
         self._lock = threading.RLock()  # claims are reviewed from several threads
 
     def _chat(self) -> Any:
@@ -60,6 +61,7 @@ class LangChainRefresher:
             from langchain_openai import ChatOpenAI
 
             s = self.settings
+            self._http = _deadline_http_client()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 self._llm = ChatOpenAI(
@@ -73,9 +75,17 @@ class LangChainRefresher:
                     timeout=s.timeout,
                     max_retries=s.max_retries,
                     use_responses_api=False,
-                    http_client=_deadline_http_client(),
+                    http_client=self._http,
                 )
         return self._llm
+
+    def close(self) -> None:
+        """Close the HTTP client's connections at the end of a run: in a process that lives on (a
+        test, a service calling run_refresh) they would otherwise be left to garbage collection,
+        which may finalise a socket before its client."""
+        with self._lock:
+            if self._http is not None:
+                self._http.close()
 
     def _runnable(self, method: str) -> Any:
         with self._lock:

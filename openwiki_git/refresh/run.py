@@ -76,10 +76,14 @@ def run_refresh(ws: Workspace, options: RefreshOptions, refresher: Refresher | N
         )
         report(t)
     run = ModelRun(ws, refresher, writer, settings, stamp, result, decisions, started, report)
-    if options.dry_run:
-        run.plan(needs_model)
-    else:
-        run.send(needs_model)
+    try:
+        if options.dry_run:
+            run.plan(needs_model)
+        else:
+            run.send(needs_model)
+    finally:
+        if isinstance(refresher, client.LangChainRefresher):
+            refresher.close()
 
     result.written = writer.written
     if options.dry_run:
