@@ -7,24 +7,14 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from openwiki_git.claims.policy import glob_pattern
 from openwiki_git.pages.frontmatter_core import UNREAD, boundary, read_fast
 
 
 def page_glob(pattern: str) -> re.Pattern[str]:
-    """A glob over page paths inside the wiki: `*` and `?` within one directory, `**` across
-    directories (`runbooks/**` is everything under runbooks/, `**/*.md` every page)."""
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        else:
-            out.append({"*": "[^/]*", "?": "[^/]"}.get(pattern[i], re.escape(pattern[i])))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
+    """A glob over page paths inside the wiki (`runbooks/**` is everything under runbooks/,
+    `**/*.md` every page): the verify policy's reading, `policy.glob_pattern`."""
+    return glob_pattern(pattern)
 
 
 def is_page_glob(key: str) -> bool:

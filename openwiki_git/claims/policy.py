@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from openwiki_git.errors import PolicyError
+from openwiki_git.evidence.kinds import glob_regex
 
 KINDS = ("human", "agent", "model", "tool")
 CONFIG_PLACE = ".openwiki/config.yml"
@@ -42,27 +43,10 @@ def actor_kind(verified_by: str | None) -> str | None:
 
 
 def glob_pattern(glob: str) -> re.Pattern[str]:
-    """A page glob as a regular expression: `**` any number of directories, `*` and `?` within
-    one path segment (gitignore's reading, not fnmatch's, whose `*` crosses `/`)."""
-    out: list[str] = []
-    i = 0
-    while i < len(glob):
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif glob[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif glob[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(glob[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
+    """A page glob as a regular expression matched from a page path's start to its end: the one
+    glob reading of `evidence/kinds.py` (`**` any number of directories, `*` and `?` within one
+    path segment, `[...]`: gitignore's reading, not fnmatch's, whose `*` crosses `/`)."""
+    return re.compile(glob_regex(glob).pattern + r"\Z")
 
 
 def rules(raw: Any) -> tuple[Rule, ...]:

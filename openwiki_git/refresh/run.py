@@ -76,14 +76,7 @@ def run_refresh(ws: Workspace, options: RefreshOptions, refresher: Refresher | N
         )
         report(t)
     run = ModelRun(ws, refresher, writer, settings, stamp, result, decisions, started, report)
-    try:
-        if options.dry_run:
-            run.plan(needs_model)
-        else:
-            run.send(needs_model)
-    finally:
-        if isinstance(refresher, client.LangChainRefresher):
-            refresher.close()
+    _ask(run, needs_model, dry_run=options.dry_run)
 
     result.written = writer.written
     if options.dry_run:
@@ -91,6 +84,18 @@ def run_refresh(ws: Workspace, options: RefreshOptions, refresher: Refresher | N
     if isinstance(refresher, client.LangChainRefresher):
         result.fallbacks = list(refresher.fallbacks)
     return result
+
+
+def _ask(run: ModelRun, needs_model: list[Target], *, dry_run: bool) -> None:
+    """Plan or send the claims, then close the model client's connections, whatever happened."""
+    try:
+        if dry_run:
+            run.plan(needs_model)
+        else:
+            run.send(needs_model)
+    finally:
+        if isinstance(run.refresher, client.LangChainRefresher):
+            run.refresher.close()
 
 
 def _permitted(
