@@ -12,8 +12,11 @@ Markdown), `ground --all` is run on `docs/` three ways:
 Then, for each of `--steps` (first-parent commits after the base), `check --source <that commit>`
 judges every claim against the code then, and a stale claim's sentence is looked up word for word
 in that commit's docs: a sentence the project's own docs still say is most likely still true.
+It also counts, per evidence kind (lines, definition, head, file), the claims whose reason at the
+end of the window says the range "keeps its size" (it moved past the growth bound, so a person
+or the refresher must set its new extent), out of the claims citing that kind.
 
-Run: python bench/ground_replay.py [--rev REV] [--steps 40,200] [--old-code REV] [--show]
+Run: python bench/ground_replay.py [--rev REV] [--steps 40,200,400,620] [--old-code REV] [--show]
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,6 +42,25 @@ from openwiki_git.git.repo import Repo  # noqa: E402
 BUNDLE = "/work/shared/testdata/replay/attrs.bundle"
 BASE = "7fa9cd03d5485107bc199915a86bb789926fdf4a"
 SPACE = re.compile(r"\s+")
+KEEPS_SIZE = "keeps its size"  # evidence/relocation.py's reason past range_growth_factor's bound
+KINDS = ("lines", "definition", "head", "file")
+
+
+def evidence_kind(resource: str) -> str:
+    fragment = resource.partition("#")[2]
+    if not fragment:
+        return "file"
+    return "lines" if fragment[:1] == "L" and fragment[1:2].isdigit() else "head" if fragment.endswith(":head") else "definition"
+
+
+def keeps_size_line(claims: list[dict]) -> str:  # type: ignore[type-arg]
+    """Per kind: claims whose evidence of that kind keeps its size, of the claims citing it."""
+    cited: Counter[str] = Counter()
+    sized: Counter[str] = Counter()
+    for c in claims:
+        cited.update({evidence_kind(e["resource"]) for e in c["evidence"]})
+        sized.update({evidence_kind(e["resource"]) for e in c["evidence"] if KEEPS_SIZE in (e.get("reason") or "")})
+    return ", ".join(f"{k} {sized[k]} of {cited[k]}" for k in KINDS if cited[k])
 
 
 def sh(*argv: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
@@ -83,7 +106,7 @@ def docs_text(root: Path, rev: str) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rev", default=BASE)
-    ap.add_argument("--steps", default="40,200")
+    ap.add_argument("--steps", default="40,200,400,620", help="window lengths in first-parent commits (attrs has 620 after the base)")
     ap.add_argument("--old-code", default="8ef30e1", help="the revision of this repository whose ground cites lines")
     ap.add_argument("--show", action="store_true", help="print every stale claim's evidence")
     args = ap.parse_args()
@@ -108,8 +131,10 @@ def main() -> int:
                 named = sum(1 for c in data["claims"] if any("#L" not in e["resource"] for e in c["evidence"]))
                 print(f"{steps:>4} commits {name:>6}: {len(data['claims'])} claims ({named} by name, {heads} heads), "
                       f"stale at the end {len(stale)}, the later docs keep {len(kept)} of those word for word")
+                print(f"{'':>19}keeps its size (claims, by evidence kind): {keeps_size_line(data['claims'])}")
                 for c in stale if args.show else ():
-                    print("      ", [(e["resource"], e["reason"][:70]) for e in c["evidence"] if e["status"] != "fresh"])
+                    reasons = [(e["resource"], e["reason"] if KEEPS_SIZE in e["reason"] else e["reason"][:70]) for e in c["evidence"]]
+                    print("      ", [r for r, e in zip(reasons, c["evidence"], strict=True) if e["status"] != "fresh"])
     return 0
 
 

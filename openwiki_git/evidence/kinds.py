@@ -48,6 +48,7 @@ __all__ = [
     "kind_link_path",
     "looks_like_kind",
     "kind_scope",
+    "openwiki_cannot_read",
     "parse_kind",
     "set_version",
 ]
@@ -125,6 +126,12 @@ def looks_like_kind(text: str) -> bool:
     if sep:  # OpenWiki's `#L<n>...` (even malformed, its parser says what is wrong), else a name
         return not (fragment[:1] == "L" and fragment[1:2].isdigit()) and fragment != "L"
     return _QUERY in path or _GLOB_CHARS.search(path) is not None
+
+
+def openwiki_cannot_read(resource: str) -> str | None:
+    """OpenWiki mode's rule (`claim add`/`edit` refuse, `validate` reports): its reader knows line
+    ranges and whole files only, so a definition, head, glob or grep resource would be misread."""
+    return "OpenWiki cannot read this kind; use a line range" if looks_like_kind(resource) else None
 
 
 def parse_kind(text: str, *, wiki_dir: str = "openwiki") -> Kind | None:

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from openwiki_git.errors import OpenwikiError
+from openwiki_git.evidence.kinds import openwiki_cannot_read
 from openwiki_git.formats import schema
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.model import Sidecar
@@ -30,6 +33,8 @@ def validate_sidecars(ws: Workspace) -> list[str]:
             out.append(e.message)
             continue
         problems = schema.problems("sidecar", data)
+        if not problems and ws.config.strict_openwiki:
+            problems = _openwiki_unreadable(data)
         out.extend(f"{rel}: {p}" for p in problems)
         if not problems:
             try:
@@ -42,6 +47,18 @@ def validate_sidecars(ws: Workspace) -> list[str]:
         if not ws.wiki.page_path(page).is_file():
             out.append(f"{rel}: $: orphan sidecar: {ws.wiki.repo_path(page)} does not exist")
     return out + [f"{line} (claim ids are unique across the wiki)" for line in ws.wiki.duplicate_ids(loaded)]
+
+
+def _openwiki_unreadable(data: Any) -> list[str]:
+    """OpenWiki mode: each evidence resource OpenWiki's reader would misread (a schema-valid
+    sidecar, so the shape below is known)."""
+    out: list[str] = []
+    for i, claim in enumerate(data.get("claims", [])):
+        for j, ev in enumerate(claim.get("evidence", [])):
+            problem = openwiki_cannot_read(ev.get("resource", ""))
+            if problem:
+                out.append(f"$.claims[{i}].evidence[{j}].resource: {ev['resource']}: {problem}")
+    return out
 
 
 def validate_pages(ws: Workspace) -> list[str]:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from openwiki_git.errors import EvidenceError, StoreError
-from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
+from openwiki_git.evidence.kinds import Symbol, looks_like_kind, openwiki_cannot_read, parse_kind
 from openwiki_git.evidence.resolver import resolve
 from openwiki_git.evidence.resource import ResourceError, parse_resource
 from openwiki_git.evidence.tokens import split_lines
@@ -180,10 +180,10 @@ def _new_kind_evidence(ws: Any, raw: str, source: str) -> Evidence:
     except ResourceError as e:
         raise EvidenceError(f"--evidence: {e}") from None
     assert kind is not None
-    if ws.config.strict_openwiki:
+    unreadable = openwiki_cannot_read(raw) if ws.config.strict_openwiki else None
+    if unreadable:
         raise EvidenceError(
-            f"{raw}: OpenWiki's sidecars hold line ranges and whole files only; a definition by name or a set of "
-            "files or lines would be misread there (sidecar_format: openwiki)",
+            f"{raw}: {unreadable} (sidecar_format: openwiki)",
             "cite lines (repo://path#L10-L24) or a whole file, or set sidecar_format: openwiki-git in .openwiki/config.yml",
         )
     r = kinds.resolve(kind, kind.canonical, "", lambda p: ws.repo.read(p, source), ws.tracked(source))

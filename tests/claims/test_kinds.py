@@ -271,7 +271,7 @@ def test_openwiki_mode_refuses_the_new_kinds(repo: GitRepo, capsys: pytest.Captu
     for resource in ("repo://src/shop/cart.py#Cart.add", "repo://src/**/*.py", "repo://src/**/*.py?grep=raise"):
         assert repo.run("claim", "add", "--page", "guide.md", "--statement", "Other.", "--evidence", resource) == 2
         err = capsys.readouterr().err
-        assert "OpenWiki's sidecars hold line ranges and whole files only" in err and "hint: " in err
+        assert "OpenWiki cannot read this kind; use a line range" in err and "hint: " in err
     assert repo.snapshot() == before
 
 
@@ -322,3 +322,27 @@ def test_checks_cached_answer_is_never_reused_for_a_set(repo: GitRepo, capsys: p
     repo.git("add", "src/shop/stores/cloud.py")  # tracked now; no sidecar or cited file changed
     rc, data = _check(repo, capsys)
     assert rc == 1 and data["claims"][0]["evidence"][0]["reason"] == "new: src/shop/stores/cloud.py"
+
+
+def test_validate_in_openwiki_mode_reports_the_kinds_openwiki_cannot_read(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    more = (
+        ("A `Cart` takes a limit.", "repo://src/shop/cart.py#Cart:head"),
+        (SET, "repo://src/shop/stores/*.py"),
+        (RAISES, "repo://src/**/*.py?grep=raise%20OverflowError"),
+        ("The cart module is short.", "repo://src/shop/cart.py#L11-L14"),
+    )
+    _setup(repo, capsys, ADD, "repo://src/shop/cart.py#Cart.add", STORES, prose=" ".join([ADD, *(m[0] for m in more)]))
+    for sentence, resource in more:  # written by hand in openwiki-git's format, then the wiki is switched
+        assert repo.run("claim", "add", "--page", "guide.md", "--statement", sentence, "--evidence", resource) == 0
+    repo.write(".openwiki/config.yml", repo.read(".openwiki/config.yml") + "sidecar_format: openwiki\n")
+    before = repo.snapshot()
+    capsys.readouterr()
+    assert repo.run("validate") == 1
+    out = capsys.readouterr()
+    problems = [line for line in (out.out + out.err).splitlines() if "OpenWiki cannot read this kind" in line]
+    assert [p.split(": ")[1] for p in problems] == [f"$.claims[{i}].evidence[0].resource" for i in range(4)]
+    assert all(p.startswith(".openwiki/.claims/guide.json: ") and p.endswith("use a line range") for p in problems)
+    assert "#L11-L14" not in out.out + out.err and "Traceback" not in out.err
+    assert repo.snapshot() == before
