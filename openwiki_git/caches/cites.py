@@ -13,7 +13,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from openwiki_git.evidence.kinds import glob_matches, kind_scope, looks_like_kind, parse_kind
+from openwiki_git.evidence.kinds import glob_matches, looks_like_kind, resource_scope
 from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource, plain_parts
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.git import diff as gitdiff
@@ -86,13 +86,10 @@ GLOB = "glob:"  # a row's path that is a set's glob, matched against the changed
 
 def _scope(resource: str) -> str | None:
     """A definition's file, or `glob:<pattern>` for a set over a glob."""
-    try:
-        kind = parse_kind(resource, wiki_dir="\0")
-    except ResourceError:
+    found = resource_scope(resource)
+    if found is None:
         return None
-    if kind is None:
-        return None
-    scope, is_glob = kind_scope(kind)
+    scope, is_glob = found
     return GLOB + scope if is_glob else scope
 
 

@@ -48,6 +48,7 @@ __all__ = [
     "kind_link_path",
     "looks_like_kind",
     "kind_scope",
+    "resource_scope",
     "openwiki_cannot_read",
     "parse_kind",
     "set_version",
@@ -301,16 +302,23 @@ def glob_matches(pattern: str, path: str) -> bool:
     return glob_regex(pattern).fullmatch(path) is not None
 
 
-def kind_link_path(resource: str) -> str | None:
-    """What a link to the item points at, encoded: a definition's file, the directory a set's
-    glob starts in (its segments before the first glob character); None when it does not parse."""
+def resource_scope(resource: str) -> tuple[str, bool] | None:
+    """`kind_scope` of a stored resource (its path or glob, whether a glob); None when it is no
+    kind of ours or does not parse (the readers that only route a resource never refuse one)."""
     try:
         kind = parse_kind(resource, wiki_dir="\0")
     except ResourceError:
         return None
-    if kind is None:
+    return None if kind is None else kind_scope(kind)
+
+
+def kind_link_path(resource: str) -> str | None:
+    """What a link to the item points at, encoded: a definition's file, the directory a set's
+    glob starts in (its segments before the first glob character); None when it does not parse."""
+    found = resource_scope(resource)
+    if found is None:
         return None
-    scope, is_glob = kind_scope(kind)
+    scope, is_glob = found
     if is_glob:
         fixed = scope.split("/")
         scope = "/".join(fixed[: next(i for i, seg in enumerate(fixed) if _GLOB_CHARS.search(seg))]) or "."
