@@ -8,6 +8,7 @@ blobs, tree diffs) is `git/diff.py`'s; this module owns the index and its cache 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import stat
 from collections.abc import Iterator
@@ -81,6 +82,20 @@ def may_cite(data: bytes, paths: list[bytes]) -> bool:
     return any(c in raw for c in (b"%", b"./", b"*", b"?", b"[", b"{")) or b"//" in raw.replace(b"repo://", b"")
 
 
+# A JSON `"id": "<value>"` member, its value with any escapes (decoded by _id_value).
+_ID_VALUE = re.compile(rb'"id"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+def _id_value(raw: bytes) -> bytes:
+    """The UTF-8 of a matched `"id"` value, its JSON escapes decoded (bytes kept when invalid)."""
+    if b"\\" not in raw:
+        return raw
+    try:
+        return str(json.loads(b'"' + raw + b'"')).encode("utf-8")
+    except ValueError:
+        return raw
+
+
 GLOB = "glob:"  # a row's path that is a set's glob, matched against the changed paths
 
 
@@ -134,6 +149,8 @@ class CiteIndex:
         if tree is None or not gitdiff.is_tree(self.repo, tree) or not ids:
             return {}
         out: dict[str, set[str]] = {}
+        if not self.persist:
+            return self._scan_ids(tree, ids)
         try:
             for cid, side in self._query(tree, "SELECT DISTINCT id, sidecar FROM claim_ids WHERE id IN ({})", ids):
                 out.setdefault(cid, set()).add(side)
@@ -240,23 +257,41 @@ class CiteIndex:
             yield new_path, data
 
     def _scan(self, tree: str, paths: set[str]) -> set[str]:
-        """The sidecars of `tree` citing any of `paths`, without the index: each sidecar's bytes
-        are read from the working tree when they hash to the tree's blob (no decompression, the
-        common case of a checkout), else from git; only those that may cite a path are parsed."""
+        """The sidecars of `tree` citing any of `paths`, without the index: only those that may
+        cite a path are parsed."""
         needles = [p.encode("utf-8") for p in paths]
-        folder = self.repo.root / self.claims_dir
         found: set[str] = set()
+        for side, data in self._sidecar_bytes(tree):
+            if may_cite(data, needles):
+                cited = cited_paths(data)
+                if cited & paths or _globs_hit(cited, paths):
+                    found.add(side)
+        return found
+
+    def _scan_ids(self, tree: str, ids: set[str]) -> dict[str, set[str]]:
+        """`sidecars_carrying` without the index (a one-shot run): the `"id"` values of each
+        sidecar's bytes found by one regular-expression pass; only a sidecar naming one of `ids`
+        is parsed, to confirm it is a claim's id."""
+        wanted = {i.encode("utf-8") for i in ids}
+        out: dict[str, set[str]] = {}
+        for side, data in self._sidecar_bytes(tree):
+            if any(_id_value(m.group(1)) in wanted for m in _ID_VALUE.finditer(data)):
+                for cid in _read(data)[1] & ids:
+                    out.setdefault(cid, set()).add(side)
+        return out
+
+    def _sidecar_bytes(self, tree: str) -> Iterator[tuple[str, bytes]]:
+        """Each sidecar of `tree` with its bytes, read from the working tree when they hash to the
+        tree's blob (no decompression, the common case of a checkout), else from git."""
+        folder = self.repo.root / self.claims_dir
         for side, oid in gitdiff.tree_blob_ids(self.repo, tree):
             if not side.endswith(".json"):
                 continue
             data = _regular_file_bytes(folder / side)
             if data is None or blob_id(data) != oid:
                 data = gitdiff.blob_bytes(self.repo, oid)
-            if data is not None and may_cite(data, needles):
-                cited = cited_paths(data)
-                if cited & paths or _globs_hit(cited, paths):
-                    found.add(side)
-        return found
+            if data is not None:
+                yield side, data
 
     def _walk(self, tree: str) -> Iterator[tuple[str, set[str]]]:
         for name, data in gitdiff.tree_blobs(self.repo, tree):

@@ -160,7 +160,7 @@ def evaluate(
             outcome = engine.judge(page, before, claim)
             if outcome.affected:
                 result.outcomes.append(outcome)
-    _require_unique_ids(ws, diff, current, result.sidecars)  # before anything is written or reported
+    _require_unique_ids(ws, diff, current, result.sidecars, persist_index)  # before anything is written or reported
     return result
 
 
@@ -179,14 +179,17 @@ def policy_problems(ws: Workspace, evaluation: Evaluation) -> list[dict[str, Any
     ]
 
 
-def _require_unique_ids(ws: Workspace, diff: gitdiff.Diff, current: str, loaded: dict[str, Sidecar]) -> None:
+def _require_unique_ids(
+    ws: Workspace, diff: gitdiff.Diff, current: str, loaded: dict[str, Sidecar], persist_index: bool = True
+) -> None:
     """Refuse (exit 2) when a claim id of the pages judged is also on another page, as
     `validate` and `check` do, even when the commit touches only one of the two: the other
     pages carrying those ids are found through the cited-path index's id table (the wiki's
     other sidecars are not read), then read as they are now to confirm."""
     ids = {c.id for sc in loaded.values() for c in sc.claims}
     at = diff.old if current == WORKTREE else current
-    carrying = cites.CiteIndex(ws.repo, f"{ws.config.wiki_dir}/.claims").sidecars_carrying(at, ids) if ids else {}
+    index = cites.CiteIndex(ws.repo, f"{ws.config.wiki_dir}/.claims", persist=persist_index)
+    carrying = index.sidecars_carrying(at, ids) if ids else {}
     others: dict[str, Sidecar] = {}
     for page in sorted({_page_of(side) for sides in carrying.values() for side in sides} - set(loaded)):
         sidecar = _load_current(ws, current, page)[1]

@@ -76,3 +76,23 @@ def test_may_cite_is_false_only_for_a_plain_sidecar_without_the_path() -> None:
 def test_a_pattern_character_makes_a_sidecar_parsed() -> None:
     for pattern in ("repo://src/*.py", "repo://src/[ab].py", "repo://src/{a,b}.py"):
         assert cites.may_cite(sidecar_bytes([pattern]).encode(), [b"src/b.py"]), pattern
+
+
+def test_the_id_scan_and_the_index_name_the_same_carriers(repo: GitRepo) -> None:
+    """`sidecars_carrying` one-shot (a byte pass for `"id"` values, check --base's fresh runner)
+    and through the index agree, an id written with JSON escapes included, and the scan writes no
+    index."""
+    build(repo)
+    repo.write(".openwiki/.claims/copy.json", sidecar_bytes(["repo://src/q.py#L1"]))  # claim_0…0 again
+    escaped = json.dumps({"schemaVersion": 1, "claims": [{"id": "claim_\u00e9", "statement": "s.", "evidence": []}]})
+    repo.write(".openwiki/.claims/escaped_id.json", escaped)  # json.dumps writes \u00e9
+    repo.write(".openwiki/.claims/mention.json", sidecar_bytes(["repo://src/q.py#L1"]).replace('"s."', '"claim_\u00e9 is named."'))
+    head = repo.commit_all("copies")
+    git = Repo(repo.root)
+    ids = {f"claim_{0:032x}", "claim_\u00e9", "claim_missing"}
+    scanned = cites.CiteIndex(git, ".openwiki/.claims", persist=False).sidecars_carrying(head, ids)
+    assert not (git.git_dir / "openwiki-git" / "cites-v1.sqlite3").exists()
+    indexed = cites.CiteIndex(git, ".openwiki/.claims").sidecars_carrying(head, ids)
+    assert scanned == indexed
+    assert scanned[f"claim_{0:032x}"] >= {"plain.json", "copy.json"} and scanned["claim_\u00e9"] == {"escaped_id.json"}
+    assert "claim_missing" not in scanned
