@@ -191,7 +191,7 @@ def apply(
     elif action == "repoint":
         claims.edit(ws, entry.claim_id, evidence=evidence, statement=None, by=by, source=source, page=entry.page)
     elif action == "retract":
-        claims.retract(ws, entry.claim_id, page=entry.page)
+        claims.retract(ws, entry.claim_id, by=by, page=entry.page)
     elif action != "skip":
         raise ValueError(action)
     return Done(entry, action, before)
