@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -96,9 +97,7 @@ def load_config(root: Path, *, wiki_dir: str | None = None) -> Config:
     where = "--wiki-dir"
     if wiki_dir is None:
         where = f"{CONFIG_DIR}/{CONFIG_NAME}: $.wiki_dir"
-        wiki_dir = data.get("wiki_dir")
-        if wiki_dir is None and not (root / DEFAULT_WIKI_DIR).is_dir() and (root / OPENWIKI_WIKI_DIR).is_dir():
-            wiki_dir = OPENWIKI_WIKI_DIR
+        wiki_dir = configured_wiki_dir(data, lambda d: (root / d).is_dir())
     wiki_dir = _clean_wiki_dir(wiki_dir or DEFAULT_WIKI_DIR, where)
     fmt = data.get("sidecar_format") or ("openwiki" if wiki_dir == OPENWIKI_WIKI_DIR else "openwiki-git")
     return Config(
@@ -129,6 +128,34 @@ def _policy(raw: Any) -> tuple[Rule, ...]:
     return rules(raw)
 
 
+def configured_wiki_dir(data: dict[str, Any], is_dir: Callable[[str], bool]) -> str:
+    """The wiki directory a config's settings name (without --wiki-dir): its `wiki_dir`, else
+    OpenWiki's `openwiki/` when only that one is a directory (`is_dir` asks the tree it is in:
+    the working tree, or a commit's for the health report's history), else `.openwiki`."""
+    value = data.get("wiki_dir")
+    if value is None and not is_dir(DEFAULT_WIKI_DIR) and is_dir(OPENWIKI_WIKI_DIR):
+        return OPENWIKI_WIKI_DIR
+    return str(value or DEFAULT_WIKI_DIR)
+
+
+def config_settings(text: str, place: str) -> dict[str, Any]:
+    """A config file's text as its settings, validated (ConfigError naming `place` when not)."""
+    simple = _simple_config(text)
+    if simple is not None:
+        return simple  # no YAML parser, no jsonschema: `check` starts fast
+
+    from openwiki_git.formats import schema
+    from openwiki_git.formats.yamlio import load_yaml
+
+    data = load_yaml(text, filename=place)
+    if data is None:
+        return {}
+    found = schema.problems("config", data)
+    if found:
+        raise ConfigError(f"{place}: {found[0]}", "see schemas/config.schema.json for the settings")
+    return dict(data)
+
+
 def _read(path: Path, root: Path) -> dict[str, Any]:
     from openwiki_git.formats.yamlio import MAX_BYTES
 
@@ -140,20 +167,7 @@ def _read(path: Path, root: Path) -> dict[str, Any]:
         text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{rel}: cannot read: {e}") from None
-    simple = _simple_config(text)
-    if simple is not None:
-        return simple  # no YAML parser, no jsonschema: `check` starts fast
-
-    from openwiki_git.formats import schema
-    from openwiki_git.formats.yamlio import load_yaml
-
-    data = load_yaml(text, filename=rel)
-    if data is None:
-        return {}
-    found = schema.problems("config", data)
-    if found:
-        raise ConfigError(f"{rel}: {found[0]}", "see schemas/config.schema.json for the settings")
-    return dict(data)
+    return config_settings(text, rel)
 
 
 # The common config (flat `key: scalar` lines of the settings below) is read without ruamel.yaml
