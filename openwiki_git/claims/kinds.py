@@ -25,6 +25,7 @@ from openwiki_git.diff import cosmetic
 from openwiki_git.diff.hunks import FileChange, Hunk
 from openwiki_git.evidence import definitions
 from openwiki_git.evidence.kinds import (
+    DEF_PREFIX,
     MAX_LINE,
     MAX_MEMBERS,
     FileSet,
@@ -35,6 +36,7 @@ from openwiki_git.evidence.kinds import (
     decode_members,
     def_version,
     glob_matches,
+    head_version,
     kind_scope,
     set_version,
 )
@@ -42,7 +44,7 @@ from openwiki_git.evidence.resource import ResourceError
 from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.model import Evidence, EvidenceResult, FileText, Status
 
-__all__ = ["Member", "changed_scope", "members_now", "resolve", "set_reason", "symbol_result", "through_diff"]
+__all__ = ["Member", "changed_scope", "members_now", "resolve", "set_reason", "symbol_result", "symbol_token", "through_diff"]
 
 Reader = Callable[[str], FileText]
 Member = str | tuple[str, str]  # a path, or (path, line text)
@@ -92,16 +94,40 @@ def symbol_result(
     if ext is None:
         reason = f"no definition named {sym.name} in {sym.path}" + _renamed(sym, ft.text, lines, version)
         return EvidenceResult(resource, "unresolved", None, reason, blob=ft.blob)
-    token = def_version(ext.text(lines, head=sym.head))
+    token = symbol_token(sym, ext, lines, version)
     current = sym.canonical
     if token == version:
         return EvidenceResult(resource, "fresh", current, "unchanged", token, ft.blob)
+    if _head_v1(sym, version):  # changed as its first head read it: what a confirm writes now
+        token = symbol_token(sym, ext, lines, "")
     reason = f"definition {what} changed (L{ext.start}-L{ext.end} now)"
     if verified is not None and verified.text is not None:
         cosmetic_reason = _cosmetic(sym, verified.text, version, lines, ext, annotations)
         if cosmetic_reason is not None:
             return EvidenceResult(resource, "fresh", current, cosmetic_reason, token, ft.blob)
     return EvidenceResult(resource, "stale", current, reason, token, ft.blob)
+
+
+def _head_v1(sym: Symbol, version: str) -> bool:
+    """A head verified before `repo-head-v2`: its token covers the whole docstring."""
+    return sym.head and version.startswith(DEF_PREFIX)
+
+
+def symbol_token(sym: Symbol, ext: definitions.Extent, lines: list[str], version: str, rename: tuple[str, str] | None = None) -> str:
+    """The token of the definition (or its head) in `lines`, read the way `version` was written:
+    a whole definition's text (`repo-def-v1`); a head's signature and docstring summary
+    (`repo-head-v2`, and any other `version`, such as "" for a new claim); a head verified before
+    v2 (`repo-def-v1` on a head), its signature and whole docstring. `rename`: (new, old) name,
+    the first occurrence of new put back to old (a renamed definition recognised)."""
+
+    def named(text: str) -> str:
+        return text.replace(rename[0], rename[1], 1) if rename else text
+
+    if not sym.head:
+        return def_version(named(ext.text(lines)))
+    if _head_v1(sym, version):
+        return def_version(named(ext.text(lines, head=True, v1=True)))
+    return head_version(named(ext.head_token_text(lines)))
 
 
 def hunks_over(text: str | None, sym: Symbol, hunks: tuple[Hunk, ...]) -> tuple[Hunk, ...]:
@@ -119,8 +145,7 @@ def _renamed(sym: Symbol, text: str, lines: list[str], version: str) -> str:
     same = []
     for ext in definitions.definitions(sym.path, text):
         new_last = ext.name.rsplit(".", 1)[-1]
-        body = ext.text(lines, head=sym.head)
-        if ext.name != sym.name and def_version(body.replace(new_last, old_last, 1)) == version:
+        if ext.name != sym.name and symbol_token(sym, ext, lines, version, (new_last, old_last)) == version:
             same.append(ext.name)
     return f"; renamed to `{same[0]}`?" if len(same) == 1 else ""
 
@@ -131,11 +156,16 @@ def _cosmetic(sym: Symbol, then: str, version: str, lines: list[str], ext: defin
     `cosmetic_annotations: true`."""
     then_lines = split_lines(then)
     old = definitions.find(sym.path, then, sym.name)
-    if old is None or def_version(old.text(then_lines, head=sym.head)) != version:
+    if old is None or symbol_token(sym, old, then_lines, version) != version:
         return None
-    if sym.head:  # the head's pieces (signature, docstring, __init__'s signature), compared as one text
-        old_head, new_head = split_lines(old.text(then_lines, head=True)), split_lines(ext.text(lines, head=True))
+    if _head_v1(sym, version):  # the head's pieces (signature, docstring, __init__'s signature), compared as one text
+        old_head, new_head = split_lines(old.text(then_lines, head=True, v1=True)), split_lines(ext.text(lines, head=True, v1=True))
         return cosmetic.compare(sym.path, old_head, new_head, annotations=annotations)
+    if sym.head:  # the summary's prose is the same (else the token would differ there): its code, compared
+        if old.head_summary(then_lines) != ext.head_summary(lines):
+            return None
+        old_code, new_code = split_lines(old.head_code(then_lines)), split_lines(ext.head_code(lines))
+        return cosmetic.compare(sym.path, old_code, new_code, annotations=annotations)
     return cosmetic.compare(
         sym.path, then_lines, lines, old_span=(old.start, old.end), new_span=(ext.start, ext.end), annotations=annotations
     )
@@ -277,10 +307,9 @@ def texts(
     """(the text as verified, the text now) for `claim show`: a definition's text (the verified
     one read from the blob it was verified in), a set's members one a line."""
     if isinstance(kind, Symbol):
-        now_ft = read(kind.path)
-        now = _definition_text(kind, now_ft.text)
-        then = _definition_text(kind, verified.text if verified is not None else None)
-        return (then if then is not None and def_version(then) == version else None), now
+        now = _definition_text(kind, read(kind.path).text, version)[0]
+        then, token = _definition_text(kind, verified.text if verified is not None else None, version)
+        return (then if token == version else None), now
     r = resolve(kind, kind.canonical, "", read, tracked)
     return members_text(version), members_text(r.current_version) if r.current_version else None
 
@@ -291,8 +320,12 @@ def members_text(token: str) -> str | None:
     return "".join(_show(m) + "\n" for m in sorted(_as_members(members), key=str)) if members is not None else None
 
 
-def _definition_text(sym: Symbol, text: str | None) -> str | None:
+def _definition_text(sym: Symbol, text: str | None, version: str) -> tuple[str | None, str | None]:
+    """(the definition's or head's text in `text`, its token), read the way `version` was written."""
     if text is None or definitions.unsupported(sym.path) is not None:
-        return None
+        return None, None
     ext = definitions.find(sym.path, text, sym.name)
-    return ext.text(split_lines(text), head=sym.head) if ext is not None else None
+    if ext is None:
+        return None, None
+    lines = split_lines(text)
+    return ext.text(lines, head=sym.head, v1=_head_v1(sym, version)), symbol_token(sym, ext, lines, version)
