@@ -11,7 +11,8 @@ Two entry points, one per way a claim is checked:
 
 A definition is fresh while its text is (it may move anywhere in its file, or the file be
 renamed), stale when its text changes, unresolved when no definition has its name (naming one of
-the same body under another name when there is exactly one). A set is fresh while its members
+the same body under another name when there is exactly one, in its file, else in another file of
+the same extension: `moved_hint`). A set is fresh while its members
 are, whatever else changes in their files.
 """
 
@@ -21,11 +22,11 @@ from collections.abc import Callable, Sequence
 
 from openwiki_git.claims.outcomes import EvidenceOutcome
 from openwiki_git.claims.sides import Sides
+from openwiki_git.claims.symbols import Elsewhere, diff_elsewhere, head_v1, moved_hint, renamed, symbol_token, tracked_elsewhere
 from openwiki_git.diff import cosmetic
 from openwiki_git.diff.hunks import FileChange, Hunk
 from openwiki_git.evidence import definitions
 from openwiki_git.evidence.kinds import (
-    DEF_PREFIX,
     MAX_LINE,
     MAX_MEMBERS,
     FileSet,
@@ -34,9 +35,7 @@ from openwiki_git.evidence.kinds import (
     Symbol,
     check_query,
     decode_members,
-    def_version,
     glob_matches,
-    head_version,
     kind_scope,
     set_version,
 )
@@ -44,7 +43,7 @@ from openwiki_git.evidence.resource import ResourceError
 from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.model import Evidence, EvidenceResult, FileText, Status
 
-__all__ = ["Member", "changed_scope", "members_now", "resolve", "set_reason", "symbol_result", "symbol_token", "through_diff"]
+__all__ = ["Member", "changed_scope", "members_now", "resolve", "set_reason", "symbol_result", "through_diff"]
 
 Reader = Callable[[str], FileText]
 Member = str | tuple[str, str]  # a path, or (path, line text)
@@ -65,7 +64,8 @@ def resolve(
     """The item now. `verified`: the file as it was verified (a definition's cosmetic edit is then
     recognised, as for lines)."""
     if isinstance(kind, Symbol):
-        return symbol_result(kind, resource, version, read(kind.path), verified=verified, annotations=annotations)
+        elsewhere = None if tracked is None else tracked_elsewhere(tracked, read)
+        return symbol_result(kind, resource, version, read(kind.path), verified=verified, annotations=annotations, elsewhere=elsewhere)
     scope, is_glob = kind_scope(kind)
     if is_glob and tracked is None:
         return EvidenceResult(resource, "unresolved", None, "the tracked files are not known here")
@@ -80,25 +80,29 @@ def resolve(
 
 
 def symbol_result(
-    sym: Symbol, resource: str, version: str, ft: FileText, *, verified: FileText | None = None, annotations: bool = False
+    sym: Symbol, resource: str, version: str, ft: FileText, *, verified: FileText | None = None, annotations: bool = False,
+    elsewhere: Elsewhere | None = None,
 ) -> EvidenceResult:
-    """A definition in `ft` (the file now) against its verified token."""
+    """A definition in `ft` (the file now) against its verified token; `elsewhere`: the files it
+    may have moved to, searched only when it is gone (`moved_hint`)."""
     what = f"{sym.name}:head" if sym.head else sym.name
     if ft.text is None:
-        return EvidenceResult(resource, "unresolved", None, f"{sym.path}: {ft.problem}", blob=ft.blob)
+        reason = f"{sym.path}: {ft.problem}" + moved_hint(sym, version, elsewhere)
+        return EvidenceResult(resource, "unresolved", None, reason, blob=ft.blob)
     missing = definitions.unsupported(sym.path)
     if missing is not None:
         return EvidenceResult(resource, "unresolved", None, f"{sym.path}: cannot read #{what}: {missing}", blob=ft.blob)
     lines = split_lines(ft.text)
     ext = definitions.find(sym.path, ft.text, sym.name)
     if ext is None:
-        reason = f"no definition named {sym.name} in {sym.path}" + _renamed(sym, ft.text, lines, version)
+        hint = renamed(sym, ft.text, version) or moved_hint(sym, version, elsewhere)
+        reason = f"no definition named {sym.name} in {sym.path}" + hint
         return EvidenceResult(resource, "unresolved", None, reason, blob=ft.blob)
     token = symbol_token(sym, ext, lines, version)
     current = sym.canonical
     if token == version:
         return EvidenceResult(resource, "fresh", current, "unchanged", token, ft.blob)
-    if _head_v1(sym, version):  # changed as its first head read it: what a confirm writes now
+    if head_v1(sym, version):  # changed as its first head read it: what a confirm writes now
         token = symbol_token(sym, ext, lines, "")
     reason = f"definition {what} changed (L{ext.start}-L{ext.end} now)"
     if verified is not None and verified.text is not None:
@@ -106,28 +110,6 @@ def symbol_result(
         if cosmetic_reason is not None:
             return EvidenceResult(resource, "fresh", current, cosmetic_reason, token, ft.blob)
     return EvidenceResult(resource, "stale", current, reason, token, ft.blob)
-
-
-def _head_v1(sym: Symbol, version: str) -> bool:
-    """A head verified before `repo-head-v2`: its token covers the whole docstring."""
-    return sym.head and version.startswith(DEF_PREFIX)
-
-
-def symbol_token(sym: Symbol, ext: definitions.Extent, lines: list[str], version: str, rename: tuple[str, str] | None = None) -> str:
-    """The token of the definition (or its head) in `lines`, read the way `version` was written:
-    a whole definition's text (`repo-def-v1`); a head's signature and docstring summary
-    (`repo-head-v2`, and any other `version`, such as "" for a new claim); a head verified before
-    v2 (`repo-def-v1` on a head), its signature and whole docstring. `rename`: (new, old) name,
-    the first occurrence of new put back to old (a renamed definition recognised)."""
-
-    def named(text: str) -> str:
-        return text.replace(rename[0], rename[1], 1) if rename else text
-
-    if not sym.head:
-        return def_version(named(ext.text(lines)))
-    if _head_v1(sym, version):
-        return def_version(named(ext.text(lines, head=True, v1=True)))
-    return head_version(named(ext.head_token_text(lines)))
 
 
 def hunks_over(text: str | None, sym: Symbol, hunks: tuple[Hunk, ...]) -> tuple[Hunk, ...]:
@@ -138,18 +120,6 @@ def hunks_over(text: str | None, sym: Symbol, hunks: tuple[Hunk, ...]) -> tuple[
     return tuple(h for h in hunks if h.new_start <= ext.end and ext.start <= max(h.new_last, h.new_start))
 
 
-def _renamed(sym: Symbol, text: str, lines: list[str], version: str) -> str:
-    """`; renamed to X?` when exactly one definition of the file has the verified text with its
-    own name in place of the old one."""
-    old_last = sym.name.rsplit(".", 1)[-1]
-    same = []
-    for ext in definitions.definitions(sym.path, text):
-        new_last = ext.name.rsplit(".", 1)[-1]
-        if ext.name != sym.name and symbol_token(sym, ext, lines, version, (new_last, old_last)) == version:
-            same.append(ext.name)
-    return f"; renamed to `{same[0]}`?" if len(same) == 1 else ""
-
-
 def _cosmetic(sym: Symbol, then: str, version: str, lines: list[str], ext: definitions.Extent, annotations: bool) -> str | None:
     """cosmetic.compare() on the definition (or its head) as verified and as it is now: the same
     rules as for lines, so an annotation-only edit of a signature is cosmetic only with
@@ -158,7 +128,7 @@ def _cosmetic(sym: Symbol, then: str, version: str, lines: list[str], ext: defin
     old = definitions.find(sym.path, then, sym.name)
     if old is None or symbol_token(sym, old, then_lines, version) != version:
         return None
-    if _head_v1(sym, version):  # the head's pieces (signature, docstring, __init__'s signature), compared as one text
+    if head_v1(sym, version):  # the head's pieces (signature, docstring, __init__'s signature), compared as one text
         old_head, new_head = split_lines(old.text(then_lines, head=True, v1=True)), split_lines(ext.text(lines, head=True, v1=True))
         return cosmetic.compare(sym.path, old_head, new_head, annotations=annotations)
     if sym.head:  # the summary's prose is the same (else the token would differ there): its code, compared
@@ -271,13 +241,14 @@ def through_diff(kind: Kind, ev: Evidence, sides: Sides, *, cosmetic_edits: str,
         change = sides.by_old.get(kind.path)
         if change is None:
             return None
+        elsewhere = diff_elsewhere(sides)
         if change.new_path is None or change.status == "deleted":
-            r = EvidenceResult(ev.resource, "unresolved", None, f"{kind.path} deleted")
+            r = EvidenceResult(ev.resource, "unresolved", None, f"{kind.path} deleted" + moved_hint(kind, ev.version, elsewhere))
             return _outcome(ev, r, change.hunks[:1], None)
         sym = kind.with_path(change.new_path)
         ft, _ = sides.new_file(sym.path)
         verified = sides.old_file(kind.path)[0] if cosmetic_edits != "stale" else None
-        r = symbol_result(sym, ev.resource, ev.version, ft, verified=verified, annotations=annotations)
+        r = symbol_result(sym, ev.resource, ev.version, ft, verified=verified, annotations=annotations, elsewhere=elsewhere)
         if cosmetic_edits == "mark" and r.status == "fresh" and r.reason.startswith("cosmetic"):
             r = EvidenceResult(r.resource, "stale", r.current_resource, r.reason, r.current_version, r.blob)
         hunks = hunks_over(ft.text, sym, change.hunks) if r.status != "fresh" else ()
@@ -328,4 +299,4 @@ def _definition_text(sym: Symbol, text: str | None, version: str) -> tuple[str |
     if ext is None:
         return None, None
     lines = split_lines(text)
-    return ext.text(lines, head=sym.head, v1=_head_v1(sym, version)), symbol_token(sym, ext, lines, version)
+    return ext.text(lines, head=sym.head, v1=head_v1(sym, version)), symbol_token(sym, ext, lines, version)

@@ -242,7 +242,8 @@ def show(ws: Workspace, term: Terminal, v: review.View, n: int, total: int) -> N
     for item, suggested in zip(shown.items, v.suggested, strict=True):
         _show_item(term, item)
         if suggested is not None:
-            term.say(term.paint(f"  suggested range: {suggested.removeprefix(REPO_PREFIX)} (c confirms with it)", "cyan"))
+            what = "range" if "#L" in suggested else "evidence"  # lines that grew, or where a definition went
+            term.say(term.paint(f"  suggested {what}: {suggested.removeprefix(REPO_PREFIX)} (c confirms with it)", "cyan"))
 
 
 def _show_item(term: Terminal, item: dict[str, object]) -> None:
