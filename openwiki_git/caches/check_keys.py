@@ -62,8 +62,9 @@ def scope_of(resource: str) -> Scope:
 def may_name_elsewhere(e: Any) -> bool:
     """Whether an evidence result's reason may name another file: a definition gone from its
     file (its reason then says where one of the same body is, claims/kinds.py's `moved_hint`).
-    Such an answer depends on files the claim does not cite, which no cache key covers: every
-    cache judges it again (check's summary, the graph's parts)."""
+    Such an answer depends on files the claim does not cite, which no cache key covers: check's
+    summary judges it again. (The graph's resolver is given no tracked files, so its reasons
+    never name another file.)"""
     return bool(e.status == "unresolved" and scope_of(e.resource)[3])
 
 

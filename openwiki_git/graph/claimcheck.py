@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-from openwiki_git.caches.check_keys import may_name_elsewhere
 from openwiki_git.claims.check import EvidenceResolver, check_claim
 from openwiki_git.errors import StoreError
 from openwiki_git.graph.core import split_canonical
@@ -131,7 +130,7 @@ def check(
         cited = sorted({path_of[e.resource] for c in sidecars[page].claims for e in c.evidence})
         page_key = (new.sidecars[page][0], now.pages.get(page), tuple(file_keys[f] for f in cited))
         page_hit = parts.results.get(page)
-        if page_hit is not None and page_hit[0] == page_key and None not in page_key[:2] and not _elsewhere(page_hit[1]):
+        if page_hit is not None and page_hit[0] == page_key and None not in page_key[:2]:
             new.results[page] = page_hit
             results.update(page_hit[1])
             continue
@@ -142,10 +141,5 @@ def check(
         new.results[page] = (page_key, page_results)
         results.update(page_results)
     for path, pairs in by_file.items():
-        new.evidence[path] = (file_keys[path], {p: known[p] for p in dict.fromkeys(pairs) if not may_name_elsewhere(known[p])})
+        new.evidence[path] = (file_keys[path], {p: known[p] for p in dict.fromkeys(pairs)})
     return results, len({split_canonical(r)[1] for r, _ in resolver.fresh})
-
-
-def _elsewhere(results: dict[str, ClaimResult]) -> bool:
-    """A page's results that name other files (a definition gone: where it went): judged again."""
-    return any(may_name_elsewhere(e) for r in results.values() for e in r.evidence)
