@@ -7,9 +7,9 @@ Two projects:
   grounded at `--rev` (default 7fa9cd0, 2022-12-20, when attrs' docs had started moving to
   Markdown), windows of `--steps` first-parent commits (default 40,200,400,620);
 - `--project structlog`: structlog's sdists from PyPI (`pip download --no-binary :all:`, its docs
-  ship in them; MIT or Apache-2.0), 23.1.0 then 23.2.0, 23.3.0, 24.1.0, 24.4.0 committed one
-  release a commit, grounded at 23.1.0, windows of 1 to 4 releases (`--sdists DIR` reads the
-  tarballs from DIR instead, named as pip saves them).
+  ship in them; MIT or Apache-2.0), 23.1.0 then 23.2.0, 23.3.0, 24.1.0, 24.4.0, 25.1.0, 25.4.0
+  committed one release a commit, grounded at 23.1.0, windows of 1, 2, 4 and 6 releases
+  (`--sdists DIR` reads the tarballs from DIR instead, named as pip saves them).
 
 At the base, `ground --all` runs on `docs/` three ways:
 
@@ -55,7 +55,7 @@ BASE = "7fa9cd03d5485107bc199915a86bb789926fdf4a"
 SPACE = re.compile(r"\s+")
 KEEPS_SIZE = "keeps its size"  # evidence/relocation.py's reason past range_growth_factor's bound
 KINDS = ("lines", "definition", "head", "file")
-STRUCTLOG = ("23.1.0", "23.2.0", "23.3.0", "24.1.0", "24.4.0")
+STRUCTLOG = ("23.1.0", "23.2.0", "23.3.0", "24.1.0", "24.4.0", "25.1.0", "25.4.0")
 DATA = ROOT / "bench" / "ground_replay_data"
 UNIT = "commits"
 
@@ -196,7 +196,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--project", choices=("attrs", "structlog"), default="attrs")
     ap.add_argument("--rev", default=BASE, help="attrs: the commit grounded")
-    ap.add_argument("--steps", help="window lengths in first-parent commits (attrs: 40,200,400,620; structlog: releases, 1,2,3,4)")
+    ap.add_argument("--steps", help="window lengths in first-parent commits (attrs: 40,200,400,620; structlog: releases, 1,2,4,6)")
     ap.add_argument("--sdists", type=Path, help="structlog: a folder holding the sdists (else pip downloads them)")
     ap.add_argument("--old-code", default="8ef30e1", help="the revision of this repository whose ground cites lines")
     ap.add_argument("--show", action="store_true", help="print every stale claim's evidence")
@@ -209,7 +209,7 @@ def main() -> int:
             origin, base, steps_arg = BUNDLE, args.rev, args.steps or "40,200,400,620"
         else:
             origin_dir = structlog_origin(tmp, args.sdists)
-            origin, steps_arg, UNIT = str(origin_dir), args.steps or "1,2,3,4", "releases"
+            origin, steps_arg, UNIT = str(origin_dir), args.steps or "1,2,4,6", "releases"
             base = sh("git", "rev-list", "--max-parents=0", "HEAD", cwd=origin_dir).strip()
         old = tmp / "old-code"
         old.mkdir()
