@@ -3,9 +3,10 @@
 It walks the claims needing attention (stale, unresolved, due for re-verification) in page
 order and shows each one: the page and line of its sentence, the statement, each cited text's
 diff from the text as verified to the text now, the cause, and a suggested new range where the
-cited text grew or moved. Answer with one key and Enter:
+cited text grew or moved, or the suggested evidence where a cited definition went (another
+file's definition of the same body). Answer with one key and Enter:
 
-  c  confirm: the statement still holds (with the suggested range, when one is shown)
+  c  confirm: the statement still holds (with the suggested range or evidence, when one is shown)
   e  restate: write the statement anew ($EDITOR, else $VISUAL, else here); it is confirmed
   r  re-point the evidence: type repo://path#Lx-Ly, or Lx-Ly for the same file
   x  retract the claim (its marker leaves the page)
