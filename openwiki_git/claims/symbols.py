@@ -11,20 +11,25 @@ written, and where it went when it is gone. Pure: texts in, tokens and reasons o
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TypeVar
 
+from openwiki_git.claims.outcomes import EvidenceOutcome
 from openwiki_git.claims.sides import Sides
 from openwiki_git.evidence import definitions
 from openwiki_git.evidence.kinds import DEF_PREFIX, Symbol, def_version, head_version
 from openwiki_git.evidence.tokens import split_lines
-from openwiki_git.model import FileText
+from openwiki_git.model import EvidenceResult, FileText
+from openwiki_git.pages import citations
 
 __all__ = [
     "Elsewhere",
     "diff_elsewhere",
     "extension",
+    "for_claim",
     "head_v1",
     "moved_hint",
     "moved_target",
@@ -35,6 +40,7 @@ __all__ = [
 ]
 
 Reader = Callable[[str], FileText]
+_Result = TypeVar("_Result", EvidenceResult, EvidenceOutcome)
 Elsewhere = Callable[[str], Iterable[FileText]]  # a cited path -> the other files a definition may have moved to
 MOVED_FILES = 2000  # files searched for a moved definition, at most (past it: no hint)
 MOVED_BYTES = 16 * 1024 * 1024  # bytes of them read, at most (past it: no hint)
@@ -111,10 +117,21 @@ def moved_hint(sym: Symbol, version: str, elsewhere: Elsewhere | None) -> str:
     if len(found) != 1:
         return ""
     target = Symbol(found[0][0], found[0][1], sym.head).canonical
-    return f"; moved to `{found[0][0]}#{found[0][1]}`? `claim edit ID --evidence {target}` re-points it"
+    return f"; moved to `{found[0][0]}#{found[0][1]}`? {_UNNAMED}{target}` re-points it"
 
 
-_MOVED = re.compile(r"`claim edit ID --evidence (\S+)` re-points it")
+_MOVED = re.compile(r"`claim edit \S+ --evidence (\S+)` re-points it")
+_UNNAMED = "`claim edit ID --evidence "
+
+
+def for_claim(result: _Result, claim_id: str) -> _Result:
+    """An unresolved result with the claim's label (`c-1a2b3c4d`, which `claim edit` takes) in
+    `moved_hint`'s command, so that it runs as printed. The hint is computed per evidence item,
+    which several claims may share (the resolver caches its results per item): the claim's judge
+    (check_claim, the hook's) puts its id in."""
+    if result.status != "unresolved" or _UNNAMED not in result.reason:
+        return result
+    return dataclasses.replace(result, reason=result.reason.replace(_UNNAMED, f"`claim edit {citations.label(claim_id)} --evidence "))
 
 
 def moved_target(reason: str) -> str | None:

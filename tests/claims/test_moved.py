@@ -20,7 +20,12 @@ MOVED = "import os\n\n\nclass Cart:\n    def add(self, item):\n        self.item
 SENTENCE = "Cart.add appends the item."
 PAGE = "---\ntype: Reference\ntitle: Guide\n---\n\n# Guide\n\n" + SENTENCE + "\n"
 TARGET = "repo://src/shop/basket.py#Cart.add"
-HINT = f"moved to `src/shop/basket.py#Cart.add`? `claim edit ID --evidence {TARGET}` re-points it"
+
+
+def hint(cid: str, target: str = TARGET) -> str:
+    """The reason's hint: where the definition went, and the command that re-points the claim."""
+    where = target.removeprefix("repo://")
+    return f"moved to `{where}`? `claim edit c-{cid.removeprefix('claim_')[:8]} --evidence {target}` re-points it"
 
 
 def _setup(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> str:
@@ -45,7 +50,7 @@ def test_check_names_the_one_definition_elsewhere_and_never_from_a_stale_cache(
     repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(checkcache, "RACY_NS", 50_000_000)  # files written here leave git's racy window at once
-    _setup(repo, capsys)
+    cid = _setup(repo, capsys)
     repo.write("src/shop/cart.py", "TAX = 2\n")
     rc, reason = _reason(repo, capsys)
     assert (rc, reason) == (1, "no definition named Cart.add in src/shop/cart.py")  # gone, and nowhere else yet
@@ -56,7 +61,7 @@ def test_check_names_the_one_definition_elsewhere_and_never_from_a_stale_cache(
     for _ in range(2):  # the second run may answer from check's cache: the same answer
         time.sleep(0.2)
         rc, reason = _reason(repo, capsys)
-        assert (rc, reason) == (1, f"no definition named Cart.add in src/shop/cart.py; {HINT}")
+        assert (rc, reason) == (1, f"no definition named Cart.add in src/shop/cart.py; {hint(cid)}")
     repo.write("src/shop/other.py", MOVED)  # two of the same body (the index unchanged, so is the cited file): no guess
     time.sleep(0.2)
     rc, reason = _reason(repo, capsys)
@@ -64,8 +69,7 @@ def test_check_names_the_one_definition_elsewhere_and_never_from_a_stale_cache(
     repo.write("src/shop/other.py", MOVED.replace("def add(", "def put("))
     repo.write("src/shop/basket.py", "import os\n")
     rc, reason = _reason(repo, capsys)  # moved and renamed
-    hint = "moved to `src/shop/other.py#Cart.put`? `claim edit ID --evidence repo://src/shop/other.py#Cart.put` re-points it"
-    assert (rc, reason) == (1, f"no definition named Cart.add in src/shop/cart.py; {hint}")
+    assert (rc, reason) == (1, f"no definition named Cart.add in src/shop/cart.py; {hint(cid, 'repo://src/shop/other.py#Cart.put')}")
 
 
 def test_claim_show_the_pr_comment_and_check_base_carry_the_hint(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
@@ -76,22 +80,22 @@ def test_claim_show_the_pr_comment_and_check_base_carry_the_hint(repo: GitRepo, 
     repo.commit_all("move Cart")
     capsys.readouterr()
     assert repo.run("claim", "show", cid) == 0
-    assert HINT in capsys.readouterr().out
+    assert hint(cid) in capsys.readouterr().out
     rc, reason = _reason(repo, capsys, "--base", base)
-    assert rc == 1 and reason.endswith(HINT)
+    assert rc == 1 and reason.endswith(hint(cid))
     capsys.readouterr()
     assert repo.run("github", "comment", "--print", "--base", base) == 0
-    assert HINT.replace("`", "") in capsys.readouterr().out.replace("`", "")
+    assert hint(cid).replace("`", "") in capsys.readouterr().out.replace("`", "")
 
 
 def test_review_offers_the_moved_definition_and_c_confirms_with_it(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
-    _setup(repo, capsys)
+    cid = _setup(repo, capsys)
     repo.write("src/shop/cart.py", "TAX = 2\n")
     repo.write("src/shop/basket.py", MOVED)
     repo.git("add", "-A")
     capsys.readouterr()
     assert repo.run("hook") == 1  # the hook marks it unresolved, naming where it went
-    assert HINT in capsys.readouterr().out
+    assert hint(cid) in capsys.readouterr().out
     s = PtySession(openwiki_git("-C", str(repo.root), "review", "--no-color", "--by", "human:ann"), cwd=repo.root)
     assert "suggested evidence: src/shop/basket.py#Cart.add (c confirms with it)" in s.read_until("[c,e,r,x,s,u,q,?]? ")
     s.send("c\n")

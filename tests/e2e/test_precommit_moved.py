@@ -37,9 +37,10 @@ def test_a_definition_moved_to_another_module_names_where_it_went(repo, hook_rep
     rc, out = commit(repo, "-m", "move Cart")
     assert rc == 1, out
     target = "repo://src/shop/basket.py#Cart.add"
-    assert f"moved to `src/shop/basket.py#Cart.add`? `claim edit ID --evidence {target}` re-points it" in out, out
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert repo.run("claim", "edit", cid, "--evidence", target, "--by", "human:dev") == 0
+    label = "c-" + cid.removeprefix("claim_")[:8]
+    assert f"moved to `src/shop/basket.py#Cart.add`? `claim edit {label} --evidence {target}` re-points it" in out, out
+    with contextlib.redirect_stdout(io.StringIO()):  # the command as the reason prints it
+        assert repo.run("claim", "edit", label, "--evidence", target, "--by", "human:dev") == 0
     repo.git("add", "-A")
     rc, out = commit(repo, "-m", "move Cart")
     assert rc == 0, out
