@@ -8,7 +8,7 @@ A head is what a caller sees of a definition and what a sentence naming it is ab
 decorators, its signature and its docstring's summary (the docstring's first paragraph, its
 documented role); for a class its decorators, `class` line(s), docstring summary and its
 `__init__`'s signature. The rest of a docstring (parameter docs, notes, version history) is
-body-level detail, like the code: on attrs' history its 100-line docstrings were edited within
+body-level detail, like the code: on attrs' history its long docstrings were edited within
 40 commits (markup, a new paragraph, a renamed reference) with every summary's words unchanged.
 The head's token text (`head_token_text`) reads the summary as prose: inline markup (backticks,
 asterisks, a Sphinx role's `:func:` prefix) and line wrapping are not part of it, so
