@@ -104,3 +104,15 @@ def test_review_offers_the_moved_definition_and_c_confirms_with_it(repo: GitRepo
     assert claim["evidence"][0]["resource"] == TARGET and "mark" not in claim
     capsys.readouterr()
     assert repo.run("check") == 0
+
+
+def test_a_deleted_file_names_where_its_definition_went(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    cid = _setup(repo, capsys)
+    repo.git("rm", "-q", "src/shop/cart.py")
+    other = "".join(f"def helper_{i}(x):\n    return x + {i}\n\n\n" for i in range(30))  # too unlike cart.py for a rename
+    repo.write("src/shop/basket.py", other + MOVED.removeprefix("import os\n\n\n"))
+    repo.git("add", "-A")
+    capsys.readouterr()
+    assert repo.run("hook") == 1
+    out = capsys.readouterr().out
+    assert f"src/shop/cart.py deleted; {hint(cid)}" in out, out
