@@ -96,3 +96,22 @@ def test_the_id_scan_and_the_index_name_the_same_carriers(repo: GitRepo) -> None
     assert scanned == indexed
     assert scanned[f"claim_{0:032x}"] >= {"plain.json", "copy.json"} and scanned["claim_\u00e9"] == {"escaped_id.json"}
     assert "claim_missing" not in scanned
+
+
+def test_one_shot_ids_noted_by_the_path_scan_serve_another_tree(repo: GitRepo) -> None:
+    """The one-shot index notes each sidecar's ids while it scans for paths, by blob: asked for the
+    carriers at another commit (check --base reads ids at the head, paths at the base), it gives
+    the index's answer there: a sidecar added or edited since is read, not the noted one."""
+    base = build(repo)
+    repo.write(".openwiki/.claims/copy.json", sidecar_bytes(["repo://src/q.py#L1"]))  # claim_0…0 again
+    repo.write(".openwiki/.claims/plain.json", sidecar_bytes(["repo://src/a.py#L1"]).replace("claim_0", "claim_f"))
+    head = repo.commit_all("a copy, an edit")
+    git = Repo(repo.root)
+    one_shot = cites.CiteIndex(git, ".openwiki/.claims", persist=False)
+    assert one_shot.sidecars_citing(base, {"src/a.py"}) == {"plain.json", "escaped.json"}
+    for ids in ({f"claim_f{0:031x}"}, {f"claim_{0:032x}", f"claim_{1:032x}"}):  # only at the head; at both
+        carrying = one_shot.sidecars_carrying(head, ids)
+        assert carrying == cites.CiteIndex(git, ".openwiki/.claims").sidecars_carrying(head, ids)
+    assert one_shot.sidecars_carrying(head, {f"claim_f{0:031x}"}) == {f"claim_f{0:031x}": {"plain.json"}}
+    carrying = one_shot.sidecars_carrying(head, {f"claim_{0:032x}"})[f"claim_{0:032x}"]
+    assert "plain.json" not in carrying and {"copy.json", "escaped.json"} <= carrying

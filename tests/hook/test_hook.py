@@ -304,3 +304,32 @@ def test_a_claim_id_on_two_pages_is_refused_when_the_commit_touches_only_one(cla
     err = capsys.readouterr().err
     assert f"claim {a} is also on page" in err and "Traceback" not in err
     assert claimed.snapshot() == before and claimed.git("diff", "--cached", "--name-only") == staged
+
+
+@pytest.mark.parametrize("copied_in", ["base", "head"])
+def test_check_base_refuses_a_claim_id_on_a_page_the_range_does_not_touch(claimed, capsys, copied_in) -> None:  # type: ignore[no-untyped-def]
+    """check --base (a one-shot scan of the sidecars, no index) refuses a claim id of a judged
+    page that another page carries, whether the copy was in the base (the scan's tree) or came in
+    with the range (the head's tree differs from the one scanned for the paths); nothing written."""
+    a, _ = claimed.ids
+
+    def copy_page() -> None:
+        claimed.write("src/copy.py", SAMPLE)
+        claimed.write(".openwiki/other.md", claimed.read(".openwiki/guide.md"))
+        claimed.write(".openwiki/.claims/other.json", claimed.read(".openwiki/.claims/guide.json").replace("src/app.py", "src/copy.py"))
+
+    if copied_in == "base":
+        copy_page()
+        claimed.commit_all("a copied page")
+    base = claimed.git("rev-parse", "HEAD").strip()
+    edit(claimed, lambda ls: ls[:10] + ["changed\n"] + ls[11:])  # guide.md's claim A goes stale
+    if copied_in == "head":
+        copy_page()
+    claimed.commit_all("the range")
+    before = claimed.snapshot()
+    capsys.readouterr()
+    assert claimed.run("check", "--base", base) == 2
+    err = capsys.readouterr().err
+    assert f"claim {a} is also on page" in err and "Traceback" not in err
+    assert claimed.snapshot() == before
+    assert not (claimed.root / ".git" / "openwiki-git" / "cites-v1.sqlite3").exists()
