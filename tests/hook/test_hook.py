@@ -247,6 +247,25 @@ def test_check_base_reports_the_range_with_hunks(claimed, capsys) -> None:  # ty
     assert claimed.run("check", "--base", "topic") == 0  # nothing between topic and itself
 
 
+def test_check_base_names_each_claims_line_and_marker_as_check_does(claimed, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Two claims of one page changed by the range, one of them with its marker removed: check
+    --base (one read and one split of the page for both) gives each the line and marker_present
+    that check gives it on the same commit."""
+    a, b = claimed.ids
+    base = claimed.git("rev-parse", "HEAD").strip()
+    claimed.write(".openwiki/guide.md", "Intro.\n\n" + claimed.read(".openwiki/guide.md").replace(f"[^c-{b[6:14]}]", "", 1))
+    edit(claimed, lambda ls: ls[:10] + ["changed\n"] + ls[11:29] + ["thirty, changed\n"] + ls[30:])
+    claimed.commit_all("both claims' lines, a marker gone")
+    capsys.readouterr()
+    assert claimed.run("check", "--base", base, "--format", "json") == 1
+    ranged = {c["id"]: c for c in json.loads(capsys.readouterr().out)["claims"]}
+    assert claimed.run("check", "--no-cache", "--format", "json") == 1
+    checked = {c["id"]: c for c in json.loads(capsys.readouterr().out)["claims"]}
+    line = next(n for n, text in enumerate(claimed.read(".openwiki/guide.md").splitlines(), 1) if "Line ten says ten." in text)
+    assert ranged[a]["line"] == checked[a]["line"] == line and ranged[a]["marker_present"] and ranged[a]["status"] == "stale"
+    assert not ranged[b]["marker_present"] and not checked[b]["marker_present"] and "line" not in ranged[b]
+
+
 def test_cite_index_follows_the_claims_tree_incrementally(claimed) -> None:  # type: ignore[no-untyped-def]
     repo = Repo(claimed.root)
     index = cites.CiteIndex(repo, ".openwiki/.claims")
