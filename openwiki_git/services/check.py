@@ -278,6 +278,7 @@ def _range_results(ws: Workspace, head_id: str, outcomes: list[Any]) -> list[Cla
     """The claims the commit range touched (ClaimOutcomes), as check's results of them at the
     head: each page read, its markers and sentences found, once for all of its claims."""
     from openwiki_git.git import diff as gitdiff
+    from openwiki_git.model import ClaimResult
     from openwiki_git.pages import citations
 
     ids: dict[str, set[str]] = {}
@@ -286,30 +287,20 @@ def _range_results(ws: Workspace, head_id: str, outcomes: list[Any]) -> list[Cla
     pages: dict[str, tuple[str | None, set[str], dict[str, int | None]]] = {}
     for page, page_ids in ids.items():
         text = gitdiff.read(ws.repo, head_id, ws.wiki.repo_path(page)).text
-        if text is None:
-            pages[page] = (None, set(), {})
-            continue
-        markers = citations.markers_in(text)
-        if ws.config.strict_openwiki and not markers:
-            present = page_ids  # OpenWiki's pages carry no markers: none is missing
-        else:
-            present = {cid for cid in page_ids if citations.label(cid) in markers}
-        pages[page] = (text, present, citations.sentence_lines(text, sorted(present)))
-    return [_range_result(o, *pages[o.page]) for o in outcomes]
-
-
-def _range_result(o: Any, page_text: str | None, present: set[str], lines: dict[str, int | None]) -> ClaimResult:
-    """A claim the commit range touched (a ClaimOutcome), as check's result of it at the head."""
-    from openwiki_git.model import ClaimResult
-
-    notes: list[str] = []
-    if page_text is None:
-        notes.append("the page does not exist")
-    if o.before.mark is not None:
-        notes.extend(f"{c.resource}: {c.reason}" + (f" by {c.hunk}" if c.hunk else "") for c in o.before.mark.causes)
-    evidence = tuple(e.result() for e in o.evidence)
-    cid = o.before.id
-    return ClaimResult(o.page, o.before, o.status, evidence, cid in present, False, tuple(notes), lines.get(cid))
+        markers = citations.markers_in(text) if text is not None else set()
+        openwiki_page = text is not None and ws.config.strict_openwiki and not markers  # no markers: none is missing
+        present = page_ids if openwiki_page else {cid for cid in page_ids if citations.label(cid) in markers}
+        pages[page] = (text, present, citations.sentence_lines(text, sorted(present)) if text is not None else {})
+    results = []
+    for o in outcomes:
+        text, present, lines = pages[o.page]
+        notes = ["the page does not exist"] if text is None else []
+        if o.before.mark is not None:
+            notes.extend(f"{c.resource}: {c.reason}" + (f" by {c.hunk}" if c.hunk else "") for c in o.before.mark.causes)
+        evidence = tuple(e.result() for e in o.evidence)
+        cid = o.before.id
+        results.append(ClaimResult(o.page, o.before, o.status, evidence, cid in present, False, tuple(notes), lines.get(cid)))
+    return results
 
 
 def is_clean_change(data: dict[str, Any]) -> bool:
