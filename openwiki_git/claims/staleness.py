@@ -120,6 +120,21 @@ class Engine:
         after = cur if evidence == cur.evidence and mark == cur.mark else cur.replace(evidence=evidence, mark=mark)
         return ClaimOutcome(page, cur, after, self.decide(outcomes, after), tuple(outcomes), affected)
 
+    def unaffected(self, prev: Claim | None, cur: Claim) -> bool:
+        """Whether `judge(page, prev, cur)` would find the claim unaffected, known without judging
+        it: the claim is as on the old side, and no item of it is a definition or a set or cites a
+        file the diff changes (judge's own tests, reading nothing). The hook skips these claims of
+        the pages it loads: most claims of a page cite files the diff leaves alone."""
+        if prev is None or (prev is not cur and prev != cur):
+            return False
+        for ev in cur.evidence:
+            if _kind(ev) is not None:
+                return False
+            res = _parse(ev.resource)
+            if res is not None and res.path in self.sides.by_old:
+                return False
+        return True
+
     # -- the one place where a claim's status is decided ---------------------------------------
     def decide(self, outcomes: Sequence[EvidenceOutcome], after: Claim) -> Status:
         """The claim's status from its evidence outcomes. Each item's outcome is decided in one

@@ -157,8 +157,11 @@ def evaluate(
             continue
         result.sidecars[page] = cur
         prev = None if everything else _previous(ws, diff, page, blob, cur)
+        earlier = {c.id: c for c in prev.claims} if prev is not None else {}
         for claim in cur.claims:
-            before = prev.claim(claim.id) if prev is not None else None
+            before = earlier.get(claim.id)
+            if engine.unaffected(before, claim):
+                continue  # judge would find it unaffected: nothing to report or write
             outcome = engine.judge(page, before, claim)
             if outcome.affected:
                 result.outcomes.append(outcome)
