@@ -57,7 +57,7 @@ from openwiki_git.diff.hunks import FileChange, Hunk, context_kept
 from openwiki_git.evidence.kinds import Kind, looks_like_kind, parse_kind
 from openwiki_git.evidence.relocation import GROWTH_FACTOR, GROWTH_LINES, bounded, relocate
 from openwiki_git.evidence.resolver import LineIndex
-from openwiki_git.evidence.resource import REPO_PREFIX, Resource, ResourceError, parse_resource
+from openwiki_git.evidence.resource import REPO_PREFIX, Resource, ResourceError, parse_resource, plain_parts
 from openwiki_git.evidence.tokens import Anchors, decode_anchors, lines_version
 from openwiki_git.model import Claim, Evidence, FileText, Mark, Status, worst
 
@@ -130,8 +130,10 @@ class Engine:
         for ev in cur.evidence:
             if _kind(ev) is not None:
                 return False
-            res = _parse(ev.resource)
-            if res is not None and res.path in self.sides.by_old:
+            plain = plain_parts(ev.resource)  # the path parse_resource gives, without the grammar
+            res = _parse(ev.resource) if plain is None else None
+            path = plain[0] if plain is not None else res.path if res is not None else None
+            if path is not None and path in self.sides.by_old:
                 return False
         return True
 

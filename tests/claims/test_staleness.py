@@ -340,6 +340,8 @@ def test_unaffected_is_said_only_of_claims_judge_finds_unaffected() -> None:
         (claim(ev("a.py", SRC, 10, 12), mark=mark),) * 2 + (True,),
         (Claim(ID, "S.", (Evidence("repo://a.py#L9-L1", "v"),)),) * 2 + (True,),  # does not parse: unresolved, unaffected
         (claim(ev("b.py", SRC, 10, 12)),) * 2 + (False,),
+        (Claim(ID, "S.", (Evidence("repo://%62.py#L10-L12", ev("b.py", SRC, 10, 12).version),)),) * 2 + (False,),  # b.py, escaped
+        (Claim(ID, "S.", (Evidence("repo://%61.py#L10-L12", ev("a.py", SRC, 10, 12).version),)),) * 2 + (True,),  # a.py
         (claim(ev("gone.py", SRC, 10, 12)),) * 2 + (False,),
         (claim(ev("moved.py", SRC, 10, 12)),) * 2 + (False,),
         (claim(ev("a.py", SRC, 10, 12), ev("b.py", SRC, 1, 2)),) * 2 + (False,),
