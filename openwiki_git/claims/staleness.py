@@ -478,6 +478,6 @@ def _old_counterpart(prev: Claim | None, cur: Claim, i: int) -> Evidence | None:
     if prev is None or len(prev.evidence) != len(cur.evidence):
         return None
     base, ev = prev.evidence[i], cur.evidence[i]
-    if base == ev:
+    if base == ev or base.version == ev.version:  # the same token cites the same text (no decoding)
         return base
     return base if _text_id(base) == _text_id(ev) else None
