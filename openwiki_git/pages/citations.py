@@ -146,12 +146,17 @@ def sentence_line(text: str, claim_id: str) -> int | None:
     return _sentence_line(text, claim_id, body_start(text), None)
 
 
-def sentence_lines(text: str, claim_ids: Iterable[str]) -> dict[str, int | None]:
-    """sentence_line of each of `claim_ids` on one page, the page's blocks split once (not once
-    per claim: `check --base` names the lines of every claim of a page a commit touched)."""
+def marker_lines(text: str, claim_ids: Iterable[str], *, unmarked_page_ok: bool = False) -> dict[str, int | None]:
+    """The claims of `claim_ids` whose marker the page carries (has_marker), each with its
+    sentence_line, the page's markers found and its blocks split once, not once per claim (`check
+    --base` asks for every claim of a page a commit touched). `unmarked_page_ok`: on a page with no
+    marker at all every claim counts as marked, with no line (OpenWiki's pages carry none)."""
+    markers = markers_in(text)
+    if unmarked_page_ok and not markers:
+        return dict.fromkeys(claim_ids)
     body = body_start(text)
     found = sentences.blocks(text, body)
-    return {cid: _sentence_line(text, cid, body, found) for cid in claim_ids}
+    return {cid: _sentence_line(text, cid, body, found) for cid in claim_ids if label(cid) in markers}
 
 
 def _sentence_line(text: str, claim_id: str, body: int, found: list[tuple[str, int, int]] | None) -> int | None:

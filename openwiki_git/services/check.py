@@ -281,25 +281,19 @@ def _range_results(ws: Workspace, head_id: str, outcomes: list[Any]) -> list[Cla
     from openwiki_git.model import ClaimResult
     from openwiki_git.pages import citations
 
-    ids: dict[str, set[str]] = {}
+    by_page: dict[str, set[str]] = {}
     for o in outcomes:
-        ids.setdefault(o.page, set()).add(o.before.id)
-    pages: dict[str, tuple[str | None, set[str], dict[str, int | None]]] = {}
-    for page, page_ids in ids.items():
-        text = gitdiff.read(ws.repo, head_id, ws.wiki.repo_path(page)).text
-        markers = citations.markers_in(text) if text is not None else set()
-        openwiki_page = text is not None and ws.config.strict_openwiki and not markers  # no markers: none is missing
-        present = page_ids if openwiki_page else {cid for cid in page_ids if citations.label(cid) in markers}
-        pages[page] = (text, present, citations.sentence_lines(text, sorted(present)) if text is not None else {})
+        by_page.setdefault(o.page, set()).add(o.before.id)
+    texts = {page: gitdiff.read(ws.repo, head_id, ws.wiki.repo_path(page)).text for page in by_page}
+    strict = ws.config.strict_openwiki
+    marked = {p: citations.marker_lines(t, by_page[p], unmarked_page_ok=strict) if t is not None else {} for p, t in texts.items()}
     results = []
     for o in outcomes:
-        text, present, lines = pages[o.page]
-        notes = ["the page does not exist"] if text is None else []
+        notes = ["the page does not exist"] if texts[o.page] is None else []
         if o.before.mark is not None:
             notes.extend(f"{c.resource}: {c.reason}" + (f" by {c.hunk}" if c.hunk else "") for c in o.before.mark.causes)
-        evidence = tuple(e.result() for e in o.evidence)
-        cid = o.before.id
-        results.append(ClaimResult(o.page, o.before, o.status, evidence, cid in present, False, tuple(notes), lines.get(cid)))
+        evidence, lines = tuple(e.result() for e in o.evidence), marked[o.page]
+        results.append(ClaimResult(o.page, o.before, o.status, evidence, o.before.id in lines, False, tuple(notes), lines.get(o.before.id)))
     return results
 
 
