@@ -33,6 +33,7 @@ class Sides:
         self.by_old = {c.old_path: c for c in changes if c.old_path is not None}
         self.by_new = {c.new_path: c for c in changes if c.new_path is not None}
         self._changes = changes
+        self.changes = changes  # every change of the diff (in_scope finds those in a set's scope)
         self._wiki_dir = wiki_dir
         self._old: dict[str, tuple[FileText, LineIndex | None]] = {}
         self._new: dict[str, tuple[FileText, LineIndex | None]] = {}
