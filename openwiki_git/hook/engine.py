@@ -248,10 +248,11 @@ def _ref(ws: Workspace, rev: str | None) -> str | None:
 def staged_or_range(ws: Workspace, from_ref: str | None, to_ref: str | None) -> tuple[gitdiff.Diff, str]:
     """The diff to follow and where the sidecars are read: the staged diff, or a ref range."""
     threshold = ws.config.rename_threshold
+    wiki = ws.config.wiki_dir + "/"  # its pages and sidecars are never cited: their changes' hunks are not read
     if from_ref or to_ref:
         new = _ref(ws, to_ref or "HEAD")
         assert new is not None
         old = _ref(ws, from_ref)
         base = gitdiff.merge_base(ws.repo, old, new) if old is not None else None
-        return gitdiff.between(ws.repo, base, new, rename_threshold=threshold), new
-    return gitdiff.staged(ws.repo, rename_threshold=threshold), gitdiff.INDEX
+        return gitdiff.between(ws.repo, base, new, rename_threshold=threshold, hunkless=wiki), new
+    return gitdiff.staged(ws.repo, rename_threshold=threshold, hunkless=wiki), gitdiff.INDEX

@@ -3,6 +3,7 @@ command runs in-process; e2e/ drives the same through `git commit` and pre-commi
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -323,6 +324,38 @@ def test_a_claim_id_on_two_pages_is_refused_when_the_commit_touches_only_one(cla
     err = capsys.readouterr().err
     assert f"claim {a} is also on page" in err and "Traceback" not in err
     assert claimed.snapshot() == before and claimed.git("diff", "--cached", "--name-only") == staged
+
+
+def test_the_wikis_own_files_are_diffed_without_their_hunks_and_judged_the_same(claimed) -> None:  # type: ignore[no-untyped-def]
+    """The hook records the changes to the wiki's pages and sidecars without reading their
+    content (no evidence may cite them): on a staged diff and on a ref range that change source,
+    a page and its sidecar, every other record is the full diff's, and the claims are judged and
+    the pages re-rendered exactly as through the full diff."""
+    from openwiki_git.git import diff as gitdiff
+    from openwiki_git.hook import engine
+    from openwiki_git.store.workspace import Workspace
+
+    def judged(ws, diff):  # type: ignore[no-untyped-def]
+        got = engine.evaluate(ws, diff)
+        return [(o.page, o.before, o.status, o.evidence, o.affected) for o in got.outcomes], got.render
+
+    base = claimed.git("rev-parse", "HEAD").strip()
+    edit(claimed, lambda ls: ["# header\n"] + ls[:10] + ["changed\n"] + ls[11:])
+    for path in (".openwiki/guide.md", ".openwiki/.claims/guide.json"):
+        claimed.write(path, claimed.read(path).replace("Thirty follows.", "Thirty follows, still."))
+    claimed.git("add", "-A")
+    ws = Workspace.open(claimed.root)
+    staged_fast, staged_full = engine.staged_or_range(ws, None, None)[0], gitdiff.staged(ws.repo)
+    cases = [(staged_fast, staged_full, judged(ws, staged_fast), judged(ws, staged_full))]
+    claimed.commit_all("source, page and sidecar")
+    ranged_fast = engine.staged_or_range(ws, base, "HEAD")[0]
+    ranged_full = gitdiff.between(ws.repo, base, ranged_fast.new)
+    cases.append((ranged_fast, ranged_full, judged(ws, ranged_fast), judged(ws, ranged_full)))
+    for fast, full, fast_judged, full_judged in cases:
+        wiki = [c for c in full.changes if c.new_path and c.new_path.startswith(".openwiki/")]
+        assert len(wiki) == 2 and all(c.hunks for c in wiki)
+        assert [c for c in fast.changes if c not in full.changes] == [dataclasses.replace(c, hunks=()) for c in wiki]
+        assert fast_judged == full_judged and fast_judged[0]
 
 
 @pytest.mark.parametrize("copied_in", ["base", "head"])
