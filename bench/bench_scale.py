@@ -15,7 +15,7 @@ Rows:
   M  check, warm (text), and --format json
   A  the OpenWiki algorithm, check --no-cache (text), check --no-cache --format json; the ratios
 
-    python bench/bench_scale.py [--runs 3] [--keep DIR]
+    python bench/bench_scale.py [--runs 3] [--keep DIR] [--shapes HMA]
 
 To time another version of the package, run from outside the checkout with its parent directory
 first on PYTHONPATH (as bench_check.py says).
@@ -35,12 +35,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_check import ALGORITHM, TIME, build, cli, git, settle  # noqa: E402
 
-Row = tuple[str, float, float, float, str]  # label, wall seconds, CPU seconds, peak MiB, note
+Row = tuple[str, float, float, float, float, float, str]  # label, wall s, CPU s, peak MiB, min wall s, min CPU s, note
 
 
-def median_process(cmd: list[str], runs: int, before=None) -> tuple[float, float, float]:
-    """(median wall, median CPU (user + system), largest peak RSS in MiB) of `runs` processes,
-    from GNU time: on a shared machine the CPU time says more than the wall time."""
+def median_process(cmd: list[str], runs: int, before=None) -> tuple[float, float, float, float, float]:
+    """(median wall, median CPU (user + system), largest peak RSS in MiB, min wall, min CPU) of
+    `runs` processes, from GNU time: on a shared machine the CPU time says more than the wall time."""
     walls, cpus, rss = [], [], []
     for _ in range(runs):
         if before is not None:
@@ -53,7 +53,7 @@ def median_process(cmd: list[str], runs: int, before=None) -> tuple[float, float
         walls.append(float(wall))
         cpus.append(float(user) + float(system))
         rss.append(int(kib) / 1024)
-    return sorted(walls)[len(walls) // 2], sorted(cpus)[len(cpus) // 2], max(rss)
+    return sorted(walls)[len(walls) // 2], sorted(cpus)[len(cpus) // 2], max(rss), min(walls), min(cpus)
 
 
 def one_file_commit(root: Path) -> None:
@@ -125,20 +125,23 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--keep", metavar="DIR", help="build the repositories here and keep them (reused when there)")
+    ap.add_argument("--shapes", default="HMA", help="which shapes to measure (default HMA; H alone: --shapes H)")
     args = ap.parse_args()
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # time an installed package with its bytecode cached
     tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="openwiki-scale-"))
     tmp.mkdir(parents=True, exist_ok=True)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}", flush=True)
+    shapes = {"H": hundred_thousand, "M": unmarked, "A": ten_thousand}
     try:
-        rows = hundred_thousand(tmp, args.runs) + unmarked(tmp, args.runs) + ten_thousand(tmp, args.runs)
+        rows = [row for name in args.shapes for row in shapes[name](tmp, args.runs)]
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
-    print(f"\n{'':<62}{'wall':>8}{'CPU':>8}{'peak RSS':>11}")
-    for label, wall, cpu, rss, note in rows:
-        print(f"{label:<62}{wall * 1000:>6.0f}ms{cpu * 1000:>6.0f}ms{rss:>7.0f} MiB  {note}")
-    print(f"(median of {args.runs} whole processes, A pair by pair; load average after {os.getloadavg()[0]:.1f})")
+    print(f"\n{'':<62}{'wall':>8}{'CPU':>8}{'peak RSS':>11}{'min wall':>10}{'min CPU':>9}")
+    for label, wall, cpu, rss, min_wall, min_cpu, note in rows:
+        mins = f"{min_wall * 1000:>8.0f}ms{min_cpu * 1000:>7.0f}ms"
+        print(f"{label:<62}{wall * 1000:>6.0f}ms{cpu * 1000:>6.0f}ms{rss:>7.0f} MiB{mins}  {note}")
+    print(f"(median and min of {args.runs} whole processes, A pair by pair; load average after {os.getloadavg()[0]:.1f})")
 
 
 if __name__ == "__main__":

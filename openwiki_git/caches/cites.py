@@ -14,7 +14,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from openwiki_git.evidence.kinds import glob_matches, looks_like_kind, resource_scope
+from openwiki_git.evidence.kinds import glob_literal_start, glob_matches, looks_like_kind, resource_scope
 from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource, plain_parts
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.git import diff as gitdiff
@@ -82,8 +82,9 @@ def may_cite(data: bytes, paths: list[bytes]) -> bool:
     return any(c in raw for c in (b"%", b"./", b"*", b"?", b"[", b"{")) or b"//" in raw.replace(b"repo://", b"")
 
 
-# A JSON `"id": "<value>"` member, its value with any escapes (decoded by _id_value).
-_ID_VALUE = re.compile(rb'"id"\s*:\s*"((?:[^"\\]|\\.)*)"')
+# A JSON `"id": "<value>"` member, its value with any escapes (decoded by _id_value); the loop
+# unrolled (runs of plain bytes, then one escape) is twice as fast as a choice per byte.
+_ID_VALUE = re.compile(rb'"id"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"')
 
 
 def _id_value(raw: bytes) -> bytes:
@@ -96,7 +97,16 @@ def _id_value(raw: bytes) -> bytes:
         return raw
 
 
-GLOB = "glob:"  # a row's path that is a set's glob, matched against the changed paths
+def _id_values(data: bytes) -> frozenset[bytes]:
+    """The UTF-8 of every `"id"` value in a sidecar's JSON bytes, escapes decoded: a superset of
+    its claims' ids (a cause's or any other member named `id` included), from one C-level pass."""
+    found = _ID_VALUE.findall(data)
+    return frozenset(_id_value(v) for v in found) if b"\\" in data else frozenset(found)
+
+
+GLOB = "glob:"  # a cited path that is a set's glob (kept in the index's globs table), matched against the changed paths
+# Most literal starts of the changed paths looked up one by one; a larger diff reads every glob row.
+MAX_STARTS = 5000
 
 
 def _scope(resource: str) -> str | None:
@@ -118,7 +128,9 @@ class CiteIndex:
     the tree in memory.
     """
 
-    SCHEMA = 4  # 2: paths read by resource.plain_parts / parse_resource alike; 3: claim ids too; 4: definitions' files, sets' globs
+    # 2: paths read by resource.plain_parts / parse_resource alike; 3: claim ids too; 4: definitions'
+    # files, sets' globs; 5: sets' globs in their own table, by literal start
+    SCHEMA = 5
 
     def __init__(self, repo: Repo, claims_dir: str, *, persist: bool = True) -> None:
         self.repo = repo
@@ -128,6 +140,9 @@ class CiteIndex:
         self.persist = persist
         self.path = repo.git_dir / "openwiki-git" / "cites-v1.sqlite3"
         self.rebuilt = False  # for tests and the bench: whether the last lookup read every sidecar
+        # A one-shot run's "id" values by sidecar blob id, noted while _scan reads every sidecar
+        # for the paths, so that sidecars_carrying (asked next) reads none of them again.
+        self._ids_by_blob: dict[str, frozenset[bytes]] = {}
 
     def sidecars_citing(self, commit: str | None, paths: set[str]) -> set[str]:
         """The sidecars at `commit` that cite any of `paths`."""
@@ -152,7 +167,7 @@ class CiteIndex:
         if not self.persist:
             return self._scan_ids(tree, ids)
         try:
-            for cid, side in self._query(tree, "SELECT DISTINCT id, sidecar FROM claim_ids WHERE id IN ({})", ids):
+            for cid, side in self._query(tree, ("SELECT DISTINCT id, sidecar FROM claim_ids WHERE id IN ({})", ids))[0]:
                 out.setdefault(cid, set()).add(side)
         except (sqlite3.Error, OSError):
             self.rebuilt = True
@@ -169,29 +184,33 @@ class CiteIndex:
         return {side for side, _ in self._walk(tree)}
 
     def _lookup(self, tree: str, paths: set[str]) -> set[str]:
-        """The sidecars citing one of `paths`, or holding a set whose glob matches one (rows
-        `glob:<pattern>`, matched here: a set claim is judged again only when its scope changed)."""
-        globs = ("SELECT DISTINCT sidecar, path FROM cites WHERE path >= ? AND path < ?", (GLOB, GLOB[:-1] + ";"))
-        rows = self._query(tree, "SELECT DISTINCT sidecar, NULL FROM cites WHERE path IN ({})", paths, also=globs)
-        return {side for side, glob in rows if glob is None or _globs_hit({glob}, paths)}
+        """The sidecars citing one of `paths`, or holding a set whose glob matches one: only the
+        globs whose literal start begins one of `paths` are read and matched, so that the cost
+        follows the change, not the number of sets (a set claim is judged again only when its
+        scope changed)."""
+        starts = {p[:i] for p in paths for i in range(len(p) + 1)}
+        globs = "SELECT DISTINCT sidecar, pattern FROM globs" + (" WHERE start IN ({})" if len(starts) <= MAX_STARTS else "")
+        cited, matched = self._query(tree, ("SELECT DISTINCT sidecar, NULL FROM cites WHERE path IN ({})", paths), (globs, starts))
+        return {side for side, _ in cited} | {side for side, glob in matched if any(glob_matches(glob, p) for p in paths)}
 
-    def _query(
-        self, tree: str, sql: str, keys: set[str], *, also: tuple[str, tuple[str, ...]] | None = None
-    ) -> list[tuple[str, ...]]:
-        """`sql` (its `{}` the placeholders of one chunk of `keys`) on the index synced to `tree`,
-        then the one query `also` (SQL, parameters) on the same connection."""
+    def _query(self, tree: str, *queries: tuple[str, set[str]]) -> list[list[tuple[str, ...]]]:
+        """Each query's rows on the index synced to `tree`, one connection: SQL whose `{}` stands
+        for the placeholders of one chunk of its keys (run once per chunk), or none (run once)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         try:
             self._sync(db, tree)
-            rows: list[tuple[str, ...]] = []
-            wanted = sorted(keys)
-            for i in range(0, len(wanted), 500):
-                chunk = wanted[i : i + 500]
-                rows.extend(db.execute(sql.format(",".join("?" * len(chunk))), chunk))
-            if also is not None:
-                rows.extend(db.execute(*also))
-            return rows
+            out: list[list[tuple[str, ...]]] = []
+            for sql, keys in queries:
+                rows: list[tuple[str, ...]] = []
+                if "{}" not in sql:
+                    rows.extend(db.execute(sql))
+                wanted = sorted(keys) if "{}" in sql else []
+                for i in range(0, len(wanted), 500):
+                    chunk = wanted[i : i + 500]
+                    rows.extend(db.execute(sql.format(",".join("?" * len(chunk))), chunk))
+                out.append(rows)
+            return out
         finally:
             db.close()
 
@@ -206,6 +225,9 @@ class CiteIndex:
         db.execute("CREATE TABLE IF NOT EXISTS claim_ids (id TEXT NOT NULL, sidecar TEXT NOT NULL)")
         db.execute("CREATE INDEX IF NOT EXISTS claim_ids_id ON claim_ids (id)")
         db.execute("CREATE INDEX IF NOT EXISTS claim_ids_sidecar ON claim_ids (sidecar)")
+        db.execute("CREATE TABLE IF NOT EXISTS globs (start TEXT NOT NULL, pattern TEXT NOT NULL, sidecar TEXT NOT NULL)")
+        db.execute("CREATE INDEX IF NOT EXISTS globs_start ON globs (start)")
+        db.execute("CREATE INDEX IF NOT EXISTS globs_sidecar ON globs (sidecar)")
         if self._current(dict(db.execute("SELECT key, value FROM meta").fetchall()), tree):
             return
         db.execute("BEGIN IMMEDIATE")
@@ -218,7 +240,11 @@ class CiteIndex:
             if meta.get("claims_dir") == self.claims_dir and meta.get("schema") == str(self.SCHEMA) and meta.get("tree"):
                 old = meta["tree"] if gitdiff.is_tree(self.repo, meta["tree"]) else None
             cites, ids = self._rows(db, old, tree)
-            db.executemany("INSERT INTO cites (path, sidecar) VALUES (?, ?)", cites)
+            db.executemany("INSERT INTO cites (path, sidecar) VALUES (?, ?)", [row for row in cites if not row[0].startswith(GLOB)])
+            db.executemany(
+                "INSERT INTO globs (start, pattern, sidecar) VALUES (?, ?, ?)",
+                [(glob_literal_start(p[len(GLOB) :]), p[len(GLOB) :], side) for p, side in cites if p.startswith(GLOB)],
+            )
             db.executemany("INSERT INTO claim_ids (id, sidecar) VALUES (?, ?)", ids)
             db.executemany(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
@@ -236,8 +262,8 @@ class CiteIndex:
         ids: list[tuple[str, str]] = []
         if old is None:
             self.rebuilt = True
-            db.execute("DELETE FROM cites")
-            db.execute("DELETE FROM claim_ids")
+            for table in ("cites", "claim_ids", "globs"):
+                db.execute(f"DELETE FROM {table}")
             changed: Iterator[tuple[str, bytes | None]] = gitdiff.tree_blobs(self.repo, tree)
         else:
             changed = self._changed(db, old, tree)
@@ -252,16 +278,20 @@ class CiteIndex:
         """The sidecars that differ between the trees, their rows deleted: (new path, new bytes)."""
         for old_path, new_path, data in gitdiff.tree_changes(self.repo, old, tree):
             for side in {old_path, new_path}:
-                db.execute("DELETE FROM cites WHERE sidecar = ?", (side,))
-                db.execute("DELETE FROM claim_ids WHERE sidecar = ?", (side,))
+                for table in ("cites", "claim_ids", "globs"):
+                    db.execute(f"DELETE FROM {table} WHERE sidecar = ?", (side,))
             yield new_path, data
 
     def _scan(self, tree: str, paths: set[str]) -> set[str]:
         """The sidecars of `tree` citing any of `paths`, without the index: only those that may
-        cite a path are parsed."""
+        cite a path are parsed. Each sidecar's "id" values are noted on the way (_scan_ids)."""
         needles = [p.encode("utf-8") for p in paths]
         found: set[str] = set()
-        for side, data in self._sidecar_bytes(tree):
+        for side, oid in self._sidecar_blobs(tree):
+            data = self._sidecar_data(side, oid)
+            if data is None:
+                continue
+            self._ids_by_blob[oid] = _id_values(data)
             if may_cite(data, needles):
                 cited = cited_paths(data)
                 if cited & paths or _globs_hit(cited, paths):
@@ -269,29 +299,36 @@ class CiteIndex:
         return found
 
     def _scan_ids(self, tree: str, ids: set[str]) -> dict[str, set[str]]:
-        """`sidecars_carrying` without the index (a one-shot run): the `"id"` values of each
-        sidecar's bytes found by one regular-expression pass; only a sidecar naming one of `ids`
-        is parsed, to confirm it is a claim's id."""
+        """`sidecars_carrying` without the index (a one-shot run): each sidecar's `"id"` values,
+        noted by _scan when it read the same blob, else found by one regular-expression pass;
+        only a sidecar naming one of `ids` is parsed, to confirm it is a claim's id."""
         wanted = {i.encode("utf-8") for i in ids}
         out: dict[str, set[str]] = {}
-        for side, data in self._sidecar_bytes(tree):
-            if any(_id_value(m.group(1)) in wanted for m in _ID_VALUE.finditer(data)):
-                for cid in _read(data)[1] & ids:
-                    out.setdefault(cid, set()).add(side)
+        for side, oid in self._sidecar_blobs(tree):
+            values = self._ids_by_blob.get(oid)
+            if values is None:
+                data = self._sidecar_data(side, oid)
+                if data is None:
+                    continue
+                values = self._ids_by_blob[oid] = _id_values(data)
+            if wanted.isdisjoint(values):
+                continue
+            data = self._sidecar_data(side, oid)
+            for cid in _read(data)[1] & ids if data is not None else ():
+                out.setdefault(cid, set()).add(side)
         return out
 
-    def _sidecar_bytes(self, tree: str) -> Iterator[tuple[str, bytes]]:
-        """Each sidecar of `tree` with its bytes, read from the working tree when they hash to the
-        tree's blob (no decompression, the common case of a checkout), else from git."""
-        folder = self.repo.root / self.claims_dir
-        for side, oid in gitdiff.tree_blob_ids(self.repo, tree):
-            if not side.endswith(".json"):
-                continue
-            data = _regular_file_bytes(folder / side)
-            if data is None or blob_id(data) != oid:
-                data = gitdiff.blob_bytes(self.repo, oid)
-            if data is not None:
-                yield side, data
+    def _sidecar_blobs(self, tree: str) -> Iterator[tuple[str, str]]:
+        """(sidecar, blob id) of each sidecar of `tree`."""
+        return ((side, oid) for side, oid in gitdiff.tree_blob_ids(self.repo, tree) if side.endswith(".json"))
+
+    def _sidecar_data(self, side: str, oid: str) -> bytes | None:
+        """The bytes of blob `oid` (sidecar `side`), read from the working tree when they hash to
+        it (no decompression, the common case of a checkout), else from git."""
+        data = _regular_file_bytes(self.repo.root / self.claims_dir / side)
+        if data is None or blob_id(data) != oid:
+            data = gitdiff.blob_bytes(self.repo, oid)
+        return data
 
     def _walk(self, tree: str) -> Iterator[tuple[str, set[str]]]:
         for name, data in gitdiff.tree_blobs(self.repo, tree):

@@ -204,10 +204,9 @@ def _show(m: Member) -> str:
     return m if isinstance(m, str) else f"{m[0]}: {m[1].strip()[:120]}"
 
 
-def changed_scope(kind: Kind, changes: Sequence[FileChange]) -> list[FileChange]:
+def changed_scope(kind: Kind, sides: Sides) -> list[FileChange]:
     """The diff's changes that touch the item's scope (old or new path in it)."""
-    scope, _ = kind_scope(kind)
-    return [c for c in changes if any(p is not None and glob_matches(scope, p) for p in (c.old_path, c.new_path))]
+    return sides.in_scope(kind_scope(kind)[0])
 
 
 def set_through_diff(
@@ -253,7 +252,7 @@ def through_diff(kind: Kind, ev: Evidence, sides: Sides, *, cosmetic_edits: str,
             r = EvidenceResult(r.resource, "stale", r.current_resource, r.reason, r.current_version, r.blob)
         hunks = hunks_over(ft.text, sym, change.hunks) if r.status != "fresh" else ()
         return _outcome(ev, r, hunks, sym.path if sym.path != kind.path else None)
-    touched = changed_scope(kind, sides.changes)
+    touched = changed_scope(kind, sides)
     if not touched:
         return None
     r = set_through_diff(kind, ev.resource, ev.version, touched, lambda p: sides.new_file(p)[0])

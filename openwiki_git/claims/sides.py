@@ -5,9 +5,11 @@ the hunks over a span. Pure: the readers are given. The judging is staleness.py'
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Sequence
 
 from openwiki_git.diff.hunks import FileChange, Hunk, added_lines
+from openwiki_git.evidence.kinds import glob_literal_start, glob_matches
 from openwiki_git.evidence.resolver import LineIndex, context_ok
 from openwiki_git.evidence.tokens import Anchors
 from openwiki_git.model import FileText
@@ -31,11 +33,27 @@ class Sides:
         self.by_old = {c.old_path: c for c in changes if c.old_path is not None}
         self.by_new = {c.new_path: c for c in changes if c.new_path is not None}
         self._changes = changes
-        self.changes = changes  # every change of the diff (a set's scope is matched against them)
+        self.changes = changes  # every change of the diff (in_scope finds those in a set's scope)
         self._wiki_dir = wiki_dir
         self._old: dict[str, tuple[FileText, LineIndex | None]] = {}
         self._new: dict[str, tuple[FileText, LineIndex | None]] = {}
         self._targets: list[tuple[str, LineIndex, list[tuple[int, int]], str | None]] | None = None
+        self._paths: list[tuple[str, int]] | None = None  # (old or new path, its change's index), sorted
+
+    def in_scope(self, scope: str) -> list[FileChange]:
+        """The changes whose old or new path is in `scope` (a glob, or a path), in the diff's order.
+        Only the changed paths that begin with the glob's literal start are matched against it (a
+        sorted list, bisected): a set's cost follows the changes in its scope, not the diff's size."""
+        if self._paths is None:
+            self._paths = sorted({(p, i) for i, c in enumerate(self._changes) for p in (c.old_path, c.new_path) if p is not None})
+        start = glob_literal_start(scope)
+        found: set[int] = set()
+        for path, i in self._paths[bisect.bisect_left(self._paths, (start, -1)) :]:
+            if not path.startswith(start):
+                break
+            if i not in found and glob_matches(scope, path):
+                found.add(i)
+        return [self._changes[i] for i in sorted(found)]
 
     def _file(self, cache: dict[str, tuple[FileText, LineIndex | None]], read: Reader, path: str) -> tuple[FileText, LineIndex | None]:
         got = cache.get(path)

@@ -295,14 +295,21 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
     return compiled
 
 
+def glob_literal_start(pattern: str) -> str:
+    """What `pattern` reads before its first pattern character (all of it for a plain path):
+    every path it matches starts with this, so the cited-path index looks sets up by it."""
+    first = _GLOB_CHARS.search(pattern)
+    return pattern if first is None else pattern[: first.start()]
+
+
 def glob_matches(pattern: str, path: str) -> bool:
     """Whether `path` is in the scope `pattern` (a glob, or a plain path equal to it). The glob's
     literal start is compared first: the hook matches every changed path against every set's
     glob, and most differ there, before any regular expression is built."""
-    first = _GLOB_CHARS.search(pattern)
-    if first is None:
+    start = glob_literal_start(pattern)
+    if len(start) == len(pattern):
         return pattern == path
-    if not path.startswith(pattern[: first.start()]):
+    if not path.startswith(start):
         return False
     return glob_regex(pattern).fullmatch(path) is not None
 

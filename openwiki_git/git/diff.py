@@ -60,16 +60,23 @@ def _options() -> pygit2.enums.DiffOption:
     return o.INDENT_HEURISTIC | o.INCLUDE_TYPECHANGE
 
 
-def _records(diff: pygit2.Diff, rename_threshold: int) -> tuple[FileChange, ...]:
+def _records(diff: pygit2.Diff, rename_threshold: int, hunkless: str | None = None) -> tuple[FileChange, ...]:
+    """Our records of `diff`, renames found. `hunkless`: a folder (`docs/`) whose files' changes
+    are recorded without reading their content (no hunks, binary False): the wiki's own pages and
+    sidecars, which no evidence may cite, so that a commit rewriting a hundred of them is not
+    diffed line by line."""
     diff.find_similar(flags=pygit2.enums.DiffFind.FIND_RENAMES, rename_threshold=rename_threshold)
     out = []
-    for patch in diff:
-        if patch is None:  # pragma: no cover - libgit2 gives None only for unmodified entries
-            continue
-        d = patch.delta
+    for i, d in enumerate(diff.deltas):
         status = _STATUS.get(d.status)
         if status is None:
             continue
+        unread = hunkless is not None and d.old_file.path.startswith(hunkless) and d.new_file.path.startswith(hunkless)
+        patch = None if unread else diff[i]
+        if patch is None and not unread:  # pragma: no cover - libgit2 gives None only for unmodified entries
+            continue
+        if patch is not None:
+            d = patch.delta
         added, deleted = status == "added", status == "deleted"
         old_id, new_id = str(d.old_file.id), str(d.new_file.id)
         out.append(
@@ -81,8 +88,8 @@ def _records(diff: pygit2.Diff, rename_threshold: int) -> tuple[FileChange, ...]
                 new_blob=None if deleted or new_id == _NULL else new_id,
                 old_mode=0 if added else int(d.old_file.mode),
                 new_mode=0 if deleted else int(d.new_file.mode),
-                hunks=tuple(Hunk(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks),
-                binary=bool(d.is_binary),
+                hunks=() if patch is None else tuple(Hunk(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks),
+                binary=patch is not None and bool(d.is_binary),
                 similarity=int(d.similarity),
             )
         )
@@ -100,8 +107,8 @@ def _tree(repo: Repo, commit: str) -> pygit2.Tree:
     return tree
 
 
-def staged(repo: Repo, *, rename_threshold: int = 50) -> Diff:
-    """HEAD -> the index git is committing (GIT_INDEX_FILE honoured)."""
+def staged(repo: Repo, *, rename_threshold: int = 50, hunkless: str | None = None) -> Diff:
+    """HEAD -> the index git is committing (GIT_INDEX_FILE honoured); `hunkless` as _records."""
     head = repo.head()
     index = repo.index
     if head is None:
@@ -110,7 +117,7 @@ def staged(repo: Repo, *, rename_threshold: int = 50) -> Diff:
         )
         return Diff(None, INDEX, changes)
     diff = index.diff_to_tree(_tree(repo, head), flags=_options(), context_lines=0, interhunk_lines=0)
-    return Diff(head, INDEX, _records(diff, rename_threshold))
+    return Diff(head, INDEX, _records(diff, rename_threshold, hunkless))
 
 
 def worktree(repo: Repo, *, rename_threshold: int = 50) -> Diff:
@@ -157,14 +164,15 @@ def _composed(repo: Repo, first: FileChange, then: FileChange) -> FileChange:
     )
 
 
-def between(repo: Repo, old: str | None, new: str, *, rename_threshold: int = 50) -> Diff:
-    """Commit `old` (None: the empty tree) -> commit `new`; both already resolved to ids."""
+def between(repo: Repo, old: str | None, new: str, *, rename_threshold: int = 50, hunkless: str | None = None) -> Diff:
+    """Commit `old` (None: the empty tree) -> commit `new`; both already resolved to ids;
+    `hunkless` as _records."""
     new_tree = _tree(repo, new)
     if old is None:
         diff = new_tree.diff_to_tree(flags=_options(), context_lines=0, interhunk_lines=0, swap=True)
     else:
         diff = _tree(repo, old).diff_to_tree(new_tree, flags=_options(), context_lines=0, interhunk_lines=0)
-    return Diff(old, new, _records(diff, rename_threshold))
+    return Diff(old, new, _records(diff, rename_threshold, hunkless))
 
 
 def merge_base(repo: Repo, a: str, b: str) -> str | None:

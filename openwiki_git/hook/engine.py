@@ -104,7 +104,7 @@ def _every_page(ws: Workspace, current: str) -> set[str]:
     return {_page_of(side) for side in cites.CiteIndex(ws.repo, f"{ws.config.wiki_dir}/.claims").sidecars(current)}
 
 
-def _touched_pages(ws: Workspace, diff: gitdiff.Diff, persist_index: bool = True) -> tuple[set[str], set[str]]:
+def _touched_pages(ws: Workspace, diff: gitdiff.Diff, index: cites.CiteIndex) -> tuple[set[str], set[str]]:
     """(the pages to judge, the pages whose page or sidecar the diff changes): those citing a
     file the diff changes, found through the cached reverse index (the wiki's other sidecars
     are not read), and those whose sidecar or page it changes."""
@@ -113,7 +113,6 @@ def _touched_pages(ws: Workspace, diff: gitdiff.Diff, persist_index: bool = True
     touched: set[str] = set()
     # Both sides' paths: a set's glob also moves when a file is added to it.
     sources = {p for c in diff.changes for p in (c.old_path, c.new_path) if p and not p.startswith(wiki_prefix)}
-    index = cites.CiteIndex(ws.repo, claims_dir, persist=persist_index)
     pages = {_page_of(s) for s in index.sidecars_citing(diff.old, sources)}
     for c in diff.changes:
         for p in (c.old_path, c.new_path):
@@ -144,10 +143,13 @@ def evaluate(
     (no diff to follow). `persist_index`: False for a one-shot run (CI), which scans the sidecars
     for the changed paths rather than build the cited-path index (cites.CiteIndex)."""
     engine = _engine(ws, diff)
+    # One index for both questions: a one-shot scan notes the sidecars' ids as it reads them for
+    # the paths, so that the duplicate-id guard reads no sidecar a second time.
+    index = cites.CiteIndex(ws.repo, f"{ws.config.wiki_dir}/.claims", persist=persist_index)
     if everything:
         pages = render = _every_page(ws, current)
     else:
-        pages, render = _touched_pages(ws, diff, persist_index)
+        pages, render = _touched_pages(ws, diff, index)
     result = Evaluation(diff, everything=everything, render=render)
     for page in sorted(pages):
         blob, cur = _load_current(ws, current, page)
@@ -155,12 +157,15 @@ def evaluate(
             continue
         result.sidecars[page] = cur
         prev = None if everything else _previous(ws, diff, page, blob, cur)
+        earlier = {c.id: c for c in prev.claims} if prev is not None else {}
         for claim in cur.claims:
-            before = prev.claim(claim.id) if prev is not None else None
+            before = earlier.get(claim.id)
+            if engine.unaffected(before, claim):
+                continue  # judge would find it unaffected: nothing to report or write
             outcome = engine.judge(page, before, claim)
             if outcome.affected:
                 result.outcomes.append(outcome)
-    _require_unique_ids(ws, diff, current, result.sidecars, persist_index)  # before anything is written or reported
+    _require_unique_ids(ws, diff, current, result.sidecars, index)  # before anything is written or reported
     return result
 
 
@@ -180,7 +185,7 @@ def policy_problems(ws: Workspace, evaluation: Evaluation) -> list[dict[str, Any
 
 
 def _require_unique_ids(
-    ws: Workspace, diff: gitdiff.Diff, current: str, loaded: dict[str, Sidecar], persist_index: bool = True
+    ws: Workspace, diff: gitdiff.Diff, current: str, loaded: dict[str, Sidecar], index: cites.CiteIndex
 ) -> None:
     """Refuse (exit 2) when a claim id of the pages judged is also on another page, as
     `validate` and `check` do, even when the commit touches only one of the two: the other
@@ -188,7 +193,6 @@ def _require_unique_ids(
     other sidecars are not read), then read as they are now to confirm."""
     ids = {c.id for sc in loaded.values() for c in sc.claims}
     at = diff.old if current == WORKTREE else current
-    index = cites.CiteIndex(ws.repo, f"{ws.config.wiki_dir}/.claims", persist=persist_index)
     carrying = index.sidecars_carrying(at, ids) if ids else {}
     others: dict[str, Sidecar] = {}
     for page in sorted({_page_of(side) for sides in carrying.values() for side in sides} - set(loaded)):
@@ -244,10 +248,11 @@ def _ref(ws: Workspace, rev: str | None) -> str | None:
 def staged_or_range(ws: Workspace, from_ref: str | None, to_ref: str | None) -> tuple[gitdiff.Diff, str]:
     """The diff to follow and where the sidecars are read: the staged diff, or a ref range."""
     threshold = ws.config.rename_threshold
+    wiki = ws.config.wiki_dir + "/"  # its pages and sidecars are never cited: their changes' hunks are not read
     if from_ref or to_ref:
         new = _ref(ws, to_ref or "HEAD")
         assert new is not None
         old = _ref(ws, from_ref)
         base = gitdiff.merge_base(ws.repo, old, new) if old is not None else None
-        return gitdiff.between(ws.repo, base, new, rename_threshold=threshold), new
-    return gitdiff.staged(ws.repo, rename_threshold=threshold), gitdiff.INDEX
+        return gitdiff.between(ws.repo, base, new, rename_threshold=threshold, hunkless=wiki), new
+    return gitdiff.staged(ws.repo, rename_threshold=threshold, hunkless=wiki), gitdiff.INDEX

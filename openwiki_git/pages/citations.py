@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterable
 
 from openwiki_git.evidence.kinds import kind_link_path, looks_like_kind
 from openwiki_git.evidence.resource import parse_resource
@@ -142,10 +143,27 @@ def prose_before(text: str, claim_id: str) -> str | None:
 def sentence_line(text: str, claim_id: str) -> int | None:
     """The 1-based page line where the sentence the claim's marker follows starts (None: no
     marker): what `check` and `review` name as PAGE:LINE. The sentence is the one splitter's."""
+    return _sentence_line(text, claim_id, body_start(text), None)
+
+
+def marker_lines(text: str, claim_ids: Iterable[str], *, unmarked_page_ok: bool = False) -> dict[str, int | None]:
+    """The claims of `claim_ids` whose marker the page carries (has_marker), each with its
+    sentence_line, the page's markers found and its blocks split once, not once per claim (`check
+    --base` asks for every claim of a page a commit touched). `unmarked_page_ok`: on a page with no
+    marker at all every claim counts as marked, with no line (OpenWiki's pages carry none)."""
+    markers = markers_in(text)
+    if unmarked_page_ok and not markers:
+        return dict.fromkeys(claim_ids)
+    body = body_start(text)
+    found = sentences.blocks(text, body)
+    return {cid: _sentence_line(text, cid, body, found) for cid in claim_ids if label(cid) in markers}
+
+
+def _sentence_line(text: str, claim_id: str, body: int, found: list[tuple[str, int, int]] | None) -> int | None:
     at = _marker_at(text, claim_id)
     if at < 0:
         return None
-    span = sentences.before(text, at, body_start(text))
+    span = sentences.before(text, at, body, found)
     start = span.start if span is not None else at
     while start < at and text[start] in " \t\n":
         start += 1

@@ -141,10 +141,11 @@ def prose(text: str, start: int = 0) -> list[Span]:
     return [s for kind, b_start, b_end in blocks(text, start) if kind == "prose" for s in split(text, b_start, b_end)]
 
 
-def before(text: str, at: int, start: int = 0) -> Span | None:
+def before(text: str, at: int, start: int = 0, found: list[tuple[str, int, int]] | None = None) -> Span | None:
     """The sentence that ends right before offset `at` (where a claim's marker stands), split
-    within its prose block; None when `at` is in no prose block of `text[start:]`."""
-    for kind, b_start, b_end in blocks(text, start):
+    within its prose block; None when `at` is in no prose block of `text[start:]`. `found`: the
+    blocks of `text[start:]` already split (a caller asking for many markers of one page)."""
+    for kind, b_start, b_end in blocks(text, start) if found is None else found:
         if b_start <= at <= b_end and kind == "prose":
             spans = split(text, b_start, at)
             return spans[-1] if spans else None

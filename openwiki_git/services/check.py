@@ -255,7 +255,7 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
     # A one-shot run (CI's fresh runner): the changed paths are looked up by scanning the
     # sidecars, not by building the cited-path index, and only the sidecars citing them are parsed.
     evaluation = evaluate(ws, diff, current=head_id, persist_index=False)
-    results = [_range_result(ws, head_id, o) for o in evaluation.outcomes]
+    results = _range_results(ws, head_id, evaluation.outcomes)
     extra = {"base": merge_base, "head": head_id, "base_rev": base_rev}
     data = report.build(results, wiki_dir=ws.config.wiki_dir, source=head_id, extra=extra)
     # Every claim of the checked-out tree whose cited document is superseded or amended since
@@ -274,24 +274,27 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
     return data
 
 
-def _range_result(ws: Workspace, head_id: str, o: Any) -> ClaimResult:
-    """A claim the commit range touched (a ClaimOutcome), as check's result of it at the head."""
+def _range_results(ws: Workspace, head_id: str, outcomes: list[Any]) -> list[ClaimResult]:
+    """The claims the commit range touched (ClaimOutcomes), as check's results of them at the
+    head: each page read, its markers and sentences found, once for all of its claims."""
     from openwiki_git.git import diff as gitdiff
     from openwiki_git.model import ClaimResult
     from openwiki_git.pages import citations
 
-    page_file = gitdiff.read(ws.repo, head_id, ws.wiki.repo_path(o.page))
-    notes: list[str] = []
-    if page_file.text is None:
-        notes.append("the page does not exist")
-    if o.before.mark is not None:
-        notes.extend(f"{c.resource}: {c.reason}" + (f" by {c.hunk}" if c.hunk else "") for c in o.before.mark.causes)
-    present = page_file.text is not None and citations.has_marker(page_file.text, o.before.id)
-    if ws.config.strict_openwiki and page_file.text is not None and not citations.markers_in(page_file.text):
-        present = True  # OpenWiki's pages carry no markers: none is missing
-    evidence = tuple(e.result() for e in o.evidence)
-    line = citations.sentence_line(page_file.text, o.before.id) if page_file.text is not None and present else None
-    return ClaimResult(o.page, o.before, o.status, evidence, present, False, tuple(notes), line)
+    by_page: dict[str, set[str]] = {}
+    for o in outcomes:
+        by_page.setdefault(o.page, set()).add(o.before.id)
+    texts = {page: gitdiff.read(ws.repo, head_id, ws.wiki.repo_path(page)).text for page in by_page}
+    strict = ws.config.strict_openwiki
+    marked = {p: citations.marker_lines(t, by_page[p], unmarked_page_ok=strict) if t is not None else {} for p, t in texts.items()}
+    results = []
+    for o in outcomes:
+        notes = ["the page does not exist"] if texts[o.page] is None else []
+        if o.before.mark is not None:
+            notes.extend(f"{c.resource}: {c.reason}" + (f" by {c.hunk}" if c.hunk else "") for c in o.before.mark.causes)
+        evidence, lines = tuple(e.result() for e in o.evidence), marked[o.page]
+        results.append(ClaimResult(o.page, o.before, o.status, evidence, o.before.id in lines, False, tuple(notes), lines.get(o.before.id)))
+    return results
 
 
 def is_clean_change(data: dict[str, Any]) -> bool:

@@ -263,13 +263,15 @@ class Wiki:
             raise StoreError(f"{rel}: a symlinked sidecar is refused", "replace the link with the file")
         try:
             data = path.read_bytes()
+            if wanted is not None and not wanted(data):
+                if not data.isascii():  # ASCII is UTF-8: only other bytes need the decoder's check
+                    data.decode("utf-8")  # a sidecar that is not UTF-8 is refused, wanted or not
+                return data, None
             text = data.decode("utf-8")
         except FileNotFoundError:
             return None, None
         except (OSError, UnicodeDecodeError) as e:
             raise StoreError(f"{rel}: cannot read: {e}") from None
-        if wanted is not None and not wanted(data):
-            return data, None
         sidecar = sidecar_codec.loads(text, filename=rel, page=page, wiki_dir=self.wiki_dir)
         if self.config.strict_openwiki:
             sidecar = self._merge_front_matter_marks(sidecar)

@@ -96,3 +96,70 @@ def test_the_id_scan_and_the_index_name_the_same_carriers(repo: GitRepo) -> None
     assert scanned == indexed
     assert scanned[f"claim_{0:032x}"] >= {"plain.json", "copy.json"} and scanned["claim_\u00e9"] == {"escaped_id.json"}
     assert "claim_missing" not in scanned
+
+
+def test_one_shot_ids_noted_by_the_path_scan_serve_another_tree(repo: GitRepo) -> None:
+    """The one-shot index notes each sidecar's ids while it scans for paths, by blob: asked for the
+    carriers at another commit (check --base reads ids at the head, paths at the base), it gives
+    the index's answer there: a sidecar added or edited since is read, not the noted one."""
+    base = build(repo)
+    repo.write(".openwiki/.claims/copy.json", sidecar_bytes(["repo://src/q.py#L1"]))  # claim_0…0 again
+    repo.write(".openwiki/.claims/plain.json", sidecar_bytes(["repo://src/a.py#L1"]).replace("claim_0", "claim_f"))
+    head = repo.commit_all("a copy, an edit")
+    git = Repo(repo.root)
+    one_shot = cites.CiteIndex(git, ".openwiki/.claims", persist=False)
+    assert one_shot.sidecars_citing(base, {"src/a.py"}) == {"plain.json", "escaped.json"}
+    for ids in ({f"claim_f{0:031x}"}, {f"claim_{0:032x}", f"claim_{1:032x}"}):  # only at the head; at both
+        carrying = one_shot.sidecars_carrying(head, ids)
+        assert carrying == cites.CiteIndex(git, ".openwiki/.claims").sidecars_carrying(head, ids)
+    assert one_shot.sidecars_carrying(head, {f"claim_f{0:031x}"}) == {f"claim_f{0:031x}": {"plain.json"}}
+    carrying = one_shot.sidecars_carrying(head, {f"claim_{0:032x}"})[f"claim_{0:032x}"]
+    assert "plain.json" not in carrying and {"copy.json", "escaped.json"} <= carrying
+
+
+SETS = {
+    # sidecar -> the sets its claims cite (files by glob, lines by query over a glob)
+    "star.json": ["repo://src/*.py"],
+    "deep.json": ["repo://src/**/x.py"],
+    "one.json": ["repo://lib/m?.py?grep=def%20f"],
+    "class.json": ["repo://src/[ab].py"],
+    "anywhere.json": ["repo://**/*.md"],  # no literal start at all
+    "mixed.json": ["repo://lib/plain.py#L1", "repo://lib/sub/*.txt"],
+}
+SET_QUERIES = [
+    {"src/a.py"}, {"src/c.py"}, {"src/q/r/x.py"}, {"lib/m1.py"}, {"lib/m12.py"}, {"docs/a.md", "lib/plain.py"},
+    {"lib/sub/n.txt"}, {"srcx/a.py"}, {"lib/sub/deeper/n.txt"}, set(),
+]
+
+
+def _brute_force(repo: GitRepo, paths: set[str]) -> set[str]:
+    """Every sidecar read whole: what the index and the scan must both say."""
+    folder = repo.root / ".openwiki/.claims"
+    return {
+        side.relative_to(folder).as_posix()
+        for side in folder.rglob("*.json")
+        if (cited := cites.cited_paths(side.read_bytes())) & paths or cites._globs_hit(cited, paths)
+    }
+
+
+def test_sets_are_found_by_their_globs_literal_start_as_by_reading_every_sidecar(repo: GitRepo) -> None:
+    """The index keeps sets' globs by their literal start and reads only those that may match a
+    changed path: the same sidecars as the one-shot scan and as reading every sidecar, before and
+    after a commit that edits a set's glob (the index follows the tree diff), and for a diff with
+    more literal starts than are looked up one by one (every glob row read)."""
+    for name, resources in SETS.items():
+        repo.write(f".openwiki/.claims/{name}", sidecar_bytes(resources))
+    first = repo.commit_all("sets")
+    git = Repo(repo.root)
+    many = {f"src/generated/{i:05d}/deep/x.py" for i in range(cites.MAX_STARTS // 20)}
+    for query in [*SET_QUERIES, many, many | {"lib/m1.py"}]:
+        expected = _brute_force(repo, query)
+        assert cites.CiteIndex(git, ".openwiki/.claims").sidecars_citing(first, query) == expected, query
+        assert cites.CiteIndex(git, ".openwiki/.claims", persist=False).sidecars_citing(first, query) == expected, query
+    assert cites.CiteIndex(git, ".openwiki/.claims").sidecars_citing(first, {"src/a.py"}) == {"star.json", "class.json"}
+    assert sum(len(p) + 1 for p in many) > cites.MAX_STARTS
+    repo.write(".openwiki/.claims/star.json", sidecar_bytes(["repo://tools/*.py"]))
+    second = repo.commit_all("a glob edited")
+    index = cites.CiteIndex(git, ".openwiki/.claims")
+    assert index.sidecars_citing(second, {"src/c.py"}) == set() and not index.rebuilt  # moved by the tree diff
+    assert index.sidecars_citing(second, {"tools/t.py"}) == {"star.json"} == _brute_force(repo, {"tools/t.py"})

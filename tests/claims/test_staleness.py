@@ -319,3 +319,40 @@ def test_an_adjacent_insert_names_the_setting_that_applied(policy: str) -> None:
         assert o.reason == "lines inserted next to it (adjacent_insert: stale)"
     else:
         assert "adjacent_insert" not in o.reason and o.reason == "still changed"
+
+
+def test_unaffected_is_said_only_of_claims_judge_finds_unaffected() -> None:
+    """The hook skips a claim `unaffected` names without judging it: for every kind of claim (an
+    untouched range, a range on a changed, renamed or deleted file, a changed item, a new claim, a
+    mark, a definition, a set, a resource that does not parse) `unaffected` is True only where
+    `judge` returns an unaffected outcome, and True for the claims that only cite untouched files."""
+    from openwiki_git.evidence.kinds import FileSet, Symbol, set_version
+
+    old = {"a.py": SRC, "b.py": SRC, "gone.py": SRC, "moved.py": SRC, "c.py": SRC}
+    new = {"a.py": SRC, "b.py": SRC[:5] + ["x\n"] + SRC[5:], "elsewhere.py": SRC, "c.py": SRC}
+    sides = Sides(old, new, renames={"moved.py": "elsewhere.py"})
+    engine = sides.engine()
+    untouched = claim(ev("a.py", SRC, 10, 12))
+    mark = Mark("stale", "2026-01-01T00:00:00Z", (Cause("repo://a.py#L10-L12", "changed"),))
+    cases = [
+        (untouched, untouched, True),
+        (claim(ev("a.py", SRC, 10, 12), ev("c.py", SRC, 1, 2)),) * 2 + (True,),
+        (claim(ev("a.py", SRC, 10, 12), mark=mark),) * 2 + (True,),
+        (Claim(ID, "S.", (Evidence("repo://a.py#L9-L1", "v"),)),) * 2 + (True,),  # does not parse: unresolved, unaffected
+        (claim(ev("b.py", SRC, 10, 12)),) * 2 + (False,),
+        (Claim(ID, "S.", (Evidence("repo://%62.py#L10-L12", ev("b.py", SRC, 10, 12).version),)),) * 2 + (False,),  # b.py, escaped
+        (Claim(ID, "S.", (Evidence("repo://%61.py#L10-L12", ev("a.py", SRC, 10, 12).version),)),) * 2 + (True,),  # a.py
+        (claim(ev("gone.py", SRC, 10, 12)),) * 2 + (False,),
+        (claim(ev("moved.py", SRC, 10, 12)),) * 2 + (False,),
+        (claim(ev("a.py", SRC, 10, 12), ev("b.py", SRC, 1, 2)),) * 2 + (False,),
+        (None, untouched, False),
+        (claim(ev("a.py", SRC, 11, 12)), untouched, False),
+        (untouched, claim(ev("a.py", SRC, 10, 12), mark=mark), False),
+        (Claim(ID, "S.", (Evidence(Symbol("a.py", "f").canonical, "repo-def-v1:sha256:" + "0" * 64),)),) * 2 + (False,),
+        (Claim(ID, "S.", (Evidence(FileSet("*.py").canonical, set_version(["a.py"])),)),) * 2 + (False,),
+    ]
+    for prev, cur, expected in cases:
+        assert engine.unaffected(prev, cur) is expected, cur
+        if expected:
+            assert not engine.judge("g.md", prev, cur).affected, cur
+    assert sides.reads == []  # unaffected reads nothing

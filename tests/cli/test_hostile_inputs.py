@@ -190,6 +190,16 @@ def bad_sidecar_name(repo: GitRepo) -> None:
     (repo.root / ".openwiki/.claims").joinpath(os.fsdecode(b"bad\xff.json")).write_bytes(b"{}")
 
 
+def latin1_sidecar(repo: GitRepo) -> None:
+    """A sidecar whose bytes are not UTF-8 and cite no document, committed before the range (check
+    --base's byte test for cited documents leaves it unparsed, and must still refuse it)."""
+    claim(repo)
+    (repo.root / ".openwiki/.claims/other.json").write_bytes(b'{"schemaVersion": 1, "claims": [], "note": "caf\xe9"}\n')
+    repo.commit_all("a sidecar in Latin-1")
+    repo.write("notes.txt", "a change no claim cites\n")
+    repo.commit_all("the range")
+
+
 def config_is_directory(repo: GitRepo) -> None:
     (repo.root / ".openwiki/config.yml").unlink()
     (repo.root / ".openwiki/config.yml").mkdir()
@@ -283,6 +293,7 @@ CASES = [
     Case("garbage GIT_INDEX_FILE", both(with_claim, garbage_file), ("hook",), names="garbage", env={"GIT_INDEX_FILE": "garbage"}),
     Case("object missing from the store: hook", missing_object, ("hook",), names="git fsck"),
     Case("object missing from the store: check --base", missing_object, ("check", "--base", "HEAD~1"), names="git fsck"),
+    Case("non-UTF-8 sidecar bytes: check --base", latin1_sidecar, ("check", "--base", "HEAD~1"), names="other.json"),
     Case("-C to a non-repository", nothing, ("-C", "/", "check"), names="/"),
     Case("GIT_DIR naming nothing", nothing, ("check",), names="GIT_DIR", env={"GIT_DIR": "/nonexistent"}),
     Case("wiki_dir with a NUL", config('wiki_dir: "a\\0b"\n'), ("check",), names="config.yml"),

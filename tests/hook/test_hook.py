@@ -3,6 +3,7 @@ command runs in-process; e2e/ drives the same through `git commit` and pre-commi
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -247,6 +248,25 @@ def test_check_base_reports_the_range_with_hunks(claimed, capsys) -> None:  # ty
     assert claimed.run("check", "--base", "topic") == 0  # nothing between topic and itself
 
 
+def test_check_base_names_each_claims_line_and_marker_as_check_does(claimed, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Two claims of one page changed by the range, one of them with its marker removed: check
+    --base (one read and one split of the page for both) gives each the line and marker_present
+    that check gives it on the same commit."""
+    a, b = claimed.ids
+    base = claimed.git("rev-parse", "HEAD").strip()
+    claimed.write(".openwiki/guide.md", "Intro.\n\n" + claimed.read(".openwiki/guide.md").replace(f"[^c-{b[6:14]}]", "", 1))
+    edit(claimed, lambda ls: ls[:10] + ["changed\n"] + ls[11:29] + ["thirty, changed\n"] + ls[30:])
+    claimed.commit_all("both claims' lines, a marker gone")
+    capsys.readouterr()
+    assert claimed.run("check", "--base", base, "--format", "json") == 1
+    ranged = {c["id"]: c for c in json.loads(capsys.readouterr().out)["claims"]}
+    assert claimed.run("check", "--no-cache", "--format", "json") == 1
+    checked = {c["id"]: c for c in json.loads(capsys.readouterr().out)["claims"]}
+    line = next(n for n, text in enumerate(claimed.read(".openwiki/guide.md").splitlines(), 1) if "Line ten says ten." in text)
+    assert ranged[a]["line"] == checked[a]["line"] == line and ranged[a]["marker_present"] and ranged[a]["status"] == "stale"
+    assert not ranged[b]["marker_present"] and not checked[b]["marker_present"] and "line" not in ranged[b]
+
+
 def test_cite_index_follows_the_claims_tree_incrementally(claimed) -> None:  # type: ignore[no-untyped-def]
     repo = Repo(claimed.root)
     index = cites.CiteIndex(repo, ".openwiki/.claims")
@@ -304,3 +324,64 @@ def test_a_claim_id_on_two_pages_is_refused_when_the_commit_touches_only_one(cla
     err = capsys.readouterr().err
     assert f"claim {a} is also on page" in err and "Traceback" not in err
     assert claimed.snapshot() == before and claimed.git("diff", "--cached", "--name-only") == staged
+
+
+def test_the_wikis_own_files_are_diffed_without_their_hunks_and_judged_the_same(claimed) -> None:  # type: ignore[no-untyped-def]
+    """The hook records the changes to the wiki's pages and sidecars without reading their
+    content (no evidence may cite them): on a staged diff and on a ref range that change source,
+    a page and its sidecar, every other record is the full diff's, and the claims are judged and
+    the pages re-rendered exactly as through the full diff."""
+    from openwiki_git.git import diff as gitdiff
+    from openwiki_git.hook import engine
+    from openwiki_git.store.workspace import Workspace
+
+    def judged(ws, diff):  # type: ignore[no-untyped-def]
+        got = engine.evaluate(ws, diff)
+        return [(o.page, o.before, o.status, o.evidence, o.affected) for o in got.outcomes], got.render
+
+    base = claimed.git("rev-parse", "HEAD").strip()
+    edit(claimed, lambda ls: ["# header\n"] + ls[:10] + ["changed\n"] + ls[11:])
+    for path in (".openwiki/guide.md", ".openwiki/.claims/guide.json"):
+        claimed.write(path, claimed.read(path).replace("Thirty follows.", "Thirty follows, still."))
+    claimed.git("add", "-A")
+    ws = Workspace.open(claimed.root)
+    staged_fast, staged_full = engine.staged_or_range(ws, None, None)[0], gitdiff.staged(ws.repo)
+    cases = [(staged_fast, staged_full, judged(ws, staged_fast), judged(ws, staged_full))]
+    claimed.commit_all("source, page and sidecar")
+    ranged_fast = engine.staged_or_range(ws, base, "HEAD")[0]
+    ranged_full = gitdiff.between(ws.repo, base, ranged_fast.new)
+    cases.append((ranged_fast, ranged_full, judged(ws, ranged_fast), judged(ws, ranged_full)))
+    for fast, full, fast_judged, full_judged in cases:
+        wiki = [c for c in full.changes if c.new_path and c.new_path.startswith(".openwiki/")]
+        assert len(wiki) == 2 and all(c.hunks for c in wiki)
+        assert [c for c in fast.changes if c not in full.changes] == [dataclasses.replace(c, hunks=()) for c in wiki]
+        assert fast_judged == full_judged and fast_judged[0]
+
+
+@pytest.mark.parametrize("copied_in", ["base", "head"])
+def test_check_base_refuses_a_claim_id_on_a_page_the_range_does_not_touch(claimed, capsys, copied_in) -> None:  # type: ignore[no-untyped-def]
+    """check --base (a one-shot scan of the sidecars, no index) refuses a claim id of a judged
+    page that another page carries, whether the copy was in the base (the scan's tree) or came in
+    with the range (the head's tree differs from the one scanned for the paths); nothing written."""
+    a, _ = claimed.ids
+
+    def copy_page() -> None:
+        claimed.write("src/copy.py", SAMPLE)
+        claimed.write(".openwiki/other.md", claimed.read(".openwiki/guide.md"))
+        claimed.write(".openwiki/.claims/other.json", claimed.read(".openwiki/.claims/guide.json").replace("src/app.py", "src/copy.py"))
+
+    if copied_in == "base":
+        copy_page()
+        claimed.commit_all("a copied page")
+    base = claimed.git("rev-parse", "HEAD").strip()
+    edit(claimed, lambda ls: ls[:10] + ["changed\n"] + ls[11:])  # guide.md's claim A goes stale
+    if copied_in == "head":
+        copy_page()
+    claimed.commit_all("the range")
+    before = claimed.snapshot()
+    capsys.readouterr()
+    assert claimed.run("check", "--base", base) == 2
+    err = capsys.readouterr().err
+    assert f"claim {a} is also on page" in err and "Traceback" not in err
+    assert claimed.snapshot() == before
+    assert not (claimed.root / ".git" / "openwiki-git" / "cites-v1.sqlite3").exists()

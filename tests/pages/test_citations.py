@@ -108,3 +108,24 @@ def test_sync_only_touches_its_block(prose, lines):
     if claims and "<!-- openwiki-git:citations" not in prose:
         assert once.startswith(prose.rstrip("\n")) or not prose.strip()
         assert citations.strip_block(once).rstrip("\n") == prose.rstrip("\n")
+
+
+def test_marker_lines_of_a_page_are_each_claims_has_marker_and_sentence_line() -> None:
+    """check --base names the lines of many claims of one page from one split of its blocks: the
+    same markers and lines as has_marker and sentence_line per claim, wherever the markers stand
+    (a paragraph's second sentence, a list item, an admonition, a code block, no marker at all)."""
+    ids = [f"claim_{i + 1:08x}{0:024x}" for i in range(6)]
+    m = [citations.marker(cid) for cid in ids]
+    text = (
+        "---\ntitle: T\n---\n\n# Page\n\n"
+        f"First sentence.{m[0]} Second one\nruns on.{m[1]}\n\n"
+        f"- an item says so.{m[2]}\n\n"
+        f'!!! note "N"\n    Inside a note.{m[3]}\n\n'
+        f"```\ncode {m[4]}\n```\n"
+    )
+    assert citations.marker_lines(text, ids) == {cid: citations.sentence_line(text, cid) for cid in ids if citations.has_marker(text, cid)}
+    assert citations.marker_lines(text, ids)[ids[1]] == 7 and ids[5] not in citations.marker_lines(text, ids)
+    assert citations.marker_lines(text, ids, unmarked_page_ok=True) == citations.marker_lines(text, ids)
+    unmarked = text.replace("[^c-", "[c-")
+    assert citations.marker_lines(unmarked, ids) == {}
+    assert citations.marker_lines(unmarked, ids, unmarked_page_ok=True) == dict.fromkeys(ids)
