@@ -61,6 +61,12 @@ class Checked:
 
 def run(options: CheckOptions) -> Checked:
     uses_cache = not (options.base or options.fix or not options.use_cache)
+    if not (uses_cache or options.base or options.fix or options.pages) and options.source == "worktree":
+        from openwiki_git.services import check_lean
+
+        lean = check_lean.judge(options.directory, options.wiki_dir)
+        if lean is not None:  # every claim plainly fresh: the report follows from the sidecars (check_lean.py)
+            return _streamed(options, lean.wiki_dir, lean.entries, lean.pages, lean.items, {}, {})
     loaded = checkcache.load(options.directory) if uses_cache else None  # the cache file, read once
     if uses_cache and not options.pages and options.source == "worktree":
         cached = checkcache.answer(options.directory, options.wiki_dir, loaded)

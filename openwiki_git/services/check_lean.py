@@ -1,0 +1,344 @@
+"""`check --no-cache` answered lean: a wiki whose every claim is plainly fresh (CI's usual case)
+judged with the standard library and the pure modules that state the rules, none of git's, the
+model's or the checker's machinery (pygit2, dataclasses, YAML, relocation) imported.
+
+A claim is plainly fresh when its sidecar entry is plain (sidecar_plain.plain_claim: no mark,
+canonical line ranges) and each evidence item's token is exactly the token of its recorded lines
+now (tokens.unchanged_lines): the checker then finds it fresh, unchanged, where it was, and its
+report record follows from the sidecar alone (claims/report.plain_claim_data). So the answer is
+the report of the check cache's streamed path (check_stream) built from per-page entries without
+a notable claim, which tests/services/test_check_lean.py compares with the full path's.
+
+`judge()` returns None, "judge it whole" (services/check.py's full path, which has the last word
+and every message), on anything it is not sure of: an environment override of git's paths, an
+index or HEAD libgit2 should read, a config the flat reader leaves to YAML (or one asking for due
+dates, OpenWiki's format, a verify policy), a wiki or page that is a symlink, a sidecar the plain
+rules do not accept, a claim id on two pages, a page with `stale_after`, a claim a tool verified
+(ground's: broken references) or citing a Markdown document (its standing), a cited file that is
+untracked, a symlink, binary, not UTF-8 or holding a CR (line-ending rules), any evidence not
+plainly fresh, a missing page. Its reading is the full path's: the cited files are git's tracked
+working-tree files, each read once; a page's markers are found as citations.markers_in finds them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterator
+from typing import Any
+
+from openwiki_git.caches import check as checkcache
+from openwiki_git.claims import report
+from openwiki_git.errors import ConfigError
+from openwiki_git.evidence.tokens import unchanged_lines
+from openwiki_git.formats import flatconfig
+from openwiki_git.formats.sidecar_plain import plain_claim, plain_claims
+from openwiki_git.git import index_file
+from openwiki_git.pages.markers import markers_in
+
+CONFIG = os.path.join(".openwiki", "config.yml")  # store/config.config_path, without its imports
+DEFAULT_WIKI_DIR = ".openwiki"  # store/config's defaults: .openwiki, or an OpenWiki wiki (openwiki/)
+OPENWIKI_WIKI_DIR = "openwiki"
+CONFIG_MAX_BYTES = 64 * 1024  # formats/yamlio.MAX_BYTES: a larger config is refused by the full path
+# Settings that change nothing for a plainly fresh claim (the hook's, relocation's, a stale range's).
+NEUTRAL_SETTINGS = {"wiki_dir", "adjacent_insert", "rename_threshold", "max_growth", "cosmetic_edits",
+                    "range_growth_factor", "range_growth_lines", "hook"}
+LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"  # git/repo.py: such a file is unresolved
+
+# A page's claims as the report lists them: the Plain tuple of each (report.Plain) and whether its
+# marker is in the page's prose.
+PageClaims = list[tuple[report.Plain, bool]]
+# A cited range: the file, its 0-based half-open span and the token recorded for it.
+Cited = tuple[str, int, int, str]
+# A claim as read from its sidecar: id, statement, its resources, its cited ranges, verifiedAt.
+SidecarClaim = tuple[str, str, tuple[str, ...], tuple[Cited, ...], str | None]
+
+
+class Lean:
+    """What the lean judging found: the wiki directory, the pages (sorted), each page's entry as
+    the check cache keeps it (summary, no notable claim, the unmarked ids, no finding) and every
+    claim in order (`items(page)`), for services/check.py's streamed report."""
+
+    __slots__ = ("wiki_dir", "pages", "entries", "claims")
+
+    def __init__(self, wiki_dir: str, pages: list[str], entries: dict[str, Any], claims: dict[str, PageClaims]) -> None:
+        self.wiki_dir, self.pages, self.entries, self.claims = wiki_dir, pages, entries, claims
+
+    def items(self, page: str) -> Iterator[report.Item]:
+        for plain, marked in self.claims[page]:
+            yield plain if marked else report.plain_claim_data(*plain, marker_present=False)
+
+
+def judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
+    """The lean answer for the repository at `directory` (None: the current directory), or None
+    when the full path must judge (see the module's docstring)."""
+    found = checkcache.locate(directory)
+    if found is None:
+        return None
+    root, git_dir, common = found
+    if not _plain_repository(root, git_dir, common, directory):
+        return None
+    wiki_dir = _wiki_dir(root, wiki_dir_arg)
+    if wiki_dir is None:
+        return None
+    wiki = os.path.join(root, wiki_dir)
+    pages = _sidecar_pages(root, wiki)
+    if pages is None:
+        return None
+    page_path = f"{wiki_dir}/"
+    raw: dict[str, list[SidecarClaim]] = {}
+    for page in pages:
+        claims = _plain_sidecar(os.path.join(wiki, ".claims", page[: -len(".md")] + ".json"), wiki_dir.lower())
+        if claims is None:
+            return None
+        raw[page] = claims
+    if not _unique_ids(raw):
+        return None
+    texts = _cited_texts(root, git_dir, raw)
+    if texts is None:
+        return None
+    entries: dict[str, Any] = {}
+    listed: dict[str, PageClaims] = {}
+    for page in pages:
+        judged = _judge_page(os.path.join(wiki, page), page, page_path + page, raw[page], texts)
+        if judged is None:
+            return None
+        entries[page], listed[page] = judged
+    return Lean(wiki_dir, pages, entries, listed)
+
+
+def _plain_repository(root: str, git_dir: str, common: str, start: str | None) -> bool:
+    """Whether libgit2 would open this repository as checkcache.locate found it, with nothing to
+    say: started outside the git directory, a HEAD that names a branch (born or not) or a commit,
+    and a config that makes it neither bare nor elsewhere (core.bare, core.worktree, includes)
+    nor of another object format."""
+    here = os.path.realpath(start or os.getcwd())
+    if here == git_dir or here.startswith(git_dir + os.sep) or here == common or here.startswith(common + os.sep):
+        return False
+    try:
+        with open(os.path.join(git_dir, "HEAD"), "rb") as fh:
+            head = fh.read()
+        with open(os.path.join(common, "config"), "rb") as fh:
+            config = fh.read().lower()
+    except OSError:
+        return False
+    if not _plain_git_config(config):
+        return False
+    if _is_object_id(head):
+        return True
+    if not head.startswith(b"ref: refs/heads/") or not head.endswith(b"\n") or head.count(b"\n") != 1:
+        return False
+    name = head[len(b"ref: ") : -1].decode("ascii", "replace")
+    if not all(c.isalnum() or c in "-_./" for c in name) or ".." in name or name.endswith((".", "/", ".lock")) or "//" in name:
+        return False
+    try:
+        with open(os.path.join(common, *name.split("/")), "rb") as fh:
+            return _is_object_id(fh.read())
+    except FileNotFoundError:  # unborn, or packed: either way libgit2 opens it
+        return _packed_refs_plain(os.path.join(common, "packed-refs"))
+    except OSError:
+        return False
+
+
+def _plain_git_config(config: bytes) -> bool:
+    """No include, no extension (another object format), not bare, no core.worktree elsewhere."""
+    for line in config.split(b"\n"):
+        line = line.strip()
+        if line.startswith((b"[include", b"[extensions")):
+            return False
+        key, _, value = line.partition(b"=")
+        key, value = key.strip(), value.strip()
+        if key == b"worktree" or (key == b"bare" and value not in (b"false", b"no", b"off", b"0")):
+            return False
+    return True
+
+
+def _is_object_id(data: bytes) -> bool:
+    return len(data) == 41 and data.endswith(b"\n") and all(c in b"0123456789abcdef" for c in data[:40])
+
+
+def _packed_refs_plain(path: str) -> bool:
+    """A packed-refs file that is absent, or every line of it a header, a ref or a peeled id."""
+    try:
+        with open(path, "rb") as fh:
+            lines = fh.read().split(b"\n")
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    for line in lines:
+        if line and not line.startswith(b"#"):
+            ref = line[1:] if line.startswith(b"^") else line[:40]
+            if len(ref) != 40 or not all(c in b"0123456789abcdef" for c in ref):
+                return False
+    return True
+
+
+def _wiki_dir(root: str, wiki_dir_arg: str | None) -> str | None:
+    """The wiki directory as store/config.load_config decides it, when the config is absent or a
+    flat one of settings that change nothing for a plainly fresh claim; else None."""
+    path = os.path.join(root, CONFIG)
+    settings: dict[str, Any] = {}
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError:
+        return None
+    if st is not None:
+        if not stat.S_ISREG(st.st_mode) or st.st_size > CONFIG_MAX_BYTES:
+            return None
+        try:
+            with open(path, "rb") as fh:
+                simple = flatconfig.simple_config(fh.read().decode("utf-8"))
+        except (OSError, UnicodeDecodeError):
+            return None
+        if simple is None or not NEUTRAL_SETTINGS.issuperset(simple):
+            return None
+        settings = simple
+    wiki_dir = wiki_dir_arg if wiki_dir_arg is not None else settings.get("wiki_dir")
+    openwiki_only = not os.path.isdir(os.path.join(root, DEFAULT_WIKI_DIR)) and os.path.isdir(os.path.join(root, OPENWIKI_WIKI_DIR))
+    if wiki_dir is None and openwiki_only:
+        return None  # an OpenWiki wiki: its format's rules (markers optional, marks in front matter)
+    try:
+        cleaned = flatconfig.clean_wiki_dir(wiki_dir or DEFAULT_WIKI_DIR)
+    except ConfigError:
+        return None
+    if cleaned == OPENWIKI_WIKI_DIR:
+        return None
+    wiki = os.path.join(root, cleaned)
+    # Wiki.require: a real directory inside the repository, with a real .claims/ directory.
+    if os.path.realpath(wiki) != wiki or not os.path.isdir(wiki):
+        return None
+    claims = os.path.join(wiki, ".claims")
+    return cleaned if not os.path.islink(claims) and os.path.isdir(claims) else None
+
+
+def _sidecar_pages(root: str, wiki: str) -> list[str] | None:
+    """The pages that have a sidecar, as Wiki.sidecar_pages lists them, when it would list them
+    without a word: no symlink, no directory named like a sidecar, ASCII names; else None."""
+    out: list[str] = []
+
+    def scan(folder: str, prefix: str) -> bool:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return False
+        for entry in entries:
+            if entry.is_symlink() or not entry.name.isascii():
+                return False
+            if entry.is_dir():
+                if entry.name.endswith(".json") or not scan(entry.path, prefix + entry.name + "/"):
+                    return False
+            elif entry.name.endswith(".json") and not entry.name.startswith("."):
+                out.append(prefix + entry.name[: -len(".json")] + ".md")
+        return True
+
+    return sorted(out) if scan(os.path.join(wiki, ".claims"), "") else None
+
+
+def _plain_sidecar(path: str, wiki: str) -> list[SidecarClaim] | None:
+    """A sidecar's claims as (id, statement, resources, cited ranges, verifiedAt) when the careful reader would
+    accept every one as it is (sidecar_plain) and none is a tool's (ground's claims bring broken
+    references) or cites a Markdown document (its standing is the graph's); else None."""
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read().decode("utf-8")
+        claims = plain_claims(json.loads(text))
+    except (OSError, ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        return None
+    if claims is None or "\\u" in text:  # an escape may spell a lone surrogate: the careful reader decides
+        return None
+    out: list[SidecarClaim] = []
+    for raw in claims:
+        claim = plain_claim(raw, wiki)
+        if claim is None:
+            return None
+        claim_id, statement, evidence, verified_at, verified_by = claim
+        if verified_by is not None and verified_by.startswith("tool:"):
+            return None
+        cited: list[Cited] = []
+        for resource, version, _, (path, start, end) in evidence:
+            if ".md" in resource or start is None or end is None:  # a document, or a whole file's token (relocation's)
+                return None
+            cited.append((path, start - 1, end, version))
+        out.append((claim_id, statement, tuple(e[0] for e in evidence), tuple(cited), verified_at))
+    return out
+
+
+def _unique_ids(raw: dict[str, list[SidecarClaim]]) -> bool:
+    """No claim id twice, on one page (sidecar.loads refuses it) or on two (Wiki.load_all)."""
+    ids = [c[0] for claims in raw.values() for c in claims]
+    return len(set(ids)) == len(ids)
+
+
+def _cited_texts(root: str, git_dir: str, raw: dict[str, list[SidecarClaim]]) -> dict[str, list[bytes]] | None:
+    """Each cited file's lines (UTF-8 bytes, terminators kept), read once as git/repo.py's
+    working-tree reader reads it, when that reading is plain: tracked (the index), a regular file
+    reached through no symlink, text without NUL or CR (no line-ending rule applies), valid
+    UTF-8 (no replacement character), not a Git LFS pointer. Else None."""
+    paths = {cited[0] for claims in raw.values() for c in claims for cited in c[3]}
+    if not paths:
+        return {}
+    tracked = index_file.tracked_paths(os.path.join(git_dir, "index"))
+    if tracked is None or not paths <= tracked:
+        return None
+    real_dirs: dict[str, str] = {}
+    out: dict[str, list[bytes]] = {}
+    for path in paths:
+        if checkcache.file_key_now(root, path, real_dirs) is None:
+            return None
+        try:
+            fd = os.open(os.path.join(root, path), os.O_RDONLY)
+            try:
+                data = os.read(fd, os.fstat(fd).st_size + 1)
+            finally:
+                os.close(fd)
+        except OSError:
+            return None
+        if b"\0" in data or b"\r" in data or data.startswith(LFS_POINTER) or not (data.isascii() or _utf8(data)):
+            return None
+        out[path] = data.splitlines(keepends=True)  # bytes split only at \n once there is no \r
+    return out
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _judge_page(
+    path: str, page: str, page_path: str, claims: list[SidecarClaim], texts: dict[str, list[bytes]]
+) -> tuple[dict[str, Any], PageClaims] | None:
+    """A page's entry and claims when every claim is plainly fresh, else None. The page must be
+    a regular file (ws.page_text reads it with universal newlines: no CR) of valid UTF-8 without
+    a `stale_after` (a due date); a claim whose marker is missing is plain but for it."""
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        with open(path, "rb") as fh:
+            data = fh.read()
+        text = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if "\r" in text or "stale_after" in text:
+        return None
+    markers = markers_in(text)
+    listed: PageClaims = []
+    unmarked = []
+    for claim_id, statement, resources, cited, verified_at in claims:
+        for path, start0, end0, version in cited:
+            if not unchanged_lines(texts[path], start0, end0, version):
+                return None
+        marked = "c-" + claim_id.removeprefix("claim_")[:8] in markers
+        if not marked:
+            unmarked.append(claim_id)
+        listed.append(((page, page_path, claim_id, statement, resources, verified_at), marked))
+    n = len(claims)
+    summary = {"total": n, "fresh": n, "stale": 0, "unresolved": 0, "missing_markers": len(unmarked), "due": 0}
+    return {"summary": summary, "notable": [], "unmarked": "\n".join(unmarked), "findings": {}}, listed
