@@ -287,17 +287,28 @@ def _cited_texts(root: str, git_dir: str, raw: dict[str, list[SidecarClaim]]) ->
     real_dirs: dict[str, str] = {}
     out: dict[str, list[bytes]] = {}
     for path in paths:
-        if checkcache.file_key_now(root, path, real_dirs) is None:
+        full = root + "/" + path
+        parent, _, name = path.rpartition("/")
+        real_dir = real_dirs.get(parent)
+        if real_dir is None:
+            real_dir = real_dirs[parent] = os.path.realpath(root + "/" + parent if parent else root)
+        if real_dir + "/" + name != full:  # reached through a symlinked directory
             return None
         try:
-            fd = os.open(os.path.join(root, path), os.O_RDONLY)
-            try:
-                data = os.read(fd, os.fstat(fd).st_size + 1)
-            finally:
-                os.close(fd)
+            # a symlink: ELOOP; a FIFO must not block the open (it is not read: not a regular file)
+            fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             return None
-        if b"\0" in data or b"\r" in data or data.startswith(LFS_POINTER) or not (data.isascii() or _utf8(data)):
+        try:
+            st = os.fstat(fd)
+            data = os.read(fd, st.st_size + 1) if stat.S_ISREG(st.st_mode) else None
+            if data is not None and len(data) != st.st_size:
+                data = None  # changed while read: the full path reads it again
+        except OSError:
+            data = None
+        finally:
+            os.close(fd)
+        if data is None or b"\0" in data or b"\r" in data or data.startswith(LFS_POINTER) or not (data.isascii() or _utf8(data)):
             return None
         out[path] = data.splitlines(keepends=True)  # bytes split only at \n once there is no \r
     return out
@@ -335,7 +346,7 @@ def _judge_page(
         for path, start0, end0, version in cited:
             if not unchanged_lines(texts[path], start0, end0, version):
                 return None
-        marked = "c-" + claim_id.removeprefix("claim_")[:8] in markers
+        marked = "c-" + claim_id[6:14] in markers  # citations.label: the id is claim_<32 hex> (plain_claim)
         if not marked:
             unmarked.append(claim_id)
         listed.append(((page, page_path, claim_id, statement, resources, verified_at), marked))
