@@ -31,7 +31,7 @@ from typing import Any
 from openwiki_git.caches import check as checkcache
 from openwiki_git.claims import report
 from openwiki_git.errors import ConfigError
-from openwiki_git.evidence.tokens import unchanged_lines
+from openwiki_git.evidence.tokens import CONTEXT_LINES, unchanged_lines
 from openwiki_git.formats import flatconfig
 from openwiki_git.formats.sidecar_plain import plain_claim, plain_claims
 from openwiki_git.git import index_file
@@ -278,7 +278,13 @@ def _cited_texts(root: str, git_dir: str, raw: dict[str, list[SidecarClaim]]) ->
     working-tree reader reads it, when that reading is plain: tracked (the index), a regular file
     reached through no symlink, text without NUL or CR (no line-ending rule applies), valid
     UTF-8 (no replacement character), not a Git LFS pointer. Else None."""
-    paths = {cited[0] for claims in raw.values() for c in claims for cited in c[3]}
+    needed: dict[str, int] = {}  # each cited file: how many of its lines a token may read
+    for claims in raw.values():
+        for c in claims:
+            for path, _, end0, _ in c[3]:
+                if needed.get(path, 0) < end0 + CONTEXT_LINES:
+                    needed[path] = end0 + CONTEXT_LINES
+    paths = needed.keys()
     if not paths:
         return {}
     tracked = index_file.tracked_paths(os.path.join(git_dir, "index"))
@@ -310,8 +316,19 @@ def _cited_texts(root: str, git_dir: str, raw: dict[str, list[SidecarClaim]]) ->
             os.close(fd)
         if data is None or b"\0" in data or b"\r" in data or data.startswith(LFS_POINTER) or not (data.isascii() or _utf8(data)):
             return None
-        out[path] = data.splitlines(keepends=True)  # bytes split only at \n once there is no \r
+        out[path] = _first_lines(data, needed[path])
     return out
+
+
+def _first_lines(data: bytes, count: int) -> list[bytes]:
+    """The first `count` lines of `data` (terminators kept; every line when it has no more),
+    split at \\n alone (there is no \\r): a token of a range ending `CONTEXT_LINES` before line
+    `count` reads no further, and unchanged_lines finds every such range inside them (and its
+    context after it complete, as in the whole file)."""
+    parts = data.split(b"\n", count)
+    if len(parts) <= count:
+        return data.splitlines(keepends=True)
+    return data[: len(data) - len(parts[-1])].splitlines(keepends=True)
 
 
 def _utf8(data: bytes) -> bool:
