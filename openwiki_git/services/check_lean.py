@@ -73,6 +73,11 @@ class Lean:
 def judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
     """The lean answer for the repository at `directory` (None: the current directory), or None
     when the full path must judge (see the module's docstring)."""
+    with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes
+        return _judge(directory, wiki_dir_arg)
+
+
+def _judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
     found = checkcache.locate(directory)
     if found is None:
         return None
@@ -258,12 +263,19 @@ def _plain_sidecar(path: str, wiki: str) -> list[SidecarClaim] | None:
         claim_id, statement, evidence, verified_at, verified_by = claim
         if verified_by is not None and verified_by.startswith("tool:"):
             return None
-        cited: list[Cited] = []
-        for resource, version, _, (path, start, end) in evidence:
+        if len(evidence) == 1:  # the common case, without the loop's lists
+            resource, version, _, (path, start, end) = evidence[0]
             if ".md" in resource or start is None or end is None:  # a document, or a whole file's token (relocation's)
                 return None
+            out.append((claim_id, statement, (resource,), ((path, start - 1, end, version),), verified_at))
+            continue
+        resources, cited = [], []
+        for resource, version, _, (path, start, end) in evidence:
+            if ".md" in resource or start is None or end is None:
+                return None
+            resources.append(resource)
             cited.append((path, start - 1, end, version))
-        out.append((claim_id, statement, tuple(e[0] for e in evidence), tuple(cited), verified_at))
+        out.append((claim_id, statement, tuple(resources), tuple(cited), verified_at))
     return out
 
 
