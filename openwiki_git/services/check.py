@@ -10,7 +10,6 @@ only when something must be judged (tests/caches/test_check_imports.py keeps it 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from openwiki_git import PRODUCER
@@ -137,6 +136,8 @@ def _streamed(
 
 
 def judge(ws: Workspace, options: CheckOptions, *, use_cache: bool, cached: dict[str, Any] | None = None) -> Judged:
+    from datetime import UTC, datetime
+
     from openwiki_git.caches import check_reuse
 
     return check_reuse.judge(
@@ -317,6 +318,8 @@ def is_clean(data: dict[str, Any]) -> bool:
 def collect(ws: Workspace, options: CheckOptions) -> tuple[list[ClaimResult], dict[str, Any]]:
     """Every claim's result (of the `pages`), judged from `options.source` without the cache,
     and the pages' findings (page_findings) as the report's extra keys."""
+    from datetime import UTC, datetime
+
     from openwiki_git.claims.check import check_all, markers_optional
 
     with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes

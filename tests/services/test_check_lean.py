@@ -9,9 +9,11 @@ the comparison is not vacuous) or hands over (so what it is unsure of goes to th
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -200,3 +202,33 @@ def run_cached(repo, capsys, *argv: str) -> tuple[int, str, str]:
     rc = repo.run("check", *argv)
     out = capsys.readouterr()
     return rc, out.out, out.err
+
+
+PROBE = (
+    "import sys\n"
+    "before = set(sys.modules)\n"
+    "from openwiki_git.cli.main import main\n"
+    "rc = main(sys.argv[1:])\n"
+    "print('\\n' + repr(sorted(set(sys.modules) - before)))\n"
+    "sys.exit(rc)\n"
+)
+# What the lean answer must never import: git's library, the model and checker (dataclasses),
+# YAML, the schemas, the writers' lock; nor what only other paths need (pathlib, datetime, traceback).
+HEAVY = {"pygit2", "_cffi_backend", "dataclasses", "inspect", "ruamel", "jsonschema", "sqlite3", "fcntl", "tempfile",
+         "pathlib", "datetime", "traceback", "pickletools"}
+HEAVY_OWN = {"openwiki_git.model", "openwiki_git.claims.check", "openwiki_git.store.workspace", "openwiki_git.git.repo",
+             "openwiki_git.evidence.resource", "openwiki_git.formats.sidecar", "openwiki_git.pages.citations"}
+
+
+def test_the_lean_answer_imports_nothing_heavy(wiki):
+    """The lean path's cost is mostly the interpreter's start: it imports the standard library's
+    json, hashlib and re and the pure rules, never git's library or the checker."""
+    for form in ((), ("--format", "json")):
+        proc = subprocess.run([sys.executable, "-c", PROBE, "-C", str(wiki.root), "check", "--no-cache", *form],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        out, _, modules = proc.stdout.rstrip("\n").rpartition("\n")
+        loaded = set(ast.literal_eval(modules))
+        assert "openwiki_git.services.check_lean" in loaded and ("4 claims: 4 fresh" in out or "\"total\": 4" in out)
+        assert not {m.split(".")[0] for m in loaded} & HEAVY, sorted({m.split(".")[0] for m in loaded} & HEAVY)
+        assert not loaded & HEAVY_OWN, sorted(loaded & HEAVY_OWN)
