@@ -147,7 +147,8 @@ def _plain_repository(root: str, git_dir: str, common: str, start: str | None) -
 
 
 def _plain_git_config(config: bytes) -> bool:
-    """No include, no extension (another object format), not bare, no core.worktree elsewhere."""
+    """No include, no extension (another object format), not bare, no core.worktree elsewhere, a
+    repository format libgit2 opens."""
     for line in config.split(b"\n"):
         line = line.strip()
         if line.startswith((b"[include", b"[extensions")):
@@ -156,6 +157,8 @@ def _plain_git_config(config: bytes) -> bool:
         key, value = key.strip(), value.strip()
         if key == b"worktree" or (key == b"bare" and value not in (b"false", b"no", b"off", b"0")):
             return False
+        if key == b"repositoryformatversion" and value not in (b"0", b"1"):
+            return False  # a format libgit2 refuses to open: the full path says so
     return True
 
 

@@ -91,6 +91,8 @@ STATES: dict[str, tuple[Callable[..., None], bool, tuple[str, ...]]] = {
     "sixty claims without their markers": (lambda r: sidecar_edit(r, "second.md", many_unmarked), True, ()),
     "a statement with quotes and a backslash": (lambda r: sidecar_edit(r, "guide.md", lambda d: d["claims"][0].update(
         statement='Alpha "three" \\ says é.')), True, ()),
+    "a repository format libgit2 refuses": (lambda r: r.git("config", "core.repositoryformatversion", "9"), False, ()),
+    "a bare repository's config": (lambda r: r.git("config", "core.bare", "true"), False, ()),
     "the index in version 4": (lambda r: r.git("update-index", "--index-version", "4"), False, ()),
     "a cited line changed": (lambda r: edit_line(r, "src/a.py", 3, "alpha three changed\n"), False, ()),
     "the context changed": (lambda r: edit_line(r, "src/a.py", 6, "alpha six changed\n"), False, ()),
