@@ -91,22 +91,20 @@ def _judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
     pages = _sidecar_pages(root, wiki)
     if pages is None:
         return None
-    page_path = f"{wiki_dir}/"
-    raw: dict[str, list[SidecarClaim]] = {}
-    for page in pages:
-        claims = _plain_sidecar(os.path.join(wiki, ".claims", page[: -len(".md")] + ".json"), wiki_dir.lower())
-        if claims is None:
-            return None
-        raw[page] = claims
-    if not _unique_ids(raw):
-        return None
-    texts = _cited_texts(root, git_dir, raw)
-    if texts is None:
-        return None
+    # Page by page, so that the first claim not plainly fresh ends it (the full path then judges).
+    files = _CitedFiles(root, git_dir)
+    ids: set[str] = set()
     entries: dict[str, Any] = {}
     listed: dict[str, PageClaims] = {}
     for page in pages:
-        judged = _judge_page(os.path.join(wiki, page), page, page_path + page, raw[page], texts)
+        claims = _plain_sidecar(os.path.join(wiki, ".claims", page[: -len(".md")] + ".json"), wiki_dir.lower())
+        if claims is None or not files.read(claims):
+            return None
+        count = len(ids)
+        ids.update(c[0] for c in claims)
+        if len(ids) != count + len(claims):  # an id twice, on one page (sidecar.loads refuses it) or on two (Wiki.load_all)
+            return None
+        judged = _judge_page(os.path.join(wiki, page), page, f"{wiki_dir}/{page}", claims, files.lines)
         if judged is None:
             return None
         entries[page], listed[page] = judged
@@ -282,37 +280,54 @@ def _plain_sidecar(path: str, wiki: str) -> list[SidecarClaim] | None:
     return out
 
 
-def _unique_ids(raw: dict[str, list[SidecarClaim]]) -> bool:
-    """No claim id twice, on one page (sidecar.loads refuses it) or on two (Wiki.load_all)."""
-    ids = [c[0] for claims in raw.values() for c in claims]
-    return len(set(ids)) == len(ids)
+class _CitedFiles:
+    """The cited files' lines (UTF-8 bytes, terminators kept), each file read once as git/repo.py's
+    working-tree reader reads it, when that reading is plain: tracked (the index, read when first
+    needed), a regular file reached through no symlink, text without NUL or CR (no line-ending
+    rule applies), valid UTF-8 (no replacement character), not a Git LFS pointer."""
 
+    def __init__(self, root: str, git_dir: str) -> None:
+        self.root, self.git_dir = root, git_dir
+        self.tracked: frozenset[str] | None = None
+        self.lines: dict[str, list[bytes]] = {}  # as far as the ranges judged so far need
+        self.whole: set[str] = set()  # the files whose every line is in `lines`
+        self.data: dict[str, bytes] = {}
+        self.real_dirs: dict[str, str] = {}
 
-def _cited_texts(root: str, git_dir: str, raw: dict[str, list[SidecarClaim]]) -> dict[str, list[bytes]] | None:
-    """Each cited file's lines (UTF-8 bytes, terminators kept), read once as git/repo.py's
-    working-tree reader reads it, when that reading is plain: tracked (the index), a regular file
-    reached through no symlink, text without NUL or CR (no line-ending rule applies), valid
-    UTF-8 (no replacement character), not a Git LFS pointer. Else None."""
-    needed: dict[str, int] = {}  # each cited file: how many of its lines a token may read
-    for claims in raw.values():
+    def read(self, claims: list[SidecarClaim]) -> bool:
+        """Every file these claims cite read (and split as far as their ranges' context needs);
+        False when one is not plain."""
+        needed: dict[str, int] = {}
         for c in claims:
             for path, _, end0, _ in c[3]:
                 if needed.get(path, 0) < end0 + CONTEXT_LINES:
                     needed[path] = end0 + CONTEXT_LINES
-    paths = needed.keys()
-    if not paths:
-        return {}
-    tracked = index_file.tracked_paths(os.path.join(git_dir, "index"))
-    if tracked is None or not paths <= tracked:
-        return None
-    real_dirs: dict[str, str] = {}
-    out: dict[str, list[bytes]] = {}
-    for path in paths:
+        for path, count in needed.items():
+            lines = self.lines.get(path)
+            if lines is not None and (len(lines) >= count or path in self.whole):
+                continue
+            data = self.data.get(path)
+            if data is None:
+                data = self._read(path)
+                if data is None:
+                    return False
+                self.data[path] = data
+            self.lines[path], whole = _first_lines(data, count)
+            if whole:
+                self.whole.add(path)
+        return True
+
+    def _read(self, path: str) -> bytes | None:
+        if self.tracked is None:
+            self.tracked = index_file.tracked_paths(os.path.join(self.git_dir, "index")) or frozenset()
+        if path not in self.tracked:
+            return None
+        root = self.root
         full = root + "/" + path
         parent, _, name = path.rpartition("/")
-        real_dir = real_dirs.get(parent)
+        real_dir = self.real_dirs.get(parent)
         if real_dir is None:
-            real_dir = real_dirs[parent] = os.path.realpath(root + "/" + parent if parent else root)
+            real_dir = self.real_dirs[parent] = os.path.realpath(root + "/" + parent if parent else root)
         if real_dir + "/" + name != full:  # reached through a symlinked directory
             return None
         try:
@@ -331,19 +346,18 @@ def _cited_texts(root: str, git_dir: str, raw: dict[str, list[SidecarClaim]]) ->
             os.close(fd)
         if data is None or b"\0" in data or b"\r" in data or data.startswith(LFS_POINTER) or not (data.isascii() or _utf8(data)):
             return None
-        out[path] = _first_lines(data, needed[path])
-    return out
+        return data
 
 
-def _first_lines(data: bytes, count: int) -> list[bytes]:
-    """The first `count` lines of `data` (terminators kept; every line when it has no more),
-    split at \\n alone (there is no \\r): a token of a range ending `CONTEXT_LINES` before line
-    `count` reads no further, and unchanged_lines finds every such range inside them (and its
-    context after it complete, as in the whole file)."""
+def _first_lines(data: bytes, count: int) -> tuple[list[bytes], bool]:
+    """The first `count` lines of `data` (terminators kept; every line when it has no more), split
+    at \\n alone (there is no \\r), and whether they are all its lines. A token of a range ending
+    CONTEXT_LINES before line `count` reads no further, and unchanged_lines finds every such range
+    inside them, and its context after it complete, as in the whole file."""
     parts = data.split(b"\n", count)
     if len(parts) <= count:
-        return data.splitlines(keepends=True)
-    return data[: len(data) - len(parts[-1])].splitlines(keepends=True)
+        return data.splitlines(keepends=True), True
+    return data[: len(data) - len(parts[-1])].splitlines(keepends=True), False
 
 
 def _utf8(data: bytes) -> bool:
