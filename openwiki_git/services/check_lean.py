@@ -34,7 +34,7 @@ from openwiki_git.errors import ConfigError
 from openwiki_git.evidence.tokens import CONTEXT_LINES, unchanged_lines
 from openwiki_git.formats import flatconfig
 from openwiki_git.formats.sidecar_plain import plain_claim, plain_claims
-from openwiki_git.git import index_file
+from openwiki_git.git import plain as plain_git
 from openwiki_git.pages.markers import markers_in
 
 CONFIG = os.path.join(".openwiki", "config.yml")  # store/config.config_path, without its imports
@@ -82,7 +82,7 @@ def _judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
     if found is None:
         return None
     root, git_dir, common = found
-    if not _plain_repository(root, git_dir, common, directory):
+    if not plain_git.opens_quietly(root, git_dir, common, directory):
         return None
     wiki_dir = _wiki_dir(root, wiki_dir_arg)
     if wiki_dir is None:
@@ -109,76 +109,6 @@ def _judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
             return None
         entries[page], listed[page] = judged
     return Lean(wiki_dir, pages, entries, listed)
-
-
-def _plain_repository(root: str, git_dir: str, common: str, start: str | None) -> bool:
-    """Whether libgit2 would open this repository as checkcache.locate found it, with nothing to
-    say: started outside the git directory, a HEAD that names a branch (born or not) or a commit,
-    and a config that makes it neither bare nor elsewhere (core.bare, core.worktree, includes)
-    nor of another object format."""
-    here = os.path.realpath(start or os.getcwd())
-    if here == git_dir or here.startswith(git_dir + os.sep) or here == common or here.startswith(common + os.sep):
-        return False
-    try:
-        with open(os.path.join(git_dir, "HEAD"), "rb") as fh:
-            head = fh.read()
-        with open(os.path.join(common, "config"), "rb") as fh:
-            config = fh.read().lower()
-    except OSError:
-        return False
-    if not _plain_git_config(config):
-        return False
-    if _is_object_id(head):
-        return True
-    if not head.startswith(b"ref: refs/heads/") or not head.endswith(b"\n") or head.count(b"\n") != 1:
-        return False
-    name = head[len(b"ref: ") : -1].decode("ascii", "replace")
-    if not all(c.isalnum() or c in "-_./" for c in name) or ".." in name or name.endswith((".", "/", ".lock")) or "//" in name:
-        return False
-    try:
-        with open(os.path.join(common, *name.split("/")), "rb") as fh:
-            return _is_object_id(fh.read())
-    except FileNotFoundError:  # unborn, or packed: either way libgit2 opens it
-        return _packed_refs_plain(os.path.join(common, "packed-refs"))
-    except OSError:
-        return False
-
-
-def _plain_git_config(config: bytes) -> bool:
-    """No include, no extension (another object format), not bare, no core.worktree elsewhere, a
-    repository format libgit2 opens."""
-    for line in config.split(b"\n"):
-        line = line.strip()
-        if line.startswith((b"[include", b"[extensions")):
-            return False
-        key, _, value = line.partition(b"=")
-        key, value = key.strip(), value.strip()
-        if key == b"worktree" or (key == b"bare" and value not in (b"false", b"no", b"off", b"0")):
-            return False
-        if key == b"repositoryformatversion" and value not in (b"0", b"1"):
-            return False  # a format libgit2 refuses to open: the full path says so
-    return True
-
-
-def _is_object_id(data: bytes) -> bool:
-    return len(data) == 41 and data.endswith(b"\n") and all(c in b"0123456789abcdef" for c in data[:40])
-
-
-def _packed_refs_plain(path: str) -> bool:
-    """A packed-refs file that is absent, or every line of it a header, a ref or a peeled id."""
-    try:
-        with open(path, "rb") as fh:
-            lines = fh.read().split(b"\n")
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-    for line in lines:
-        if line and not line.startswith(b"#"):
-            ref = line[1:] if line.startswith(b"^") else line[:40]
-            if len(ref) != 40 or not all(c in b"0123456789abcdef" for c in ref):
-                return False
-    return True
 
 
 def _wiki_dir(root: str, wiki_dir_arg: str | None) -> str | None:
@@ -319,7 +249,7 @@ class _CitedFiles:
 
     def _read(self, path: str) -> bytes | None:
         if self.tracked is None:
-            self.tracked = index_file.tracked_paths(os.path.join(self.git_dir, "index")) or frozenset()
+            self.tracked = plain_git.tracked_paths(os.path.join(self.git_dir, "index")) or frozenset()
         if path not in self.tracked:
             return None
         root = self.root

@@ -1,4 +1,4 @@
-"""git/index_file.py: the paths of a plain index, read without pygit2, are git's; any index it
+"""git/plain.py: the paths of a plain index, read without pygit2, are git's; any index it
 cannot be sure of is None (libgit2 reads it)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from openwiki_git.git.index_file import tracked_paths
+from openwiki_git.git.plain import opens_quietly, tracked_paths
 
 
 @pytest.fixture
@@ -58,3 +58,31 @@ def test_a_conflict_a_damaged_or_missing_index_is_none(tracked, tmp_path):
     (tmp_path / "index").write_bytes(bytes(data))
     assert tracked_paths(str(tmp_path / "index")) is None
     assert tracked_paths(str(tmp_path / "no-index")) is None
+
+
+def quietly(repo, start=None) -> bool:
+    git = str(repo.root / ".git")
+    return opens_quietly(str(repo.root), git, git, str(start or repo.root))
+
+
+def test_opens_quietly_what_libgit2_opens_without_a_word(tracked):
+    assert quietly(tracked)
+    tracked.git("pack-refs", "--all")  # the branch only in packed-refs
+    assert quietly(tracked)
+    tracked.git("checkout", "-q", "--detach")
+    assert quietly(tracked)
+    assert not quietly(tracked, tracked.root / ".git" / "objects")  # started inside the git directory
+
+
+@pytest.mark.parametrize("damage", [
+    lambda r: (r.root / ".git" / "HEAD").write_text("ref: refs/heads/../x\n"),
+    lambda r: (r.root / ".git" / "HEAD").write_text("garbage\n"),
+    lambda r: (r.root / ".git" / "refs" / "heads" / "main").write_text("not an id\n"),
+    lambda r: r.git("config", "core.bare", "true"),
+    lambda r: r.git("config", "core.worktree", "/elsewhere"),
+    lambda r: r.git("config", "include.path", "other.config"),
+    lambda r: r.git("config", "core.repositoryformatversion", "2"),
+])
+def test_anything_else_is_left_to_libgit2(tracked, damage):
+    damage(tracked)
+    assert not quietly(tracked)
