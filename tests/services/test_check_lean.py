@@ -93,6 +93,10 @@ STATES: dict[str, tuple[Callable[..., None], bool, tuple[str, ...]]] = {
         statement='Alpha "three" \\ says é.')), True, ()),
     "a repository format libgit2 refuses": (lambda r: r.git("config", "core.repositoryformatversion", "9"), False, ()),
     "a bare repository's config": (lambda r: r.git("config", "core.bare", "true"), False, ()),
+    "a line changed outside every cited range": (lambda r: edit_line(r, "src/a.py", 25, "alpha changed\n"), True, ()),
+    "verified by a person": (lambda r: sidecar_edit(r, "second.md", lambda d: d["claims"][0].update(
+        verifiedAt="2026-11-30T10:00:00Z", verifiedBy="human:ada")), True, ()),
+    "the last cited line without its newline": (lambda r: r.write("lib/b.py", FILES["lib/b.py"].rstrip("\n")), False, ()),
     "the index in version 4": (lambda r: r.git("update-index", "--index-version", "4"), False, ()),
     "a cited line changed": (lambda r: edit_line(r, "src/a.py", 3, "alpha three changed\n"), False, ()),
     "the context changed": (lambda r: edit_line(r, "src/a.py", 6, "alpha six changed\n"), False, ()),
