@@ -10,6 +10,11 @@ from typing import Any
 
 from openwiki_git.errors import ConfigError
 
+CONFIG_DIR = ".openwiki"  # the config is always <root>/.openwiki/config.yml, wherever the wiki is
+CONFIG_NAME = "config.yml"
+DEFAULT_WIKI_DIR = ".openwiki"
+OPENWIKI_WIKI_DIR = "openwiki"  # an OpenWiki wiki, used unconverted when there is no .openwiki/
+
 # The common config (flat `key: scalar` lines of the settings below) is read without ruamel.yaml
 # and jsonschema, which cost more than a whole check of a small wiki. Anything else, including
 # every value these rules are unsure of, goes to the YAML parser and the schema, which have the

@@ -15,6 +15,7 @@ import hashlib
 import os
 import struct
 
+LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"  # a Git LFS pointer file starts so
 _HEADER = struct.Struct(">4sII")  # signature, version, number of entries
 _ENTRY_FIXED = 62  # ctime, mtime, dev, ino, mode, uid, gid, size (40), object id (20), flags (2)
 _FLAG_EXTENDED = 0x4000

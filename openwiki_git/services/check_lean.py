@@ -33,18 +33,16 @@ from openwiki_git.claims import report
 from openwiki_git.errors import ConfigError
 from openwiki_git.evidence.tokens import CONTEXT_LINES, unchanged_lines
 from openwiki_git.formats import flatconfig
+from openwiki_git.formats.flatconfig import CONFIG_DIR, CONFIG_NAME, DEFAULT_WIKI_DIR, OPENWIKI_WIKI_DIR
 from openwiki_git.formats.sidecar_plain import plain_claim, plain_claims
+from openwiki_git.formats.yamlio import MAX_BYTES as CONFIG_MAX_BYTES  # a larger config is refused unread
 from openwiki_git.git import plain as plain_git
 from openwiki_git.pages.markers import markers_in
 
-CONFIG = os.path.join(".openwiki", "config.yml")  # store/config.config_path, without its imports
-DEFAULT_WIKI_DIR = ".openwiki"  # store/config's defaults: .openwiki, or an OpenWiki wiki (openwiki/)
-OPENWIKI_WIKI_DIR = "openwiki"
-CONFIG_MAX_BYTES = 64 * 1024  # formats/yamlio.MAX_BYTES: a larger config is refused by the full path
+CONFIG = os.path.join(CONFIG_DIR, CONFIG_NAME)  # store/config.config_path, without its imports
 # Settings that change nothing for a plainly fresh claim (the hook's, relocation's, a stale range's).
 NEUTRAL_SETTINGS = {"wiki_dir", "adjacent_insert", "rename_threshold", "max_growth", "cosmetic_edits",
                     "range_growth_factor", "range_growth_lines", "hook"}
-LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"  # git/repo.py: such a file is unresolved
 
 # A page's claims as the report lists them: the Plain tuple of each (report.Plain) and whether its
 # marker is in the page's prose.
@@ -274,7 +272,7 @@ class _CitedFiles:
             data = None
         finally:
             os.close(fd)
-        if data is None or b"\0" in data or b"\r" in data or data.startswith(LFS_POINTER) or not (data.isascii() or _utf8(data)):
+        if data is None or b"\0" in data or b"\r" in data or data.startswith(plain_git.LFS_POINTER) or not (data.isascii() or _utf8(data)):
             return None
         return data
 

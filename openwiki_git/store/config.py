@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openwiki_git.errors import ConfigError
+from openwiki_git.formats.flatconfig import CONFIG_DIR, CONFIG_NAME, DEFAULT_WIKI_DIR, OPENWIKI_WIKI_DIR
 from openwiki_git.formats.flatconfig import clean_wiki_dir as _clean_wiki_dir
 from openwiki_git.formats.flatconfig import simple_config as _simple_config
 
@@ -15,10 +16,6 @@ if TYPE_CHECKING:
     from openwiki_git.claims.due import ReverifyAfter
     from openwiki_git.claims.policy import Rule
 
-CONFIG_DIR = ".openwiki"
-CONFIG_NAME = "config.yml"
-DEFAULT_WIKI_DIR = ".openwiki"
-OPENWIKI_WIKI_DIR = "openwiki"
 DURATION = re.compile(r"^(\d+)([dhw])$")
 
 
