@@ -1,22 +1,33 @@
 """`ground` on a real project's docs, then the code's later history: line ranges, whole
 definitions by name and heads (issue 23).
 
-The data: `/work/shared/testdata/replay/attrs.bundle` (python-attrs, MIT), cloned into temporary
-directories. At `--rev` (default 7fa9cd0, 2022-12-20, when attrs' docs had started moving to
-Markdown), `ground --all` is run on `docs/` three ways:
+Two projects:
+
+- `--project attrs` (default): `/work/shared/testdata/replay/attrs.bundle` (python-attrs, MIT),
+  grounded at `--rev` (default 7fa9cd0, 2022-12-20, when attrs' docs had started moving to
+  Markdown), windows of `--steps` first-parent commits (default 40,200,400,620);
+- `--project structlog`: structlog's sdists from PyPI (`pip download --no-binary :all:`, its docs
+  ship in them; MIT or Apache-2.0), 23.1.0 then 23.2.0, 23.3.0, 24.1.0, 24.4.0, 25.1.0, 25.4.0
+  committed one release a commit, grounded at 23.1.0, windows of 1, 2, 4 and 6 releases
+  (`--sdists DIR` reads the tarballs from DIR instead, named as pip saves them).
+
+At the base, `ground --all` runs on `docs/` three ways:
 
 - lines: by `--old-code` (default 8ef30e1, before issue 23: every definition cited by its lines);
 - named: by this checkout (a definition by name; its head for a class or past 40 lines);
 - whole: the named claims with every head widened to its whole definition (tokens at the base).
 
-Then, for each of `--steps` (first-parent commits after the base), `check --source <that commit>`
-judges every claim against the code then, and a stale claim's sentence is looked up word for word
-in that commit's docs: a sentence the project's own docs still say is most likely still true.
-It also counts, per evidence kind (lines, definition, head, file), the claims whose reason at the
-end of the window says the range "keeps its size" (it moved past the growth bound, so a person
-or the refresher must set its new extent), out of the claims citing that kind.
+Then, at each window's last commit, `check --source <that commit>` judges every claim against the
+code then. A claim's sentence that the project's own docs still say word for word is counted as
+still true; every other one (the docs reworded or dropped it) is a candidate, labelled by hand in
+`bench/ground_replay_data/<project>.json` (read off the docs' and the code's diffs: from which
+window on the sentence is false, if ever; a candidate without a label is listed and the run
+exits 1). Per window and run: claims made, stale at the end (stale or unresolved), the stale
+ones still true, the sentences that went false and how many of them were caught (at least one of
+their claims stale), and the claims whose reason says the range "keeps its size" (it moved past
+the growth bound, so a person or the refresher must set its new extent), per evidence kind.
 
-Run: python bench/ground_replay.py [--rev REV] [--steps 40,200,400,620] [--old-code REV] [--show]
+Run: python bench/ground_replay.py [--project attrs|structlog] [--steps 40,200,400,620] [--show]
 """
 
 from __future__ import annotations
@@ -44,6 +55,9 @@ BASE = "7fa9cd03d5485107bc199915a86bb789926fdf4a"
 SPACE = re.compile(r"\s+")
 KEEPS_SIZE = "keeps its size"  # evidence/relocation.py's reason past range_growth_factor's bound
 KINDS = ("lines", "definition", "head", "file")
+STRUCTLOG = ("23.1.0", "23.2.0", "23.3.0", "24.1.0", "24.4.0", "25.1.0", "25.4.0")
+DATA = ROOT / "bench" / "ground_replay_data"
+UNIT = "commits"
 
 
 def evidence_kind(resource: str) -> str:
@@ -53,14 +67,20 @@ def evidence_kind(resource: str) -> str:
     return "lines" if fragment[:1] == "L" and fragment[1:2].isdigit() else "head" if fragment.endswith(":head") else "definition"
 
 
-def keeps_size_line(claims: list[dict]) -> str:  # type: ignore[type-arg]
-    """Per kind: claims whose evidence of that kind keeps its size, of the claims citing it."""
+def by_kind_line(claims: list[dict], counted) -> str:  # type: ignore[no-untyped-def, type-arg]
+    """Per evidence kind: the claims with an item of that kind `counted` holds for, of the claims
+    citing that kind."""
     cited: Counter[str] = Counter()
-    sized: Counter[str] = Counter()
+    hits: Counter[str] = Counter()
     for c in claims:
         cited.update({evidence_kind(e["resource"]) for e in c["evidence"]})
-        sized.update({evidence_kind(e["resource"]) for e in c["evidence"] if KEEPS_SIZE in (e.get("reason") or "")})
-    return ", ".join(f"{k} {sized[k]} of {cited[k]}" for k in KINDS if cited[k])
+        hits.update({evidence_kind(e["resource"]) for e in c["evidence"] if counted(e)})
+    return ", ".join(f"{k} {hits[k]} of {cited[k]}" for k in KINDS if cited[k])
+
+
+def keeps_size_line(claims: list[dict]) -> str:  # type: ignore[type-arg]
+    """Per kind: claims whose evidence of that kind keeps its size, of the claims citing it."""
+    return by_kind_line(claims, lambda e: KEEPS_SIZE in (e.get("reason") or ""))
 
 
 def sh(*argv: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
@@ -72,15 +92,38 @@ def ow(code: Path, root: Path, *argv: str) -> str:
     return sh(sys.executable, "-m", "openwiki_git", "-C", str(root), *argv, env={**os.environ, "PYTHONPATH": str(code)})
 
 
-def grounded(tmp: Path, name: str, code: Path, base: str) -> tuple[Path, str]:
+def structlog_origin(tmp: Path, sdists: Path | None) -> Path:
+    """A repository with one commit per structlog release, from its sdists (downloaded by pip
+    unless `sdists` holds them)."""
+    folder = sdists or tmp / "sdists"
+    origin = tmp / "origin"
+    origin.mkdir()
+    sh("git", "init", "-q", cwd=origin)
+    for version in STRUCTLOG:
+        tarball = folder / f"structlog-{version}.tar.gz"
+        if not tarball.exists():
+            got = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps",
+                                  f"structlog=={version}", "-d", str(folder)], capture_output=True, text=True)
+            if got.returncode != 0:
+                raise SystemExit(f"error: pip download structlog=={version}: {got.stderr.strip()[-300:]}")
+        for old in origin.iterdir():
+            if old.name != ".git":
+                shutil.rmtree(old) if old.is_dir() else old.unlink()
+        subprocess.run(["tar", "-x", "-z", "-f", str(tarball), "-C", str(origin), "--strip-components=1"], check=True)
+        sh("git", "add", "-A", cwd=origin)
+        who = ("-c", "user.name=bench", "-c", "user.email=bench@example.invalid")
+        sh("git", *who, "commit", "-q", "-m", f"structlog {version}", cwd=origin)
+    return origin
+
+
+def grounded(tmp: Path, name: str, code: Path, origin: str, base: str) -> Path:
     root = tmp / name
-    sh("git", "clone", "-q", BUNDLE, str(root))
-    tip = sh("git", "rev-parse", "HEAD", cwd=root).strip()
+    sh("git", "clone", "-q", origin, str(root))
     sh("git", "checkout", "-q", base, cwd=root)
     (root / ".openwiki").mkdir(exist_ok=True)
     (root / ".openwiki" / "config.yml").write_text("wiki_dir: docs\n")
     ow(code, root, "ground", "--all", "--format", "json")
-    return root, tip
+    return root
 
 
 def widen_heads(root: Path) -> None:
@@ -103,39 +146,89 @@ def docs_text(root: Path, rev: str) -> str:
     return SPACE.sub(" ", " ".join(sh("git", "show", f"{rev}:{p}", cwd=root) for p in paths if p.endswith((".md", ".rst"))))
 
 
+def went_false(sentence: str, steps: int, labels: dict[str, dict]) -> bool | None:  # type: ignore[type-arg]
+    """Whether a candidate's sentence is false after `steps` commits, by its hand label (None:
+    not labelled)."""
+    label = labels.get(sentence)
+    if label is None:
+        return None
+    return label["false_from"] is not None and label["false_from"] <= steps
+
+
+def window(data: dict, later: str, steps: int, labels: dict[str, dict], unlabeled: set[str]) -> dict[str, int]:  # type: ignore[type-arg]
+    """One run's figures at the end of a window (claims, stale, still true among the stale, the
+    sentences that went false and those caught)."""
+    stale = [c for c in data["claims"] if c["status"] != "fresh"]
+    false_sentences: set[str] = set()
+    caught: set[str] = set()
+    true_stale = 0
+    for c in data["claims"]:
+        sentence = SPACE.sub(" ", c["statement"])
+        verdict = False if sentence in later else went_false(sentence, steps, labels)
+        if verdict is None:
+            unlabeled.add(sentence)
+            continue
+        if verdict:
+            false_sentences.add(sentence)
+            if c["status"] != "fresh":
+                caught.add(sentence)
+        elif c["status"] != "fresh":
+            true_stale += 1
+    return {"claims": len(data["claims"]), "stale": len(stale), "true_stale": true_stale,
+            "went_false": len(false_sentences), "caught": len(caught)}
+
+
+def report(steps: int, name: str, data: dict, got: dict[str, int], show: bool) -> None:  # type: ignore[type-arg]
+    heads = sum(1 for c in data["claims"] if any(e["resource"].endswith(":head") for e in c["evidence"]))
+    named = sum(1 for c in data["claims"] if any("#L" not in e["resource"] for e in c["evidence"]))
+    share = f"{got['true_stale'] / got['stale']:.0%}" if got["stale"] else "-"
+    print(f"{steps:>4} {UNIT:<8} {name:>6}: {got['claims']} claims ({named} by name, {heads} heads), stale at the end {got['stale']}, "
+          f"still true {got['true_stale']} of those ({share}); sentences went false {got['went_false']}, caught {got['caught']}")
+    print(f"{'':>21}stale (claims, by evidence kind): {by_kind_line(data['claims'], lambda e: e['status'] != 'fresh')}")
+    print(f"{'':>21}keeps its size (claims, by evidence kind): {keeps_size_line(data['claims'])}")
+    for c in [c for c in data["claims"] if c["status"] != "fresh"] if show else ():
+        reasons = [(e["resource"], e["reason"] if KEEPS_SIZE in e["reason"] else e["reason"][:70]) for e in c["evidence"]]
+        print("      ", [r for r, e in zip(reasons, c["evidence"], strict=True) if e["status"] != "fresh"])
+
+
 def main() -> int:
+    global UNIT
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rev", default=BASE)
-    ap.add_argument("--steps", default="40,200,400,620", help="window lengths in first-parent commits (attrs has 620 after the base)")
+    ap.add_argument("--project", choices=("attrs", "structlog"), default="attrs")
+    ap.add_argument("--rev", default=BASE, help="attrs: the commit grounded")
+    ap.add_argument("--steps", help="window lengths in first-parent commits (attrs: 40,200,400,620; structlog: releases, 1,2,4,6)")
+    ap.add_argument("--sdists", type=Path, help="structlog: a folder holding the sdists (else pip downloads them)")
     ap.add_argument("--old-code", default="8ef30e1", help="the revision of this repository whose ground cites lines")
     ap.add_argument("--show", action="store_true", help="print every stale claim's evidence")
     args = ap.parse_args()
+    labels = json.loads((DATA / f"{args.project}.json").read_text())["sentences"]
+    unlabeled: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="ground-replay-") as tmp_name:
         tmp = Path(tmp_name)
+        if args.project == "attrs":
+            origin, base, steps_arg = BUNDLE, args.rev, args.steps or "40,200,400,620"
+        else:
+            origin_dir = structlog_origin(tmp, args.sdists)
+            origin, steps_arg, UNIT = str(origin_dir), args.steps or "1,2,4,6", "releases"
+            base = sh("git", "rev-list", "--max-parents=0", "HEAD", cwd=origin_dir).strip()
         old = tmp / "old-code"
         old.mkdir()
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.old_code, "openwiki_git"], capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
-        roots = {"lines": (*grounded(tmp, "lines", old, args.rev), old), "named": (*grounded(tmp, "named", ROOT, args.rev), ROOT)}
+        roots = {"lines": (grounded(tmp, "lines", old, origin, base), old), "named": (grounded(tmp, "named", ROOT, origin, base), ROOT)}
         shutil.copytree(roots["named"][0], tmp / "whole", symlinks=True)
         widen_heads(tmp / "whole")
-        roots["whole"] = (tmp / "whole", roots["named"][1], ROOT)
-        for steps in (int(s) for s in args.steps.split(",")):
-            for name, (root, tip, code) in roots.items():
-                end = sh("git", "rev-list", "--first-parent", "--reverse", f"{args.rev}..{tip}", cwd=root).split()[steps - 1]
+        roots["whole"] = (tmp / "whole", ROOT)
+        history = sh("git", "rev-list", "--first-parent", "--reverse", f"{base}..origin/HEAD", cwd=roots["named"][0]).split()
+        for steps in (int(s) for s in steps_arg.split(",")):
+            end = history[steps - 1]
+            later = docs_text(roots["named"][0], end)
+            for name, (root, code) in roots.items():
                 data = json.loads(ow(code, root, "check", "--source", end, "--format", "json", "--no-cache"))
-                later = docs_text(root, end)
-                stale = [c for c in data["claims"] if c["status"] != "fresh"]
-                kept = [c for c in stale if SPACE.sub(" ", c["statement"]) in later]
-                heads = sum(1 for c in data["claims"] if any(e["resource"].endswith(":head") for e in c["evidence"]))
-                named = sum(1 for c in data["claims"] if any("#L" not in e["resource"] for e in c["evidence"]))
-                print(f"{steps:>4} commits {name:>6}: {len(data['claims'])} claims ({named} by name, {heads} heads), "
-                      f"stale at the end {len(stale)}, the later docs keep {len(kept)} of those word for word")
-                print(f"{'':>19}keeps its size (claims, by evidence kind): {keeps_size_line(data['claims'])}")
-                for c in stale if args.show else ():
-                    reasons = [(e["resource"], e["reason"] if KEEPS_SIZE in e["reason"] else e["reason"][:70]) for e in c["evidence"]]
-                    print("      ", [r for r, e in zip(reasons, c["evidence"], strict=True) if e["status"] != "fresh"])
-    return 0
+                report(steps, name, data, window(data, later, steps, labels, unlabeled), args.show)
+    for sentence in sorted(unlabeled):
+        print(f"UNLABELED: {sentence}")
+    return 1 if unlabeled else 0
 
 
 if __name__ == "__main__":

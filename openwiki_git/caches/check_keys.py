@@ -59,6 +59,15 @@ def scope_of(resource: str) -> Scope:
     return None, scope, isinstance(kind, GrepSet) and not isinstance(kind, FileSet), False
 
 
+def may_name_elsewhere(e: Any) -> bool:
+    """Whether an evidence result's reason may name another file: a definition gone from its
+    file (its reason then says where one of the same body is, claims/kinds.py's `moved_hint`).
+    Such an answer depends on files the claim does not cite, which no cache key covers: check's
+    summary judges it again. (The graph's resolver is given no tracked files, so its reasons
+    never name another file.)"""
+    return bool(e.status == "unresolved" and scope_of(e.resource)[3])
+
+
 def grammar_modules(path: str) -> tuple[str, ...]:
     """The modules a definition in `path` is read through: tree-sitter and the grammar of its
     extension (none for Python, read by `ast`). Installing or removing them changes the answer

@@ -24,7 +24,7 @@ from openwiki_git.caches.check import (
     read,
     stat_or_none,
 )
-from openwiki_git.caches.check_keys import Globs, PageKeys, verbatim
+from openwiki_git.caches.check_keys import Globs, PageKeys, may_name_elsewhere, verbatim
 
 MAX_NOTABLE = 20_000  # notable claim records kept at most; pages beyond are judged on each run
 
@@ -248,7 +248,7 @@ def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str
         for claim in sc.claims:
             for ev in claim.evidence:
                 cited.add(ev.resource)
-        stable = cited.stable and not racy(started_ns, *keys[page])
+        stable = cited.stable and not racy(started_ns, *keys[page]) and not any(may_name_elsewhere(e) for r in rs for e in r.evidence)
         entry = {
             "sidecar": keys[page][0], "page": keys[page][1], "files": cited.files,
             "summary": checker.summarize(rs),

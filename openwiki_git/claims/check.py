@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from openwiki_git.claims import kinds
+from openwiki_git.claims import kinds, symbols
 from openwiki_git.claims.due import ReverifyAfter
 from openwiki_git.evidence import tokens
 from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
@@ -290,7 +290,7 @@ def check_claim(
     # check's text names a claim needing attention by PAGE:LINE; found here, it is cached with the record
     attention = status != "fresh" or due or claim.mark is not None
     line = citations.sentence_line(page_text, claim.id) if attention and marker and page_text is not None else None
-    return ClaimResult(page, claim, status, results, marker, due, tuple(notes), line)
+    return ClaimResult(page, claim, status, tuple(symbols.for_claim(r, claim.id) for r in results), marker, due, tuple(notes), line)
 
 
 def is_due(

@@ -11,7 +11,8 @@ Two entry points, one per way a claim is checked:
 
 A definition is fresh while its text is (it may move anywhere in its file, or the file be
 renamed), stale when its text changes, unresolved when no definition has its name (naming one of
-the same body under another name when there is exactly one). A set is fresh while its members
+the same body under another name when there is exactly one, in its file, else in another file of
+the same extension: `moved_hint`). A set is fresh while its members
 are, whatever else changes in their files.
 """
 
@@ -21,6 +22,7 @@ from collections.abc import Callable, Sequence
 
 from openwiki_git.claims.outcomes import EvidenceOutcome
 from openwiki_git.claims.sides import Sides
+from openwiki_git.claims.symbols import Elsewhere, diff_elsewhere, head_v1, moved_hint, renamed, symbol_token, tracked_elsewhere
 from openwiki_git.diff import cosmetic
 from openwiki_git.diff.hunks import FileChange, Hunk
 from openwiki_git.evidence import definitions
@@ -33,7 +35,6 @@ from openwiki_git.evidence.kinds import (
     Symbol,
     check_query,
     decode_members,
-    def_version,
     glob_matches,
     kind_scope,
     set_version,
@@ -63,7 +64,8 @@ def resolve(
     """The item now. `verified`: the file as it was verified (a definition's cosmetic edit is then
     recognised, as for lines)."""
     if isinstance(kind, Symbol):
-        return symbol_result(kind, resource, version, read(kind.path), verified=verified, annotations=annotations)
+        elsewhere = None if tracked is None else tracked_elsewhere(tracked, read)
+        return symbol_result(kind, resource, version, read(kind.path), verified=verified, annotations=annotations, elsewhere=elsewhere)
     scope, is_glob = kind_scope(kind)
     if is_glob and tracked is None:
         return EvidenceResult(resource, "unresolved", None, "the tracked files are not known here")
@@ -78,24 +80,30 @@ def resolve(
 
 
 def symbol_result(
-    sym: Symbol, resource: str, version: str, ft: FileText, *, verified: FileText | None = None, annotations: bool = False
+    sym: Symbol, resource: str, version: str, ft: FileText, *, verified: FileText | None = None, annotations: bool = False,
+    elsewhere: Elsewhere | None = None,
 ) -> EvidenceResult:
-    """A definition in `ft` (the file now) against its verified token."""
+    """A definition in `ft` (the file now) against its verified token; `elsewhere`: the files it
+    may have moved to, searched only when it is gone (`moved_hint`)."""
     what = f"{sym.name}:head" if sym.head else sym.name
     if ft.text is None:
-        return EvidenceResult(resource, "unresolved", None, f"{sym.path}: {ft.problem}", blob=ft.blob)
+        reason = f"{sym.path}: {ft.problem}" + moved_hint(sym, version, elsewhere)
+        return EvidenceResult(resource, "unresolved", None, reason, blob=ft.blob)
     missing = definitions.unsupported(sym.path)
     if missing is not None:
         return EvidenceResult(resource, "unresolved", None, f"{sym.path}: cannot read #{what}: {missing}", blob=ft.blob)
     lines = split_lines(ft.text)
     ext = definitions.find(sym.path, ft.text, sym.name)
     if ext is None:
-        reason = f"no definition named {sym.name} in {sym.path}" + _renamed(sym, ft.text, lines, version)
+        hint = renamed(sym, ft.text, version) or moved_hint(sym, version, elsewhere)
+        reason = f"no definition named {sym.name} in {sym.path}" + hint
         return EvidenceResult(resource, "unresolved", None, reason, blob=ft.blob)
-    token = def_version(ext.text(lines, head=sym.head))
+    token = symbol_token(sym, ext, lines, version)
     current = sym.canonical
     if token == version:
         return EvidenceResult(resource, "fresh", current, "unchanged", token, ft.blob)
+    if head_v1(sym, version):  # changed as its first head read it: what a confirm writes now
+        token = symbol_token(sym, ext, lines, "")
     reason = f"definition {what} changed (L{ext.start}-L{ext.end} now)"
     if verified is not None and verified.text is not None:
         cosmetic_reason = _cosmetic(sym, verified.text, version, lines, ext, annotations)
@@ -112,30 +120,22 @@ def hunks_over(text: str | None, sym: Symbol, hunks: tuple[Hunk, ...]) -> tuple[
     return tuple(h for h in hunks if h.new_start <= ext.end and ext.start <= max(h.new_last, h.new_start))
 
 
-def _renamed(sym: Symbol, text: str, lines: list[str], version: str) -> str:
-    """`; renamed to X?` when exactly one definition of the file has the verified text with its
-    own name in place of the old one."""
-    old_last = sym.name.rsplit(".", 1)[-1]
-    same = []
-    for ext in definitions.definitions(sym.path, text):
-        new_last = ext.name.rsplit(".", 1)[-1]
-        body = ext.text(lines, head=sym.head)
-        if ext.name != sym.name and def_version(body.replace(new_last, old_last, 1)) == version:
-            same.append(ext.name)
-    return f"; renamed to `{same[0]}`?" if len(same) == 1 else ""
-
-
 def _cosmetic(sym: Symbol, then: str, version: str, lines: list[str], ext: definitions.Extent, annotations: bool) -> str | None:
     """cosmetic.compare() on the definition (or its head) as verified and as it is now: the same
     rules as for lines, so an annotation-only edit of a signature is cosmetic only with
     `cosmetic_annotations: true`."""
     then_lines = split_lines(then)
     old = definitions.find(sym.path, then, sym.name)
-    if old is None or def_version(old.text(then_lines, head=sym.head)) != version:
+    if old is None or symbol_token(sym, old, then_lines, version) != version:
         return None
-    if sym.head:  # the head's pieces (signature, docstring, __init__'s signature), compared as one text
-        old_head, new_head = split_lines(old.text(then_lines, head=True)), split_lines(ext.text(lines, head=True))
+    if head_v1(sym, version):  # the head's pieces (signature, docstring, __init__'s signature), compared as one text
+        old_head, new_head = split_lines(old.text(then_lines, head=True, v1=True)), split_lines(ext.text(lines, head=True, v1=True))
         return cosmetic.compare(sym.path, old_head, new_head, annotations=annotations)
+    if sym.head:  # the summary's prose is the same (else the token would differ there): its code, compared
+        if old.head_summary(then_lines) != ext.head_summary(lines):
+            return None
+        old_code, new_code = split_lines(old.head_code(then_lines)), split_lines(ext.head_code(lines))
+        return cosmetic.compare(sym.path, old_code, new_code, annotations=annotations)
     return cosmetic.compare(
         sym.path, then_lines, lines, old_span=(old.start, old.end), new_span=(ext.start, ext.end), annotations=annotations
     )
@@ -241,13 +241,14 @@ def through_diff(kind: Kind, ev: Evidence, sides: Sides, *, cosmetic_edits: str,
         change = sides.by_old.get(kind.path)
         if change is None:
             return None
+        elsewhere = diff_elsewhere(sides)
         if change.new_path is None or change.status == "deleted":
-            r = EvidenceResult(ev.resource, "unresolved", None, f"{kind.path} deleted")
+            r = EvidenceResult(ev.resource, "unresolved", None, f"{kind.path} deleted" + moved_hint(kind, ev.version, elsewhere))
             return _outcome(ev, r, change.hunks[:1], None)
         sym = kind.with_path(change.new_path)
         ft, _ = sides.new_file(sym.path)
         verified = sides.old_file(kind.path)[0] if cosmetic_edits != "stale" else None
-        r = symbol_result(sym, ev.resource, ev.version, ft, verified=verified, annotations=annotations)
+        r = symbol_result(sym, ev.resource, ev.version, ft, verified=verified, annotations=annotations, elsewhere=elsewhere)
         if cosmetic_edits == "mark" and r.status == "fresh" and r.reason.startswith("cosmetic"):
             r = EvidenceResult(r.resource, "stale", r.current_resource, r.reason, r.current_version, r.blob)
         hunks = hunks_over(ft.text, sym, change.hunks) if r.status != "fresh" else ()
@@ -277,10 +278,9 @@ def texts(
     """(the text as verified, the text now) for `claim show`: a definition's text (the verified
     one read from the blob it was verified in), a set's members one a line."""
     if isinstance(kind, Symbol):
-        now_ft = read(kind.path)
-        now = _definition_text(kind, now_ft.text)
-        then = _definition_text(kind, verified.text if verified is not None else None)
-        return (then if then is not None and def_version(then) == version else None), now
+        now = _definition_text(kind, read(kind.path).text, version)[0]
+        then, token = _definition_text(kind, verified.text if verified is not None else None, version)
+        return (then if token == version else None), now
     r = resolve(kind, kind.canonical, "", read, tracked)
     return members_text(version), members_text(r.current_version) if r.current_version else None
 
@@ -291,8 +291,12 @@ def members_text(token: str) -> str | None:
     return "".join(_show(m) + "\n" for m in sorted(_as_members(members), key=str)) if members is not None else None
 
 
-def _definition_text(sym: Symbol, text: str | None) -> str | None:
+def _definition_text(sym: Symbol, text: str | None, version: str) -> tuple[str | None, str | None]:
+    """(the definition's or head's text in `text`, its token), read the way `version` was written."""
     if text is None or definitions.unsupported(sym.path) is not None:
-        return None
+        return None, None
     ext = definitions.find(sym.path, text, sym.name)
-    return ext.text(split_lines(text), head=sym.head) if ext is not None else None
+    if ext is None:
+        return None, None
+    lines = split_lines(text)
+    return ext.text(lines, head=sym.head, v1=head_v1(sym, version)), symbol_token(sym, ext, lines, version)

@@ -51,6 +51,7 @@ from openwiki_git.claims import check as checker
 from openwiki_git.claims import kinds
 from openwiki_git.claims.outcomes import ClaimOutcome, EvidenceOutcome
 from openwiki_git.claims.sides import MODE_GITLINK, MODE_LINK, Reader, Sides
+from openwiki_git.claims.symbols import for_claim
 from openwiki_git.diff import cosmetic
 from openwiki_git.diff import hunks as diffmap
 from openwiki_git.diff.hunks import FileChange, Hunk, context_kept
@@ -102,6 +103,7 @@ class Engine:
             if kind is not None:  # a definition or a set (claims/kinds.py)
                 edits = self.options.cosmetic_edits if cur.mark is None else "stale"
                 got = kinds.through_diff(kind, ev, self.sides, cosmetic_edits=edits, annotations=self.options.cosmetic_annotations)
+                got = None if got is None else for_claim(got, cur.id)  # the claim's label in a moved hint's command
                 outcomes.append(got if got is not None else self._untouched(ev, marked))
                 affected = affected or got is not None
                 continue

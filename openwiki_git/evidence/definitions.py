@@ -4,36 +4,75 @@ TypeScript, Go and Rust through the tree-sitter adapter (treesitter.py, lazily).
 extents out. `ground`'s index and the claim check (a `repo://p.py#Cart.add` resource) read
 definitions here, so the two agree on what a name covers.
 
-A head is what a caller sees of a definition: a function's decorators, signature and docstring;
-a class's decorators, `class` line(s), docstring and its `__init__`'s signature. Elsewhere (the
-tree-sitter languages) it is the definition's lines up to where its body starts.
+A head is what a caller sees of a definition and what a sentence naming it is about: its
+decorators, its signature and its docstring's summary (the docstring's first paragraph, its
+documented role); for a class its decorators, `class` line(s), docstring summary and its
+`__init__`'s signature. The rest of a docstring (parameter docs, notes, version history) is
+body-level detail, like the code: on attrs' history its long docstrings were edited within
+40 commits (markup, a new paragraph, a renamed reference) with every summary's words unchanged.
+The head's token text (`head_token_text`) reads the summary as prose: inline markup (backticks,
+asterisks, a Sphinx role's `:func:` prefix) and line wrapping are not part of it, so
+``` ``attrs`` ``` becoming `*attrs*` leaves a head as it was. Elsewhere (the tree-sitter
+languages) a head is the definition's lines up to where its body starts.
+
+`head_v1` keeps the first head (the whole docstring): tokens written by it (`repo-def-v1` on a
+`:head` resource) are still read the way they were written (claims/kinds.py).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["Extent", "definitions", "find", "python_extent", "unsupported"]
+from openwiki_git.evidence.tokens import split_lines
+
+__all__ = ["Extent", "definitions", "find", "python_extent", "summary_prose", "unsupported"]
 
 Span = tuple[int, int]  # 1-based, inclusive
 
 
 @dataclass(frozen=True, slots=True)
 class Extent:
-    """A definition: its qualified name in the file, its lines, its head's line spans."""
+    """A definition: its qualified name in the file, its lines, its head's line spans (and the
+    docstring summary's lines among them), the first head's spans (the whole docstring)."""
 
     name: str
     start: int
     end: int
     kind: str  # class, function, method (and what tree-sitter calls its definitions)
     head: tuple[Span, ...]
+    summary: Span | None = None
+    head_v1: tuple[Span, ...] | None = None  # None: the same as `head`
 
-    def text(self, lines: list[str], *, head: bool = False) -> str:
-        """The definition's text (or its head's), from the file's lines (with terminators)."""
-        spans = self.head if head else ((self.start, self.end),)
+    def text(self, lines: list[str], *, head: bool = False, v1: bool = False) -> str:
+        """The definition's text (or its head's, or its first head's), from the file's lines
+        (with terminators)."""
+        spans = ((self.head_v1 or self.head) if v1 else self.head) if head else ((self.start, self.end),)
         return "".join("".join(lines[s - 1 : e]) for s, e in spans)
+
+    def head_code(self, lines: list[str]) -> str:
+        """The head's lines outside its docstring summary: decorators and signature(s)."""
+        first, last = self.summary or (0, -1)
+        return "".join(lines[n - 1] for s, e in self.head for n in range(s, e + 1) if not first <= n <= last)
+
+    def head_summary(self, lines: list[str]) -> str:
+        """The head's docstring summary as prose (`summary_prose`); "" without a docstring."""
+        return summary_prose("".join(lines[self.summary[0] - 1 : self.summary[1]])) if self.summary else ""
+
+    def body_text(self, lines: list[str]) -> str:
+        """The definition's lines outside its head (its code and the rest of its docstring),
+        whole-line comments (`#`, `//`) left out: a comment is not something the code has."""
+        in_head = {n for s, e in self.head for n in range(s, e + 1)}
+        body = (lines[n - 1] for n in range(self.start, self.end + 1) if n not in in_head)
+        return "".join(line for line in body if not line.lstrip().startswith(("#", "//")))
+
+    def head_token_text(self, lines: list[str]) -> str:
+        """What a head's token covers: its code lines as they are, then its summary as prose."""
+        if self.summary is None:
+            return self.text(lines, head=True)
+        return self.head_code(lines) + "\0summary: " + self.head_summary(lines)
 
 
 def python_extent(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> Span:
@@ -61,7 +100,7 @@ def definitions(path: str, text: str) -> list[Extent]:
             tree = ast.parse(text, filename=path)
         except (SyntaxError, ValueError, RecursionError):
             return []
-        return list(_python(tree.body, ""))
+        return list(_python(tree.body, "", split_lines(text)))
     from openwiki_git.evidence import treesitter
 
     return [Extent(n, s, e, k, ((s, h),)) for n, s, e, k, h in treesitter.extents(path, text)]
@@ -73,22 +112,26 @@ def find(path: str, text: str, name: str) -> Extent | None:
     return found[-1] if found else None
 
 
-def _python(body: list[ast.stmt], prefix: str) -> Iterator[Extent]:
+def _python(body: list[ast.stmt], prefix: str, text_lines: list[str]) -> Iterator[Extent]:
     for node in body:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         name = f"{prefix}{node.name}"
         start, end = python_extent(node)
+        signature = (start, _signature_end(node))
+        docstring = _docstring(node)
+        summary = _summary(docstring, text_lines) if docstring else None
+        extra = []
         if isinstance(node, ast.ClassDef):
-            head = [(start, _signature_end(node)), *_docstring(node)]
             init = next((n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"), None)
             if init is not None:
-                head.append((python_extent(init)[0], _signature_end(init)))
-            yield Extent(name, start, end, "class", _merged(head))
-            yield from _python(node.body, name + ".")
-        else:
-            kind = "method" if prefix else "function"  # only classes' bodies are walked
-            yield Extent(name, start, end, kind, _merged([(start, _signature_end(node)), *_docstring(node)]))
+                extra.append((python_extent(init)[0], _signature_end(init)))
+        kind = "class" if isinstance(node, ast.ClassDef) else "method" if prefix else "function"  # only classes' bodies are walked
+        head = _merged([signature, *([summary] if summary else []), *extra])
+        head_v1 = _merged([signature, *docstring, *extra])
+        yield Extent(name, start, end, kind, head, summary, head_v1 if head_v1 != head else None)
+        if isinstance(node, ast.ClassDef):
+            yield from _python(node.body, name + ".", text_lines)
 
 
 def _signature_end(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int:
@@ -103,6 +146,32 @@ def _docstring(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> l
     if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
         return [(first.lineno, first.end_lineno or first.lineno)]
     return []
+
+
+_QUOTES = re.compile(r"""^\s*[rRuUbB]{0,2}(\"\"\"|\'\'\')|(\"\"\"|\'\'\')\s*$""")
+_ROLE = re.compile(r":[\w.+-]+(?::[\w.+-]+)?:(?=`)")  # :func:`x`, :py:meth:`x`
+_MARKUP = re.compile(r"[`*]+")
+
+
+def _summary(docstring: list[Span], text_lines: list[str]) -> Span:
+    """The lines of the docstring's first paragraph: from its first line through the line
+    before the first blank one after its first words (or its closing quotes)."""
+    first, last = docstring[0]
+    seen_words = False
+    for n in range(first, last + 1):
+        words = _QUOTES.sub("", text_lines[n - 1]).strip()
+        if words:
+            seen_words = True
+        elif seen_words and n != last:
+            return first, n - 1
+    return first, last
+
+
+def summary_prose(text: str) -> str:
+    """A docstring summary as prose: its quotes, inline markup (backticks, asterisks, a Sphinx
+    role's prefix) and line wrapping left out."""
+    words = " ".join(_QUOTES.sub("", line) for line in text.splitlines())
+    return " ".join(_MARKUP.sub("", _ROLE.sub("", words)).split())
 
 
 def _merged(spans: list[Span]) -> tuple[Span, ...]:

@@ -10,7 +10,9 @@ lines. Their grammar, canonical form and version tokens. Pure: stdlib only, no I
 OpenWiki's grammar (resource.py) is left exactly as it is: `parse_kind` answers None for every
 resource it reads as a line range or a whole file, and only a resource with a non-`L` fragment,
 a glob character in its path or a `?grep=` query is one of ours. Their tokens are ours too
-(`repo-def-v1`, `repo-set-v1`), so OpenWiki cannot misread them as its own.
+(`repo-def-v1`, `repo-head-v2`, `repo-set-v1`), so OpenWiki cannot misread them as its own. A
+head's token is `repo-head-v2` (its signature and docstring summary, definitions.py); a head
+written before it carries `repo-def-v1` (its signature and whole docstring) and is read so.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from openwiki_git.evidence.tokens import sha256_hex
 
 __all__ = [
     "DEF_PREFIX",
+    "HEAD_PREFIX",
     "MAX_MEMBERS",
     "SET_PREFIX",
     "FileSet",
@@ -44,6 +47,7 @@ __all__ = [
     "decode_members",
     "def_version",
     "glob_matches",
+    "head_version",
     "is_kind_token",
     "kind_link_path",
     "looks_like_kind",
@@ -55,6 +59,7 @@ __all__ = [
 ]
 
 DEF_PREFIX = "repo-def-v1:sha256:"
+HEAD_PREFIX = "repo-head-v2:sha256:"
 SET_PREFIX = "repo-set-v1:sha256:"
 MAX_MEMBERS = 2000  # a set token lists its members; past this, narrow the glob or the query
 MAX_QUERY = 200  # characters of a grep query
@@ -345,6 +350,11 @@ def def_version(text: str) -> str:
     return DEF_PREFIX + sha256_hex(text)
 
 
+def head_version(text: str) -> str:
+    """`repo-head-v2:sha256:<H(text)>`: a head's token text (definitions.Extent.head_token_text)."""
+    return HEAD_PREFIX + sha256_hex(text)
+
+
 def set_version(members: list[str] | list[list[str]]) -> str:
     """`repo-set-v1:sha256:<H(json)>:<base64url(json)>`: the members, sorted, listed in the token
     so that a change can name what was added and what went (a hash alone could not)."""
@@ -369,4 +379,4 @@ def decode_members(token: str) -> list[str] | list[list[str]] | None:
 
 
 def is_kind_token(token: str) -> bool:
-    return token.startswith((DEF_PREFIX, SET_PREFIX))
+    return token.startswith((DEF_PREFIX, HEAD_PREFIX, SET_PREFIX))

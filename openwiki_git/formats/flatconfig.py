@@ -6,6 +6,7 @@ reads the config through it, and `check --no-cache`'s lean path (services/check_
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from openwiki_git.errors import ConfigError
@@ -101,3 +102,13 @@ def clean_wiki_dir(value: str, where: str = "wiki_dir") -> str:
             f"{where}: wiki_dir {value!r} must be a relative directory inside the repository", "e.g. .openwiki"
         )
     return cleaned
+
+
+def configured_wiki_dir(data: dict[str, Any], is_dir: Callable[[str], bool]) -> str:
+    """The wiki directory a config's settings name (without --wiki-dir): its `wiki_dir`, else
+    OpenWiki's `openwiki/` when only that one is a directory (`is_dir` asks the tree it is in:
+    the working tree, or a commit's for the health report's history), else `.openwiki`."""
+    value = data.get("wiki_dir")
+    if value is None and not is_dir(DEFAULT_WIKI_DIR) and is_dir(OPENWIKI_WIKI_DIR):
+        return OPENWIKI_WIKI_DIR
+    return str(value or DEFAULT_WIKI_DIR)

@@ -18,6 +18,7 @@ from openwiki_git.formats.sidecar_plain import BLOB, CLAIM_ID, CLAIM_KEYS, EVIDE
 from openwiki_git.model import Cause, Claim, Evidence, Mark, Sidecar, Verification
 
 DEF_VERSION = re.compile(r"^repo-def-v1:sha256:[0-9a-f]{64}$")  # a definition by name (evidence/kinds.py)
+HEAD_VERSION = re.compile(r"^repo-(?:head-v2|def-v1):sha256:[0-9a-f]{64}$")  # a head; v1: written before v2
 SET_VERSION = re.compile(r"^repo-set-v1:sha256:[0-9a-f]{64}:[A-Za-z0-9_-]*$")  # a set of files or lines
 MARK_KEYS = {"status", "since", "causes", "commit"}
 CAUSE_KEYS = {"resource", "reason", "hunk", "oldLines", "newLines", "path", "blob"}
@@ -207,8 +208,11 @@ def _kind_evidence(r: _Reader, e: dict[str, Any], resource: str, where: str, wik
     if kind.canonical != resource:
         raise r.fail(f"{where}.resource", f"{resource!r} is not canonical", f"write it as {kind.canonical}")
     symbol = isinstance(kind, Symbol)
-    pattern, token = (DEF_VERSION, "repo-def-v1") if symbol else (SET_VERSION, "repo-set-v1")
-    what = "a definition" if symbol else "a set"
+    if isinstance(kind, Symbol) and kind.head:
+        pattern, token, what = HEAD_VERSION, "repo-head-v2", "a head"
+    else:
+        pattern, token = (DEF_VERSION, "repo-def-v1") if symbol else (SET_VERSION, "repo-set-v1")
+        what = "a definition" if symbol else "a set"
     version = r.text(e["version"], f"{where}.version", pattern, f"{what} resource needs a {token} token (`claim confirm` writes one)")
     blob = r.text(e["blob"], f"{where}.blob", BLOB, "expected a git object id") if "blob" in e else None
     return Evidence(resource, version, blob)

@@ -7,7 +7,7 @@ lookup, and a changed folder yields only its changed blobs, so the cost follows 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pygit2
@@ -52,11 +52,14 @@ def first_parent(repo: Repo, head: str, *, limit: int | None, stop: str | None =
     return out
 
 
-def folder_history(repo: Repo, commits: list[Commit], folder: str) -> Iterator[Snapshot]:
-    """Each commit's change to `folder` (a path in the tree, e.g. `.openwiki/.claims`)."""
+def folder_history(repo: Repo, commits: list[Commit], folder: str | Callable[[Commit], str]) -> Iterator[Snapshot]:
+    """Each commit's change to `folder` (a path in the tree, e.g. `.openwiki/.claims`), or to the
+    folder `folder(commit)` names at each commit (a folder that moved: its trees are compared
+    across the move, so a move alone changes nothing)."""
+    folder_at = folder if callable(folder) else (lambda _commit: folder)
     before: str | None = None
     for n, commit in enumerate(commits):
-        tree = gitdiff.tree_entry_id(repo, commit.id, folder)
+        tree = gitdiff.tree_entry_id(repo, commit.id, folder_at(commit))
         if tree is not None and not gitdiff.is_tree(repo, tree):
             tree = None
         if n > 0 and tree == before:

@@ -319,6 +319,7 @@ def _resolve_key(ref: Ref, index: SourceIndex) -> Resolution:
 HEAD_AFTER = 40  # lines: a definition longer than a screen is cited by its head
 _CODE_SPAN = re.compile(r"`([^`]+)`|\"([^\"]+)\"|'([^']+)'")
 _CODE_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 
 
 def named_resource(index: SourceIndex, d: Definition, sentence: str) -> str:
@@ -334,7 +335,7 @@ def named_resource(index: SourceIndex, d: Definition, sentence: str) -> str:
     if text is None or ext is None or (ext.start, ext.end) != (d.start, d.end):
         return d.resource
     head = d.kind == "class" or ext.end - ext.start + 1 > HEAD_AFTER
-    if head and _quotes_body(sentence, ext, split_lines(text)):
+    if head and _quotes_body(index, sentence, ext, split_lines(text)):
         head = False
     return Symbol(d.path, name, head).canonical
 
@@ -347,16 +348,27 @@ def _in_file(index: SourceIndex, d: Definition) -> str:
     return d.qualname[len(module) + 1 :] if module and d.qualname.startswith(module + ".") else d.qualname
 
 
-def _quotes_body(sentence: str, ext: definitions.Extent, lines: list[str]) -> bool:
+def _quotes_body(index: SourceIndex, sentence: str, ext: definitions.Extent, lines: list[str]) -> bool:
     """Whether the sentence names something its definition's body has and its head does not:
-    a quoted literal, or a code word (in a code span, or spelt like code: `_`, inner capitals)."""
+    a quoted literal, or a code word (in a code span, or spelt like code: `_`, inner capitals),
+    matched as a whole word. The body is the code and the docstring past its summary (a
+    parameter's docs), not comments. A code span that is a dotted name of another definition of
+    the project (`attr.attrs` beside `attr.attrib`) is a reference to that one, which gets its
+    own claim: its words are not quoted from this body."""
     head_text = ext.text(lines, head=True)
-    body_text = ext.text(lines).replace(head_text, "")
+    body_text = ext.body_text(lines)
     words: set[str] = set()
     for m in _CODE_SPAN.finditer(sentence):
         quoted = next(g for g in m.groups() if g)
+        name = quoted.strip("~.@").removesuffix("()")
+        if "." in name and _QUALIFIED.fullmatch(name) and index.expand(name):
+            continue
         words.add(quoted)
         words.update(_CODE_WORD.findall(quoted))
-    words.update(w for w in _CODE_WORD.findall(sentence) if "_" in w or any(c.isupper() for c in w[1:]))
+    words.update(w for w in _CODE_WORD.findall(_CODE_SPAN.sub(" ", sentence)) if "_" in w or any(c.isupper() for c in w[1:]))
     own = set(ext.name.split("."))
-    return any(len(w) >= 3 and w not in own and w in body_text and w not in head_text for w in words)
+    return any(len(w) >= 3 and w not in own and _has_word(body_text, w) and not _has_word(head_text, w) for w in words)
+
+
+def _has_word(text: str, word: str) -> bool:
+    return re.search(rf"(?<![\w]){re.escape(word)}(?![\w])", text) is not None

@@ -131,16 +131,16 @@ def _wiki_dir(root: str, wiki_dir_arg: str | None) -> str | None:
         if simple is None or not NEUTRAL_SETTINGS.issuperset(simple):
             return None
         settings = simple
-    wiki_dir = wiki_dir_arg if wiki_dir_arg is not None else settings.get("wiki_dir")
-    openwiki_only = not os.path.isdir(os.path.join(root, DEFAULT_WIKI_DIR)) and os.path.isdir(os.path.join(root, OPENWIKI_WIKI_DIR))
-    if wiki_dir is None and openwiki_only:
-        return None  # an OpenWiki wiki: its format's rules (markers optional, marks in front matter)
+    if wiki_dir_arg is not None:
+        wiki_dir = wiki_dir_arg
+    else:
+        wiki_dir = flatconfig.configured_wiki_dir(settings, lambda d: os.path.isdir(os.path.join(root, d)))
     try:
         cleaned = flatconfig.clean_wiki_dir(wiki_dir or DEFAULT_WIKI_DIR)
     except ConfigError:
         return None
     if cleaned == OPENWIKI_WIKI_DIR:
-        return None
+        return None  # an OpenWiki wiki: its format's rules (markers optional, marks in front matter)
     wiki = os.path.join(root, cleaned)
     # Wiki.require: a real directory inside the repository, with a real .claims/ directory.
     if os.path.realpath(wiki) != wiki or not os.path.isdir(wiki):

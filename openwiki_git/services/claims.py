@@ -244,10 +244,13 @@ def confirm(
     return page, claim, result
 
 
-def retract(ws: Workspace, claim_id: str, *, page: str | None = None) -> tuple[str, Claim]:
-    """Remove the claim from its sidecar and its marker from the page."""
+def retract(ws: Workspace, claim_id: str, *, by: str | None, page: str | None = None) -> tuple[str, Claim]:
+    """Remove the claim from its sidecar and its marker from the page. Retracting decides the
+    claim as verifying it does, so the config's verify_policy decides who may (`by`), as it does
+    for a model's or an agent's retract verdict."""
     with ws.wiki.lock():
         page, sidecar, claim = find(ws, claim_id, page)
+        policy.enforce(ws.config.verify_policy, page, by)
         editing.save_page(
             ws.wiki, sidecar.without_claim(claim.id), edit=lambda text: citations.remove_marker(text, claim.id)
         )

@@ -15,11 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 from openwiki_git.claims import health, trend
 from openwiki_git.claims import report as check_report
-from openwiki_git.errors import OpenwikiError, StoreError, UsageError
+from openwiki_git.errors import ConfigError, OpenwikiError, StoreError, UsageError
 from openwiki_git.services import check
+from openwiki_git.store.config import CONFIG_DIR, CONFIG_NAME, config_settings, configured_wiki_dir
 from openwiki_git.store.workspace import Workspace
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from openwiki_git.git.history import Commit
     from openwiki_git.github.actions import Step
 
 DEFAULT_HISTORY = 30
@@ -45,7 +49,7 @@ def run(options: ReportOptions) -> dict[str, Any]:
     checked = check.run(check.CheckOptions(directory=str(ws.repo.root), wiki_dir=options.wiki_dir, every=True))
     data = whole_report(checked)
     limit = options.history if options.history is not None else (None if stop else DEFAULT_HISTORY)
-    history = _history(ws, head, limit, stop)
+    history = _history(ws, head, limit, stop, options.wiki_dir)
     return health.build(
         data, _verifiers(ws), ws.wiki.pages(), history,
         now=datetime.now(UTC), head=head, link_base=_link_base(ws, head), since=stop,
@@ -62,15 +66,54 @@ def whole_report(checked: check.Checked) -> dict[str, Any]:
     return {**s.head, "claims": claims, **s.tail}
 
 
-def _history(ws: Workspace, head: str | None, limit: int | None, stop: str | None) -> trend.History:
+def _history(ws: Workspace, head: str | None, limit: int | None, stop: str | None, wiki_dir: str | None) -> trend.History:
     if head is None:
         return trend.History()
     from openwiki_git.git import history
 
     commits = history.first_parent(ws.repo, head, limit=limit, stop=stop)
-    folder = f"{ws.config.wiki_dir}/.claims"
+    folder = f"{ws.config.wiki_dir}/.claims" if wiki_dir is not None else _claims_folder_at(ws)
     snapshots = ((s.commit.id, s.commit.time, s.changed, s.whole) for s in history.folder_history(ws.repo, commits, folder))
     return trend.walk(snapshots)
+
+
+def _claims_folder_at(ws: Workspace) -> Callable[[Commit], str]:
+    """The sidecars' folder at each commit, as that commit's config names the wiki directory: a
+    wiki moved (`wiki_dir: docs`) keeps its trend from before the move. A commit whose config
+    cannot be read counts with today's folder (the report is about now; history is context)."""
+    from openwiki_git.git import diff as gitdiff
+
+    settings: dict[str, dict[str, Any] | None] = {}  # config blob id -> its settings (None: unreadable)
+
+    def folder(commit: Commit) -> str:
+        blob = gitdiff.blob_at(ws.repo, commit.id, f"{CONFIG_DIR}/{CONFIG_NAME}")
+        data: dict[str, Any] | None = {}
+        if blob is not None:
+            if blob[0] not in settings:
+                settings[blob[0]] = _settings_or_none(blob[1], f"{commit.id[:12]}:{CONFIG_DIR}/{CONFIG_NAME}")
+            data = settings[blob[0]]
+        if data is None:
+            return f"{ws.config.wiki_dir}/.claims"
+
+        def is_dir(path: str) -> bool:
+            entry = gitdiff.tree_entry_id(ws.repo, commit.id, path)
+            return entry is not None and gitdiff.is_tree(ws.repo, entry)
+
+        return f"{configured_wiki_dir(data, is_dir)}/.claims"
+
+    return folder
+
+
+def _settings_or_none(raw: bytes, place: str) -> dict[str, Any] | None:
+    """A past config's settings, None when it is too large or invalid (as load_config refuses it)."""
+    from openwiki_git.formats.yamlio import MAX_BYTES
+
+    if len(raw) > MAX_BYTES:
+        return None
+    try:
+        return config_settings(raw.decode("utf-8"), place)
+    except (UnicodeDecodeError, ConfigError):
+        return None
 
 
 def _verifiers(ws: Workspace) -> dict[str, str | None]:

@@ -10,6 +10,7 @@ import dataclasses
 from datetime import UTC, datetime
 from pathlib import Path
 
+from openwiki_git.claims.symbols import moved_target
 from openwiki_git.errors import UsageError
 from openwiki_git.evidence.relocation import extent_in
 from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource
@@ -103,7 +104,9 @@ def queue(ws: Workspace, pages: tuple[str, ...] = (), claim_ids: tuple[str, ...]
 def view(ws: Workspace, entry: Entry, source: str = "worktree") -> View:
     shown = claims.show(ws, entry.claim_id, source, page=entry.page)
     suggested = tuple(
-        suggest_range(ws, item["current_resource"], extent_in(item["reason"] or "")) if item["current_resource"] else None
+        suggest_range(ws, item["current_resource"], extent_in(item["reason"] or ""))
+        if item["current_resource"]
+        else moved_target(item["reason"] or "")  # a definition gone: where one of the same body is
         for item in shown.items
     )
     return View(entry, shown, suggested)
@@ -191,7 +194,7 @@ def apply(
     elif action == "repoint":
         claims.edit(ws, entry.claim_id, evidence=evidence, statement=None, by=by, source=source, page=entry.page)
     elif action == "retract":
-        claims.retract(ws, entry.claim_id, page=entry.page)
+        claims.retract(ws, entry.claim_id, by=by, page=entry.page)
     elif action != "skip":
         raise ValueError(action)
     return Done(entry, action, before)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openwiki_git.errors import ConfigError
-from openwiki_git.formats.flatconfig import CONFIG_DIR, CONFIG_NAME, DEFAULT_WIKI_DIR, OPENWIKI_WIKI_DIR
+from openwiki_git.formats.flatconfig import CONFIG_DIR, CONFIG_NAME, DEFAULT_WIKI_DIR, OPENWIKI_WIKI_DIR, configured_wiki_dir
 from openwiki_git.formats.flatconfig import clean_wiki_dir as _clean_wiki_dir
 from openwiki_git.formats.flatconfig import simple_config as _simple_config
 
@@ -95,9 +95,7 @@ def load_config(root: Path, *, wiki_dir: str | None = None) -> Config:
     where = "--wiki-dir"
     if wiki_dir is None:
         where = f"{CONFIG_DIR}/{CONFIG_NAME}: $.wiki_dir"
-        wiki_dir = data.get("wiki_dir")
-        if wiki_dir is None and not (root / DEFAULT_WIKI_DIR).is_dir() and (root / OPENWIKI_WIKI_DIR).is_dir():
-            wiki_dir = OPENWIKI_WIKI_DIR
+        wiki_dir = configured_wiki_dir(data, lambda d: (root / d).is_dir())
     wiki_dir = _clean_wiki_dir(wiki_dir or DEFAULT_WIKI_DIR, where)
     fmt = data.get("sidecar_format") or ("openwiki" if wiki_dir == OPENWIKI_WIKI_DIR else "openwiki-git")
     return Config(
@@ -128,6 +126,24 @@ def _policy(raw: Any) -> tuple[Rule, ...]:
     return rules(raw)
 
 
+def config_settings(text: str, place: str) -> dict[str, Any]:
+    """A config file's text as its settings, validated (ConfigError naming `place` when not)."""
+    simple = _simple_config(text)
+    if simple is not None:
+        return simple  # no YAML parser, no jsonschema: `check` starts fast
+
+    from openwiki_git.formats import schema
+    from openwiki_git.formats.yamlio import load_yaml
+
+    data = load_yaml(text, filename=place)
+    if data is None:
+        return {}
+    found = schema.problems("config", data)
+    if found:
+        raise ConfigError(f"{place}: {found[0]}", "see schemas/config.schema.json for the settings")
+    return dict(data)
+
+
 def _read(path: Path, root: Path) -> dict[str, Any]:
     from openwiki_git.formats.yamlio import MAX_BYTES
 
@@ -139,17 +155,4 @@ def _read(path: Path, root: Path) -> dict[str, Any]:
         text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{rel}: cannot read: {e}") from None
-    simple = _simple_config(text)
-    if simple is not None:
-        return simple  # no YAML parser, no jsonschema: `check` starts fast
-
-    from openwiki_git.formats import schema
-    from openwiki_git.formats.yamlio import load_yaml
-
-    data = load_yaml(text, filename=rel)
-    if data is None:
-        return {}
-    found = schema.problems("config", data)
-    if found:
-        raise ConfigError(f"{rel}: {found[0]}", "see schemas/config.schema.json for the settings")
-    return dict(data)
+    return config_settings(text, rel)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from openwiki_git.claims import policy
+from openwiki_git.pages import citations
 
 POLICY = 'verify_policy:\n  - pages: "security/**"\n    allow: [human]\n  - pages: "*.md"\n    allow: [human, agent]\n'
 RULE0 = '.openwiki/config.yml: $.verify_policy[0]: pages "security/**" allow [human]'
@@ -48,6 +49,21 @@ def test_claim_confirm_and_edit_refuse_a_forbidden_verifier_naming_the_rule(wiki
     assert wiki_repo.read(".openwiki/.claims/security/keys.json") == before
     assert wiki_repo.run("claim", "confirm", cid, "--by", "human:bob") == 0
     assert json.loads(wiki_repo.read(".openwiki/.claims/security/keys.json"))["claims"][0]["verifiedBy"] == "human:bob"
+
+
+def test_claim_retract_obeys_the_policy_as_confirm_does(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]
+    cid = _guarded(wiki_repo, capsys)
+    sidecar, page = ".openwiki/.claims/security/keys.json", ".openwiki/security/keys.md"
+    before = wiki_repo.read(sidecar), wiki_repo.read(page)
+    assert wiki_repo.run("claim", "retract", cid, "--by", "agent:claude") == 2
+    err = capsys.readouterr().err
+    assert "error: security/keys.md: the verify policy forbids 'agent:claude' (agent)" in err and RULE0 in err
+    assert wiki_repo.run("claim", "retract", cid) == 2  # a guarded page needs a named decider
+    assert "an unnamed verifier" in capsys.readouterr().err
+    assert (wiki_repo.read(sidecar), wiki_repo.read(page)) == before  # nothing written
+    assert wiki_repo.run("claim", "retract", cid, "--by", "human:bob") == 0
+    assert json.loads(wiki_repo.read(sidecar))["claims"] == []
+    assert citations.marker(cid) not in wiki_repo.read(page)
 
 
 def test_check_reports_a_verifier_set_by_hand_that_the_policy_forbids(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]

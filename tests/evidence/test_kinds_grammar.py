@@ -118,3 +118,35 @@ def test_a_missing_grammar_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(treesitter, "_parser", lambda ext: None)  # the extra not installed
     assert "pip install 'openwiki-git[ground]'" in (definitions.unsupported("web/a.ts") or "")
     assert definitions.unsupported("a.py") is None
+
+
+LONG_DOC = '''def attrib(default=None, *, limit=10):
+    r"""
+    Create a new ``attribute``
+    on a class.
+
+    :param limit: How many; past it, :class:`OverflowError`.
+    """
+    return default
+'''
+
+
+def test_a_head_is_the_signature_and_the_docstring_summary_the_first_head_the_whole_docstring() -> None:
+    (ext,) = definitions.definitions("a.py", LONG_DOC)
+    lines = LONG_DOC.splitlines(keepends=True)
+    assert (ext.head, ext.summary, ext.head_v1) == (((1, 4),), (2, 4), ((1, 7),))
+    assert ext.head_summary(lines) == "Create a new attribute on a class."
+    assert ext.head_code(lines) == "def attrib(default=None, *, limit=10):\n"
+    assert ":param limit" in ext.text(lines, head=True, v1=True) and ":param limit" not in ext.text(lines, head=True)
+    assert ":param limit" in ext.body_text(lines)
+
+
+@pytest.mark.parametrize(
+    "summary",
+    ['"""Create a new *attribute* on a class."""', '"""\n    Create a new :term:`attribute` on\n    a class.\n    """'],
+)
+def test_a_summarys_markup_and_wrapping_are_not_part_of_its_token_text(summary: str) -> None:
+    before = definitions.definitions("a.py", LONG_DOC)[0].head_token_text(LONG_DOC.splitlines(keepends=True))
+    text = f"def attrib(default=None, *, limit=10):\n    {summary}\n    return default\n"
+    (ext,) = definitions.definitions("a.py", text)
+    assert ext.head_token_text(text.splitlines(keepends=True)) == before

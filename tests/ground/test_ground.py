@@ -270,3 +270,34 @@ def test_classes_are_cited_by_their_head_unless_the_sentence_quotes_the_body(
     repo.write("src/engine.py", LONG.replace("return 3", "return 33"))  # an edit in the body
     rc = repo.run("check")
     assert rc == (0 if expected.endswith(":head") else 1)
+
+
+MAKE = (
+    'def make(size, *, strict=False):\n    """\n    Build a widget.\n\n'
+    + '    :param strict: refuse a size over MAX_SIZE; see Engine.\n    """\n'
+    + "    # mutable widgets are cached\n"
+    + "".join(f"    size += {i}\n" for i in range(40))
+    + "    return size\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("The function `make()` builds a widget.", "repo://src/widgets.py#make:head"),  # its summary's role: its head
+        ("The function `make()` refuses a size over `MAX_SIZE` when strict.", "repo://src/widgets.py#make"),  # a parameter's docs
+        ("The function `make()` keeps `mutable` widgets.", "repo://src/widgets.py#make:head"),  # only a comment says it
+        ("The function `make()` builds what `engine.Engine` runs.", "repo://src/widgets.py#make:head"),  # another definition's name
+    ],
+)
+def test_a_long_function_is_cited_by_its_head_unless_the_sentence_quotes_what_only_its_body_says(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], sentence: str, expected: str
+) -> None:
+    repo.write("src/widgets.py", MAKE)
+    repo.write("src/engine.py", LONG)
+    repo.write("docs/guide.md", f"# Guide\n\n{sentence}\n")
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.commit_all("initial")
+    rc, data = ground(repo, capsys, "--all")
+    assert rc in (0, 1)
+    assert added(data).get("make()") == expected, json.dumps(data)

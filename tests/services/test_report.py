@@ -34,6 +34,24 @@ def test_trend_and_clearing_come_from_the_sidecars_history(wiki_repo, capsys):
     assert "Marks cleared in this window: 1, after 3 h (median), 3 h (90th percentile); 0 still open." in capsys.readouterr().out
 
 
+def test_the_trend_follows_a_wiki_moved_by_its_config(wiki_repo, capsys):
+    commits = marked_history(wiki_repo)
+    (wiki_repo.root / "docs").mkdir()
+    wiki_repo.git("mv", ".openwiki/guide.md", "docs/guide.md")
+    wiki_repo.git("mv", ".openwiki/.claims", "docs/.claims")
+    config = wiki_repo.read(".openwiki/config.yml")
+    assert "wiki_dir: .openwiki\n" in config
+    wiki_repo.write(".openwiki/config.yml", config.replace("wiki_dir: .openwiki\n", "wiki_dir: docs\n"))
+    commits.append(commit_at(wiki_repo, "move the wiki to docs/", 5 * 3600))
+    data = run_json(wiki_repo, capsys, "report", "--history", "6")
+    assert [p["commit"] for p in data["trend"]] == commits
+    assert [(p["fresh"], p["stale"]) for p in data["trend"]] == [(0, 0), (1, 0), (1, 0), (0, 1), (1, 0), (1, 0)]
+    assert data["clearing"]["cleared"] == 1  # the mark before the move, cleared before it
+    capsys.readouterr()
+    assert wiki_repo.run("report", "--history", "6", "--wiki-dir", "docs", "--format", "json") == 0  # as told: no following
+    assert [p["fresh"] for p in json.loads(capsys.readouterr().out)["trend"]] == [0, 0, 0, 0, 0, 1]
+
+
 def test_current_numbers_are_checks(wiki_repo, capsys):
     marked_history(wiki_repo)
     wiki_repo.write("src/app.py", wiki_repo.read("src/app.py").replace("line ten\n", "line 10 again\n"))

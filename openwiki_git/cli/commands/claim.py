@@ -70,6 +70,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     rt = csub.add_parser("retract", help="remove a claim and its marker", description=cmd_retract.__doc__)
     rt.add_argument("id", help=ID_HELP)
+    rt.add_argument("--by", metavar="ACTOR", help="who decided it, e.g. human:alice (the config's verify_policy may require it)")
     rt.set_defaults(run=cmd_retract)
 
 
@@ -191,8 +192,11 @@ def cmd_confirm(args: argparse.Namespace) -> int:
 
 
 def cmd_retract(args: argparse.Namespace) -> int:
-    """Remove the claim from its sidecar and its marker from the page."""
+    """Remove the claim from its sidecar and its marker from the page. On a page the config's
+    verify_policy guards, only an actor of a kind it allows may retract (`--by`), as for confirm."""
+    if args.by is not None and not args.by.strip():
+        raise UsageError("--by is empty", "name who decided it, e.g. --by human:alice")
     ws = open_workspace(args)
-    page, claim = claims.retract(ws, args.id)
+    page, claim = claims.retract(ws, args.id, by=args.by)
     print(f"retracted {claim.id} from {ws.wiki.repo_path(page)}")
     return 0

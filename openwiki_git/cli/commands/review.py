@@ -3,9 +3,10 @@
 It walks the claims needing attention (stale, unresolved, due for re-verification) in page
 order and shows each one: the page and line of its sentence, the statement, each cited text's
 diff from the text as verified to the text now, the cause, and a suggested new range where the
-cited text grew or moved. Answer with one key and Enter:
+cited text grew or moved, or the suggested evidence where a cited definition went (another
+file's definition of the same body). Answer with one key and Enter:
 
-  c  confirm: the statement still holds (with the suggested range, when one is shown)
+  c  confirm: the statement still holds (with the suggested range or evidence, when one is shown)
   e  restate: write the statement anew ($EDITOR, else $VISUAL, else here); it is confirmed
   r  re-point the evidence: type repo://path#Lx-Ly, or Lx-Ly for the same file
   x  retract the claim (its marker leaves the page)
@@ -242,7 +243,8 @@ def show(ws: Workspace, term: Terminal, v: review.View, n: int, total: int) -> N
     for item, suggested in zip(shown.items, v.suggested, strict=True):
         _show_item(term, item)
         if suggested is not None:
-            term.say(term.paint(f"  suggested range: {suggested.removeprefix(REPO_PREFIX)} (c confirms with it)", "cyan"))
+            what = "range" if "#L" in suggested else "evidence"  # lines that grew, or where a definition went
+            term.say(term.paint(f"  suggested {what}: {suggested.removeprefix(REPO_PREFIX)} (c confirms with it)", "cyan"))
 
 
 def _show_item(term: Terminal, item: dict[str, object]) -> None:

@@ -1,0 +1,106 @@
+"""A head claim (`#add:head`, issue 23) through the real CLI and the hook: its token
+(`repo-head-v2`) covers the signature and the docstring's summary, so the rest of the docstring
+and the summary's markup are body-level detail; a head verified before v2 (`repo-def-v1` on a
+head: the whole docstring) is still read the way it was written until it is confirmed again."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from openwiki_git.evidence import definitions
+from openwiki_git.evidence.kinds import def_version
+from tests.support.repo import GitRepo
+
+SHOP = '''def add(cart, item, *, limit=10):
+    """
+    Add ``item`` to the cart.
+
+    :param limit: How many items the cart holds.
+    """
+    if len(cart) >= limit:
+        raise OverflowError("full")
+    cart.append(item)
+'''
+SENTENCE = "Call `add` to put an item in the cart."
+PAGE = "---\ntype: Reference\ntitle: Guide\n---\n\n# Guide\n\n" + SENTENCE + "\n"
+HEAD = "repo://src/shop.py#add:head"
+
+
+def _setup(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> str:
+    repo.write("src/shop.py", SHOP)
+    assert repo.run("init") == 0
+    repo.write(".openwiki/guide.md", PAGE)
+    repo.commit_all("initial")
+    capsys.readouterr()
+    assert repo.run("claim", "add", "--page", "guide.md", "--statement", SENTENCE, "--evidence", HEAD) == 0
+    cid = capsys.readouterr().out.split()[0]
+    repo.commit_all("claim")
+    return cid
+
+
+def _evidence(repo: GitRepo) -> dict:  # type: ignore[type-arg]
+    return json.loads(repo.read(".openwiki/.claims/guide.json"))["claims"][0]["evidence"][0]
+
+
+def _hook(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    repo.git("add", "-A")
+    capsys.readouterr()
+    rc = repo.run("hook")
+    captured = capsys.readouterr()
+    return rc, captured.out + captured.err
+
+
+def test_a_head_ignores_the_rest_of_its_docstring_and_its_summarys_markup(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    _setup(repo, capsys)
+    assert _evidence(repo)["version"].startswith("repo-head-v2:sha256:")
+    for edit in (
+        SHOP.replace("How many items the cart holds.", "How many items the cart holds; past it, `OverflowError`."),
+        SHOP.replace("Add ``item`` to the cart.", "Add *item* to\n    the cart."),  # markup and wrapping
+    ):
+        repo.write("src/shop.py", edit)
+        rc, out = _hook(repo, capsys)
+        assert rc == 0, out
+        repo.commit_all("docstring")
+    for edit, what in ((SHOP.replace("Add ``item``", "Append ``item``"), "summary"), (SHOP.replace("limit=10", "limit=20"), "signature")):
+        repo.write("src/shop.py", edit)
+        rc, out = _hook(repo, capsys)
+        assert rc == 1 and "definition add:head changed" in out, (what, out)
+        repo.git("checkout", "-q", "HEAD", "--", ".")  # the hook's mark undone: the next edit from the same state
+
+
+def test_a_head_verified_before_v2_is_read_as_written_until_confirmed(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    cid = _setup(repo, capsys)
+    (ext,) = definitions.definitions("src/shop.py", SHOP)
+    v1 = def_version(ext.text(SHOP.splitlines(keepends=True), head=True, v1=True))  # signature and whole docstring
+    assert ":param limit" in ext.text(SHOP.splitlines(keepends=True), head=True, v1=True)
+    sidecar = json.loads(repo.read(".openwiki/.claims/guide.json"))
+    sidecar["claims"][0]["evidence"][0]["version"] = v1
+    repo.write(".openwiki/.claims/guide.json", json.dumps(sidecar, indent=2) + "\n")
+    repo.commit_all("a head written by the first head rule")
+    capsys.readouterr()
+    assert repo.run("check") == 0  # unchanged: fresh, its token kept
+    assert _evidence(repo)["version"] == v1
+    repo.write("src/shop.py", SHOP.replace("How many items the cart holds.", "How many items it holds."))
+    repo.commit_all("parameter docs")
+    capsys.readouterr()
+    assert repo.run("check") == 1  # the whole docstring was what it covered
+    assert "definition add:head changed" in capsys.readouterr().out
+    assert repo.run("claim", "confirm", cid, "--by", "human:lead") == 0
+    assert _evidence(repo)["version"].startswith("repo-head-v2:sha256:")  # confirmed: the head as it is now
+    repo.commit_all("confirmed")
+    repo.write("src/shop.py", SHOP.replace("How many items the cart holds.", "How many, at most."))
+    capsys.readouterr()
+    assert repo.run("check") == 0
+
+
+def test_a_whole_definition_refuses_a_head_token(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    _setup(repo, capsys)
+    sidecar = json.loads(repo.read(".openwiki/.claims/guide.json"))
+    sidecar["claims"][0]["evidence"][0]["resource"] = "repo://src/shop.py#add"
+    repo.write(".openwiki/.claims/guide.json", json.dumps(sidecar, indent=2) + "\n")
+    capsys.readouterr()
+    assert repo.run("check") == 2
+    err = capsys.readouterr().err
+    assert "$.claims[0].evidence[0].version" in err and "repo-def-v1" in err and "Traceback" not in err
