@@ -57,11 +57,13 @@ import pickle
 import stat
 import time
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openwiki_git import __version__
 from openwiki_git.caches import pickling as cachepickle
+
+if TYPE_CHECKING:  # pathlib (with fnmatch and urllib) is a good part of a warm check's imports
+    from pathlib import Path
 
 CACHE_NAME = "check-cache-v2.pickle"
 FORMAT = 2

@@ -6,11 +6,9 @@ every claim that cites it, and each (resource, version) pair is resolved once.
 
 from __future__ import annotations
 
-import binascii
 import dataclasses
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from hashlib import sha256 as _sha256
 
 from openwiki_git.claims import kinds, symbols
 from openwiki_git.claims.due import ReverifyAfter
@@ -186,7 +184,6 @@ def verified_span(res: Resource, text: str, idx: LineIndex, version: str) -> tup
     return (r.resource.start, r.resource.end)
 
 
-_LINES_PREFIX = "repo-lines-v1:sha256:"
 _OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 
 
@@ -204,31 +201,19 @@ def unchanged_at_hint(lines: list[str], start0: int, end0: int, version: str) ->
     its context are unchanged at the resource's own lines (the common case of a check).
 
     Then relocation.relocate() finds the text at its hint (fast path), its context in place, and keeps
-    the stored token: fresh, "unchanged", same resource and version. Checked with the content hash
-    first, so changed text costs one hash; built without json.dumps, which dominates
-    lines_version()'s cost (tests compare the two on random input). Text that UTF-8 cannot encode
-    (a lone surrogate) is left to relocation.relocate().
+    the stored token: fresh, "unchanged", same resource and version. tokens.unchanged_lines
+    compares, on the span's window of lines; text that UTF-8 cannot encode (a lone surrogate) is
+    left to relocation.relocate().
     """
     n = len(lines)
-    if not (0 <= start0 < end0 <= n and version.startswith(_LINES_PREFIX)):
+    if not 0 <= start0 < end0 <= n:
         return False
+    before, after = max(0, start0 - CONTEXT_LINES), min(n, end0 + CONTEXT_LINES)
     try:
-        if version[21:85] != _sha256("".join(lines[start0:end0]).encode()).hexdigest() or version[85:86] != ":":
-            return False
-        before, after = max(0, start0 - CONTEXT_LINES), min(n, end0 + CONTEXT_LINES)
-        anchors = (
-            f'{{"selectedLineCount":{end0 - start0},'
-            f'"firstSelectedLineHash":"{_sha256(lines[start0].encode()).hexdigest()}",'
-            f'"lastSelectedLineHash":"{_sha256(lines[end0 - 1].encode()).hexdigest()}",'
-            f'"precedingContextLineCount":{start0 - before},'
-            f'"precedingContextHash":"{_sha256("".join(lines[before:start0]).encode()).hexdigest()}",'
-            f'"followingContextLineCount":{after - end0},'
-            f'"followingContextHash":"{_sha256("".join(lines[end0:after]).encode()).hexdigest()}"}}'
-        )
+        window = [line.encode() for line in lines[before:after]]
     except UnicodeEncodeError:
         return False
-    payload = binascii.b2a_base64(anchors.encode("ascii"), newline=False).rstrip(b"=")
-    return version[86:] == payload.decode("ascii").replace("+", "-").replace("/", "_")
+    return tokens.unchanged_lines(window, start0 - before, end0 - before, version)
 
 
 def cause_for(claim: Claim, resource: str) -> Cause | None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -15,6 +14,8 @@ if TYPE_CHECKING:
 
 def open_workspace(args: argparse.Namespace, *, require_wiki: bool = True) -> Workspace:
     """The workspace of the command line; the wiki must exist unless the command creates it."""
+    from pathlib import Path  # here: check's warm and lean answers import no pathlib
+
     from openwiki_git.store.workspace import Workspace
 
     start = Path(args.directory) if getattr(args, "directory", None) else None

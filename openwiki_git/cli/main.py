@@ -12,7 +12,6 @@ import importlib
 import keyword
 import os
 import sys
-import traceback
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -202,6 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("hint: `git fsck` finds what is corrupt or missing (objects, refs, the index)", file=sys.stderr)
             return 2
         if args.verbose:
+            import traceback
+
             traceback.print_exc()
         from openwiki_git.cli import crashlog
 

@@ -5,7 +5,8 @@ A pure port of OpenWiki 0.3.3 (langchain-ai/openwiki, MIT), as described in
 shared/docs/openwiki-claims-format.md §2 and Appendix A. Stdlib only: no I/O, no git.
 
 - `parse_resource` / `format_resource`: the grammar and its round-trip rule (§2.2, §2.3).
-- `plain_parts`: `(path, start, end)` of a canonical, plain resource, without the general machinery.
+- `plain_parts` (evidence/plain.py, re-exported): `(path, start, end)` of a canonical, plain resource,
+  without the general machinery.
 - `Resource`: a parsed resource; `canonical` is its one spelling.
 
 Line numbers in resources are 1-based and inclusive.
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from openwiki_git.evidence.plain import MAX_SAFE_INTEGER, plain_parts
 
 __all__ = [
     "MAX_SAFE_INTEGER",
@@ -28,7 +31,6 @@ __all__ = [
 ]
 
 REPO_PREFIX = "repo://"
-MAX_SAFE_INTEGER = 2**53 - 1  # JavaScript's Number.MAX_SAFE_INTEGER
 
 # One run of consecutive %XX escapes; decodeURIComponent decodes such a run as UTF-8.
 _ESCAPE_RUN = re.compile(r"((?:%[0-9A-Fa-f]{2})+)")
@@ -41,13 +43,6 @@ _FRAGMENT = re.compile(r"L([1-9][0-9]*)(?:-L([1-9][0-9]*))?")
 _DRIVE = re.compile("[A-Za-z\u017f\u212a]:/")
 # encodeURIComponent leaves exactly these characters alone; `/` is kept between segments.
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9\-_.!~*'()/]*")
-# A resource that is already canonical (plain_parts): segments of unreserved characters, none `.`
-# or `..`, the first not .git, openwiki or .openwiki; an `#L<n>-L<m>` range. No `%`, `\\`, `//` or `:`.
-_PLAIN_SEGMENT = r"(?!\.\.?(?:/|#|$))[A-Za-z0-9\-_.!~*'()]+"
-_TOP = r"(?!(?i:\.git|openwiki|\.openwiki)(?:/|#|$))"
-_PLAIN_RESOURCE = re.compile(
-    rf"repo://({_TOP}{_PLAIN_SEGMENT}(?:/{_PLAIN_SEGMENT})*)(?:#L([1-9][0-9]{{0,14}})-L([1-9][0-9]{{0,14}}))?"
-)
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()")
 
 
@@ -126,24 +121,6 @@ def parse_resource(text: str, *, wiki_dir: str = "openwiki", allow_nested_git: b
     # refused directories remain. Saves most of the cost of a check run.
     _check_path(parts[0], text, wiki_dir, allow_nested_git)
     return Resource(*parts)
-
-
-def plain_parts(resource: str, wiki: str = "") -> tuple[str, int | None, int | None] | None:
-    """`(path, start, end)` of a canonical, plain resource (no escapes, no `.`/`..` segment, not
-    under `.git`, `openwiki`, `.openwiki` or `wiki`, which is lower case), read without the
-    general machinery; None means "ask parse_resource", which agrees on plain input. The one
-    fast path for resources: parse_resource, the sidecar reader, the checker, the check cache and
-    the cited-path index use it."""
-    m = _PLAIN_RESOURCE.fullmatch(resource)
-    if m is None:
-        return None
-    path, start, end = m.groups()
-    if wiki and path[: len(wiki)].lower() == wiki and path[len(wiki) : len(wiki) + 1] in ("", "/"):
-        return None
-    if start is None:
-        return path, None, None
-    first, last = int(start), int(end)
-    return (path, first, last) if first <= last else None
 
 
 def _parse_general(text: str, wiki_dir: str, allow_nested_git: bool) -> Resource:

@@ -13,8 +13,9 @@ import binascii
 import hashlib
 import json
 import re
+from typing import Any
 
-from openwiki_git.evidence.resource import MAX_SAFE_INTEGER
+from openwiki_git.evidence.plain import MAX_SAFE_INTEGER
 
 __all__ = [
     "ANCHOR_KEYS",
@@ -27,6 +28,7 @@ __all__ = [
     "lines_version",
     "sha256_hex",
     "split_lines",
+    "unchanged_lines",
 ]
 
 FILE_PREFIX = "repo-file-v1:sha256:"
@@ -116,6 +118,34 @@ def lines_version(lines: list[str], start0: int, end0: int) -> str:
     }
     payload = base64.urlsafe_b64encode(json.dumps(anchors, separators=(",", ":")).encode("utf-8"))
     return f"{LINES_PREFIX}{sha256_hex(''.join(lines[start0:end0]))}:{payload.rstrip(b'=').decode('ascii')}"
+
+
+def unchanged_lines(
+    lines: list[bytes], start0: int, end0: int, version: str, _sha: Any = hashlib.sha256, _b2a: Any = binascii.b2a_base64
+) -> bool:
+    """Whether `version` is exactly `lines_version()` of these lines' text at `[start0, end0)`:
+    `lines` are the UTF-8 bytes of the lines, terminators kept (a window from CONTEXT_LINES
+    before the span to CONTEXT_LINES after it is enough). The cited text and its context are
+    unchanged at the resource's own lines: the common case of a check (claims/check.py's
+    unchanged_at_hint, `check --no-cache`'s lean path), run once per cited range, so written for
+    speed: the content hash is compared first (changed text costs one hash), the anchors are
+    written without json.dumps, which dominates lines_version()'s cost (tests compare the two on
+    random input), and the hash and base64 functions are bound locally."""
+    n = len(lines)
+    if not (0 <= start0 < end0 <= n and version.startswith(LINES_PREFIX)):
+        return False
+    if version[21:85] != _sha(b"".join(lines[start0:end0])).hexdigest() or version[85:86] != ":":
+        return False
+    before = start0 - CONTEXT_LINES if start0 > CONTEXT_LINES else 0
+    after = end0 + CONTEXT_LINES if end0 + CONTEXT_LINES < n else n
+    anchors = (
+        f'{{"selectedLineCount":{end0 - start0},"firstSelectedLineHash":"{_sha(lines[start0]).hexdigest()}",'
+        f'"lastSelectedLineHash":"{_sha(lines[end0 - 1]).hexdigest()}","precedingContextLineCount":{start0 - before},'
+        f'"precedingContextHash":"{_sha(b"".join(lines[before:start0])).hexdigest()}",'
+        f'"followingContextLineCount":{after - end0},'
+        f'"followingContextHash":"{_sha(b"".join(lines[end0:after])).hexdigest()}"}}'
+    )
+    return version[86:] == _b2a(anchors.encode(), newline=False).rstrip(b"=").translate(_STD_TO_URL).decode()
 
 
 def decode_anchors(token: str) -> tuple[str, Anchors] | None:

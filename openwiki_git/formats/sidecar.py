@@ -1,4 +1,5 @@
-"""Sidecar JSON <-> model. The only module that knows the sidecar's field names.
+"""Sidecar JSON <-> model. With sidecar_plain.py (its field names and the plain claims' rules), the
+only module that knows the sidecar's field names.
 
 Reading is strict and fail-closed like OpenWiki's (an unknown key is an error), but every error
 names the file and the JSON path and says how to fix it. Pure: text in, records out.
@@ -13,19 +14,12 @@ from typing import Any
 from openwiki_git.errors import SchemaError
 from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
 from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource, plain_parts
+from openwiki_git.formats.sidecar_plain import BLOB, CLAIM_ID, CLAIM_KEYS, EVIDENCE_KEYS, PAGE_VERSION, ROOT_KEYS, VERSION, plain_claim
 from openwiki_git.model import Cause, Claim, Evidence, Mark, Sidecar, Verification
 
-CLAIM_ID = re.compile(r"^claim_[0-9a-f]{32}$")
-PAGE_VERSION = re.compile(r"^sha256:[0-9a-f]{64}$")
-VERSION = re.compile(r"^(repo-file-v1:sha256:[0-9a-f]{64}|repo-lines-v1:sha256:[0-9a-f]{64}:[A-Za-z0-9_-]+)$")
 DEF_VERSION = re.compile(r"^repo-def-v1:sha256:[0-9a-f]{64}$")  # a definition by name (evidence/kinds.py)
 HEAD_VERSION = re.compile(r"^repo-(?:head-v2|def-v1):sha256:[0-9a-f]{64}$")  # a head; v1: written before v2
 SET_VERSION = re.compile(r"^repo-set-v1:sha256:[0-9a-f]{64}:[A-Za-z0-9_-]*$")  # a set of files or lines
-BLOB = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
-
-ROOT_KEYS = {"schemaVersion", "pageVersion", "claims", "verification"}
-CLAIM_KEYS = {"id", "statement", "evidence", "verifiedAt", "verifiedBy", "mark"}
-EVIDENCE_KEYS = {"resource", "version", "blob"}
 MARK_KEYS = {"status", "since", "causes", "commit"}
 CAUSE_KEYS = {"resource", "reason", "hunk", "oldLines", "newLines", "path", "blob"}
 
@@ -169,52 +163,21 @@ def loads(text: str, *, filename: str, page: str, wiki_dir: str = ".openwiki") -
     return Sidecar(page=page, page_version=page_version, claims=tuple(claims), verification=verification)
 
 
-# The fast path: the common, valid claim is accepted with a few C-level checks; anything else
-# (a mark, an escape in a path, any problem) goes through the careful reader, which has the last
-# word and the error messages. The fast path accepts only what the careful reader accepts.
-_CLAIM_REQUIRED = frozenset({"id", "statement", "evidence"})
-_EVIDENCE_REQUIRED = frozenset({"resource", "version"})
-_FILE_VERSION = re.compile(r"repo-file-v1:sha256:[0-9a-f]{64}")
-_LINES_VERSION = re.compile(r"repo-lines-v1:sha256:[0-9a-f]{64}:[A-Za-z0-9_-]+")
-
-
+# The fast path: the common, valid claim is accepted with a few C-level checks (sidecar_plain);
+# anything else (a mark, an escape in a path, any problem) goes through the careful reader, which
+# has the last word and the error messages. The fast path accepts only what the careful reader accepts.
 def plain_resource(resource: str, wiki: str = "") -> Resource | None:
     """plain_parts() as a resource.Resource."""
     parts = plain_parts(resource, wiki)
     return None if parts is None else Resource(*parts)
 
 
-def _plain_text(value: Any) -> bool:
-    return type(value) is str and value != "" and value == value.strip()
-
-
 def _fast_claim(raw: Any, wiki: str) -> Claim | None:
-    if type(raw) is not dict or "mark" in raw or not CLAIM_KEYS.issuperset(raw) or not _CLAIM_REQUIRED.issubset(raw):
+    plain = plain_claim(raw, wiki)
+    if plain is None:
         return None
-    claim_id, statement, raw_evidence = raw["id"], raw["statement"], raw["evidence"]
-    if type(claim_id) is not str or not CLAIM_ID.fullmatch(claim_id) or not _plain_text(statement):
-        return None
-    if type(raw_evidence) is not list or not raw_evidence:
-        return None
-    evidence = []
-    for e in raw_evidence:
-        if type(e) is not dict or not EVIDENCE_KEYS.issuperset(e) or not _EVIDENCE_REQUIRED.issubset(e):
-            return None
-        resource, version, blob = e["resource"], e["version"], e.get("blob")
-        if type(resource) is not str or type(version) is not str:
-            return None
-        parsed = plain_parts(resource, wiki)
-        if parsed is None or not (_FILE_VERSION if parsed[1] is None else _LINES_VERSION).fullmatch(version):
-            return None
-        if "blob" in e and (type(blob) is not str or not BLOB.fullmatch(blob)):
-            return None
-        evidence.append(Evidence(resource, version, blob))
-    if len({e.resource for e in evidence}) != len(evidence):
-        return None
-    verified_at, verified_by = raw.get("verifiedAt"), raw.get("verifiedBy")
-    if ("verifiedAt" in raw and not _plain_text(verified_at)) or ("verifiedBy" in raw and not _plain_text(verified_by)):
-        return None
-    return Claim(claim_id, statement, tuple(evidence), verified_at, verified_by)
+    claim_id, statement, evidence, verified_at, verified_by = plain
+    return Claim(claim_id, statement, tuple(Evidence(r, v, b) for r, v, b, _ in evidence), verified_at, verified_by)
 
 
 def _claim(r: _Reader, raw: Any, where: str, wiki_dir: str) -> Claim:

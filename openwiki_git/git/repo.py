@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openwiki_git.errors import GitError
+from openwiki_git.git.plain import LFS_POINTER
 from openwiki_git.model import FileText
 
 if TYPE_CHECKING:
@@ -37,7 +38,6 @@ else:
 
     pygit2 = _Deferred()
 
-LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"
 BINARY_SNIFF = 8000  # git's own heuristic: a NUL in the first 8000 bytes means binary
 MODE_LINK = 0o120000
 MODE_GITLINK = 0o160000

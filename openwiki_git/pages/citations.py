@@ -17,11 +17,11 @@ from openwiki_git.evidence.resource import parse_resource
 from openwiki_git.model import Claim
 from openwiki_git.pages import sentences
 from openwiki_git.pages.frontmatter_core import body_start
-from openwiki_git.pages.markers import MARKER
+from openwiki_git.pages.markers import BLOCK as _BLOCK
+from openwiki_git.pages.markers import MARKER, markers_in
 
 BEGIN = "<!-- openwiki-git:citations:begin (generated from .claims; edit claims, not these lines) -->"
 END = "<!-- openwiki-git:citations:end -->"
-_BLOCK = re.compile(r"\n*<!-- openwiki-git:citations:begin[^\n]*-->\n.*?<!-- openwiki-git:citations:end -->\n?", re.S)
 
 
 def label(claim_id: str) -> str:
@@ -34,11 +34,6 @@ def marker(claim_id: str) -> str:
 
 def strip_block(text: str) -> str:
     return _BLOCK.sub("\n", text).rstrip("\n") + "\n" if _BLOCK.search(text) else text
-
-
-def markers_in(text: str) -> set[str]:
-    """Labels used as markers in the prose (definitions and the generated block excluded)."""
-    return set(MARKER.findall(_BLOCK.sub("", text)))
 
 
 def has_marker(text: str, claim_id: str) -> bool:

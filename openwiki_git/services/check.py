@@ -10,7 +10,6 @@ only when something must be judged (tests/caches/test_check_imports.py keeps it 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from openwiki_git import PRODUCER
@@ -61,6 +60,12 @@ class Checked:
 
 def run(options: CheckOptions) -> Checked:
     uses_cache = not (options.base or options.fix or not options.use_cache)
+    if not (uses_cache or options.base or options.fix or options.pages) and options.source == "worktree":
+        from openwiki_git.services import check_lean
+
+        lean = check_lean.judge(options.directory, options.wiki_dir)
+        if lean is not None:  # every claim plainly fresh: the report follows from the sidecars (check_lean.py)
+            return _streamed(options, lean.wiki_dir, lean.entries, lean.pages, lean.items, {}, {})
     loaded = checkcache.load(options.directory) if uses_cache else None  # the cache file, read once
     if uses_cache and not options.pages and options.source == "worktree":
         cached = checkcache.answer(options.directory, options.wiki_dir, loaded)
@@ -131,6 +136,8 @@ def _streamed(
 
 
 def judge(ws: Workspace, options: CheckOptions, *, use_cache: bool, cached: dict[str, Any] | None = None) -> Judged:
+    from datetime import UTC, datetime
+
     from openwiki_git.caches import check_reuse
 
     return check_reuse.judge(
@@ -314,6 +321,8 @@ def is_clean(data: dict[str, Any]) -> bool:
 def collect(ws: Workspace, options: CheckOptions) -> tuple[list[ClaimResult], dict[str, Any]]:
     """Every claim's result (of the `pages`), judged from `options.source` without the cache,
     and the pages' findings (page_findings) as the report's extra keys."""
+    from datetime import UTC, datetime
+
     from openwiki_git.claims.check import check_all, markers_optional
 
     with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes

@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openwiki_git.errors import ConfigError
+from openwiki_git.formats.flatconfig import CONFIG_DIR, CONFIG_NAME, DEFAULT_WIKI_DIR, OPENWIKI_WIKI_DIR, configured_wiki_dir
+from openwiki_git.formats.flatconfig import clean_wiki_dir as _clean_wiki_dir
+from openwiki_git.formats.flatconfig import simple_config as _simple_config
 
 if TYPE_CHECKING:
     from openwiki_git.claims.due import ReverifyAfter
     from openwiki_git.claims.policy import Rule
 
-CONFIG_DIR = ".openwiki"
-CONFIG_NAME = "config.yml"
-DEFAULT_WIKI_DIR = ".openwiki"
-OPENWIKI_WIKI_DIR = "openwiki"
 DURATION = re.compile(r"^(\d+)([dhw])$")
 
 
@@ -128,16 +126,6 @@ def _policy(raw: Any) -> tuple[Rule, ...]:
     return rules(raw)
 
 
-def configured_wiki_dir(data: dict[str, Any], is_dir: Callable[[str], bool]) -> str:
-    """The wiki directory a config's settings name (without --wiki-dir): its `wiki_dir`, else
-    OpenWiki's `openwiki/` when only that one is a directory (`is_dir` asks the tree it is in:
-    the working tree, or a commit's for the health report's history), else `.openwiki`."""
-    value = data.get("wiki_dir")
-    if value is None and not is_dir(DEFAULT_WIKI_DIR) and is_dir(OPENWIKI_WIKI_DIR):
-        return OPENWIKI_WIKI_DIR
-    return str(value or DEFAULT_WIKI_DIR)
-
-
 def config_settings(text: str, place: str) -> dict[str, Any]:
     """A config file's text as its settings, validated (ConfigError naming `place` when not)."""
     simple = _simple_config(text)
@@ -168,91 +156,3 @@ def _read(path: Path, root: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{rel}: cannot read: {e}") from None
     return config_settings(text, rel)
-
-
-# The common config (flat `key: scalar` lines of the settings below) is read without ruamel.yaml
-# and jsonschema, which cost more than a whole check of a small wiki. Anything else, including
-# every value these rules are unsure of, goes to the YAML parser and the schema, which have the
-# last word and the error messages: _simple_config accepts only what they accept, identically.
-_SIMPLE_LINE = re.compile(
-    r"([a-z_]+):(?:[ ]+(?:([A-Za-z0-9._/][A-Za-z0-9._/ -]*?)|\"([^\"\\]*)\"|'([^']*)'))?[ ]*(?:[ ]#.*)?"
-)
-_NOT_PLAIN_STRING = re.compile(r"[-+0-9].*|\.[0-9].*|\.(?:inf|Inf|INF|nan|NaN|NAN)|(?:true|True|TRUE|false|False|FALSE)")
-_SIMPLE_SETTINGS: dict[str, Any] = {
-    "wiki_dir": lambda v: type(v) is str and v != "",
-    "sidecar_format": lambda v: v in ("openwiki-git", "openwiki"),
-    "adjacent_insert": lambda v: v in ("fresh", "stale"),
-    "rename_threshold": lambda v: type(v) is int and 0 <= v <= 100,
-    "max_growth": lambda v: type(v) is int and v >= 0,
-    "cosmetic_edits": lambda v: v in ("fresh", "mark", "stale"),
-    "reverify_after": lambda v: v is None or (type(v) is str and re.fullmatch(r"[0-9]+[hdw]", v) is not None),
-    "range_growth_factor": lambda v: type(v) is int and v >= 1,
-    "range_growth_lines": lambda v: type(v) is int and v >= 0,
-}
-# Sections of flat settings (`hook:` then lines indented by two spaces).
-_SIMPLE_SECTIONS: dict[str, dict[str, Any]] = {
-    "hook": {
-        "on_moved": lambda v: v in ("stage", "stop"),
-        "on_stale": lambda v: v in ("stop", "stage"),
-    },
-}
-
-
-def _simple_config(text: str) -> dict[str, Any] | None:
-    """The settings of a flat config, or None when the YAML parser and the schema must decide."""
-    if not text.isascii() or re.search(r"[\x00-\x09\x0b-\x1f\x7f]", text):
-        return None
-    data: dict[str, Any] = {}
-    section: dict[str, Any] | None = None  # the open `hook:` section's settings
-    rules = _SIMPLE_SETTINGS
-    for line in text.split("\n"):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        if section is not None and line.startswith("  ") and not line.startswith("   "):
-            line, target = line[2:], section
-        else:
-            section, rules, target = None, _SIMPLE_SETTINGS, data
-        m = _SIMPLE_LINE.fullmatch(line)
-        if m is None:
-            return None
-        key, plain, double, single = m.groups()
-        if target is data and key in _SIMPLE_SECTIONS and plain is None and double is None and single is None:
-            if key in data:
-                return None
-            section = data[key] = {}
-            rules = _SIMPLE_SECTIONS[key]
-            continue
-        if key in target or key not in (rules if target is not data else _SIMPLE_SETTINGS):
-            return None
-        if plain is not None:
-            if plain in ("null", "Null", "NULL"):
-                value: Any = None
-            elif re.fullmatch(r"0|[1-9][0-9]{0,17}", plain):
-                value = int(plain)
-            elif re.fullmatch(r"[0-9]+[hdw]", plain):
-                value = plain  # a duration such as 90d
-            elif _NOT_PLAIN_STRING.fullmatch(plain):
-                return None
-            else:
-                value = plain
-        else:
-            value = double if double is not None else single
-        if not (rules if target is not data else _SIMPLE_SETTINGS)[key](value):
-            return None
-        target[key] = value
-    if any(v == {} for v in data.values()):
-        return None  # `hook:` with nothing under it is null in YAML: let the schema say so
-    return data
-
-
-def _clean_wiki_dir(value: str, where: str = "wiki_dir") -> str:
-    cleaned = value.strip().rstrip("/")
-    parts = cleaned.split("/")
-    bad = not cleaned or cleaned.startswith("/") or "\\" in cleaned or ":" in parts[0]
-    bad = bad or any(not c.isprintable() for c in cleaned) or any(p.lower() == ".claims" for p in parts)
-    if bad or any(p in ("", ".", "..") for p in parts) or parts[0].lower() == ".git":
-        raise ConfigError(
-            f"{where}: wiki_dir {value!r} must be a relative directory inside the repository", "e.g. .openwiki"
-        )
-    return cleaned

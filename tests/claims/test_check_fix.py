@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from openwiki_git.claims import check as checker
 from openwiki_git.claims import fix as fixer
 from openwiki_git.evidence.relocation import relocate
-from openwiki_git.evidence.tokens import file_version, lines_version, split_lines
+from openwiki_git.evidence.tokens import file_version, lines_version, split_lines, unchanged_lines
 from openwiki_git.model import Claim, ClaimResult, Evidence, EvidenceResult, FileText, Mark, Sidecar
 
 TEXT = "".join(f"line {i}\n" for i in range(1, 31))
@@ -146,6 +146,8 @@ def test_unchanged_at_hint_is_lines_version_equality(lines, span, other, edit):
         tokens.append(lines_version(source, os_, os_ + on))
     for v in tokens:
         assert checker.unchanged_at_hint(lines, s, s + n, v) == (v == lines_version(lines, s, s + n))
+        # the bytes form check --no-cache's lean path calls on a whole file's lines
+        assert unchanged_lines([line.encode() for line in lines], s, s + n, v) == (v == lines_version(lines, s, s + n))
         # ...and then the resolver says exactly what relocate() says.
         text = "".join(lines)
         fast = checker.EvidenceResolver(lambda p, text=text: FileText(p, text, None)).resolve(f"repo://f#L{s + 1}-L{s + n}", v)

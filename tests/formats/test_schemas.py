@@ -249,8 +249,8 @@ def test_config_fast_path_agrees_on_every_single_line():
 
 
 def test_config_fast_path_knows_the_schema_it_mirrors():
-    """config._SIMPLE_SETTINGS re-states these constraints; change both together."""
-    from openwiki_git.store.config import _SIMPLE_SETTINGS
+    """flatconfig._SIMPLE_SETTINGS re-states these constraints; change both together."""
+    from openwiki_git.formats.flatconfig import _SIMPLE_SETTINGS
 
     props = schema.load_schema("config")["properties"]
     mirrored = {k: {a: b for a, b in props[k].items() if a != "description"} for k in _SIMPLE_SETTINGS}
@@ -269,7 +269,7 @@ def test_config_fast_path_knows_the_schema_it_mirrors():
         "range_growth_lines": {"type": "integer", "minimum": 0},
         "cosmetic_edits": {"enum": ["fresh", "mark", "stale"]},
     }
-    from openwiki_git.store.config import _SIMPLE_SECTIONS
+    from openwiki_git.formats.flatconfig import _SIMPLE_SECTIONS
 
     hook = props["hook"]["properties"]
     assert {k: hook[k]["enum"] for k in _SIMPLE_SECTIONS["hook"]} == {"on_moved": ["stage", "stop"], "on_stale": ["stop", "stage"]}

@@ -4,10 +4,13 @@ citations' and ground's copies also stripped the label of a definition."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from openwiki_git.ground import refs as ground_refs
 from openwiki_git.markdown import refs as mdrefs
 from openwiki_git.pages import citations, okf
-from openwiki_git.pages.markers import MARKER
+from openwiki_git.pages.markers import BLOCK, MARKER, without_blocks
 
 TEXT = "Line ten says ten.[^c-1a2b3c4d] See [^c-0123456789abcdef]: a definition."
 
@@ -30,3 +33,21 @@ def test_ground_sentences_keep_their_marker_labels() -> None:
     text = "The pool holds twenty connections.[^c-1a2b3c4d] Another sentence follows here.\n"
     got = [(s.text, s.markers) for s, _, _ in ground_refs._sentences(text, 0, len(text), claimable=True)]
     assert got == [("The pool holds twenty connections.", ("c-1a2b3c4d",)), ("Another sentence follows here.", ())]
+
+
+PIECES = ["\n", "x", "[^c-1a2b3c4d]", "-->", "<!-- openwiki-git:citations:begin", " (generated) -->",
+          "<!-- openwiki-git:citations:end -->", "[^c-1a2b3c4d]: def", "\n\n"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=24))
+def test_the_block_found_by_str_find_is_the_regular_expressions(pieces) -> None:
+    """without_blocks (str.find, for speed) removes exactly what BLOCK.sub removes."""
+    text = "".join(pieces)
+    assert without_blocks(text) == BLOCK.sub("", text)
+
+
+def test_markers_in_a_rendered_page_leave_out_the_block() -> None:
+    claim = "claim_1a2b3c4d" + "0" * 24
+    page = f"# P\n\nA sentence.[^c-1a2b3c4d]\n\n{citations.BEGIN}\n[^c-1a2b3c4d]: x [^c-ffffffff]\n{citations.END}\nAfter.[^c-eeeeeeee]\n"
+    assert citations.markers_in(page) == {"c-1a2b3c4d", "c-eeeeeeee"} and citations.label(claim) == "c-1a2b3c4d"

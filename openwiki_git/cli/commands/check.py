@@ -76,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
         use_cache=not args.no_cache,
         base=args.base,
         head=args.head,
-        every=args.all if not json_out else not args.only_problems,
+        # -v's long form lists every claim, fresh ones too (cli/report.to_text), as --all does
+        every=(args.all or bool(args.verbose)) if not json_out else not args.only_problems,
         only_problems=json_out and args.only_problems,
     ))
     for path in checked.written:

@@ -1,0 +1,240 @@
+"""`check --no-cache`'s lean path answers exactly what the full path answers, or hands over.
+
+Each state is a real git repository changed one way; `check --no-cache` runs through the real CLI
+in the five output forms (text, `--all`, `-v`, JSON, JSON `--only-problems`), then again with the
+lean path switched off (check_lean.judge answering None, so services/check.py judges whole): exit
+code, stdout and stderr must be equal. Each state also says whether the lean path answers it (so
+the comparison is not vacuous) or hands over (so what it is unsure of goes to the full path).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+
+import pytest
+
+from openwiki_git.cli.main import main
+from openwiki_git.services import check_lean
+
+FILES = {
+    "src/a.py": "".join(f"alpha {i}\n" for i in range(1, 31)),
+    "lib/b.py": "".join(f"beta {i}\n" for i in range(1, 21)),
+    "src/odd.py": "".join(f"odd {i}\n" for i in range(1, 11)),
+}
+FORMS = ((), ("--all",), ("-v",), ("--format", "json"), ("--format", "json", "--only-problems"))
+
+
+def add_claim(repo, page: str, statement: str, *evidence: str) -> None:
+    argv = ["claim", "add", "--page", page, "--statement", statement]
+    for ev in evidence:
+        argv += ["--evidence", ev]
+    assert repo.run(*argv) == 0
+
+
+@pytest.fixture
+def wiki(wiki_repo, capsys):
+    repo = wiki_repo
+    for path, text in FILES.items():
+        repo.write(path, text)
+    repo.write(".openwiki/guide.md", "---\ntype: Reference\ntitle: Guide\n---\n\n# Guide\n\nAlpha three. Alpha and beta.\n")
+    repo.write(".openwiki/second.md", "---\ntype: Reference\ntitle: Second\n---\n\n# Second\n\nBeta nineteen.\n\nOdd one.\n")
+    repo.commit_all("sources")
+    add_claim(repo, "guide.md", "Alpha three.", "repo://src/a.py#L3-L4")
+    add_claim(repo, "guide.md", "Alpha and beta.", "repo://src/a.py#L10-L12", "repo://lib/b.py#L2-L2")
+    add_claim(repo, "second.md", "Beta nineteen.", "repo://lib/b.py#L19-L20")
+    add_claim(repo, "second.md", "Odd one.", "repo://src/odd.py#L1-L1")
+    repo.commit_all("claims")
+    capsys.readouterr()
+    assert repo.run("check") == 0 and "4 claims: 4 fresh, 0 stale, 0 unresolved\n" in capsys.readouterr().out
+    return repo
+
+
+def sidecar_edit(repo, page: str, change: Callable[[dict], None]) -> None:
+    path = f".openwiki/.claims/{page[:-3]}.json"
+    data = json.loads(repo.read(path))
+    change(data)
+    repo.write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def drop_marker(repo) -> None:
+    text = repo.read(".openwiki/guide.md")
+    marker = text[text.index("[^c-") : text.index("]", text.index("[^c-")) + 1]
+    prose, block = text.split("<!-- openwiki-git:citations:begin", 1)
+    repo.write(".openwiki/guide.md", prose.replace(marker, "", 1) + "<!-- openwiki-git:citations:begin" + block)
+
+
+def edit_line(repo, path: str, number: int, text: str) -> None:
+    lines = repo.read(path).splitlines(keepends=True)
+    lines[number - 1] = text
+    repo.write(path, "".join(lines))
+
+
+def first_id(repo, page: str) -> str:
+    return json.loads(repo.read(f".openwiki/.claims/{page[:-3]}.json"))["claims"][0]["id"]
+
+
+# state name -> (what is done to the repository, whether the lean path answers, extra arguments)
+STATES: dict[str, tuple[Callable[..., None], bool, tuple[str, ...]]] = {
+    "every claim plain": (lambda r: None, True, ()),
+    "a marker missing": (drop_marker, True, ()),
+    "--wiki-dir given": (lambda r: None, True, ("--wiki-dir", ".openwiki")),
+    "a line separator and non-ASCII outside the range": (
+        lambda r: edit_line(r, "src/odd.py", 8, "odd \u2028 é\n"), True, ()),
+    "HEAD detached": (lambda r: r.git("checkout", "-q", "--detach"), True, ()),
+    "a packed branch": (lambda r: r.git("pack-refs", "--all"), True, ()),
+    "a sidecar without claims": (lambda r: sidecar_edit(r, "second.md", lambda d: d.update(claims=[])), True, ()),
+    "sixty claims without their markers": (lambda r: sidecar_edit(r, "second.md", many_unmarked), True, ()),
+    "a statement with quotes and a backslash": (lambda r: sidecar_edit(r, "guide.md", lambda d: d["claims"][0].update(
+        statement='Alpha "three" \\ says é.')), True, ()),
+    "a repository format libgit2 refuses": (lambda r: r.git("config", "core.repositoryformatversion", "9"), False, ()),
+    "a bare repository's config": (lambda r: r.git("config", "core.bare", "true"), False, ()),
+    "a line changed outside every cited range": (lambda r: edit_line(r, "src/a.py", 25, "alpha changed\n"), True, ()),
+    "verified by a person": (lambda r: sidecar_edit(r, "second.md", lambda d: d["claims"][0].update(
+        verifiedAt="2026-11-30T10:00:00Z", verifiedBy="human:ada")), True, ()),
+    "the last cited line without its newline": (lambda r: r.write("lib/b.py", FILES["lib/b.py"].rstrip("\n")), False, ()),
+    "the index in version 4": (lambda r: r.git("update-index", "--index-version", "4"), False, ()),
+    "a cited line changed": (lambda r: edit_line(r, "src/a.py", 3, "alpha three changed\n"), False, ()),
+    "the context changed": (lambda r: edit_line(r, "src/a.py", 6, "alpha six changed\n"), False, ()),
+    "a cited file moved down": (lambda r: r.write("src/a.py", "# header\n" + FILES["src/a.py"]), False, ()),
+    "a cited file deleted": (lambda r: (r.root / "lib/b.py").unlink(), False, ()),
+    "a cited file untracked": (lambda r: r.git("rm", "-q", "--cached", "lib/b.py"), False, ()),
+    "a cited file with CRLF, text attribute": (lambda r: (
+        r.write(".gitattributes", "*.py text\n"), r.write("src/odd.py", FILES["src/odd.py"].replace("\n", "\r\n")),
+        r.commit_all("crlf")), False, ()),
+    "a cited file not UTF-8": (lambda r: (r.root / "src/odd.py").write_bytes(FILES["src/odd.py"].encode() + b"\xff\n"), False, ()),
+    "a cited file binary": (lambda r: (r.root / "src/odd.py").write_bytes(FILES["src/odd.py"].encode() + b"\0\n"), False, ()),
+    "a cited file through a symlinked directory": (lambda r: (
+        os.rename(r.root / "lib", r.root / "lib2"), os.symlink("lib2", r.root / "lib")), False, ()),
+    "a page deleted": (lambda r: (r.root / ".openwiki/second.md").unlink(), False, ()),
+    "a page symlinked": (lambda r: (
+        os.rename(r.root / ".openwiki/second.md", r.root / "second.md"), os.symlink("../second.md", r.root / ".openwiki/second.md")),
+        False, ()),
+    "a page with stale_after": (lambda r: r.write(".openwiki/second.md", r.read(".openwiki/second.md").replace(
+        "type: Reference\n", "type: Reference\nstale_after: 2020-01-01\n")), False, ()),
+    "reverify_after configured": (lambda r: r.write(".openwiki/config.yml", "wiki_dir: .openwiki\nreverify_after: 1d\n"), False, ()),
+    "a YAML config": (lambda r: r.write(".openwiki/config.yml", "wiki_dir: .openwiki\ndocs:\n  - docs/*.md\n"), False, ()),
+    "an invalid config": (lambda r: r.write(".openwiki/config.yml", "wiki_dir: [\n"), False, ()),
+    "a mark": (lambda r: sidecar_edit(r, "guide.md", lambda d: d["claims"][0].update(
+        mark={"status": "stale", "since": "2026-11-30T10:00:00Z"})), False, ()),
+    "a tool's verification": (lambda r: sidecar_edit(r, "guide.md", lambda d: d["claims"][0].update(
+        verifiedBy="tool:openwiki-git-ground")), False, ()),
+    "a whole-file citation": (lambda r: (add_claim(r, "second.md", "All of odd.", "repo://src/odd.py"), r.commit_all("file")), False, ()),
+    "a definition cited": (lambda r: (r.write("src/d.py", "def handler():\n    return 1\n"), r.commit_all("d"),
+                                      add_claim(r, "second.md", "The handler.", "repo://src/d.py#handler")), False, ()),
+    "a Markdown document cited": (lambda r: (r.write("NOTES.md", "# Notes\n\nA note.\n"), r.commit_all("notes"),
+                                             add_claim(r, "second.md", "A note.", "repo://NOTES.md#L3-L3")), False, ()),
+    "a claim id on two pages": (lambda r: r.write(".openwiki/.claims/third.json", r.read(".openwiki/.claims/guide.json")), False, ()),
+    "a sidecar with an unknown key": (lambda r: sidecar_edit(r, "guide.md", lambda d: d["claims"][0].update(extra=1)), False, ()),
+    "a sidecar that is not JSON": (lambda r: r.write(".openwiki/.claims/guide.json", "{"), False, ()),
+    "a missing wiki": (lambda r: None, False, ("--wiki-dir", "nowhere")),
+    "no .claims directory": (lambda r: [p.unlink() for p in (r.root / ".openwiki/.claims").iterdir()]
+                             and (r.root / ".openwiki/.claims").rmdir(), False, ()),
+    "a conflict in the index": (lambda r: conflict(r, "lib/b.py"), False, ()),
+}
+
+
+def many_unmarked(data: dict) -> None:
+    """Sixty more claims on the page, citing what its first claim cites, none with a marker."""
+    first = data["claims"][0]
+    data["claims"] += [{**first, "id": f"claim_{i:032x}", "statement": f"Beta again {i}."} for i in range(60)]
+
+
+def conflict(repo, path: str) -> None:
+    """`path` in the index at stages 1 and 2 (a merge stopped on it), as `git merge` leaves it."""
+    blob = repo.git("rev-parse", f"HEAD:{path}").strip()
+    info = f"0 {'0' * 40}\t{path}\n100644 {blob} 1\t{path}\n100644 {blob} 2\t{path}\n"
+    subprocess.run(["git", "update-index", "--index-info"], cwd=repo.root, input=info, text=True, check=True)
+
+
+def run(repo, capsys, *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    rc = repo.run("check", "--no-cache", *argv)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+@pytest.mark.parametrize("state", list(STATES))
+def test_lean_answer_equals_the_full_path(wiki, capsys, monkeypatch, state):
+    change, answers, extra = STATES[state]
+    change(wiki)
+    wiki_dir = extra[1] if extra[:1] == ("--wiki-dir",) else None
+    assert (check_lean.judge(str(wiki.root), wiki_dir) is not None) == answers
+    lean = [run(wiki, capsys, *extra, *form) for form in FORMS]
+    monkeypatch.setattr(check_lean, "judge", lambda *args: None)
+    full = [run(wiki, capsys, *extra, *form) for form in FORMS]
+    assert lean == full
+    assert all(rc in (0, 1, 2) for rc, _, _ in full)
+
+
+def test_lean_answer_in_a_linked_worktree_equals_the_full_path(wiki, capsys, monkeypatch, tmp_path):
+    """A linked worktree (`.git` is a file naming its git directory, the index is that one's)."""
+    linked = tmp_path / "linked"
+    wiki.git("worktree", "add", "-q", str(linked))
+    assert check_lean.judge(str(linked), None) is not None
+
+    def both() -> list[tuple[int, str]]:
+        out = []
+        for form in FORMS:
+            capsys.readouterr()
+            rc = main(["-C", str(linked), "check", "--no-cache", *form])
+            out.append((rc, capsys.readouterr().out))
+        return out
+
+    lean = both()
+    monkeypatch.setattr(check_lean, "judge", lambda *args: None)
+    assert lean == both()
+    assert lean[0][0] == 0 and "4 claims: 4 fresh" in lean[0][1]
+
+
+def test_verbose_text_lists_every_claim_through_the_cache_as_without_it(wiki, capsys):
+    """`check -v` (the long form: one line per claim) answered from the check cache's entries
+    lists the fresh claims too, as the report built whole does (it listed only the notable ones)."""
+    drop_marker(wiki)
+    capsys.readouterr()
+    assert wiki.run("check") == 1  # writes the cache
+    cached = [run_cached(wiki, capsys, "-v") for _ in range(2)]
+    whole = run(wiki, capsys, "-v")
+    assert cached[0] == cached[1] == whole
+    assert whole[1].count(": fresh: ") == 4 and "marker [^c-" in whole[1]
+
+
+def run_cached(repo, capsys, *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    rc = repo.run("check", *argv)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+PROBE = (
+    "import sys\n"
+    "before = set(sys.modules)\n"
+    "from openwiki_git.cli.main import main\n"
+    "rc = main(sys.argv[1:])\n"
+    "print('\\n' + repr(sorted(set(sys.modules) - before)))\n"
+    "sys.exit(rc)\n"
+)
+# What the lean answer must never import: git's library, the model and checker (dataclasses),
+# YAML, the schemas, the writers' lock; nor what only other paths need (pathlib, datetime, traceback).
+HEAVY = {"pygit2", "_cffi_backend", "dataclasses", "inspect", "ruamel", "jsonschema", "sqlite3", "fcntl", "tempfile",
+         "pathlib", "datetime", "traceback", "pickletools"}
+HEAVY_OWN = {"openwiki_git.model", "openwiki_git.claims.check", "openwiki_git.store.workspace", "openwiki_git.git.repo",
+             "openwiki_git.evidence.resource", "openwiki_git.formats.sidecar", "openwiki_git.pages.citations"}
+
+
+def test_the_lean_answer_imports_nothing_heavy(wiki):
+    """The lean path's cost is mostly the interpreter's start: it imports the standard library's
+    json, hashlib and re and the pure rules, never git's library or the checker."""
+    for form in ((), ("--format", "json")):
+        proc = subprocess.run([sys.executable, "-c", PROBE, "-C", str(wiki.root), "check", "--no-cache", *form],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        out, _, modules = proc.stdout.rstrip("\n").rpartition("\n")
+        loaded = set(ast.literal_eval(modules))
+        assert "openwiki_git.services.check_lean" in loaded and ("4 claims: 4 fresh" in out or "\"total\": 4" in out)
+        assert not {m.split(".")[0] for m in loaded} & HEAVY, sorted({m.split(".")[0] for m in loaded} & HEAVY)
+        assert not loaded & HEAVY_OWN, sorted(loaded & HEAVY_OWN)
