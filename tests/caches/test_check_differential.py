@@ -21,6 +21,7 @@ import pytest
 
 from openwiki_git.caches import check as checkcache
 from openwiki_git.caches import check_reuse
+from tests.support.repo import add_claim
 
 FILES = {
     "src/a.py": "".join(f"alpha {i}\n" for i in range(1, 31)),
@@ -34,12 +35,6 @@ WINDOW_NS = 50_000_000
 def small_window(monkeypatch):
     monkeypatch.setattr(checkcache, "RACY_NS", WINDOW_NS)
 
-
-def add_claim(repo, page: str, statement: str, *evidence: str) -> None:
-    argv = ["claim", "add", "--page", page, "--statement", statement]
-    for ev in evidence:
-        argv += ["--evidence", ev]
-    assert repo.run(*argv) == 0
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import sys
 import time
 
 from openwiki_git.caches import check as checkcache
+from tests.support.repo import IMPORTS_PROBE
 
 # The package modules the fast answer may load, and what it must never load.
 ALLOWED_OWN = {
@@ -31,14 +32,7 @@ HEAVY = {
     "jsonschema", "langchain", "openai", "github", "tempfile", "fcntl",
 }
 
-PROBE = (
-    "import sys\n"
-    "before = set(sys.modules)\n"
-    "from openwiki_git.cli.main import main\n"
-    "rc = main(sys.argv[1:])\n"
-    "print('\\n' + repr(sorted(set(sys.modules) - before)))\n"
-    "sys.exit(rc)\n"
-)
+PROBE = IMPORTS_PROBE
 
 
 def loaded_by(root, *argv: str) -> tuple[int, set[str], str]:

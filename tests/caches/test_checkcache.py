@@ -23,6 +23,7 @@ from openwiki_git.caches import check as checkcache
 from openwiki_git.claims import check as checker
 from openwiki_git.git.repo import Repo
 from openwiki_git.store.workspace import Workspace
+from tests.support.repo import add_claim
 
 APP = "".join(f"line {i}\n" for i in range(1, 41))
 OTHER = "".join(f"other {i}\n" for i in range(1, 21))
@@ -38,13 +39,6 @@ def settle(seconds: float = 2 * SMALL_WINDOW_NS / 1e9) -> None:
     """Let every file written so far leave the racy window."""
     time.sleep(seconds)
 
-
-def add_claim(repo, page: str, statement: str, *evidence: str) -> str:
-    argv = ["claim", "add", "--page", page, "--statement", statement]
-    for ev in evidence:
-        argv += ["--evidence", ev]
-    assert repo.run(*argv) == 0
-    return json.loads(repo.read(f".openwiki/.claims/{page[:-3]}.json"))["claims"][-1]["id"]
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ import pytest
 
 from openwiki_git.cli.main import main
 from openwiki_git.services import check_lean
+from tests.support.repo import IMPORTS_PROBE, add_claim
 
 FILES = {
     "src/a.py": "".join(f"alpha {i}\n" for i in range(1, 31)),
@@ -28,12 +29,6 @@ FILES = {
 }
 FORMS = ((), ("--all",), ("-v",), ("--format", "json"), ("--format", "json", "--only-problems"))
 
-
-def add_claim(repo, page: str, statement: str, *evidence: str) -> None:
-    argv = ["claim", "add", "--page", page, "--statement", statement]
-    for ev in evidence:
-        argv += ["--evidence", ev]
-    assert repo.run(*argv) == 0
 
 
 @pytest.fixture
@@ -210,14 +205,7 @@ def run_cached(repo, capsys, *argv: str) -> tuple[int, str, str]:
     return rc, out.out, out.err
 
 
-PROBE = (
-    "import sys\n"
-    "before = set(sys.modules)\n"
-    "from openwiki_git.cli.main import main\n"
-    "rc = main(sys.argv[1:])\n"
-    "print('\\n' + repr(sorted(set(sys.modules) - before)))\n"
-    "sys.exit(rc)\n"
-)
+PROBE = IMPORTS_PROBE
 # What the lean answer must never import: git's library, the model and checker (dataclasses),
 # YAML, the schemas, the writers' lock; nor what only other paths need (pathlib, datetime, traceback).
 HEAVY = {"pygit2", "_cffi_backend", "dataclasses", "inspect", "ruamel", "jsonschema", "sqlite3", "fcntl", "tempfile",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -47,3 +48,26 @@ class GitRepo:
 
     def run(self, *argv: str) -> int:
         return main(["-C", str(self.root), *argv])
+
+
+def add_claim(repo: GitRepo, page: str, statement: str, *evidence: str) -> str:
+    """`claim add` through the real CLI (it must succeed); the new claim's id."""
+    argv = ["claim", "add", "--page", page, "--statement", statement]
+    for ev in evidence:
+        argv += ["--evidence", ev]
+    assert repo.run(*argv) == 0
+    from openwiki_git.store.workspace import Workspace
+
+    sidecar = Workspace.open(repo.root).wiki.sidecar_path(page)  # the repository's own wiki directory
+    return str(json.loads(sidecar.read_text("utf-8"))["claims"][-1]["id"])
+
+
+# Run in a fresh interpreter: the CLI's exit code, then the modules it imported (its last line).
+IMPORTS_PROBE = (
+    "import sys\n"
+    "before = set(sys.modules)\n"
+    "from openwiki_git.cli.main import main\n"
+    "rc = main(sys.argv[1:])\n"
+    "print('\\n' + repr(sorted(set(sys.modules) - before)))\n"
+    "sys.exit(rc)\n"
+)
