@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 from openwiki_git.claims.outcomes import EvidenceOutcome
 from openwiki_git.claims.sides import Sides
-from openwiki_git.claims.symbols import Elsewhere, diff_elsewhere, head_v1, moved_hint, renamed, symbol_token, tracked_elsewhere
+from openwiki_git.claims.symbols import Elsewhere, before_v2, diff_elsewhere, head_v1, moved_hint, renamed, symbol_token, tracked_elsewhere
 from openwiki_git.diff import cosmetic
 from openwiki_git.diff.hunks import FileChange, Hunk
 from openwiki_git.evidence import definitions
@@ -102,7 +102,7 @@ def symbol_result(
     current = sym.canonical
     if token == version:
         return EvidenceResult(resource, "fresh", current, "unchanged", token, ft.blob)
-    if head_v1(sym, version):  # changed as its first head read it: what a confirm writes now
+    if before_v2(version):  # changed as a v1 token read it: what a confirm writes now
         token = symbol_token(sym, ext, lines, "")
     reason = f"definition {what} changed (L{ext.start}-L{ext.end} now)"
     if verified is not None and verified.text is not None:
@@ -136,6 +136,10 @@ def _cosmetic(sym: Symbol, then: str, version: str, lines: list[str], ext: defin
             return None
         old_code, new_code = split_lines(old.head_code(then_lines)), split_lines(ext.head_code(lines))
         return cosmetic.compare(sym.path, old_code, new_code, annotations=annotations)
+    if not before_v2(version):  # its docstrings' prose is the same (else no cosmetic edit): its code, compared
+        if old.docstring_proses(then_lines) != ext.docstring_proses(lines):
+            return None
+        then_lines, lines = old.code_lines(then_lines), ext.code_lines(lines)
     return cosmetic.compare(
         sym.path, then_lines, lines, old_span=(old.start, old.end), new_span=(ext.start, ext.end), annotations=annotations
     )

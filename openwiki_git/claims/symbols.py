@@ -1,9 +1,10 @@
 """A definition by name (`#Cart.add`, `#Cart:head`) judged: its token read the way it was
 written, and where it went when it is gone. Pure: texts in, tokens and reasons out.
 
-- `symbol_token`: a whole definition's token (`repo-def-v1`), a head's (`repo-head-v2`: its
-  signature and docstring summary), or a head verified before v2 (`repo-def-v1` on a head: its
-  signature and whole docstring), so an old token is still read the way it was written.
+- `symbol_token`: a whole definition's token (`repo-def-v2`: its text, its docstrings as prose),
+  a head's (`repo-head-v2`: its signature and docstring summary), or one verified before v2
+  (`repo-def-v1`: a whole definition's text as it is; on a head, its signature and whole
+  docstring), so an old token is still read the way it was written.
 - `renamed` / `moved_hint`: a definition gone from its file, and exactly one definition with its
   verified text under another name in the same file (`renamed to X?`), else in another file of
   the same extension (`moved to path#Name?`, with the command that re-points the claim).
@@ -20,13 +21,14 @@ from typing import TypeVar
 from openwiki_git.claims.outcomes import EvidenceOutcome
 from openwiki_git.claims.sides import Sides
 from openwiki_git.evidence import definitions
-from openwiki_git.evidence.kinds import DEF_PREFIX, Symbol, def_version, head_version
+from openwiki_git.evidence.kinds import DEF_PREFIX, Symbol, def_v2_version, def_version, head_version
 from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.model import EvidenceResult, FileText
 from openwiki_git.pages import citations
 
 __all__ = [
     "Elsewhere",
+    "before_v2",
     "diff_elsewhere",
     "extension",
     "for_claim",
@@ -51,18 +53,25 @@ def head_v1(sym: Symbol, version: str) -> bool:
     return sym.head and version.startswith(DEF_PREFIX)
 
 
+def before_v2(version: str) -> bool:
+    """A token written before `repo-def-v2`/`repo-head-v2` (a whole definition's text as it is, a
+    head's whole docstring): read so until it is confirmed again."""
+    return version.startswith(DEF_PREFIX)
+
+
 def symbol_token(sym: Symbol, ext: definitions.Extent, lines: list[str], version: str, rename: tuple[str, str] | None = None) -> str:
     """The token of the definition (or its head) in `lines`, read the way `version` was written:
-    a whole definition's text (`repo-def-v1`); a head's signature and docstring summary
-    (`repo-head-v2`, and any other `version`, such as "" for a new claim); a head verified before
-    v2 (`repo-def-v1` on a head), its signature and whole docstring. `rename`: (new, old) name,
-    the first occurrence of new put back to old (a renamed definition recognised)."""
+    a whole definition's text with its docstrings as prose (`repo-def-v2`), a head's signature
+    and docstring summary (`repo-head-v2`), for any `version` but `repo-def-v1` ("" for a new
+    claim); with `repo-def-v1`, a whole definition's text as it is, a head's signature and whole
+    docstring. `rename`: (new, old) name, the first occurrence of new put back to old (a renamed
+    definition recognised)."""
 
     def named(text: str) -> str:
         return text.replace(rename[0], rename[1], 1) if rename else text
 
     if not sym.head:
-        return def_version(named(ext.text(lines)))
+        return def_version(named(ext.text(lines))) if before_v2(version) else def_v2_version(named(ext.whole_token_text(lines)))
     if head_v1(sym, version):
         return def_version(named(ext.text(lines, head=True, v1=True)))
     return head_version(named(ext.head_token_text(lines)))

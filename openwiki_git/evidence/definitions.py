@@ -15,6 +15,12 @@ asterisks, a Sphinx role's `:func:` prefix) and line wrapping are not part of it
 ``` ``attrs`` ``` becoming `*attrs*` leaves a head as it was. Elsewhere (the tree-sitter
 languages) a head is the definition's lines up to where its body starts.
 
+A whole definition's token text (`whole_token_text`, `repo-def-v2`) is its lines with every
+docstring in it (its own and its methods') read as prose the same way (docstrings.py:
+markup, wrapping, field-list style, a directive's release spelling), so a reflowed or
+restyled docstring leaves it as it was while a changed word, signature or line of code does
+not. A docstring is read so only when it has its lines to itself (a one-line `def f(): 'x'` is code).
+
 `head_v1` keeps the first head (the whole docstring): tokens written by it (`repo-def-v1` on a
 `:head` resource) are still read the way they were written (claims/kinds.py).
 """
@@ -22,10 +28,12 @@ languages) a head is the definition's lines up to where its body starts.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from openwiki_git.evidence.docstrings import docstring_prose, summary_prose
 from openwiki_git.evidence.tokens import split_lines
 
 __all__ = ["Extent", "definitions", "find", "python_extent", "summary_prose", "unsupported"]
@@ -45,6 +53,7 @@ class Extent:
     head: tuple[Span, ...]
     summary: Span | None = None
     head_v1: tuple[Span, ...] | None = None  # None: the same as `head`
+    docstrings: tuple[Span, ...] = ()  # every docstring in it on lines of its own, its nested definitions' too
 
     def text(self, lines: list[str], *, head: bool = False, v1: bool = False) -> str:
         """The definition's text (or its head's, or its first head's), from the file's lines
@@ -67,6 +76,36 @@ class Extent:
         in_head = {n for s, e in self.head for n in range(s, e + 1)}
         body = (lines[n - 1] for n in range(self.start, self.end + 1) if n not in in_head)
         return "".join(line for line in body if not line.lstrip().startswith(("#", "//")))
+
+    def docstring_proses(self, lines: list[str]) -> list[str]:
+        """Each of its docstrings as prose (`docstring_prose`), in source order."""
+        return [docstring_prose("".join(lines[s - 1 : e])) for s, e in self.docstrings]
+
+    def code_lines(self, lines: list[str]) -> list[str]:
+        """The file's lines with its docstrings' taken out (each one's first line an indented
+        `...`, the others blank): its code, as a cosmetic comparison reads it, line numbers kept."""
+        out = list(lines)
+        for s, e in self.docstrings:
+            first = lines[s - 1]
+            out[s - 1] = first[: len(first) - len(first.lstrip())] + "...\n"
+            out[s : e] = ["\n"] * (e - s)
+        return out
+
+    def whole_token_text(self, lines: list[str]) -> str:
+        """What a whole definition's `repo-def-v2` token covers: its lines, each docstring's as prose."""
+        if not self.docstrings:
+            return self.text(lines)
+        starts = {s: e for s, e in self.docstrings}
+        out: list[str] = []
+        n = self.start
+        while n <= self.end:
+            if n in starts:
+                out.append("\0doc: " + docstring_prose("".join(lines[n - 1 : starts[n]])) + "\n")
+                n = starts[n] + 1
+            else:
+                out.append(lines[n - 1])
+                n += 1
+        return "".join(out)
 
     def head_token_text(self, lines: list[str]) -> str:
         """What a head's token covers: its code lines as they are, then its summary as prose."""
@@ -100,7 +139,8 @@ def definitions(path: str, text: str) -> list[Extent]:
             tree = ast.parse(text, filename=path)
         except (SyntaxError, ValueError, RecursionError):
             return []
-        return list(_python(tree.body, "", split_lines(text)))
+        text_lines = split_lines(text)
+        return list(_python(tree.body, "", text_lines, _docstring_spans(tree, text_lines)))
     from openwiki_git.evidence import treesitter
 
     return [Extent(n, s, e, k, ((s, h),)) for n, s, e, k, h in treesitter.extents(path, text)]
@@ -112,7 +152,7 @@ def find(path: str, text: str, name: str) -> Extent | None:
     return found[-1] if found else None
 
 
-def _python(body: list[ast.stmt], prefix: str, text_lines: list[str]) -> Iterator[Extent]:
+def _python(body: list[ast.stmt], prefix: str, text_lines: list[str], docs: list[Span]) -> Iterator[Extent]:
     for node in body:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
@@ -129,9 +169,10 @@ def _python(body: list[ast.stmt], prefix: str, text_lines: list[str]) -> Iterato
         kind = "class" if isinstance(node, ast.ClassDef) else "method" if prefix else "function"  # only classes' bodies are walked
         head = _merged([signature, *([summary] if summary else []), *extra])
         head_v1 = _merged([signature, *docstring, *extra])
-        yield Extent(name, start, end, kind, head, summary, head_v1 if head_v1 != head else None)
+        inside = tuple(docs[bisect.bisect_left(docs, (start, 0)) : bisect.bisect_right(docs, (end, end))])
+        yield Extent(name, start, end, kind, head, summary, head_v1 if head_v1 != head else None, inside)
         if isinstance(node, ast.ClassDef):
-            yield from _python(node.body, name + ".", text_lines)
+            yield from _python(node.body, name + ".", text_lines, docs)
 
 
 def _signature_end(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int:
@@ -148,9 +189,36 @@ def _docstring(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> l
     return []
 
 
-_QUOTES = re.compile(r"""^\s*[rRuUbB]{0,2}(\"\"\"|\'\'\')|(\"\"\"|\'\'\')\s*$""")
-_ROLE = re.compile(r":[\w.+-]+(?::[\w.+-]+)?:(?=`)")  # :func:`x`, :py:meth:`x`
-_MARKUP = re.compile(r"[`*]+")
+def _docstring_spans(tree: ast.Module, text_lines: list[str]) -> list[Span]:
+    """The lines of every definition's docstring in the file that has its lines to itself, in
+    source order (one walk of the statements: a definition's are those within its extent)."""
+    found = []
+    stack: list[ast.AST] = list(tree.body)
+    while stack:  # statements only: an expression holds no definition with a docstring
+        n = stack.pop()
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            stack.extend(x for x in getattr(n, field, ()) if isinstance(x, (ast.stmt, ast.excepthandler, ast.match_case)))
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            first = n.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                span = _own_lines(first.value, text_lines)
+                if span is not None:
+                    found.append(span)
+    return sorted(found)
+
+
+def _own_lines(doc: ast.expr, text_lines: list[str]) -> Span | None:
+    """The docstring's lines when it has them to itself (nothing but space before it on its first
+    line, nothing but space or a comment after it on its last), else None."""
+    last = doc.end_lineno or doc.lineno
+    before = text_lines[doc.lineno - 1].encode("utf-8")[: doc.col_offset]
+    after = text_lines[last - 1].encode("utf-8")[doc.end_col_offset or 0 :].strip()
+    if before.strip() or (after and not after.startswith(b"#")):
+        return None
+    return doc.lineno, last
+
+
+_QUOTE_LINE = re.compile(r"""^\s*[rRuUbB]{0,2}(\"\"\"|\'\'\')|(\"\"\"|\'\'\')\s*$""")
 
 
 def _summary(docstring: list[Span], text_lines: list[str]) -> Span:
@@ -159,7 +227,7 @@ def _summary(docstring: list[Span], text_lines: list[str]) -> Span:
     first, last = docstring[0]
     seen_words = False
     for n in range(first, last + 1):
-        words = _QUOTES.sub("", text_lines[n - 1]).strip()
+        words = _QUOTE_LINE.sub("", text_lines[n - 1]).strip()
         if words:
             seen_words = True
         elif seen_words and n != last:
@@ -167,11 +235,6 @@ def _summary(docstring: list[Span], text_lines: list[str]) -> Span:
     return first, last
 
 
-def summary_prose(text: str) -> str:
-    """A docstring summary as prose: its quotes, inline markup (backticks, asterisks, a Sphinx
-    role's prefix) and line wrapping left out."""
-    words = " ".join(_QUOTES.sub("", line) for line in text.splitlines())
-    return " ".join(_MARKUP.sub("", _ROLE.sub("", words)).split())
 
 
 def _merged(spans: list[Span]) -> tuple[Span, ...]:

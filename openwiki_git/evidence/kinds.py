@@ -10,9 +10,11 @@ lines. Their grammar, canonical form and version tokens. Pure: stdlib only, no I
 OpenWiki's grammar (resource.py) is left exactly as it is: `parse_kind` answers None for every
 resource it reads as a line range or a whole file, and only a resource with a non-`L` fragment,
 a glob character in its path or a `?grep=` query is one of ours. Their tokens are ours too
-(`repo-def-v1`, `repo-head-v2`, `repo-set-v1`), so OpenWiki cannot misread them as its own. A
-head's token is `repo-head-v2` (its signature and docstring summary, definitions.py); a head
-written before it carries `repo-def-v1` (its signature and whole docstring) and is read so.
+(`repo-def-v2`, `repo-head-v2`, `repo-set-v1`), so OpenWiki cannot misread them as its own. A
+whole definition's token is `repo-def-v2` (its text, its docstrings read as prose,
+definitions.py); one written before it carries `repo-def-v1` (its text as it is) and is read so.
+A head's token is `repo-head-v2` (its signature and docstring summary); a head written before
+it carries `repo-def-v1` (its signature and whole docstring) and is read so.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from openwiki_git.evidence.tokens import sha256_hex
 
 __all__ = [
     "DEF_PREFIX",
+    "DEF_V2_PREFIX",
     "HEAD_PREFIX",
     "MAX_MEMBERS",
     "SET_PREFIX",
@@ -45,6 +48,7 @@ __all__ = [
     "Symbol",
     "cited_files",
     "decode_members",
+    "def_v2_version",
     "def_version",
     "glob_matches",
     "head_version",
@@ -58,7 +62,8 @@ __all__ = [
     "set_version",
 ]
 
-DEF_PREFIX = "repo-def-v1:sha256:"
+DEF_PREFIX = "repo-def-v1:sha256:"  # written before repo-def-v2 (a whole definition) and repo-head-v2 (a head)
+DEF_V2_PREFIX = "repo-def-v2:sha256:"
 HEAD_PREFIX = "repo-head-v2:sha256:"
 SET_PREFIX = "repo-set-v1:sha256:"
 MAX_MEMBERS = 2000  # a set token lists its members; past this, narrow the glob or the query
@@ -357,6 +362,11 @@ def def_version(text: str) -> str:
     return DEF_PREFIX + sha256_hex(text)
 
 
+def def_v2_version(text: str) -> str:
+    """`repo-def-v2:sha256:<H(text)>`: a whole definition's token text (definitions.Extent.whole_token_text)."""
+    return DEF_V2_PREFIX + sha256_hex(text)
+
+
 def head_version(text: str) -> str:
     """`repo-head-v2:sha256:<H(text)>`: a head's token text (definitions.Extent.head_token_text)."""
     return HEAD_PREFIX + sha256_hex(text)
@@ -386,4 +396,4 @@ def decode_members(token: str) -> list[str] | list[list[str]] | None:
 
 
 def is_kind_token(token: str) -> bool:
-    return token.startswith((DEF_PREFIX, HEAD_PREFIX, SET_PREFIX))
+    return token.startswith((DEF_PREFIX, DEF_V2_PREFIX, HEAD_PREFIX, SET_PREFIX))

@@ -17,7 +17,7 @@ from openwiki_git.evidence.resource import Resource, ResourceError, parse_resour
 from openwiki_git.formats.sidecar_plain import BLOB, CLAIM_ID, CLAIM_KEYS, EVIDENCE_KEYS, PAGE_VERSION, ROOT_KEYS, VERSION, plain_claim
 from openwiki_git.model import Cause, Claim, Evidence, Mark, Sidecar, Verification
 
-DEF_VERSION = re.compile(r"^repo-def-v1:sha256:[0-9a-f]{64}$")  # a definition by name (evidence/kinds.py)
+DEF_VERSION = re.compile(r"^repo-def-v[12]:sha256:[0-9a-f]{64}$")  # a definition by name (evidence/kinds.py); v1: before v2
 HEAD_VERSION = re.compile(r"^repo-(?:head-v2|def-v1):sha256:[0-9a-f]{64}$")  # a head; v1: written before v2
 SET_VERSION = re.compile(r"^repo-set-v1:sha256:[0-9a-f]{64}:[A-Za-z0-9_-]*$")  # a set of files or lines
 MARK_KEYS = {"status", "since", "causes", "commit"}
@@ -211,7 +211,7 @@ def _kind_evidence(r: _Reader, e: dict[str, Any], resource: str, where: str, wik
     if isinstance(kind, Symbol) and kind.head:
         pattern, token, what = HEAD_VERSION, "repo-head-v2", "a head"
     else:
-        pattern, token = (DEF_VERSION, "repo-def-v1") if symbol else (SET_VERSION, "repo-set-v1")
+        pattern, token = (DEF_VERSION, "repo-def-v2") if symbol else (SET_VERSION, "repo-set-v1")
         what = "a definition" if symbol else "a set"
     version = r.text(e["version"], f"{where}.version", pattern, f"{what} resource needs a {token} token (`claim confirm` writes one)")
     blob = r.text(e["blob"], f"{where}.blob", BLOB, "expected a git object id") if "blob" in e else None

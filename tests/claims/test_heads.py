@@ -103,4 +103,4 @@ def test_a_whole_definition_refuses_a_head_token(repo: GitRepo, capsys: pytest.C
     capsys.readouterr()
     assert repo.run("check") == 2
     err = capsys.readouterr().err
-    assert "$.claims[0].evidence[0].version" in err and "repo-def-v1" in err and "Traceback" not in err
+    assert "$.claims[0].evidence[0].version" in err and "repo-def-v2" in err and "Traceback" not in err

@@ -70,7 +70,7 @@ ADD = "Cart.add raises OverflowError past its limit."
 def test_a_definition_stays_fresh_when_it_moves_and_its_file_is_renamed(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
     _setup(repo, capsys, ADD, "repo://src/shop/cart.py#Cart.add")
     assert _claim(repo)["evidence"][0]["resource"] == "repo://src/shop/cart.py#Cart.add"
-    assert _claim(repo)["evidence"][0]["version"].startswith("repo-def-v1:sha256:")
+    assert _claim(repo)["evidence"][0]["version"].startswith("repo-def-v2:sha256:")
     moved = CART.replace("import os\n", "import os\nimport sys\n\nLIMIT = 3\n").replace(
         "    def add(", "    def clear(self):\n        self.items = []\n\n    def add("
     )
