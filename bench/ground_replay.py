@@ -1,7 +1,7 @@
 """`ground` on a real project's docs, then the code's later history: line ranges, whole
 definitions by name and heads (issue 23).
 
-Two projects:
+Three projects:
 
 - `--project attrs` (default): `/work/shared/testdata/replay/attrs.bundle` (python-attrs, MIT),
   grounded at `--rev` (default 7fa9cd0, 2022-12-20, when attrs' docs had started moving to
@@ -9,7 +9,13 @@ Two projects:
 - `--project structlog`: structlog's sdists from PyPI (`pip download --no-binary :all:`, its docs
   ship in them; MIT or Apache-2.0), 23.1.0 then 23.2.0, 23.3.0, 24.1.0, 24.4.0, 25.1.0, 25.4.0
   committed one release a commit, grounded at 23.1.0, windows of 1, 2, 4 and 6 releases
-  (`--sdists DIR` reads the tarballs from DIR instead, named as pip saves them).
+  (`--sdists DIR` reads the tarballs from DIR instead, named as pip saves them);
+- `--project typer`: the same from typer's sdists (MIT; Markdown docs in `docs/`, the package in
+  `typer/`), 0.4.0 then 0.5.0, 0.6.0, 0.7.0, 0.8.0, 0.9.0, 0.10.0, grounded at 0.4.0, windows of
+  1, 2, 4 and 6 releases (0.11.0 and later sdists carry no docs, 0.12.0's no package either).
+
+`SDISTS` is the table of the sdist projects: name, releases (the first grounded), docs folder and
+source folder (each release's tarball must hold both).
 
 At the base, `ground --all` runs on `docs/` three ways:
 
@@ -27,7 +33,7 @@ ones still true, the sentences that went false and how many of them were caught 
 their claims stale), and the claims whose reason says the range "keeps its size" (it moved past
 the growth bound, so a person or the refresher must set its new extent), per evidence kind.
 
-Run: python bench/ground_replay.py [--project attrs|structlog] [--steps 40,200,400,620] [--show]
+Run: python bench/ground_replay.py [--project attrs|structlog|typer] [--steps 40,200,400,620] [--show]
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,7 +62,22 @@ BASE = "7fa9cd03d5485107bc199915a86bb789926fdf4a"
 SPACE = re.compile(r"\s+")
 KEEPS_SIZE = "keeps its size"  # evidence/relocation.py's reason past range_growth_factor's bound
 KINDS = ("lines", "definition", "head", "file")
-STRUCTLOG = ("23.1.0", "23.2.0", "23.3.0", "24.1.0", "24.4.0", "25.1.0", "25.4.0")
+
+
+@dataclass(frozen=True)
+class Sdists:
+    """A project replayed from its sdists: releases in order (the first is grounded), the folder
+    its docs ship in and the one its code does."""
+
+    versions: tuple[str, ...]
+    docs: str
+    source: str
+
+
+SDISTS = {
+    "structlog": Sdists(("23.1.0", "23.2.0", "23.3.0", "24.1.0", "24.4.0", "25.1.0", "25.4.0"), "docs", "src/structlog"),
+    "typer": Sdists(("0.4.0", "0.5.0", "0.6.0", "0.7.0", "0.8.0", "0.9.0", "0.10.0"), "docs", "typer"),
+}
 DATA = ROOT / "bench" / "ground_replay_data"
 UNIT = "commits"
 
@@ -92,44 +114,48 @@ def ow(code: Path, root: Path, *argv: str) -> str:
     return sh(sys.executable, "-m", "openwiki_git", "-C", str(root), *argv, env={**os.environ, "PYTHONPATH": str(code)})
 
 
-def structlog_origin(tmp: Path, sdists: Path | None) -> Path:
-    """A repository with one commit per structlog release, from its sdists (downloaded by pip
-    unless `sdists` holds them)."""
+def sdist_origin(tmp: Path, name: str, sdists: Path | None) -> Path:
+    """A repository with one commit per release of project `name`, from its sdists (downloaded by
+    pip unless `sdists` holds them)."""
+    project = SDISTS[name]
     folder = sdists or tmp / "sdists"
     origin = tmp / "origin"
     origin.mkdir()
     sh("git", "init", "-q", cwd=origin)
-    for version in STRUCTLOG:
-        tarball = folder / f"structlog-{version}.tar.gz"
+    for version in project.versions:
+        tarball = folder / f"{name}-{version}.tar.gz"
         if not tarball.exists():
             got = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps",
-                                  f"structlog=={version}", "-d", str(folder)], capture_output=True, text=True)
+                                  f"{name}=={version}", "-d", str(folder)], capture_output=True, text=True)
             if got.returncode != 0:
-                raise SystemExit(f"error: pip download structlog=={version}: {got.stderr.strip()[-300:]}")
+                raise SystemExit(f"error: pip download {name}=={version}: {got.stderr.strip()[-300:]}")
         for old in origin.iterdir():
             if old.name != ".git":
                 shutil.rmtree(old) if old.is_dir() else old.unlink()
         subprocess.run(["tar", "-x", "-z", "-f", str(tarball), "-C", str(origin), "--strip-components=1"], check=True)
+        for folder_name in (project.docs, project.source):
+            if not (origin / folder_name).is_dir():
+                raise SystemExit(f"error: {tarball.name} has no {folder_name}/")
         sh("git", "add", "-A", cwd=origin)
         who = ("-c", "user.name=bench", "-c", "user.email=bench@example.invalid")
-        sh("git", *who, "commit", "-q", "-m", f"structlog {version}", cwd=origin)
+        sh("git", *who, "commit", "-q", "-m", f"{name} {version}", cwd=origin)
     return origin
 
 
-def grounded(tmp: Path, name: str, code: Path, origin: str, base: str) -> Path:
+def grounded(tmp: Path, name: str, code: Path, origin: str, base: str, docs: str) -> Path:
     root = tmp / name
     sh("git", "clone", "-q", origin, str(root))
     sh("git", "checkout", "-q", base, cwd=root)
     (root / ".openwiki").mkdir(exist_ok=True)
-    (root / ".openwiki" / "config.yml").write_text("wiki_dir: docs\n")
+    (root / ".openwiki" / "config.yml").write_text(f"wiki_dir: {docs}\n")
     ow(code, root, "ground", "--all", "--format", "json")
     return root
 
 
-def widen_heads(root: Path) -> None:
+def widen_heads(root: Path, docs: str) -> None:
     """Every `#Name:head` becomes `#Name`, its token the whole definition's at the base."""
     repo = Repo(root)
-    for sidecar in (root / "docs" / ".claims").rglob("*.json"):
+    for sidecar in (root / docs / ".claims").rglob("*.json"):
         data = json.loads(sidecar.read_text())
         for claim in data["claims"]:
             for ev in claim["evidence"]:
@@ -141,8 +167,8 @@ def widen_heads(root: Path) -> None:
         sidecar.write_text(json.dumps(data, indent=2) + "\n")
 
 
-def docs_text(root: Path, rev: str) -> str:
-    paths = sh("git", "ls-tree", "-r", "--name-only", rev, "docs", cwd=root).split()
+def docs_text(root: Path, rev: str, docs: str) -> str:
+    paths = sh("git", "ls-tree", "-r", "--name-only", rev, docs, cwd=root).split()
     return SPACE.sub(" ", " ".join(sh("git", "show", f"{rev}:{p}", cwd=root) for p in paths if p.endswith((".md", ".rst"))))
 
 
@@ -194,10 +220,10 @@ def report(steps: int, name: str, data: dict, got: dict[str, int], show: bool) -
 def main() -> int:
     global UNIT
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--project", choices=("attrs", "structlog"), default="attrs")
+    ap.add_argument("--project", choices=("attrs", *SDISTS), default="attrs")
     ap.add_argument("--rev", default=BASE, help="attrs: the commit grounded")
-    ap.add_argument("--steps", help="window lengths in first-parent commits (attrs: 40,200,400,620; structlog: releases, 1,2,4,6)")
-    ap.add_argument("--sdists", type=Path, help="structlog: a folder holding the sdists (else pip downloads them)")
+    ap.add_argument("--steps", help="window lengths in first-parent commits (attrs: 40,200,400,620; sdist projects: releases, 1,2,4,6)")
+    ap.add_argument("--sdists", type=Path, help="sdist projects: a folder holding the sdists (else pip downloads them)")
     ap.add_argument("--old-code", default="8ef30e1", help="the revision of this repository whose ground cites lines")
     ap.add_argument("--show", action="store_true", help="print every stale claim's evidence")
     args = ap.parse_args()
@@ -205,24 +231,26 @@ def main() -> int:
     unlabeled: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="ground-replay-") as tmp_name:
         tmp = Path(tmp_name)
+        docs = SDISTS[args.project].docs if args.project in SDISTS else "docs"
         if args.project == "attrs":
             origin, base, steps_arg = BUNDLE, args.rev, args.steps or "40,200,400,620"
         else:
-            origin_dir = structlog_origin(tmp, args.sdists)
+            origin_dir = sdist_origin(tmp, args.project, args.sdists)
             origin, steps_arg, UNIT = str(origin_dir), args.steps or "1,2,4,6", "releases"
             base = sh("git", "rev-list", "--max-parents=0", "HEAD", cwd=origin_dir).strip()
         old = tmp / "old-code"
         old.mkdir()
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.old_code, "openwiki_git"], capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
-        roots = {"lines": (grounded(tmp, "lines", old, origin, base), old), "named": (grounded(tmp, "named", ROOT, origin, base), ROOT)}
+        roots = {"lines": (grounded(tmp, "lines", old, origin, base, docs), old),
+                 "named": (grounded(tmp, "named", ROOT, origin, base, docs), ROOT)}
         shutil.copytree(roots["named"][0], tmp / "whole", symlinks=True)
-        widen_heads(tmp / "whole")
+        widen_heads(tmp / "whole", docs)
         roots["whole"] = (tmp / "whole", ROOT)
         history = sh("git", "rev-list", "--first-parent", "--reverse", f"{base}..origin/HEAD", cwd=roots["named"][0]).split()
         for steps in (int(s) for s in steps_arg.split(",")):
             end = history[steps - 1]
-            later = docs_text(roots["named"][0], end)
+            later = docs_text(roots["named"][0], end, docs)
             for name, (root, code) in roots.items():
                 data = json.loads(ow(code, root, "check", "--source", end, "--format", "json", "--no-cache"))
                 report(steps, name, data, window(data, later, steps, labels, unlabeled), args.show)
