@@ -33,7 +33,12 @@ ones still true, the sentences that went false and how many of them were caught 
 their claims stale), and the claims whose reason says the range "keeps its size" (it moved past
 the growth bound, so a person or the refresher must set its new extent), per evidence kind.
 
+`--cosmetic-parameters-added` and `--cosmetic-annotations` write `cosmetic_parameters_added: true`
+and `cosmetic_annotations: true` into the named and whole runs' config after grounding (the lines
+run's older code has no parameters setting; it cites no heads).
+
 Run: python bench/ground_replay.py [--project attrs|structlog|typer] [--steps 40,200,400,620] [--show]
+    [--cosmetic-parameters-added] [--cosmetic-annotations]
 """
 
 from __future__ import annotations
@@ -226,6 +231,9 @@ def main() -> int:
     ap.add_argument("--sdists", type=Path, help="sdist projects: a folder holding the sdists (else pip downloads them)")
     ap.add_argument("--old-code", default="8ef30e1", help="the revision of this repository whose ground cites lines")
     ap.add_argument("--show", action="store_true", help="print every stale claim's evidence")
+    ap.add_argument("--cosmetic-parameters-added", action="store_true",
+                    help="check the named and whole runs with `cosmetic_parameters_added: true`")
+    ap.add_argument("--cosmetic-annotations", action="store_true", help="check the named and whole runs with `cosmetic_annotations: true`")
     args = ap.parse_args()
     labels = json.loads((DATA / f"{args.project}.json").read_text())["sentences"]
     unlabeled: set[str] = set()
@@ -244,6 +252,9 @@ def main() -> int:
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
         roots = {"lines": (grounded(tmp, "lines", old, origin, base, docs), old),
                  "named": (grounded(tmp, "named", ROOT, origin, base, docs), ROOT)}
+        with (roots["named"][0] / ".openwiki" / "config.yml").open("a") as config:
+            config.write("cosmetic_parameters_added: true\n" if args.cosmetic_parameters_added else "")
+            config.write("cosmetic_annotations: true\n" if args.cosmetic_annotations else "")
         shutil.copytree(roots["named"][0], tmp / "whole", symlinks=True)
         widen_heads(tmp / "whole", docs)
         roots["whole"] = (tmp / "whole", ROOT)

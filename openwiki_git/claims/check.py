@@ -44,6 +44,7 @@ class EvidenceResolver:
         # read the blob an evidence item was verified in (`Evidence.blob`).
         self.cosmetic_edits = "stale"
         self.cosmetic_annotations = False
+        self.cosmetic_parameters_added = False
         self.blob_text: Callable[[str, str], FileText] | None = None
         self.tracked: Callable[[], Sequence[str]] | None = None  # the paths a glob in evidence ranges over
 
@@ -135,7 +136,10 @@ class EvidenceResolver:
         verified = None
         if isinstance(kind, Symbol) and blob and self.cosmetic_edits != "stale" and self.blob_text is not None:
             verified = self.blob_text(kind.path, blob)
-        r = kinds.resolve(kind, resource, version, self.read, self.tracked, verified=verified, annotations=self.cosmetic_annotations)
+        r = kinds.resolve(
+            kind, resource, version, self.read, self.tracked, verified=verified, annotations=self.cosmetic_annotations,
+            parameters=self.cosmetic_parameters_added,
+        )
         if self.cosmetic_edits == "mark" and r.status == "fresh" and r.reason.startswith("cosmetic"):
             return dataclasses.replace(r, status="stale")
         return r

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from openwiki_git.claims.outcomes import EvidenceOutcome
 from openwiki_git.claims.sides import Sides
 from openwiki_git.claims.symbols import Elsewhere, before_v2, diff_elsewhere, head_v1, moved_hint, renamed, symbol_token, tracked_elsewhere
-from openwiki_git.diff import cosmetic
+from openwiki_git.diff import cosmetic, signatures
 from openwiki_git.diff.hunks import FileChange, Hunk
 from openwiki_git.evidence import definitions
 from openwiki_git.evidence.kinds import (
@@ -60,12 +60,17 @@ def resolve(
     *,
     verified: FileText | None = None,
     annotations: bool = False,
+    parameters: bool = False,
 ) -> EvidenceResult:
     """The item now. `verified`: the file as it was verified (a definition's cosmetic edit is then
-    recognised, as for lines)."""
+    recognised, as for lines; `annotations`, `parameters`: the config's `cosmetic_annotations` and
+    `cosmetic_parameters_added`)."""
     if isinstance(kind, Symbol):
         elsewhere = None if tracked is None else tracked_elsewhere(tracked, read)
-        return symbol_result(kind, resource, version, read(kind.path), verified=verified, annotations=annotations, elsewhere=elsewhere)
+        return symbol_result(
+            kind, resource, version, read(kind.path), verified=verified, annotations=annotations, parameters=parameters,
+            elsewhere=elsewhere,
+        )
     scope, is_glob = kind_scope(kind)
     if is_glob and tracked is None:
         return EvidenceResult(resource, "unresolved", None, "the tracked files are not known here")
@@ -81,7 +86,7 @@ def resolve(
 
 def symbol_result(
     sym: Symbol, resource: str, version: str, ft: FileText, *, verified: FileText | None = None, annotations: bool = False,
-    elsewhere: Elsewhere | None = None,
+    parameters: bool = False, elsewhere: Elsewhere | None = None,
 ) -> EvidenceResult:
     """A definition in `ft` (the file now) against its verified token; `elsewhere`: the files it
     may have moved to, searched only when it is gone (`moved_hint`)."""
@@ -107,6 +112,8 @@ def symbol_result(
     reason = f"definition {what} changed (L{ext.start}-L{ext.end} now)"
     if verified is not None and verified.text is not None:
         cosmetic_reason = _cosmetic(sym, verified.text, version, lines, ext, annotations)
+        if cosmetic_reason is None and parameters and sym.head:
+            cosmetic_reason = _parameters_added(sym, verified.text, version, ft.text, ext, annotations)
         if cosmetic_reason is not None:
             return EvidenceResult(resource, "fresh", current, cosmetic_reason, token, ft.blob)
     return EvidenceResult(resource, "stale", current, reason, token, ft.blob)
@@ -143,6 +150,20 @@ def _cosmetic(sym: Symbol, then: str, version: str, lines: list[str], ext: defin
     return cosmetic.compare(
         sym.path, then_lines, lines, old_span=(old.start, old.end), new_span=(ext.start, ext.end), annotations=annotations
     )
+
+
+def _parameters_added(sym: Symbol, then: str, version: str, now: str, ext: definitions.Extent, annotations: bool) -> str | None:
+    """With `cosmetic_parameters_added: true`, a head whose only change is parameters added with
+    defaults (signatures.parameters_added, through `ast`; its summary's prose the same): the reason.
+    Heads only: a whole definition's token covers its body, which this does not compare."""
+    then_lines = split_lines(then)
+    old = definitions.find(sym.path, then, sym.name)
+    if old is None or symbol_token(sym, old, then_lines, version) != version:
+        return None
+    if old.head_summary(then_lines) != ext.head_summary(split_lines(now)):
+        return None
+    added = signatures.parameters_added(sym.path, then, now, sym.name, annotations=annotations)
+    return None if added is None else f"cosmetic: parameters added ({', '.join(added)})"
 
 
 def members_now(kind: GrepSet, paths: Sequence[str], read: Reader) -> list[Member]:
@@ -236,7 +257,9 @@ def set_through_diff(
     return _set_result(resource, version, after, kind.canonical)
 
 
-def through_diff(kind: Kind, ev: Evidence, sides: Sides, *, cosmetic_edits: str, annotations: bool) -> EvidenceOutcome | None:
+def through_diff(
+    kind: Kind, ev: Evidence, sides: Sides, *, cosmetic_edits: str, annotations: bool, parameters: bool = False
+) -> EvidenceOutcome | None:
     """The item after the diff `sides` holds; None when the diff does not touch its scope (a
     definition: its file; a set: a file in it), which costs no read. `cosmetic_edits` as the
     hook's options say ("stale": never recognised; the claim is marked: pass "stale")."""
@@ -251,7 +274,9 @@ def through_diff(kind: Kind, ev: Evidence, sides: Sides, *, cosmetic_edits: str,
         sym = kind.with_path(change.new_path)
         ft, _ = sides.new_file(sym.path)
         verified = sides.old_file(kind.path)[0] if cosmetic_edits != "stale" else None
-        r = symbol_result(sym, ev.resource, ev.version, ft, verified=verified, annotations=annotations, elsewhere=elsewhere)
+        r = symbol_result(
+            sym, ev.resource, ev.version, ft, verified=verified, annotations=annotations, parameters=parameters, elsewhere=elsewhere
+        )
         if cosmetic_edits == "mark" and r.status == "fresh" and r.reason.startswith("cosmetic"):
             r = EvidenceResult(r.resource, "stale", r.current_resource, r.reason, r.current_version, r.blob)
         hunks = hunks_over(ft.text, sym, change.hunks) if r.status != "fresh" else ()

@@ -74,6 +74,7 @@ class Options:
     wiki_dir: str = ".openwiki"
     cosmetic_edits: str = "fresh"  # a cosmetic edit (cosmetic.py): "fresh" (re-anchored), "mark" (stale, reason cosmetic), "stale"
     cosmetic_annotations: bool = False
+    cosmetic_parameters_added: bool = False  # a head's signature gaining parameters with defaults (kinds.py)
     growth_factor: int = GROWTH_FACTOR  # a changed range's bound: range_limit()
     growth_lines: int = GROWTH_LINES
 
@@ -102,7 +103,10 @@ class Engine:
             kind = _kind(ev)
             if kind is not None:  # a definition or a set (claims/kinds.py)
                 edits = self.options.cosmetic_edits if cur.mark is None else "stale"
-                got = kinds.through_diff(kind, ev, self.sides, cosmetic_edits=edits, annotations=self.options.cosmetic_annotations)
+                got = kinds.through_diff(
+                    kind, ev, self.sides, cosmetic_edits=edits, annotations=self.options.cosmetic_annotations,
+                    parameters=self.options.cosmetic_parameters_added,
+                )
                 got = None if got is None else for_claim(got, cur.id)  # the claim's label in a moved hint's command
                 outcomes.append(got if got is not None else self._untouched(ev, marked))
                 affected = affected or got is not None

@@ -86,6 +86,7 @@ def _engine(ws: Workspace, diff: gitdiff.Diff) -> Engine:
         wiki_dir=ws.config.wiki_dir,
         cosmetic_edits=ws.config.cosmetic_edits,
         cosmetic_annotations=ws.config.cosmetic_annotations,
+        cosmetic_parameters_added=ws.config.cosmetic_parameters_added,
         growth_factor=ws.config.range_growth_factor,
         growth_lines=ws.config.range_growth_lines,
     )

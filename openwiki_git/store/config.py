@@ -30,6 +30,7 @@ class Config:
     max_growth: int = 200
     cosmetic_edits: str = "fresh"  # a cited range edited only cosmetically: "fresh" (reason recorded), "mark" or "stale"
     cosmetic_annotations: bool = False  # Python type annotations count as cosmetic
+    cosmetic_parameters_added: bool = False  # a Python head gaining parameters with defaults counts as cosmetic
     range_growth_factor: int = 2  # a changed range keeps within max(factor x, + lines) of its cited size
     range_growth_lines: int = 10
     hook_on_moved: str = "stage"  # hook.on_moved: a commit that only re-anchors: stage (pass) | stop
@@ -106,6 +107,7 @@ def load_config(root: Path, *, wiki_dir: str | None = None) -> Config:
         max_growth=data.get("max_growth", 200),
         cosmetic_edits=data.get("cosmetic_edits", "fresh"),
         cosmetic_annotations=data.get("cosmetic_annotations", False),
+        cosmetic_parameters_added=data.get("cosmetic_parameters_added", False),
         range_growth_factor=data.get("range_growth_factor", 2),
         range_growth_lines=data.get("range_growth_lines", 10),
         hook_on_moved=(data.get("hook") or {}).get("on_moved", "stage"),

@@ -63,6 +63,7 @@ class Workspace:
         """The config's cosmetic-edit settings, and the repository's blobs to read verified text."""
         resolver.cosmetic_edits = self.config.cosmetic_edits
         resolver.cosmetic_annotations = self.config.cosmetic_annotations
+        resolver.cosmetic_parameters_added = self.config.cosmetic_parameters_added
         resolver.blob_text = self.repo.blob_text
         return resolver
 

@@ -1,0 +1,116 @@
+"""Has a Python signature only gained parameters with defaults? Two versions of a file read with
+`ast`, one definition's signature compared. Pure. What `cosmetic_parameters_added: true` counts
+as cosmetic in a head (claims/kinds.py owns the head comparisons; cosmetic.py the token rules):
+a library adding keyword options (typer's Rich parameters) leaves every sentence about the
+existing ones true.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from openwiki_git.diff import cosmetic
+
+
+def parameters_added(path: str, old_text: str, new_text: str, name: str, *, annotations: bool = False) -> tuple[str, ...] | None:
+    """The parameters the definition `name` (dotted; a class: its `__init__`'s) gained between two
+    versions of its file when that is its signature's only change: each new one with a default
+    (positional-or-keyword ones after the existing ones, keyword-only ones anywhere among those; a
+    new `*args`/`**kwargs`), the rest (existing parameters' names, kinds, order, defaults and
+    annotations, return annotation, decorators, a class's bases) the same, annotations aside with
+    `annotations=True`. Else None (nothing added, an ambiguous name, a side not parsing)."""
+    import ast
+
+    if not path.endswith(cosmetic.PYTHON_SUFFIXES):
+        return None
+    old, new = _named(old_text, name), _named(new_text, name)
+    if old is None or new is None or type(old) is not type(new):
+        return None
+    if isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef):
+        if _dump(old.decorator_list, old.bases, old.keywords, getattr(old, "type_params", [])) != _dump(
+            new.decorator_list, new.bases, new.keywords, getattr(new, "type_params", [])
+        ):
+            return None
+        old, new = _named_in(old.body, "__init__"), _named_in(new.body, "__init__")
+        if not isinstance(old, (ast.FunctionDef, ast.AsyncFunctionDef)) or type(old) is not type(new):
+            return None
+    assert isinstance(old, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(new, (ast.FunctionDef, ast.AsyncFunctionDef))
+    returns = (None, None) if annotations else (old.returns, new.returns)
+    old_rest, new_rest = (_dump(n.decorator_list, r, getattr(n, "type_params", [])) for n, r in ((old, returns[0]), (new, returns[1])))
+    if old_rest != new_rest:
+        return None
+    added = _added(_params(old.args, annotations), _params(new.args, annotations))
+    return tuple(added) if added else None
+
+
+Param = tuple[str, str, str, str | None]  # kind, name, annotation (dumped), default (dumped; None: none)
+
+
+def _named(text: str, name: str):  # type: ignore[no-untyped-def]
+    """The one class or function `name` (dotted through classes) in `text`, or None."""
+    import ast
+
+    try:
+        node: object = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    for part in name.split("."):
+        node = _named_in(getattr(node, "body", []), part)
+        if node is None:
+            return None
+    return node
+
+
+def _named_in(body: Sequence[object], name: str):  # type: ignore[no-untyped-def]
+    import ast
+
+    found = [n for n in body if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+    return found[0] if len(found) == 1 else None
+
+
+def _dump(*parts: object) -> str:
+    import ast
+
+    def one(p: object) -> str:
+        if isinstance(p, list):
+            return "[" + ",".join(one(x) for x in p) + "]"
+        return ast.dump(p) if isinstance(p, ast.AST) else repr(p)
+
+    return "|".join(one(p) for p in parts)
+
+
+def _params(args: object, annotations: bool) -> list[Param]:
+    """The signature's parameters in order, each with its kind, annotation and default."""
+    import ast
+
+    assert isinstance(args, ast.arguments)
+    positional = [("posonly", a) for a in args.posonlyargs] + [("pos", a) for a in args.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    rows: list[tuple[str, ast.arg, ast.expr | None]] = [(k, a, d) for (k, a), d in zip(positional, defaults, strict=True)]
+    if args.vararg is not None:
+        rows.append(("*", args.vararg, None))
+    rows += [("kw", a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)]
+    if args.kwarg is not None:
+        rows.append(("**", args.kwarg, None))
+    return [(k, a.arg, "" if annotations else _dump(a.annotation), None if d is None else _dump(d)) for k, a, d in rows]
+
+
+def _added(old: list[Param], new: list[Param]) -> list[str] | None:
+    """The names `new` adds to `old` by the rules of parameters_added, or None."""
+    if len({p[1] for p in old} - {p[1] for p in new}):
+        return None  # one removed or renamed
+    order = {"posonly": 0, "pos": 1, "*": 2, "kw": 3, "**": 4}
+    kept = [p for p in new if p[1] in {q[1] for q in old}]
+    if kept != old:
+        return None  # a kind, an order, an annotation or a default changed
+    added: list[str] = []
+    last_positional = max((i for i, p in enumerate(new) if p in old and order[p[0]] <= 1), default=-1)
+    for i, p in enumerate(new):
+        if p in old:
+            continue
+        if p[0] == "posonly" or (p[0] in ("pos", "kw") and p[3] is None):
+            return None  # positional-only, or without a default
+        if p[0] == "pos" and i < last_positional:
+            return None  # not appended after the existing positional ones
+        added.append(p[1])
+    return added

@@ -1,0 +1,88 @@
+"""`cosmetic_parameters_added: true` (issue 23, typer's Rich parameters): a head whose only change
+is parameters added with defaults stays fresh, re-anchored, in `check`, `check --base` and the
+hook on a staged diff; anything else about its signature still marks it. Through the real CLI."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.claims.test_kinds import CART, _check, _claim, _hook, _setup
+from tests.support.repo import GitRepo
+
+SIG = "def __init__(self, limit: int) -> None:"
+ON = "cosmetic_parameters_added: true\n"
+HEAD = "repo://src/shop/cart.py#Cart:head"
+SENTENCE = "A `Cart` takes a limit."
+
+
+def _configured(repo: GitRepo, capsys: pytest.CaptureFixture[str], setting: str, resource: str = HEAD) -> None:
+    _setup(repo, capsys, SENTENCE, resource)
+    repo.write(".openwiki/config.yml", repo.read(".openwiki/config.yml") + setting)
+    repo.commit_all("config")
+
+
+@pytest.mark.parametrize(("setting", "rc"), [("", 1), (ON, 0)])
+def test_a_keyword_added_with_a_default_is_cosmetic_only_with_the_setting(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], setting: str, rc: int
+) -> None:
+    _configured(repo, capsys, setting)
+    before = _claim(repo)["evidence"][0]["version"]
+    repo.write("src/shop/cart.py", CART.replace(SIG, "def __init__(self, limit: int, *, rich: bool = False) -> None:"))
+    got, data = _check(repo, capsys)
+    reason = data["claims"][0]["evidence"][0]["reason"]
+    assert got == rc, reason
+    assert reason == "cosmetic: parameters added (rich)" if rc == 0 else reason.startswith("definition Cart:head changed")
+    got, out = _hook(repo, capsys)
+    assert got == rc, out
+    if rc == 0:
+        assert "cosmetic: parameters added (rich)" in out
+        assert _claim(repo)["evidence"][0]["version"] != before  # re-anchored
+        assert "mark" not in _claim(repo)
+        repo.commit_all("rich")
+        assert _check(repo, capsys)[1]["claims"][0]["evidence"][0]["reason"] == "unchanged"
+
+
+@pytest.mark.parametrize(
+    ("signature", "what"),
+    [
+        ("def __init__(self) -> None:", "removed"),
+        ("def __init__(self, size: int) -> None:", "renamed"),
+        ("def __init__(self, limit: int = 3) -> None:", "a default changed"),
+        ("def __init__(self, limit: int, rich: bool) -> None:", "added without a default"),
+        ("def __init__(self, rich: bool = False, limit: int = 0) -> None:", "inserted before"),
+        ("def __init__(self, limit: int, rich: bool = False) -> bool:", "the return annotation changed"),
+    ],
+)
+def test_any_other_signature_change_still_marks_the_head(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], signature: str, what: str
+) -> None:
+    _configured(repo, capsys, ON)
+    repo.write("src/shop/cart.py", CART.replace(SIG, signature))
+    rc, data = _check(repo, capsys)
+    assert rc == 1, what
+    assert data["claims"][0]["evidence"][0]["reason"].startswith("definition Cart:head changed"), what
+    rc, out = _hook(repo, capsys)
+    assert rc == 1 and "definition Cart:head changed" in out, what
+
+
+def test_a_summary_change_with_a_parameter_added_still_marks_the_head(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    _configured(repo, capsys, ON)
+    new = CART.replace(SIG, "def __init__(self, limit: int, rich: bool = False) -> None:").replace("A shopping cart.", "A basket.")
+    repo.write("src/shop/cart.py", new)
+    assert _check(repo, capsys)[0] == 1
+
+
+def test_with_annotations_and_through_check_base(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    _configured(repo, capsys, ON + "cosmetic_annotations: true\n", "repo://src/shop/cart.py#Cart.add:head")
+    base = repo.git("rev-parse", "HEAD").strip()
+    repo.write("src/shop/cart.py", CART.replace("def add(self, item):", "def add(self, item: object, *args, quiet=False, **kw):"))
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "add")  # without the hook: CI catches it
+    rc, data = _check(repo, capsys, "--base", base)
+    assert rc == 0 and data["claims"][0]["evidence"][0]["reason"] == "cosmetic: parameters added (args, quiet, kw)"
+
+
+def test_a_whole_definition_is_not_covered(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    _configured(repo, capsys, ON, "repo://src/shop/cart.py#Cart.add")
+    repo.write("src/shop/cart.py", CART.replace("def add(self, item):", "def add(self, item, quiet=False):"))
+    assert _check(repo, capsys)[0] == 1
