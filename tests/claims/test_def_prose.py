@@ -13,6 +13,7 @@ import pytest
 
 from openwiki_git.evidence import definitions
 from openwiki_git.evidence.kinds import def_version
+from tests.support.kinds_repo import first_claim, one_claim, staged_hook
 from tests.support.repo import GitRepo
 
 SHOP = '''class Cart:
@@ -63,27 +64,15 @@ WHOLE = "repo://src/shop.py#Cart.add"
 
 
 def _setup(repo: GitRepo, capsys: pytest.CaptureFixture[str], resource: str = WHOLE) -> str:
-    repo.write("src/shop.py", SHOP)
-    assert repo.run("init") == 0
-    repo.write(".openwiki/guide.md", PAGE)
-    repo.commit_all("initial")
-    capsys.readouterr()
-    assert repo.run("claim", "add", "--page", "guide.md", "--statement", SENTENCE, "--evidence", resource) == 0
-    cid = capsys.readouterr().out.split()[0]
-    repo.commit_all("claim")
-    return cid
+    return one_claim(repo, capsys, {"src/shop.py": SHOP}, PAGE, SENTENCE, resource)
 
 
 def _evidence(repo: GitRepo) -> dict:  # type: ignore[type-arg]
-    return json.loads(repo.read(".openwiki/.claims/guide.json"))["claims"][0]["evidence"][0]
+    return first_claim(repo)["evidence"][0]
 
 
 def _hook(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    repo.git("add", "-A")
-    capsys.readouterr()
-    rc = repo.run("hook")
-    captured = capsys.readouterr()
-    return rc, captured.out + captured.err
+    return staged_hook(repo, capsys)
 
 
 @pytest.mark.parametrize("resource", [WHOLE, "repo://src/shop.py#Cart"])

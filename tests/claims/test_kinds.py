@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from tests.support.kinds_repo import first_claim, one_claim, staged_hook
 from tests.support.repo import GitRepo
 
 CART = '''import os
@@ -33,29 +34,15 @@ def _setup(
     repo: GitRepo, capsys: pytest.CaptureFixture[str], sentence: str, resource: str, files: dict[str, str] | None = None,
     prose: str | None = None,
 ) -> str:
-    repo.write("src/shop/cart.py", CART)
-    for path, text in (files or {}).items():
-        repo.write(path, text)
-    assert repo.run("init") == 0
-    repo.write(".openwiki/guide.md", PAGE.format(prose or sentence))
-    repo.commit_all("initial")
-    capsys.readouterr()
-    assert repo.run("claim", "add", "--page", "guide.md", "--statement", sentence, "--evidence", resource) == 0
-    cid = capsys.readouterr().out.split()[0]
-    repo.commit_all("claim")
-    return cid
+    return one_claim(repo, capsys, {"src/shop/cart.py": CART, **(files or {})}, PAGE.format(prose or sentence), sentence, resource)
 
 
 def _claim(repo: GitRepo) -> dict:  # type: ignore[type-arg]
-    return json.loads(repo.read(".openwiki/.claims/guide.json"))["claims"][0]
+    return first_claim(repo)
 
 
 def _hook(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    repo.git("add", "-A")
-    capsys.readouterr()
-    rc = repo.run("hook")
-    captured = capsys.readouterr()
-    return rc, captured.out + captured.err
+    return staged_hook(repo, capsys)
 
 
 def _check(repo: GitRepo, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict]:  # type: ignore[type-arg]

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from openwiki_git.caches import check as checkcache
+from tests.support.kinds_repo import one_claim
 from tests.support.pty_session import PtySession, openwiki_git
 from tests.support.repo import GitRepo
 
@@ -29,15 +30,7 @@ def hint(cid: str, target: str = TARGET) -> str:
 
 
 def _setup(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> str:
-    repo.write("src/shop/cart.py", CART)
-    assert repo.run("init") == 0
-    repo.write(".openwiki/guide.md", PAGE)
-    repo.commit_all("initial")
-    capsys.readouterr()
-    assert repo.run("claim", "add", "--page", "guide.md", "--statement", SENTENCE, "--evidence", "repo://src/shop/cart.py#Cart.add") == 0
-    cid = capsys.readouterr().out.split()[0]
-    repo.commit_all("claim")
-    return cid
+    return one_claim(repo, capsys, {"src/shop/cart.py": CART}, PAGE, SENTENCE, "repo://src/shop/cart.py#Cart.add")
 
 
 def _reason(repo: GitRepo, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
