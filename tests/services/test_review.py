@@ -103,6 +103,26 @@ def test_restate_through_editor_and_retract(wiki_repo, capsys, tmp_path) -> None
     assert citations.marker(ids[1]) not in wiki_repo.read(PAGE)
 
 
+def test_retract_obeys_the_verify_policy_and_writes_nothing_when_refused(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]
+    ids = _marked(wiki_repo, capsys, n=1)
+    config = wiki_repo.read(".openwiki/config.yml")
+    wiki_repo.write(".openwiki/config.yml", config + 'verify_policy:\n  - pages: "guide.md"\n    allow: [human]\n')
+    before = _bytes(wiki_repo)
+    s = _review(wiki_repo, "--by", "agent:claude", env={"NO_COLOR": "1"})
+    s.read_until(PROMPT)
+    s.send("x\n")
+    s.read_until(PROMPT)
+    assert "the verify policy forbids 'agent:claude'" in s.screen and "$.verify_policy[0]" in s.screen
+    assert _bytes(wiki_repo) == before  # refused: not a byte written
+    s.send("q\n")
+    assert s.wait() == 0
+    s = _review(wiki_repo, "--by", "human:bob", env={"NO_COLOR": "1"})
+    s.read_until(PROMPT)
+    s.send("x\n")
+    assert s.wait() == 0 and "1 retracted" in s.screen
+    assert _sidecar(wiki_repo)["claims"] == [] and citations.marker(ids[0]) not in wiki_repo.read(PAGE)
+
+
 def test_restatement_is_checked_before_anything_is_written(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]
     _marked(wiki_repo, capsys, n=1)
     before = _bytes(wiki_repo)
