@@ -58,11 +58,17 @@ def plain_claims(data: Any) -> list[Any] | None:
     return claims
 
 
-def plain_claim(raw: Any, wiki: str) -> PlainClaim | None:
+def plain_claim(raw: Any, wiki: str, *, token_forms: bool = True) -> PlainClaim | None:
     """The fields of a claim the careful reader accepts as they are: no mark, every resource
     canonical and plain (not under `wiki`, lower case), cited once, with a token of its kind;
     None: ask the careful reader, which has the last word and the error messages. (Runs once per
-    claim of every sidecar read: plain_text is spelt out inline.)"""
+    claim of every sidecar read: plain_text is spelt out inline.)
+
+    `token_forms=False` leaves each version's form unchecked (only that it is a string) for a
+    caller that then requires every version to equal, exactly, a token it computes of the kind
+    the resource names (check_lean: tokens.unchanged_lines, which only a well-formed
+    `repo-lines-v1` token can equal): scanning a token's 400 characters is half of this
+    function's cost."""
     if type(raw) is not dict or "mark" in raw or not CLAIM_KEYS.issuperset(raw) or not _CLAIM_REQUIRED.issubset(raw):
         return None
     claim_id, statement, raw_evidence = raw["id"], raw["statement"], raw["evidence"]
@@ -80,7 +86,7 @@ def plain_claim(raw: Any, wiki: str) -> PlainClaim | None:
         if type(resource) is not str or type(version) is not str:
             return None
         parsed = plain_parts(resource, wiki)
-        if parsed is None or not (_FILE_VERSION if parsed[1] is None else _LINES_VERSION).fullmatch(version):
+        if parsed is None or token_forms and not (_FILE_VERSION if parsed[1] is None else _LINES_VERSION).fullmatch(version):
             return None
         blob = e.get("blob")
         if blob is not None or "blob" in e:

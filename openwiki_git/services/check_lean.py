@@ -186,7 +186,7 @@ def _plain_sidecar(path: str, wiki: str) -> list[SidecarClaim] | None:
         return None
     out: list[SidecarClaim] = []
     for raw in claims:
-        claim = plain_claim(raw, wiki)
+        claim = plain_claim(raw, wiki, token_forms=False)  # every token is compared exactly below
         if claim is None:
             return None
         claim_id, statement, evidence, verified_at, verified_by = claim
