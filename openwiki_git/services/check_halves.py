@@ -131,7 +131,10 @@ def _received(read_end: int, pid: int, count: int) -> list[Any] | None:
     except OSError:
         _stop(pid)
         return None
-    _, status = os.waitpid(pid, 0)
+    try:
+        _, status = os.waitpid(pid, 0)
+    except ChildProcessError:  # reaped already (SIGCHLD ignored): its exit status is not known
+        return None
     if status != 0:
         return None
     try:

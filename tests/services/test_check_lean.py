@@ -223,6 +223,20 @@ def test_a_failed_child_leaves_the_answer_as_it_was(wiki, capsys, monkeypatch, s
             os.waitpid(pid, os.WNOHANG)
 
 
+def test_the_split_with_sigchld_ignored_judges_here(wiki, capsys, monkeypatch):
+    """SIGCHLD ignored (the child reaped by the kernel, its exit status unknown): its pages are
+    judged in this process, and the answer is the one-process answer."""
+    forks(monkeypatch)
+    alone = run(wiki, capsys, "--format", "json")
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        assert check_lean.judge(str(wiki.root), None) is not None
+        split = run(wiki, capsys, "--format", "json")
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+    assert split == alone and split[0] == 0
+
+
 def test_the_split_is_by_size_in_page_order():
     mine, theirs = check_halves.halves(["a.md", "b.md", "c.md", "d.md", "e.md"], [10, 3, 3, 3, 1])
     assert (mine, theirs) == (["a.md"], ["b.md", "c.md", "d.md", "e.md"])  # 10 bytes against 3 + 3 + 3 + 1
