@@ -31,15 +31,15 @@ SPLIT_MIN_BYTES = 2_500_000
 NOT_SPLIT = object()  # `each`'s answer when it did not split: judge in one process
 
 
+def possible() -> bool:
+    """Whether this process may fork a second one to judge in: os.fork, two CPUs, one thread."""
+    threads = sys.modules.get("threading")
+    return hasattr(os, "fork") and (os.cpu_count() or 1) > 1 and (threads is None or threads.active_count() == 1)
+
+
 def wanted(total_bytes: int) -> bool:
     """Whether a wiki of `total_bytes` of sidecars is worth a second process here."""
-    threads = sys.modules.get("threading")
-    return (
-        total_bytes >= SPLIT_MIN_BYTES
-        and hasattr(os, "fork")
-        and (os.cpu_count() or 1) > 1
-        and (threads is None or threads.active_count() == 1)
-    )
+    return total_bytes >= SPLIT_MIN_BYTES and possible()
 
 
 def halves(pages: list[str], sizes: list[int]) -> tuple[list[str], list[str]]:

@@ -122,6 +122,8 @@ def _split_answers(pages: list[str], sidecars: str, files: _CitedFiles,
                    page_answer: Callable[[str], Any]) -> dict[str, Any] | None:
     """Every page's answer judged on two CPUs (check_halves), when the wiki is large enough; else
     None (judged here in one process). A page answered None: every page answered None."""
+    if len(pages) < 2 or not check_halves.possible():  # then no sidecar's size is asked
+        return None
     sizes = []
     try:
         for page in pages:
