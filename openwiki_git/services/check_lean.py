@@ -18,6 +18,8 @@ rules do not accept, a claim id on two pages, a page with `stale_after`, a claim
 untracked, a symlink, binary, not UTF-8 or holding a CR (line-ending rules), any evidence not
 plainly fresh, a missing page. Its reading is the full path's: the cited files are git's tracked
 working-tree files, each read once; a page's markers are found as citations.markers_in finds them.
+A large wiki's pages are judged in two processes (check_halves: the same per-page function in a
+forked child for about half of them), with the same answer as in one.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from openwiki_git.caches import check as checkcache
@@ -38,6 +40,7 @@ from openwiki_git.formats.sidecar_plain import plain_claim, plain_claims
 from openwiki_git.formats.yamlio import MAX_BYTES as CONFIG_MAX_BYTES  # a larger config is refused unread
 from openwiki_git.git import plain as plain_git
 from openwiki_git.pages.markers import markers_in
+from openwiki_git.services import check_halves
 
 CONFIG = os.path.join(CONFIG_DIR, CONFIG_NAME)  # store/config.config_path, without its imports
 # Settings that change nothing for a plainly fresh claim (the hook's, relocation's, a stale range's).
@@ -89,24 +92,51 @@ def _judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
     pages = _sidecar_pages(root, wiki)
     if pages is None:
         return None
-    # Page by page, so that the first claim not plainly fresh ends it (the full path then judges).
     files = _CitedFiles(root, git_dir)
+    sidecars = os.path.join(wiki, ".claims")
+
+    def page_answer(page: str) -> tuple[list[str], tuple[dict[str, Any], PageClaims]] | None:
+        claims = _plain_sidecar(os.path.join(sidecars, page[: -len(".md")] + ".json"), wiki_dir.lower())
+        if claims is None or not files.read(claims):
+            return None
+        judged = _judge_page(os.path.join(wiki, page), page, f"{wiki_dir}/{page}", claims, files.lines)
+        return None if judged is None else ([c[0] for c in claims], judged)
+
+    answers = _split_answers(pages, sidecars, files, page_answer)
     ids: set[str] = set()
     entries: dict[str, Any] = {}
     listed: dict[str, PageClaims] = {}
-    for page in pages:
-        claims = _plain_sidecar(os.path.join(wiki, ".claims", page[: -len(".md")] + ".json"), wiki_dir.lower())
-        if claims is None or not files.read(claims):
+    for page in pages:  # page by page, so that the first claim not plainly fresh ends it (the full path then judges)
+        answer = page_answer(page) if answers is None else answers[page]
+        if answer is None:
             return None
+        page_ids, (entries[page], listed[page]) = answer
         count = len(ids)
-        ids.update(c[0] for c in claims)
-        if len(ids) != count + len(claims):  # an id twice, on one page (sidecar.loads refuses it) or on two (Wiki.load_all)
+        ids.update(page_ids)
+        if len(ids) != count + len(page_ids):  # an id twice, on one page (sidecar.loads refuses it) or on two (Wiki.load_all)
             return None
-        judged = _judge_page(os.path.join(wiki, page), page, f"{wiki_dir}/{page}", claims, files.lines)
-        if judged is None:
-            return None
-        entries[page], listed[page] = judged
     return Lean(wiki_dir, pages, entries, listed)
+
+
+def _split_answers(pages: list[str], sidecars: str, files: _CitedFiles,
+                   page_answer: Callable[[str], Any]) -> dict[str, Any] | None:
+    """Every page's answer judged on two CPUs (check_halves), when the wiki is large enough; else
+    None (judged here in one process). A page answered None: every page answered None."""
+    if len(pages) < 2 or not check_halves.possible():  # then no sidecar's size is asked
+        return None
+    sizes = []
+    try:
+        for page in pages:
+            sizes.append(os.lstat(os.path.join(sidecars, page[: -len(".md")] + ".json")).st_size)
+    except OSError:
+        return None
+    if not check_halves.wanted(sum(sizes)):
+        return None
+    files.read_index()  # once, before the fork: both processes need it
+    answers = check_halves.each(pages, sizes, page_answer)
+    if answers is check_halves.NOT_SPLIT:
+        return None
+    return dict.fromkeys(pages) if answers is None else answers  # type: ignore[return-value]
 
 
 def _wiki_dir(root: str, wiki_dir_arg: str | None) -> str | None:
@@ -245,10 +275,14 @@ class _CitedFiles:
                 self.whole.add(path)
         return True
 
-    def _read(self, path: str) -> bytes | None:
+    def read_index(self) -> frozenset[str]:
+        """The tracked paths (git's index read the first time)."""
         if self.tracked is None:
             self.tracked = plain_git.tracked_paths(os.path.join(self.git_dir, "index")) or frozenset()
-        if path not in self.tracked:
+        return self.tracked
+
+    def _read(self, path: str) -> bytes | None:
+        if path not in self.read_index():
             return None
         root = self.root
         full = root + "/" + path

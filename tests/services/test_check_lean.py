@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -19,7 +20,7 @@ from collections.abc import Callable
 import pytest
 
 from openwiki_git.cli.main import main
-from openwiki_git.services import check_lean
+from openwiki_git.services import check_halves, check_lean
 from tests.support.repo import IMPORTS_PROBE, add_claim
 
 FILES = {
@@ -153,17 +154,93 @@ def run(repo, capsys, *argv: str) -> tuple[int, str, str]:
     return rc, out.out, out.err
 
 
+def forks(monkeypatch) -> list[int]:
+    """The split forced on (every wiki large enough): the children check_halves forks, listed."""
+    children: list[int] = []
+    real_fork = os.fork
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            children.append(pid)
+        return pid
+
+    monkeypatch.setattr(check_halves, "SPLIT_MIN_BYTES", 0)
+    monkeypatch.setattr(check_halves.os, "fork", fork)
+    return children
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["one process", "split"])
 @pytest.mark.parametrize("state", list(STATES))
-def test_lean_answer_equals_the_full_path(wiki, capsys, monkeypatch, state):
+def test_lean_answer_equals_the_full_path(wiki, capsys, monkeypatch, state, split):
+    """With `split`, a forked child judges second.md (check_halves.halves: the pages alternate by
+    size), so the states that change second.md are ones where the page the child judges needs the
+    full path."""
     change, answers, extra = STATES[state]
     change(wiki)
     wiki_dir = extra[1] if extra[:1] == ("--wiki-dir",) else None
+    children = forks(monkeypatch) if split else []
     assert (check_lean.judge(str(wiki.root), wiki_dir) is not None) == answers
+    if split and answers:
+        assert children, "the child judged nothing"
     lean = [run(wiki, capsys, *extra, *form) for form in FORMS]
     monkeypatch.setattr(check_lean, "judge", lambda *args: None)
     full = [run(wiki, capsys, *extra, *form) for form in FORMS]
     assert lean == full
     assert all(rc in (0, 1, 2) for rc, _, _ in full)
+
+
+def die_in_the_child(how: str) -> Callable[..., object]:
+    """check_lean._judge_page, failing `how` in a forked child (an exception or SIGKILL)."""
+    parent, judge_page = os.getpid(), check_lean._judge_page
+
+    def judge(*args: object) -> object:
+        if os.getpid() != parent:
+            if how == "killed":
+                os.kill(os.getpid(), signal.SIGKILL)
+            raise RuntimeError("the child fails")
+        return judge_page(*args)
+
+    return judge
+
+
+@pytest.mark.parametrize("how", ["raises", "killed"])
+@pytest.mark.parametrize("state", ["every claim plain", "a marker missing", "a cited line changed", "a page deleted"])
+def test_a_failed_child_leaves_the_answer_as_it_was(wiki, capsys, monkeypatch, state, how):
+    """The child dies before it answers: its pages are judged in this process, and the answer is
+    the full path's still (the child reaped: no process left behind)."""
+    change, answers, extra = STATES[state]
+    change(wiki)
+    children = forks(monkeypatch)
+    monkeypatch.setattr(check_lean, "_judge_page", die_in_the_child(how))
+    assert (check_lean.judge(str(wiki.root), None) is not None) == answers
+    assert children
+    lean = [run(wiki, capsys, *form) for form in FORMS]
+    monkeypatch.setattr(check_lean, "judge", lambda *args: None)
+    assert lean == [run(wiki, capsys, *form) for form in FORMS]
+    for pid in children:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def test_the_split_with_sigchld_ignored_judges_here(wiki, capsys, monkeypatch):
+    """SIGCHLD ignored (the child reaped by the kernel, its exit status unknown): its pages are
+    judged in this process, and the answer is the one-process answer."""
+    forks(monkeypatch)
+    alone = run(wiki, capsys, "--format", "json")
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        assert check_lean.judge(str(wiki.root), None) is not None
+        split = run(wiki, capsys, "--format", "json")
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+    assert split == alone and split[0] == 0
+
+
+def test_the_split_is_by_size_in_page_order():
+    mine, theirs = check_halves.halves(["a.md", "b.md", "c.md", "d.md", "e.md"], [10, 3, 3, 3, 1])
+    assert (mine, theirs) == (["a.md"], ["b.md", "c.md", "d.md", "e.md"])  # 10 bytes against 3 + 3 + 3 + 1
+    assert check_halves.halves(["a.md"], [5]) == (["a.md"], [])
 
 
 def test_lean_answer_in_a_linked_worktree_equals_the_full_path(wiki, capsys, monkeypatch, tmp_path):
