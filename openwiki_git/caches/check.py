@@ -53,17 +53,16 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import pickle
 import stat
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
 
 from openwiki_git import __version__
-from openwiki_git.caches import pickling as cachepickle
 
+TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
 if TYPE_CHECKING:  # pathlib (with fnmatch and urllib) is a good part of a warm check's imports
     from pathlib import Path
+    from typing import Any
 
 CACHE_NAME = "check-cache-v2.pickle"
 FORMAT = 2
@@ -78,12 +77,13 @@ CODE = ("caches/check", "caches/check_reuse", "caches/check_keys", "claims/check
         "git/repo", "store/wiki", "store/config", "pages/okf", "claims/report", "store/workspace", "services/check",
         "evidence/kinds", "claims/kinds", "evidence/definitions", "evidence/treesitter")
 
-Loaded = tuple[str, str, Any, int]  # load(): work tree, git directory, the cache's data (or None), started_ns
 StatKey = tuple[int, int, int, int]  # st_mtime_ns, st_size, st_ino, st_ctime_ns
-# A cited file's key: (mtime, size, ino, ctime, blob) of a tracked verbatim file, or "missing"
-# (tracked, not on disk) or "untracked"; those two follow from the index alone.
-FileKey = Any
-Entry = dict[str, Any]  # sidecar, page, files, summary, notable, unmarked, ids, until, findings
+if TYPE_CHECKING:
+    Loaded = tuple[str, str, Any, int]  # load(): work tree, git directory, the cache's data (or None), started_ns
+    # A cited file's key: (mtime, size, ino, ctime, blob) of a tracked verbatim file, or "missing"
+    # (tracked, not on disk) or "untracked"; those two follow from the index alone.
+    FileKey = Any
+    Entry = dict[str, Any]  # sidecar, page, files, summary, notable, unmarked, ids, until, findings
 
 
 def stat_key(st: os.stat_result) -> StatKey:
@@ -144,6 +144,8 @@ def cache_key(root: str, git_dir: str, wiki_dir_arg: str | None) -> tuple[Any, .
 # -- the file -------------------------------------------------------------------------------------
 def read(path: str | Path) -> dict[str, Any] | None:
     """The cached data, or None when missing, unreadable, refused or malformed."""
+    from openwiki_git.caches import pickling as cachepickle  # here: check --no-cache imports no pickle
+
     try:
         with open(path, "rb") as fh, no_gc():
             data = cachepickle.Unpickler(fh, "the check cache").load()  # no class at all
@@ -175,6 +177,8 @@ _ENTRY_KEYS = frozenset({"sidecar", "page", "files", "summary", "notable", "unma
 
 
 def dumps(data: dict[str, Any]) -> bytes:
+    import pickle
+
     return pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
 
 

@@ -8,10 +8,13 @@ this module takes them, with the Workspace's repository and resolver.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from openwiki_git.caches.check import FileKey, file_key_now, grammars_key, racy
+from openwiki_git.caches.check import file_key_now, grammars_key, racy
 from openwiki_git.evidence.kinds import looks_like_kind
+
+if TYPE_CHECKING:
+    from openwiki_git.caches.check import FileKey
 
 
 def file_key_after(ws: Any, root: str, path: str, resolver: Any, real_dirs: dict[str, str], started_ns: int) -> FileKey | None:

@@ -7,13 +7,11 @@ standard-library fast answer are check.py's.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openwiki_git.caches.check import (
     CACHE_NAME,
     FORMAT,
-    Entry,
-    FileKey,
     cache_key,
     dumps,
     file_holds,
@@ -25,6 +23,9 @@ from openwiki_git.caches.check import (
     stat_or_none,
 )
 from openwiki_git.caches.check_keys import Globs, PageKeys, may_name_elsewhere, verbatim
+
+if TYPE_CHECKING:
+    from openwiki_git.caches.check import Entry, FileKey
 
 MAX_NOTABLE = 20_000  # notable claim records kept at most; pages beyond are judged on each run
 

@@ -6,9 +6,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring  # what json.dumps(s, ensure_ascii=False) writes, in C
-from typing import Any
 
-from openwiki_git.claims.report import UNMARKED_LISTED, Item, only_marker_missing, plain_claim_data
+from openwiki_git.claims.report import UNMARKED_LISTED, only_marker_missing, plain_claim_data
+
+TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
+if TYPE_CHECKING:
+    from typing import Any
+
+    from openwiki_git.claims.report import Item
 
 MAX_WIDTH = 200  # a claim's line is cut to the terminal's width, and never longer than this
 CLEAR_HINT = "clear them: openwiki-git review (one key per claim), or claim show|confirm|edit|retract c-xxxxxxxx"

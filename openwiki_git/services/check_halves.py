@@ -18,7 +18,10 @@ import marshal
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
+if TYPE_CHECKING:
+    from typing import Any
 
 # Below this many bytes of sidecars in all, check_lean judges in one process: the fork, the
 # marshalling and the copy-on-write faults cost about what half the judging saves. Measured
