@@ -9,8 +9,6 @@ only when something must be judged (tests/caches/test_check_imports.py keeps it 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-
 from openwiki_git import PRODUCER
 from openwiki_git.caches import check as checkcache
 from openwiki_git.claims import report
@@ -18,6 +16,7 @@ from openwiki_git.services.check_stream import Stream, items_of, sidecar_loader,
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Any
 
     from openwiki_git.caches.check_reuse import Judged
