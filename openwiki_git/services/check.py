@@ -1,10 +1,9 @@
 """`check`'s judging: every claim judged (through the check cache when it can answer), the
 page's and the wiki's findings added, `--fix` applied, and the CI report of a commit range.
 
-`run(CheckOptions)` is the one entry: it returns the report as data (`Checked`), which
-`cli/report.py` renders. A warm run with nothing changed is answered by `checkcache.answer()`
-from the standard library alone: this module imports the model, the checker, git and pygit2
-only when something must be judged (tests/caches/test_check_imports.py keeps it so).
+`run(CheckOptions)` is the one entry: it returns the report as data (`Checked`), which `cli/report.py` renders.
+A warm run with nothing changed is answered by `checkcache.answer()` from the standard library alone: this module
+imports the model, the checker, git and pygit2 only when something must be judged (test_check_imports keeps it so).
 """
 
 from __future__ import annotations
