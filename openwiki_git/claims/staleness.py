@@ -143,43 +143,6 @@ class Engine:
                 return False
         return True
 
-    def quiet(self, items: Sequence[tuple[str, str]]) -> bool:
-        """Whether `judge(page, claim, claim)` (a claim with no mark, as on the old side) would
-        find it fresh and leave it as it is, known from its (resource, version) items without
-        building it: each item cites a file the diff does not touch, or is a plain line range on a
-        file the diff modifies in place whose hunks leave the range's lines and its 3-line
-        contexts where and as they were, its verified text at those lines on both sides (the path
-        of _changed that ends in _fresh_at with the same range and token). The hook skips the
-        pages whose every claim is quiet: a one-line edit in a file a hundred claims cite judges
-        the claims near it, not all hundred. False whenever in doubt: judge decides."""
-        for resource, version in items:
-            if looks_like_kind(resource):
-                return False
-            plain = plain_parts(resource)
-            if plain is None:
-                return False
-            path, start, end = plain
-            change = self.sides.by_old.get(path)
-            if change is not None and (start is None or end is None or not self._quietly_fresh(version, path, start, end, change)):
-                return False
-        return True
-
-    def _quietly_fresh(self, version: str, path: str, start: int, end: int, change: FileChange) -> bool:
-        """quiet()'s test of one range on a changed file: _changed's conditions for "unchanged"."""
-        if change.new_path != path or change.status == "deleted" or change.new_mode in (MODE_GITLINK, MODE_LINK):
-            return False
-        new_ft, new_idx = self.sides.new_file(path)
-        old_ft, old_idx = self.sides.old_file(path)
-        if new_ft.text is None or new_idx is None or old_ft.text is None or old_idx is None:
-            return False
-        parsed = decode_anchors(version)
-        if parsed is None or end > len(old_idx) or end > len(new_idx) or old_idx.span_hash(start - 1, end) != parsed[0]:
-            return False
-        m = diffmap.map_range(start, end, change.hunks, adjacent_insert=self.options.adjacent_insert)
-        if m.status != "fresh" or (m.start, m.end) != (start, end) or new_idx.span_hash(start - 1, end) != parsed[0]:
-            return False
-        return context_kept(start, end, len(old_idx), (start, end), len(new_idx), change.hunks)
-
     # -- the one place where a claim's status is decided ---------------------------------------
     def decide(self, outcomes: Sequence[EvidenceOutcome], after: Claim) -> Status:
         """The claim's status from its evidence outcomes. Each item's outcome is decided in one

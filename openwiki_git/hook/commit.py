@@ -69,7 +69,7 @@ def run(ws: Workspace, options: HookOptions) -> HookRun:
     diff, new_side = staged_or_range(ws, options.from_ref, options.to_ref)
     everything = not diff.changes and new_side == gitdiff.INDEX
     with ws.wiki.lock():
-        evaluation = evaluate(ws, diff, everything=everything, skip_quiet=True)
+        evaluation = evaluate(ws, diff, everything=everything)
         out = HookRun(evaluation, staged_diff=new_side == gitdiff.INDEX)
         flagged = out.flagged()
         out.stop = bool(flagged) and ws.config.hook_on_stale == "stop"

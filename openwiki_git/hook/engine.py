@@ -9,7 +9,6 @@ report (`services/check.ci_report`), which evaluates the commits of a pull reque
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +17,6 @@ from openwiki_git.claims.outcomes import ClaimOutcome
 from openwiki_git.claims.staleness import Engine, Options
 from openwiki_git.errors import SchemaError
 from openwiki_git.formats import sidecar as sidecar_codec
-from openwiki_git.formats.sidecar_plain import plain_claim, plain_claims
 from openwiki_git.git import diff as gitdiff
 from openwiki_git.git.repo import blob_id
 from openwiki_git.model import Sidecar
@@ -138,18 +136,14 @@ def _previous(ws: Workspace, diff: gitdiff.Diff, page: str, blob: str | None, cu
 
 
 def evaluate(
-    ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, everything: bool = False, persist_index: bool = True,
-    skip_quiet: bool = False,
+    ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, everything: bool = False, persist_index: bool = True
 ) -> Evaluation:
     """Judge the claims `diff` touches: those citing a file it changes and those in sidecars it
     changes (_touched_pages). `current` says where the sidecars are read now: the working tree
     (what the hook writes) or a commit id. `everything`: judge every claim against the new side
     (no diff to follow). `persist_index`: False for a one-shot run (CI), which scans the sidecars
-    for the changed paths rather than build the cited-path index (cites.CiteIndex). `skip_quiet`
-    (the hook's run, which writes and reports only what changes): a page whose every claim
-    Engine.quiet finds fresh and unchanged is neither loaded nor judged (_quiet_page)."""
+    for the changed paths rather than build the cited-path index (cites.CiteIndex)."""
     engine = _engine(ws, diff)
-    skip_quiet = skip_quiet and current == WORKTREE and not everything and _quiet_applies(ws)
     # One index for both questions: a one-shot scan notes the sidecars' ids as it reads them for
     # the paths, so that the duplicate-id guard reads no sidecar a second time.
     index = cites.CiteIndex(ws.repo, f"{ws.config.wiki_dir}/.claims", persist=persist_index)
@@ -159,8 +153,6 @@ def evaluate(
         pages, render = _touched_pages(ws, diff, index)
     result = Evaluation(diff, everything=everything, render=render)
     for page in sorted(pages):
-        if skip_quiet and page not in render and _quiet_page(ws, engine, diff, page):
-            continue
         blob, cur = _load_current(ws, current, page)
         if cur is None:
             continue
@@ -176,39 +168,6 @@ def evaluate(
                 result.outcomes.append(outcome)
     _require_unique_ids(ws, diff, current, result.sidecars, index)  # before anything is written or reported
     return result
-
-
-def _quiet_applies(ws: Workspace) -> bool:
-    """Pages may be skipped unread when nothing else reads the pages judged: no verify policy
-    (policy_problems reads every page the change touches) and not OpenWiki's format (marks live in
-    the pages' front matter)."""
-    return not ws.config.verify_policy and not ws.config.strict_openwiki
-
-
-def _quiet_page(ws: Workspace, engine: Engine, diff: gitdiff.Diff, page: str) -> bool:
-    """Whether the page's sidecar on disk is the old side's (its blob id; so each claim is as it
-    was) and plainly read (sidecar_plain: no mark, canonical resources) has only claims that
-    Engine.quiet finds fresh and unchanged: judging it would write and report nothing. Read
-    through Wiki.load_bytes, which refuses what the full path refuses (a symlink, not UTF-8);
-    anything else unusual answers False and the page is judged."""
-    data = ws.wiki.load_bytes(page, wanted=lambda _: False)[0]
-    if data is None or blob_id(data) != gitdiff.blob_id_at(ws.repo, diff.old, f"{ws.config.wiki_dir}/.claims/{page[: -len('.md')]}.json"):
-        return False
-    if b"\\u" in data:  # an escape may spell a lone surrogate: the careful reader decides
-        return False
-    try:
-        raw_claims = plain_claims(json.loads(data.decode("utf-8")))  # str, as the careful reader reads it (no BOM)
-    except (ValueError, RecursionError):
-        return False
-    if raw_claims is None:
-        return False
-    wiki, ids = ws.config.wiki_dir.lower(), set()
-    for raw in raw_claims:
-        claim = plain_claim(raw, wiki)
-        if claim is None or claim[0] in ids or not engine.quiet([(e[0], e[1]) for e in claim[2]]):
-            return False  # not plain, an id twice (sidecar.loads refuses it), or a claim to judge
-        ids.add(claim[0])
-    return True
 
 
 def policy_problems(ws: Workspace, evaluation: Evaluation) -> list[dict[str, Any]]:
