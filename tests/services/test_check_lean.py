@@ -284,9 +284,10 @@ def run_cached(repo, capsys, *argv: str) -> tuple[int, str, str]:
 
 PROBE = IMPORTS_PROBE
 # What the lean answer must never import: git's library, the model and checker (dataclasses),
-# YAML, the schemas, the writers' lock; nor what only other paths need (pathlib, datetime, traceback).
+# YAML, the schemas, the writers' lock; nor what only other paths need (pathlib, datetime, traceback,
+# the check cache's pickle, a token writer's base64, typing for annotations: TYPE_CHECKING = False).
 HEAVY = {"pygit2", "_cffi_backend", "dataclasses", "inspect", "ruamel", "jsonschema", "sqlite3", "fcntl", "tempfile",
-         "pathlib", "datetime", "traceback", "pickletools"}
+         "pathlib", "datetime", "traceback", "pickletools", "pickle", "base64", "typing"}
 HEAVY_OWN = {"openwiki_git.model", "openwiki_git.claims.check", "openwiki_git.store.workspace", "openwiki_git.git.repo",
              "openwiki_git.evidence.resource", "openwiki_git.formats.sidecar", "openwiki_git.pages.citations"}
 
