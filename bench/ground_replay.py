@@ -65,8 +65,14 @@ sys.path.insert(0, str(ROOT))
 
 from bench.ground_replay_why import causes  # noqa: E402
 from openwiki_git.claims import kinds  # noqa: E402
+from openwiki_git.evidence import definitions  # noqa: E402
 from openwiki_git.evidence.kinds import Symbol, parse_kind  # noqa: E402
+from openwiki_git.evidence.tokens import split_lines  # noqa: E402
 from openwiki_git.git.repo import Repo  # noqa: E402
+from openwiki_git.ground.deterministic import source_index  # noqa: E402
+from openwiki_git.ground.index import SourceIndex  # noqa: E402
+from openwiki_git.ground.resolve import HEAD_AFTER, body_quotes  # noqa: E402
+from openwiki_git.store.workspace import Workspace  # noqa: E402
 
 BUNDLE = "/work/shared/testdata/replay/attrs.bundle"
 BASE = "7fa9cd03d5485107bc199915a86bb789926fdf4a"
@@ -204,9 +210,40 @@ def shown(root: Path, rev: str, path: str) -> str | None:
     return got.stdout if got.returncode == 0 else None
 
 
-def why(root: Path, base: str, end: str, claims: list[dict]) -> Counter[str]:  # type: ignore[type-arg]
+def cited_as(kind: Symbol, text: str | None) -> str:
+    """`head`, `whole, short` (a function up to HEAD_AFTER lines, cited whole by ground) or `whole,
+    long` (a class or a longer one: the named run cites it whole when its sentence quotes its body)."""
+    if kind.head:
+        return "head"
+    ext = definitions.find(kind.path, text, kind.name) if text is not None else None
+    long = ext is None or ext.kind == "class" or ext.end - ext.start + 1 > HEAD_AFTER
+    return "whole, long" if long else "whole, short"
+
+
+def base_index(root: Path) -> SourceIndex:
+    """ground's own index of the code at the base (the checkout's worktree)."""
+    index: SourceIndex = source_index(Workspace.open(root))
+    index.build()
+    return index
+
+
+def quoted(index: SourceIndex, c: dict) -> list[str]:  # type: ignore[type-arg]
+    """The words of a claim's sentence that ground read as quoted from a long definition's body
+    (ground.resolve.body_quotes: why it cites the whole definition, not its head)."""
+    found: set[str] = set()
+    for e in c["evidence"]:
+        kind = parse_kind(e["resource"])
+        text = index.text(kind.path) if isinstance(kind, Symbol) and not kind.head else None
+        ext = definitions.find(kind.path, text, kind.name) if isinstance(kind, Symbol) and text is not None else None
+        if ext is not None and text is not None and cited_as(kind, text) == "whole, long":
+            found.update(body_quotes(index, c["statement"], ext, split_lines(text)))
+    return sorted(found)
+
+
+def why(root: Path, base: str, end: str, claims: list[dict], index: SourceIndex) -> Counter[str]:  # type: ignore[type-arg]
     """Each claim's categories of change (ground_replay_why.causes) of its stale evidence between
-    the base and `end`, printed one claim a line; their counts (a claim counts once a category)."""
+    the base and `end`, printed one claim a line (a long definition's with the words ground read
+    as quoted from its body); their counts (a claim counts once a category)."""
     counts: Counter[str] = Counter()
     for c in claims:
         found: set[str] = set()
@@ -216,9 +253,11 @@ def why(root: Path, base: str, end: str, claims: list[dict]) -> Counter[str]:  #
                 found.add("lines: " + e["reason"].split(" (")[0] if "#L" in e["resource"] else "a set changed")
                 continue
             then, now = (shown(root, rev, kind.path) for rev in (base, end))
-            found.update(f"{'head' if kind.head else 'whole'}: {x}" for x in causes(kind, then, now))
+            found.update(f"{cited_as(kind, then)}: {x}" for x in causes(kind, then, now))
         counts.update(found)
-        print(f"{'':>7}{sorted(found)} {[e['resource'].removeprefix('repo://') for e in c['evidence'] if e['status'] != 'fresh']}")
+        words = quoted(index, c)
+        print(f"{'':>7}{sorted(found)} {[e['resource'].removeprefix('repo://') for e in c['evidence'] if e['status'] != 'fresh']}"
+              + (f" quoted from the body: {words}" if words else "") + f" {SPACE.sub(' ', c['statement'])[:160]!r}")
     return counts
 
 
@@ -305,7 +344,7 @@ def main() -> int:
                 report(steps, name, data, window(data, later, steps, labels, unlabeled), args.show)
                 if args.why and name != "lines":
                     true_stale = [c for c in data["claims"] if c["status"] != "fresh" and still_true(c, later, steps, labels)]
-                    counts = why(root, base, end, true_stale)
+                    counts = why(root, base, end, true_stale, base_index(roots["named"][0]))
                     print(f"{'':>21}why still-true claims are stale ({name}): " + ", ".join(f"{k} {n}" for k, n in counts.most_common()))
     for sentence in sorted(unlabeled):
         print(f"UNLABELED: {sentence}")

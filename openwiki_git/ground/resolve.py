@@ -335,7 +335,7 @@ def named_resource(index: SourceIndex, d: Definition, sentence: str) -> str:
     if text is None or ext is None or (ext.start, ext.end) != (d.start, d.end):
         return d.resource
     head = d.kind == "class" or ext.end - ext.start + 1 > HEAD_AFTER
-    if head and _quotes_body(index, sentence, ext, split_lines(text)):
+    if head and body_quotes(index, sentence, ext, split_lines(text)):
         head = False
     return Symbol(d.path, name, head).canonical
 
@@ -348,8 +348,9 @@ def _in_file(index: SourceIndex, d: Definition) -> str:
     return d.qualname[len(module) + 1 :] if module and d.qualname.startswith(module + ".") else d.qualname
 
 
-def _quotes_body(index: SourceIndex, sentence: str, ext: definitions.Extent, lines: list[str]) -> bool:
-    """Whether the sentence names something its definition's body has and its head does not:
+def body_quotes(index: SourceIndex, sentence: str, ext: definitions.Extent, lines: list[str]) -> list[str]:
+    """The words the sentence names that its definition's body has and its head does not (none:
+    the sentence is about the head):
     a quoted literal, or a code word (in a code span, or spelt like code: `_`, inner capitals),
     matched as a whole word. The body is the code and the docstring past its summary (a
     parameter's docs), not comments. A code span that is a dotted name of another definition of
@@ -367,7 +368,7 @@ def _quotes_body(index: SourceIndex, sentence: str, ext: definitions.Extent, lin
         words.update(_CODE_WORD.findall(quoted))
     words.update(w for w in _CODE_WORD.findall(_CODE_SPAN.sub(" ", sentence)) if "_" in w or any(c.isupper() for c in w[1:]))
     own = set(ext.name.split("."))
-    return any(len(w) >= 3 and w not in own and _has_word(body_text, w) and not _has_word(head_text, w) for w in words)
+    return sorted(w for w in words if len(w) >= 3 and w not in own and _has_word(body_text, w) and not _has_word(head_text, w))
 
 
 def _has_word(text: str, word: str) -> bool:
