@@ -37,8 +37,13 @@ the growth bound, so a person or the refresher must set its new extent), per evi
 and `cosmetic_annotations: true` into the named and whole runs' config after grounding (the lines
 run's older code has no parameters setting; it cites no heads).
 
+`--why` lists, in the named and whole runs, every stale claim whose sentence is still true with
+the categories of what changed in its stale evidence between the base and the window's end
+(bench/ground_replay_why.py: a head's summary reworded, a parameter added with a default, an
+annotation changed, `@overload` added, a whole definition's body code, ...), then their counts.
+
 Run: python bench/ground_replay.py [--project attrs|structlog|typer] [--steps 40,200,400,620] [--show]
-    [--cosmetic-parameters-added] [--cosmetic-annotations]
+    [--why] [--cosmetic-parameters-added] [--cosmetic-annotations]
 """
 
 from __future__ import annotations
@@ -58,9 +63,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.ground_replay_why import causes  # noqa: E402
 from openwiki_git.claims import kinds  # noqa: E402
+from openwiki_git.evidence import definitions  # noqa: E402
 from openwiki_git.evidence.kinds import Symbol, parse_kind  # noqa: E402
+from openwiki_git.evidence.tokens import split_lines  # noqa: E402
 from openwiki_git.git.repo import Repo  # noqa: E402
+from openwiki_git.ground.deterministic import source_index  # noqa: E402
+from openwiki_git.ground.index import SourceIndex  # noqa: E402
+from openwiki_git.ground.resolve import HEAD_AFTER, body_quotes  # noqa: E402
+from openwiki_git.store.workspace import Workspace  # noqa: E402
 
 BUNDLE = "/work/shared/testdata/replay/attrs.bundle"
 BASE = "7fa9cd03d5485107bc199915a86bb789926fdf4a"
@@ -186,6 +198,69 @@ def went_false(sentence: str, steps: int, labels: dict[str, dict]) -> bool | Non
     return label["false_from"] is not None and label["false_from"] <= steps
 
 
+def still_true(c: dict, later: str, steps: int, labels: dict[str, dict]) -> bool:  # type: ignore[type-arg]
+    """Is a claim's sentence still true after `steps` (kept word for word, or labelled so)?"""
+    sentence = SPACE.sub(" ", c["statement"])
+    return sentence in later or went_false(sentence, steps, labels) is False
+
+
+def shown(root: Path, rev: str, path: str) -> str | None:
+    """The file `path` at `rev` (None: not there)."""
+    got = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=root, capture_output=True, text=True)
+    return got.stdout if got.returncode == 0 else None
+
+
+def cited_as(kind: Symbol, text: str | None) -> str:
+    """`head`, `whole, short` (a function up to HEAD_AFTER lines, cited whole by ground) or `whole,
+    long` (a class or a longer one: the named run cites it whole when its sentence quotes its body)."""
+    if kind.head:
+        return "head"
+    ext = definitions.find(kind.path, text, kind.name) if text is not None else None
+    long = ext is None or ext.kind == "class" or ext.end - ext.start + 1 > HEAD_AFTER
+    return "whole, long" if long else "whole, short"
+
+
+def base_index(root: Path) -> SourceIndex:
+    """ground's own index of the code at the base (the checkout's worktree)."""
+    index: SourceIndex = source_index(Workspace.open(root))
+    index.build()
+    return index
+
+
+def quoted(index: SourceIndex, c: dict) -> list[str]:  # type: ignore[type-arg]
+    """The words of a claim's sentence that ground read as quoted from a long definition's body
+    (ground.resolve.body_quotes: why it cites the whole definition, not its head)."""
+    found: set[str] = set()
+    for e in c["evidence"]:
+        kind = parse_kind(e["resource"])
+        text = index.text(kind.path) if isinstance(kind, Symbol) and not kind.head else None
+        ext = definitions.find(kind.path, text, kind.name) if isinstance(kind, Symbol) and text is not None else None
+        if ext is not None and text is not None and cited_as(kind, text) == "whole, long":
+            found.update(body_quotes(index, c["statement"], ext, split_lines(text)))
+    return sorted(found)
+
+
+def why(root: Path, base: str, end: str, claims: list[dict], index: SourceIndex) -> Counter[str]:  # type: ignore[type-arg]
+    """Each claim's categories of change (ground_replay_why.causes) of its stale evidence between
+    the base and `end`, printed one claim a line (a long definition's with the words ground read
+    as quoted from its body); their counts (a claim counts once a category)."""
+    counts: Counter[str] = Counter()
+    for c in claims:
+        found: set[str] = set()
+        for e in (e for e in c["evidence"] if e["status"] != "fresh"):
+            kind = parse_kind(e["resource"])
+            if not isinstance(kind, Symbol):
+                found.add("lines: " + e["reason"].split(" (")[0] if "#L" in e["resource"] else "a set changed")
+                continue
+            then, now = (shown(root, rev, kind.path) for rev in (base, end))
+            found.update(f"{cited_as(kind, then)}: {x}" for x in causes(kind, then, now))
+        counts.update(found)
+        words = quoted(index, c)
+        print(f"{'':>7}{sorted(found)} {[e['resource'].removeprefix('repo://') for e in c['evidence'] if e['status'] != 'fresh']}"
+              + (f" quoted from the body: {words}" if words else "") + f" {SPACE.sub(' ', c['statement'])[:160]!r}")
+    return counts
+
+
 def window(data: dict, later: str, steps: int, labels: dict[str, dict], unlabeled: set[str]) -> dict[str, int]:  # type: ignore[type-arg]
     """One run's figures at the end of a window (claims, stale, still true among the stale, the
     sentences that went false and those caught)."""
@@ -231,6 +306,8 @@ def main() -> int:
     ap.add_argument("--sdists", type=Path, help="sdist projects: a folder holding the sdists (else pip downloads them)")
     ap.add_argument("--old-code", default="8ef30e1", help="the revision of this repository whose ground cites lines")
     ap.add_argument("--show", action="store_true", help="print every stale claim's evidence")
+    ap.add_argument("--why", action="store_true",
+                    help="the named runs: every stale claim still true with what changed in its evidence, and the counts")
     ap.add_argument("--cosmetic-parameters-added", action="store_true",
                     help="check the named and whole runs with `cosmetic_parameters_added: true`")
     ap.add_argument("--cosmetic-annotations", action="store_true", help="check the named and whole runs with `cosmetic_annotations: true`")
@@ -265,6 +342,10 @@ def main() -> int:
             for name, (root, code) in roots.items():
                 data = json.loads(ow(code, root, "check", "--source", end, "--format", "json", "--no-cache"))
                 report(steps, name, data, window(data, later, steps, labels, unlabeled), args.show)
+                if args.why and name != "lines":
+                    true_stale = [c for c in data["claims"] if c["status"] != "fresh" and still_true(c, later, steps, labels)]
+                    counts = why(root, base, end, true_stale, base_index(roots["named"][0]))
+                    print(f"{'':>21}why still-true claims are stale ({name}): " + ", ".join(f"{k} {n}" for k, n in counts.most_common()))
     for sentence in sorted(unlabeled):
         print(f"UNLABELED: {sentence}")
     return 1 if unlabeled else 0

@@ -18,7 +18,8 @@ def parameters_added(path: str, old_text: str, new_text: str, name: str, *, anno
     (positional-or-keyword ones after the existing ones, keyword-only ones anywhere among those; a
     new `*args`/`**kwargs`), the rest (existing parameters' names, kinds, order, defaults and
     annotations, return annotation, decorators, a class's bases) the same, annotations aside with
-    `annotations=True`. Else None (nothing added, an ambiguous name, a side not parsing)."""
+    `annotations=True`; `@overload` declarations before it are not compared (the head does not
+    cover them). Else None (nothing added, an ambiguous name, a side not parsing)."""
     import ast
 
     if not path.endswith(cosmetic.PYTHON_SUFFIXES):
@@ -62,10 +63,23 @@ def _named(text: str, name: str):  # type: ignore[no-untyped-def]
 
 
 def _named_in(body: Sequence[object], name: str):  # type: ignore[no-untyped-def]
+    """The definition `name` binds in `body`: the only one, or the implementation after its
+    `@overload` declarations (typer 0.8.0's `Argument` and `Option`; the one definitions.find
+    reads and a head covers: the declarations are not part of it). None when ambiguous."""
     import ast
 
     found = [n for n in body if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
-    return found[0] if len(found) == 1 else None
+    implementations = [n for n in found if not any(_is_overload(d) for d in getattr(n, "decorator_list", []))]
+    return found[-1] if found and implementations == [found[-1]] else None
+
+
+def _is_overload(decorator: object) -> bool:
+    """`@overload`, `@typing.overload` (or any module's `overload`)."""
+    import ast
+
+    return (isinstance(decorator, ast.Name) and decorator.id == "overload") or (
+        isinstance(decorator, ast.Attribute) and decorator.attr == "overload"
+    )
 
 
 def _dump(*parts: object) -> str:

@@ -7,7 +7,9 @@ definitions here, so the two agree on what a name covers.
 A head is what a caller sees of a definition and what a sentence naming it is about: its
 decorators, its signature and its docstring's summary (the docstring's first paragraph, its
 documented role); for a class its decorators, `class` line(s), docstring summary and its
-`__init__`'s signature. The rest of a docstring (parameter docs, notes, version history) is
+`__init__`'s signature; for a property its getter's (`@property`, signature, summary), its lines
+running through its setter and deleter (`@total.setter`), which Python binds under the same name.
+The rest of a docstring (parameter docs, notes, version history) is
 body-level detail, like the code: on attrs' history its long docstrings were edited within
 40 commits (markup, a new paragraph, a renamed reference) with every summary's words unchanged.
 The head's token text (`head_token_text`) reads the summary as prose: inline markup (backticks,
@@ -147,17 +149,20 @@ def definitions(path: str, text: str) -> list[Extent]:
 
 
 def find(path: str, text: str, name: str) -> Extent | None:
-    """The definition named `name` (the last one, as Python binds it, when there are several)."""
+    """The definition named `name` (the last one, as Python binds it, when there are several; a
+    property's setter or deleter is part of the property's, not one of its own)."""
     found = [d for d in definitions(path, text) if d.name == name]
     return found[-1] if found else None
 
 
 def _python(body: list[ast.stmt], prefix: str, text_lines: list[str], docs: list[Span]) -> Iterator[Extent]:
+    accessors, property_ends = _accessors(body)
     for node in body:
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or id(node) in accessors:
             continue
         name = f"{prefix}{node.name}"
         start, end = python_extent(node)
+        end = property_ends.get(id(node), end)
         signature = (start, _signature_end(node))
         docstring = _docstring(node)
         summary = _summary(docstring, text_lines) if docstring else None
@@ -173,6 +178,28 @@ def _python(body: list[ast.stmt], prefix: str, text_lines: list[str], docs: list
         yield Extent(name, start, end, kind, head, summary, head_v1 if head_v1 != head else None, inside)
         if isinstance(node, ast.ClassDef):
             yield from _python(node.body, name + ".", text_lines, docs)
+
+
+def _accessors(body: list[ast.stmt]) -> tuple[set[int], dict[int, int]]:
+    """A property's accessors in `body` (`@total.setter`, `.deleter`, `.getter` after a `total`):
+    their ids, which are no definitions of their own, and each property's last line (its last
+    accessor's), by the id of the definition that named it."""
+    accessors: set[int] = set()
+    ends: dict[int, int] = {}
+    named: dict[str, ast.stmt] = {}  # a name -> the definition that bound it first
+    for node in body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        first = named.get(node.name)
+        if first is not None and any(
+            isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter", "getter") and isinstance(d.value, ast.Name)
+            and d.value.id == node.name for d in node.decorator_list
+        ):
+            accessors.add(id(node))
+            ends[id(first)] = node.end_lineno or node.lineno
+        else:
+            named[node.name] = node
+    return accessors, ends
 
 
 def _signature_end(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int:

@@ -317,7 +317,10 @@ def _resolve_key(ref: Ref, index: SourceIndex) -> Resolution:
 
 
 HEAD_AFTER = 40  # lines: a definition longer than a screen is cited by its head
-_CODE_SPAN = re.compile(r"`([^`]+)`|\"([^\"]+)\"|'([^']+)'")
+# A code span, or a quoted literal. A single quote opens one only where a word cannot have just
+# ended (not after a letter, a closing backtick or emphasis) and closes one only where no word
+# goes on: the apostrophes of "library's ... doesn't" quote nothing.
+_CODE_SPAN = re.compile(r"`([^`]+)`|\"([^\"]+)\"|(?<![\w`*'])'([^'\s][^']*)'(?!\w)")
 _CODE_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 
@@ -335,7 +338,7 @@ def named_resource(index: SourceIndex, d: Definition, sentence: str) -> str:
     if text is None or ext is None or (ext.start, ext.end) != (d.start, d.end):
         return d.resource
     head = d.kind == "class" or ext.end - ext.start + 1 > HEAD_AFTER
-    if head and _quotes_body(index, sentence, ext, split_lines(text)):
+    if head and body_quotes(index, sentence, ext, split_lines(text)):
         head = False
     return Symbol(d.path, name, head).canonical
 
@@ -348,26 +351,43 @@ def _in_file(index: SourceIndex, d: Definition) -> str:
     return d.qualname[len(module) + 1 :] if module and d.qualname.startswith(module + ".") else d.qualname
 
 
-def _quotes_body(index: SourceIndex, sentence: str, ext: definitions.Extent, lines: list[str]) -> bool:
-    """Whether the sentence names something its definition's body has and its head does not:
-    a quoted literal, or a code word (in a code span, or spelt like code: `_`, inner capitals),
-    matched as a whole word. The body is the code and the docstring past its summary (a
-    parameter's docs), not comments. A code span that is a dotted name of another definition of
-    the project (`attr.attrs` beside `attr.attrib`) is a reference to that one, which gets its
-    own claim: its words are not quoted from this body."""
+def body_quotes(index: SourceIndex, sentence: str, ext: definitions.Extent, lines: list[str]) -> list[str]:
+    """The words the sentence names that its definition's body has and its head does not (none:
+    the sentence is about the head):
+    a quoted literal (matched whole), or a code word (in a code span, or spelt like code: `_`,
+    a capital inside a word with small letters), matched as a whole word. The body is the code
+    and the docstring past its summary (a parameter's docs), not comments. A code span that is
+    a dotted name of another definition of the project (`attr.attrs` beside `attr.attrib`) is a
+    reference to that one, which gets its own claim: its words are not quoted from this body; so
+    is one in a standard library module (`logging.Logger`) the project has none of its name."""
     head_text = ext.text(lines, head=True)
     body_text = ext.body_text(lines)
     words: set[str] = set()
     for m in _CODE_SPAN.finditer(sentence):
-        quoted = next(g for g in m.groups() if g)
-        name = quoted.strip("~.@").removesuffix("()")
-        if "." in name and _QUALIFIED.fullmatch(name) and index.expand(name):
+        code, literal = m.group(1), m.group(2) or m.group(3)
+        if literal is not None:  # a quoted literal is matched whole: the words of a quoted question are prose
+            words.add(literal)
             continue
-        words.add(quoted)
-        words.update(_CODE_WORD.findall(quoted))
-    words.update(w for w in _CODE_WORD.findall(_CODE_SPAN.sub(" ", sentence)) if "_" in w or any(c.isupper() for c in w[1:]))
+        name = code.strip("~.@").removesuffix("()")
+        if "." in name and _QUALIFIED.fullmatch(name) and (index.expand(name) or _in_stdlib(index, name)):
+            continue
+        words.add(code)
+        words.update(_CODE_WORD.findall(code))
+    words.update(w for w in _CODE_WORD.findall(_CODE_SPAN.sub(" ", sentence)) if _spelt_like_code(w))
     own = set(ext.name.split("."))
-    return any(len(w) >= 3 and w not in own and _has_word(body_text, w) and not _has_word(head_text, w) for w in words)
+    return sorted(w for w in words if len(w) >= 3 and w not in own and _has_word(body_text, w) and not _has_word(head_text, w))
+
+
+def _in_stdlib(index: SourceIndex, name: str) -> bool:
+    """Whether a dotted name starts with a standard library module's (and no module of the project's)."""
+    root = name.split(".", 1)[0]
+    return root in sys.stdlib_module_names and root not in index.roots
+
+
+def _spelt_like_code(word: str) -> bool:
+    """`max_size`, `maxSize`, `JSONRenderer`: an underscore, or a capital inside a word that has
+    small letters too. An all-capitals word (`JSON`, `HTTP`) is how prose writes an acronym."""
+    return "_" in word or (any(c.isupper() for c in word[1:]) and any(c.islower() for c in word))
 
 
 def _has_word(text: str, word: str) -> bool:

@@ -93,3 +93,42 @@ def test_a_whole_definition_refuses_a_head_token(repo: GitRepo, capsys: pytest.C
     assert repo.run("check") == 2
     err = capsys.readouterr().err
     assert "$.claims[0].evidence[0].version" in err and "repo-def-v2" in err and "Traceback" not in err
+
+
+PROPERTY = '''class Cart:
+    def __init__(self):
+        self._items = []
+
+    @property
+    def total(self):
+        """The sum of the items' prices."""
+        return sum(self._items)
+
+    @total.setter
+    def total(self, value):
+        self._items = [value]
+'''
+
+
+@pytest.mark.parametrize(
+    ("resource", "edit", "rc"),
+    [
+        ("repo://src/cart.py#Cart.total:head", ("The sum of", "The count of"), 1),  # the getter's summary
+        ("repo://src/cart.py#Cart.total:head", ("[value]", "[value, 0]"), 0),  # the setter's body
+        ("repo://src/cart.py#Cart.total", ("[value]", "[value, 0]"), 1),  # the whole property: its setter too
+        ("repo://src/cart.py#Cart.total", ("sum(self._items)", "len(self._items)"), 1),  # and its getter
+    ],
+)
+def test_a_property_is_its_getter_head_and_runs_through_its_setter(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], resource: str, edit: tuple[str, str], rc: int
+) -> None:
+    """`Cart.total` names the property Python binds, not its setter (the last `def total`): its
+    head is the getter's (`@property`, signature, summary), its lines run through the setter."""
+    sentence = "A `Cart.total` is the sum of its prices."
+    one_claim(repo, capsys, {"src/cart.py": PROPERTY}, PAGE.replace(SENTENCE, sentence), sentence, resource)
+    ext = definitions.find("src/cart.py", PROPERTY, "Cart.total")
+    assert ext is not None and (ext.start, ext.end) == (5, 12)
+    repo.write("src/cart.py", PROPERTY.replace(*edit))
+    got, out = _hook(repo, capsys)
+    assert got == rc, out
+    assert ("definition Cart.total" in out) == (rc == 1), out

@@ -86,3 +86,42 @@ def test_a_whole_definition_is_not_covered(repo: GitRepo, capsys: pytest.Capture
     _configured(repo, capsys, ON, "repo://src/shop/cart.py#Cart.add")
     repo.write("src/shop/cart.py", CART.replace("def add(self, item):", "def add(self, item, quiet=False):"))
     assert _check(repo, capsys)[0] == 1
+
+
+MAKE = '''from typing import Any, overload
+
+
+def make(default: Any, *, strict: bool = False) -> Any:
+    """Build a widget."""
+    return default
+'''
+DECLARED = '''@overload
+def make(default: int, *, strict: bool = False) -> int: ...
+
+
+@overload
+def make(default: str, *, strict: bool = False) -> str: ...
+
+
+'''
+
+
+@pytest.mark.parametrize(("setting", "rc"), [(ON, 0), ("", 1)])
+def test_overload_declarations_added_before_the_implementation_leave_its_parameters_judged(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], setting: str, rc: int
+) -> None:
+    """typer 0.8.0: `Argument` gained `@overload` declarations and parameters with defaults. The
+    head is the implementation's (the one Python binds); its only change is a parameter added, so
+    with the setting it stays fresh, in `check` and in the hook; without, it is marked."""
+    _setup(repo, capsys, "`make()` builds a widget.", "repo://src/shop/make.py#make:head", {"src/shop/make.py": MAKE})
+    repo.write(".openwiki/config.yml", repo.read(".openwiki/config.yml") + setting)
+    repo.commit_all("config")
+    new = MAKE.replace("strict: bool = False) -> Any:", "strict: bool = False, rich: bool = False) -> Any:")
+    repo.write("src/shop/make.py", new.replace("\n\ndef make(", "\n\n" + DECLARED + "def make(", 1))
+    got, data = _check(repo, capsys)
+    reason = data["claims"][0]["evidence"][0]["reason"]
+    assert got == rc, reason
+    assert reason == "cosmetic: parameters added (rich)" if rc == 0 else reason.startswith("definition make:head changed")
+    got, out = _hook(repo, capsys)
+    assert got == rc, out
+    assert ("cosmetic: parameters added (rich)" in out) == (rc == 0), out

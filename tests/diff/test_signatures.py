@@ -47,3 +47,18 @@ def test_a_class_by_its_init_and_its_class_line() -> None:
 def test_python_only_and_unparsable_sides() -> None:
     assert parameters_added("m.js", OLD, OLD.replace("c=2", "c=2, d=1"), "f") is None
     assert parameters_added("m.py", OLD, "def f(:\n", "f") is None
+
+
+OVERLOADS = "from typing import overload\n\n@overload\ndef f(a: int) -> int: ...\n@typing.overload\ndef f(a: str) -> str: ...\n"
+
+
+def test_overload_declarations_before_it_are_not_its_signature() -> None:
+    """typer 0.8.0 put `@overload` declarations before `Argument`: the implementation (what Python
+    binds, the head's definition) is compared, with or without declarations on either side."""
+    old = "def f(a, *, c=2):\n    pass\n"
+    new = old.replace("c=2", "c=2, rich=None")
+    assert parameters_added("m.py", old, OVERLOADS + new, "f") == ("rich",)
+    assert parameters_added("m.py", OVERLOADS + old, OVERLOADS.replace("str", "bytes") + new, "f") == ("rich",)
+    assert parameters_added("m.py", old, OVERLOADS + new.replace("a,", "a, b,"), "f") is None  # still judged
+    assert parameters_added("m.py", old, new + OVERLOADS, "f") is None  # a declaration last: not the implementation
+    assert parameters_added("m.py", old, new + new, "f") is None  # two implementations: ambiguous

@@ -272,6 +272,41 @@ def test_classes_are_cited_by_their_head_unless_the_sentence_quotes_the_body(
     assert rc == (0 if expected.endswith(":head") else 1)
 
 
+ENGINE_DOCS = LONG.replace('"""Runs jobs."""', '"""Runs jobs.\n\n    Writes each result as JSON through logging.\n    """')
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # apostrophes are no quote marks: "'s ... doesn't" quotes no `step` from the body
+        ("An `Engine`'s steps stop on error, it doesn't return early.", "repo://src/engine.py#Engine:head"),
+        ("Each `Engine` object's steps stop on error, it doesn't return early.", "repo://src/engine.py#Engine:head"),
+        ("An `Engine` writes its results as JSON.", "repo://src/engine.py#Engine:head"),  # an acronym is prose
+        ('An `Engine` answers "how did this job stop?" for you.', "repo://src/engine.py#Engine:head"),  # a quoted question
+        ("An `Engine` is no `logging.Logger`.", "repo://src/engine.py#Engine:head"),  # the standard library's definition
+        ("An `Engine` raises 'StopNow' when it stops.", "repo://src/engine.py#Engine"),  # a quoted literal of its body
+        ("An `Engine` raises StopNow when it stops.", "repo://src/engine.py#Engine"),  # spelt like code
+    ],
+)
+def test_what_a_sentence_quotes_from_a_body_is_a_literal_or_code_not_its_prose(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], sentence: str, expected: str
+) -> None:
+    """A class's body changing marks a claim citing its head only when the sentence quotes that
+    body: the sentences structlog's docs write ("standard library's ... doesn't", "JSON", a quoted
+    question, `logging.Logger`) quote nothing of it, so each cites the head and a changed step
+    leaves it fresh."""
+    repo.write("src/engine.py", ENGINE_DOCS)
+    repo.write("docs/guide.md", f"# Guide\n\n{sentence}\n")
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.commit_all("initial")
+    rc, data = ground(repo, capsys, "--all")
+    assert rc == 0
+    assert list(added(data).values()) == [expected]
+    capsys.readouterr()
+    repo.write("src/engine.py", ENGINE_DOCS.replace("return 3", "return 33"))
+    assert repo.run("check") == (0 if expected.endswith(":head") else 1)
+
+
 MAKE = (
     'def make(size, *, strict=False):\n    """\n    Build a widget.\n\n'
     + '    :param strict: refuse a size over MAX_SIZE; see Engine.\n    """\n'
