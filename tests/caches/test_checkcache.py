@@ -419,3 +419,35 @@ def test_code_key_names_modules_that_exist():
     key = cache_module.code_key()
     missing = [name for name, stat in zip(cache_module.CODE, key) if stat is None]
     assert not missing and len(key) == len(cache_module.CODE)
+
+
+def _package_imports(module: str) -> set[str]:
+    """The package's modules `module` imports (function-level imports too), as CODE names them."""
+    import ast
+
+    package = Path(checkcache.__file__).resolve().parents[1]
+    tree = ast.parse((package / f"{module}.py").read_text("utf-8"))
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("openwiki_git."):
+            base = node.module.removeprefix("openwiki_git.").replace(".", "/")
+            for alias in node.names:
+                name = f"{base}/{alias.name}"
+                out.add(name if (package / f"{name}.py").exists() else base)
+        elif isinstance(node, ast.Import):
+            out.update(a.name.removeprefix("openwiki_git.").replace(".", "/") for a in node.names if a.name.startswith("openwiki_git."))
+    return {m for m in out if (package / f"{m}.py").exists()}
+
+
+def test_code_key_covers_every_module_the_judging_imports():
+    """Every module that the modules in CODE import, however indirectly, decides what an entry
+    holds as much as they do: a gap (diff/signatures, diff/cosmetic, evidence/docstrings and
+    claims/symbols were missing) let an edited checkout keep verdicts its code no longer gives."""
+    seen: set[str] = set()
+    todo = list(checkcache.CODE)
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo.extend(_package_imports(module))
+    assert sorted(seen - set(checkcache.CODE)) == []
