@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
+from itertools import islice
 from json.encoder import encode_basestring  # what json.dumps(s, ensure_ascii=False) writes, in C
 
 from openwiki_git.claims.report import UNMARKED_LISTED, only_marker_missing, plain_claim_data
@@ -81,13 +82,9 @@ def write_json(
     for key, value in head.items():
         write(f"  {json.dumps(key)}: {_indented(value)},\n")
     opened = False
-    batch: list[str] = []  # a few hundred claims per write: memory stays bounded, calls few
-    for text in claims:
-        batch.append(text)
-        if len(batch) == 500:
-            write((",\n" if opened else '  "claims": [\n') + ",\n".join(batch))
-            opened, batch = True, []
-    if batch:
+    claims = iter(claims)
+    # A few hundred claims per write (memory stays bounded, calls few), taken by islice in C.
+    while batch := list(islice(claims, 500)):
         write((",\n" if opened else '  "claims": [\n') + ",\n".join(batch))
         opened = True
     write("\n  ],\n" if opened else '  "claims": [],\n')
