@@ -26,6 +26,7 @@ import ast
 from collections.abc import Iterable
 
 from openwiki_git.diff import cosmetic
+from openwiki_git.diff.signatures import ast_key
 from openwiki_git.evidence import definitions
 from openwiki_git.evidence.kinds import Symbol
 from openwiki_git.evidence.tokens import split_lines
@@ -66,17 +67,17 @@ def _signature(name: str, old_text: str, new_text: str) -> list[str]:
         return []
     found = ["@overload added"] if len(_overloads(new_all)) > len(_overloads(old_all)) else []
     old, new = old_all[-1], new_all[-1]  # the one Python binds, as definitions.find reads it
-    if _dump(old.decorator_list) != _dump(new.decorator_list):
+    if ast_key(old.decorator_list) != ast_key(new.decorator_list):
         found.append("decorator changed")
     if isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef):
-        if _dump(old.bases, old.keywords) != _dump(new.bases, new.keywords):
+        if ast_key(old.bases, old.keywords) != ast_key(new.bases, new.keywords):
             found.append("bases changed")
         inits = [_init(old), _init(new)]
         if inits[0] is None or inits[1] is None:
             return found + (["parameter removed or renamed"] if inits[0] is not inits[1] else [])
         old, new = inits[0], inits[1]
     assert not isinstance(old, ast.ClassDef) and not isinstance(new, ast.ClassDef)
-    if _dump(old.returns) != _dump(new.returns):
+    if ast_key(old.returns) != ast_key(new.returns):
         found.append("annotation changed")
     return found + _parameters(_params(old.args), _params(new.args))
 
@@ -130,15 +131,6 @@ def _init(cls: ast.ClassDef) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     return inits[-1] if inits else None
 
 
-def _dump(*parts: object) -> str:
-    def one(p: object) -> str:
-        if isinstance(p, list):
-            return "[" + ",".join(one(x) for x in p) + "]"
-        return ast.dump(p) if isinstance(p, ast.AST) else repr(p)
-
-    return "|".join(one(p) for p in parts)
-
-
 def _params(args: ast.arguments) -> list[tuple[str, str, str, str | None]]:
     """(kind, name, annotation, default) of each parameter, in order."""
     positional = [("posonly", a) for a in args.posonlyargs] + [("pos", a) for a in args.args]
@@ -147,4 +139,4 @@ def _params(args: ast.arguments) -> list[tuple[str, str, str, str | None]]:
     rows += [("*", args.vararg, None)] if args.vararg else []
     rows += [("kw", a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)]
     rows += [("**", args.kwarg, None)] if args.kwarg else []
-    return [(k, a.arg, _dump(a.annotation), None if d is None else _dump(d)) for k, a, d in rows]
+    return [(k, a.arg, ast_key(a.annotation), None if d is None else ast_key(d)) for k, a, d in rows]

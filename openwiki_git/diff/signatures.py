@@ -28,7 +28,7 @@ def parameters_added(path: str, old_text: str, new_text: str, name: str, *, anno
     if old is None or new is None or type(old) is not type(new):
         return None
     if isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef):
-        if _dump(old.decorator_list, old.bases, old.keywords, getattr(old, "type_params", [])) != _dump(
+        if ast_key(old.decorator_list, old.bases, old.keywords, getattr(old, "type_params", [])) != ast_key(
             new.decorator_list, new.bases, new.keywords, getattr(new, "type_params", [])
         ):
             return None
@@ -37,7 +37,7 @@ def parameters_added(path: str, old_text: str, new_text: str, name: str, *, anno
             return None
     assert isinstance(old, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(new, (ast.FunctionDef, ast.AsyncFunctionDef))
     returns = (None, None) if annotations else (old.returns, new.returns)
-    old_rest, new_rest = (_dump(n.decorator_list, r, getattr(n, "type_params", [])) for n, r in ((old, returns[0]), (new, returns[1])))
+    old_rest, new_rest = (ast_key(n.decorator_list, r, getattr(n, "type_params", [])) for n, r in ((old, returns[0]), (new, returns[1])))
     if old_rest != new_rest:
         return None
     added = _added(_params(old.args, annotations), _params(new.args, annotations))
@@ -82,7 +82,9 @@ def _is_overload(decorator: object) -> bool:
     )
 
 
-def _dump(*parts: object) -> str:
+def ast_key(*parts: object) -> str:
+    """A text that is equal for equal AST parts (nodes, lists of them, plain values): what the
+    signature comparison compares (and bench/ground_replay_why.py's categories)."""
     import ast
 
     def one(p: object) -> str:
@@ -106,7 +108,7 @@ def _params(args: object, annotations: bool) -> list[Param]:
     rows += [("kw", a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)]
     if args.kwarg is not None:
         rows.append(("**", args.kwarg, None))
-    return [(k, a.arg, "" if annotations else _dump(a.annotation), None if d is None else _dump(d)) for k, a, d in rows]
+    return [(k, a.arg, "" if annotations else ast_key(a.annotation), None if d is None else ast_key(d)) for k, a, d in rows]
 
 
 def _added(old: list[Param], new: list[Param]) -> list[str] | None:

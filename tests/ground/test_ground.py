@@ -259,7 +259,13 @@ LONG = "class Engine:\n    \"\"\"Runs jobs.\"\"\"\n\n    def __init__(self, jobs
 def test_classes_are_cited_by_their_head_unless_the_sentence_quotes_the_body(
     repo: GitRepo, capsys: pytest.CaptureFixture[str], sentence: str, expected: str
 ) -> None:
-    repo.write("src/engine.py", LONG)
+    _grounded_then_body_edited(repo, capsys, LONG, sentence, expected)
+
+
+def _grounded_then_body_edited(repo: GitRepo, capsys: pytest.CaptureFixture[str], source: str, sentence: str, expected: str) -> None:
+    """`ground --all` cites `sentence` by `expected`; an edit in the body then leaves a head
+    claim fresh and marks a whole definition's claim (check exits 0 or 1)."""
+    repo.write("src/engine.py", source)
     repo.write("docs/guide.md", f"# Guide\n\n{sentence}\n")
     repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
     repo.commit_all("initial")
@@ -267,9 +273,8 @@ def test_classes_are_cited_by_their_head_unless_the_sentence_quotes_the_body(
     assert rc == 0
     assert list(added(data).values()) == [expected]
     capsys.readouterr()
-    repo.write("src/engine.py", LONG.replace("return 3", "return 33"))  # an edit in the body
-    rc = repo.run("check")
-    assert rc == (0 if expected.endswith(":head") else 1)
+    repo.write("src/engine.py", source.replace("return 3", "return 33"))  # an edit in the body
+    assert repo.run("check") == (0 if expected.endswith(":head") else 1)
 
 
 ENGINE_DOCS = LONG.replace('"""Runs jobs."""', '"""Runs jobs.\n\n    Writes each result as JSON through logging.\n    """')
@@ -295,16 +300,7 @@ def test_what_a_sentence_quotes_from_a_body_is_a_literal_or_code_not_its_prose(
     body: the sentences structlog's docs write ("standard library's ... doesn't", "JSON", a quoted
     question, `logging.Logger`) quote nothing of it, so each cites the head and a changed step
     leaves it fresh."""
-    repo.write("src/engine.py", ENGINE_DOCS)
-    repo.write("docs/guide.md", f"# Guide\n\n{sentence}\n")
-    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
-    repo.commit_all("initial")
-    rc, data = ground(repo, capsys, "--all")
-    assert rc == 0
-    assert list(added(data).values()) == [expected]
-    capsys.readouterr()
-    repo.write("src/engine.py", ENGINE_DOCS.replace("return 3", "return 33"))
-    assert repo.run("check") == (0 if expected.endswith(":head") else 1)
+    _grounded_then_body_edited(repo, capsys, ENGINE_DOCS, sentence, expected)
 
 
 MAKE = (
