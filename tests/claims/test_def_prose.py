@@ -13,7 +13,7 @@ import pytest
 
 from openwiki_git.evidence import definitions
 from openwiki_git.evidence.kinds import def_version
-from tests.support.kinds_repo import first_claim, one_claim, staged_hook
+from tests.support.kinds_repo import first_claim, old_token_until_confirmed, one_claim, staged_hook
 from tests.support.repo import GitRepo
 
 SHOP = '''class Cart:
@@ -123,20 +123,8 @@ def test_a_whole_definition_verified_before_v2_is_read_as_written_until_confirme
     ext = definitions.find("src/shop.py", SHOP, "Cart.add")
     assert ext is not None
     v1 = def_version(ext.text(SHOP.splitlines(keepends=True)))  # the definition's text as it is
-    sidecar = json.loads(repo.read(".openwiki/.claims/guide.json"))
-    sidecar["claims"][0]["evidence"][0]["version"] = v1
-    repo.write(".openwiki/.claims/guide.json", json.dumps(sidecar, indent=2) + "\n")
-    repo.commit_all("a definition written by the first rule")
-    capsys.readouterr()
-    assert repo.run("check") == 0  # unchanged: fresh, its token kept
-    assert _evidence(repo)["version"] == v1
-    repo.write("src/shop.py", RESTYLED)
-    repo.commit_all("docstrings restyled")
-    capsys.readouterr()
-    assert repo.run("check") == 1  # its text as it was is what it covered
-    assert "definition Cart.add changed" in capsys.readouterr().out
-    assert repo.run("claim", "confirm", cid, "--by", "human:lead") == 0
-    assert _evidence(repo)["version"].startswith("repo-def-v2:sha256:")  # confirmed: the definition as it is now
+    # its text as it was is what it covered; confirmed: the definition as it is now
+    old_token_until_confirmed(repo, capsys, cid, v1, RESTYLED, "definition Cart.add changed", "repo-def-v2:sha256:")
     repo.commit_all("confirmed")
     repo.write("src/shop.py", SHOP)  # back to the Sphinx style: the same prose
     capsys.readouterr()

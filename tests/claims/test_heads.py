@@ -11,7 +11,7 @@ import pytest
 
 from openwiki_git.evidence import definitions
 from openwiki_git.evidence.kinds import def_version
-from tests.support.kinds_repo import first_claim, one_claim, staged_hook
+from tests.support.kinds_repo import first_claim, old_token_until_confirmed, one_claim, staged_hook
 from tests.support.repo import GitRepo
 
 SHOP = '''def add(cart, item, *, limit=10):
@@ -64,20 +64,9 @@ def test_a_head_verified_before_v2_is_read_as_written_until_confirmed(repo: GitR
     (ext,) = definitions.definitions("src/shop.py", SHOP)
     v1 = def_version(ext.text(SHOP.splitlines(keepends=True), head=True, v1=True))  # signature and whole docstring
     assert ":param limit" in ext.text(SHOP.splitlines(keepends=True), head=True, v1=True)
-    sidecar = json.loads(repo.read(".openwiki/.claims/guide.json"))
-    sidecar["claims"][0]["evidence"][0]["version"] = v1
-    repo.write(".openwiki/.claims/guide.json", json.dumps(sidecar, indent=2) + "\n")
-    repo.commit_all("a head written by the first head rule")
-    capsys.readouterr()
-    assert repo.run("check") == 0  # unchanged: fresh, its token kept
-    assert _evidence(repo)["version"] == v1
-    repo.write("src/shop.py", SHOP.replace("How many items the cart holds.", "How many items it holds."))
-    repo.commit_all("parameter docs")
-    capsys.readouterr()
-    assert repo.run("check") == 1  # the whole docstring was what it covered
-    assert "definition add:head changed" in capsys.readouterr().out
-    assert repo.run("claim", "confirm", cid, "--by", "human:lead") == 0
-    assert _evidence(repo)["version"].startswith("repo-head-v2:sha256:")  # confirmed: the head as it is now
+    edited = SHOP.replace("How many items the cart holds.", "How many items it holds.")  # parameter docs
+    # the whole docstring was what it covered; confirmed: the head as it is now
+    old_token_until_confirmed(repo, capsys, cid, v1, edited, "definition add:head changed", "repo-head-v2:sha256:")
     repo.commit_all("confirmed")
     repo.write("src/shop.py", SHOP.replace("How many items the cart holds.", "How many, at most."))
     capsys.readouterr()

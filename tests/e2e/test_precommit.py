@@ -52,17 +52,26 @@ def claim_add(repo, statement: str, resource: str) -> None:  # type: ignore[no-u
 def project(repo, hook_repo):  # type: ignore[no-untyped-def]
     """A repository using the marking hook, with claims A (L10-L12) and B (L30-L31) committed.
     The first commit itself goes through the hook (no HEAD yet)."""
-    repo.write("src/app.py", SAMPLE)
+    claims = [("Line ten says ten.", "repo://src/app.py#L10-L12"), ("Thirty follows.", "repo://src/app.py#L30-L31")]
+    return hooked(repo, hook_repo, {"src/app.py": SAMPLE}, PAGE, claims)
+
+
+def hooked(repo, hook_repo, sources: dict[str, str], page: str, claims: list[tuple[str, str]]):  # type: ignore[no-untyped-def]
+    """`repo` with `sources`, an initialised wiki whose guide.md is `page`, the marking hook
+    installed by the real pre-commit and `claims` (statement, resource) added, all committed
+    through the hook."""
     import contextlib
     import io
 
+    for path, text in sources.items():
+        repo.write(path, text)
     with contextlib.redirect_stdout(io.StringIO()):
         assert repo.run("init") == 0
-    repo.write(".openwiki/guide.md", PAGE)
+    repo.write(".openwiki/guide.md", page)
     repo.write(".pre-commit-config.yaml", CONFIG.format(url=hook_repo, hook="openwiki-git"))
     repo.git("add", "-A")
-    claim_add(repo, "Line ten says ten.", "repo://src/app.py#L10-L12")
-    claim_add(repo, "Thirty follows.", "repo://src/app.py#L30-L31")
+    for statement, resource in claims:
+        claim_add(repo, statement, resource)
     repo.git("add", "-A")
     installed = pre_commit(repo.root, "install")
     assert installed.returncode == 0, installed.stderr

@@ -10,8 +10,7 @@ import json
 
 import pytest
 
-from .conftest import pre_commit
-from .test_precommit import CONFIG, claim_add, commit
+from .test_precommit import commit, hooked
 
 pytestmark = pytest.mark.e2e
 
@@ -20,16 +19,7 @@ PAGE = "---\ntype: Reference\ntitle: Guide\n---\n\n# Guide\n\nCart.add appends t
 
 
 def test_a_definition_moved_to_another_module_names_where_it_went(repo, hook_repo) -> None:  # type: ignore[no-untyped-def]
-    repo.write("src/shop/cart.py", CART)
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert repo.run("init") == 0
-    repo.write(".openwiki/guide.md", PAGE)
-    repo.write(".pre-commit-config.yaml", CONFIG.format(url=hook_repo, hook="openwiki-git"))
-    repo.git("add", "-A")
-    claim_add(repo, "Cart.add appends the item.", "repo://src/shop/cart.py#Cart.add")
-    repo.git("add", "-A")
-    assert pre_commit(repo.root, "install").returncode == 0
-    assert commit(repo, "-m", "initial")[0] == 0
+    hooked(repo, hook_repo, {"src/shop/cart.py": CART}, PAGE, [("Cart.add appends the item.", "repo://src/shop/cart.py#Cart.add")])
     cid = json.loads(repo.read(".openwiki/.claims/guide.json"))["claims"][0]["id"]
     repo.write("src/shop/cart.py", "TAX = 2\n")
     repo.write("src/shop/basket.py", "import os\n\n\n" + CART.removeprefix("TAX = 2\n\n\n"))

@@ -39,3 +39,24 @@ def staged_hook(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> tuple[int,
     rc = repo.run("hook")
     captured = capsys.readouterr()
     return rc, captured.out + captured.err
+
+
+def old_token_until_confirmed(repo: GitRepo, capsys: pytest.CaptureFixture[str], cid: str, old: str, edited: str,
+                              changed: str, new_prefix: str) -> None:
+    """The claim's token replaced by `old` (written by an earlier rule) and committed: `check` keeps
+    it while the source is unchanged; after the source becomes `edited` (src/shop.py), which the
+    old rule covered, `check` reports `changed`; `claim confirm` then writes a `new_prefix` token."""
+    sidecar = json.loads(repo.read(".openwiki/.claims/guide.json"))
+    sidecar["claims"][0]["evidence"][0]["version"] = old
+    repo.write(".openwiki/.claims/guide.json", json.dumps(sidecar, indent=2) + "\n")
+    repo.commit_all("a token written by the earlier rule")
+    capsys.readouterr()
+    assert repo.run("check") == 0  # unchanged: fresh, its token kept
+    assert first_claim(repo)["evidence"][0]["version"] == old
+    repo.write("src/shop.py", edited)
+    repo.commit_all("edited")
+    capsys.readouterr()
+    assert repo.run("check") == 1  # what the earlier rule covered changed
+    assert changed in capsys.readouterr().out
+    assert repo.run("claim", "confirm", cid, "--by", "human:lead") == 0
+    assert first_claim(repo)["evidence"][0]["version"].startswith(new_prefix)  # confirmed: as it is now
