@@ -34,6 +34,7 @@ Takes a few minutes on two cores (about 3 processes per commit).
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import re
@@ -210,14 +211,17 @@ def _bound(n: int) -> int:
 
 def _code_dir(rev: str | None, work: Path) -> Path:
     """A copy of this checkout's package (default: edits made while the replay runs do not
-    reach it), or REV of this repository exported to a temporary directory."""
+    reach it), or REV of this repository exported to a temporary directory; compiled, as `pip
+    install` leaves it (else, with PYTHONDONTWRITEBYTECODE set, every hook run would compile the
+    modules it imports, and the hook's time would follow the package's size)."""
     dest = work / "code"
     dest.mkdir()
     if rev is None:
         shutil.copytree(ROOT / "openwiki_git", dest / "openwiki_git", ignore=shutil.ignore_patterns("__pycache__"))
-        return dest
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "openwiki_git"], capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    else:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "openwiki_git"], capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    compileall.compile_dir(str(dest / "openwiki_git"), quiet=1)
     return dest
 
 
