@@ -14,7 +14,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from openwiki_git.evidence.kinds import glob_literal_start, glob_matches, looks_like_kind, resource_scope
+from openwiki_git.evidence.kinds import FileSet, glob_literal_start, glob_matches, kind_scope, looks_like_kind, parse_kind
 from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource, plain_parts
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.git import diff as gitdiff
@@ -104,18 +104,37 @@ def _id_values(data: bytes) -> frozenset[bytes]:
     return frozenset(_id_value(v) for v in found) if b"\\" in data else frozenset(found)
 
 
-GLOB = "glob:"  # a cited path that is a set's glob (kept in the index's globs table), matched against the changed paths
+GLOB = "glob:"  # a cited path that is a set of lines' glob (kept in the index's sets table), matched against the changed paths
+# A set of files' glob: the claim is about which files exist, so only a file added, deleted,
+# renamed or changed in type can move it; matched against those paths only (an edit inside a
+# member leaves the set as it was: its page is not loaded).
+MEMBERS = "members:"
 # Most literal starts of the changed paths looked up one by one; a larger diff reads every glob row.
 MAX_STARTS = 5000
 
 
 def _scope(resource: str) -> str | None:
-    """A definition's file, or `glob:<pattern>` for a set over a glob."""
-    found = resource_scope(resource)
-    if found is None:
+    """A definition's file, `members:<pattern>` for a set of files over a glob, `glob:<pattern>`
+    for a set of lines over one (a set over one file: that file)."""
+    try:
+        kind = parse_kind(resource, wiki_dir="\0")
+    except ResourceError:
         return None
-    scope, is_glob = found
-    return GLOB + scope if is_glob else scope
+    if kind is None:
+        return None
+    scope, is_glob = kind_scope(kind)
+    if not is_glob:
+        return scope
+    return (MEMBERS if isinstance(kind, FileSet) else GLOB) + scope
+
+
+def _set_glob(cited: str) -> tuple[str, bool] | None:
+    """(pattern, whether only membership changes count) of a cited set glob, else None."""
+    if cited.startswith(GLOB):
+        return cited[len(GLOB) :], False
+    if cited.startswith(MEMBERS):
+        return cited[len(MEMBERS) :], True
+    return None
 
 
 class CiteIndex:
@@ -129,8 +148,9 @@ class CiteIndex:
     """
 
     # 2: paths read by resource.plain_parts / parse_resource alike; 3: claim ids too; 4: definitions'
-    # files, sets' globs; 5: sets' globs in their own table, by literal start
-    SCHEMA = 5
+    # files, sets' globs; 5: sets' globs in their own table, by literal start; 6: that table (`sets`)
+    # says which globs are sets of files (matched against membership changes only)
+    SCHEMA = 6
 
     def __init__(self, repo: Repo, claims_dir: str, *, persist: bool = True) -> None:
         self.repo = repo
@@ -144,18 +164,21 @@ class CiteIndex:
         # for the paths, so that sidecars_carrying (asked next) reads none of them again.
         self._ids_by_blob: dict[str, frozenset[bytes]] = {}
 
-    def sidecars_citing(self, commit: str | None, paths: set[str]) -> set[str]:
-        """The sidecars at `commit` that cite any of `paths`."""
+    def sidecars_citing(self, commit: str | None, paths: set[str], membership: set[str] | None = None) -> set[str]:
+        """The sidecars at `commit` that cite any of `paths`: by path, by a set of lines' glob, or
+        by a set of files' glob matching one of `membership` (the paths the diff adds, deletes,
+        renames or changes in type; None: all of `paths`)."""
+        members = paths if membership is None else membership
         tree = gitdiff.tree_entry_id(self.repo, commit, self.claims_dir)
         if tree is None or not gitdiff.is_tree(self.repo, tree) or not paths:
             return set()
         if not self.persist:
-            return self._scan(tree, paths)
+            return self._scan(tree, paths, members)
         try:
-            return self._lookup(tree, paths)
+            return self._lookup(tree, paths, members)
         except (sqlite3.Error, OSError):
             self.rebuilt = True
-            return {side for side, cited in self._walk(tree) if cited & paths or _globs_hit(cited, paths)}
+            return {side for side, cited in self._walk(tree) if cited & paths or _globs_hit(cited, paths, members)}
 
     def sidecars_carrying(self, commit: str | None, ids: set[str]) -> dict[str, set[str]]:
         """Claim id -> the sidecars at `commit` that carry it, for `ids` (the hook's check that
@@ -183,15 +206,17 @@ class CiteIndex:
             return set()
         return {side for side, _ in self._walk(tree)}
 
-    def _lookup(self, tree: str, paths: set[str]) -> set[str]:
-        """The sidecars citing one of `paths`, or holding a set whose glob matches one: only the
-        globs whose literal start begins one of `paths` are read and matched, so that the cost
-        follows the change, not the number of sets (a set claim is judged again only when its
-        scope changed)."""
+    def _lookup(self, tree: str, paths: set[str], members: set[str]) -> set[str]:
+        """The sidecars citing one of `paths`, or holding a set whose glob matches one (one of
+        `members` for a set of files): only the globs whose literal start begins one of `paths`
+        are read and matched, so that the cost follows the change, not the number of sets (a set
+        claim is judged again only when its scope changed)."""
         starts = {p[:i] for p in paths for i in range(len(p) + 1)}
-        globs = "SELECT DISTINCT sidecar, pattern FROM globs" + (" WHERE start IN ({})" if len(starts) <= MAX_STARTS else "")
-        cited, matched = self._query(tree, ("SELECT DISTINCT sidecar, NULL FROM cites WHERE path IN ({})", paths), (globs, starts))
-        return {side for side, _ in cited} | {side for side, glob in matched if any(glob_matches(glob, p) for p in paths)}
+        sets = "SELECT DISTINCT sidecar, pattern, members FROM sets" + (" WHERE start IN ({})" if len(starts) <= MAX_STARTS else "")
+        cited, matched = self._query(tree, ("SELECT DISTINCT sidecar, NULL FROM cites WHERE path IN ({})", paths), (sets, starts))
+        return {side for side, _ in cited} | {
+            side for side, glob, of_files in matched if any(glob_matches(glob, p) for p in (members if of_files else paths))
+        }
 
     def _query(self, tree: str, *queries: tuple[str, set[str]]) -> list[list[tuple[str, ...]]]:
         """Each query's rows on the index synced to `tree`, one connection: SQL whose `{}` stands
@@ -225,9 +250,11 @@ class CiteIndex:
         db.execute("CREATE TABLE IF NOT EXISTS claim_ids (id TEXT NOT NULL, sidecar TEXT NOT NULL)")
         db.execute("CREATE INDEX IF NOT EXISTS claim_ids_id ON claim_ids (id)")
         db.execute("CREATE INDEX IF NOT EXISTS claim_ids_sidecar ON claim_ids (sidecar)")
-        db.execute("CREATE TABLE IF NOT EXISTS globs (start TEXT NOT NULL, pattern TEXT NOT NULL, sidecar TEXT NOT NULL)")
-        db.execute("CREATE INDEX IF NOT EXISTS globs_start ON globs (start)")
-        db.execute("CREATE INDEX IF NOT EXISTS globs_sidecar ON globs (sidecar)")
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS sets (start TEXT NOT NULL, pattern TEXT NOT NULL, sidecar TEXT NOT NULL, members INTEGER NOT NULL)"
+        )
+        db.execute("CREATE INDEX IF NOT EXISTS sets_start ON sets (start)")
+        db.execute("CREATE INDEX IF NOT EXISTS sets_sidecar ON sets (sidecar)")
         if self._current(dict(db.execute("SELECT key, value FROM meta").fetchall()), tree):
             return
         db.execute("BEGIN IMMEDIATE")
@@ -240,10 +267,11 @@ class CiteIndex:
             if meta.get("claims_dir") == self.claims_dir and meta.get("schema") == str(self.SCHEMA) and meta.get("tree"):
                 old = meta["tree"] if gitdiff.is_tree(self.repo, meta["tree"]) else None
             cites, ids = self._rows(db, old, tree)
-            db.executemany("INSERT INTO cites (path, sidecar) VALUES (?, ?)", [row for row in cites if not row[0].startswith(GLOB)])
+            sets = [(found, side) for p, side in cites if (found := _set_glob(p)) is not None]
+            db.executemany("INSERT INTO cites (path, sidecar) VALUES (?, ?)", [row for row in cites if _set_glob(row[0]) is None])
             db.executemany(
-                "INSERT INTO globs (start, pattern, sidecar) VALUES (?, ?, ?)",
-                [(glob_literal_start(p[len(GLOB) :]), p[len(GLOB) :], side) for p, side in cites if p.startswith(GLOB)],
+                "INSERT INTO sets (start, pattern, sidecar, members) VALUES (?, ?, ?, ?)",
+                [(glob_literal_start(glob), glob, side, int(of_files)) for (glob, of_files), side in sets],
             )
             db.executemany("INSERT INTO claim_ids (id, sidecar) VALUES (?, ?)", ids)
             db.executemany(
@@ -262,8 +290,9 @@ class CiteIndex:
         ids: list[tuple[str, str]] = []
         if old is None:
             self.rebuilt = True
-            for table in ("cites", "claim_ids", "globs"):
+            for table in ("cites", "claim_ids", "sets"):
                 db.execute(f"DELETE FROM {table}")
+            db.execute("DROP TABLE IF EXISTS globs")  # schema 5's table for sets' globs
             changed: Iterator[tuple[str, bytes | None]] = gitdiff.tree_blobs(self.repo, tree)
         else:
             changed = self._changed(db, old, tree)
@@ -278,13 +307,14 @@ class CiteIndex:
         """The sidecars that differ between the trees, their rows deleted: (new path, new bytes)."""
         for old_path, new_path, data in gitdiff.tree_changes(self.repo, old, tree):
             for side in {old_path, new_path}:
-                for table in ("cites", "claim_ids", "globs"):
+                for table in ("cites", "claim_ids", "sets"):
                     db.execute(f"DELETE FROM {table} WHERE sidecar = ?", (side,))
             yield new_path, data
 
-    def _scan(self, tree: str, paths: set[str]) -> set[str]:
-        """The sidecars of `tree` citing any of `paths`, without the index: only those that may
-        cite a path are parsed. Each sidecar's "id" values are noted on the way (_scan_ids)."""
+    def _scan(self, tree: str, paths: set[str], members: set[str]) -> set[str]:
+        """The sidecars of `tree` citing any of `paths` (`members`: sidecars_citing's), without
+        the index: only those that may cite a path are parsed. Each sidecar's "id" values are
+        noted on the way (_scan_ids)."""
         needles = [p.encode("utf-8") for p in paths]
         found: set[str] = set()
         for side, oid in self._sidecar_blobs(tree):
@@ -294,7 +324,7 @@ class CiteIndex:
             self._ids_by_blob[oid] = _id_values(data)
             if may_cite(data, needles):
                 cited = cited_paths(data)
-                if cited & paths or _globs_hit(cited, paths):
+                if cited & paths or _globs_hit(cited, paths, members):
                     found.add(side)
         return found
 
@@ -336,6 +366,10 @@ class CiteIndex:
                 yield name, cited_paths(data)
 
 
-def _globs_hit(cited: set[str], paths: set[str]) -> bool:
-    """Whether a set's glob among `cited` matches one of `paths`."""
-    return any(c.startswith(GLOB) and any(glob_matches(c[len(GLOB) :], p) for p in paths) for c in cited)
+def _globs_hit(cited: set[str], paths: set[str], members: set[str]) -> bool:
+    """Whether a set's glob among `cited` matches one of `paths` (of `members`, for a set of files)."""
+    for c in cited:
+        found = _set_glob(c)
+        if found is not None and any(glob_matches(found[0], p) for p in (members if found[1] else paths)):
+            return True
+    return False

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from openwiki_git.claims.outcomes import EvidenceOutcome
-from openwiki_git.claims.sides import Sides
+from openwiki_git.claims.sides import MODE_GITLINK, MODE_LINK, Sides
 from openwiki_git.claims.symbols import Elsewhere, before_v2, diff_elsewhere, head_v1, moved_hint, renamed, symbol_token, tracked_elsewhere
 from openwiki_git.diff import cosmetic, signatures
 from openwiki_git.diff.hunks import FileChange, Hunk
@@ -245,7 +245,13 @@ def set_through_diff(
     members = _as_members(before)
     scope, _ = kind_scope(kind)
     gone = {c.old_path for c in touched if c.old_path is not None}
-    new_paths = [c.new_path for c in touched if c.new_path is not None and c.status != "deleted" and glob_matches(scope, c.new_path)]
+    # A link or a submodule is no member (the tracked files a glob ranges over are regular files):
+    # a member replaced by a link is gone, as `check` finds it.
+    new_paths = [
+        c.new_path for c in touched
+        if c.new_path is not None and c.status != "deleted" and c.new_mode not in (MODE_LINK, MODE_GITLINK)
+        and glob_matches(scope, c.new_path)
+    ]
     if isinstance(kind, FileSet):
         after: list[Member] = sorted({m for m in members if m not in gone} | set(new_paths), key=str)
     else:

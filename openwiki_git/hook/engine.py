@@ -105,6 +105,11 @@ def _every_page(ws: Workspace, current: str) -> set[str]:
     return {_page_of(side) for side in cites.CiteIndex(ws.repo, f"{ws.config.wiki_dir}/.claims").sidecars(current)}
 
 
+# The changes that can add a file to a set of files or take one out of it (a typechange: a file
+# that became a link, or a link a file).
+MEMBERSHIP = frozenset({"added", "deleted", "renamed", "copied", "typechange"})
+
+
 def _touched_pages(ws: Workspace, diff: gitdiff.Diff, index: cites.CiteIndex) -> tuple[set[str], set[str]]:
     """(the pages to judge, the pages whose page or sidecar the diff changes): those citing a
     file the diff changes, found through the cached reverse index (the wiki's other sidecars
@@ -112,9 +117,11 @@ def _touched_pages(ws: Workspace, diff: gitdiff.Diff, index: cites.CiteIndex) ->
     wiki_prefix = ws.config.wiki_dir + "/"
     claims_dir = f"{ws.config.wiki_dir}/.claims"
     touched: set[str] = set()
-    # Both sides' paths: a set's glob also moves when a file is added to it.
+    # Both sides' paths: a set's glob also moves when a file is added to it. A set of files moves
+    # only when a member comes or goes (edits inside one leave it as it was).
     sources = {p for c in diff.changes for p in (c.old_path, c.new_path) if p and not p.startswith(wiki_prefix)}
-    pages = {_page_of(s) for s in index.sidecars_citing(diff.old, sources)}
+    membership = {p for c in diff.changes if c.status in MEMBERSHIP for p in (c.old_path, c.new_path) if p in sources}
+    pages = {_page_of(s) for s in index.sidecars_citing(diff.old, sources, membership)}
     for c in diff.changes:
         for p in (c.old_path, c.new_path):
             if p and p.startswith(claims_dir + "/") and p.endswith(".json"):

@@ -132,13 +132,13 @@ SET_QUERIES = [
 ]
 
 
-def _brute_force(repo: GitRepo, paths: set[str]) -> set[str]:
+def _brute_force(repo: GitRepo, paths: set[str], members: set[str] | None = None) -> set[str]:
     """Every sidecar read whole: what the index and the scan must both say."""
     folder = repo.root / ".openwiki/.claims"
     return {
         side.relative_to(folder).as_posix()
         for side in folder.rglob("*.json")
-        if (cited := cites.cited_paths(side.read_bytes())) & paths or cites._globs_hit(cited, paths)
+        if (cited := cites.cited_paths(side.read_bytes())) & paths or cites._globs_hit(cited, paths, paths if members is None else members)
     }
 
 
@@ -163,3 +163,51 @@ def test_sets_are_found_by_their_globs_literal_start_as_by_reading_every_sidecar
     index = cites.CiteIndex(git, ".openwiki/.claims")
     assert index.sidecars_citing(second, {"src/c.py"}) == set() and not index.rebuilt  # moved by the tree diff
     assert index.sidecars_citing(second, {"tools/t.py"}) == {"star.json"} == _brute_force(repo, {"tools/t.py"})
+
+
+def test_a_set_of_files_is_looked_up_only_for_files_that_come_or_go(repo: GitRepo) -> None:
+    """A set of files is about which files exist: a commit that only edits a member cannot move
+    it, so its sidecar is not named for the paths the diff merely modifies (the hook then does
+    not load its page); it is for a path added, deleted or renamed. A set of lines over the same
+    glob is named for any change in scope. The index, the one-shot scan and reading every
+    sidecar agree."""
+    repo.write(".openwiki/.claims/files.json", sidecar_bytes(["repo://src/*.py"]))
+    repo.write(".openwiki/.claims/lines.json", sidecar_bytes(["repo://src/*.py?grep=raise"]))
+    repo.write(".openwiki/.claims/one.json", sidecar_bytes(["repo://src/a.py?grep=raise"]))
+    first = repo.commit_all("sets")
+    git = Repo(repo.root)
+    for paths, members, expected in [
+        ({"src/a.py"}, set(), {"lines.json", "one.json"}),  # src/a.py edited
+        ({"src/b.py"}, {"src/b.py"}, {"files.json", "lines.json"}),  # src/b.py added
+        ({"src/a.py", "src/c.py"}, {"src/a.py", "src/c.py"}, {"files.json", "lines.json", "one.json"}),  # renamed
+        ({"lib/a.py"}, set(), set()),
+    ]:
+        assert _brute_force(repo, paths, members) == expected, paths
+        for persist in (True, False):
+            index = cites.CiteIndex(git, ".openwiki/.claims", persist=persist)
+            assert index.sidecars_citing(first, paths, members) == expected, (paths, persist)
+            assert index.sidecars_citing(first, paths) == _brute_force(repo, paths), (paths, persist)
+
+
+def test_an_index_of_the_previous_schema_is_rebuilt_in_place(repo: GitRepo) -> None:
+    """A cache file written by schema 5 (sets' globs in a `globs` table without the set's kind)
+    is rebuilt on first use, not read by the fallback on every run after."""
+    import sqlite3
+
+    repo.write(".openwiki/.claims/files.json", sidecar_bytes(["repo://src/*.py"]))
+    first = repo.commit_all("a set")
+    git = Repo(repo.root)
+    index = cites.CiteIndex(git, ".openwiki/.claims")
+    index.path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(index.path)
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    db.execute("CREATE TABLE globs (start TEXT NOT NULL, pattern TEXT NOT NULL, sidecar TEXT NOT NULL)")
+    db.executemany("INSERT INTO meta VALUES (?, ?)", [("tree", "0" * 40), ("claims_dir", ".openwiki/.claims"), ("schema", "5")])
+    db.commit()
+    db.close()
+    assert index.sidecars_citing(first, {"src/new.py"}, {"src/new.py"}) == {"files.json"}
+    assert index.rebuilt
+    again = cites.CiteIndex(git, ".openwiki/.claims")
+    assert again.sidecars_citing(first, {"src/new.py"}, set()) == set() and not again.rebuilt
+    tables = {row[0] for row in sqlite3.connect(again.path).execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "globs" not in tables and "sets" in tables

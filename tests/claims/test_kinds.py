@@ -164,6 +164,7 @@ def test_a_file_set_is_stale_when_a_file_is_added_deleted_or_renamed(repo: GitRe
             lambda: repo.git("mv", "src/shop/stores/disk.py", "src/shop/stores/files.py"),
             "new: src/shop/stores/files.py; gone: src/shop/stores/disk.py",
         ),
+        (lambda: _replace_by_link(repo, "src/shop/stores/disk.py", "memory.py"), "gone: src/shop/stores/disk.py"),  # a typechange
     ):
         change()
         rc, out = _hook(repo, capsys)
@@ -172,6 +173,13 @@ def test_a_file_set_is_stale_when_a_file_is_added_deleted_or_renamed(repo: GitRe
         assert rc == 1 and expected in data["claims"][0]["evidence"][0]["reason"]
         repo.git("reset", "-q", "--hard")
         repo.git("clean", "-qfd")
+
+
+def _replace_by_link(repo: GitRepo, path: str, target: str) -> None:
+    """`path` replaced by a symbolic link to `target`, staged (git sees a typechange)."""
+    (repo.root / path).unlink()
+    (repo.root / path).symlink_to(target)
+    repo.git("add", path)
 
 
 def test_a_file_set_through_check_base_and_claim_show(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
