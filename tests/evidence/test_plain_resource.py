@@ -55,8 +55,8 @@ def test_the_cited_path_index_reads_paths_as_the_resolver_does(resource: str) ->
     [
         ("repo://a.py#x", {"a.py"}),  # a definition cites its file
         ("repo://src/shop/cart.py#Cart.add:head", {"src/shop/cart.py"}),
-        ("repo://src/stores/*.py", {"glob:src/stores/*.py"}),  # a set's glob, matched against changed paths
-        ("repo://src/**/*.py?grep=raise", {"glob:src/**/*.py"}),
+        ("repo://src/stores/*.py", {"members:src/stores/*.py"}),  # a set of files' glob, matched against files that come or go
+        ("repo://src/**/*.py?grep=raise", {"glob:src/**/*.py"}),  # a set of lines' glob, matched against every changed path
         ("repo://src/a.py?grep=raise", {"src/a.py"}),  # a grep over one file cites that file
     ],
 )
