@@ -7,10 +7,19 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.pty_session import kill_leftovers
 from tests.support.repo import GitRepo
 
 # Fixtures shared by several test packages (their modules say what each is for).
 pytest_plugins = ("tests.support.github_fake", "tests.support.ground_docs")
+
+
+@pytest.fixture(autouse=True)
+def _no_terminal_session_left() -> Iterator[None]:
+    """A command a test ran in a pseudo-terminal and left running (a failed assertion midway) is
+    killed when the test ends, not reported by the next one as a still-running subprocess."""
+    yield
+    kill_leftovers()
 
 
 @pytest.fixture(autouse=True)

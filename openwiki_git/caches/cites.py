@@ -14,7 +14,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from openwiki_git.evidence.kinds import FileSet, glob_literal_start, glob_matches, kind_scope, looks_like_kind, parse_kind
+from openwiki_git.evidence.kinds import FileSet, glob_literal_start, glob_matches, kind_scope, looks_like_kind, stored_kind
 from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource, plain_parts
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.git import diff as gitdiff
@@ -116,10 +116,7 @@ MAX_STARTS = 5000
 def _scope(resource: str) -> str | None:
     """A definition's file, `members:<pattern>` for a set of files over a glob, `glob:<pattern>`
     for a set of lines over one (a set over one file: that file)."""
-    try:
-        kind = parse_kind(resource, wiki_dir="\0")
-    except ResourceError:
-        return None
+    kind = stored_kind(resource)
     if kind is None:
         return None
     scope, is_glob = kind_scope(kind)
@@ -267,12 +264,16 @@ class CiteIndex:
             if meta.get("claims_dir") == self.claims_dir and meta.get("schema") == str(self.SCHEMA) and meta.get("tree"):
                 old = meta["tree"] if gitdiff.is_tree(self.repo, meta["tree"]) else None
             cites, ids = self._rows(db, old, tree)
-            sets = [(found, side) for p, side in cites if (found := _set_glob(p)) is not None]
-            db.executemany("INSERT INTO cites (path, sidecar) VALUES (?, ?)", [row for row in cites if _set_glob(row[0]) is None])
-            db.executemany(
-                "INSERT INTO sets (start, pattern, sidecar, members) VALUES (?, ?, ?, ?)",
-                [(glob_literal_start(glob), glob, side, int(of_files)) for (glob, of_files), side in sets],
-            )
+            paths: list[tuple[str, str]] = []
+            sets: list[tuple[str, str, str, int]] = []
+            for cited, side in cites:
+                found = _set_glob(cited)
+                if found is None:
+                    paths.append((cited, side))
+                else:
+                    sets.append((glob_literal_start(found[0]), found[0], side, int(found[1])))
+            db.executemany("INSERT INTO cites (path, sidecar) VALUES (?, ?)", paths)
+            db.executemany("INSERT INTO sets (start, pattern, sidecar, members) VALUES (?, ?, ?, ?)", sets)
             db.executemany("INSERT INTO claim_ids (id, sidecar) VALUES (?, ?)", ids)
             db.executemany(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",

@@ -321,12 +321,18 @@ def glob_matches(pattern: str, path: str) -> bool:
 
 def resource_scope(resource: str) -> tuple[str, bool] | None:
     """`kind_scope` of a stored resource (its path or glob, whether a glob); None when it is no
-    kind of ours or does not parse (the readers that only route a resource never refuse one)."""
+    kind of ours or does not parse."""
+    kind = stored_kind(resource)
+    return None if kind is None else kind_scope(kind)
+
+
+def stored_kind(resource: str) -> Kind | None:
+    """The kind of a stored resource; None when it is no kind of ours or does not parse (the
+    readers that only route a resource never refuse one)."""
     try:
-        kind = parse_kind(resource, wiki_dir="\0")
+        return parse_kind(resource, wiki_dir="\0")
     except ResourceError:
         return None
-    return None if kind is None else kind_scope(kind)
 
 
 def kind_link_path(resource: str) -> str | None:
@@ -345,9 +351,8 @@ def kind_link_path(resource: str) -> str | None:
 def cited_files(resource: str, version: str) -> list[str]:
     """The files an item cites, as whole-file resources: a definition's file; a set's members
     as its token lists them (the graph's `cites` edges)."""
-    try:
-        kind = parse_kind(resource, wiki_dir="\0")
-    except ResourceError:
+    kind = stored_kind(resource)
+    if kind is None:
         return []
     if isinstance(kind, Symbol):
         return [REPO_PREFIX + _encode_path(kind.path)]

@@ -7,9 +7,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from collections.abc import Iterator
-
-import pytest
 
 from openwiki_git.pages import citations
 from tests.support.pty_session import PtySession, openwiki_git
@@ -52,24 +49,8 @@ def _bytes(repo) -> tuple[bytes, bytes]:  # type: ignore[no-untyped-def]
     return (repo.root / PAGE).read_bytes(), (repo.root / SIDECAR).read_bytes()
 
 
-_SESSIONS: list[PtySession] = []
-
-
-@pytest.fixture(autouse=True)
-def _no_session_left() -> Iterator[None]:
-    """A review a failed assertion left running is killed here, not reported by the next test as
-    a still-running subprocess."""
-    yield
-    while _SESSIONS:
-        session = _SESSIONS.pop()
-        if session.proc.returncode is None and session.proc.poll() is None:
-            session.kill()
-
-
 def _review(repo, *args: str, env: dict[str, str] | None = None) -> PtySession:  # type: ignore[no-untyped-def]
-    session = PtySession(openwiki_git("-C", str(repo.root), "review", *args), cwd=repo.root, env=env)
-    _SESSIONS.append(session)
-    return session
+    return PtySession(openwiki_git("-C", str(repo.root), "review", *args), cwd=repo.root, env=env)
 
 
 _WHEN = re.compile(rb'("verifiedAt": ")[^"]*(")')

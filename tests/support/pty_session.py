@@ -18,6 +18,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 class PtySession:
     def __init__(self, argv: list[str], *, cwd: Path, env: dict[str, str] | None = None) -> None:
+        _STARTED.append(self)
         master, slave = os.openpty()
         self.master = master
         self.proc = subprocess.Popen(
@@ -74,6 +75,18 @@ class PtySession:
         os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
         os.close(self.master)
+
+
+_STARTED: list[PtySession] = []
+
+
+def kill_leftovers() -> None:
+    """Every session a test started and did not wait for (a failed assertion midway) killed and
+    reaped, so that the next test is not reported a still-running subprocess (tests/conftest.py)."""
+    while _STARTED:
+        session = _STARTED.pop()
+        if session.proc.poll() is None:
+            session.kill()
 
 
 def openwiki_git(*args: str) -> list[str]:
