@@ -320,15 +320,12 @@ def glob_matches(pattern: str, path: str) -> bool:
 
 
 def resource_scope(resource: str) -> tuple[str, bool] | None:
-    """`kind_scope` of a stored resource (its path or glob, whether a glob); None when it is no
-    kind of ours or does not parse."""
-    kind = stored_kind(resource)
-    return None if kind is None else kind_scope(kind)
+    """`kind_scope` of a stored resource (its path or glob, whether a glob); None as stored_kind."""
+    return None if (kind := stored_kind(resource)) is None else kind_scope(kind)
 
 
 def stored_kind(resource: str) -> Kind | None:
-    """The kind of a stored resource; None when it is no kind of ours or does not parse (the
-    readers that only route a resource never refuse one)."""
+    """A stored resource's kind; None when it is none of ours or does not parse (routing readers never refuse)."""
     try:
         return parse_kind(resource, wiki_dir="\0")
     except ResourceError:
@@ -351,8 +348,7 @@ def kind_link_path(resource: str) -> str | None:
 def cited_files(resource: str, version: str) -> list[str]:
     """The files an item cites, as whole-file resources: a definition's file; a set's members
     as its token lists them (the graph's `cites` edges)."""
-    kind = stored_kind(resource)
-    if kind is None:
+    if (kind := stored_kind(resource)) is None:
         return []
     if isinstance(kind, Symbol):
         return [REPO_PREFIX + _encode_path(kind.path)]
