@@ -7,131 +7,28 @@ blobs, tree diffs) is `git/diff.py`'s; this module owns the index and its cache 
 
 from __future__ import annotations
 
-import json
-import re
 import sqlite3
-import stat
 from collections.abc import Iterator
-from pathlib import Path
 
-from openwiki_git.evidence.kinds import FileSet, glob_literal_start, glob_matches, kind_scope, looks_like_kind, stored_kind
-from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource, plain_parts
+from openwiki_git.caches.cite_bytes import (
+    Answer,
+    Split,
+    Summary,
+    cited_paths,
+    globs_hit,
+    id_values,
+    read_cites,
+    regular_file_bytes,
+    set_glob,
+    utf8,
+)
+from openwiki_git.evidence.kinds import glob_literal_start, glob_matches
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.git import diff as gitdiff
 from openwiki_git.git.repo import Repo, blob_id
 
-
-def cited_paths(data: bytes) -> set[str]:
-    """The repository paths a sidecar's evidence cites (unparseable parts are skipped)."""
-    return _read(data)[0]
-
-
-def _read(data: bytes) -> tuple[set[str], set[str]]:
-    """(the repository paths a sidecar's evidence cites, its claim ids); unparseable parts skipped."""
-    try:
-        doc = json.loads(data)
-        claims = doc.get("claims", []) if isinstance(doc, dict) else []
-    except (ValueError, UnicodeDecodeError):
-        return set(), set()
-    out: set[str] = set()
-    ids: set[str] = set()
-    for claim in claims if isinstance(claims, list) else []:
-        if isinstance(claim, dict) and isinstance(claim.get("id"), str):
-            ids.add(claim["id"])
-        evidence = claim.get("evidence", []) if isinstance(claim, dict) else []
-        for ev in evidence if isinstance(evidence, list) else []:
-            resource = ev.get("resource") if isinstance(ev, dict) else None
-            if not isinstance(resource, str) or not resource.startswith(REPO_PREFIX):
-                continue
-            if looks_like_kind(resource):
-                scope = _scope(resource)
-                if scope is not None:
-                    out.add(scope)
-                continue
-            plain = plain_parts(resource)
-            if plain is not None:
-                out.add(plain[0])  # the common case, no need for the full grammar
-                continue
-            try:
-                out.add(parse_resource(resource, wiki_dir="\0").path)
-            except ResourceError:
-                continue
-    return out, ids
-
-
-def _regular_file_bytes(path: Path) -> bytes | None:
-    """A regular file's bytes; None for a link, a device, a folder or nothing there."""
-    try:
-        return path.read_bytes() if stat.S_ISREG(path.lstat().st_mode) else None
-    except OSError:
-        return None
-
-
-def may_cite(data: bytes, paths: list[bytes]) -> bool:
-    """False only when no evidence of the sidecar `data` can cite any of `paths` (repository
-    paths, as bytes): a byte test that spares parsing the sidecars that cannot. A resource names
-    its path literally unless it is written with %-escapes, JSON escapes, `.`/`..` segments or
-    doubled slashes (which the grammar normalises), or holds a pattern character (a glob, `*`,
-    `?` or `[...]`, may name the path without spelling it): a sidecar holding any of those is parsed (cited_paths,
-    which this test must never contradict: tests/caches/test_cites.py compares the two)."""
-    raw = sidecar_codec.raw_resources(data)
-    if raw is None:
-        return True
-    if any(p in raw for p in paths):
-        return True
-    return any(c in raw for c in (b"%", b"./", b"*", b"?", b"[", b"{")) or b"//" in raw.replace(b"repo://", b"")
-
-
-# A JSON `"id": "<value>"` member, its value with any escapes (decoded by _id_value); the loop
-# unrolled (runs of plain bytes, then one escape) is twice as fast as a choice per byte.
-_ID_VALUE = re.compile(rb'"id"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"')
-
-
-def _id_value(raw: bytes) -> bytes:
-    """The UTF-8 of a matched `"id"` value, its JSON escapes decoded (bytes kept when invalid)."""
-    if b"\\" not in raw:
-        return raw
-    try:
-        return str(json.loads(b'"' + raw + b'"')).encode("utf-8")
-    except ValueError:
-        return raw
-
-
-def _id_values(data: bytes) -> frozenset[bytes]:
-    """The UTF-8 of every `"id"` value in a sidecar's JSON bytes, escapes decoded: a superset of
-    its claims' ids (a cause's or any other member named `id` included), from one C-level pass."""
-    found = _ID_VALUE.findall(data)
-    return frozenset(_id_value(v) for v in found) if b"\\" in data else frozenset(found)
-
-
-GLOB = "glob:"  # a cited path that is a set of lines' glob (kept in the index's sets table), matched against the changed paths
-# A set of files' glob: the claim is about which files exist, so only a file added, deleted,
-# renamed or changed in type can move it; matched against those paths only (an edit inside a
-# member leaves the set as it was: its page is not loaded).
-MEMBERS = "members:"
 # Most literal starts of the changed paths looked up one by one; a larger diff reads every glob row.
 MAX_STARTS = 5000
-
-
-def _scope(resource: str) -> str | None:
-    """A definition's file, `members:<pattern>` for a set of files over a glob, `glob:<pattern>`
-    for a set of lines over one (a set over one file: that file)."""
-    kind = stored_kind(resource)
-    if kind is None:
-        return None
-    scope, is_glob = kind_scope(kind)
-    if not is_glob:
-        return scope
-    return (MEMBERS if isinstance(kind, FileSet) else GLOB) + scope
-
-
-def _set_glob(cited: str) -> tuple[str, bool] | None:
-    """(pattern, whether only membership changes count) of a cited set glob, else None."""
-    if cited.startswith(GLOB):
-        return cited[len(GLOB) :], False
-    if cited.startswith(MEMBERS):
-        return cited[len(MEMBERS) :], True
-    return None
 
 
 class CiteIndex:
@@ -149,7 +46,9 @@ class CiteIndex:
     # says which globs are sets of files (matched against membership changes only)
     SCHEMA = 6
 
-    def __init__(self, repo: Repo, claims_dir: str, *, persist: bool = True) -> None:
+    def __init__(
+        self, repo: Repo, claims_dir: str, *, persist: bool = True, mention: bytes | None = None, split: Split | None = None
+    ) -> None:
         self.repo = repo
         self.claims_dir = claims_dir.strip("/")
         # False: a one-shot run (check --base on CI's fresh runner), which would pay for an index
@@ -160,6 +59,13 @@ class CiteIndex:
         # A one-shot run's "id" values by sidecar blob id, noted while _scan reads every sidecar
         # for the paths, so that sidecars_carrying (asked next) reads none of them again.
         self._ids_by_blob: dict[str, frozenset[bytes]] = {}
+        # A one-shot run's second question (sidecars_mentioning), answered by blob id from the
+        # bytes _scan reads anyway: check --base reads each sidecar once, not twice.
+        self.mention = mention
+        self._mentions_by_blob: dict[str, bool] = {}
+        # A one-shot scan's sidecars shared with a second process (services/check_halves): the
+        # caller's, so that this layer starts no process of its own.
+        self.split = split
 
     def sidecars_citing(self, commit: str | None, paths: set[str], membership: set[str] | None = None) -> set[str]:
         """The sidecars at `commit` that cite any of `paths`: by path, by a set of lines' glob, or
@@ -175,7 +81,7 @@ class CiteIndex:
             return self._lookup(tree, paths, members)
         except (sqlite3.Error, OSError):
             self.rebuilt = True
-            return {side for side, cited in self._walk(tree) if cited & paths or _globs_hit(cited, paths, members)}
+            return {side for side, cited in self._walk(tree) if cited & paths or globs_hit(cited, paths, members)}
 
     def sidecars_carrying(self, commit: str | None, ids: set[str]) -> dict[str, set[str]]:
         """Claim id -> the sidecars at `commit` that carry it, for `ids` (the hook's check that
@@ -192,7 +98,7 @@ class CiteIndex:
         except (sqlite3.Error, OSError):
             self.rebuilt = True
             for name, data in gitdiff.tree_blobs(self.repo, tree):
-                for cid in _read(data)[1] & ids if name.endswith(".json") else ():
+                for cid in read_cites(data)[1] & ids if name.endswith(".json") else ():
                     out.setdefault(cid, set()).add(name)
         return out
 
@@ -202,6 +108,24 @@ class CiteIndex:
         if tree is None or not gitdiff.is_tree(self.repo, tree):
             return set()
         return {side for side, _ in self._walk(tree)}
+
+    def sidecars_mentioning(self, commit: str | None) -> set[str]:
+        """The sidecars at `commit` some `repo://` string of which holds `mention`
+        (sidecar.resource_mentions), or whose bytes are not UTF-8: answered from what a one-shot
+        scan noted of each blob it read, the others read now."""
+        assert self.mention is not None, "CiteIndex(mention=...) says what to look for"
+        tree = gitdiff.tree_entry_id(self.repo, commit, self.claims_dir)
+        if tree is None or not gitdiff.is_tree(self.repo, tree):
+            return set()
+        out: set[str] = set()
+        for side, oid in self._sidecar_blobs(tree):
+            noted = self._mentions_by_blob.get(oid)
+            if noted is None:
+                data = self._sidecar_data(side, oid)
+                noted = data is not None and (sidecar_codec.resource_mentions(data, self.mention) or not utf8(data))
+            if noted:
+                out.add(side)
+        return out
 
     def _lookup(self, tree: str, paths: set[str], members: set[str]) -> set[str]:
         """The sidecars citing one of `paths`, or holding a set whose glob matches one (one of
@@ -267,7 +191,7 @@ class CiteIndex:
             paths: list[tuple[str, str]] = []
             sets: list[tuple[str, str, str, int]] = []
             for cited, side in cites:
-                found = _set_glob(cited)
+                found = set_glob(cited)
                 if found is None:
                     paths.append((cited, side))
                 else:
@@ -299,7 +223,7 @@ class CiteIndex:
             changed = self._changed(db, old, tree)
         for name, data in changed:
             if data is not None and name.endswith(".json"):
-                paths, claim_ids = _read(data)
+                paths, claim_ids = read_cites(data)
                 cites.extend((p, name) for p in paths)
                 ids.extend((cid, name) for cid in claim_ids)
         return cites, ids
@@ -314,20 +238,44 @@ class CiteIndex:
 
     def _scan(self, tree: str, paths: set[str], members: set[str]) -> set[str]:
         """The sidecars of `tree` citing any of `paths` (`members`: sidecars_citing's), without
-        the index: only those that may cite a path are parsed. Each sidecar's "id" values are
-        noted on the way (_scan_ids)."""
-        needles = [p.encode("utf-8") for p in paths]
+        the index: each sidecar read once and searched in one pass of each regular expression
+        (Summary), on two CPUs for a large wiki (`split`). Each sidecar's "id" values, and
+        whether it holds `mention`, are noted on the way (_scan_ids, sidecars_mentioning)."""
+        summary = Summary(paths, members, self.mention)
+        blobs = dict(self._sidecar_blobs(tree))
+        answers = self._split_answers(blobs, summary) if self.split is not None else None
         found: set[str] = set()
-        for side, oid in self._sidecar_blobs(tree):
-            data = self._sidecar_data(side, oid)
-            if data is None:
-                continue
-            self._ids_by_blob[oid] = _id_values(data)
-            if may_cite(data, needles):
-                cited = cited_paths(data)
-                if cited & paths or _globs_hit(cited, paths, members):
-                    found.add(side)
+        for side, oid in blobs.items():
+            answer = answers.get(side) if answers is not None else None
+            if not answer:  # not split, or the working tree's bytes are not the blob's: read it here
+                data = self._sidecar_data(side, oid)
+                if data is None:
+                    continue
+                answer = summary(data)
+            hit, self._ids_by_blob[oid], self._mentions_by_blob[oid] = answer
+            if hit:
+                found.add(side)
         return found
+
+    def _split_answers(self, blobs: dict[str, str], summary: Summary) -> dict[str, Answer] | None:
+        """Each sidecar's summary, shared with a second process by `split` (None when it did not
+        split): only the working tree is read there (an empty answer when a file's bytes are not
+        its blob's: git is read in this process alone)."""
+        assert self.split is not None
+        folder = self.repo.root / self.claims_dir
+        sides = list(blobs)
+        sizes = []
+        for side in sides:
+            try:
+                sizes.append((folder / side).lstat().st_size)
+            except OSError:
+                sizes.append(0)
+
+        def answer(side: str) -> Answer | tuple[()]:
+            data = regular_file_bytes(folder / side)
+            return summary(data) if data is not None and blob_id(data) == blobs[side] else ()
+
+        return self.split(sides, sizes, answer)
 
     def _scan_ids(self, tree: str, ids: set[str]) -> dict[str, set[str]]:
         """`sidecars_carrying` without the index (a one-shot run): each sidecar's `"id"` values,
@@ -341,11 +289,11 @@ class CiteIndex:
                 data = self._sidecar_data(side, oid)
                 if data is None:
                     continue
-                values = self._ids_by_blob[oid] = _id_values(data)
+                values = self._ids_by_blob[oid] = id_values(data)
             if wanted.isdisjoint(values):
                 continue
             data = self._sidecar_data(side, oid)
-            for cid in _read(data)[1] & ids if data is not None else ():
+            for cid in read_cites(data)[1] & ids if data is not None else ():
                 out.setdefault(cid, set()).add(side)
         return out
 
@@ -356,7 +304,7 @@ class CiteIndex:
     def _sidecar_data(self, side: str, oid: str) -> bytes | None:
         """The bytes of blob `oid` (sidecar `side`), read from the working tree when they hash to
         it (no decompression, the common case of a checkout), else from git."""
-        data = _regular_file_bytes(self.repo.root / self.claims_dir / side)
+        data = regular_file_bytes(self.repo.root / self.claims_dir / side)
         if data is None or blob_id(data) != oid:
             data = gitdiff.blob_bytes(self.repo, oid)
         return data
@@ -365,12 +313,3 @@ class CiteIndex:
         for name, data in gitdiff.tree_blobs(self.repo, tree):
             if name.endswith(".json"):
                 yield name, cited_paths(data)
-
-
-def _globs_hit(cited: set[str], paths: set[str], members: set[str]) -> bool:
-    """Whether a set's glob among `cited` matches one of `paths` (of `members`, for a set of files)."""
-    for c in cited:
-        found = _set_glob(c)
-        if found is not None and any(glob_matches(found[0], p) for p in (members if found[1] else paths)):
-            return True
-    return False

@@ -30,7 +30,7 @@ _REPO_STRING = re.compile(rb'"(repo://[^"]*)"')
 def raw_resources(data: bytes) -> bytes | None:
     """Every `repo://` string of a sidecar's JSON bytes (each evidence resource is one), as
     written, joined by newlines; None when the JSON holds a backslash, whose escapes may spell
-    any part of a string. A byte test on these (cites.may_cite, citestale.may_cite_documents)
+    any part of a string. A byte test on these (cite_bytes.may_cite, the one-shot scan's mention)
     spares parsing a sidecar that cannot matter: one regular-expression pass, no decoding."""
     if b"\\" in data:
         return None

@@ -369,7 +369,9 @@ class Repo:
 def blob_id(data: bytes) -> str:
     """The id git gives `data` as a blob (`git hash-object`): what pygit2.hash() returns, with
     OpenSSL's SHA-1, several times faster than libgit2's collision-detecting one."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    digest = hashlib.sha1(b"blob %d\0" % len(data))
+    digest.update(data)  # not header + data: that copies the bytes first (a sixth of the cost)
+    return digest.hexdigest()
 
 
 def _auto_text(data: bytes) -> bool:

@@ -16,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from openwiki_git.formats import sidecar
-
 Standing = Mapping[str, Any]
 
 
@@ -28,18 +26,17 @@ def cited_documents(claims: Iterable[Any], wiki_dir: str) -> set[str]:
     inside = wiki_dir + "/"
     for claim in claims:
         for ev in claim.evidence:
-            if ".md" in ev.resource:  # a substring test first: most evidence cites code
+            if ".md" in ev.resource:  # a substring test first (DOCUMENT_MENTION): most evidence cites code
                 path = _path(ev.resource)
                 if path.endswith(".md") and not path.startswith(inside):
                     out.add(path)
     return out
 
 
-def may_cite_documents(sidecar_bytes: bytes) -> bool:
-    """False only when no claim of this sidecar (its JSON bytes) cites a Markdown document: the
-    bytes-level twin of cited_documents' substring test, so that a run needing only the claims
-    citing documents parses only the sidecars that may."""
-    return sidecar.resource_mentions(sidecar_bytes, b".md")
+# What a resource citing a Markdown document holds (cited_documents' substring test, in bytes):
+# check --base parses only the sidecars whose `repo://` strings hold it (sidecar.resource_mentions,
+# asked of the cited-path index's one-shot scan: CiteIndex(mention=DOCUMENT_MENTION)).
+DOCUMENT_MENTION = b".md"
 
 
 def judge(claims: Iterable[Any], standing: Callable[[str], Standing | None]) -> dict[str, list[dict[str, Any]]]:

@@ -15,7 +15,7 @@ from typing import Any
 from openwiki_git.caches import cites
 from openwiki_git.claims.outcomes import ClaimOutcome
 from openwiki_git.claims.staleness import Engine, Options
-from openwiki_git.errors import SchemaError
+from openwiki_git.errors import SchemaError, StoreError
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.git import diff as gitdiff
 from openwiki_git.git.repo import blob_id
@@ -41,7 +41,7 @@ class Evaluation:
         return [o for o in self.outcomes if o.status != "fresh"]
 
 
-def _page_of(sidecar_rel: str) -> str:
+def page_of(sidecar_rel: str) -> str:
     return sidecar_rel[: -len(".json")] + ".md"
 
 
@@ -59,7 +59,7 @@ def _blob(ws: Workspace, commit: str | None, page: str) -> tuple[str, bytes] | N
     return gitdiff.blob_at(ws.repo, commit, path)
 
 
-def _load_current(ws: Workspace, current: str, page: str) -> tuple[str | None, Sidecar | None]:
+def load_current(ws: Workspace, current: str, page: str) -> tuple[str | None, Sidecar | None]:
     """(blob id, sidecar) of a page's sidecar as it is now: on disk, or in commit `current`."""
     if current != WORKTREE:
         got = _blob(ws, current, page)
@@ -68,7 +68,11 @@ def _load_current(ws: Workspace, current: str, page: str) -> tuple[str | None, S
         sidecar = _parse_blob(ws, current, page, got[1])
         if sidecar is None:  # a broken sidecar in the commit under review: say so, as `check` does
             path = ws.wiki.sidecar_path(page).relative_to(ws.repo.root).as_posix()
-            sidecar_codec.loads(got[1].decode("utf-8", "replace"), filename=path, page=page, wiki_dir=ws.config.wiki_dir)
+            try:
+                text = got[1].decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise StoreError(f"{path}: cannot read: {e}", "save the sidecar as UTF-8") from None
+            sidecar_codec.loads(text, filename=path, page=page, wiki_dir=ws.config.wiki_dir)
         return got[0], sidecar
     data, sidecar = ws.wiki.load_bytes(page)  # one read: the sidecar and the blob id of what was judged
     if data is None or sidecar is None:
@@ -98,11 +102,16 @@ def _engine(ws: Workspace, diff: gitdiff.Diff) -> Engine:
     )
 
 
+def claims_dir(ws: Workspace) -> str:
+    """The sidecars' folder, relative to the repository (the cited-path index's `claims_dir`)."""
+    return f"{ws.config.wiki_dir}/.claims"
+
+
 def _every_page(ws: Workspace, current: str) -> set[str]:
     """Every page with a sidecar: on disk, or in commit `current`."""
     if current == WORKTREE:
         return set(ws.wiki.sidecar_pages())
-    return {_page_of(side) for side in cites.CiteIndex(ws.repo, f"{ws.config.wiki_dir}/.claims").sidecars(current)}
+    return {page_of(side) for side in cites.CiteIndex(ws.repo, claims_dir(ws)).sidecars(current)}
 
 
 # The changes that can add a file to a set of files or take one out of it (a typechange: a file
@@ -115,17 +124,17 @@ def _touched_pages(ws: Workspace, diff: gitdiff.Diff, index: cites.CiteIndex) ->
     file the diff changes, found through the cached reverse index (the wiki's other sidecars
     are not read), and those whose sidecar or page it changes."""
     wiki_prefix = ws.config.wiki_dir + "/"
-    claims_dir = f"{ws.config.wiki_dir}/.claims"
+    sidecars = claims_dir(ws) + "/"
     touched: set[str] = set()
     # Both sides' paths: a set's glob also moves when a file is added to it. A set of files moves
     # only when a member comes or goes (edits inside one leave it as it was).
     sources = {p for c in diff.changes for p in (c.old_path, c.new_path) if p and not p.startswith(wiki_prefix)}
     membership = {p for c in diff.changes if c.status in MEMBERSHIP for p in (c.old_path, c.new_path) if p in sources}
-    pages = {_page_of(s) for s in index.sidecars_citing(diff.old, sources, membership)}
+    pages = {page_of(s) for s in index.sidecars_citing(diff.old, sources, membership)}
     for c in diff.changes:
         for p in (c.old_path, c.new_path):
-            if p and p.startswith(claims_dir + "/") and p.endswith(".json"):
-                touched.add(_page_of(p[len(claims_dir) + 1 :]))
+            if p and p.startswith(sidecars) and p.endswith(".json"):
+                touched.add(page_of(p[len(sidecars) :]))
             elif p and p.startswith(wiki_prefix) and p.endswith(".md"):
                 touched.add(p[len(wiki_prefix) :])
     return pages | touched, touched
@@ -143,24 +152,26 @@ def _previous(ws: Workspace, diff: gitdiff.Diff, page: str, blob: str | None, cu
 
 
 def evaluate(
-    ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, everything: bool = False, persist_index: bool = True
+    ws: Workspace, diff: gitdiff.Diff, *, current: str = WORKTREE, everything: bool = False, index: cites.CiteIndex | None = None
 ) -> Evaluation:
     """Judge the claims `diff` touches: those citing a file it changes and those in sidecars it
     changes (_touched_pages). `current` says where the sidecars are read now: the working tree
     (what the hook writes) or a commit id. `everything`: judge every claim against the new side
-    (no diff to follow). `persist_index`: False for a one-shot run (CI), which scans the sidecars
-    for the changed paths rather than build the cited-path index (cites.CiteIndex)."""
+    (no diff to follow). `index`: the cited-path index to ask (default: the cached one); a
+    one-shot run (CI) passes one that scans the sidecars for the changed paths instead
+    (services/check.ci_report)."""
     engine = _engine(ws, diff)
     # One index for both questions: a one-shot scan notes the sidecars' ids as it reads them for
     # the paths, so that the duplicate-id guard reads no sidecar a second time.
-    index = cites.CiteIndex(ws.repo, f"{ws.config.wiki_dir}/.claims", persist=persist_index)
+    if index is None:
+        index = cites.CiteIndex(ws.repo, claims_dir(ws))
     if everything:
         pages = render = _every_page(ws, current)
     else:
         pages, render = _touched_pages(ws, diff, index)
     result = Evaluation(diff, everything=everything, render=render)
     for page in sorted(pages):
-        blob, cur = _load_current(ws, current, page)
+        blob, cur = load_current(ws, current, page)
         if cur is None:
             continue
         result.sidecars[page] = cur
@@ -203,8 +214,8 @@ def _require_unique_ids(
     at = diff.old if current == WORKTREE else current
     carrying = index.sidecars_carrying(at, ids) if ids else {}
     others: dict[str, Sidecar] = {}
-    for page in sorted({_page_of(side) for sides in carrying.values() for side in sides} - set(loaded)):
-        sidecar = _load_current(ws, current, page)[1]
+    for page in sorted({page_of(side) for sides in carrying.values() for side in sides} - set(loaded)):
+        sidecar = load_current(ws, current, page)[1]
         if sidecar is not None:
             others[page] = sidecar
     ws.wiki.require_unique_ids({**loaded, **others})

@@ -252,28 +252,38 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
     """The claims that the changes from merge-base(BASE, HEAD) to HEAD touched, judged on the
     commits (never the working tree): the same report as `check --format json`, each evidence item
     with the `hunk` that changed it, plus `base` (the merge base), `head` and `base_rev`."""
+    from openwiki_git.caches.cites import CiteIndex
     from openwiki_git.git import diff as gitdiff
-    from openwiki_git.hook.engine import evaluate, policy_problems
+    from openwiki_git.graph import citestale
+    from openwiki_git.hook import engine
+    from openwiki_git.services import check_halves
 
     head_id = ws.repo.commit_id(head or "HEAD")
     base_rev = ws.repo.commit_id(base)
     merge_base = gitdiff.merge_base(ws.repo, base_rev, head_id)
     diff = gitdiff.between(ws.repo, merge_base, head_id, rename_threshold=ws.config.rename_threshold)
     # A one-shot run (CI's fresh runner): the changed paths are looked up by scanning the
-    # sidecars, not by building the cited-path index, and only the sidecars citing them are parsed.
-    evaluation = evaluate(ws, diff, current=head_id, persist_index=False)
+    # sidecars (on two CPUs for a large wiki), not by building the cited-path index, and only the
+    # sidecars citing them are parsed. The same reads say which sidecars may cite a document.
+    index = CiteIndex(ws.repo, engine.claims_dir(ws), persist=False, mention=citestale.DOCUMENT_MENTION,
+                      split=check_halves.split_map if check_halves.possible() else None)
+    evaluation = engine.evaluate(ws, diff, current=head_id, index=index)
     results = _range_results(ws, head_id, evaluation.outcomes)
     extra = {"base": merge_base, "head": head_id, "base_rev": base_rev}
     data = report.build(results, wiki_dir=ws.config.wiki_dir, source=head_id, extra=extra)
-    # Every claim of the checked-out tree whose cited document is superseded or amended since
-    # (only the sidecars that may cite a document are parsed).
-    from openwiki_git.graph import citestale
-
-    citing = ws.wiki.load_matching(citestale.may_cite_documents)
+    # Every claim of the head commit whose cited document is superseded or amended since (only
+    # the sidecars that may cite a document are parsed).
+    citing = {}
+    for side in index.sidecars_mentioning(head_id):
+        page = engine.page_of(side)
+        sidecar = engine.load_current(ws, head_id, page)[1]
+        if sidecar is not None:
+            citing[page] = sidecar
+    ws.wiki.require_unique_ids(citing)
     claims = {c.id: (p, c) for p, sc in citing.items() for c in sc.claims}
     pages = {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()}
     report.add_cited_documents(data, _stale_citations(ws, [c for _, c in claims.values()]), pages)
-    found = policy_problems(ws, evaluation)  # e.g. a verifiedBy set by hand where the policy forbids it
+    found = engine.policy_problems(ws, evaluation)  # e.g. a verifiedBy set by hand where the policy forbids it
     if found:
         data["policy_problems"] = found
     if data.get("policy_problems"):

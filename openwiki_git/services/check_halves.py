@@ -1,5 +1,6 @@
-"""check_lean's pages judged on two CPUs: a forked child judges about half of them (by sidecar
-size, in page order) with the same per-page function, and sends its answers back over a pipe
+"""check_lean's pages judged on two CPUs (and check --base's sidecars scanned on two: split_map):
+a forked child judges about half of them (by sidecar size, in page order) with the same per-page
+function, and sends its answers back over a pipe
 (`marshal` of the plain tuples, lists and dicts a page's answer is made of); this process judges
 the other half, then reads the child's answers to EOF and waits for it.
 
@@ -43,6 +44,16 @@ def possible() -> bool:
 def wanted(total_bytes: int) -> bool:
     """Whether a wiki of `total_bytes` of sidecars is worth a second process here."""
     return total_bytes >= SPLIT_MIN_BYTES and possible()
+
+
+def split_map(items: list[str], sizes: list[int], answer: Callable[[str], Any]) -> dict[str, Any] | None:
+    """{item: answer(item)} from two processes, for an `answer` that is never None (check
+    --base's one-shot scan of the sidecars, caches/cites.CiteIndex's `split`); None when the
+    items are too few bytes for a second process, or none could be started: answer them here."""
+    if not wanted(sum(sizes)):
+        return None
+    got = each(items, sizes, answer)
+    return None if got is NOT_SPLIT or got is None else got  # type: ignore[return-value]
 
 
 def halves(pages: list[str], sizes: list[int]) -> tuple[list[str], list[str]]:

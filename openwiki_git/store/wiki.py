@@ -300,18 +300,6 @@ class Wiki:
         self.require_unique_ids(out)
         return out
 
-    def load_matching(self, wanted: Callable[[bytes], bool]) -> dict[str, Sidecar]:
-        """The sidecars whose bytes pass `wanted`, keyed by page: a byte test spares parsing
-        the others (e.g. citestale.may_cite_documents). Their claim ids are not compared with
-        the pages not parsed."""
-        out: dict[str, Sidecar] = {}
-        for page in self.sidecar_pages():
-            sc = self.load_bytes(page, wanted)[1]
-            if sc is not None:
-                out[page] = sc
-        self.require_unique_ids(out)
-        return out
-
     def duplicate_ids(self, sidecars: dict[str, Sidecar]) -> list[str]:
         """One `file: problem` line per claim id that is on two pages of `sidecars`."""
         owner: dict[str, str] = {}

@@ -5,9 +5,14 @@ commit's sidecars, not the working tree's edits."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
-from openwiki_git.caches import cites
+import pytest
+
+from openwiki_git.caches import cite_bytes, cites
+from openwiki_git.formats import sidecar
 from openwiki_git.git.repo import Repo
+from openwiki_git.services import check_halves
 from tests.support.repo import GitRepo
 
 SPELLINGS = {
@@ -66,16 +71,16 @@ def test_the_scan_reads_the_commit_not_the_working_tree_and_writes_no_index(repo
 
 def test_may_cite_is_false_only_for_a_plain_sidecar_without_the_path() -> None:
     plain = sidecar_bytes(["repo://src/a.py#L1-L2"]).encode()
-    assert cites.may_cite(plain, [b"src/a.py"])
-    assert not cites.may_cite(plain, [b"src/b.py"])
+    assert cite_bytes.may_cite(plain, [b"src/a.py"])
+    assert not cite_bytes.may_cite(plain, [b"src/b.py"])
     for unusual in ("repo://src/%62.py", "repo://./src/b.py", "repo://src//b.py", "repo://src/q/../b.py"):
-        assert cites.may_cite(sidecar_bytes([unusual]).encode(), [b"src/b.py"]), unusual
-    assert cites.may_cite(sidecar_bytes(["repo://src/b.py"], json_escaped=True).encode(), [b"src/b.py"])
+        assert cite_bytes.may_cite(sidecar_bytes([unusual]).encode(), [b"src/b.py"]), unusual
+    assert cite_bytes.may_cite(sidecar_bytes(["repo://src/b.py"], json_escaped=True).encode(), [b"src/b.py"])
 
 
 def test_a_pattern_character_makes_a_sidecar_parsed() -> None:
     for pattern in ("repo://src/*.py", "repo://src/[ab].py", "repo://src/{a,b}.py"):
-        assert cites.may_cite(sidecar_bytes([pattern]).encode(), [b"src/b.py"]), pattern
+        assert cite_bytes.may_cite(sidecar_bytes([pattern]).encode(), [b"src/b.py"]), pattern
 
 
 def test_the_id_scan_and_the_index_name_the_same_carriers(repo: GitRepo) -> None:
@@ -117,6 +122,68 @@ def test_one_shot_ids_noted_by_the_path_scan_serve_another_tree(repo: GitRepo) -
     assert "plain.json" not in carrying and {"copy.json", "escaped.json"} <= carrying
 
 
+def _two_processes(monkeypatch: pytest.MonkeyPatch) -> tuple[list[bool], cite_bytes.Split]:
+    """check_halves.split_map for sidecars of any size (a real fork), and a list of whether each
+    call split: a test that means to scan on two CPUs asserts that it did."""
+    monkeypatch.setattr(check_halves, "SPLIT_MIN_BYTES", 0)
+    split_calls: list[bool] = []
+
+    def split(items: list[str], sizes: list[int], answer: Callable[[str], object]) -> dict[str, object] | None:
+        got = check_halves.split_map(items, sizes, answer)
+        split_calls.append(got is not None)
+        return got
+
+    return split_calls, split
+
+
+def test_the_scan_on_two_cpus_answers_as_in_one(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """check --base's one-shot scan shared with a forked child gives every answer of the scan in
+    one process and of the index: the paths, the carriers of ids and the sidecars mentioning a
+    document; a sidecar whose working-tree bytes are not the commit's (an unstaged edit) is read
+    from git, in this process."""
+    head = build(repo)
+    repo.write(".openwiki/.claims/plain.json", sidecar_bytes(["repo://src/elsewhere.py#L1"]))  # unstaged
+    git = Repo(repo.root)
+    split_calls, split = _two_processes(monkeypatch)
+    ids = {f"claim_{0:032x}", f"claim_{1:032x}"}
+    for query, expected in zip(QUERIES, EXPECTED, strict=True):
+        two = cites.CiteIndex(git, ".openwiki/.claims", persist=False, mention=b".md", split=split)
+        one = cites.CiteIndex(git, ".openwiki/.claims", persist=False, mention=b".md")
+        assert two.sidecars_citing(head, query) == one.sidecars_citing(head, query) == expected, query
+        assert two.sidecars_carrying(head, ids) == one.sidecars_carrying(head, ids)
+        assert two.sidecars_carrying(head, ids) == cites.CiteIndex(git, ".openwiki/.claims").sidecars_carrying(head, ids)
+        assert two.sidecars_mentioning(head) == one.sidecars_mentioning(head) == {"json_escaped.json"}  # escapes may spell .md
+    assert split_calls == [True] * len(QUERIES), "the scan was not shared with a second process"
+
+
+def test_the_sidecars_mentioning_a_document_are_those_whose_bytes_do(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """sidecars_mentioning (check --base's cited documents, read in the same pass as the paths)
+    names the sidecars at the head whose `repo://` strings hold `.md` (sidecar.resource_mentions
+    of each blob) and those that are not UTF-8 (for the caller to refuse): from the scan's notes
+    for the blobs it read at the base, from a read for the others, or with no scan at all."""
+    repo.write(".openwiki/.claims/code.json", sidecar_bytes(["repo://src/a.py#L1"]))
+    repo.write(".openwiki/.claims/doc.json", sidecar_bytes(["repo://src/a.py#L1", "repo://docs/adr/1.md#L2"]))
+    repo.write(".openwiki/.claims/escaped.json", sidecar_bytes(["repo://docs/adr/1.md"], json_escaped=True))
+    repo.write(".openwiki/.claims/statement.json", sidecar_bytes(["repo://src/a.py#L1"]).replace('"s."', '"See docs/x.md."'))
+    repo.write("src/a.py", "a\n")
+    base = repo.commit_all("sidecars")
+    repo.write(".openwiki/.claims/later.json", sidecar_bytes(["repo://docs/adr/2.md"]))  # only at the head
+    repo.write(".openwiki/.claims/code.json", sidecar_bytes(["repo://src/a.py#L1", "repo://docs/c.md"]))  # edited
+    (repo.root / ".openwiki/.claims/latin1.json").write_bytes(b'{"schemaVersion": 1, "claims": [], "x": "caf\xe9"}')
+    head = repo.commit_all("more")
+    expected = {"doc.json", "escaped.json", "later.json", "code.json", "latin1.json"}
+    folder = repo.root / ".openwiki/.claims"
+    by_bytes = {p.name for p in folder.glob("*.json") if sidecar.resource_mentions(p.read_bytes(), b".md")}
+    assert by_bytes == expected - {"latin1.json"}  # the byte test alone; the Latin-1 sidecar is added for the caller
+    git = Repo(repo.root)
+    _, split = _two_processes(monkeypatch)
+    for scanner in (None, split):
+        scanned = cites.CiteIndex(git, ".openwiki/.claims", persist=False, mention=b".md", split=scanner)
+        assert scanned.sidecars_citing(base, {"src/a.py"}) == {"code.json", "doc.json", "statement.json"}
+        assert scanned.sidecars_mentioning(head) == expected
+    assert cites.CiteIndex(git, ".openwiki/.claims", persist=False, mention=b".md").sidecars_mentioning(head) == expected
+
+
 SETS = {
     # sidecar -> the sets its claims cite (files by glob, lines by query over a glob)
     "star.json": ["repo://src/*.py"],
@@ -138,7 +205,8 @@ def _brute_force(repo: GitRepo, paths: set[str], members: set[str] | None = None
     return {
         side.relative_to(folder).as_posix()
         for side in folder.rglob("*.json")
-        if (cited := cites.cited_paths(side.read_bytes())) & paths or cites._globs_hit(cited, paths, paths if members is None else members)
+        if (cited := cite_bytes.cited_paths(side.read_bytes())) & paths
+        or cite_bytes.globs_hit(cited, paths, paths if members is None else members)
     }
 
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from openwiki_git.caches import cites
+from openwiki_git.caches import cite_bytes
 from openwiki_git.evidence.kinds import kind_scope, parse_kind
 from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource, plain_parts
 from openwiki_git.formats import sidecar
@@ -37,7 +37,7 @@ def test_other_resources_go_to_the_general_parser(resource: str) -> None:
 
 
 def _cited(resource: str) -> set[str]:
-    return cites.cited_paths(json.dumps({"claims": [{"evidence": [{"resource": resource}]}]}).encode())
+    return cite_bytes.cited_paths(json.dumps({"claims": [{"evidence": [{"resource": resource}]}]}).encode())
 
 
 @pytest.mark.parametrize("resource", PLAIN + GENERAL)

@@ -1,5 +1,6 @@
-"""citestale.may_cite_documents, the byte test `check --base` runs on every sidecar before parsing
-it: never False for a sidecar whose claims cite a Markdown document (cited_documents)."""
+"""The byte test `check --base` runs on every sidecar before parsing it for cited documents
+(sidecar.resource_mentions of citestale.DOCUMENT_MENTION): never False for a sidecar whose claims
+cite a Markdown document (cited_documents)."""
 
 from __future__ import annotations
 
@@ -18,12 +19,16 @@ def sidecar_text(*resources: str, escape_slashes: bool = False) -> bytes:
     return (text.replace("/", "\\/") if escape_slashes else text).encode()
 
 
+def may_cite_documents(data: bytes) -> bool:
+    return sidecar.resource_mentions(data, citestale.DOCUMENT_MENTION)
+
+
 def test_only_a_sidecar_that_cannot_cite_a_document_is_skipped() -> None:
-    assert not citestale.may_cite_documents(sidecar_text("repo://src/a.py#L1-L2", "repo://src/b.py"))
-    assert citestale.may_cite_documents(sidecar_text("repo://src/a.py#L1", "repo://docs/adr/0002-orders.md#L3-L9"))
-    assert citestale.may_cite_documents(sidecar_text("repo://docs/adr/0002-orders.md", escape_slashes=True))
+    assert not may_cite_documents(sidecar_text("repo://src/a.py#L1-L2", "repo://src/b.py"))
+    assert may_cite_documents(sidecar_text("repo://src/a.py#L1", "repo://docs/adr/0002-orders.md#L3-L9"))
+    assert may_cite_documents(sidecar_text("repo://docs/adr/0002-orders.md", escape_slashes=True))
     spelled = sidecar_text("repo://docs/adr/0002-orders.md").replace(b".md", b"\\u002emd")  # a JSON escape
-    assert b".md" not in spelled and citestale.may_cite_documents(spelled)
+    assert b".md" not in spelled and may_cite_documents(spelled)
 
 
 def test_raw_resources_are_the_repo_strings_unless_an_escape_may_hide_one() -> None:
