@@ -74,7 +74,7 @@ CONFIG_FILE = (".openwiki", "config.yml")  # config.config_path, without importi
 # (an upgrade, an edit in a checkout) invalidates every entry. Every module these import, however
 # indirectly, is one of them (test_checkcache derives the closure): about 80 stats, 0.25 ms.
 CODE = (
-    "caches/check", "caches/check_keys", "caches/check_reuse", "caches/cites", "caches/graph", "caches/pickling",
+    "caches/check", "caches/check_keys", "caches/check_reuse", "caches/cite_bytes", "caches/cites", "caches/graph", "caches/pickling",
     "claims/check", "claims/due", "claims/fix", "claims/kinds", "claims/outcomes", "claims/policy", "claims/report",
     "claims/sides", "claims/staleness", "claims/symbols", "diff/cosmetic", "diff/hunks", "diff/signatures",
     "errors", "evidence/definitions", "evidence/docstrings", "evidence/kinds", "evidence/plain",

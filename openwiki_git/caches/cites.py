@@ -58,7 +58,7 @@ class CiteIndex:
         self.rebuilt = False  # for tests and the bench: whether the last lookup read every sidecar
         # A one-shot run's "id" values by sidecar blob id, noted while _scan reads every sidecar
         # for the paths, so that sidecars_carrying (asked next) reads none of them again.
-        self._ids_by_blob: dict[str, frozenset[bytes]] = {}
+        self._ids_by_blob: dict[str, bytes] = {}  # cite_bytes.id_values of each
         # A one-shot run's second question (sidecars_mentioning), answered by blob id from the
         # bytes _scan reads anyway: check --base reads each sidecar once, not twice.
         self.mention = mention
@@ -290,7 +290,7 @@ class CiteIndex:
                 if data is None:
                     continue
                 values = self._ids_by_blob[oid] = id_values(data)
-            if wanted.isdisjoint(values):
+            if wanted.isdisjoint(values.split(b"\n")):
                 continue
             data = self._sidecar_data(side, oid)
             for cid in read_cites(data)[1] & ids if data is not None else ():

@@ -80,6 +80,19 @@ def load_current(ws: Workspace, current: str, page: str) -> tuple[str | None, Si
     return blob_id(data), sidecar
 
 
+def sidecars_at(ws: Workspace, commit: str, sides: set[str]) -> dict[str, Sidecar]:
+    """The sidecars `sides` (relative to the claims folder) at `commit`, by page, each refused
+    with the file's error when it does not parse, and refused together when two carry one claim
+    id (the other pages are not compared)."""
+    out = {}
+    for side in sorted(sides):
+        sidecar = load_current(ws, commit, page_of(side))[1]
+        if sidecar is not None:
+            out[page_of(side)] = sidecar
+    ws.wiki.require_unique_ids(out)
+    return out
+
+
 def _engine(ws: Workspace, diff: gitdiff.Diff) -> Engine:
     """The staleness engine over `diff`, with the config's rules."""
     options = Options(

@@ -237,8 +237,7 @@ def _run_uncached(ws: Workspace, options: CheckOptions) -> Checked:
 
 
 def _stale_citations(ws: Workspace, claims: list[Any]) -> dict[str, list[dict[str, Any]]]:
-    """Claims citing a superseded or later-amended document (citestale); the documents are read
-    only when some claim cites a Markdown file outside the wiki."""
+    """Claims citing a superseded or later-amended document (citestale): nothing read unless one cites Markdown outside the wiki."""
     from openwiki_git.graph import citestale
 
     if not citestale.cited_documents(claims, ws.config.wiki_dir):
@@ -262,32 +261,23 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
     base_rev = ws.repo.commit_id(base)
     merge_base = gitdiff.merge_base(ws.repo, base_rev, head_id)
     diff = gitdiff.between(ws.repo, merge_base, head_id, rename_threshold=ws.config.rename_threshold)
-    # A one-shot run (CI's fresh runner): the changed paths are looked up by scanning the
-    # sidecars (on two CPUs for a large wiki), not by building the cited-path index, and only the
-    # sidecars citing them are parsed. The same reads say which sidecars may cite a document.
-    index = CiteIndex(ws.repo, engine.claims_dir(ws), persist=False, mention=citestale.DOCUMENT_MENTION,
-                      split=check_halves.split_map if check_halves.possible() else None)
+    # A one-shot run (CI's fresh runner): no cited-path index is built; one scan of the sidecars
+    # (on two CPUs for a large wiki) finds those citing the changed paths and those naming a document.
+    split = check_halves.split_map if check_halves.possible() else None
+    index = CiteIndex(ws.repo, engine.claims_dir(ws), persist=False, mention=citestale.DOCUMENT_MENTION, split=split)
     evaluation = engine.evaluate(ws, diff, current=head_id, index=index)
     results = _range_results(ws, head_id, evaluation.outcomes)
     extra = {"base": merge_base, "head": head_id, "base_rev": base_rev}
     data = report.build(results, wiki_dir=ws.config.wiki_dir, source=head_id, extra=extra)
-    # Every claim of the head commit whose cited document is superseded or amended since (only
-    # the sidecars that may cite a document are parsed).
-    citing = {}
-    for side in index.sidecars_mentioning(head_id):
-        page = engine.page_of(side)
-        sidecar = engine.load_current(ws, head_id, page)[1]
-        if sidecar is not None:
-            citing[page] = sidecar
-    ws.wiki.require_unique_ids(citing)
+    # Every claim of the head commit whose cited document is superseded or amended since.
+    citing = engine.sidecars_at(ws, head_id, index.sidecars_mentioning(head_id))
     claims = {c.id: (p, c) for p, sc in citing.items() for c in sc.claims}
     pages = {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()}
     report.add_cited_documents(data, _stale_citations(ws, [c for _, c in claims.values()]), pages)
     found = engine.policy_problems(ws, evaluation)  # e.g. a verifiedBy set by hand where the policy forbids it
     if found:
         data["policy_problems"] = found
-    if data.get("policy_problems"):
-        data["summary"]["policy_problems"] = len(data["policy_problems"])
+        data["summary"]["policy_problems"] = len(found)
     return data
 
 

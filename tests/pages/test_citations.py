@@ -126,6 +126,13 @@ def test_marker_lines_of_a_page_are_each_claims_has_marker_and_sentence_line() -
     assert citations.marker_lines(text, ids) == {cid: citations.sentence_line(text, cid) for cid in ids if citations.has_marker(text, cid)}
     assert citations.marker_lines(text, ids)[ids[1]] == 7 and ids[5] not in citations.marker_lines(text, ids)
     assert citations.marker_lines(text, ids, unmarked_page_ok=True) == citations.marker_lines(text, ids)
+    # the generated block's definitions and a marker inside it are no markers; a second marker
+    # of one claim leaves its first where it was
+    block = f"\n{citations.BEGIN}\n{m[0]}: one\n{m[5]}: six, cited {m[5]}\n{citations.END}\n"
+    blocked = text + f"\nAgain.{m[0]}\n" + block
+    one_by_one = {cid: citations.sentence_line(blocked, cid) for cid in ids if citations.has_marker(blocked, cid)}
+    assert citations.marker_lines(blocked, ids) == one_by_one
+    assert citations.marker_lines(blocked, ids) == citations.marker_lines(text, ids)
     unmarked = text.replace("[^c-", "[c-")
     assert citations.marker_lines(unmarked, ids) == {}
     assert citations.marker_lines(unmarked, ids, unmarked_page_ok=True) == dict.fromkeys(ids)
