@@ -40,6 +40,47 @@ def test_plain_claim_json_is_its_record():
         assert report.plain_claim_json(*fields) == report.claim_json(record)
 
 
+def test_a_record_plain_but_for_its_marker_is_written_as_the_encoder_writes_it():
+    """item_json writes a record that is plain_claim_data(..., marker_present=False) of its own
+    fields without the indenting encoder (a wiki without markers lists one per claim), byte for
+    byte as claim_json does; a record that differs in anything (an extra key, a key out of order,
+    a value of another type, a changed evidence item, a marker, a note) goes through the encoder."""
+    rng = random.Random(12)
+    for _ in range(300):
+        page = text(rng) + ".md"
+        r = plain_result(rng, page)
+        unmarked = ClaimResult(r.page, r.claim, r.status, r.evidence, False, False, ())
+        assert records.is_plain_unmarked(unmarked)
+        record = records.claim_data(unmarked, ".openwiki")
+        fields = records.plain(page, f".openwiki/{page}", r.claim)
+        assert records.plain_claim_data(*fields, marker_present=False) == record
+        assert report.plain_claim_json(*fields, marker_present=False) == report.claim_json(record)
+        assert report.item_json(record) == report.claim_json(record)
+        assert report._unmarked_plain(record) == fields
+    base = records.plain_claim_data("p.md", ".openwiki/p.md", f"claim_{1:032x}", "S.", ("repo://a.py#L1-L2",), None, False)
+    evidence = base["evidence"][0]
+    near_misses = [
+        {**base, "extra": 1},
+        {k: base[k] for k in reversed(base)},
+        {**base, "marker_present": 0},
+        {**base, "due": 0},
+        {**base, "notes": ["a note"]},
+        {**base, "status": "stale"},
+        {**base, "marker": "[^c-ffffffff]"},
+        {**base, "verified_at": 5},
+        {**base, "statement": ["S."]},
+        {**base, "evidence": ({**evidence},)},
+        {**base, "evidence": [{**evidence, "current_resource": "repo://b.py#L1-L2"}]},
+        {**base, "evidence": [{**evidence, "reason": "moved"}]},
+        {**base, "evidence": [{**evidence, "hunk": "@@ -1 +1 @@"}]},
+        {**base, "evidence": [{k: evidence[k] for k in reversed(evidence)}]},
+    ]
+    assert report._unmarked_plain(base) is not None
+    for record in near_misses:
+        assert report._unmarked_plain(record) is None, record
+        assert report.item_json(record) == report.claim_json(record)
+
+
 def test_not_plain():
     rng = random.Random(8)
     r = plain_result(rng, "a.md")
