@@ -253,20 +253,15 @@ class Wiki:
     def load(self, page: str) -> Sidecar | None:
         return self.load_bytes(page)[1]
 
-    def load_bytes(self, page: str, wanted: Callable[[bytes], bool] | None = None) -> tuple[bytes | None, Sidecar | None]:
+    def load_bytes(self, page: str) -> tuple[bytes | None, Sidecar | None]:
         """The sidecar's bytes as read and the sidecar parsed from them, (None, None) when the
-        page has none: the hook needs both (the blob id of what it judged), from one read.
-        `wanted(bytes)` False: the bytes, not parsed (None)."""
+        page has none: the hook needs both (the blob id of what it judged), from one read."""
         path = self.sidecar_path(page)
         rel = path.relative_to(self.root).as_posix()
         if path.is_symlink():
             raise StoreError(f"{rel}: a symlinked sidecar is refused", "replace the link with the file")
         try:
             data = path.read_bytes()
-            if wanted is not None and not wanted(data):
-                if not data.isascii():  # ASCII is UTF-8: only other bytes need the decoder's check
-                    data.decode("utf-8")  # a sidecar that is not UTF-8 is refused, wanted or not
-                return data, None
             text = data.decode("utf-8")
         except FileNotFoundError:
             return None, None
