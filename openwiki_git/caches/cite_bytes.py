@@ -159,8 +159,13 @@ class Summary:
         if _may_cite_raw(raw, self.needles):
             cited = cited_paths(data)
             hit = bool(cited & self.paths) or globs_hit(cited, self.paths, self.members)
-        mentions = self.mention is not None and (raw is None or self.mention in raw or not utf8(data))
-        return hit, id_values(data), mentions
+        return hit, id_values(data), self.mention is not None and mentions(data, raw, self.mention)
+
+
+def mentions(data: bytes, raw: bytes | None, mention: bytes) -> bool:
+    """Whether some `repo://` string of the sidecar `data` holds `mention` (told by its
+    raw_resources `raw`: None, a backslash that may spell it, counts), or its bytes are not UTF-8 (utf8)."""
+    return raw is None or mention in raw or not utf8(data)
 
 
 def utf8(data: bytes) -> bool:

@@ -17,10 +17,10 @@ from openwiki_git.caches.cite_bytes import (
     cited_paths,
     globs_hit,
     id_values,
+    mentions,
     read_cites,
     regular_file_bytes,
     set_glob,
-    utf8,
 )
 from openwiki_git.evidence.kinds import glob_literal_start, glob_matches
 from openwiki_git.formats import sidecar as sidecar_codec
@@ -111,7 +111,7 @@ class CiteIndex:
 
     def sidecars_mentioning(self, commit: str | None) -> set[str]:
         """The sidecars at `commit` some `repo://` string of which holds `mention`
-        (sidecar.resource_mentions), or whose bytes are not UTF-8: answered from what a one-shot
+        (cite_bytes.mentions), or whose bytes are not UTF-8: answered from what a one-shot
         scan noted of each blob it read, the others read now."""
         assert self.mention is not None, "CiteIndex(mention=...) says what to look for"
         tree = gitdiff.tree_entry_id(self.repo, commit, self.claims_dir)
@@ -122,7 +122,7 @@ class CiteIndex:
             noted = self._mentions_by_blob.get(oid)
             if noted is None:
                 data = self._sidecar_data(side, oid)
-                noted = data is not None and (sidecar_codec.resource_mentions(data, self.mention) or not utf8(data))
+                noted = data is not None and mentions(data, sidecar_codec.raw_resources(data), self.mention)
             if noted:
                 out.add(side)
         return out

@@ -37,20 +37,6 @@ def raw_resources(data: bytes) -> bytes | None:
     return b"\n".join(_REPO_STRING.findall(data))
 
 
-_MENTIONS: dict[bytes, re.Pattern[bytes]] = {}
-
-
-def resource_mentions(data: bytes, literal: bytes) -> bool:
-    """Whether some `repo://` string of a sidecar's JSON bytes holds `literal` (raw_resources'
-    test in one search, no list built); True when the JSON holds a backslash (see there)."""
-    if b"\\" in data:
-        return True
-    pattern = _MENTIONS.get(literal)
-    if pattern is None:
-        pattern = _MENTIONS[literal] = re.compile(rb'"repo://[^"]*' + re.escape(literal))
-    return pattern.search(data) is not None
-
-
 class _Reader:
     """Walks decoded JSON, raising SchemaError('<file>: <$.path>: <problem>')."""
 

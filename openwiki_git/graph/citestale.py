@@ -34,7 +34,7 @@ def cited_documents(claims: Iterable[Any], wiki_dir: str) -> set[str]:
 
 
 # What a resource citing a Markdown document holds (cited_documents' substring test, in bytes):
-# check --base parses only the sidecars whose `repo://` strings hold it (sidecar.resource_mentions,
+# check --base parses only the sidecars whose `repo://` strings hold it (cite_bytes.mentions,
 # asked of the cited-path index's one-shot scan: CiteIndex(mention=DOCUMENT_MENTION)).
 DOCUMENT_MENTION = b".md"
 

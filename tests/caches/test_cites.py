@@ -10,7 +10,6 @@ from collections.abc import Callable
 import pytest
 
 from openwiki_git.caches import cite_bytes, cites
-from openwiki_git.formats import sidecar
 from openwiki_git.git.repo import Repo
 from openwiki_git.services import check_halves
 from tests.support.repo import GitRepo
@@ -158,9 +157,9 @@ def test_the_scan_on_two_cpus_answers_as_in_one(repo: GitRepo, monkeypatch: pyte
 
 def test_the_sidecars_mentioning_a_document_are_those_whose_bytes_do(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     """sidecars_mentioning (check --base's cited documents, read in the same pass as the paths)
-    names the sidecars at the head whose `repo://` strings hold `.md` (sidecar.resource_mentions
-    of each blob) and those that are not UTF-8 (for the caller to refuse): from the scan's notes
-    for the blobs it read at the base, from a read for the others, or with no scan at all."""
+    names the sidecars at the head whose `repo://` strings hold `.md` (what their claims
+    cite) and those that are not UTF-8 (for the caller to refuse): from the scan's notes for the
+    blobs it read at the base, from a read for the others, or with no scan at all."""
     repo.write(".openwiki/.claims/code.json", sidecar_bytes(["repo://src/a.py#L1"]))
     repo.write(".openwiki/.claims/doc.json", sidecar_bytes(["repo://src/a.py#L1", "repo://docs/adr/1.md#L2"]))
     repo.write(".openwiki/.claims/escaped.json", sidecar_bytes(["repo://docs/adr/1.md"], json_escaped=True))
@@ -173,8 +172,11 @@ def test_the_sidecars_mentioning_a_document_are_those_whose_bytes_do(repo: GitRe
     head = repo.commit_all("more")
     expected = {"doc.json", "escaped.json", "later.json", "code.json", "latin1.json"}
     folder = repo.root / ".openwiki/.claims"
-    by_bytes = {p.name for p in folder.glob("*.json") if sidecar.resource_mentions(p.read_bytes(), b".md")}
-    assert by_bytes == expected - {"latin1.json"}  # the byte test alone; the Latin-1 sidecar is added for the caller
+    parsed = {
+        p.name for p in folder.glob("*.json") if p.name != "latin1.json"
+        for c in json.loads(p.read_bytes())["claims"] for e in c["evidence"] if ".md" in e["resource"]
+    }
+    assert parsed == expected - {"latin1.json"}  # what the claims cite; the Latin-1 sidecar is added for the caller
     git = Repo(repo.root)
     _, split = _two_processes(monkeypatch)
     for scanner in (None, split):

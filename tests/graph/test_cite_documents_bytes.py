@@ -1,11 +1,12 @@
 """The byte test `check --base` runs on every sidecar before parsing it for cited documents
-(sidecar.resource_mentions of citestale.DOCUMENT_MENTION): never False for a sidecar whose claims
+(cite_bytes.mentions of citestale.DOCUMENT_MENTION): never False for a sidecar whose claims
 cite a Markdown document (cited_documents)."""
 
 from __future__ import annotations
 
 import json
 
+from openwiki_git.caches import cite_bytes
 from openwiki_git.formats import sidecar
 from openwiki_git.graph import citestale
 
@@ -20,7 +21,7 @@ def sidecar_text(*resources: str, escape_slashes: bool = False) -> bytes:
 
 
 def may_cite_documents(data: bytes) -> bool:
-    return sidecar.resource_mentions(data, citestale.DOCUMENT_MENTION)
+    return cite_bytes.mentions(data, sidecar.raw_resources(data), citestale.DOCUMENT_MENTION)
 
 
 def test_only_a_sidecar_that_cannot_cite_a_document_is_skipped() -> None:
