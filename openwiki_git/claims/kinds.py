@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from openwiki_git.claims.causes import ANNOTATIONS_ONLY
 from openwiki_git.claims.outcomes import EvidenceOutcome
 from openwiki_git.claims.sides import MODE_GITLINK, MODE_LINK, Sides
 from openwiki_git.claims.symbols import Elsewhere, before_v2, diff_elsewhere, head_v1, moved_hint, renamed, symbol_token, tracked_elsewhere
@@ -86,10 +87,12 @@ def resolve(
 
 def symbol_result(
     sym: Symbol, resource: str, version: str, ft: FileText, *, verified: FileText | None = None, annotations: bool = False,
-    parameters: bool = False, elsewhere: Elsewhere | None = None,
+    parameters: bool = False, elsewhere: Elsewhere | None = None, recognise: bool = True,
 ) -> EvidenceResult:
     """A definition in `ft` (the file now) against its verified token; `elsewhere`: the files it
-    may have moved to, searched only when it is gone (`moved_hint`)."""
+    may have moved to, searched only when it is gone (`moved_hint`). With `verified`, a cosmetic
+    edit leaves it fresh (unless `recognise` is False: a marked claim stays marked) and an edit of
+    its type annotations alone says so in the reason."""
     what = f"{sym.name}:head" if sym.head else sym.name
     if ft.text is None:
         reason = f"{sym.path}: {ft.problem}" + moved_hint(sym, version, elsewhere)
@@ -114,8 +117,10 @@ def symbol_result(
         cosmetic_reason = _cosmetic(sym, verified.text, version, lines, ext, annotations)
         if cosmetic_reason is None and parameters and sym.head:
             cosmetic_reason = _parameters_added(sym, verified.text, version, ft.text, ext, annotations)
-        if cosmetic_reason is not None:
+        if cosmetic_reason is not None and recognise:
             return EvidenceResult(resource, "fresh", current, cosmetic_reason, token, ft.blob)
+        if cosmetic_reason is None and not annotations and _cosmetic(sym, verified.text, version, lines, ext, True) is not None:
+            reason = f"definition {what} changed: {ANNOTATIONS_ONLY} (L{ext.start}-L{ext.end} now)"  # stale all the same
     return EvidenceResult(resource, "stale", current, reason, token, ft.blob)
 
 
@@ -279,9 +284,9 @@ def through_diff(
             return _outcome(ev, r, change.hunks[:1], None)
         sym = kind.with_path(change.new_path)
         ft, _ = sides.new_file(sym.path)
-        verified = sides.old_file(kind.path)[0] if cosmetic_edits != "stale" else None
         r = symbol_result(
-            sym, ev.resource, ev.version, ft, verified=verified, annotations=annotations, parameters=parameters, elsewhere=elsewhere
+            sym, ev.resource, ev.version, ft, verified=sides.old_file(kind.path)[0], annotations=annotations,
+            parameters=parameters, elsewhere=elsewhere, recognise=cosmetic_edits != "stale",
         )
         if cosmetic_edits == "mark" and r.status == "fresh" and r.reason.startswith("cosmetic"):
             r = EvidenceResult(r.resource, "stale", r.current_resource, r.reason, r.current_version, r.blob)

@@ -17,9 +17,17 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 class PtySession:
-    def __init__(self, argv: list[str], *, cwd: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, argv: list[str], *, cwd: Path, env: dict[str, str] | None = None,
+                 size: tuple[int, int] | None = None) -> None:
+        """`size`: the terminal's (rows, columns), as a window of that size gives it (TIOCSWINSZ)."""
         _STARTED.append(self)
         master, slave = os.openpty()
+        if size is not None:
+            import fcntl
+            import struct
+            import termios
+
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", size[0], size[1], 0, 0))
         self.master = master
         self.proc = subprocess.Popen(
             argv, cwd=cwd, stdin=slave, stdout=slave, stderr=slave, env={**os.environ, **(env or {})},
