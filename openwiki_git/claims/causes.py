@@ -99,7 +99,8 @@ class Group(Generic[T]):
         """`annotations changed in 40 definitions: 133 claims`."""
         n, m = len(self.places), len(self.members)
         where = f" in {n} {place_noun(self.places, n)}" if n else ""
-        return f"{self.cause.kind}{where}: {m} claim{'s' if m != 1 else ''}"
+        lost = ", not found now" if self.cause.unresolved else ""
+        return f"{self.cause.kind}{where}{lost}: {m} claim{'s' if m != 1 else ''}"
 
 
 def group(records: Iterable[T], cause: Callable[[T], Cause]) -> list[Group[T]]:

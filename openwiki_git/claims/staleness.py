@@ -47,9 +47,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from openwiki_git.claims import causes
+from openwiki_git.claims import causes, kinds
 from openwiki_git.claims import check as checker
-from openwiki_git.claims import kinds
 from openwiki_git.claims.outcomes import ClaimOutcome, EvidenceOutcome
 from openwiki_git.claims.sides import MODE_GITLINK, MODE_LINK, Reader, Sides
 from openwiki_git.claims.symbols import for_claim
