@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from openwiki_git.claims import part
 from openwiki_git.claims.outcomes import EvidenceOutcome
 from openwiki_git.claims.sides import MODE_GITLINK, MODE_LINK, Sides
 from openwiki_git.claims.symbols import Elsewhere, before_v2, diff_elsewhere, head_v1, moved_hint, renamed, symbol_token, tracked_elsewhere
@@ -109,7 +110,7 @@ def symbol_result(
         return EvidenceResult(resource, "fresh", current, "unchanged", token, ft.blob)
     if before_v2(version):  # changed as a v1 token read it: what a confirm writes now
         token = symbol_token(sym, ext, lines, "")
-    reason = f"definition {what} changed (L{ext.start}-L{ext.end} now)"
+    reason = f"definition {what} changed ({part.at(ext.head if sym.head else ((ext.start, ext.end),))} now)"
     if verified is not None and verified.text is not None:
         cosmetic_reason = _cosmetic(sym, verified.text, version, lines, ext, annotations)
         if cosmetic_reason is None and parameters and sym.head:
@@ -120,11 +121,12 @@ def symbol_result(
 
 
 def hunks_over(text: str | None, sym: Symbol, hunks: tuple[Hunk, ...]) -> tuple[Hunk, ...]:
-    """The hunks whose new side overlaps or borders the definition in `text` (the new side)."""
-    ext = definitions.find(sym.path, text, sym.name) if text is not None and definitions.unsupported(sym.path) is None else None
-    if ext is None:
+    """The hunks inside the cited part in `text` (the new side): a head's, not its whole
+    definition's (part.py's rule)."""
+    spans = part.symbol_spans(sym, text)
+    if spans is None:
         return hunks[:1]
-    return tuple(h for h in hunks if h.new_start <= ext.end and ext.start <= max(h.new_last, h.new_start))
+    return part.hunks_inside(spans, hunks)
 
 
 def _cosmetic(sym: Symbol, then: str, version: str, lines: list[str], ext: definitions.Extent, annotations: bool) -> str | None:
