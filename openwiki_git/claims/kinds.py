@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from openwiki_git.claims import part
 from openwiki_git.claims.causes import ANNOTATIONS_ONLY
 from openwiki_git.claims.outcomes import EvidenceOutcome
 from openwiki_git.claims.sides import MODE_GITLINK, MODE_LINK, Sides
@@ -112,7 +113,8 @@ def symbol_result(
         return EvidenceResult(resource, "fresh", current, "unchanged", token, ft.blob)
     if before_v2(version):  # changed as a v1 token read it: what a confirm writes now
         token = symbol_token(sym, ext, lines, "")
-    reason = f"definition {what} changed (L{ext.start}-L{ext.end} now)"
+    now_at = part.at(ext.head if sym.head else ((ext.start, ext.end),))
+    reason = f"definition {what} changed ({now_at} now)"
     if verified is not None and verified.text is not None:
         cosmetic_reason = _cosmetic(sym, verified.text, version, lines, ext, annotations)
         if cosmetic_reason is None and parameters and sym.head:
@@ -120,16 +122,17 @@ def symbol_result(
         if cosmetic_reason is not None and recognise:
             return EvidenceResult(resource, "fresh", current, cosmetic_reason, token, ft.blob)
         if cosmetic_reason is None and not annotations and _cosmetic(sym, verified.text, version, lines, ext, True) is not None:
-            reason = f"definition {what} changed: {ANNOTATIONS_ONLY} (L{ext.start}-L{ext.end} now)"  # stale all the same
+            reason = f"definition {what} changed: {ANNOTATIONS_ONLY} ({now_at} now)"  # stale all the same
     return EvidenceResult(resource, "stale", current, reason, token, ft.blob)
 
 
 def hunks_over(text: str | None, sym: Symbol, hunks: tuple[Hunk, ...]) -> tuple[Hunk, ...]:
-    """The hunks whose new side overlaps or borders the definition in `text` (the new side)."""
-    ext = definitions.find(sym.path, text, sym.name) if text is not None and definitions.unsupported(sym.path) is None else None
-    if ext is None:
+    """The hunks inside the cited part in `text` (the new side): a head's, not its whole
+    definition's (part.py's rule)."""
+    spans = part.symbol_spans(sym, text)
+    if spans is None:
         return hunks[:1]
-    return tuple(h for h in hunks if h.new_start <= ext.end and ext.start <= max(h.new_last, h.new_start))
+    return part.hunks_inside(spans, hunks)
 
 
 def _cosmetic(sym: Symbol, then: str, version: str, lines: list[str], ext: definitions.Extent, annotations: bool) -> str | None:

@@ -30,7 +30,7 @@ HOW_TO_CLEAR = (
 )
 NOT_FRESH = ("stale", "unresolved")
 HUNKS_SHOWN = 3  # hunks an evidence line names; the rest are counted
-_NOW_LINES = re.compile(r"\(L(\d+)-L(\d+) now\)")
+_NOW_LINES = re.compile(r"\(((?:L\d+-L\d+(?:, )?)+) now\)")  # claims/part.at's spans, linked first to last
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,8 @@ def evidence_md(e: Mapping[str, Any], links: Links, wiki_dir: str) -> str:
         text = f"[{md_text(label(was))}]({where})" if where else code(label(was))
     elif isinstance(symbol, Symbol):
         lines = _NOW_LINES.search(reason)
-        start, end = (int(lines.group(1)), int(lines.group(2))) if lines else (None, None)
+        numbers = [int(n) for n in re.findall(r"\d+", lines.group(1))] if lines else []
+        start, end = (numbers[0], numbers[-1]) if numbers else (None, None)
         text = f"[{md_text(str(e['current_resource']).removeprefix('repo://'))}]({links.blob(symbol.path, start, end)})"
     else:
         text = code(e.get("resource") or "?")
