@@ -11,9 +11,9 @@ quoted code) left out, so new causes group without a change here. Pure.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from openwiki_git.evidence.kinds import Symbol, stored_kind
 
@@ -85,6 +85,17 @@ def cause_of(items: Sequence[tuple[str, str, str | None]], *, commit: str | None
     worst = next((i for i in bad if i[0] == "unresolved"), bad[0] if bad else ("stale", "changed", None))
     places = tuple(dict.fromkeys(w for _, _, w in bad if w))
     return Cause(commit, kind(worst[1]), worst[0] == "unresolved", places)
+
+
+def of_record(c: Mapping[str, Any]) -> Cause:
+    """A check record's cause (claims/report.py's `claim_data`): its mark's causes, which say what
+    the change that marked it was, else its evidence's reasons now."""
+    mark = c.get("mark") or {}
+    items = [(mark.get("status", "stale"), x.get("reason") or "", x.get("resource")) for x in mark.get("causes") or ()]
+    if not items:
+        items = [(e.get("status", "stale"), e.get("reason") or "", e.get("current_resource") or e.get("resource"))
+                 for e in c.get("evidence", ())]
+    return cause_of(items)
 
 
 @dataclass(slots=True)

@@ -114,9 +114,7 @@ def open_claims(claims: list[dict[str, Any]], history: History, link_base: str |
         url = f"{link_base}{quote(page_path)}" + (f"#L{line}" if line else "") if link_base else None
         cause = None
         if c["status"] != "fresh":
-            items = ([(mark.get("status", "stale"), x.get("reason") or "", x.get("resource")) for x in mark.get("causes") or ()]
-                     or [(e["status"], e["reason"], e.get("current_resource") or e["resource"]) for e in c["evidence"]])
-            found = causes.cause_of(items)
+            found = causes.of_record(c)
             cause = {"kind": found.kind, "places": list(found.places), "commit": history.marked_in.get(c["id"]),
                      "after": mark.get("commit")}
         out.append({

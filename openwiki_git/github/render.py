@@ -166,13 +166,11 @@ def plural(n: int, word: str) -> str:
 
 def claim_cause(c: Mapping[str, Any]) -> causes.Cause:
     """The claim's cause: the one `github comment` found (`cause`: its kind and the commit of the
-    range that made it), else the kind its evidence's reasons name."""
+    range that made it), else its record's (claims/causes.of_record)."""
     found = c.get("cause")
     if found:
         return causes.Cause(found.get("commit"), found["kind"], bool(found.get("unresolved")), tuple(found.get("places") or ()))
-    items = [(e.get("status", "stale"), e.get("reason") or "", e.get("current_resource") or e.get("resource"))
-             for e in c.get("evidence", [])]
-    return causes.cause_of(items)
+    return causes.of_record(c)
 
 
 def by_cause(claims: list[dict[str, Any]]) -> list[causes.Group[dict[str, Any]]]:

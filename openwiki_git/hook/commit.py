@@ -125,11 +125,11 @@ def of_outcome(page_path: str, o: ClaimOutcome) -> Marked:
 
 
 def of_record(c: dict[str, Any]) -> Marked:
-    """check's record of a claim (claims/report.py's `claim_data`)."""
+    """check's record of a claim (claims/report.py's `claim_data`); its cause is its mark's (what
+    the change that marked it was), else its evidence's reasons now."""
     bad = [e for e in c["evidence"] if e["status"] != "fresh"]
     details = tuple(((e["current_resource"] or e["resource"]).removeprefix("repo://"), e["reason"], e.get("hunk")) for e in bad)
-    items = [(e["status"], e["reason"], e["current_resource"] or e["resource"]) for e in c["evidence"]]
-    return Marked(c["page_path"], c["id"], c["statement"], c["status"], details, causes.cause_of(items))
+    return Marked(c["page_path"], c["id"], c["statement"], c["status"], details, causes.of_record(c))
 
 
 @dataclass(frozen=True)
@@ -146,11 +146,19 @@ class Digest:
 
 def digest(marked: list[Marked], first: int = FIRST) -> Digest:
     groups = causes.group(marked, lambda m: m.cause)
+    queues = [_by_place(g.members) for g in groups]  # a cause's claims, one per cited place in turn
     picked: list[Marked] = []
-    for depth in range(max((len(g.members) for g in groups), default=0)):
-        for g in groups:
-            if depth < len(g.members) and len(picked) < first:
-                picked.append(g.members[depth])
+    for depth in range(max((len(q) for q in queues), default=0)):
+        picked += [q[depth] for q in queues if depth < len(q)][: first - len(picked)]
         if len(picked) >= first:
             break
     return Digest(groups, picked, len({m.page for m in marked}), len(marked))
+
+
+def _by_place(members: list[Marked]) -> list[Marked]:
+    """The claims of one cause, the first of each cited place first, then the second of each..."""
+    places: dict[tuple[str, ...], list[Marked]] = {}
+    for m in members:
+        places.setdefault(m.cause.places, []).append(m)
+    rounds = max((len(p) for p in places.values()), default=0)
+    return [p[n] for n in range(rounds) for p in places.values() if n < len(p)]

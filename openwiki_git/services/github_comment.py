@@ -118,8 +118,9 @@ def _resolvable(ws: Workspace, rev: str | None) -> bool:
 
 
 def add_diffs(ws: Workspace, data: dict[str, Any]) -> None:
-    """Each not-fresh evidence item of the report gets `diff`: its text as verified (the blob the
-    sidecar recorded) against its text at the report's head, as `claim show` builds it."""
+    """Each not-fresh evidence item of the report gets `diff`: its cited part as verified (the blob
+    the sidecar recorded) against its text at the report's head, as `claim show` and `review`
+    show it (a few lines around each change, numbered as the file is)."""
     from openwiki_git.model import EvidenceResult
     from openwiki_git.services import claims
 
@@ -135,17 +136,17 @@ def add_diffs(ws: Workspace, data: dict[str, Any]) -> None:
             if ev is None or item["status"] == "fresh":
                 continue
             result = EvidenceResult(item["resource"], item["status"], item["current_resource"], item.get("reason", ""))
-            diff = claims.evidence_view(ws, resolver, claim, ev, result)["diff"]  # type: ignore[arg-type]
-            if diff:
-                item["diff"] = diff
+            seen = claims.evidence_view(ws, resolver, claim, ev, result)  # type: ignore[arg-type]
+            if seen["diff"]:  # the cited part's diff (claims/part.py: a few lines around each change), when it has one
+                item["diff"] = seen.get("part_diff") or seen["diff"]
 
 
 def add_causes(ws: Workspace, data: dict[str, Any]) -> None:
-    """Each claim of the report that is not fresh gets `cause`: the kind of change its evidence's
-    reasons name (claims/causes.py), the places it cites that changed, and the commit of the range
-    that made the change with its subject: the one whose first parent the hook's mark names (the
-    hook marked it in that commit), else the one commit of the range that changed its cited files
-    (None when several did and no mark says which)."""
+    """Each claim of the report that is not fresh gets `cause`: the kind of change its mark's
+    causes or its evidence's reasons name (claims/causes.of_record), the places it cites that
+    changed, and the commit of the range that made the change with its subject: the one whose
+    first parent the hook's mark names (the hook marked it in that commit), else the one commit
+    of the range that changed its cited files (None when several did and no mark says which)."""
     from openwiki_git.claims import causes
     from openwiki_git.formats.sidecar import resource_path
     from openwiki_git.git import history
@@ -156,8 +157,7 @@ def add_causes(ws: Workspace, data: dict[str, Any]) -> None:
     commits = history.commits_between(ws.repo, data["base"], data["head"])
     after = {c.parent: c for c in commits if c.parent}
     for record in wanted:
-        items = [(e["status"], e.get("reason") or "", e.get("current_resource") or e["resource"]) for e in record["evidence"]]
-        cause = causes.cause_of(items)
+        cause = causes.of_record(record)
         made = after.get((record.get("mark") or {}).get("commit") or "")
         if made is None:
             paths = {resource_path(e["resource"]) for e in record["evidence"] if e["status"] != "fresh"}
