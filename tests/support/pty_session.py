@@ -50,6 +50,16 @@ class PtySession:
         self._pos = end
         return self.screen[start:end]
 
+    def read_quiet(self, quiet: float = 1.0, timeout: float = 60.0) -> str:
+        """Everything shown until nothing more comes for `quiet` seconds (a program waiting for
+        keys it prompts for with no fixed text, such as a pager)."""
+        start = len(self.screen)
+        limit = time.monotonic() + timeout
+        while time.monotonic() < limit and self._read(quiet):
+            pass
+        self._pos = len(self.screen)
+        return self.screen[start:]
+
     def _read(self, timeout: float) -> bool:
         ready, _, _ = select.select([self.master], [], [], timeout)
         if not ready:

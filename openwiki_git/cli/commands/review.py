@@ -164,9 +164,8 @@ def walk(ws: Workspace, term: Terminal, entries: list[review.Entry], actor: str,
         if isinstance(step, str):  # "undo": back to the claim of the decision undone
             undone = done.pop()
             decided.difference_update(e.claim_id for e in undone.entries)
-            if undone.also and undone.entry.change is not None:
-                shown.discard(undone.entry.change)
             i = entries.index(undone.entry)
+            shown.intersection_update(e.change for e in entries[:i] if e.change is not None)  # from here on, shown anew
             continue
         done.append(step)
         decided.update(e.claim_id for e in step.entries)
