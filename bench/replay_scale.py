@@ -59,7 +59,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from replay import _code_dir  # noqa: E402  (the code under test, copied or exported, compiled)
+from replay import PRE_COMMIT_CONFIG, _code_dir  # noqa: E402  (the code under test, copied or exported, compiled; the hook's config)
 
 from tests.support.pty_session import PtySession  # noqa: E402  (the tests' pty driver)
 
@@ -69,20 +69,7 @@ PACKAGE = "uvicorn"
 WIKI = "docs"
 ACTOR = "human:Ada Lovelace"
 PROMPT = re.compile(r"\[[a-z?,]+\]\? $")
-SHA = re.compile(r"\b[0-9a-f]{40}\b")
 
-PRE_COMMIT_CONFIG = """\
-repos:
-  - repo: local
-    hooks:
-      - id: openwiki-git
-        name: openwiki-git (mark stale claims)
-        entry: {python} -m openwiki_git hook
-        language: unsupported
-        pass_filenames: false
-        always_run: true
-        require_serial: true
-"""
 
 
 # -- the wiki ------------------------------------------------------------------------------------
@@ -173,7 +160,7 @@ class Bench:
         self.run("git", "add", "-A")
         self.run("git", "commit", "-q", "--no-verify", "-m", "docs: uvicorn's docs grounded, and an API reference")
         config = self.repo / ".git" / "scale-pre-commit.yaml"
-        config.write_text(PRE_COMMIT_CONFIG.format(python=sys.executable))
+        config.write_text(PRE_COMMIT_CONFIG.format(python=sys.executable, wrapper="-m openwiki_git hook"))
         self.run(sys.executable, "-m", "pre_commit", "install", "-c", str(config))
         claims = json.loads(self.tool("check", "--format", "json", check=False).stdout)
         return {"claims": claims["summary"]["total"], "ground_exit": grounded.returncode,

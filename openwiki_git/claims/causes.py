@@ -25,7 +25,8 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), k) for p
     (rf"\b{ANNOTATIONS_ONLY}\b|^cosmetic: annotations", "annotations changed"),
     (r"^cosmetic: comments", "comments changed"),
     (r"^cosmetic: ", "whitespace changed"),
-    (r"lines deleted|^deleted$|: deleted$", "lines deleted"),
+    (r"lines deleted", "lines deleted"),
+    (r"^deleted$|: deleted$|^\S+ deleted\b", "file deleted"),
     (r"^no definition named|: missing$|not tracked by git|: missing at ", "cited code gone"),
     (r"lines inserted next to it", "lines inserted next to it"),
     (r"keeps its size|changed text grew", "cited text grew"),
@@ -78,13 +79,13 @@ class Cause:
         return (self.commit, self.kind, self.unresolved)
 
 
-def cause_of(items: Sequence[tuple[str, str, str | None]], *, commit: str | None = None) -> Cause:
+def cause_of(items: Sequence[tuple[str, str, str | None]]) -> Cause:
     """A claim's cause from its evidence items that are not fresh, as (status, reason, where):
     the worst item's kind (an unresolved item before a stale one), every item's place."""
     bad = [i for i in items if i[0] != "fresh"] or list(items)
     worst = next((i for i in bad if i[0] == "unresolved"), bad[0] if bad else ("stale", "changed", None))
     places = tuple(dict.fromkeys(w for _, _, w in bad if w))
-    return Cause(commit, kind(worst[1]), worst[0] == "unresolved", places)
+    return Cause(None, kind(worst[1]), worst[0] == "unresolved", places)
 
 
 def of_record(c: Mapping[str, Any]) -> Cause:

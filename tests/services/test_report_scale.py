@@ -67,7 +67,7 @@ def test_every_open_claim_is_a_row_oldest_first_and_the_buttons_sort_them(many_m
                 assert row[2] == f".openwiki/api.md:{record['line']}" and href == "../repo/.openwiki/api.md"
                 assert row[5].startswith(record["cause"]["kind"])
             oldest = browser.evaluate(tab, SHOWN_ORDER)
-            assert isinstance(oldest, list) and all(f"`f0()`" in by_id[r.removeprefix("open-")]["statement"] for r in oldest[:10])
+            assert isinstance(oldest, list) and all("`f0()`" in by_id[r.removeprefix("open-")]["statement"] for r in oldest[:10])
             browser.evaluate(tab, "document.getElementById('sort-newest').click()")
             newest = browser.evaluate(tab, SHOWN_ORDER)
             assert newest == list(reversed(oldest))

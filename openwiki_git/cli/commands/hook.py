@@ -13,8 +13,8 @@ Prints one line per stale claim, `page: claim-id: statement (path#Lx-Ly changed 
 while they fit: the message is at most 20 lines, none wider than the terminal (or 200 characters).
 Past that it counts the claims per cause ("annotations changed in 40 definitions: 133 claims"),
 names the first few and says how to see every one: `-v` prints every claim's line, and
-`openwiki-git check` reports the whole wiki. On the staged diff it stages the `.openwiki/` files it rewrote (those without unstaged edits),
-so pre-commit does not count them as modified. Exit 0 when it only re-anchored claims
+`openwiki-git check` reports the whole wiki. On the staged diff it stages the `.openwiki/` files
+it rewrote (those without unstaged edits), so pre-commit does not count them as modified. Exit 0 when it only re-anchored claims
 (`hook.on_moved: stage`, the default); exit 1 once when it newly marked a claim stale or
 unresolved (`hook.on_stale: stop`, the default; the marks are staged, so the same `git commit`
 passes next time), or when a file it rewrote has unstaged edits (then it is not staged). Run
@@ -34,7 +34,6 @@ import os
 import sys
 from typing import TextIO
 
-from openwiki_git.claims.outcomes import ClaimOutcome
 from openwiki_git.cli.args import open_workspace
 from openwiki_git.hook import commit
 from openwiki_git.hook.engine import Evaluation, policy_problems, staged_or_range
@@ -54,10 +53,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 LIMIT = 20  # lines of the hook's message at most, whatever the number of marks
 MAX_WIDTH = 200  # characters of a line at most: the terminal's width when it is known and narrower
 FILES_LISTED = 3  # files the verdict names one by one; past that it counts them
-
-
-def line(ws: Workspace, o: ClaimOutcome) -> str:
-    return claim_line(commit.of_outcome(ws.wiki.repo_path(o.page), o), None)
 
 
 def terminal_width() -> int:
@@ -229,13 +224,13 @@ def _verdict(ws: Workspace, done: commit.HookRun, width: int, every: bool) -> tu
     def say(text: str) -> None:
         out.extend(_wrap(f"openwiki-git: {text}", width))
 
-    def files(verb: str, paths: list[str], why: str = "") -> None:
+    def files(verb: str, paths: list[str]) -> None:
         if every or len(paths) <= FILES_LISTED:
             for path in paths:
-                say(f"{verb} {path}{why}")
+                say(f"{verb} {path}")
         else:
             sidecars = sum(1 for p in paths if "/.claims/" in f"/{p}")
-            say(f"{verb} {len(paths)} files ({len(paths) - sidecars} pages, {sidecars} sidecars){why}")
+            say(f"{verb} {len(paths)} files ({len(paths) - sidecars} pages, {sidecars} sidecars)")
 
     written, staged = done.written, done.staged
     if not done.staged_diff:
