@@ -16,6 +16,7 @@ from openwiki_git.markdown import refs
 from openwiki_git.model import Claim, Sidecar
 from openwiki_git.pages import citations, okf
 from openwiki_git.pages import frontmatter as fmt
+from openwiki_git.pages.frontmatter_core import uses_okf
 from openwiki_git.store import bundle, editing
 from openwiki_git.store.workspace import Workspace
 
@@ -121,8 +122,11 @@ def _located(message: str, default_path: str) -> tuple[str, int, str]:
 
 def _front_matter(ws: Workspace, texts: dict[str, str]) -> list[Finding]:
     out = []
+    site = ws.wiki.site is not None
     for page, text in texts.items():
         rel = ws.wiki.repo_path(page)
+        if not uses_okf(text, site=site):
+            continue  # a docs site's page: its front matter is the generator's, or none
         try:
             fm = fmt.parse(text, filename=rel)
         except SchemaError as e:

@@ -17,7 +17,7 @@ from openwiki_git.evidence.resource import ResourceError, parse_resource
 from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.model import Claim, Evidence, Sidecar
 from openwiki_git.pages import citations
-from openwiki_git.pages.frontmatter_core import opens
+from openwiki_git.pages.frontmatter_core import opens, uses_okf
 from openwiki_git.store.wiki import Wiki, page_version
 
 PageEdit = Callable[[str], str]
@@ -38,7 +38,7 @@ def render_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -
         text = text.replace("\r\n", "\n")
     new_text = edit(text) if edit else text
     new_text = citations.sync(new_text, wiki.repo_path(sidecar.page), rendered_claims(wiki, new_text, sidecar))
-    if opens(new_text):
+    if opens(new_text) and uses_okf(new_text, site=wiki.site is not None):
         from openwiki_git.pages import okf
         from openwiki_git.store.workspace import now_iso
 
@@ -58,7 +58,10 @@ def render_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -
 
 def rendered_claims(wiki: Wiki, text: str, sidecar: Sidecar) -> tuple[Claim, ...]:
     """The claims whose footnote definitions the page carries. On an OpenWiki wiki (whose pages
-    have no markers) only claims whose marker is in the prose, so its pages get no block."""
+    have no markers) only claims whose marker is in the prose, so its pages get no block. A docs
+    site's page carries none: its markers are invisible comments, and readers see no block."""
+    if wiki.site is not None:
+        return ()
     if not wiki.config.strict_openwiki:
         return sidecar.claims
     present = citations.markers_in(text)
@@ -94,7 +97,7 @@ def preflight(wiki: Wiki, pages: list[str]) -> None:
         if not path.is_file():
             continue
         text = _utf8(path.read_bytes(), wiki.repo_path(page))
-        if opens(text):
+        if opens(text) and uses_okf(text, site=wiki.site is not None):
             from openwiki_git.pages import okf
 
             okf.load_valid(text, filename=wiki.repo_path(page))

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from openwiki_git.errors import OpenwikiError, StoreError
 from openwiki_git.formats import sidecar as sidecar_codec
@@ -21,6 +23,9 @@ from openwiki_git.model import Claim, Evidence, Sidecar
 from openwiki_git.pages.indexes import GENERATED_INDEX_MARK, is_generated_index, is_index_name
 from openwiki_git.store import locking
 from openwiki_git.store.config import Config
+
+if TYPE_CHECKING:
+    from openwiki_git.store.site import Site
 
 CLAIMS_DIR = ".claims"
 RESERVED_PAGES = {"index.md", "log.md", "instructions.md", "_plan.md"}
@@ -117,6 +122,13 @@ class Wiki:
         self.wiki_dir = config.wiki_dir
         self.wiki_path = root / config.wiki_dir
         self.claims_path = self.wiki_path / CLAIMS_DIR
+
+    @functools.cached_property
+    def site(self) -> Site | None:
+        """The docs site the wiki folder is the source of (site mode), or None: a plain wiki."""
+        from openwiki_git.store.site import detect
+
+        return detect(self.root, self.config)
 
     def require(self, where: str | None = None) -> None:
         """The wiki directory exists, is a real directory inside the repository, and so is its
