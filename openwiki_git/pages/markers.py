@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from openwiki_git.pages import rst_markers
+
 PATTERN = r"\[\^(c-[0-9a-f]{8,32})\](?!:)"  # group 1: the footnote label, `c-1a2b3c4d`
 MARKER = re.compile(PATTERN)
 # The generated citations block (citations.py writes it between its BEGIN and END lines).
@@ -46,4 +48,7 @@ def without_blocks(text: str) -> str:
 
 def markers_in(text: str) -> set[str]:
     """Labels used as markers in the prose (definitions and the generated block excluded)."""
-    return set(MARKER.findall(without_blocks(text)))
+    found = set(MARKER.findall(without_blocks(text)))
+    if ".. c-" in text:  # a reStructuredText page's markers: comment lines (rst_markers.py)
+        found |= rst_markers.labels_in(text)
+    return found

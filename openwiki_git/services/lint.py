@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from openwiki_git.errors import OpenwikiError, SchemaError
+from openwiki_git.formats import pagenames
 from openwiki_git.markdown import refs
 from openwiki_git.model import Claim, Sidecar
 from openwiki_git.pages import citations, okf
@@ -192,7 +193,7 @@ def _markers(ws: Workspace, texts: dict[str, str], sidecars: dict[str, Sidecar],
                     said = citations.prose_before(text, c.id) or ""
                     out.append(Finding("prose-differs", ws.wiki.repo_path(page), 1, _differs(c, said)))
                 continue
-            placeable = citations.insert_marker(text, c.statement, c.id) is not None
+            placeable = citations.insert_marker(text, c.statement, c.id, rst=pagenames.is_rst(page)) is not None
             how = "--fix puts it after the statement" if placeable else "put it after the sentence that states the claim"
             out.append(
                 Finding(
@@ -391,7 +392,7 @@ def _save(ws: Workspace, sidecar: Sidecar, claim_ids: list[str]) -> list[str]:
 
     def edit(text: str) -> str:
         for c in wanted:
-            text = citations.insert_marker(text, c.statement, c.id) or text
+            text = citations.insert_marker(text, c.statement, c.id, rst=pagenames.is_rst(sidecar.page)) or text
         return text
 
     return editing.save_page(ws.wiki, sidecar, edit=edit if wanted else None)

@@ -15,6 +15,7 @@ from openwiki_git.evidence.kinds import Symbol, looks_like_kind, openwiki_cannot
 from openwiki_git.evidence.resolver import resolve
 from openwiki_git.evidence.resource import ResourceError, parse_resource
 from openwiki_git.evidence.tokens import split_lines
+from openwiki_git.formats import pagenames
 from openwiki_git.model import Claim, Evidence, Sidecar
 from openwiki_git.pages import citations
 from openwiki_git.pages.frontmatter_core import opens, uses_okf
@@ -165,7 +166,7 @@ def add_claim(wiki: Wiki, page: str, statement: str, evidence: list[Evidence], b
         placed: list[bool] = []
 
         def edit(text: str) -> str:
-            new = citations.insert_marker(text, statement, claim.id)
+            new = citations.insert_marker(text, statement, claim.id, rst=pagenames.is_rst(page))
             placed.append(new is not None)
             return new if new is not None else text
 
