@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from openwiki_git.pages import sentences
 from openwiki_git.pages.frontmatter_core import body_start as front_matter_end
-from openwiki_git.pages.markers import MARKER
+from openwiki_git.pages.markers import ANY, strip
 
 KINDS = ("symbol", "path", "flag", "env", "key")
 
@@ -168,14 +168,14 @@ def _sentences(text: str, start: int, end: int, *, claimable: bool) -> list[tupl
         raw_body = text[span.start : span.end]
         statement = _statement(raw_body)
         if statement:
-            markers = tuple(m.group(1) for m in MARKER.finditer(raw_body))
+            markers = tuple(m.group(1) for m in ANY.finditer(raw_body))
             line = text.count("\n", 0, span.start) + 1
             out.append((Sentence(statement, line, span.end, claimable and _claimable(statement), markers), span.start, span.end))
     return out
 
 
 def _statement(raw: str) -> str:
-    lines = [_QUOTE.sub("", _LIST.sub("", ln, count=1)) for ln in MARKER.sub("", raw).splitlines()]
+    lines = [_QUOTE.sub("", _LIST.sub("", ln, count=1)) for ln in strip(raw).splitlines()]
     return " ".join(" ".join(lines).split())
 
 
@@ -187,7 +187,7 @@ def _claimable(statement: str) -> bool:
 
 def statement_of(text: str) -> str:
     """The statement key of a sentence as stored: markers removed, whitespace collapsed."""
-    return " ".join(MARKER.sub("", text).split())
+    return " ".join(strip(text).split())
 
 
 def all_sentences(text: str) -> list[Sentence]:

@@ -18,6 +18,7 @@ from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.model import Claim, Evidence, Sidecar
 from openwiki_git.pages import citations
 from openwiki_git.pages.frontmatter_core import opens
+from openwiki_git.pages.markers import comment_only
 from openwiki_git.store.wiki import Wiki, page_version
 
 PageEdit = Callable[[str], str]
@@ -57,12 +58,15 @@ def render_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -
 
 
 def rendered_claims(wiki: Wiki, text: str, sidecar: Sidecar) -> tuple[Claim, ...]:
-    """The claims whose footnote definitions the page carries. On an OpenWiki wiki (whose pages
-    have no markers) only claims whose marker is in the prose, so its pages get no block."""
+    """The claims whose footnote definitions the page carries: not those marked only by a
+    comment (`<!-- c-1a2b3c4d -->`: nothing refers to a footnote). On an OpenWiki wiki (whose
+    pages have no markers) only claims whose marker is in the prose, so its pages get no block."""
+    commented = comment_only(text)
+    claims = tuple(c for c in sidecar.claims if citations.label(c.id) not in commented) if commented else sidecar.claims
     if not wiki.config.strict_openwiki:
-        return sidecar.claims
+        return claims
     present = citations.markers_in(text)
-    return tuple(c for c in sidecar.claims if citations.label(c.id) in present)
+    return tuple(c for c in claims if citations.label(c.id) in present)
 
 
 def save_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -> list[str]:
