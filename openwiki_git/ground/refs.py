@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from openwiki_git.pages import rst_markers, sentences
 from openwiki_git.pages.frontmatter_core import body_start as front_matter_end
-from openwiki_git.pages.markers import MARKER
+from openwiki_git.pages.markers import ANY, strip
 
 KINDS = ("symbol", "path", "flag", "env", "key")
 
@@ -187,7 +187,7 @@ def _sentences(text: str, start: int, end: int, *, claimable: bool, rst: bool = 
         raw_body = text[span.start : span.end]
         statement = _statement(raw_body)
         if statement:
-            markers = tuple(after) if rst else tuple(m.group(1) for m in MARKER.finditer(raw_body))
+            markers = tuple(after) if rst else tuple(m.group(1) for m in ANY.finditer(raw_body))
             line = text.count("\n", 0, span.start) + 1
             place = end if rst else span.end
             out.append((Sentence(statement, line, place, claimable and _claimable(statement), markers), span.start, span.end))
@@ -195,7 +195,7 @@ def _sentences(text: str, start: int, end: int, *, claimable: bool, rst: bool = 
 
 
 def _statement(raw: str) -> str:
-    lines = [_QUOTE.sub("", _LIST.sub("", ln, count=1)) for ln in MARKER.sub("", raw).splitlines()]
+    lines = [_QUOTE.sub("", _LIST.sub("", ln, count=1)) for ln in strip(raw).splitlines()]
     return " ".join(" ".join(lines).split())
 
 
@@ -207,7 +207,7 @@ def _claimable(statement: str) -> bool:
 
 def statement_of(text: str) -> str:
     """The statement key of a sentence as stored: markers removed, whitespace collapsed."""
-    return " ".join(MARKER.sub("", text).split())
+    return " ".join(strip(text).split())
 
 
 def all_sentences(text: str, blocks: Blocks | None = None) -> list[Sentence]:

@@ -1,9 +1,11 @@
 """Claims made visible in the prose: GFM footnote markers and their rendered definitions.
 
-Each claim's sentence carries `[^c-1a2b3c4d]` (the first 8 hex of its id). The tool owns one
+Each claim's sentence carries `[^c-1a2b3c4d]` (the first 8 hex of its id), or the comment form
+`<!-- c-1a2b3c4d -->` (markers.py: after a code example, or on a docs site). The tool owns one
 block of footnote definitions at the end of the page, between two HTML comments, rendered from
 the sidecar: each links to the cited lines with a relative link, which GitHub renders as a link
-to the highlighted lines. Pure: text in, text out.
+to the highlighted lines; a claim marked only by a comment gets none (nothing refers to it).
+Pure: text in, text out.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from openwiki_git.evidence.resource import parse_resource
 from openwiki_git.model import Claim
 from openwiki_git.pages import rst_markers, sentences
 from openwiki_git.pages.frontmatter_core import body_start
+from openwiki_git.pages.markers import ANY, comment, footnote, markers_in
 from openwiki_git.pages.markers import BLOCK as _BLOCK
-from openwiki_git.pages.markers import MARKER, markers_in
 
 BEGIN = "<!-- openwiki-git:citations:begin (generated from .claims; edit claims, not these lines) -->"
 END = "<!-- openwiki-git:citations:end -->"
@@ -29,7 +31,13 @@ def label(claim_id: str) -> str:
 
 
 def marker(claim_id: str) -> str:
-    return f"[^{label(claim_id)}]"
+    """The claim's footnote marker, `[^c-1a2b3c4d]`."""
+    return footnote(label(claim_id))
+
+
+def comment_marker(claim_id: str) -> str:
+    """The claim's comment marker, `<!-- c-1a2b3c4d -->` (invisible when rendered)."""
+    return comment(label(claim_id))
 
 
 def strip_block(text: str) -> str:
@@ -135,14 +143,20 @@ def _rst_paragraph(text: str, claim_id: str) -> tuple[int, int] | None:
 
 
 def _norm(text: str) -> str:
-    return " ".join(MARKER.sub("", text).split())
+    return " ".join(ANY.sub("", text).split())
+
+
+def own_marker(claim_id: str) -> re.Pattern[str]:
+    """The claim's marker in either form (never its footnote definition)."""
+    lab = re.escape(label(claim_id))
+    return re.compile(r"\[\^" + lab + r"\](?!:)|<!--[ \t]*" + lab + r"[ \t]*-->")
 
 
 def _marker_at(text: str, claim_id: str) -> int:
     """Where the claim's first marker stands in the prose (not its footnote definition), or -1."""
     body = body_start(text)
     block = _BLOCK.search(text, body)
-    m = re.compile(re.escape(marker(claim_id)) + r"(?!:)").search(text, body, block.start() if block else len(text))
+    m = own_marker(claim_id).search(text, body, block.start() if block else len(text))
     return m.start() if m else -1
 
 
@@ -185,7 +199,7 @@ def marker_lines(text: str, claim_ids: Iterable[str], *, unmarked_page_ok: bool 
     # claim scanned the generated block again each time (40 ms for a page of 100 claims).
     block = _BLOCK.search(text, body)
     first: dict[str, int] = {}
-    for m in MARKER.finditer(text, body, block.start() if block else len(text)):
+    for m in ANY.finditer(text, body, block.start() if block else len(text)):
         first.setdefault(m.group(1), m.start())
     return {cid: _sentence_line(text, first.get(label(cid), -1), body, found) for cid in claim_ids if label(cid) in markers}
 
@@ -212,13 +226,19 @@ def states(text: str, claim_id: str, statement: str) -> bool | None:
         return any(_norm(text[s.start : s.stop]) == wanted for s in sentences.split(text, *para))
     body = body_start(text)
     prose = _BLOCK.sub("", text[body:])
-    at = prose.find(marker(claim_id))
-    if at < 0:
+    m = own_marker(claim_id).search(prose)
+    if m is None:
         return None
-    return _norm(prose[:at]).endswith(_norm(statement))
+    return _norm(prose[: m.start()]).endswith(_norm(statement))
 
 
 def remove_marker(text: str, claim_id: str) -> str:
+    """`text` without the claim's markers, in either form: a comment marker goes with the blanks
+    before it, and with its line when it stands alone on it."""
     if ".. c-" in text:
         text = rst_markers.remove(text, label(claim_id))
+    if "<!--" in text:
+        lab = re.escape(label(claim_id))
+        text = re.sub(r"(?m)^[ \t]*<!--[ \t]*" + lab + r"[ \t]*-->[ \t]*(?:\r?\n|\Z)", "", text)
+        text = re.sub(r"[ \t]*<!--[ \t]*" + lab + r"[ \t]*-->", "", text)
     return text.replace(marker(claim_id), "")

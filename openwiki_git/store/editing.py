@@ -19,6 +19,7 @@ from openwiki_git.formats import pagenames
 from openwiki_git.model import Claim, Evidence, Sidecar
 from openwiki_git.pages import citations
 from openwiki_git.pages.frontmatter_core import opens, uses_okf
+from openwiki_git.pages.markers import as_comments, comment_only
 from openwiki_git.store.wiki import Wiki, page_version
 
 PageEdit = Callable[[str], str]
@@ -38,6 +39,8 @@ def render_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -
     if crlf:  # a CRLF page is rendered as LF text and written back with CRLF: same bytes when in step
         text = text.replace("\r\n", "\n")
     new_text = edit(text) if edit else text
+    if wiki.site is not None and not pagenames.is_rst(sidecar.page):
+        new_text = as_comments(new_text)  # a site's readers see no marker: the comment form (store/site.py)
     new_text = citations.sync(new_text, wiki.repo_path(sidecar.page), rendered_claims(wiki, new_text, sidecar))
     if opens(new_text) and uses_okf(new_text, site=wiki.site is not None):
         from openwiki_git.pages import okf
@@ -58,15 +61,18 @@ def render_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -
 
 
 def rendered_claims(wiki: Wiki, text: str, sidecar: Sidecar) -> tuple[Claim, ...]:
-    """The claims whose footnote definitions the page carries. On an OpenWiki wiki (whose pages
-    have no markers) only claims whose marker is in the prose, so its pages get no block. A docs
-    site's page carries none: its markers are invisible comments, and readers see no block."""
+    """The claims whose footnote definitions the page carries: not those marked only by a
+    comment (`<!-- c-1a2b3c4d -->`: nothing refers to a footnote). On an OpenWiki wiki (whose
+    pages have no markers) only claims whose marker is in the prose, so its pages get no block. A
+    docs site's page carries none: its markers are invisible comments, and readers see no block."""
     if wiki.site is not None:
         return ()
+    commented = comment_only(text)
+    claims = tuple(c for c in sidecar.claims if citations.label(c.id) not in commented) if commented else sidecar.claims
     if not wiki.config.strict_openwiki:
-        return sidecar.claims
+        return claims
     present = citations.markers_in(text)
-    return tuple(c for c in sidecar.claims if citations.label(c.id) in present)
+    return tuple(c for c in claims if citations.label(c.id) in present)
 
 
 def save_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -> list[str]:

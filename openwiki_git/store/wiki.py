@@ -337,11 +337,13 @@ class Wiki:
 
     def find_claim(self, claim_id: str, sidecars: dict[str, Sidecar] | None = None) -> tuple[str, Sidecar, Claim]:
         """The claim with this id (or `claim_`-less id, or a unique prefix of 8+ characters, or the
-        label pages print: `c-1a2b3c4d`, `[^c-1a2b3c4d]`)."""
+        label pages print: `c-1a2b3c4d`, `[^c-1a2b3c4d]`, `<!-- c-1a2b3c4d -->`)."""
         sidecars = self.load_all() if sidecars is None else sidecars
         bare = claim_id.strip()
         if bare.startswith("[^") and bare.endswith("]"):
             bare = bare[2:-1]
+        elif bare.startswith("<!--") and bare.endswith("-->"):
+            bare = bare[4:-3].strip()
         bare = bare.removeprefix("c-") if bare.startswith("c-") else bare
         wanted = bare if bare.startswith("claim_") else f"claim_{bare}"
         found = [(p, sc, c) for p, sc in sidecars.items() for c in sc.claims if c.id.startswith(wanted)]

@@ -206,6 +206,12 @@ def test_the_site_builds_strictly_through_ground_marks_and_review(generator: str
     new = set(repo.snapshot()) - before
     assert new and all(p == ".openwiki/config.yml" or p.startswith(f"{wiki}/.claims/") for p in new), new  # nothing stray
     assert re.search(r"[1-9][0-9]* grounded", grounded), grounded
+    guide = repo.read(f"{wiki}/guide.md")
+    assert "<!-- c-" in guide and "[^c-" not in guide and "openwiki-git:citations" not in guide
+    assert guide.startswith("---\ntitle: The guide\n---\n")  # the generator's front matter, untouched
+    if generator == "sphinx":  # reStructuredText: a comment line after the paragraph, for the roles' claims
+        assert re.search(r"order\.\nThe method :meth:`shop\.Cart\.add_item` adds a line to the cart\.\n\n\.\. c-[0-9a-f]{8}\n",
+                         repo.read("doc/api.rst")), repo.read("doc/api.rst")
     assert_whole(root, generator, "after ground --all")
 
     repo.write(".pre-commit-config.yaml", HOOK_CONFIG.format(url=hook_repo))

@@ -65,7 +65,8 @@ def test_an_existing_site_folder_is_found_for_init(tmp_path: Path) -> None:
 def site_repo(repo: GitRepo) -> GitRepo:
     repo.write("mkdocs.yml", "site_name: Shop\ntheme:\n  name: material\n")
     repo.write("docs/index.md", "# Shop\n\nWelcome.\n")
-    repo.write("docs/guide.md", "---\ntitle: The guide\nhide:\n  - toc\n---\n\n# Guide\n\nThe cart total lives in `shop/cart.py` and nowhere else.\n")
+    repo.write("docs/guide.md", "---\ntitle: The guide\nhide:\n  - toc\n---\n\n# Guide\n\n"
+                                "The cart total lives in `shop/cart.py` and nowhere else.\n")
     repo.write("shop/cart.py", "def total():\n    return 0\n")
     repo.commit_all()
     return repo
