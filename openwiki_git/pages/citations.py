@@ -142,6 +142,16 @@ def _rst_paragraph(text: str, claim_id: str) -> tuple[int, int] | None:
     return rst_markers.paragraph_before(text, at) if at >= 0 else None
 
 
+def rst_sentence(text: str, claim_id: str, statement: str) -> tuple[int, int] | None:
+    """Where the claim's sentence is in a reStructuredText page: the sentence of the paragraph its
+    marker line follows whose text is the statement (start, stop), or None."""
+    para = _rst_paragraph(text, claim_id)
+    if para is None:
+        return None
+    wanted = _norm(statement)
+    return next(((s.start, s.stop) for s in sentences.split(text, *para) if _norm(text[s.start : s.stop]) == wanted), None)
+
+
 def _norm(text: str) -> str:
     return " ".join(ANY.sub("", text).split())
 
@@ -220,10 +230,8 @@ def states(text: str, claim_id: str, statement: str) -> bool | None:
     markers aside); None when the page has no marker for it. A page edited so that the sentence
     carrying the marker no longer reads as the statement gives False. In reStructuredText: whether
     a sentence of the paragraph the marker line follows is the statement."""
-    para = _rst_paragraph(text, claim_id)
-    if para is not None:
-        wanted = _norm(statement)
-        return any(_norm(text[s.start : s.stop]) == wanted for s in sentences.split(text, *para))
+    if _rst_paragraph(text, claim_id) is not None:
+        return rst_sentence(text, claim_id, statement) is not None
     body = body_start(text)
     prose = _BLOCK.sub("", text[body:])
     m = own_marker(claim_id).search(prose)

@@ -21,12 +21,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from openwiki_git.pages.rst_markers import CODE_DIRECTIVES
+
 _DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w.:+-]*)::", re.MULTILINE)
 _ROLE = re.compile(r"(?<![\w`]):([A-Za-z][\w.+-]*(?::[A-Za-z][\w.+-]*)*):`")
-CODE_DIRECTIVES = frozenset({
-    "code-block", "sourcecode", "code", "testcode", "testsetup", "testcleanup", "testoutput", "doctest",
-    "ipython", "jupyter-execute", "code-cell", "prompt", "console", "literalinclude",
-})
+# Sphinx's version notes: the text after the version is prose.
+VERSION_DIRECTIVES = frozenset({"versionadded", "versionchanged", "deprecated", "versionremoved"})
 # Directives whose content is no prose to ground: lists of pages, generated API docs' options.
 SKIPPED_DIRECTIVES = frozenset({
     "toctree", "autosummary", "automodule", "autoclass", "autofunction", "automethod", "autoattribute",
@@ -57,7 +57,7 @@ def read(text: str) -> list[Block]:
         starts.append(starts[-1] + len(line) + 1)
     out: list[Block] = []
     for node, kind in _walk(doctree):
-        span = _locate(node, lines, starts)
+        span = _locate(node, lines, starts, anywhere=kind != "prose")
         if span is not None:
             out.append(Block(kind, *span))
     out.sort(key=lambda b: b.start)
@@ -100,9 +100,10 @@ def _walk(doctree: Any) -> list[tuple[Any, str]]:
     return out
 
 
-def _locate(node: Any, lines: list[str], starts: list[int]) -> tuple[int, int] | None:
+def _locate(node: Any, lines: list[str], starts: list[int], *, anywhere: bool = False) -> tuple[int, int] | None:
     """The node's place in the page: its first source line found near the line docutils gives
-    (a title's is its underline's), the block as long as its source."""
+    (a title's is its underline's), the block as long as its source. Prose starts a line, after
+    its indentation or bullet; `anywhere`: other text (a table's cell) may start mid-line."""
     raw = node.get("owg_source") or node.rawsource or node.astext()
     raw_lines = [ln.strip() for ln in str(raw).strip("\n").split("\n")]
     if not raw_lines or not raw_lines[0]:
@@ -113,7 +114,9 @@ def _locate(node: Any, lines: list[str], starts: list[int]) -> tuple[int, int] |
         return None
     for line in sorted(range(max(1, given - 3), min(len(lines), given + 3) + 1), key=lambda n: abs(n - given)):
         at = lines[line - 1].find(first)
-        if at >= 0 and lines[line - 1][:at].strip(" \t-*+#|>0123456789.()") == "":
+        if at >= 0 and (anywhere or lines[line - 1][:at].strip(" \t-*+#|>0123456789.()") == ""):
+            if len(raw_lines) == 1:  # one line: the node's own text (a table cell, not its row)
+                return starts[line - 1] + at, starts[line - 1] + at + len(first)
             last = min(len(lines), line + len(raw_lines) - 1)
             return starts[line - 1] + at, starts[last - 1] + len(lines[last - 1].rstrip())
     return None
@@ -182,6 +185,8 @@ def _register(text: str) -> None:
         )
         if name in CODE_DIRECTIVES:
             directives.register_directive(name, _code_directive())
+        elif name in VERSION_DIRECTIVES:
+            directives.register_directive(name, _body_directive(note=True))
         elif name in SKIPPED_DIRECTIVES:
             directives.register_directive(name, _skipped_directive())
         elif not known:
@@ -223,18 +228,26 @@ def _code_directive() -> Any:
     return Code
 
 
-def _body_directive() -> Any:
+def _body_directive(*, note: bool = False) -> Any:
+    """A directive whose content is prose; with `note`, a version note, whose text after the
+    version (on its line or the next) is prose too."""
     from docutils import nodes
     from docutils.parsers.rst import Directive
 
     class Body(Directive):
         has_content = True
-        optional_arguments = 3
+        required_arguments = 1 if note else 0
+        optional_arguments = 1 if note else 3
         final_argument_whitespace = True
         option_spec = _AnyOptions()
 
         def run(self) -> list[Any]:
             node = nodes.container()
+            if note and len(self.arguments) > 1:
+                said = self.arguments[1]
+                para = nodes.paragraph(said, said)
+                para["owg_line"] = self.lineno + 1
+                node += para
             if self.content:
                 self.state.nested_parse(self.content, self.content_offset, node)
             return [node]

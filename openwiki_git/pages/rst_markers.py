@@ -18,6 +18,12 @@ from __future__ import annotations
 
 import re
 
+# Directives whose content is code (a marker never goes into it): Sphinx's and its doctest extension's.
+CODE_DIRECTIVES = frozenset({
+    "code-block", "sourcecode", "code", "testcode", "testsetup", "testcleanup", "testoutput", "doctest",
+    "ipython", "jupyter-execute", "code-cell", "prompt", "console", "literalinclude", "parsed-literal",
+})
+_DIRECTIVE_START = re.compile(r"\.\.[ \t]+([A-Za-z][\w.:+-]*)::")
 LINE = re.compile(r"^([ \t]*)\.\.[ \t]+(c-[0-9a-f]{8,32})[ \t]*$", re.MULTILINE)  # group 2: the label
 
 
@@ -130,11 +136,14 @@ def paragraphs(text: str) -> list[tuple[int, int]]:
             continue
         first = text[run_start:run_end]
         indent = len(first) - len(first.lstrip())
-        if not first.lstrip().startswith("..") and not (literal_of >= 0 and indent > literal_of):
-            lead = run_start + indent
-            out.append((lead, run_end))
-            literal_of = indent if text[run_start:run_end].rstrip().endswith("::") else -1
-        elif literal_of >= 0 and indent <= literal_of:
-            literal_of = -1
+        directive = _DIRECTIVE_START.match(first.lstrip())
+        if literal_of >= 0 and indent > literal_of:
+            pass  # a literal block's or a code directive's content
+        elif first.lstrip().startswith(".."):
+            code = directive is not None and directive.group(1).split(":")[-1] in CODE_DIRECTIVES
+            literal_of = indent if code else -1
+        else:
+            out.append((run_start + indent, run_end))
+            literal_of = indent if first.rstrip().endswith("::") else -1
         run_start = -1
     return out
