@@ -161,7 +161,7 @@ def _parse(text: str) -> Any:
     return document
 
 
-class _AnyOptions(dict):  # type: ignore[type-arg]
+class _AnyOptions(dict[str, Any]):
     """Every option a Sphinx directive may take is accepted, as text."""
 
     def __contains__(self, key: object) -> bool:

@@ -145,6 +145,8 @@ def test_citations_read_and_write_the_rst_marker() -> None:
     assert citations.insert_marker(text, "Not in the page.", CLAIM, rst=True) is None
 
 
-@pytest.mark.parametrize("literal", ["Example::\n\n    The cart holds the lines.\n", ".. code-block:: text\n\n   The cart holds the lines.\n"])
+@pytest.mark.parametrize(
+    "literal", ["Example::\n\n    The cart holds the lines.\n", ".. code-block:: text\n\n   The cart holds the lines.\n"]
+)
 def test_a_literal_or_directive_line_is_no_place_for_a_marker(literal: str) -> None:
     assert citations.insert_marker(literal, "The cart holds the lines.", CLAIM, rst=True) is None
