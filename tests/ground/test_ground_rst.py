@@ -131,3 +131,17 @@ def test_rst_claims_go_round_the_loop(site: GitRepo, capsys: pytest.CaptureFixtu
     capsys.readouterr()
     assert site.run("locate", "lines of one order") == 0
     assert "claim_" in capsys.readouterr().out
+
+
+def test_a_role_names_the_kind_and_overloads_are_one_definition(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """`:func:`pkg.retry`` is the function, not the module `pkg/retry.py`, and `@t.overload`
+    declarations (typing imported as `t`) are not definitions of their own: tenacity's API page."""
+    repo.write("pkg/__init__.py", "import typing as t\n\n\n@t.overload\ndef retry(f: int) -> int: ...\n\n\n"
+                                  "@t.overload\ndef retry(f: str) -> str: ...\n\n\ndef retry(f):\n    return f\n")
+    repo.write("pkg/retry.py", "def helper():\n    pass\n")
+    repo.write("doc/conf.py", 'project = "Pkg"\n')
+    repo.write("doc/api.rst", "API\n===\n\nEvery strategy here is given to :py:func:`pkg.retry` as its argument.\n")
+    repo.commit_all("a Sphinx site")
+    assert repo.run("init", "--wiki-dir", "doc") == 0
+    rc, data = _json(repo, capsys, "ground", "--all")
+    assert [a["evidence"] for a in data["pages"][0]["added"]] == ["repo://pkg/__init__.py#retry"], data["pages"][0]
