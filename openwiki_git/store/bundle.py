@@ -98,7 +98,7 @@ def expected_indexes(wiki: Wiki, *, create: bool | None = None) -> dict[Path, st
     and each missing one of a directory holding concepts when `create` (default: keeps_indexes).
     A hand-written index.md is a page: never in this list."""
     out: dict[Path, str] = {}
-    if not wiki.wiki_path.is_dir():
+    if not wiki.wiki_path.is_dir() or wiki.site is not None:  # a docs site has its own navigation: no bundle
         return out
     create = keeps_indexes(wiki) if create is None else create
 

@@ -129,3 +129,12 @@ def test_site_pages_need_no_okf_front_matter_and_get_no_bookkeeping(site_repo: G
     assert site_repo.run("lint", "--format", "json") in (0, 1)
     kinds = {f["kind"] for f in json.loads(capsys.readouterr().out)["findings"]}
     assert "front-matter" not in kinds
+
+
+def test_no_index_bundle_is_created_on_a_site(site_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    site_repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    site_repo.write("docs/sub/deep.md", "# Deep\n\nThe cart total lives in `shop/cart.py` as one function.\n")
+    site_repo.commit_all()
+    before = set(site_repo.snapshot())
+    assert site_repo.run("lint", "--fix", "--create-indexes") in (0, 1)
+    assert not {p for p in set(site_repo.snapshot()) - before if p.endswith("index.md")}
