@@ -6,7 +6,8 @@ For each project: clone its bundle (read-only data) into a scratch folder at the
 `--commits` first-parent commits before its tip; build its docs strictly (`mkdocs build --strict`,
 `sphinx-build -E -W --keep-going`) and keep the warnings; `init --wiki-dir DIR`, `ground --all`,
 build again; then replay the following commits as a developer would, the code only (the docs'
-own changes held back, as in the doc-recall benchmark): `git diff C^1 C -- . ':!DIR'` applied to
+own changes held back, as in the doc-recall benchmark, with the site's configuration): `git diff
+C^1 C -- . ':!DIR'` applied to
 the index, `openwiki-git hook` (the command pre-commit runs), the hook's own rewrites staged,
 `git commit --no-verify`; build a third time. Printed per build: the warnings (new ones: not in
 the first build, line numbers aside), and what readers see: the rendered pages' text (comments,
@@ -38,9 +39,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLES = Path("/work/shared/testdata/replay")
 PROJECTS = {
-    "uvicorn": {"wiki": "docs", "generator": "mkdocs", "source": "."},
-    "attrs": {"wiki": "docs", "generator": "sphinx", "source": "docs"},
-    "tenacity": {"wiki": "doc/source", "generator": "sphinx", "source": "doc/source"},
+    # held: the docs' own files outside the wiki folder (the site's configuration), held back with it
+    "uvicorn": {"wiki": "docs", "generator": "mkdocs", "source": ".", "held": "mkdocs.yml", "code": "."},
+    "attrs": {"wiki": "docs", "generator": "sphinx", "source": "docs", "held": "docs", "code": "src"},
+    "tenacity": {"wiki": "doc/source", "generator": "sphinx", "source": "doc/source", "held": "doc", "code": "."},
 }
 _LEAK = re.compile(r"c-[0-9a-f]{8}\b|openwiki|\bstale\b|awaits review|under review|⚠", re.I)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
@@ -63,7 +65,8 @@ def owg(repo: Path, *argv: str) -> subprocess.CompletedProcess[str]:
 
 def build(repo: Path, project: dict[str, str], python: str, out: Path) -> dict[str, Any]:
     bin_dir = str(Path(python).parent)
-    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": ""}
+    # the clone's own package first (autodoc, a hook running its CLI), before an installed copy
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(repo / project["code"])}
     if out.exists():
         shutil.rmtree(out)
     if project["generator"] == "mkdocs":
@@ -96,11 +99,11 @@ def first_parent(repo: Path, tip: str, n: int) -> list[str]:
     return sh(["git", "rev-list", "--first-parent", f"-n{n + 1}", tip], repo).stdout.split()[::-1]
 
 
-def replay(repo: Path, wiki: str, commits: list[str]) -> dict[str, int]:
+def replay(repo: Path, wiki: str, held: str, commits: list[str]) -> dict[str, int]:
     ident = ["-c", "user.name=Replay", "-c", "user.email=replay@example.invalid"]
     counts = {"commits": 0, "hook_stops": 0, "marked": 0}
     for c in commits:
-        diff = sh(["git", "diff", "--binary", f"{c}^1", c, "--", ".", f":!{wiki}"], repo).stdout
+        diff = sh(["git", "diff", "--binary", f"{c}^1", c, "--", ".", f":!{wiki}", f":!{held}"], repo).stdout
         if not diff.strip():
             continue
         applied = subprocess.run(["git", "apply", "--index", "--whitespace=nowarn"], input=diff, cwd=repo, text=True, capture_output=True)
@@ -137,7 +140,7 @@ def run_project(name: str, python: str, n: int, scratch: Path) -> dict[str, Any]
     sh(["git", "add", "-A"], repo)
     sh(["git", "-c", "user.name=R", "-c", "user.email=r@example.invalid", "commit", "-q", "--no-verify", "-m", "grounded"], repo)
     result["after_ground"] = build(repo, project, python, out)
-    result["replay"] = replay(repo, project["wiki"], chain[1:])
+    result["replay"] = replay(repo, project["wiki"], project["held"], chain[1:])
     result["after_replay"] = build(repo, project, python, out)
     base = set(result["before"]["warnings"])
     for step in ("after_ground", "after_replay"):

@@ -149,6 +149,8 @@ def _refs_in(text: str, start: int, end: int, sentence: Sentence) -> list[Ref]:
     out = []
     span = text[start:end]
     for m in _CODE_SPAN.finditer(span):
+        if len(m.group(1)) == 1 and span.startswith("_", m.end()):
+            continue  # reST's `Retrying`_: a hyperlink reference to a target, not code
         before = span[: m.start()]
         role_m = _ROLE.search(before)
         role = (role_m.group(1) or role_m.group(2)) if role_m else None

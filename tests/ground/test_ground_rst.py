@@ -48,6 +48,9 @@ The function :func:`~shop.total` counts the items in a cart.
        return Cart()
 
 Calling ``my_helper()`` gives a new cart every time, as written above.
+The shop began as a fork of `Cart`_ years ago, a project of its own.
+
+.. _Cart: https://example.invalid/cart
 
 >>> from shop import total
 """
