@@ -184,13 +184,13 @@ def _register(text: str) -> None:
             name in language.directives or name in directives._directive_registry
         )
         if name in CODE_DIRECTIVES:
-            directives.register_directive(name, _code_directive())
+            directives.register_directive(name, _directive("code"))
         elif name in VERSION_DIRECTIVES:
-            directives.register_directive(name, _body_directive(note=True))
+            directives.register_directive(name, _directive("note"))
         elif name in SKIPPED_DIRECTIVES:
-            directives.register_directive(name, _skipped_directive())
+            directives.register_directive(name, _directive("skipped"))
         elif not known:
-            directives.register_directive(name, _body_directive())
+            directives.register_directive(name, _directive("body"))
         _registered_directives.add(name)
     for name in set(_ROLE.findall(text)):
         if name not in rst_roles._roles and name not in language.roles and name not in rst_roles._role_registry:
@@ -206,65 +206,37 @@ def _literal_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
     return [nodes.literal(rawtext, text, role=name)], []
 
 
-def _code_directive() -> Any:
+def _directive(kind: str) -> Any:
+    """The directive class of a Sphinx directive docutils does not know, by what it is to a reader:
+    "code" (its content a literal block), "body" (its content prose), "note" (a version note: the
+    text after the version, on its line or the next, is prose too) or "skipped" (nothing to read).
+    Every option is accepted."""
     from docutils import nodes
     from docutils.parsers.rst import Directive
 
-    class Code(Directive):
+    class Lenient(Directive):
         has_content = True
-        optional_arguments = 1
+        required_arguments = 1 if kind == "note" else 0
+        optional_arguments = 1 if kind in ("code", "note") else 3
         final_argument_whitespace = True
         option_spec = _AnyOptions()
 
         def run(self) -> list[Any]:
-            if not self.content:
+            if kind == "skipped" or (kind == "code" and not self.content):
                 return []
-            source = "\n".join(self.content)
-            node = nodes.literal_block(source, source)
-            node["owg_line"] = self.content_offset + 1
-            node["owg_source"] = source
-            return [node]
-
-    return Code
-
-
-def _body_directive(*, note: bool = False) -> Any:
-    """A directive whose content is prose; with `note`, a version note, whose text after the
-    version (on its line or the next) is prose too."""
-    from docutils import nodes
-    from docutils.parsers.rst import Directive
-
-    class Body(Directive):
-        has_content = True
-        required_arguments = 1 if note else 0
-        optional_arguments = 1 if note else 3
-        final_argument_whitespace = True
-        option_spec = _AnyOptions()
-
-        def run(self) -> list[Any]:
-            node = nodes.container()
-            if note and len(self.arguments) > 1:
-                said = self.arguments[1]
-                para = nodes.paragraph(said, said)
+            if kind == "code":
+                source = "\n".join(self.content)
+                node = nodes.literal_block(source, source)
+                node["owg_line"] = self.content_offset + 1
+                node["owg_source"] = source
+                return [node]
+            body = nodes.container()
+            if kind == "note" and len(self.arguments) > 1:
+                para = nodes.paragraph(self.arguments[1], self.arguments[1])
                 para["owg_line"] = self.lineno + 1
-                node += para
+                body += para
             if self.content:
-                self.state.nested_parse(self.content, self.content_offset, node)
-            return [node]
+                self.state.nested_parse(self.content, self.content_offset, body)
+            return [body]
 
-    return Body
-
-
-def _skipped_directive() -> Any:
-    from docutils.parsers.rst import Directive
-
-    class Skipped(Directive):
-        has_content = True
-        optional_arguments = 3
-        final_argument_whitespace = True
-        option_spec = _AnyOptions()
-
-        def run(self) -> list[Any]:
-            return []
-
-    return Skipped
+    return Lenient
