@@ -86,7 +86,7 @@ CODE = (
     "graph/link", "graph/refs", "graph/search", "graph/split", "ground/deterministic", "ground/index",
     "ground/refs", "ground/resolve", "hook/engine", "markdown/blocks", "markdown/builder", "markdown/document",
     "markdown/keys", "markdown/refs", "markdown/refscan", "markdown/relations", "markdown/split", "model",
-    "pages/citations", "pages/frontmatter", "pages/frontmatter_core", "pages/indexes", "pages/markers", "pages/okf",
+    "pages/badge", "pages/citations", "pages/frontmatter", "pages/frontmatter_core", "pages/indexes", "pages/markers", "pages/okf",
     "pages/rst", "pages/rst_markers", "pages/sentences", "services/check", "services/check_halves", "services/check_lean",
     "services/check_stream",
     "store/config", "store/editing", "store/locking", "store/site", "store/wiki", "store/workspace",

@@ -17,7 +17,7 @@ from openwiki_git.evidence.resource import ResourceError, parse_resource
 from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.formats import pagenames
 from openwiki_git.model import Claim, Evidence, Sidecar
-from openwiki_git.pages import citations
+from openwiki_git.pages import badge, citations
 from openwiki_git.pages.frontmatter_core import opens, uses_okf
 from openwiki_git.pages.markers import as_comments, comment_only
 from openwiki_git.store.wiki import Wiki, page_version
@@ -42,6 +42,9 @@ def render_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -
     if wiki.site is not None and not pagenames.is_rst(sidecar.page):
         new_text = as_comments(new_text)  # a site's readers see no marker: the comment form (store/site.py)
     new_text = citations.sync(new_text, wiki.repo_path(sidecar.page), rendered_claims(wiki, new_text, sidecar))
+    if wiki.site is not None:  # the review badge, only when the config asks (pages/badge.py)
+        marked = sum(c.mark is not None for c in sidecar.claims) if wiki.config.raw.get("site_review_badge") else 0
+        new_text = badge.sync(new_text, marked, rst=pagenames.is_rst(sidecar.page))
     if opens(new_text) and uses_okf(new_text, site=wiki.site is not None):
         from openwiki_git.pages import okf
         from openwiki_git.store.workspace import now_iso
