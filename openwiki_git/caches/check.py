@@ -85,7 +85,7 @@ CODE = (
     "graph/claimcheck", "graph/claimpart", "graph/core", "graph/doc_standing", "graph/documents", "graph/inputs",
     "graph/link", "graph/refs", "graph/search", "graph/split", "ground/deterministic", "ground/index",
     "ground/refs", "ground/resolve", "hook/engine", "markdown/blocks", "markdown/builder", "markdown/document",
-    "markdown/keys", "markdown/refs", "markdown/refscan", "markdown/relations", "markdown/split", "model",
+    "markdown/keys", "markdown/refs", "markdown/refscan", "markdown/relations", "markdown/rstdoc", "markdown/split", "model",
     "pages/badge", "pages/citations", "pages/frontmatter", "pages/frontmatter_core", "pages/indexes", "pages/markers", "pages/okf",
     "pages/rst", "pages/rst_markers", "pages/sentences", "services/check", "services/check_halves", "services/check_lean",
     "services/check_stream",

@@ -128,6 +128,10 @@ def test_rst_claims_go_round_the_loop(site: GitRepo, capsys: pytest.CaptureFixtu
     assert site.run("lint", "--format", "json") in (0, 1)
     assert not [f for f in json.loads(capsys.readouterr().out)["findings"] if f["kind"] in ("prose-differs", "missing-marker")]
 
+    capsys.readouterr()
+    assert site.run("expand", stale["id"]) == 0  # the graph: the claim asserted by its paragraph, under its section
+    shown = capsys.readouterr().out
+    assert "asserted_by  page:index.rst#" in shown and "[paragraph] The class :class:`shop.Cart` holds" in shown
     assert site.run("claim", "retract", stale["id"]) == 0
     text = site.read("doc/index.rst")
     assert f"c-{stale['id'][6:14]}" not in text and "returns included." in text  # the marker line goes, the prose stays
