@@ -9,6 +9,7 @@ Run (from a checkout with its venv active; every figure is a count but the two t
     python bench/doc_recall.py --tree DIR --python DIR_VENV/bin/python   # ... with its own venv (new dependencies)
     python bench/doc_recall.py --project typer --base REV --commits 40  # a window of your own
     python bench/doc_recall.py --json result.json           # the full result as JSON as well
+    python bench/doc_recall.py --project attrs --keep       # keep each window's clone and hook log to look at
     python bench/doc_recall.py --scan uvicorn --from 1000 --to 1060     # truth items per first-parent commit
 
 For each window (a base commit and the N first-parent commits after it) of `uvicorn`, `typer` or
@@ -24,7 +25,9 @@ For each window (a base commit and the N first-parent commits after it) of `uvic
 3. after each commit, `check --format json`: a claim not fresh (stale, unresolved, broken) is
    flagged, and so is a broken reference that commit made; then a reviewer confirms every
    flagged claim (`claim confirm --by human:doc-recall`), so each commit is judged on its own
-   change (a claim confirm refuses stays flagged, "held", and catches nothing later).
+   change (a claim confirm refuses stays flagged, "held", and catches nothing later). Each window
+   works in a folder of its own under /work/scratch/recall/runs/ (removed at the end unless
+   `--keep`), so runs on several trees may go on at once.
 
 The truth (bench/doc_recall_truth.py): the prose sentences and the fenced code examples of the
 docs' Markdown pages (release notes excluded) that upstream removed or rewrote (a word, or a line
@@ -56,6 +59,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -136,13 +140,17 @@ class Upstream:
         self.git_dir = SCRATCH / "cache" / f"{name}.git"
         self.project = PROJECTS[name]
         if not (self.git_dir / "HEAD").exists():
-            bundle = BUNDLES / f"{name}.bundle"
             self.git_dir.parent.mkdir(parents=True, exist_ok=True)
-            subprocess.run(["git", "init", "-q", "--bare", str(self.git_dir)], check=True)
-            subprocess.run(["git", "-C", str(self.git_dir), "fetch", "-q", str(bundle), "HEAD:refs/heads/main"], check=True)
-            subprocess.run(["git", "-C", str(self.git_dir), "symbolic-ref", "HEAD", "refs/heads/main"], check=True)
+            made = Path(tempfile.mkdtemp(prefix=f"{name}.git.", dir=self.git_dir.parent))
+            subprocess.run(["git", "init", "-q", "--bare", str(made)], check=True)
+            subprocess.run(["git", "-C", str(made), "fetch", "-q", str(BUNDLES / f"{name}.bundle"), "HEAD:refs/heads/main"], check=True)
+            subprocess.run(["git", "-C", str(made), "symbolic-ref", "HEAD", "refs/heads/main"], check=True)
+            try:
+                made.rename(self.git_dir)  # atomic: a run started at the same time uses one or the other
+            except OSError:
+                shutil.rmtree(made, ignore_errors=True)
         self._blobs: dict[str, str] = {}
-        self._corpora: dict[str, Corpus] = {}
+        self._corpora: dict[tuple[str, bool], Corpus] = {}
         self._cat = subprocess.Popen(["git", "-C", str(self.git_dir), "cat-file", "--batch"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE)
 
@@ -176,10 +184,11 @@ class Upstream:
                 out[path] = self.blob(meta.split()[2])
         return out
 
-    def corpus(self, rev: str) -> Corpus:
-        if rev not in self._corpora:
-            self._corpora[rev] = Corpus.of(self.pages(rev))
-        return self._corpora[rev]
+    def corpus(self, rev: str, notes: bool = False) -> Corpus:
+        """The docs at `rev` for the "still there?" tests (with the release notes: for the noise)."""
+        if (rev, notes) not in self._corpora:
+            self._corpora[(rev, notes)] = Corpus.of(self.pages(rev), notes)
+        return self._corpora[(rev, notes)]
 
     def is_code(self, path: str) -> bool:
         return path.startswith(self.project.code) and path.endswith((".py", ".pyi"))
@@ -268,7 +277,7 @@ def ground_all(r: Replay) -> dict[str, Any]:
     t = time.perf_counter()
     p = r.tool("-C", str(r.repo), "ground", "--all", check=False)
     refused = p.stderr.decode(errors="replace").strip()[-400:] if p.returncode == 2 else None
-    if refused:
+    if refused is not None:
         p = r.tool("-C", str(r.repo), "ground", "--all", "--add-front-matter", check=False)
     if p.returncode not in (0, 1):
         raise SystemExit(f"doc_recall: ground --all failed ({p.returncode}): {p.stderr.decode(errors='replace')[-800:]}")
@@ -277,11 +286,15 @@ def ground_all(r: Replay) -> dict[str, Any]:
             "refused": refused, "summary": summary[-1] if summary else None}
 
 
+def workdir(kind: str, label: str) -> Path:
+    """A new folder of its own under SCRATCH/kind (runs of other trees may go on at the same time)."""
+    (SCRATCH / kind).mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f"{label}-", dir=SCRATCH / kind))
+
+
 def replayer(name: str, up: Upstream, work: Path, args: argparse.Namespace) -> Replay:
-    """A fresh work folder with a copy of the tree under test's package, and bench/replay.py's
-    Replay set to clone this project's history and run that copy."""
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+    """In an empty folder, a copy of the tree under test's package, and bench/replay.py's Replay
+    set to clone this project's history and run that copy."""
     code = _code_dir(None, work, root=args.tree)
     return Replay(work, code, [], bundle=up.git_dir, name=name, wiki=DOCS, python=args.python)
 
@@ -307,7 +320,9 @@ class Run:
             print(f"doc_recall {self.name}: {text}", file=sys.stderr, flush=True)
 
     def setup(self) -> tuple[Replay, list[str]]:
-        r = replayer(self.name, self.up, SCRATCH / "runs" / f"{self.name}-{self.window.base[:10]}-{self.window.commits}", self.args)
+        work = workdir("runs", f"{self.name}-{self.window.base[:10]}-{self.window.commits}")
+        self.result["work"] = str(work)
+        r = replayer(self.name, self.up, work, self.args)
         r.clone(self.window.base)
         base = r.git("rev-parse", "HEAD").strip()
         commits = r.first_parents_after(base, self.window.commits)
@@ -339,8 +354,8 @@ class Run:
 def run_window(name: str, window: Window, args: argparse.Namespace, up: Upstream) -> dict[str, Any]:
     run = Run(name, window, args, up)
     run.result.update({"project": name, "window": {"base": window.base, "commits": window.commits, "why": window.why}})
-    run.say(f"setting up {window.base[:10]} + {window.commits} commits (work in {SCRATCH / 'runs'})")
     r, commits = run.setup()
+    run.say(f"{window.base[:10]} + {window.commits} commits, working in {r.work}")
     state = run.check(r)
     run.result["claims"] = len(state.claims)
     run.result["multi_claim_sentences"] = multi_claims(state.claims)
@@ -351,6 +366,9 @@ def run_window(name: str, window: Window, args: argparse.Namespace, up: Upstream
     for n, commit in enumerate(commits, 1):
         stuck, broken_before = replay_one(run, r, commit, f"[{n}/{len(commits)}]", stuck, broken_before)
     finish(run, commits)
+    if not args.keep:
+        shutil.rmtree(r.work, ignore_errors=True)
+        del run.result["work"]
     return run.result
 
 
@@ -381,6 +399,7 @@ def replay_one(run: Run, r: Replay, commit: str, progress: str, stuck: set[str],
                            "truth_items": len(items), "caught": sum(1 for g in got if g["status"] == "caught")})
     if state.flagged:
         stuck = review(r, run, state.flagged)
+        run.per_commit[-1]["held_after_review"] = len(stuck)
     run.say(f"{progress} {commit[:10]}: {len(new)} claims flagged, {len(new_broken)} new broken references; "
             f"truth {len(items)}, caught {run.per_commit[-1]['caught']}" + (f"; held after review {len(stuck)}" if stuck else ""))
     return stuck, set(state.broken)
@@ -415,7 +434,7 @@ def score(r: Replay, run: Run, item: Item, commit: str, changed: set[str], state
     guarded = {cid for cid, h in how.items() if h is not None}
     if guarded & new:
         return {**row, "status": "caught", "by": "its paragraph's claim" if mine & new else "its section heading's claim"}
-    if any(page == item.page and b.start < line <= b.end for page, line, _ in new_broken):
+    if any(page == item.page and b.holds(line - 1) for page, line, _ in new_broken):
         return {**row, "status": "caught", "by": "a broken reference"}
     if guarded & stuck:
         return {**row, "status": "held", "why": "its claim was flagged earlier and no review could clear it"}
@@ -436,7 +455,7 @@ def kept(flag: dict[str, Any], claim: Claim | None, end: Corpus) -> bool:
 
 def finish(run: Run, commits: list[str]) -> None:
     """The window's figures from its tallies."""
-    end = run.up.corpus(commits[-1]) if commits else Corpus()
+    end = run.up.corpus(commits[-1], notes=True) if commits else Corpus()
     noise = [f for f in run.flags if kept(f, run.claims.get(f["claim"] or ""), end)]
     caught = sum(1 for s in run.scored if s["status"] == "caught")
     res = run.result
@@ -571,6 +590,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the full result as JSON to FILE")
     p.add_argument("--show", action="store_true", help="list every truth item not caught, with why")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--keep", action="store_true", help=f"keep each window's clone and logs (under {SCRATCH}/runs/)")
     p.add_argument("--scan", choices=sorted(PROJECTS), help="print truth items per first-parent commit and exit")
     p.add_argument("--from", dest="start", type=int, default=1, help="with --scan: the first index on the first-parent line")
     p.add_argument("--to", dest="stop", type=int, default=10**9, help="with --scan: the index to stop before")

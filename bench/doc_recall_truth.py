@@ -225,17 +225,19 @@ def code_key(code: str) -> str:
 
 @dataclass
 class Corpus:
-    """The docs at one commit, as the "still there?" tests read them (release notes left out)."""
+    """The docs at one commit, as the "still there?" tests read them. For the truth, release notes
+    are left out (a sentence a guide dropped is gone even if a release note quotes it); for the
+    noise they are in (a flagged claim on a release note upstream kept is noise like any other)."""
 
     prose: str = " "  # every prose block's words, padded, "|" between blocks
     code: set[str] = field(default_factory=set)
 
     @classmethod
-    def of(cls, pages: dict[str, str]) -> Corpus:
+    def of(cls, pages: dict[str, str], notes: bool) -> Corpus:
         c = cls()
         parts = []
         for path, text in pages.items():
-            if is_notes(path):
+            if is_notes(path) and not notes:
                 continue
             for b in blocks(text):
                 if b.kind in ("prose", "heading"):

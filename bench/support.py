@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +42,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from bench.doc_recall import PROJECTS, SCRATCH, Upstream, describe, ground_all, replayer  # noqa: E402
+from bench.doc_recall import PROJECTS, Upstream, describe, ground_all, replayer, workdir  # noqa: E402
 from bench.replay import Replay  # noqa: E402
 
 DATA = HERE / "support_data"
@@ -122,11 +123,15 @@ def block(d: Drawn, judgement: dict[str, Any] | None) -> str:
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     up = Upstream(args.project)
     base = args.base or BASES[args.project]
-    r = replayer(args.project, up, SCRATCH / "support" / args.project, args)
-    r.clone(up.rev(base))
-    ground = ground_all(r)
-    claims = r.check().get("claims", [])
-    drawn = [shown(r, c) for c in draw(claims, args.sample, args.seed)]
+    work = workdir("support", args.project)
+    try:
+        r = replayer(args.project, up, work, args)
+        r.clone(up.rev(base))
+        ground = ground_all(r)
+        claims = r.check().get("claims", [])
+        drawn = [shown(r, c) for c in draw(claims, args.sample, args.seed)]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     judged = load(args.project)
     rows = []
     for d in drawn:
