@@ -113,6 +113,18 @@ def insert_marker(text: str, statement: str, claim_id: str) -> str | None:
     return text[:at] + marker(claim_id) + text[at:]
 
 
+def labels_after(text: str, statement: str) -> list[str]:
+    """The labels of the markers after the first prose sentence that is `statement` (split and
+    compared as insert_marker does): the claims that sentence carries already."""
+    body = body_start(text)
+    block = _BLOCK.search(text, body)
+    wanted = _norm(statement)
+    for span in sentences.prose(text[: block.start() if block else len(text)], body):
+        if _norm(text[span.start : span.stop]) == wanted:
+            return MARKER.findall(text, span.stop, span.end)
+    return []
+
+
 def _norm(text: str) -> str:
     return " ".join(MARKER.sub("", text).split())
 

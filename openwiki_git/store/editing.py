@@ -152,12 +152,21 @@ def resolve_new_evidence(ws: Any, resources: list[str], source: str) -> list[Evi
 def add_claim(wiki: Wiki, page: str, statement: str, evidence: list[Evidence], by: str | None, now: str) -> tuple[Claim, bool]:
     """A new claim (a fresh claim_<32 hex> id) written to the page's sidecar, its marker after
     the statement in the prose, under the wiki's lock; (the claim, whether the marker was placed).
+    One claim per sentence: when the sentence carries a claim already, the evidence it does not
+    cite yet is added to that claim instead (its id, verification and mark kept).
     `claim add` and the agents' add_claim both write through here."""
     with wiki.lock():
         sidecars = wiki.load_all()
+        sidecar = sidecars.get(page) or new_sidecar(page)
+        text = _page_text(wiki, page)
+        carried = sentence_claim(text, statement, sidecar) if text is not None else None
+        if carried is not None:
+            have = {e.resource for e in carried.evidence}
+            extended = carried.replace(evidence=(*carried.evidence, *(e for e in evidence if e.resource not in have)))
+            save_page(wiki, sidecar.with_claim(extended))
+            return extended, True
         taken = {c.id for sc in sidecars.values() for c in sc.claims}
         claim = Claim(new_claim_id(taken), statement, tuple(evidence), now, by)
-        sidecar = sidecars.get(page) or new_sidecar(page)
         sidecar = sidecar.replace(claims=(*sidecar.claims, claim))
         placed: list[bool] = []
 
@@ -168,6 +177,17 @@ def add_claim(wiki: Wiki, page: str, statement: str, evidence: list[Evidence], b
 
         save_page(wiki, sidecar, edit=edit)
     return claim, bool(placed and placed[0])
+
+
+def sentence_claim(text: str, statement: str, sidecar: Sidecar) -> Claim | None:
+    """The claim the page's sentence `statement` carries already (its first marker's), or None."""
+    by_label = {citations.label(c.id): c for c in sidecar.claims}
+    return next((by_label[lab] for lab in citations.labels_after(text, statement) if lab in by_label), None)
+
+
+def _page_text(wiki: Wiki, page: str) -> str | None:
+    path = wiki.page_path(page)
+    return _utf8(path.read_bytes(), wiki.repo_path(page)).replace("\r\n", "\n") if path.is_file() else None
 
 
 def _new_kind_evidence(ws: Any, raw: str, source: str) -> Evidence:
