@@ -28,6 +28,7 @@ from openwiki_git.evidence.resource import ResourceError, parse_resource
 from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.ground import deterministic as ground
 from openwiki_git.ground import refs as ground_refs
+from openwiki_git.ground import writing
 from openwiki_git.ground.refs import Sentence
 from openwiki_git.model import Claim
 from openwiki_git.refresh.prompt import estimate_tokens
@@ -301,6 +302,6 @@ def _save(ws: Workspace, it: _Item, resources: list[str], by: str, source: str) 
         editing.preflight(ws.wiki, [it.page])
         editing.save_page(
             ws.wiki, sidecar.replace(claims=(*sidecar.claims, claim)),
-            edit=lambda current: ground.insert_markers(current, [(it.sentence, claim.id)]),
+            edit=lambda current: writing.insert_markers(current, [(it.sentence, claim.id)]),
         )
     return claim

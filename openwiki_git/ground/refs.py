@@ -15,13 +15,17 @@ already follow it), which is where a new claim's marker goes.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from openwiki_git.pages import sentences
 from openwiki_git.pages.frontmatter_core import body_start as front_matter_end
 from openwiki_git.pages.markers import MARKER
 
-KINDS = ("symbol", "path", "flag", "env", "key")
+KINDS = ("symbol", "path", "flag", "env", "key", "string")
+# Names that are not definitions: grounded in the lines that mention them (names.py); one in a
+# section heading, or leading a list item (`--workers <int>` - ...), guards its section's or
+# item's sentences.
+NAME_KINDS = ("flag", "env", "key", "string")
 
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 _LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
@@ -34,11 +38,15 @@ _DEF_IN_CODE = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)|^\s*
 _PY_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _SYMBOL = re.compile(rf"^{_PY_IDENT}(?:\.{_PY_IDENT})*$")
 _FLAG = re.compile(r"^--?[A-Za-z][A-Za-z0-9-]*$")
+# `--workers <int>`, `--use-colors / --no-use-colors`, `--port=8000`: the flag is the first word
+_FLAG_USAGE = re.compile(r"^(--[A-Za-z][A-Za-z0-9-]*)(?:=\S*|\s+(?:<[^<>]+>|\[[^\[\]]+\]|[A-Z][A-Z_]*|/\s*--[A-Za-z][\w-]*))$")
+_STRING = re.compile(r"""^(["'])([\w.:/@<>*+-]{2,60})\1$""")  # `"auto"`, `'127.0.0.1'`: a string constant
 _ENV = re.compile(r"^\$?\{?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\}?$")
 _KEY = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 _PATH = re.compile(r"^\.{0,2}/?[\w.@+-]+(?:/[\w.@+-]+)*/?$")
 _EXT = re.compile(r"\.[A-Za-z0-9]{1,8}$")
 _CALL = re.compile(r"^(.+?)\((.*)\)$", re.DOTALL)
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +73,10 @@ class Ref:
 class PageRefs:
     refs: tuple[Ref, ...]
     local_names: frozenset[str]  # names the page's own code blocks define or import
+    # per prose sentence, the names (NAME_KINDS) of its section's headings and of the code span
+    # that leads its list item: what the sentence is about though it does not repeat them
+    guards: dict[Sentence, tuple[Ref, ...]] = field(default_factory=dict)
+    ignored: int = 0  # references followed by `<!-- openwiki-git: ignore -->`
 
 
 def classify(raw: str, role: str | None = None) -> tuple[str, str, bool] | None:
@@ -78,6 +90,12 @@ def classify(raw: str, role: str | None = None) -> tuple[str, str, bool] | None:
     text = text.lstrip("~!") if role else text
     if _FLAG.match(text) and text.startswith("--") and len(text) > 3:
         return "flag", text, False
+    usage = _FLAG_USAGE.match(text)
+    if usage:
+        return "flag", usage.group(1), False
+    literal = _STRING.match(text)
+    if literal and re.search(r"[A-Za-z]{2}", literal.group(2)):
+        return "string", literal.group(2), False
     m = _ENV.match(text)
     if m and (text.startswith("$") or "_" in text):
         return "env", m.group(1), False
@@ -100,7 +118,7 @@ def classify(raw: str, role: str | None = None) -> tuple[str, str, bool] | None:
             return "symbol", text, called
         if called or role or text[:1].isupper() or text.startswith("_") or (text.islower() and "_" in text):
             return ("key" if _KEY.match(text) and not called and not role else "symbol"), text, called
-        return None  # a plain word in backticks (`name`, `default`): too vague to cite
+        return "symbol", text, False  # a plain identifier (`total`): cited only when one definition has the name
     if "/" in text and _PATH.match(text) and not text.startswith("/") and "//" not in text:
         return "path", text, False
     return None
@@ -112,24 +130,61 @@ _FILE_EXTS = {
 }
 
 
+def refs_of(page: str, text: str) -> PageRefs:
+    """The references of a page, by its format: the one place a page format plugs in (a
+    reStructuredText reader adds its branch here)."""
+    return page_refs(text)
+
+
 def page_refs(text: str) -> PageRefs:
-    """Every reference in the page, each with its sentence, in page order."""
+    """Every reference in a Markdown page, each with its sentence, in page order; the names that
+    guard each sentence (its section headings', its list item's lead)."""
     body_start = front_matter_end(text)
     masked = _mask_generated(text)
     refs: list[Ref] = []
     local: set[str] = set()
+    guards: dict[Sentence, tuple[Ref, ...]] = {}
+    headings: list[tuple[int, tuple[Ref, ...]]] = []  # the open sections: (level, their names)
+    ignored = [0]
     for kind, start, end in sentences.blocks(masked, body_start):
         chunk = masked[start:end]
         if kind == "code":
             for m in _DEF_IN_CODE.finditer(chunk):
                 local.add(m.group(1) or m.group(2))
             continue
-        for sentence, s_start, s_end in _sentences(text, start, end, claimable=kind == "prose"):
-            refs.extend(_refs_in(text, s_start, s_end, sentence))
-    return PageRefs(tuple(refs), frozenset(local))
+        found = [(sentence, _refs_in(text, s_start, s_end, sentence, ignored))
+                 for sentence, s_start, s_end in _sentences(text, start, end, claimable=kind == "prose")]
+        refs.extend(r for _, got in found for r in got)
+        level = _HEADING_LEVEL.match(chunk)
+        if level:
+            headings = [h for h in headings if h[0] < len(level.group(1))]
+            headings.append((len(level.group(1)), tuple(r for _, got in found for r in got if r.kind in NAME_KINDS)))
+        elif kind == "prose":
+            lead = _lead(text, start, found)
+            for n, (sentence, _) in enumerate(found):
+                names = tuple(r for _, rs in headings for r in rs) + (lead if n else ())
+                if names:
+                    guards[sentence] = names
+    return PageRefs(tuple(refs), frozenset(local), guards, ignored[0])
 
 
-def _refs_in(text: str, start: int, end: int, sentence: Sentence) -> list[Ref]:
+_HEADING_LEVEL = re.compile(r"^ {0,3}(#{1,6})\s")
+_LEAD = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\*\*)?`")
+
+
+def _lead(text: str, start: int, found: list[tuple[Sentence, list[Ref]]]) -> tuple[Ref, ...]:
+    """The name a list item opens with (`* `--workers <int>` - Number of ...`): it guards the
+    item's other sentences."""
+    if not found or not found[0][1] or not _LEAD.match(text, start):
+        return ()
+    first = found[0][1][0]
+    return (first,) if first.kind in NAME_KINDS and not first.link else ()
+
+
+_IGNORE = re.compile(r"[ \t]*<!--\s*openwiki-git:\s*ignore\s*-->")
+
+
+def _refs_in(text: str, start: int, end: int, sentence: Sentence, ignored: list[int] | None = None) -> list[Ref]:
     out = []
     span = text[start:end]
     for m in _CODE_SPAN.finditer(span):
@@ -137,6 +192,10 @@ def _refs_in(text: str, start: int, end: int, sentence: Sentence) -> list[Ref]:
         role_m = _ROLE.search(before)
         role = role_m.group(1) if role_m else None
         got = classify(m.group(2), role)
+        if got is not None and _IGNORE.match(text, start + m.end()):
+            if ignored is not None:
+                ignored[0] += 1
+            continue
         if got is not None:
             out.append(Ref(got[0], got[1], m.group(2), sentence, got[2], role))
     for m in _LINK.finditer(span):
@@ -175,6 +234,7 @@ def _sentences(text: str, start: int, end: int, *, claimable: bool) -> list[tupl
 
 
 def _statement(raw: str) -> str:
+    raw = _COMMENT.sub("", raw)  # what the reader sees: an inline `<!-- openwiki-git: ignore -->` is not said
     lines = [_QUOTE.sub("", _LIST.sub("", ln, count=1)) for ln in MARKER.sub("", raw).splitlines()]
     return " ".join(" ".join(lines).split())
 
@@ -186,8 +246,8 @@ def _claimable(statement: str) -> bool:
 
 
 def statement_of(text: str) -> str:
-    """The statement key of a sentence as stored: markers removed, whitespace collapsed."""
-    return " ".join(MARKER.sub("", text).split())
+    """The statement key of a sentence as stored: markers and comments removed, whitespace collapsed."""
+    return " ".join(MARKER.sub("", _COMMENT.sub("", text)).split())
 
 
 def all_sentences(text: str) -> list[Sentence]:

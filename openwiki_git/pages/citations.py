@@ -126,7 +126,11 @@ def labels_after(text: str, statement: str) -> list[str]:
 
 
 def _norm(text: str) -> str:
-    return " ".join(MARKER.sub("", text).split())
+    """A sentence as the reader reads it: markers and HTML comments (`<!-- openwiki-git: ignore -->`) aside."""
+    return " ".join(MARKER.sub("", _COMMENT.sub("", text)).split())
+
+
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 def _marker_at(text: str, claim_id: str) -> int:

@@ -121,12 +121,13 @@ def new_claim_id(taken: set[str]) -> str:
     raise StoreError("could not allocate a unique claim id")  # pragma: no cover - 2^-32 odds
 
 
-def resolve_new_evidence(ws: Any, resources: list[str], source: str) -> list[Evidence]:
-    """Resolve evidence at the literal lines given; every refusal names the resource and the fix."""
+def resolve_new_evidence(ws: Any, resources: list[str], source: str, tracked: Callable[[], Any] | None = None) -> list[Evidence]:
+    """Resolve evidence at the literal lines given; every refusal names the resource and the fix.
+    `tracked`: the tracked paths, listed once by a caller that resolves many resources."""
     out: list[Evidence] = []
     for raw in resources:
         if looks_like_kind(raw):
-            named = _new_kind_evidence(ws, raw, source)
+            named = _new_kind_evidence(ws, raw, source, tracked)
             if any(e.resource == named.resource for e in out):
                 raise EvidenceError(f"{raw}: {named.resource} is cited twice", "cite each resource once")
             out.append(named)
@@ -190,7 +191,7 @@ def _page_text(wiki: Wiki, page: str) -> str | None:
     return _utf8(path.read_bytes(), wiki.repo_path(page)).replace("\r\n", "\n") if path.is_file() else None
 
 
-def _new_kind_evidence(ws: Any, raw: str, source: str) -> Evidence:
+def _new_kind_evidence(ws: Any, raw: str, source: str, tracked: Callable[[], Any] | None = None) -> Evidence:
     """A definition by name or a set, established now (claims/kinds.py); refused in OpenWiki
     mode, whose reader knows line ranges and whole files only."""
     from openwiki_git.claims import kinds
@@ -206,7 +207,7 @@ def _new_kind_evidence(ws: Any, raw: str, source: str) -> Evidence:
             f"{raw}: {unreadable} (sidecar_format: openwiki)",
             "cite lines (repo://path#L10-L24) or a whole file, or set sidecar_format: openwiki-git in .openwiki/config.yml",
         )
-    r = kinds.resolve(kind, kind.canonical, "", lambda p: ws.repo.read(p, source), ws.tracked(source))
+    r = kinds.resolve(kind, kind.canonical, "", lambda p: ws.repo.read(p, source), tracked or ws.tracked(source))
     if r.current_resource is None or r.current_version is None:
         hint = "pip install 'openwiki-git[ground]'" if "pip install" in r.reason else "name a definition or a scope that exists"
         raise EvidenceError(f"{raw}: {r.reason}", hint)

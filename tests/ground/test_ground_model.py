@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from openwiki_git.ground import deterministic as ground
 from openwiki_git.ground import model_pass as ground_model
+from openwiki_git.ground.sources import source_index
 from openwiki_git.pages import citations
 from openwiki_git.refresh.protocol import RefreshCallError
 from openwiki_git.refresh.settings import RefreshOptions
@@ -86,7 +86,7 @@ def answer(request: Any) -> dict[str, Any]:
 def run(repo: GitRepo, client: Any, *, plan: bool = False, **options: Any) -> dict[str, Any]:
     ws = Workspace.open(repo.root)
     return ground_model.run(
-        ws, ws.wiki.pages(), ground.source_index(ws), options=RefreshOptions(model="fake", **options), plan=plan, client=client
+        ws, ws.wiki.pages(), source_index(ws), options=RefreshOptions(model="fake", **options), plan=plan, client=client
     )
 
 

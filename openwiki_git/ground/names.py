@@ -1,0 +1,97 @@
+"""Names that are not definitions (a CLI flag, an environment variable, a config key, a string
+constant) grounded in the lines of the project's code that mention them. Pure: the files come
+in through the index (index.py).
+
+The evidence is a set of lines (evidence/kinds.py's `?grep=`): every line of the package's code
+that mentions the name, as the code writes it (a flag quoted, `"--reload"`, `"--use-colors/--no-use-colors"`;
+a variable as a word, `os.environ["WEB_CONCURRENCY"]` and the help text naming `$WEB_CONCURRENCY`;
+a key or a constant quoted). Its scope is the folder that holds those lines (`uvicorn/**/*.py`),
+so a mention that moves to another module of the package stays in it. The claim is stale when
+a line that mentions the name changes, comes or goes (its default, its help text, the code that
+reads it), and unresolved when no line mentions it any more (claims/kinds.py): the code stopped
+reading the variable the docs describe.
+
+A name mentioned on more than MAX_LINES lines is too common to guard a sentence (every change
+near it would mark it): it is left to the definition lookup (resolve.py).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+
+from openwiki_git.evidence.kinds import GrepSet, check_query, glob_matches
+from openwiki_git.ground.index import CODE_EXT, SECONDARY, SourceIndex
+
+MAX_LINES = 8
+_CONFIG_EXT = (".json", ".toml", ".yml", ".yaml", ".cfg", ".ini")  # a config key may be a schema's property
+
+
+@dataclass(frozen=True, slots=True)
+class LineSet:
+    """The lines that mention one name: the evidence, and where they are (path, line number, text)."""
+
+    resource: str
+    hits: tuple[tuple[str, int, str], ...]
+
+
+def query(kind: str, name: str) -> str:
+    """The regular expression that finds `name` of `kind` as code writes it."""
+    literal = re.escape(name).replace("\\-", "-")  # `-` outside a class is literal: `--reload`, not `\-\-reload`
+    if kind == "flag":
+        return rf"""["'/]{literal}(?![\w-])"""
+    if kind == "env":
+        return rf"\b{literal}\b"
+    return rf"""["']{literal}["']"""  # a config key or a string constant, quoted
+
+
+def lineset(index: SourceIndex, kind: str, name: str) -> LineSet | None:
+    """The lines of the package's code that mention `name`, as a set of lines; None when no line
+    of the project's own code does, or more than MAX_LINES do. Each name is scanned for once."""
+    key = (kind, name)
+    if key not in index.mentions:
+        index.mentions[key] = _lineset(index, kind, name)
+    got = index.mentions[key]
+    return got if isinstance(got, LineSet) else None
+
+
+def _lineset(index: SourceIndex, kind: str, name: str) -> LineSet | None:
+    pattern = query(kind, name)
+    compiled = check_query(pattern)
+    exts = CODE_EXT + (_CONFIG_EXT if kind == "key" else ())
+    hits = []
+    for path in index.paths:
+        if not path.endswith(exts):
+            continue
+        text = index.text(path)
+        if not text or name not in text:
+            continue
+        hits.extend((path, n, line) for n, line in enumerate(text.splitlines(), 1) if compiled.search(line))
+    scope = _scope([p for p, _, _ in hits if not SECONDARY.search(p)])
+    if scope is None:
+        return None
+    members = tuple(h for h in hits if glob_matches(scope, h[0]))
+    if not members or len(members) > MAX_LINES:
+        return None
+    return LineSet(GrepSet(scope, pattern).canonical, members)
+
+
+def _scope(paths: list[str]) -> str | None:
+    """The glob over the folder holding `paths` (of one extension: `pkg/**/*.py`); the file itself
+    when there is one; the top folder holding most of them when they are in several."""
+    if not paths:
+        return None
+    files = sorted(set(paths))
+    if len(files) == 1:
+        return files[0]
+    tops = [p.split("/", 1)[0] for p in files if "/" in p]
+    if len(tops) < len(files):
+        return None  # files at the repository's root and elsewhere: no folder holds them all
+    top = max(sorted(set(tops)), key=tops.count)
+    files = [p for p in files if p.startswith(top + "/")]
+    if len(files) == 1:
+        return files[0]
+    common = posixpath.commonpath([posixpath.dirname(p) for p in files])
+    exts = {posixpath.splitext(p)[1] for p in files}
+    return f"{common}/**/*{exts.pop()}" if len(exts) == 1 and exts != {""} else f"{common}/**"
