@@ -101,6 +101,10 @@ class Prover:
     def cite(self, d: Definition, sentence: str, fallback: str) -> Cite:
         """The evidence for definition `d` in `sentence`; `fallback`: what named_resource
         cites (the rule before sentences were read, kept for neutral sentences)."""
+        if d.kind in ("attribute", "variable") and not d.toplevel:
+            param = self._init_parameter(d)
+            if param is not None:
+                return param
         if d.kind not in ("class", "function", "method") or definitions.unsupported(d.path) is not None:
             return Cite(d.resource, "file" if d.kind == "module" else "lines")
         kind = sentence_kind(sentence)
@@ -135,6 +139,15 @@ class Prover:
             return Cite(Symbol(d.path, name).canonical, "body")
         why = "a sentence about what the class does names none of its members: which method holds it?" if kind == BEHAVIOUR else ""
         return Cite(Symbol(d.path, name, True).canonical, "head", why)
+
+    def _init_parameter(self, d: Definition) -> Cite | None:
+        """An attribute its class's `__init__` takes as a parameter of the same name: that
+        parameter's declaration (`Client.timeout`, set from `timeout=5.0`)."""
+        owner, _, attr = d.qualname.rpartition(".")
+        cls = next((c for c in self.index.defs.get(owner, ()) if c.kind == "class"), None)
+        if cls is None:
+            return None
+        return self.parameter(cls, _in_file(self.index, cls), f"`{attr}`")
 
     def parameter(self, d: Definition, name: str, sentence: str) -> Cite | None:
         """The declaration of a parameter `sentence` names, of the function or of the class's

@@ -23,8 +23,7 @@ from openwiki_git.pages.markers import MARKER
 
 KINDS = ("symbol", "path", "flag", "env", "key", "string")
 # Names that are not definitions: grounded in the lines that mention them (names.py); one in a
-# section heading, or leading a list item (`--workers <int>` - ...), guards its section's or
-# item's sentences.
+# section heading guards its section's sentences.
 NAME_KINDS = ("flag", "env", "key", "string")
 
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
@@ -73,8 +72,10 @@ class Ref:
 class PageRefs:
     refs: tuple[Ref, ...]
     local_names: frozenset[str]  # names the page's own code blocks define or import
-    # per prose sentence, the names (NAME_KINDS) of its section's headings and of the code span
-    # that leads its list item: what the sentence is about though it does not repeat them
+    # per prose sentence, the names (NAME_KINDS) of its section's headings: what the sentence is
+    # about though it does not repeat them (a heading carries no marker, so each sentence of the
+    # section carries them). A list item led by a name (`* `--workers <int>` - ...`) is guarded by
+    # its first sentence's claim: the item is one unit for a reader and for the report.
     guards: dict[Sentence, tuple[Ref, ...]] = field(default_factory=dict)
     ignored: int = 0  # references followed by `<!-- openwiki-git: ignore -->`
 
@@ -138,7 +139,7 @@ def refs_of(page: str, text: str) -> PageRefs:
 
 def page_refs(text: str) -> PageRefs:
     """Every reference in a Markdown page, each with its sentence, in page order; the names that
-    guard each sentence (its section headings', its list item's lead)."""
+    guard each sentence (its section headings')."""
     body_start = front_matter_end(text)
     masked = _mask_generated(text)
     refs: list[Ref] = []
@@ -160,27 +161,13 @@ def page_refs(text: str) -> PageRefs:
             headings = [h for h in headings if h[0] < len(level.group(1))]
             headings.append((len(level.group(1)), tuple(r for _, got in found for r in got if r.kind in NAME_KINDS)))
         elif kind == "prose":
-            lead = _lead(text, start, found)
-            for n, (sentence, _) in enumerate(found):
-                names = tuple(r for _, rs in headings for r in rs) + (lead if n else ())
-                if names:
-                    guards[sentence] = names
+            names = tuple(r for _, rs in headings for r in rs)
+            for sentence, _ in found if names else ():
+                guards[sentence] = names
     return PageRefs(tuple(refs), frozenset(local), guards, ignored[0])
 
 
 _HEADING_LEVEL = re.compile(r"^ {0,3}(#{1,6})\s")
-_LEAD = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\*\*)?`")
-
-
-def _lead(text: str, start: int, found: list[tuple[Sentence, list[Ref]]]) -> tuple[Ref, ...]:
-    """The name a list item opens with (`* `--workers <int>` - Number of ...`): it guards the
-    item's other sentences."""
-    if not found or not found[0][1] or not _LEAD.match(text, start):
-        return ()
-    first = found[0][1][0]
-    return (first,) if first.kind in NAME_KINDS and not first.link else ()
-
-
 _IGNORE = re.compile(r"[ \t]*<!--\s*openwiki-git:\s*ignore\s*-->")
 
 
