@@ -134,5 +134,7 @@ def test_names_that_are_no_definitions_cite_the_lines_that_mention_them(repo: Gi
     assert repo.run("check", "--format", "json") == 1
     report = json.loads(capsys.readouterr().out)
     gone = [c for c in report["claims"] if c["status"] == "unresolved"]
-    assert {c["statement"] for c in gone} == {"Set `CLIENT_CA_BUNDLE` to trust your own CA.", "The bundle is read once, when the client starts."}
+    assert {c["statement"] for c in gone} == {
+        "Set `CLIENT_CA_BUNDLE` to trust your own CA.", "The bundle is read once, when the client starts."
+    }
     assert "no line matches any more" in gone[0]["evidence"][0]["reason"]
