@@ -14,6 +14,7 @@ proposed. Reads only; writing.py writes the plan. How grounding decides is docs/
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -61,6 +62,7 @@ class Proposal:
     claim_id: str
     extends: bool = False
     place: Callable[[str, str], str] | None = None  # (page text, claim id) -> the text with its marker
+    also: tuple[Sentence, ...] = ()  # the same sentence said again on the page: one claim, its marker after each
 
     @property
     def statement(self) -> str:
@@ -225,6 +227,15 @@ def _propose(rep: PageReport, ctx: Context, sidecar: Sidecar, sentence: Sentence
     for i in usable:
         if i.undecided:
             rep.undecided.append({**i.record(sentence.line, sentence.text), "why": i.undecided})
+    twin = next((n for n, p in enumerate(rep.proposals) if claim is None and not p.extends and p.statement == sentence.text), None)
+    if twin is not None:  # the page says the sentence again: one claim, with what each says it of
+        p = rep.proposals[twin]
+        have = {e.resource for e in p.evidence}
+        more = [(i, e) for i, e in zip(usable, evidence, strict=True) if e.resource not in have]
+        rep.proposals[twin] = dataclasses.replace(
+            p, items=(*p.items, *(i for i, _ in more)), evidence=(*p.evidence, *(e for _, e in more)), also=(*p.also, sentence)
+        )
+        return
     cid = claim.id if claim is not None else ctx.reserve(rep.page, sentence.text, [e.resource for e in evidence])
     rep.proposals.append(Proposal(rep.page, sentence, tuple(usable), tuple(evidence), cid, extends=claim is not None))
 

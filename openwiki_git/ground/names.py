@@ -41,8 +41,10 @@ def query(kind: str, name: str) -> str:
     literal = re.escape(name).replace("\\-", "-")  # `-` outside a class is literal: `--reload`, not `\-\-reload`
     if kind == "flag":
         return rf"""["'/]{literal}(?![\w-])"""
-    if kind == "env":
-        return rf"\b{literal}\b"
+    if kind in ("env", "word"):
+        return rf"\b{literal}\b"  # a variable, or a name the code uses but does not define (`watchgod`)
+    if kind == "literal":
+        return rf"(?i)(?<![\w-]){literal}(?![\w-])"  # `X-Forwarded-For` as the code writes it, b"x-forwarded-for"
     return rf"""["']{literal}["']"""  # a config key or a string constant, quoted
 
 

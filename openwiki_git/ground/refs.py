@@ -21,10 +21,10 @@ from openwiki_git.pages import sentences
 from openwiki_git.pages.frontmatter_core import body_start as front_matter_end
 from openwiki_git.pages.markers import MARKER
 
-KINDS = ("symbol", "path", "flag", "env", "key", "string")
+KINDS = ("symbol", "path", "flag", "env", "key", "string", "literal")
 # Names that are not definitions: grounded in the lines that mention them (names.py); one in a
 # section heading guards its section's sentences.
-NAME_KINDS = ("flag", "env", "key", "string")
+NAME_KINDS = ("flag", "env", "key", "string", "literal")
 
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 _LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
@@ -39,6 +39,7 @@ _SYMBOL = re.compile(rf"^{_PY_IDENT}(?:\.{_PY_IDENT})*$")
 _FLAG = re.compile(r"^--?[A-Za-z][A-Za-z0-9-]*$")
 # `--workers <int>`, `--use-colors / --no-use-colors`, `--port=8000`: the flag is the first word
 _FLAG_USAGE = re.compile(r"^(--[A-Za-z][A-Za-z0-9-]*)(?:=\S*|\s+(?:<[^<>]+>|\[[^\[\]]+\]|[A-Z][A-Z_]*|/\s*--[A-Za-z][\w-]*))$")
+_LITERAL = re.compile(r"^(?=[^\s`]*[A-Za-z]{2})[A-Za-z0-9_][\w.:\[\]=+-]{2,59}$")  # one token: a header, an extra
 _STRING = re.compile(r"""^(["'])([\w.:/@<>*+-]{2,60})\1$""")  # `"auto"`, `'127.0.0.1'`: a string constant
 _ENV = re.compile(r"^\$?\{?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\}?$")
 _KEY = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
@@ -122,6 +123,8 @@ def classify(raw: str, role: str | None = None) -> tuple[str, str, bool] | None:
         return "symbol", text, False  # a plain identifier (`total`): cited only when one definition has the name
     if "/" in text and _PATH.match(text) and not text.startswith("/") and "//" not in text:
         return "path", text, False
+    if _LITERAL.match(text) and not text.startswith("-"):
+        return "literal", text, False  # `X-Forwarded-For`: grounded only where the code mentions it (names.py)
     return None
 
 

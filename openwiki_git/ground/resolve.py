@@ -71,8 +71,8 @@ def resolve(ref: Ref, index: SourceIndex, *, page_repo_path: str, local_names: f
     index.build()
     if ref.kind == "flag":
         return _mentioned(ref, index) or _resolve_flag(ref, index)
-    if ref.kind == "string":
-        return _mentioned(ref, index) or Resolution(ref, UNKNOWN, reason="no line of the project's code quotes it")
+    if ref.kind in ("string", "literal"):
+        return _mentioned(ref, index) or Resolution(ref, UNKNOWN, reason="no line of the project's code has it")
     if ref.kind == "env":
         got = _resolve_symbol(ref, index, local_names, quiet=True)  # a constant of the project (`MAX_SIZE`)
         return got if got.outcome in (RESOLVED, AMBIGUOUS) else _mentioned(ref, index) or _resolve_env(ref, index)
@@ -85,9 +85,9 @@ def resolve(ref: Ref, index: SourceIndex, *, page_repo_path: str, local_names: f
     return _resolve_symbol(ref, index, local_names)
 
 
-def _mentioned(ref: Ref, index: SourceIndex) -> Resolution | None:
+def _mentioned(ref: Ref, index: SourceIndex, kind: str | None = None) -> Resolution | None:
     """A name that is no definition, grounded in the lines of the package that mention it."""
-    found = lineset(index, ref.kind, ref.name)
+    found = lineset(index, kind or ref.kind, ref.name)
     if found is None:
         return None
     path, line, _ = found.hits[0]
@@ -156,7 +156,9 @@ def _plain_identifier(ref: Ref, index: SourceIndex) -> Resolution:
         return Resolution(ref, RESOLVED, found[0], reason="the one definition of the name")
     if 1 < len(found) <= PLAIN_AMBIGUOUS:
         return Resolution(ref, AMBIGUOUS, candidates=tuple(sorted(d.resource for d in found)), reason=f"{len(found)} definitions")
-    return Resolution(ref, UNKNOWN, reason="a plain word" if not found else f"a common name ({len(found)} definitions)")
+    if not found:  # no definition, but the code may use the name (`watchgod`, a module it imports)
+        return _mentioned(ref, index, "word") or Resolution(ref, UNKNOWN, reason="a plain word")
+    return Resolution(ref, UNKNOWN, reason=f"a common name ({len(found)} definitions)")
 
 
 # snake_case words, each starting with a letter (`remove_item`); `adr_0032` or `v1_2` name an

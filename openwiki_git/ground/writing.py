@@ -142,7 +142,7 @@ def _page_edit(rep: PageReport, front_matter: Callable[[str], str] | None) -> Ca
     new = [p for p in rep.proposals if not p.extends]
 
     def edit(text: str) -> str:
-        out = insert_markers(text, [(p.sentence, p.claim_id) for p in new if p.place is None])
+        out = insert_markers(text, [(s, p.claim_id) for p in new if p.place is None for s in (p.sentence, *p.also)])
         for p in new:
             if p.place is not None:
                 out = p.place(out, p.claim_id)
