@@ -260,7 +260,8 @@ def _establish(ctx: Context, items: list[Item]) -> tuple[list[Evidence], list[It
     """Each item's evidence established now (its token); an item whose evidence cannot be is left out."""
     from openwiki_git.store.editing import resolve_new_evidence
 
-    evidence, usable = [], []
+    evidence: list[Evidence] = []
+    usable: list[Item] = []
     for item in items:
         try:
             got = resolve_new_evidence(ctx.ws, [item.resource], ctx.source, ctx.tracked)

@@ -85,11 +85,14 @@ def run(
     source: str = "worktree",
     client: Any = None,
     skip: frozenset[tuple[str, str]] = frozenset(),
+    reports: list[Any] = (),  # type: ignore[assignment]
 ) -> dict[str, Any]:
     """The model pass over `pages`: its report (`sent`, `grounded`, `ungrounded`, `rejected`,
-    `errors`, usage and cost). `options`: a refresh.settings.RefreshOptions; `client`: a Refresher (the
+    `errors`, `decide`/`decided`, usage and cost). `options`: a refresh.settings.RefreshOptions; `client`: a Refresher (the
     scripted fake in tests), else the refresher's own, built only when something is sent.
-    `skip`: (page, statement) pairs the deterministic pass grounds (a plan has not written them)."""
+    `skip`: (page, statement) pairs the deterministic pass grounds (a plan has not written them);
+    `reports`: its page reports, whose undecided items the model decides (model_decide.py)."""
+    from openwiki_git.ground import model_decide
     from openwiki_git.refresh.client import model_client
     from openwiki_git.refresh.settings import Settings
 
@@ -101,8 +104,9 @@ def run(
     if settings.max_claims is not None and len(items) > settings.max_claims:
         skipped = len(items) - settings.max_claims
         items = items[: settings.max_claims]
+    decide = [it for it in model_decide.undecided(ws, list(reports), index) if it.page not in refused]
     out: dict[str, Any] = {
-        "model": settings.model, "sent": [], "grounded": [], "ungrounded": [], "rejected": [], "errors": [],
+        "model": settings.model, "sent": [], "grounded": [], "ungrounded": [], "rejected": [], "errors": [], "decide": [], "decided": [],
         "tokens_in": 0, "tokens_out": 0, "cost": None, "skipped_by_budget": skipped, "stopped": None,
         "refused_by_policy": [{"page": p, "rule": r} for p, r in sorted(refused.items())],  # not sent: nothing could be written
     }
@@ -112,11 +116,13 @@ def run(
         )
     if plan:
         est_in = sum(it.tokens for it in items)
-        out["tokens_in"], out["tokens_out"] = est_in, EST_ANSWER_TOKENS * len(items)
+        out["tokens_in"], out["tokens_out"] = est_in, EST_ANSWER_TOKENS * (len(items) + len(decide))
+        model_decide.run(ws, decide, None, settings, out, plan=True, source=source, index=index)
     else:
-        if items and client is None:
-            client = model_client(settings, len(items))
+        if (items or decide) and client is None:
+            client = model_client(settings, len(items) + len(decide))
         try:
+            model_decide.run(ws, decide, client, settings, out, plan=False, source=source, index=index)
             _send(ws, items, client, settings, source, out)
         finally:
             if callable(getattr(client, "close", None)):
@@ -171,9 +177,10 @@ def _rationale(response: Any) -> str:
 def _summary(out: dict[str, Any], *, plan: bool) -> str:
     cost = "cost unknown" if out["cost"] is None else f"${out['cost']:.4f}"
     if plan:
-        return (f"model {out['model']}: would send {len(out['sent'])} sentence(s), about {out['tokens_in']} tokens in and "
-                f"{out['tokens_out']} out, {cost}; nothing was sent")
+        return (f"model {out['model']}: would send {len(out['sent'])} sentence(s) and {len(out['decide'])} undecided claim(s), "
+                f"about {out['tokens_in']} tokens in and {out['tokens_out']} out, {cost}; nothing was sent")
     return (f"model {out['model']}: {len(out['sent'])} sentence(s), {len(out['grounded'])} grounded, "
+            f"{len(out['decided'])} undecided claim(s) decided, "
             f"{len(out['ungrounded'])} ungrounded, {len(out['rejected'])} rejected, {len(out['errors'])} failed; "
             f"{out['tokens_in']} tokens in, {out['tokens_out']} out, {cost}")
 

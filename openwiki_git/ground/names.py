@@ -62,7 +62,7 @@ def _lineset(index: SourceIndex, kind: str, name: str) -> LineSet | None:
     pattern = query(kind, name)
     compiled = check_query(pattern)
     exts = CODE_EXT + (_CONFIG_EXT if kind == "key" else ())
-    hits = []
+    hits: list[tuple[str, int, str]] = []
     for path in index.paths:
         if not path.endswith(exts):
             continue

@@ -157,7 +157,8 @@ class Prover:
             return None
         args = node.args
         positional = [*args.posonlyargs, *args.args]
-        pairs = list(zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True))
+        first_default = len(positional) - len(args.defaults)
+        pairs: list[tuple[ast.arg, ast.expr | None]] = list(zip(positional[first_default:], args.defaults, strict=True))
         pairs += list(zip(args.kwonlyargs, args.kw_defaults, strict=True))
         defaults = {a.arg: dflt for a, dflt in pairs}
         for a in [*positional, *args.kwonlyargs]:

@@ -40,7 +40,7 @@ def report_data(ws: Workspace, reports: list[PageReport], *, plan: bool, model: 
 
 
 def _page(ws: Workspace, r: PageReport) -> dict[str, Any]:
-    claims = [
+    claims: list[dict[str, Any]] = [
         {"id": p.claim_id, "statement": p.statement, "line": p.sentence.line, "extends": p.extends,
          "evidence": [e.resource for e in p.evidence], "items": [i.record(p.sentence.line, p.statement) for i in p.items]}
         for p in r.proposals

@@ -97,4 +97,4 @@ def model_pass(
         timeout=options.timeout, max_retries=options.max_retries, endpoint_from_config=options.endpoint_from_config,
     )
     skip = grounding.proposed(reports)  # a plan wrote nothing
-    return ground_model.run(ws, pages, index, options=refresh, plan=plan, source=source, skip=skip, client=client)
+    return ground_model.run(ws, pages, index, options=refresh, plan=plan, source=source, skip=skip, client=client, reports=reports)
