@@ -219,7 +219,7 @@ def _propose(rep: PageReport, ctx: Context, sidecar: Sidecar, sentence: Sentence
             rep.repeated += 0 if item.guard else 1
             continue
         kept.append(item)
-    evidence, usable = _establish(ctx, kept)
+    evidence, usable = establish(ctx, kept)
     rep.unusable += sum(1 for i in kept if not i.guard) - sum(1 for i in usable if not i.guard)
     if not usable or all(i.guard for i in usable) and claim is None and own == 0 and not _worth_guarding(sentence):
         return
@@ -256,7 +256,7 @@ def _claim_of(sidecar: Sidecar, sentence: Sentence) -> Claim | None:
     return next((c for c in sidecar.claims if c.statement == sentence.text), None)
 
 
-def _establish(ctx: Context, items: list[Item]) -> tuple[list[Evidence], list[Item]]:
+def establish(ctx: Context, items: list[Item]) -> tuple[list[Evidence], list[Item]]:
     """Each item's evidence established now (its token); an item whose evidence cannot be is left out."""
     from openwiki_git.store.editing import resolve_new_evidence
 

@@ -1,10 +1,11 @@
 """`ground --model`, the evidence the deterministic pass could not decide: a sentence about what a
-class does that names none of its members (proves.py cites the class's head and lists it as
-undecided). The model is shown the sentence and the class with line numbers and answers in the
+class does that names none of its members, or about what a definition longer than a screen does
+(proves.py cites the head and lists it as undecided). The model is shown the sentence and the
+definition with line numbers (up to MAX_LINES) and answers in the
 refresher's verdict format: `confirm` quoting the lines that do what the sentence says, or
 `retract` when none do. Its answer goes through the refresher's validator (`validated`: the one
 call, so that the validator's package can move), then the lines it quoted become the evidence:
-the method that holds them (`#Client.send`), else the lines themselves. The claim keeps its id
+the method of the class that holds them (`#Client.send`), else the lines themselves. The claim keeps its id
 and statement; its head evidence is replaced, its verifier becomes `model:<name>`. A `retract`
 leaves the head (the sentence is listed for a person); nothing is written in a plan.
 """
@@ -25,7 +26,7 @@ from openwiki_git.store.workspace import Workspace
 MAX_LINES = 400  # of a class shown
 SYSTEM = """\
 You decide which code makes one sentence of a project's documentation true.
-The sentence says what a class does; you are shown the class with line numbers. Answer with one
+The sentence says what a class or a function does; you are shown its code with line numbers. Answer with one
 JSON object in the verdict format:
 - verdict "confirm" with cited_ranges: the lines that do what the sentence says, each
   {"resource": "repo://<path>#L<start>-L<end>", "quote": the exact text of those lines, without
@@ -42,6 +43,7 @@ class Undecided:
     statement: str
     line: int
     head: str  # the head resource the deterministic pass cited
+    name: str  # the definition's name in its file
     path: str
     start: int
     end: int
@@ -69,8 +71,8 @@ def undecided(ws: Workspace, reports: list[Any], index: Any) -> list[Undecided]:
                     f"Current text of repo://{kind.path}#L{ext.start}-L{end} ({kind.name}):",
                     *(f"{n:>5} | {ln.rstrip()}" for n, ln in enumerate(lines, ext.start)),
                 ])
-                out.append(Undecided(rep.page, prop.claim_id, prop.statement, prop.sentence.line, item.resource, kind.path,
-                                     ext.start, end, user, estimate_tokens(SYSTEM + user)))
+                out.append(Undecided(rep.page, prop.claim_id, prop.statement, prop.sentence.line, item.resource, kind.name,
+                                     kind.path, ext.start, end, user, estimate_tokens(SYSTEM + user)))
     return out
 
 
@@ -95,10 +97,11 @@ def context(it: Undecided, evidence: tuple[Evidence, ...]) -> Any:
 
 
 def decided(ws: Workspace, it: Undecided, plan: Any, index: Any) -> list[str]:
-    """The evidence the model's quoted lines become: the method of the class holding each range,
-    else the range."""
+    """The evidence the model's quoted lines become: the method of the class holding each range
+    (a nested definition of a function), else the range: the lines that do it."""
     text = index.text(it.path) or ""
-    members = [e for e in definitions.definitions(it.path, text) if e.start >= it.start and e.end <= it.end and e.kind != "class"]
+    members = [e for e in definitions.definitions(it.path, text)
+               if e.name.startswith(it.name + ".") and e.kind != "class" and e.start >= it.start and e.end <= it.end]
     out: list[str] = []
     for raw in plan.cited:
         res = parse_resource(raw, wiki_dir=ws.config.wiki_dir)

@@ -25,7 +25,7 @@ from openwiki_git.evidence.kinds import GrepSet, check_query, glob_matches
 from openwiki_git.ground.index import CODE_EXT, SECONDARY, SourceIndex
 
 MAX_LINES = 8
-_CONFIG_EXT = (".json", ".toml", ".yml", ".yaml", ".cfg", ".ini")  # a config key may be a schema's property
+_CONFIG_EXT = (".json", ".toml", ".yml", ".yaml", ".cfg", ".ini")  # a key in a schema, a dependency in pyproject.toml
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +61,7 @@ def lineset(index: SourceIndex, kind: str, name: str) -> LineSet | None:
 def _lineset(index: SourceIndex, kind: str, name: str) -> LineSet | None:
     pattern = query(kind, name)
     compiled = check_query(pattern)
-    exts = CODE_EXT + (_CONFIG_EXT if kind == "key" else ())
+    exts = CODE_EXT + (_CONFIG_EXT if kind not in ("flag", "env") else ())  # a key, a constant, a dependency: config files too
     hits: list[tuple[str, int, str]] = []
     for path in index.paths:
         if not path.endswith(exts):
@@ -80,20 +80,23 @@ def _lineset(index: SourceIndex, kind: str, name: str) -> LineSet | None:
 
 
 def _scope(paths: list[str]) -> str | None:
-    """The glob over the folder holding `paths` (of one extension: `pkg/**/*.py`); the file itself
-    when there is one; the top folder holding most of them when they are in several."""
+    """The glob over the folder holding `paths` (of one extension: `pkg/**/*.py`), or the one file;
+    when they are in several top folders (or at the root and in folders), the top folder holding
+    most of them: the package, not a setup script beside it."""
     if not paths:
         return None
     files = sorted(set(paths))
+    groups: dict[str, list[str]] = {}
+    for p in files:
+        groups.setdefault(p.split("/", 1)[0] if "/" in p else "", []).append(p)
+    if len(groups) > 1:
+        top = max(sorted(g for g in groups if g), key=lambda g: len(groups[g]))
+        files = groups[top]
     if len(files) == 1:
         return files[0]
-    tops = [p.split("/", 1)[0] for p in files if "/" in p]
-    if len(tops) < len(files):
-        return None  # files at the repository's root and elsewhere: no folder holds them all
-    top = max(sorted(set(tops)), key=tops.count)
-    files = [p for p in files if p.startswith(top + "/")]
-    if len(files) == 1:
-        return files[0]
-    common = posixpath.commonpath([posixpath.dirname(p) for p in files])
     exts = {posixpath.splitext(p)[1] for p in files}
-    return f"{common}/**/*{exts.pop()}" if len(exts) == 1 and exts != {""} else f"{common}/**"
+    ext = f"*{exts.pop()}" if len(exts) == 1 and exts != {""} else "*"
+    if "/" not in files[0]:
+        return ext  # root files alone: `*.py` matches the root's only
+    common = posixpath.commonpath([posixpath.dirname(p) for p in files])
+    return f"{common}/**/{ext}" if ext != "*" else f"{common}/**"

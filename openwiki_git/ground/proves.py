@@ -11,7 +11,10 @@ plainly. Then, for a definition the sentence refers to:
 - a function or a method: its whole definition (the body holds the behaviour) for a behaviour
   sentence, its head (signature and docstring summary) for a naming one; otherwise its whole
   definition when short, its head when longer than a screen unless the sentence quotes what only
-  the body has (body_quotes);
+  the body has (body_quotes). A behaviour sentence about a definition longer than a screen that
+  quotes nothing only its body has cites the head and is `undecided`: which of its lines hold the
+  behaviour is the model's to say (a 300-line body cited whole is marked by every docstring
+  rewrite and refactoring in it);
 - a class: its head for a naming sentence or a neutral one. For a behaviour sentence that names no
   member, the deterministic pass cannot tell which method holds the behaviour: it cites the head,
   and says so (`undecided`; `ground --plan` lists it, `ground --model` decides);
@@ -118,8 +121,10 @@ class Prover:
             return Cite(Symbol(d.path, name, True).canonical, "head")
         if d.kind == "class":
             return self._class(d, name, sentence, kind)
-        if kind == BEHAVIOUR:
+        if kind == BEHAVIOUR and (d.end - d.start + 1 <= HEAD_AFTER or _what(fallback) == "body"):
             return Cite(Symbol(d.path, name).canonical, "body")
+        if kind == BEHAVIOUR:  # longer than a screen, quoting nothing only its body has
+            return Cite(fallback, "head", "a sentence about what a long definition does: which of its lines hold it?")
         return Cite(fallback, _what(fallback))
 
     def _class(self, d: Definition, name: str, sentence: str, kind: str) -> Cite:

@@ -38,7 +38,7 @@ _PY_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _SYMBOL = re.compile(rf"^{_PY_IDENT}(?:\.{_PY_IDENT})*$")
 _FLAG = re.compile(r"^--?[A-Za-z][A-Za-z0-9-]*$")
 # `--workers <int>`, `--use-colors / --no-use-colors`, `--port=8000`: the flag is the first word
-_FLAG_USAGE = re.compile(r"^(--[A-Za-z][A-Za-z0-9-]*)(?:=\S*|\s+(?:<[^<>]+>|\[[^\[\]]+\]|[A-Z][A-Z_]*|/\s*--[A-Za-z][\w-]*))$")
+_FLAG_USAGE = re.compile(r"^(--[A-Za-z][A-Za-z0-9-]*)(?:=\S*|\s+(?:<[^<>]+>|\[[^\[\]]+\]|/\s*--[A-Za-z][\w-]*|[^\s-]\S*))$")
 _LITERAL = re.compile(r"^(?=[^\s`]*[A-Za-z]{2})[A-Za-z0-9_][\w.:\[\]=+-]{2,59}$")  # one token: a header, an extra
 _STRING = re.compile(r"""^(["'])([\w.:/@<>*+-]{2,60})\1$""")  # `"auto"`, `'127.0.0.1'`: a string constant
 _ENV = re.compile(r"^\$?\{?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\}?$")
