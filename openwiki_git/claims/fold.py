@@ -4,24 +4,22 @@ into one. Pure: a page's text and its sidecar in, the folded sidecar and the pag
 
 The folded claim keeps the id of the sentence's first marker (the other ids become the sidecar's
 `aliases`, so `claim show OLD`, an old marker met in a merge, the graph and the agents' tools
-still find it); its statement is the sentence as the page says it; its evidence is every item
-of every claim, each resource once (a resource two claims cite keeps the older token: the one of
-a marked claim, else of the earlier verification). It is fresh only if all were: the marks are
-merged (the worst status, the earliest `since`, every cause), and a claim whose statement was not
-the sentence (a model revised the claims of one sentence apart) leaves the folded claim stale,
-since its evidence was never verified for the sentence. It keeps the earliest verification.
+still find it); its statement is the sentence as the page says it, when one of the claims
+stated it (else the first claim's statement, which `lint` then reports as differing from the
+prose, for a person to restate); its evidence is every item of every claim, each resource once
+(a resource two claims cite keeps the older token: the one of a marked claim, else of the earlier
+verification). It is fresh only if all were (the marks are merged: the worst status, the
+earliest `since`, every cause) and it keeps the earliest verification.
 """
 
 from __future__ import annotations
 
 from openwiki_git.claims.merge import merge_marks
 from openwiki_git.formats.timestamps import instant
-from openwiki_git.model import Cause, Claim, Evidence, Mark, Sidecar
+from openwiki_git.model import Claim, Evidence, Sidecar
 from openwiki_git.pages import citations, sentences
 from openwiki_git.pages.frontmatter_core import body_start
 from openwiki_git.pages.markers import BLOCK, MARKER
-
-STATED_APART = "folded with claims of the same sentence that stated it differently; re-read the cited code"
 
 
 def shared(text: str, claims: tuple[Claim, ...]) -> list[list[Claim]]:
@@ -49,7 +47,7 @@ def shared(text: str, claims: tuple[Claim, ...]) -> list[list[Claim]]:
     )
 
 
-def fold(group: list[Claim], statement: str, *, now: str) -> Claim:
+def fold(group: list[Claim], statement: str) -> Claim:
     """The group folded into its first claim (see the module docstring). `statement`: the
     sentence as the page says it (markers aside)."""
     kept = group[0]
@@ -62,24 +60,22 @@ def fold(group: list[Claim], statement: str, *, now: str) -> Claim:
     mark = None
     for c in group:
         mark = merge_marks(mark, c.mark)
-    if any(" ".join(c.statement.split()) != statement for c in group):
-        apart = Mark("stale", now, (Cause(resources[0], STATED_APART),))
-        mark = merge_marks(mark, apart)
+    stated = any(" ".join(c.statement.split()) == statement for c in group)
     earliest = order[0]
     return kept.replace(
-        statement=statement, evidence=tuple(evidence[r] for r in resources), mark=mark,
+        statement=statement if stated else kept.statement, evidence=tuple(evidence[r] for r in resources), mark=mark,
         verified_at=earliest.verified_at, verified_by=earliest.verified_by,
     )
 
 
-def fold_page(text: str, sidecar: Sidecar, *, now: str) -> tuple[Sidecar, str]:
+def fold_page(text: str, sidecar: Sidecar) -> tuple[Sidecar, str]:
     """Every group of the page folded: the sidecar (the folded claims in place of the first of
     each group, the others' ids as aliases) and the page without the others' markers."""
     claims = list(sidecar.claims)
     aliases = dict(sidecar.aliases)
     for group in shared(text, sidecar.claims):
         said = citations.prose_before(text, group[0].id)
-        merged = fold(group, said or " ".join(group[0].statement.split()), now=now)
+        merged = fold(group, said or " ".join(group[0].statement.split()))
         gone = {c.id for c in group[1:]}
         claims = [merged if c.id == merged.id else c for c in claims if c.id not in gone]
         for old in gone:

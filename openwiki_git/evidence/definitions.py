@@ -141,7 +141,7 @@ def definitions(path: str, text: str) -> list[Extent]:
     return list(_definitions(path, text))
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=512)  # ground reads a package's files in any order, each many times
 def _definitions(path: str, text: str) -> tuple[Extent, ...]:
     return tuple(_read_definitions(path, text))
 

@@ -41,10 +41,12 @@ def query(kind: str, name: str) -> str:
     literal = re.escape(name).replace("\\-", "-")  # `-` outside a class is literal: `--reload`, not `\-\-reload`
     if kind == "flag":
         return rf"""["'/]{literal}(?![\w-])"""
-    if kind in ("env", "word"):
-        return rf"\b{literal}\b"  # a variable, or a name the code uses but does not define (`watchgod`)
-    if kind == "literal":
-        return rf"(?i)(?<![\w-]){literal}(?![\w-])"  # `X-Forwarded-For` as the code writes it, b"x-forwarded-for"
+    if kind == "env":
+        return rf"\b{literal}\b"
+    if kind == "word":  # a name the code uses but does not define (`watchgod`); not a docstring's ``name``
+        return rf"(?<![\w`]){literal}(?![\w`])"
+    if kind == "literal":  # `X-Forwarded-For` as the code writes it, b"x-forwarded-for"; not a docstring's ``x=y``
+        return rf"(?i)(?<![\w`-]){literal}(?![\w`-])"
     return rf"""["']{literal}["']"""  # a config key or a string constant, quoted
 
 

@@ -87,6 +87,8 @@ class Prover:
     def span(self, resource: str) -> tuple[str, int, int]:
         """(path, first line, last line) a resource cites: a line range's lines, a definition's
         (or its head's) lines now; a set is its own point, (resource, -1, -1)."""
+        if "?grep=" in resource:
+            return resource, -1, -1
         kind = stored_kind(resource)
         if isinstance(kind, Symbol):
             if kind.path not in self._extents:

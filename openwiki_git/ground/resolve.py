@@ -150,15 +150,19 @@ def _plain(ref: Ref) -> bool:
 
 def _plain_identifier(ref: Ref, index: SourceIndex) -> Resolution:
     """Cited when exactly one definition of the project's own code has the name (a function, a
-    class, a method, an attribute or a variable); a few: ambiguous; none or many: not decidable."""
-    found = [d for d in index.suffix(ref.name) if d.kind != "module" and not SECONDARY.search(d.path)]
+    class, a module-level variable); a few: ambiguous; none or many: not decidable. A method's or
+    an attribute's name is not counted: a plain word in backticks that is one is most often a
+    value the page talks about (`stale`, `default`), not that member."""
+    every = [d for d in index.suffix(ref.name) if d.kind != "module" and not SECONDARY.search(d.path)]
+    found = [d for d in every if d.kind in ("function", "class") or d.kind == "variable" and d.toplevel]
     if len(found) == 1:
         return Resolution(ref, RESOLVED, found[0], reason="the one definition of the name")
-    if 1 < len(found) <= PLAIN_AMBIGUOUS:
-        return Resolution(ref, AMBIGUOUS, candidates=tuple(sorted(d.resource for d in found)), reason=f"{len(found)} definitions")
-    if not found:  # no definition, but the code may use the name (`watchgod`, a module it imports)
+    listed = found or every  # members only: several are listed, one is not guessed
+    if 1 < len(listed) <= PLAIN_AMBIGUOUS:
+        return Resolution(ref, AMBIGUOUS, candidates=tuple(sorted(d.resource for d in listed)), reason=f"{len(listed)} definitions")
+    if not every:  # no definition, but the code may use the name (`watchgod`, a module it imports)
         return _mentioned(ref, index, "word") or Resolution(ref, UNKNOWN, reason="a plain word")
-    return Resolution(ref, UNKNOWN, reason=f"a common name ({len(found)} definitions)")
+    return Resolution(ref, UNKNOWN, reason=f"a member's name, or a common one ({len(every)} definitions)")
 
 
 # snake_case words, each starting with a letter (`remove_item`); `adr_0032` or `v1_2` name an

@@ -8,7 +8,7 @@ from openwiki_git.claims import fold
 from openwiki_git.model import Sidecar
 from openwiki_git.pages import citations
 from openwiki_git.store import editing
-from openwiki_git.store.workspace import Workspace, now_iso
+from openwiki_git.store.workspace import Workspace
 
 
 def findings(texts: dict[str, str], sidecars: dict[str, Sidecar], pages: set[str]) -> list[tuple[str, int, str]]:
@@ -34,7 +34,7 @@ def apply(ws: Workspace, sidecar: Sidecar) -> tuple[Sidecar, list[str]]:
     text = ws.page_text(sidecar.page)
     if text is None:
         return sidecar, []
-    folded, _ = fold.fold_page(text, sidecar, now=now_iso())
+    folded, _ = fold.fold_page(text, sidecar)
     if folded == sidecar:
         return sidecar, []
     gone = {c.id for c in sidecar.claims} - {c.id for c in folded.claims}

@@ -37,30 +37,30 @@ def test_the_folded_claim_is_fresh_only_if_all_were_and_keeps_the_earliest_verif
     a = claim(1, at="2026-01-05T00:00:00Z", by="human:ann")
     b = claim(2, resource="repo://b.py#L3-L3", at="2026-01-02T00:00:00+01:00", by="model:m", mark=MARK)
     c = claim(3, resource="repo://a.py#L1-L2", version=OLD, at="2026-01-09T00:00:00Z")  # a's resource, older token
-    merged = fold.fold([a, b, c], "Widgets grow.", now="2026-03-01T00:00:00Z")
+    merged = fold.fold([a, b, c], "Widgets grow.")
     assert merged.id == a.id and merged.statement == "Widgets grow."
     assert [e.resource for e in merged.evidence] == ["repo://a.py#L1-L2", "repo://b.py#L3-L3"]
     assert merged.evidence[0].version == V  # neither claim of a.py is marked: the earlier verification's token
     assert (merged.verified_at, merged.verified_by) == ("2026-01-02T00:00:00+01:00", "model:m")
     assert merged.mark == MARK
-    fresh = fold.fold([claim(1), claim(2, resource="repo://b.py#L3-L3")], "Widgets grow.", now="2026-03-01T00:00:00Z")
+    fresh = fold.fold([claim(1), claim(2, resource="repo://b.py#L3-L3")], "Widgets grow.")
     assert fresh.mark is None
 
 
-def test_claims_that_stated_the_sentence_apart_leave_it_stale() -> None:
-    """A model revised the claims of one sentence one at a time: the page kept the last statement."""
+def test_the_folded_claim_states_the_sentence_when_one_of_them_did() -> None:
+    """A model revised the claims of one sentence one at a time: the page kept the last statement,
+    which the folded claim states; claims none of which states the sentence keep the first one's
+    statement, for `lint`'s prose-differs to show a person."""
     a, b = claim(1, "Widgets grow fast."), claim(2, "Widgets grow slowly.", resource="repo://b.py#L3-L3")
-    merged = fold.fold([a, b], "Widgets grow slowly.", now="2026-03-01T00:00:00Z")
-    assert merged.statement == "Widgets grow slowly."
-    assert merged.mark is not None and merged.mark.status == "stale"
-    assert merged.mark.causes[0].reason == fold.STATED_APART
+    assert fold.fold([a, b], "Widgets grow slowly.").statement == "Widgets grow slowly."
+    assert fold.fold([a, b], "Widgets grow.").statement == "Widgets grow fast."
 
 
 def test_fold_page_keeps_the_first_marker_and_records_aliases() -> None:
     a, b, c = claim(1), claim(2, resource="repo://b.py#L3-L3"), claim(3, resource="repo://c.py#L1-L1")
     text = page(("Widgets grow.", (a, b, c)))
     earlier = Sidecar("p.md", "sha256:" + "0" * 64, (a, b, c), aliases=((f"claim_{9:08x}{0:024x}", b.id),))
-    folded, new_text = fold.fold_page(text, earlier, now="2026-03-01T00:00:00Z")
+    folded, new_text = fold.fold_page(text, earlier)
     assert [x.id for x in folded.claims] == [a.id]
     assert len(folded.claims[0].evidence) == 3
     assert dict(folded.aliases) == {b.id: a.id, c.id: a.id, f"claim_{9:08x}{0:024x}": a.id}  # an older alias follows
@@ -70,7 +70,7 @@ def test_fold_page_keeps_the_first_marker_and_records_aliases() -> None:
 def test_merge_driver_folds_a_claim_the_other_side_still_has() -> None:
     a, b = claim(1), claim(2, resource="repo://b.py#L3-L3")
     base = Sidecar("p.md", "sha256:" + "0" * 64, (a, b))
-    ours, _ = fold.fold_page(page(("Widgets grow.", (a, b))), base, now="2026-03-01T00:00:00Z")
+    ours, _ = fold.fold_page(page(("Widgets grow.", (a, b))), base)
     theirs = base.replace(claims=(a, b.replace(mark=MARK, evidence=(*b.evidence, Evidence("repo://d.py#L1-L1", V)))))
     merged, conflicts = merge(base, ours, theirs)
     assert [c.id for c in merged.claims] == [a.id]
