@@ -41,11 +41,13 @@ class Item:
     resource: str
     cites: str  # head, body, lines, parameter, lineset, file
     undecided: str = ""  # why the pass could not tell which code holds the behaviour (the model decides)
-    guard: bool = False  # the name of its section's heading or its list item's lead, not the sentence's own
+    # not a reference of the sentence's own: "heading" (a name of its section's heading),
+    # "declaration" (the call declaring a flag it names, beside the lines that mention it)
+    extra: str = ""
 
     def record(self, line: int, statement: str) -> dict[str, Any]:
         return {"reference": self.reference, "kind": self.kind, "target": self.target, "evidence": self.resource,
-                "cites": self.cites, "line": line, "statement": statement, **({"guard": True} if self.guard else {})}
+                "cites": self.cites, "line": line, "statement": statement, **({"extra": self.extra} if self.extra else {})}
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +159,8 @@ def _items(rep: PageReport, ctx: Context, sentence: Sentence, pairs: list[tuple[
         elif res.lineset is not None:
             assert res.target is not None
             items.append(Item(ref.raw, ref.kind, res.target.qualname, res.lineset.resource, "lineset"))
+            if res.lineset.declaration is not None:  # the flag's call: its help, type and default
+                items.append(Item(ref.raw, ref.kind, res.target.qualname, res.lineset.declaration, "declaration", extra="declaration"))
         else:
             assert res.target is not None
             fallback = named_resource(ctx.index, res.target, sentence.text)
@@ -173,7 +177,7 @@ def _guard(ctx: Context, ref: Ref, page_repo: str, local: frozenset[str]) -> Ite
     res = ctx.guards[key]
     if res.outcome != gr.RESOLVED or res.lineset is None:
         return None
-    return Item(ref.raw, ref.kind, ref.name, res.lineset.resource, "lineset", guard=True)
+    return Item(ref.raw, ref.kind, ref.name, res.lineset.resource, "lineset", extra="heading")
 
 
 SUBSUMED = "subsumed: the sentence names one of its members"
@@ -203,7 +207,7 @@ def _through_classes(pairs: list[tuple[Ref, gr.Resolution]], index: Any) -> list
 def _propose(rep: PageReport, ctx: Context, sidecar: Sidecar, sentence: Sentence, items: list[Item], guards: list[Item]) -> None:
     """The sentence's proposal: its items not cited yet, as a new claim or added to its claim."""
     claim = _claim_of(sidecar, sentence)
-    own = len(items)
+    own = sum(1 for i in items if not i.extra)
     if claim is None and sentence.text in {t.statement for t in sidecar.retracted} and not ctx.reground:
         rep.retracted += own
         return
@@ -213,17 +217,17 @@ def _propose(rep: PageReport, ctx: Context, sidecar: Sidecar, sentence: Sentence
     for item in [*items, *guards]:
         here = span(item.resource)
         if any(_overlap(here, s) for s in cited):
-            rep.already += 0 if item.guard else 1
+            rep.already += 0 if item.extra else 1
             continue
         if any(_overlap(here, span(k.resource)) for k in kept):
-            rep.repeated += 0 if item.guard else 1
+            rep.repeated += 0 if item.extra else 1
             continue
         kept.append(item)
     evidence, usable = establish(ctx, kept)
-    rep.unusable += sum(1 for i in kept if not i.guard) - sum(1 for i in usable if not i.guard)
-    if not usable or all(i.guard for i in usable) and claim is None and own == 0 and not _worth_guarding(sentence):
+    rep.unusable += sum(1 for i in kept if not i.extra) - sum(1 for i in usable if not i.extra)
+    if not usable or all(i.extra for i in usable) and claim is None and own == 0 and not _worth_guarding(sentence):
         return
-    rep.guarded += sum(1 for i in usable if i.guard)
+    rep.guarded += sum(1 for i in usable if i.extra == "heading")
     for i in usable:
         if i.undecided:
             rep.undecided.append({**i.record(sentence.line, sentence.text), "why": i.undecided})

@@ -17,6 +17,7 @@ near it would mark it): it is left to the definition lookup (resolve.py).
 
 from __future__ import annotations
 
+import ast
 import posixpath
 import re
 from dataclasses import dataclass
@@ -30,10 +31,14 @@ _CONFIG_EXT = (".json", ".toml", ".yml", ".yaml", ".cfg", ".ini")  # a key in a 
 
 @dataclass(frozen=True, slots=True)
 class LineSet:
-    """The lines that mention one name: the evidence, and where they are (path, line number, text)."""
+    """The lines that mention one name: the evidence, and where they are (path, line number,
+    text); for a flag declared by one call written over several lines (click's
+    `@click.option("--limit-concurrency", type=int, help=...)`), that call's lines too, which
+    hold what the flag does (its help, type and default), not only its name."""
 
     resource: str
     hits: tuple[tuple[str, int, str], ...]
+    declaration: str | None = None
 
 
 def query(kind: str, name: str) -> str:
@@ -78,7 +83,27 @@ def _lineset(index: SourceIndex, kind: str, name: str) -> LineSet | None:
     members = tuple(h for h in hits if glob_matches(scope, h[0]))
     if not members or len(members) > MAX_LINES:
         return None
-    return LineSet(GrepSet(scope, pattern).canonical, members)
+    declared = [d for p, n, _ in members if kind == "flag" and p.endswith(".py") for d in [_call_around(index, p, n)] if d]
+    declaration = declared[0] if len(declared) == 1 else None
+    return LineSet(GrepSet(scope, pattern).canonical, members, declaration)
+
+
+def _call_around(index: SourceIndex, path: str, line: int) -> str | None:
+    """The lines of the innermost call written over several lines that holds `line` (an
+    `add_argument(...)`, a `click.option(...)`), as a line range; None when there is none."""
+    text = index.text(path)
+    try:
+        tree = ast.parse(text or "", filename=path)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    calls = [
+        (n.lineno, n.end_lineno) for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and n.end_lineno is not None and n.lineno <= line <= n.end_lineno and n.end_lineno > n.lineno
+    ]
+    if not calls:
+        return None
+    start, end = min(calls, key=lambda se: se[1] - se[0])
+    return f"repo://{path}#L{start}-L{end}"
 
 
 def _scope(paths: list[str]) -> str | None:

@@ -45,7 +45,7 @@ def _page(ws: Workspace, r: PageReport) -> dict[str, Any]:
          "evidence": [e.resource for e in p.evidence], "items": [i.record(p.sentence.line, p.statement) for i in p.items]}
         for p in r.proposals
     ]
-    added = [{**i, "id": c["id"]} for c in claims for i in c["items"] if not i.get("guard")]
+    added = [{**i, "id": c["id"]} for c in claims for i in c["items"] if not i.get("extra")]
     return {
         "page": r.page, "page_path": ws.wiki.repo_path(r.page), "claims": claims, "added": added,
         "already_grounded": r.already, "broken": r.broken, "ambiguous": r.ambiguous, "undecided": r.undecided,

@@ -47,7 +47,10 @@ def main(argv):
     import argparse
 
     p = argparse.ArgumentParser()
-    p.add_argument("--retries", type=int, default=3, help="how often to retry")
+    p.add_argument(
+        "--retries", type=int, default=3,
+        help="how often to retry",
+    )
     p.add_argument("--debug/--no-debug")
     return p.parse_args(argv), "auto"
 '''
@@ -121,7 +124,9 @@ def test_names_that_are_no_definitions_cite_the_lines_that_mention_them(repo: Gi
     env = "repo://pkg/client.py?grep=%5CbCLIENT_CA_BUNDLE%5Cb"
     retries = "repo://pkg/client.py?grep=%5B%22'%2F%5D--retries(%3F!%5B%5Cw-%5D)"
     assert got["Set `CLIENT_CA_BUNDLE` to trust your own CA."] == [("lineset", env)]
-    assert got["`--retries <int>` - How often a request is retried."] == [("lineset", retries)]
+    start = CLIENT.splitlines().index("    p.add_argument(") + 1
+    declared = f"repo://pkg/client.py#L{start}-L{start + 3}"  # the call declaring it: its help, type and default
+    assert got["`--retries <int>` - How often a request is retried."] == [("lineset", retries), ("declaration", declared)]
     assert "Zero turns retrying off." not in got  # the list item's lead claim guards the item
     assert got["`--debug / --no-debug` - Print every request."] == [("lineset", "repo://pkg/client.py?grep=%5B%22'%2F%5D--debug(%3F!%5B%5Cw-%5D)")]
     assert got["The bundle is read once, when the client starts."] == [("lineset", env)]  # its section's heading
