@@ -106,6 +106,8 @@ def _resolve_symbol(ref: Ref, index: SourceIndex, local_names: frozenset[str], *
     exact = index.expand(name)
     if len(parts) == 1:  # a bare name never means a test's, a script's or a benchmark's module
         exact = [d for d in exact if not SECONDARY.search(d.path)]
+        if exact and all(d.kind == "module" and d.qualname in index.roots for d in exact):
+            return Resolution(ref, UNKNOWN, reason="the project's own name")  # "each `uvicorn` process": no module's first line
     if exact:
         return _one(ref, exact, "definition")
     if len(parts) == 1:
