@@ -68,10 +68,9 @@ def lineset(index: SourceIndex, kind: str, name: str) -> LineSet | None:
 def _lineset(index: SourceIndex, kind: str, name: str) -> LineSet | None:
     pattern = query(kind, name)
     compiled = check_query(pattern)
-    exts = CODE_EXT + (_CONFIG_EXT if kind not in ("flag", "env") else ())  # a key, a constant, a dependency: config files too
     hits: list[tuple[str, int, str]] = []
     for path in index.paths:
-        if not path.endswith(exts):
+        if not _searched(path, kind):
             continue
         text = index.text(path)
         if not text or name not in text:
@@ -104,6 +103,19 @@ def _call_around(index: SourceIndex, path: str, line: int) -> str | None:
         return None
     start, end = min(calls, key=lambda se: se[1] - se[0])
     return f"repo://{path}#L{start}-L{end}"
+
+
+def _searched(path: str, kind: str) -> bool:
+    """Whether `path` is code a name is looked for in: code files, not under a dot-folder (CI
+    workflows, issue templates); a key or a constant in config files too (a schema, pyproject.toml),
+    a word (a dependency's name) in the repository root's config files only."""
+    if path.startswith(".") or "/." in path:
+        return False
+    if path.endswith(CODE_EXT):
+        return True
+    if not path.endswith(_CONFIG_EXT) or kind in ("flag", "env"):
+        return False
+    return kind != "word" or "/" not in path
 
 
 def _scope(paths: list[str]) -> str | None:

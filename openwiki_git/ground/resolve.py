@@ -143,6 +143,7 @@ def _resolve_bare(ref: Ref, index: SourceIndex, local_names: frozenset[str], *, 
 
 
 PLAIN_AMBIGUOUS = 5  # a plain word more definitions have is too common a name to list as ambiguous
+_EXAMPLES = re.compile(r"(?:^|/)(?:docs?(?:_src)?|examples?)/")  # the docs' own example code
 
 
 def _plain(ref: Ref) -> bool:
@@ -155,7 +156,10 @@ def _plain_identifier(ref: Ref, index: SourceIndex) -> Resolution:
     class, a module-level variable); a few: ambiguous; none or many: not decidable. A method's or
     an attribute's name is not counted: a plain word in backticks that is one is most often a
     value the page talks about (`stale`, `default`), not that member."""
-    every = [d for d in index.suffix(ref.name) if d.kind != "module" and not SECONDARY.search(d.path)]
+    named = [d for d in index.suffix(ref.name) if d.kind != "module"]
+    if any(_EXAMPLES.search(d.path) for d in named):  # a tutorial's `main`, `create`: the docs' own examples say it
+        return Resolution(ref, UNKNOWN, reason="the docs' example code defines it too")
+    every = [d for d in named if not SECONDARY.search(d.path)]
     found = [d for d in every if d.kind in ("function", "class") or d.kind == "variable" and d.toplevel]
     if len(found) == 1:
         return Resolution(ref, RESOLVED, found[0], reason="the one definition of the name")
@@ -264,7 +268,7 @@ def _resolve_path(ref: Ref, index: SourceIndex, page_repo_path: str) -> Resoluti
         candidates = [rel]
     if not candidates and (rel in index.dirs):
         return Resolution(ref, UNKNOWN, reason="a directory")
-    if not candidates and not ref.link:
+    if not candidates and not ref.link and "/" in rel:  # a bare `main.py` is the reader's file, or the root's
         candidates = [p for p in index.paths if p.endswith("/" + rel)]
         candidates = _primary_paths(candidates)
     if len(candidates) == 1:

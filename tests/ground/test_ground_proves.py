@@ -143,3 +143,17 @@ def test_names_that_are_no_definitions_cite_the_lines_that_mention_them(repo: Gi
         "Set `CLIENT_CA_BUNDLE` to trust your own CA.", "The bundle is read once, when the client starts."
     }
     assert "no line matches any more" in gone[0]["evidence"][0]["reason"]
+
+
+def test_what_a_tutorial_names_of_its_own_is_left_alone(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """A tutorial's own `total` (its example code under docs_src/ defines one too), the reader's
+    `client.py` (a bare file name), and a word only a CI workflow mentions are not the project's."""
+    repo.write("docs_src/first.py", "def total(prices):\n    return sum(prices)\n")
+    repo.write(".github/workflows/ci.yml", "steps:\n  - run: gadget --check\n")
+    data = grounded(repo, capsys, (
+        "# Guide\n\n"
+        "The `total` function of your program adds the prices up.\n\n"
+        "Edit `client.py` in your own project first.\n\n"
+        "Then run `gadget` over the whole tree.\n"
+    ))
+    assert cited(data) == {} and data["summary"]["unknown"] == 3
