@@ -2,6 +2,9 @@
 constant) grounded in the lines of the project's code that mention them. Pure: the files come
 in through the index (index.py).
 
+A plain word no definition has is such a name only when the project's code imports a module of
+that name (a dependency: `watchgod`, `shellingham`); `python` or `reset` in backticks is not.
+
 The evidence is a set of lines (evidence/kinds.py's `?grep=`): every line of the package's code
 that mentions the name, as the code writes it (a flag quoted, `"--reload"`, `"--use-colors/--no-use-colors"`;
 a variable as a word, `os.environ["WEB_CONCURRENCY"]` and the help text naming `$WEB_CONCURRENCY`;
@@ -66,6 +69,8 @@ def lineset(index: SourceIndex, kind: str, name: str) -> LineSet | None:
 
 
 def _lineset(index: SourceIndex, kind: str, name: str) -> LineSet | None:
+    if kind == "word" and not _imported(index, name):
+        return None  # a plain word the code says (`python`, `reset`) is no dependency of it
     pattern = query(kind, name)
     compiled = check_query(pattern)
     hits: list[tuple[str, int, str]] = []
@@ -103,6 +108,18 @@ def _call_around(index: SourceIndex, path: str, line: int) -> str | None:
         return None
     start, end = min(calls, key=lambda se: se[1] - se[0])
     return f"repo://{path}#L{start}-L{end}"
+
+
+def _imported(index: SourceIndex, name: str) -> bool:
+    """Whether the project's own code imports a module of that name (`import shellingham`,
+    `from watchgod import watch`): a dependency, which a page may name and a change may drop."""
+    line = re.compile(rf"^\s*(?:from\s+{re.escape(name)}(?:\.\w+)*\s+import|import\s+{re.escape(name)}(?:\.\w+)*(?:\s|,|$))", re.M)
+    for path in index.paths:
+        if path.endswith((".py", ".pyi")) and not SECONDARY.search(path):
+            text = index.text(path)
+            if text and name in text and line.search(text):
+                return True
+    return False
 
 
 def _searched(path: str, kind: str) -> bool:

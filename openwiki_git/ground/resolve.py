@@ -26,6 +26,7 @@ import re
 import sys
 from dataclasses import dataclass
 from functools import cache
+from keyword import iskeyword
 
 from openwiki_git.ground.index import SECONDARY, Definition, SourceIndex
 from openwiki_git.ground.names import LineSet, lineset
@@ -128,6 +129,8 @@ def _resolve_bare(ref: Ref, index: SourceIndex, local_names: frozenset[str], *, 
     """A bare name is cited only to a public definition of the project's own code: never a test
     helper, never a method (`bind()` of which class?) unless written as a call."""
     name = ref.name
+    if _plain(ref) and any(_EXAMPLES.search(d.path) for d in index.suffix(name)):
+        return Resolution(ref, UNKNOWN, reason="the docs' example code defines it too")  # a tutorial's `main`
     if _plain(ref) and name not in _BUILTINS and name not in local_names and not _stdlib_name(name):
         return _plain_identifier(ref, index)
     allowed = _bare_kinds(ref)
@@ -147,8 +150,10 @@ _EXAMPLES = re.compile(r"(?:^|/)(?:docs?(?:_src)?|examples?)/")  # the docs' own
 
 
 def _plain(ref: Ref) -> bool:
-    """A plain identifier: one lower-case word (`total`, `get`), written without parentheses or a role."""
-    return ref.name.isidentifier() and ref.name.islower() and "_" not in ref.name and not ref.called and ref.role is None
+    """A plain identifier: one lower-case word (`total`, `get`), written without parentheses or a
+    role, not a keyword of Python's (`yield`)."""
+    name = ref.name
+    return name.isidentifier() and name.islower() and "_" not in name and not ref.called and ref.role is None and not iskeyword(name)
 
 
 def _plain_identifier(ref: Ref, index: SourceIndex) -> Resolution:
@@ -156,10 +161,7 @@ def _plain_identifier(ref: Ref, index: SourceIndex) -> Resolution:
     class, a module-level variable); a few: ambiguous; none or many: not decidable. A method's or
     an attribute's name is not counted: a plain word in backticks that is one is most often a
     value the page talks about (`stale`, `default`), not that member."""
-    named = [d for d in index.suffix(ref.name) if d.kind != "module"]
-    if any(_EXAMPLES.search(d.path) for d in named):  # a tutorial's `main`, `create`: the docs' own examples say it
-        return Resolution(ref, UNKNOWN, reason="the docs' example code defines it too")
-    every = [d for d in named if not SECONDARY.search(d.path)]
+    every = [d for d in index.suffix(ref.name) if d.kind != "module" and not SECONDARY.search(d.path)]
     found = [d for d in every if d.kind in ("function", "class") or d.kind == "variable" and d.toplevel]
     if len(found) == 1:
         return Resolution(ref, RESOLVED, found[0], reason="the one definition of the name")
