@@ -29,6 +29,7 @@ from openwiki_git.evidence.kinds import GrepSet, check_query, glob_matches
 from openwiki_git.ground.index import CODE_EXT, SECONDARY, SourceIndex
 
 MAX_LINES = 8
+_DECLARES = re.compile(r"(?:add_argument|option|Option|argument|Argument)$")  # a call that declares a flag
 _CONFIG_EXT = (".json", ".toml", ".yml", ".yaml", ".cfg", ".ini")  # a key in a schema, a dependency in pyproject.toml
 
 
@@ -93,8 +94,9 @@ def _lineset(index: SourceIndex, kind: str, name: str) -> LineSet | None:
 
 
 def _call_around(index: SourceIndex, path: str, line: int) -> str | None:
-    """The lines of the innermost call written over several lines that holds `line` (an
-    `add_argument(...)`, a `click.option(...)`), as a line range; None when there is none."""
+    """The lines of the innermost call declaring a flag (`add_argument(...)`, `click.option(...)`,
+    `typer.Option(...)`) written over several lines that holds `line`, as a line range; None when
+    there is none."""
     text = index.text(path)
     try:
         tree = ast.parse(text or "", filename=path)
@@ -103,6 +105,7 @@ def _call_around(index: SourceIndex, path: str, line: int) -> str | None:
     calls = [
         (n.lineno, n.end_lineno) for n in ast.walk(tree)
         if isinstance(n, ast.Call) and n.end_lineno is not None and n.lineno <= line <= n.end_lineno and n.end_lineno > n.lineno
+        and _DECLARES.search(ast.unparse(n.func))
     ]
     if not calls:
         return None

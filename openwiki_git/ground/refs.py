@@ -39,7 +39,9 @@ _SYMBOL = re.compile(rf"^{_PY_IDENT}(?:\.{_PY_IDENT})*$")
 _FLAG = re.compile(r"^--?[A-Za-z][A-Za-z0-9-]*$")
 # `--workers <int>`, `--use-colors / --no-use-colors`, `--port=8000`: the flag is the first word
 _FLAG_USAGE = re.compile(r"^(--[A-Za-z][A-Za-z0-9-]*)(?:=\S*|\s+(?:<[^<>]+>|\[[^\[\]]+\]|/\s*--[A-Za-z][\w-]*|[^\s-]\S*))$")
-_LITERAL = re.compile(r"^(?=[^\s`]*[A-Za-z]{2})[A-Za-z0-9_][\w.:\[\]=+-]{2,59}$")  # one token: a header, an extra
+# one token with a separator inside (a header `X-Forwarded-For`, an extra `pkg[all]`, a file
+# `last-error.log`), not a word with its full stop (`etc.`)
+_LITERAL = re.compile(r"^(?=[^\s`]*[A-Za-z]{2})(?=[^\s`]*[-_=:\[./][\w\[])[A-Za-z0-9_][\w.:\[\]=+-]{2,59}$")
 _STRING = re.compile(r"""^(["'])([\w.:/@<>*+-]{2,60})\1$""")  # `"auto"`, `'127.0.0.1'`: a string constant
 _ENV = re.compile(r"^\$?\{?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\}?$")
 _KEY = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
