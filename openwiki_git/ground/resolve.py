@@ -161,6 +161,8 @@ def _plain_identifier(ref: Ref, index: SourceIndex) -> Resolution:
     class, a module-level variable); a few: ambiguous; none or many: not decidable. A method's or
     an attribute's name is not counted: a plain word in backticks that is one is most often a
     value the page talks about (`stale`, `default`), not that member."""
+    if _command(index, ref.name):
+        return Resolution(ref, UNKNOWN, reason="a command's name (`ground`): the command, not a function of its name")
     every = [d for d in index.suffix(ref.name) if d.kind != "module" and not SECONDARY.search(d.path)]
     found = [d for d in every if d.kind in ("function", "class") or d.kind == "variable" and d.toplevel]
     if len(found) == 1:
@@ -171,6 +173,16 @@ def _plain_identifier(ref: Ref, index: SourceIndex) -> Resolution:
     if not every:  # no definition, but the code may use the name (`watchgod`, a module it imports)
         return _mentioned(ref, index, "word") or Resolution(ref, UNKNOWN, reason="a plain word")
     return Resolution(ref, UNKNOWN, reason=f"a member's name, or a common one ({len(every)} definitions)")
+
+
+def _command(index: SourceIndex, name: str) -> bool:
+    """Whether the project declares a command of that name (`add_parser("ground", ...)`,
+    `@app.command("ground")`): a page naming it names the command."""
+    declared = re.compile(rf"""(?:add_parser|command)\(\s*(?:name\s*=\s*)?["']{re.escape(name)}["']""")
+    return any(
+        declared.search(text) for p in index.paths
+        if p.endswith(".py") and not SECONDARY.search(p) and (text := index.text(p)) and name in text
+    )
 
 
 # snake_case words, each starting with a letter (`remove_item`); `adr_0032` or `v1_2` name an

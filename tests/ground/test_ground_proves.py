@@ -147,13 +147,16 @@ def test_names_that_are_no_definitions_cite_the_lines_that_mention_them(repo: Gi
 
 def test_what_a_tutorial_names_of_its_own_is_left_alone(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
     """A tutorial's own `total` (its example code under docs_src/ defines one too), the reader's
-    `client.py` (a bare file name), and a word only a CI workflow mentions are not the project's."""
+    `client.py` (a bare file name), a word only a CI workflow mentions and a command's name are
+    not cited."""
     repo.write("docs_src/first.py", "def total(prices):\n    return sum(prices)\n")
     repo.write(".github/workflows/ci.yml", "steps:\n  - run: gadget --check\n")
+    repo.write("pkg/cli.py", "def serve(args):\n    return args\n\n\ndef parser(sub):\n    sub.add_parser(\"serve\")\n")
     data = grounded(repo, capsys, (
         "# Guide\n\n"
         "The `total` function of your program adds the prices up.\n\n"
         "Edit `client.py` in your own project first.\n\n"
-        "Then run `gadget` over the whole tree.\n"
+        "Then run `gadget` over the whole tree.\n\n"
+        "The `serve` command starts the server at once.\n"  # the command, not its function's body
     ))
-    assert cited(data) == {} and data["summary"]["unknown"] == 3
+    assert cited(data) == {} and data["summary"]["unknown"] == 4
