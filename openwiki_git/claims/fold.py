@@ -19,18 +19,14 @@ from openwiki_git.formats.timestamps import instant
 from openwiki_git.model import Claim, Evidence, Sidecar
 from openwiki_git.pages import citations, sentences
 from openwiki_git.pages.frontmatter_core import body_start
-from openwiki_git.pages.markers import BLOCK, MARKER
 
 
 def shared(text: str, claims: tuple[Claim, ...]) -> list[list[Claim]]:
     """The groups of two or more claims whose markers follow one sentence of the prose, in the
     page's order; on a page without markers, claims with the same statement."""
     body = body_start(text)
-    block = BLOCK.search(text, body)
     found = sentences.blocks(text, body)
-    first: dict[str, int] = {}
-    for m in MARKER.finditer(text, body, block.start() if block else len(text)):
-        first.setdefault(m.group(1), m.start())
+    first = citations.first_markers(text, body)
     by_key: dict[object, list[Claim]] = {}
     for c in claims:
         at = first.get(citations.label(c.id))

@@ -24,16 +24,18 @@ from openwiki_git.refresh.prompt import estimate_tokens
 from openwiki_git.store.workspace import Workspace
 
 MAX_LINES = 400  # of a class shown
-SYSTEM = """\
-You decide which code makes one sentence of a project's documentation true.
-The sentence says what a class or a function does; you are shown its code with line numbers. Answer with one
-JSON object in the verdict format:
-- verdict "confirm" with cited_ranges: the lines that do what the sentence says, each
-  {"resource": "repo://<path>#L<start>-L<end>", "quote": the exact text of those lines, without
-  line numbers}; quote code, not only comments or docstrings; cite only lines shown.
-- verdict "retract" when no lines shown do what the sentence says (cited_ranges empty).
+# What ground's model questions share: the refresher's verdict format, confirm or retract only.
+VERDICT_RULES = """\
 Never use "revise"; revised_statement is always null. claim_id is the id given. rationale: one sentence.
 """
+SYSTEM = """\
+You decide which code makes one sentence of a project's documentation true.
+The sentence says what a class or a function does; you are shown its code with line numbers.
+Answer with one JSON object: verdict "confirm" with cited_ranges, the lines that do what the
+sentence says ({"resource": "repo://<path>#L<start>-L<end>", "quote": their exact text, without
+line numbers}; code, not only comments or docstrings; only lines shown), or verdict "retract"
+with no cited_ranges when no lines shown do it.
+""" + VERDICT_RULES
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +76,25 @@ def undecided(ws: Workspace, reports: list[Any], index: Any) -> list[Undecided]:
                 out.append(Undecided(rep.page, prop.claim_id, prop.statement, prop.sentence.line, item.resource, kind.name,
                                      kind.path, ext.start, end, user, estimate_tokens(SYSTEM + user)))
     return out
+
+
+def ask(client: Any, request: Any, out: dict[str, Any], where: dict[str, Any]) -> Any:
+    """One question to the model, its tokens counted in `out`; None when the call failed (listed
+    in `out["errors"]`; `out["stopped"]` set when the failure ends the run)."""
+    from openwiki_git.refresh import protocol as refresher
+
+    try:
+        response = client.review(request)
+    except refresher.RefreshCallError as e:
+        out["tokens_in"] += e.usage.input_tokens
+        out["tokens_out"] += e.usage.output_tokens
+        out["errors"].append({**where, "reason": f"model error: {e}"})
+        if e.fatal:
+            out["stopped"] = str(e)
+        return None
+    out["tokens_in"] += response.usage.input_tokens
+    out["tokens_out"] += response.usage.output_tokens
+    return response
 
 
 def validated(data: Any, ctx: Any, read: Any, wiki_dir: str) -> Any:
@@ -125,17 +146,15 @@ def run(
             out["decide"].append({**where, "tokens": it.tokens})
             out["tokens_in"] += it.tokens
             continue
+        if settings.max_total_tokens is not None and out["tokens_in"] + out["tokens_out"] >= settings.max_total_tokens:
+            out["stopped"] = f"max_total_tokens ({settings.max_total_tokens}) reached"
+            return
         request = refresher.ReviewRequest(it.claim_id, SYSTEM, (it.user,), refresher.model_schema(), 1)
-        try:
-            response = client.review(request)
-        except refresher.RefreshCallError as e:
-            out["errors"].append({**where, "reason": f"model error: {e}"})
-            if e.fatal:
-                out["stopped"] = str(e)
+        response = ask(client, request, out, where)
+        if response is None:
+            if out["stopped"]:
                 return
             continue
-        out["tokens_in"] += response.usage.input_tokens
-        out["tokens_out"] += response.usage.output_tokens
         _apply(ws, it, response, by, source, index, out, where)
 
 

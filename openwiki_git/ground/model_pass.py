@@ -29,6 +29,7 @@ from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.ground import deterministic as ground
 from openwiki_git.ground import refs as ground_refs
 from openwiki_git.ground import writing
+from openwiki_git.ground.model_decide import VERDICT_RULES, ask
 from openwiki_git.ground.refs import Sentence
 from openwiki_git.model import Claim
 from openwiki_git.refresh.prompt import estimate_tokens
@@ -54,8 +55,7 @@ You are shown the sentence and candidate code with line numbers. Answer with one
   each {"resource": "repo://<path>#L<start>-L<end>", "quote": the exact text of exactly those lines,
   without line numbers}. Cite only files and lines shown.
 - verdict "retract" when the lines shown do not support the sentence (cited_ranges empty).
-Never use "revise"; revised_statement is always null. claim_id is the id given. rationale: one sentence.
-"""
+""" + VERDICT_RULES
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,18 +143,11 @@ def _send(ws: Workspace, items: list[_Item], client: Any, settings: Any, source:
             out["stopped"] = f"max_total_tokens ({settings.max_total_tokens}) reached; {len(items) - n} sentence(s) not sent"
             break
         request = refresher.ReviewRequest(f"ground-{n + 1}", SYSTEM, (it.user,), refresher.model_schema(), 1)
-        try:
-            response = client.review(request)
-        except refresher.RefreshCallError as e:
-            out["tokens_in"] += e.usage.input_tokens
-            out["tokens_out"] += e.usage.output_tokens
-            out["errors"].append({**_where(ws, it), "reason": f"model error: {e}"})
-            if e.fatal:
-                out["stopped"] = str(e)
+        response = ask(client, request, out, _where(ws, it))
+        if response is None:
+            if out["stopped"]:
                 break
             continue
-        out["tokens_in"] += response.usage.input_tokens
-        out["tokens_out"] += response.usage.output_tokens
         verdict = _judge(ws, it, response, source, refresher)
         if isinstance(verdict, str):
             key = "ungrounded" if verdict == "retract" else "rejected"

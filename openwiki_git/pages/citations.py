@@ -167,13 +167,19 @@ def marker_lines(text: str, claim_ids: Iterable[str], *, unmarked_page_ok: bool 
         return dict.fromkeys(claim_ids)
     body = body_start(text)
     found = sentences.blocks(text, body)
-    # Each label's first marker in the prose (_marker_at's answer), from one pass: a search per
-    # claim scanned the generated block again each time (40 ms for a page of 100 claims).
+    first = first_markers(text, body)
+    return {cid: _sentence_line(text, first.get(label(cid), -1), body, found) for cid in claim_ids if label(cid) in markers}
+
+
+def first_markers(text: str, body: int | None = None) -> dict[str, int]:
+    """Each label's first marker in the prose (_marker_at's answer), from one pass: a search per
+    claim scanned the generated block again each time (40 ms for a page of 100 claims)."""
+    body = body_start(text) if body is None else body
     block = _BLOCK.search(text, body)
     first: dict[str, int] = {}
     for m in MARKER.finditer(text, body, block.start() if block else len(text)):
         first.setdefault(m.group(1), m.start())
-    return {cid: _sentence_line(text, first.get(label(cid), -1), body, found) for cid in claim_ids if label(cid) in markers}
+    return first
 
 
 def _sentence_line(text: str, at: int, body: int, found: list[tuple[str, int, int]] | None) -> int | None:
