@@ -14,8 +14,7 @@ from typing import Any
 
 from openwiki_git import PRODUCER
 from openwiki_git.errors import StoreError
-from openwiki_git.ground import refs as ground_refs
-from openwiki_git.ground import scope
+from openwiki_git.ground import pageformat, scope
 from openwiki_git.ground.sources import source_index, tracked
 from openwiki_git.model import Sidecar
 from openwiki_git.store.workspace import Workspace
@@ -97,7 +96,7 @@ def _broken(ws: Workspace, sidecars: dict[str, Sidecar], texts: dict[str, str | 
     for page, text in texts.items():
         if text is None:
             continue
-        found = ground_refs.refs_of(page, text)
+        found = pageformat.refs_of(page, text)
         covered = {c.statement for c in sidecars[page].claims}
         todo = [r for r in found.refs if r.sentence.text not in covered]
         if not todo:

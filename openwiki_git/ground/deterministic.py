@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from openwiki_git.errors import EvidenceError
-from openwiki_git.ground import refs as ground_refs
+from openwiki_git.formats import pagenames
+from openwiki_git.ground import pageformat
 from openwiki_git.ground import resolve as gr
 from openwiki_git.ground.broken import GROUND_BY, broken_references, grounded_pages  # noqa: F401 (check and lint import them here)
 from openwiki_git.ground.proves import Prover, named_resource
@@ -123,7 +124,7 @@ def plan_page(ctx: Context, page: str, sidecar: Sidecar | None, text: str) -> Pa
     """What grounding `page` adds: one proposal per sentence, and its broken, ambiguous and
     undecided references. Reads only."""
     rep = PageReport(page)
-    found = ground_refs.refs_of(page, text)
+    found = pageformat.refs_of(page, text)
     rep.references, rep.ignored = len(found.refs), found.ignored
     page_repo = ctx.ws.wiki.repo_path(page)
     by_sentence: dict[Sentence, list[tuple[Ref, gr.Resolution]]] = {s: [] for s in found.guards}
@@ -252,11 +253,14 @@ def _worth_guarding(sentence: Sentence) -> bool:
 
 def _claim_of(sidecar: Sidecar, sentence: Sentence) -> Claim | None:
     """The claim the sentence carries: its first marker's; on a page without markers, the claim
-    stating it."""
+    stating it. A reStructuredText page's markers follow the paragraph (each sentence of it
+    carries them all): there, the claim among them stating the sentence."""
     by_label = {citations.label(c.id): c for c in sidecar.claims}
-    for label in sentence.markers:
-        if label in by_label:
-            return by_label[label]
+    carried = [by_label[label] for label in sentence.markers if label in by_label]
+    if pagenames.is_rst(sidecar.page):
+        return next((c for c in carried if c.statement == sentence.text), None)
+    if carried:
+        return carried[0]
     return next((c for c in sidecar.claims if c.statement == sentence.text), None)
 
 

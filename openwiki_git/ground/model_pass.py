@@ -27,8 +27,7 @@ from openwiki_git.claims import policy
 from openwiki_git.evidence.resource import ResourceError, parse_resource
 from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.ground import deterministic as ground
-from openwiki_git.ground import refs as ground_refs
-from openwiki_git.ground import writing
+from openwiki_git.ground import pageformat
 from openwiki_git.ground.model_decide import VERDICT_RULES, ask
 from openwiki_git.ground.refs import Sentence
 from openwiki_git.model import Claim
@@ -184,7 +183,7 @@ def _summary(out: dict[str, Any], *, plan: bool) -> str:
 def _items(ws: Workspace, page: str, index: Any) -> list[_Item]:
     text = ws.page_text(page) or ""
     out = []
-    for s in ground_refs.all_sentences(text):
+    for s in pageformat.sentences_of(page, text):
         if not s.claimable or s.markers or not _factual(s.text):
             continue
         shown = _candidates(s.text, index)
@@ -290,7 +289,7 @@ def _save(ws: Workspace, it: _Item, resources: list[str], by: str, source: str) 
 
     with ws.wiki.lock():
         text = ws.page_text(it.page) or ""
-        now_sentences = [s for s in ground_refs.all_sentences(text) if s.text == it.sentence.text]
+        now_sentences = [s for s in pageformat.sentences_of(it.page, text) if s.text == it.sentence.text]
         if not now_sentences or any(s.markers for s in now_sentences):
             return None
         evidence = editing.resolve_new_evidence(ws, resources, source)
@@ -302,6 +301,6 @@ def _save(ws: Workspace, it: _Item, resources: list[str], by: str, source: str) 
         editing.preflight(ws.wiki, [it.page])
         editing.save_page(
             ws.wiki, sidecar.replace(claims=(*sidecar.claims, claim)),
-            edit=lambda current: writing.insert_markers(current, [(it.sentence, claim.id)]),
+            edit=lambda current: pageformat.insert_markers(current, [(it.sentence, claim.id)], it.page),
         )
     return claim

@@ -15,11 +15,13 @@ already follow it), which is where a new claim's marker goes.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from openwiki_git.pages import sentences
+from openwiki_git.pages import rst_markers, sentences
+from openwiki_git.pages.citations import IGNORE
 from openwiki_git.pages.frontmatter_core import body_start as front_matter_end
-from openwiki_git.pages.markers import MARKER
+from openwiki_git.pages.markers import ANY, strip
 
 KINDS = ("symbol", "path", "flag", "env", "key", "string", "literal")
 # Names that are not definitions: grounded in the lines that mention them (names.py); one in a
@@ -28,7 +30,7 @@ NAME_KINDS = ("flag", "env", "key", "string", "literal")
 
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 _LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_ROLE = re.compile(r"\{(?:py:)?([a-z]+)\}$")  # MyST roles: {func}`x`, {py:class}`x`
+_ROLE = re.compile(r"(?:\{(?:py:)?([a-z]+)\}|(?<![\w`]):(?:py:)?([a-z]+):)$")  # MyST {func}`x`, reST :func:`x`
 _LIST = re.compile(r"^(\s*)(?:[-*+]|\d{1,9}[.)])\s+")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")
 _BLOCK = re.compile(r"\n*<!-- openwiki-git:citations:begin[^\n]*-->\n.*?<!-- openwiki-git:citations:end -->\n?", re.DOTALL)
@@ -48,7 +50,7 @@ _KEY = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 _PATH = re.compile(r"^\.{0,2}/?[\w.@+-]+(?:/[\w.@+-]+)*/?$")
 _EXT = re.compile(r"\.[A-Za-z0-9]{1,8}$")
 _CALL = re.compile(r"^(.+?)\((.*)\)$", re.DOTALL)
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_TITLED = re.compile(r"^[^<]*<([^<>]+)>$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +94,8 @@ def classify(raw: str, role: str | None = None) -> tuple[str, str, bool] | None:
     if role in ("file", "download"):
         return ("path", text, False) if _PATH.match(text) else None
     text = text.lstrip("~!") if role else text
+    titled = _TITLED.match(text) if role else None
+    text = titled.group(1).lstrip("~!") if titled else text  # reST `:class:`the retrier <pkg.Retrying>``
     if _FLAG.match(text) and text.startswith("--") and len(text) > 3:
         return "flag", text, False
     usage = _FLAG_USAGE.match(text)
@@ -136,32 +140,30 @@ _FILE_EXTS = {
 }
 
 
-def refs_of(page: str, text: str) -> PageRefs:
-    """The references of a page, by its format: the one place a page format plugs in (a
-    reStructuredText reader adds its branch here)."""
-    return page_refs(text)
+Blocks = Callable[[str], list[tuple[str, int, int]]]
 
 
-def page_refs(text: str) -> PageRefs:
-    """Every reference in a Markdown page, each with its sentence, in page order; the names that
-    guard each sentence (its section headings')."""
-    body_start = front_matter_end(text)
-    masked = _mask_generated(text)
+def page_refs(text: str, blocks: Blocks | None = None) -> PageRefs:
+    """Every reference in the page, each with its sentence, in page order; the names that guard
+    each sentence (its Markdown section headings'). `blocks`: the page's blocks when it is not
+    Markdown (pages/rst.py's for a reStructuredText page, whose markers follow the paragraph:
+    rst_markers.py); ground/formats.py picks them by the page's name."""
     refs: list[Ref] = []
     local: set[str] = set()
     guards: dict[Sentence, tuple[Ref, ...]] = {}
     headings: list[tuple[int, tuple[Ref, ...]]] = []  # the open sections: (level, their names)
     ignored = [0]
-    for kind, start, end in sentences.blocks(masked, body_start):
+    masked, found_blocks = _blocks(text, blocks)
+    for kind, start, end in found_blocks:
         chunk = masked[start:end]
         if kind == "code":
             for m in _DEF_IN_CODE.finditer(chunk):
                 local.add(m.group(1) or m.group(2))
             continue
         found = [(sentence, _refs_in(text, s_start, s_end, sentence, ignored))
-                 for sentence, s_start, s_end in _sentences(text, start, end, claimable=kind == "prose")]
+                 for sentence, s_start, s_end in _sentences(text, start, end, claimable=kind == "prose", rst=blocks is not None)]
         refs.extend(r for _, got in found for r in got)
-        level = _HEADING_LEVEL.match(chunk)
+        level = _HEADING_LEVEL.match(chunk) if blocks is None else None
         if level:
             headings = [h for h in headings if h[0] < len(level.group(1))]
             headings.append((len(level.group(1)), tuple(r for _, got in found for r in got if r.kind in NAME_KINDS)))
@@ -173,16 +175,26 @@ def page_refs(text: str) -> PageRefs:
 
 
 _HEADING_LEVEL = re.compile(r"^ {0,3}(#{1,6})\s")
-_IGNORE = re.compile(r"[ \t]*<!--\s*openwiki-git:\s*ignore\s*-->")
+_IGNORE = re.compile(r"[ \t]*" + IGNORE.pattern)
+
+
+def _blocks(text: str, blocks: Blocks | None) -> tuple[str, list[tuple[str, int, int]]]:
+    """The page as scanned (generated parts blanked) and its blocks."""
+    if blocks is not None:
+        return text, blocks(text)
+    masked = _mask_generated(text)
+    return masked, sentences.blocks(masked, front_matter_end(text))
 
 
 def _refs_in(text: str, start: int, end: int, sentence: Sentence, ignored: list[int] | None = None) -> list[Ref]:
     out = []
     span = text[start:end]
     for m in _CODE_SPAN.finditer(span):
+        if len(m.group(1)) == 1 and span.startswith("_", m.end()):
+            continue  # reST's `Retrying`_: a hyperlink reference to a target, not code
         before = span[: m.start()]
         role_m = _ROLE.search(before)
-        role = role_m.group(1) if role_m else None
+        role = (role_m.group(1) or role_m.group(2)) if role_m else None
         got = classify(m.group(2), role)
         if got is not None and _IGNORE.match(text, start + m.end()):
             if ignored is not None:
@@ -212,22 +224,26 @@ def _mask_generated(text: str) -> str:
     return re.sub(r"<!--.*?-->", blank, text, flags=re.DOTALL)
 
 
-def _sentences(text: str, start: int, end: int, *, claimable: bool) -> list[tuple[Sentence, int, int]]:
-    """One block's sentences (pages/sentences.py splits them); offsets refer to `text`."""
+def _sentences(text: str, start: int, end: int, *, claimable: bool, rst: bool = False) -> list[tuple[Sentence, int, int]]:
+    """One block's sentences (pages/sentences.py splits them); offsets refer to `text`. In
+    reStructuredText a marker follows the paragraph: each sentence's marker place is the
+    paragraph's end, and the markers after the paragraph are every sentence's."""
     out = []
+    after = rst_markers.following(text, end)[1] if rst else []
     for span in sentences.split(text, start, end):
         raw_body = text[span.start : span.end]
         statement = _statement(raw_body)
         if statement:
-            markers = tuple(m.group(1) for m in MARKER.finditer(raw_body))
+            markers = tuple(after) if rst else tuple(m.group(1) for m in ANY.finditer(raw_body))
             line = text.count("\n", 0, span.start) + 1
-            out.append((Sentence(statement, line, span.end, claimable and _claimable(statement), markers), span.start, span.end))
+            place = end if rst else span.end
+            out.append((Sentence(statement, line, place, claimable and _claimable(statement), markers), span.start, span.end))
     return out
 
 
 def _statement(raw: str) -> str:
-    raw = _COMMENT.sub("", raw)  # what the reader sees: an inline `<!-- openwiki-git: ignore -->` is not said
-    lines = [_QUOTE.sub("", _LIST.sub("", ln, count=1)) for ln in MARKER.sub("", raw).splitlines()]
+    raw = IGNORE.sub("", strip(raw))  # what the reader sees: an inline `<!-- openwiki-git: ignore -->` is not said
+    lines = [_QUOTE.sub("", _LIST.sub("", ln, count=1)) for ln in raw.splitlines()]
     return " ".join(" ".join(lines).split())
 
 
@@ -238,17 +254,15 @@ def _claimable(statement: str) -> bool:
 
 
 def statement_of(text: str) -> str:
-    """The statement key of a sentence as stored: markers and comments removed, whitespace collapsed."""
-    return " ".join(MARKER.sub("", _COMMENT.sub("", text)).split())
+    """The statement key of a sentence as stored: markers and ignore comments removed, whitespace collapsed."""
+    return " ".join(IGNORE.sub("", strip(text)).split())
 
 
-def all_sentences(text: str) -> list[Sentence]:
+def all_sentences(text: str, blocks: Blocks | None = None) -> list[Sentence]:
     """The sentences of the page's prose blocks, in page order (the model pass reads the
-    claimable ones; markers go after any of them)."""
-    body_start = front_matter_end(text)
-    masked = _mask_generated(text)
+    claimable ones; markers go after any of them). `blocks`: as page_refs takes it."""
     out: list[Sentence] = []
-    for kind, start, end in sentences.blocks(masked, body_start):
+    for kind, start, end in _blocks(text, blocks)[1]:
         if kind == "prose":
-            out.extend(s for s, _, _ in _sentences(text, start, end, claimable=True))
+            out.extend(s for s, _, _ in _sentences(text, start, end, claimable=True, rst=blocks is not None))
     return out

@@ -24,7 +24,6 @@ from openwiki_git.pages.frontmatter_core import boundary, read_fast
 HISTORY = ("CHANGELOG*", "HISTORY*", "CHANGES*", "NEWS*", "release-notes*", "changelog/")
 _HISTORY_NAME = re.compile(r"(?:^|/)(?:changelog|history|changes|news|release-notes)[^/]*$", re.IGNORECASE)
 _HISTORY_DIR = re.compile(r"(?:^|/)changelog/", re.IGNORECASE)
-IGNORE_COMMENT = "<!-- openwiki-git: ignore -->"
 
 
 def history(page: str, exclude: Iterable[str] = ()) -> str | None:

@@ -18,12 +18,11 @@ from typing import Any
 
 from openwiki_git.claims import policy
 from openwiki_git.errors import SchemaError, StoreError
+from openwiki_git.formats import pagenames
 from openwiki_git.ground import deterministic as planning
-from openwiki_git.ground import refs as ground_refs
-from openwiki_git.ground import scope
+from openwiki_git.ground import pageformat, scope
 from openwiki_git.ground.broken import GROUND_BY, excluded
 from openwiki_git.ground.deterministic import Context, PageReport, Proposal
-from openwiki_git.ground.refs import Sentence
 from openwiki_git.model import Claim, Sidecar
 from openwiki_git.pages import citations
 from openwiki_git.pages.frontmatter_core import opens
@@ -142,7 +141,7 @@ def _page_edit(rep: PageReport, front_matter: Callable[[str], str] | None) -> Ca
     new = [p for p in rep.proposals if not p.extends]
 
     def edit(text: str) -> str:
-        out = insert_markers(text, [(s, p.claim_id) for p in new if p.place is None for s in (p.sentence, *p.also)])
+        out = pageformat.insert_markers(text, [(s, p.claim_id) for p in new if p.place is None for s in (p.sentence, *p.also)], rep.page)
         for p in new:
             if p.place is not None:
                 out = p.place(out, p.claim_id)
@@ -154,8 +153,8 @@ def _page_edit(rep: PageReport, front_matter: Callable[[str], str] | None) -> Ca
 def _front_matter_edit(ws: Workspace, rep: PageReport, run: Run) -> Callable[[str], str] | None:
     """With --add-front-matter: the edit that gives the page the minimal OKF front matter, or
     `type: Reference` in front matter without one; None when the page needs neither."""
-    if not run.add_front_matter or rep.left_alone or rep.refused:
-        return None
+    if not run.add_front_matter or rep.left_alone or rep.refused or pagenames.is_rst(rep.page):
+        return None  # a reStructuredText page has no Markdown front matter
     text = ws.page_text(rep.page) or ""
     if not opens(text):
         return lambda out: MINIMAL_FRONT_MATTER + out if not opens(out) else out
@@ -168,22 +167,6 @@ def _front_matter_edit(ws: Workspace, rep: PageReport, run: Run) -> Callable[[st
     if fm is None or fm.data.get("type"):
         return None
     return lambda out: frontmatter.edit(out, {"type": "Reference"}, filename=ws.wiki.repo_path(rep.page))
-
-
-def insert_markers(text: str, items: Iterable[tuple[Sentence, str]]) -> str:
-    """`text` with each claim's marker after its sentence (found again by its statement, the
-    occurrence nearest the line it was read on); nothing else changes."""
-    ends: dict[int, list[str]] = {}
-    sentences = ground_refs.all_sentences(text)
-    for sentence, claim_id in items:
-        same = [s for s in sentences if s.text == sentence.text]
-        if not same:
-            raise StoreError(f"{sentence.text[:60]!r}: the sentence is no longer in the page", "run ground again")
-        at = min(same, key=lambda s: abs(s.line - sentence.line)).end
-        ends.setdefault(at, []).append(citations.marker(claim_id))
-    for at in sorted(ends, reverse=True):
-        text = text[:at] + "".join(ends[at]) + text[at:]
-    return text
 
 
 def proposals_of(reports: Iterable[PageReport]) -> list[Proposal]:

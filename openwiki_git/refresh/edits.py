@@ -17,7 +17,7 @@ from openwiki_git.claims import fix as fixer
 from openwiki_git.model import ClaimResult, Evidence, Sidecar
 from openwiki_git.pages import citations, sentences
 from openwiki_git.pages.frontmatter_core import body_start
-from openwiki_git.pages.markers import MARKER
+from openwiki_git.pages.markers import ANY
 
 
 class VerdictError(ValueError):
@@ -83,14 +83,17 @@ def _prose_end(text: str) -> int:
 
 
 def _find_marker(text: str, claim_id: str) -> tuple[int, int] | None:
-    pattern = re.compile(re.escape(citations.marker(claim_id)) + r"(?!:)")
-    m = pattern.search(text, body_start(text), _prose_end(text))
+    m = citations.own_marker(claim_id).search(text, body_start(text), _prose_end(text))
     return (m.start(), m.end()) if m else None
 
 
 def sentence_span(text: str, claim_id: str, statement: str) -> tuple[int, int, int] | None:
     """(sentence start, marker start, marker end) of the first marker of the claim in the prose;
-    on a page without the marker, the statement's own span if it occurs exactly once."""
+    on a page without the marker, the statement's own span if it occurs exactly once. In
+    reStructuredText the marker line follows the paragraph: the statement's sentence in it."""
+    rst = citations.rst_sentence(text, claim_id, statement)
+    if rst is not None:
+        return rst[0], rst[1], rst[1]
     found = _find_marker(text, claim_id)
     stmt = statement.strip()
     if found is None:
@@ -104,7 +107,7 @@ def sentence_span(text: str, claim_id: str, statement: str) -> tuple[int, int, i
     if stmt and text[max(0, at - len(stmt)) : at] == stmt:
         return at - len(stmt), at, end
     span = sentences.before(text, at, body_start(text))  # the one splitter's sentence before the marker
-    if span is None or span.stop < at and MARKER.search(text, span.stop, at):
+    if span is None or span.stop < at and ANY.search(text, span.stop, at):
         return None  # another claim's marker follows the sentence too: it is theirs as well, never edited for one
     return span.start, at, end
 
@@ -142,7 +145,7 @@ def retract_sentence(text: str, claim_id: str, statement: str) -> str:
         text = _drop_empty_line(text, start)
     # Other uses of the marker in the prose (a second sentence citing it) lose the marker only.
     body, prose_end = body_start(text), _prose_end(text)
-    prose = text[body:prose_end].replace(citations.marker(claim_id), "")
+    prose = citations.remove_marker(text[body:prose_end], claim_id)
     return text[:body] + prose + text[prose_end:]
 
 

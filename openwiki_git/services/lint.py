@@ -12,11 +12,13 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from openwiki_git.errors import OpenwikiError, SchemaError
+from openwiki_git.formats import pagenames
 from openwiki_git.markdown import refs
 from openwiki_git.model import Claim, Sidecar
 from openwiki_git.pages import citations, okf
 from openwiki_git.pages import frontmatter as fmt
-from openwiki_git.services import lint_fold
+from openwiki_git.pages.frontmatter_core import uses_okf
+from openwiki_git.services import lint_ground
 from openwiki_git.store import bundle, editing
 from openwiki_git.store.workspace import Workspace
 
@@ -46,7 +48,7 @@ class Plan:
     project: set[str] = field(default_factory=set)  # pages whose front matter/citations to redo
     indexes: dict[Path, str] = field(default_factory=dict)  # index file -> its text
     create_indexes: bool | None = None  # create missing indexes: None = when the tool keeps the wiki's (bundle.keeps_indexes)
-    folds: set[str] = field(default_factory=set)  # pages with sentences carrying several claims (lint_fold.py)
+    folds: set[str] = field(default_factory=set)  # pages with sentences carrying several claims (lint_ground.py)
 
     def has_work(self) -> bool:
         return bool(self.moves or self.markers or self.project or self.indexes or self.folds)
@@ -94,25 +96,15 @@ def lint(ws: Workspace, *, create_indexes: bool | None = None) -> tuple[list[Fin
             msg = f"{wiki.repo_path(page)} does not exist; restore the page, or retract its claims (never deleted by lint)"
             found.append(Finding("orphan-sidecar", rel, 1, msg))
     found += _markers(ws, texts, sidecars, plan)
-    found += [Finding("several-claims", wiki.repo_path(p), n, m, True) for p, n, m in lint_fold.findings(texts, sidecars, plan.folds)]
+    found += [Finding("several-claims", wiki.repo_path(p), n, m, True) for p, n, m in lint_ground.findings(texts, sidecars, plan.folds)]
     found += _links(ws)
-    found += _broken_references(ws, sidecars)
+    found += [Finding("broken-reference", p, n, m) for p, n, m in lint_ground.broken_references(ws, sidecars)]
     found += _out_of_step(ws, texts, sidecars, plan)
     found += _cited_documents(ws, sidecars)
     found += _policy(ws, sidecars)
     if not ws.config.strict_openwiki:  # an OpenWiki wiki's indexes are OpenWiki's
         found += _indexes(ws, plan)
     return found, plan
-
-
-def _broken_references(ws: Workspace, sidecars: dict[str, Sidecar]) -> list[Finding]:
-    """Code references that name nothing in the code, on pages `ground` grounded (ground.py)."""
-    from openwiki_git.ground import deterministic as ground
-
-    return [
-        Finding("broken-reference", b["page_path"], b["line"], f"`{b['reference']}` names nothing in the code: {b['reason']}")
-        for b in ground.broken_references(ws, sidecars)
-    ]
 
 
 def _located(message: str, default_path: str) -> tuple[str, int, str]:
@@ -124,8 +116,11 @@ def _located(message: str, default_path: str) -> tuple[str, int, str]:
 
 def _front_matter(ws: Workspace, texts: dict[str, str]) -> list[Finding]:
     out = []
+    site = ws.wiki.site is not None
     for page, text in texts.items():
         rel = ws.wiki.repo_path(page)
+        if not uses_okf(text, site=site):
+            continue  # a docs site's page: its front matter is the generator's, or none
         try:
             fm = fmt.parse(text, filename=rel)
         except SchemaError as e:
@@ -191,7 +186,7 @@ def _markers(ws: Workspace, texts: dict[str, str], sidecars: dict[str, Sidecar],
                     said = citations.prose_before(text, c.id) or ""
                     out.append(Finding("prose-differs", ws.wiki.repo_path(page), 1, _differs(c, said)))
                 continue
-            placeable = citations.insert_marker(text, c.statement, c.id) is not None
+            placeable = citations.insert_marker(text, c.statement, c.id, rst=pagenames.is_rst(page)) is not None
             how = "--fix puts it after the statement" if placeable else "put it after the sentence that states the claim"
             out.append(
                 Finding(
@@ -364,9 +359,7 @@ def apply(ws: Workspace, plan: Plan) -> list[str]:
     with wiki.lock():
         editing.preflight(wiki, wiki.pages())
         sidecars = wiki.load_all()
-        for page in sorted(plan.folds & set(sidecars)):
-            sidecars[page], paths = lint_fold.apply(ws, sidecars[page])
-            written.extend(f"Rewriting {p} (claims of one sentence folded into one)" for p in paths)
+        written += lint_ground.fold_pages(ws, sidecars, plan.folds)
         for old, new in sorted(plan.moves.items()):
             if old not in sidecars or (new in sidecars and sidecars[new].claims):
                 continue
@@ -393,7 +386,7 @@ def _save(ws: Workspace, sidecar: Sidecar, claim_ids: list[str]) -> list[str]:
 
     def edit(text: str) -> str:
         for c in wanted:
-            text = citations.insert_marker(text, c.statement, c.id) or text
+            text = citations.insert_marker(text, c.statement, c.id, rst=pagenames.is_rst(sidecar.page)) or text
         return text
 
     return editing.save_page(ws.wiki, sidecar, edit=edit if wanted else None)

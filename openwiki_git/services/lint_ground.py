@@ -1,6 +1,8 @@
-"""`lint`'s one-claim-per-sentence rule: sentences that carry several claims are reported
-(`several-claims`), and `lint --fix` folds each into one claim (claims/fold.py: the rule), the
-other claims' markers taken out of the page and their ids kept as the sidecar's aliases."""
+"""`lint`'s findings that come from grounding: code references that name nothing in the code
+(`broken-reference`, on pages `ground` grounded: ground/broken.py), and the one-claim-per-sentence
+rule: sentences that carry several claims are reported (`several-claims`), and `lint --fix` folds
+each into one claim (claims/fold.py: the rule), the other claims' markers taken out of the page
+and their ids kept as the sidecar's aliases."""
 
 from __future__ import annotations
 
@@ -26,6 +28,23 @@ def findings(texts: dict[str, str], sidecars: dict[str, Sidecar], pages: set[str
                                     f"({citations.label(group[0].id)}; the other ids resolve to it)"))
             pages.add(page)
     return out
+
+
+def broken_references(ws: Workspace, sidecars: dict[str, Sidecar]) -> list[tuple[str, int, str]]:
+    """(page path, line, message) of each code reference that names nothing in the code."""
+    from openwiki_git.ground import broken
+
+    return [(b["page_path"], b["line"], f"`{b['reference']}` names nothing in the code: {b['reason']}")
+            for b in broken.broken_references(ws, sidecars)]
+
+
+def fold_pages(ws: Workspace, sidecars: dict[str, Sidecar], pages: set[str]) -> list[str]:
+    """`pages` folded (the caller holds the wiki lock; `sidecars` updated): what was written."""
+    written: list[str] = []
+    for page in sorted(pages & set(sidecars)):
+        sidecars[page], paths = apply(ws, sidecars[page])
+        written.extend(f"Rewriting {p} (claims of one sentence folded into one)" for p in paths)
+    return written
 
 
 def apply(ws: Workspace, sidecar: Sidecar) -> tuple[Sidecar, list[str]]:
