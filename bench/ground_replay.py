@@ -71,7 +71,7 @@ from openwiki_git.evidence.tokens import split_lines  # noqa: E402
 from openwiki_git.git.repo import Repo  # noqa: E402
 from openwiki_git.ground.deterministic import source_index  # noqa: E402
 from openwiki_git.ground.index import SourceIndex  # noqa: E402
-from openwiki_git.ground.resolve import HEAD_AFTER, body_quotes  # noqa: E402
+from openwiki_git.ground.proves import HEAD_AFTER, body_quotes  # noqa: E402
 from openwiki_git.store.workspace import Workspace  # noqa: E402
 
 BUNDLE = "/work/shared/testdata/replay/attrs.bundle"

@@ -78,9 +78,16 @@ repos:
 
 
 class Replay:
-    def __init__(self, work: Path, code: Path, settings: list[str]) -> None:
+    """A clone of a bundle replayed through the real pre-commit hook (bench/doc_recall.py uses it
+    on other projects, with their docs folder as the wiki and another tree's code)."""
+
+    def __init__(self, work: Path, code: Path, settings: list[str], *, bundle: Path = BUNDLE, name: str = "attrs",
+                 wiki: str = WIKI, python: str = sys.executable) -> None:
         self.work = work
-        self.repo = work / "attrs"
+        self.repo = work / name
+        self.bundle = bundle
+        self.wiki = wiki
+        self.python = python
         self.code = code
         self.settings = settings
         self.log = work / "hook-log.jsonl"
@@ -114,11 +121,11 @@ class Replay:
         return self.run("git", *argv, check=check).stdout.decode()
 
     def tool(self, *argv: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-        return self.run(sys.executable, "-m", "openwiki_git", *argv, check=check)
+        return self.run(self.python, "-m", "openwiki_git", *argv, check=check)
 
     # -- setup --------------------------------------------------------------------------------
     def clone(self, base: str) -> None:
-        subprocess.run(["git", "clone", "-q", "--no-checkout", str(BUNDLE), str(self.repo)], env=self.env, check=True)
+        subprocess.run(["git", "clone", "-q", "--no-checkout", str(self.bundle), str(self.repo)], env=self.env, check=True)
         self.git("checkout", "-q", "-B", "replay", base)
 
     def first_parents_after(self, base: str, n: int) -> list[str]:
@@ -144,17 +151,23 @@ class Replay:
             ids[c["key"]] = self.tool(*argv).stdout.decode().split()[0]
         self.git("add", "-A", WIKI)
         self.git("commit", "-q", "--no-verify", "-m", "docs: a wiki of attrs' core (openwiki-git replay)")
+        self.install_hook()
+        return ids
+
+    def install_hook(self) -> None:
+        """The real pre-commit, installed with a `repo: local` hook running `self.python -m
+        openwiki_git hook` (the code on PYTHONPATH), timed by HOOK_WRAPPER."""
         wrapper = self.work / "hook_wrapper.py"
         wrapper.write_text(HOOK_WRAPPER)
         config = self.repo / ".git" / "replay-pre-commit.yaml"
-        config.write_text(PRE_COMMIT_CONFIG.format(python=sys.executable, wrapper=wrapper))
+        config.write_text(PRE_COMMIT_CONFIG.format(python=self.python, wrapper=wrapper))
         self.run(sys.executable, "-m", "pre_commit", "install", "-c", str(config))
-        return ids
 
     # -- one commit ---------------------------------------------------------------------------
-    def replay(self, commit: str, cap: int) -> tuple[int, bool, list[str]]:
-        """(git commit runs, gave up, the hook's output of the first run)."""
-        diff = self.run("git", "diff", "--binary", f"{commit}^1", commit).stdout
+    def replay(self, commit: str, cap: int, pathspec: tuple[str, ...] = ()) -> tuple[int, bool, list[str]]:
+        """(git commit runs, gave up, the hook's output of the first run). `pathspec` limits the
+        change applied (doc_recall: everything but the docs)."""
+        diff = self.run("git", "diff", "--binary", f"{commit}^1", commit, "--", *pathspec).stdout
         if diff:
             self.run("git", "apply", "--index", "--whitespace=nowarn", stdin=diff)
         first_output: list[str] = []
@@ -164,8 +177,8 @@ class Replay:
                 first_output = [ln for ln in (p.stdout + p.stderr).decode(errors="replace").splitlines() if "claim_" in ln]
             if p.returncode == 0:
                 return runs, False, first_output
-            self.git("add", "-A", "--", WIKI)  # what a developer does after the hook stops
-        self.git("add", "-A", "--", WIKI)
+            self.git("add", "-A", "--", self.wiki)  # what a developer does after the hook stops
+        self.git("add", "-A", "--", self.wiki)
         self.git("commit", "-q", "--allow-empty", "--no-verify", "--no-edit", "-C", commit)
         return cap, True, first_output
 
@@ -209,17 +222,17 @@ def _bound(n: int) -> int:
     return max(2 * n, n + 10)
 
 
-def _code_dir(rev: str | None, work: Path) -> Path:
-    """A copy of this checkout's package (default: edits made while the replay runs do not
-    reach it), or REV of this repository exported to a temporary directory; compiled, as `pip
+def _code_dir(rev: str | None, work: Path, root: Path = ROOT) -> Path:
+    """A copy of `root`'s package (default: this checkout's; edits made while the replay runs do
+    not reach it), or REV of that repository exported to a temporary directory; compiled, as `pip
     install` leaves it (else, with PYTHONDONTWRITEBYTECODE set, every hook run would compile the
     modules it imports, and the hook's time would follow the package's size)."""
     dest = work / "code"
     dest.mkdir()
     if rev is None:
-        shutil.copytree(ROOT / "openwiki_git", dest / "openwiki_git", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(root / "openwiki_git", dest / "openwiki_git", ignore=shutil.ignore_patterns("__pycache__"))
     else:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "openwiki_git"], capture_output=True, check=True).stdout
+        archive = subprocess.run(["git", "-C", str(root), "archive", rev, "openwiki_git"], capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
     compileall.compile_dir(str(dest / "openwiki_git"), quiet=1)
     return dest

@@ -67,6 +67,17 @@ class Verification:
 
 
 @dataclass(frozen=True, slots=True)
+class Retracted:
+    """openwiki-git: a claim retracted from the page (its tombstone): `ground` does not ground its
+    sentence again unless asked (`--reground-retracted`)."""
+
+    statement: str
+    claim: str  # the retracted claim's id
+    at: str
+    by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Sidecar:
     """One page's claims. `page` is the page path relative to the wiki directory (`guides/a.md`)."""
 
@@ -74,6 +85,9 @@ class Sidecar:
     page_version: str
     claims: tuple[Claim, ...] = ()
     verification: Verification | None = None
+    # openwiki-git: (old id, the id it resolves to now): claims of one sentence merged into one
+    aliases: tuple[tuple[str, str], ...] = ()
+    retracted: tuple[Retracted, ...] = ()  # openwiki-git: tombstones of retracted claims
 
     def replace(self, **changes: object) -> Sidecar:
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
@@ -88,13 +102,26 @@ class Sidecar:
     def without_claim(self, claim_id: str) -> Sidecar:
         return self.replace(claims=tuple(c for c in self.claims if c.id != claim_id))
 
+    def retracting(self, claim: Claim, *, by: str | None, at: str) -> Sidecar:
+        """The sidecar without `claim`, its tombstone recorded (the statement `ground` leaves
+        alone from now on) and the aliases that resolved to it dropped."""
+        tomb = Retracted(claim.statement, claim.id, at, by)
+        kept = tuple(t for t in self.retracted if t.statement != claim.statement)
+        return self.without_claim(claim.id).replace(
+            retracted=(*kept, tomb), aliases=tuple(a for a in self.aliases if a[1] != claim.id)
+        )
+
+    def alias_target(self, claim_id: str) -> str | None:
+        """The id an old (merged) claim id resolves to on this page, or None."""
+        return next((new for old, new in self.aliases if old == claim_id), None)
+
     def for_openwiki(self) -> Sidecar:
         """The same sidecar with every openwiki-git addition dropped (for OpenWiki's strict reader)."""
         claims = tuple(
             Claim(c.id, c.statement, tuple(Evidence(e.resource, e.version) for e in c.evidence))
             for c in self.claims
         )
-        return self.replace(claims=claims, verification=self.verification if claims else None)
+        return self.replace(claims=claims, verification=self.verification if claims else None, aliases=(), retracted=())
 
 
 @dataclass(frozen=True, slots=True)

@@ -195,6 +195,7 @@ def verify_claim(ws: Workspace, verdict: dict[str, Any], *, agent: str | None) -
     if problems:
         raise VerificationRefused(f"the verdict does not match the verdict schema: {problems[0]}", _HINT)
     page, _, claim = ws.wiki.find_claim(str(verdict["claim_id"]))
+    verdict = {**verdict, "claim_id": claim.id}  # a label, a prefix or an old id of a folded claim names this one
     _allowed(ws, page, by)
     ctx, _ = context(ws, page, claim)
     plan = _checked(ws, verdict, ctx)

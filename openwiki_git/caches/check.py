@@ -83,12 +83,12 @@ CODE = (
     "formats/flatconfig", "formats/pagenames", "formats/schema", "formats/sidecar", "formats/sidecar_plain", "formats/siteconf",
     "formats/timestamps", "formats/yamlio", "git/diff", "git/plain", "git/repo", "graph/build", "graph/buildlog", "graph/citestale",
     "graph/claimcheck", "graph/claimpart", "graph/core", "graph/doc_standing", "graph/documents", "graph/inputs",
-    "graph/link", "graph/refs", "graph/search", "graph/split", "ground/deterministic", "ground/index",
-    "ground/refs", "ground/resolve", "hook/engine", "markdown/blocks", "markdown/builder", "markdown/document",
-    "markdown/keys", "markdown/refs", "markdown/refscan", "markdown/relations", "markdown/rstdoc", "markdown/split", "model",
-    "pages/badge", "pages/citations", "pages/frontmatter", "pages/frontmatter_core", "pages/indexes", "pages/markers", "pages/okf",
-    "pages/rst", "pages/rst_markers", "pages/sentences", "services/check", "services/check_halves", "services/check_lean",
-    "services/check_stream",
+    "graph/link", "graph/refs", "graph/search", "graph/split", "ground/broken", "ground/deterministic", "ground/index",
+    "ground/names", "ground/pageformat", "ground/proves", "ground/refs", "ground/resolve", "ground/scope", "ground/sources",
+    "hook/engine", "markdown/blocks", "markdown/builder", "markdown/document", "markdown/keys", "markdown/refs",
+    "markdown/refscan", "markdown/relations", "markdown/rstdoc", "markdown/split", "model", "pages/badge", "pages/citations",
+    "pages/frontmatter", "pages/frontmatter_core", "pages/indexes", "pages/markers", "pages/okf", "pages/rst", "pages/rst_markers",
+    "pages/sentences", "services/check", "services/check_halves", "services/check_lean", "services/check_stream",
     "store/config", "store/editing", "store/locking", "store/site", "store/wiki", "store/workspace",
 )
 

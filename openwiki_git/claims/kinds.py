@@ -83,7 +83,7 @@ def resolve(
         found = members_now(kind, paths, read)
     except ValueError as e:
         return EvidenceResult(resource, "unresolved", None, str(e))
-    return _set_result(resource, version, found, kind.canonical)
+    return _set_result(resource, version, found, kind.canonical, lines=True)
 
 
 def symbol_result(
@@ -211,7 +211,10 @@ def _token(members: Sequence[Member]) -> str:
     return set_version([list(m) if isinstance(m, tuple) else m for m in members])  # type: ignore[arg-type]
 
 
-def _set_result(resource: str, version: str, members: Sequence[Member], current: str) -> EvidenceResult:
+def _set_result(resource: str, version: str, members: Sequence[Member], current: str, *, lines: bool = False) -> EvidenceResult:
+    """A set's outcome: fresh while its members are the verified ones, else stale; a set of lines
+    (`lines`) that had members and has none is unresolved: the code no longer says what it cited
+    (a name `ground` grounded in the lines that mention it, no longer mentioned anywhere)."""
     if len(members) > MAX_MEMBERS:
         return EvidenceResult(resource, "unresolved", None, f"{current} has over {MAX_MEMBERS} members; narrow it")
     token = _token(members)
@@ -219,6 +222,8 @@ def _set_result(resource: str, version: str, members: Sequence[Member], current:
         return EvidenceResult(resource, "fresh", current, "unchanged", token)
     before = decode_members(version)
     reason = "its members changed" if before is None else set_reason(_as_members(before), members)
+    if lines and before and not members:
+        return EvidenceResult(resource, "unresolved", None, f"no line matches any more ({reason})", token)
     status: Status = "stale"
     return EvidenceResult(resource, status, current, reason, token)
 
@@ -268,7 +273,7 @@ def set_through_diff(
             after = kept + members_now(kind, new_paths, read_new)
         except ValueError as e:
             return EvidenceResult(resource, "unresolved", None, str(e))
-    return _set_result(resource, version, after, kind.canonical)
+    return _set_result(resource, version, after, kind.canonical, lines=isinstance(kind, GrepSet))
 
 
 def through_diff(

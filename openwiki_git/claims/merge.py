@@ -23,7 +23,8 @@ def _newer(a: str | None, b: str | None) -> bool:
     return tb is None or ta > tb
 
 
-def _merge_marks(a: Mark | None, b: Mark | None) -> Mark | None:
+def merge_marks(a: Mark | None, b: Mark | None) -> Mark | None:
+    """Two marks of one claim as one: the worse status, the earlier `since`, every cause."""
     if a is None or b is None or a == b:
         return a or b
     causes = list(a.causes)
@@ -65,7 +66,7 @@ def merge_claim(o: Claim | None, a: Claim, b: Claim) -> tuple[Claim, list[str]]:
             conflicts.append("evidence")
     mark, clash = _three(get("mark"), a.mark, b.mark)
     if clash:
-        mark = _merge_marks(a.mark, b.mark)
+        mark = merge_marks(a.mark, b.mark)
     merged = a.replace(
         statement=statement,
         evidence=evidence,
@@ -90,6 +91,7 @@ def merge(o: Sidecar | None, a: Sidecar, b: Sidecar) -> tuple[Sidecar, list[str]
     order = [c.id for c in a.claims] + [c.id for c in b.claims if c.id not in ours]
     out: list[Claim] = []
     conflicts: list[str] = []
+    aliases = {**dict(b.aliases), **dict(a.aliases)}
     for cid in order:
         co, ca, cb = base.get(cid), ours.get(cid), theirs.get(cid)
         if ca == cb or cb == co:
@@ -99,7 +101,9 @@ def merge(o: Sidecar | None, a: Sidecar, b: Sidecar) -> tuple[Sidecar, list[str]
         elif ca is None or cb is None:
             kept = ca or cb
             assert kept is not None
-            if co is not None and _mechanical(co, kept):
+            if cid in aliases:
+                chosen = kept  # folded into another claim on one side (one claim per sentence): _folded takes it there
+            elif co is not None and _mechanical(co, kept):
                 chosen = None  # retracted on one side, only re-anchored or marked on the other
             else:
                 chosen = kept
@@ -112,8 +116,31 @@ def merge(o: Sidecar | None, a: Sidecar, b: Sidecar) -> tuple[Sidecar, list[str]
         if chosen is not None:
             out.append(chosen)
     verification, _ = _three(o.verification if o else None, a.verification, b.verification)
-    merged = a.replace(claims=tuple(out), verification=verification if out else None)
+    out = _folded(out, aliases)
+    live = {c.id for c in out}
+    merged = a.replace(
+        claims=tuple(out), verification=verification if out else None,
+        aliases=tuple((old, new) for old, new in aliases.items() if old not in live),
+        retracted=tuple(dict.fromkeys((*a.retracted, *b.retracted))),
+    )
     return merged, conflicts
+
+
+def _folded(claims: list[Claim], aliases: dict[str, str]) -> list[Claim]:
+    """A claim one side folded into another (`lint --fix`: one claim per sentence) that the other
+    side still has goes into the folded claim: its mark joins the folded claim's (stale if either
+    was), its evidence the folded claim lacks is added."""
+    by_id = {c.id: c for c in claims}
+    for c in claims:
+        target = by_id.get(aliases.get(c.id, ""))
+        if target is None or target.id == c.id:
+            continue
+        have = {e.resource for e in target.evidence}
+        by_id[target.id] = target.replace(
+            mark=merge_marks(target.mark, c.mark), evidence=(*target.evidence, *(e for e in c.evidence if e.resource not in have))
+        )
+        del by_id[c.id]
+    return [by_id[c.id] for c in claims if c.id in by_id]
 
 
 # -- pages ------------------------------------------------------------------------------------

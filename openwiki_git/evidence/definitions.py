@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -135,7 +136,17 @@ def unsupported(path: str) -> str | None:
 
 
 def definitions(path: str, text: str) -> list[Extent]:
-    """Every definition in the file, in source order (an unparseable file has none)."""
+    """Every definition in the file, in source order (an unparseable file has none). The last
+    files read are kept (`ground` asks for one file's definitions once per reference to it)."""
+    return list(_definitions(path, text))
+
+
+@functools.lru_cache(maxsize=512)  # ground reads a package's files in any order, each many times
+def _definitions(path: str, text: str) -> tuple[Extent, ...]:
+    return tuple(_read_definitions(path, text))
+
+
+def _read_definitions(path: str, text: str) -> list[Extent]:
     if path.endswith((".py", ".pyi")):
         try:
             tree = ast.parse(text, filename=path)

@@ -15,12 +15,16 @@ from openwiki_git.errors import SchemaError
 from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
 from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource, plain_parts
 from openwiki_git.formats.sidecar_plain import BLOB, CLAIM_ID, CLAIM_KEYS, EVIDENCE_KEYS, PAGE_VERSION, ROOT_KEYS, VERSION, plain_claim
-from openwiki_git.model import Cause, Claim, Evidence, Mark, Sidecar, Verification
+from openwiki_git.model import Cause, Claim, Evidence, Mark, Retracted, Sidecar, Verification
 
 DEF_VERSION = re.compile(r"^repo-def-v[12]:sha256:[0-9a-f]{64}$")  # a definition by name (evidence/kinds.py); v1: before v2
 HEAD_VERSION = re.compile(r"^repo-(?:head-v2|def-v1):sha256:[0-9a-f]{64}$")  # a head; v1: written before v2
 SET_VERSION = re.compile(r"^repo-set-v1:sha256:[0-9a-f]{64}:[A-Za-z0-9_-]*$")  # a set of files or lines
 MARK_KEYS = {"status", "since", "causes", "commit"}
+# The root's openwiki-git additions that only the careful reader reads (the plain path hands a
+# sidecar holding them over): merged claims' old ids, retracted claims' tombstones.
+EXTRA_ROOT_KEYS = {"aliases", "retracted"}
+RETRACTED_KEYS = {"statement", "claim", "at", "by"}
 CAUSE_KEYS = {"resource", "reason", "hunk", "oldLines", "newLines", "path", "blob"}
 
 
@@ -129,7 +133,7 @@ def loads(text: str, *, filename: str, page: str, wiki_dir: str = ".openwiki") -
     """Parse and validate one sidecar. Raises SchemaError naming the file and the place."""
     data = decode_json(text, filename=filename)
     r = _Reader(filename)
-    root = r.obj(data, "$", ROOT_KEYS, {"schemaVersion", "pageVersion", "claims"})
+    root = r.obj(data, "$", ROOT_KEYS | EXTRA_ROOT_KEYS, {"schemaVersion", "pageVersion", "claims"})
     if root["schemaVersion"] != 1 or type(root["schemaVersion"]) is not int:
         raise r.fail("$.schemaVersion", f"must be the integer 1, found {root['schemaVersion']!r}")
     page_version = r.text(root["pageVersion"], "$.pageVersion", PAGE_VERSION, "expected sha256:<64 lowercase hex>")
@@ -146,7 +150,35 @@ def loads(text: str, *, filename: str, page: str, wiki_dir: str = ".openwiki") -
     if "verification" in root:
         v = r.obj(root["verification"], "$.verification", {"by", "at"}, {"by", "at"})
         verification = Verification(r.text(v["by"], "$.verification.by"), r.text(v["at"], "$.verification.at"))
-    return Sidecar(page=page, page_version=page_version, claims=tuple(claims), verification=verification)
+    aliases = _aliases(r, root["aliases"], seen) if "aliases" in root else ()
+    retracted = _retracted(r, root["retracted"]) if "retracted" in root else ()
+    return Sidecar(page, page_version, tuple(claims), verification, aliases, retracted)
+
+
+def _aliases(r: _Reader, raw: Any, ids: set[str]) -> tuple[tuple[str, str], ...]:
+    """`{"claim_<old>": "claim_<merged>"}`: each old id of a merged sentence, never a live one."""
+    if not isinstance(raw, dict):
+        raise r.fail("$.aliases", f"expected an object, found {_kind(raw)}")
+    out = []
+    for old, new in raw.items():
+        where = f"$.aliases.{old}"
+        if not CLAIM_ID.match(old):
+            raise r.fail(where, f"{old[:60]!r} is not a claim id", "expected claim_ followed by 32 lowercase hex")
+        if old in ids:
+            raise r.fail(where, "a claim of this sidecar has this id; an alias names an old id only")
+        out.append((old, r.text(new, where, CLAIM_ID, "expected claim_ followed by 32 lowercase hex")))
+    return tuple(out)
+
+
+def _retracted(r: _Reader, raw: Any) -> tuple[Retracted, ...]:
+    out = []
+    for i, item in enumerate(r.array(raw, "$.retracted")):
+        where = f"$.retracted[{i}]"
+        t = r.obj(item, where, RETRACTED_KEYS, {"statement", "claim", "at"})
+        by = r.text(t["by"], f"{where}.by") if "by" in t else None
+        claim = r.text(t["claim"], f"{where}.claim", CLAIM_ID, "expected claim_ followed by 32 lowercase hex")
+        out.append(Retracted(r.text(t["statement"], f"{where}.statement"), claim, r.text(t["at"], f"{where}.at"), by))
+    return tuple(out)
 
 
 # The fast path: the common, valid claim is accepted with a few C-level checks (sidecar_plain);
@@ -252,6 +284,12 @@ def to_data(sidecar: Sidecar) -> dict[str, Any]:
     data["claims"] = [_claim_data(c) for c in sidecar.claims]
     if sidecar.verification is not None and sidecar.claims:
         data["verification"] = {"by": sidecar.verification.by, "at": sidecar.verification.at}
+    if sidecar.aliases:
+        data["aliases"] = dict(sidecar.aliases)
+    if sidecar.retracted:
+        data["retracted"] = [
+            {"statement": t.statement, "claim": t.claim, "at": t.at, **({"by": t.by} if t.by else {})} for t in sidecar.retracted
+        ]
     return data
 
 

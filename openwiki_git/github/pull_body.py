@@ -356,9 +356,10 @@ def render_ground_body(data: Mapping[str, Any]) -> str:
     lines = [
         GROUND_MARKER, "## openwiki-git: grounding the docs", "",
         (
-            f"{s['added']} claims added from {s['references']} code references: {s['already_grounded']} already grounded, "
-            f"{s['broken']} broken, {s['ambiguous']} ambiguous. Each claim cites the definition its reference names; "
-            "its marker follows the sentence, and nothing else in the prose changed."
+            f"{s['claims']} claims added ({s['extended']} more given evidence) from {s['references']} code references: "
+            f"{s['added']} grounded, {s['already_grounded']} already grounded, {s['broken']} broken, {s['ambiguous']} ambiguous. "
+            "One claim per sentence, citing the code that proves it; its marker follows the sentence, and nothing else in "
+            "the prose changed."
         ),
         "",
     ]
@@ -373,7 +374,7 @@ def render_ground_body(data: Mapping[str, Any]) -> str:
 
 def ground_commit_message(data: Mapping[str, Any]) -> str:
     s = data["summary"]
-    return f"openwiki-git: ground the docs' code references\n\n{s['added']} claims added, {s['broken']} broken references.\n"
+    return f"openwiki-git: ground the docs' code references\n\n{s['claims']} claims added, {s['broken']} broken references.\n"
 
 
 def ground_summary(body: str, pull: Pull) -> str:

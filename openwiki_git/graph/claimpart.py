@@ -118,6 +118,7 @@ def _claims(
             add_document(g, page_id, "page", placeholder)
             log.placeholders.append((page_id, placeholder))
         labels: dict[str, str] = {}
+        g.claim_aliases.update(sidecars[page].aliases)
         for claim in sidecars[page].claims:
             labels["c-" + claim.id.removeprefix("claim_")[:8]] = claim.id
             _add_claim(g, page, claim, results.get(claim.id))
@@ -187,6 +188,7 @@ def _restore_claims(g: Graph, old: BuildLog, previous: Graph, log: BuildLog) -> 
         add_document(g, page_id, "page", placeholder)
     g.adj.update({k: previous.adj[k][:n] for k, n in old.claim_adj.items()})
     g.unresolved.extend(previous.unresolved[: old.claim_unresolved])
+    g.claim_aliases.update(getattr(previous, "claim_aliases", {}))  # a graph cached before aliases existed has none
     log.sidecar_pages, log.placeholders = old.sidecar_pages, old.placeholders
 
 

@@ -115,6 +115,7 @@ class Graph:
         self.aliases: dict[str, list[str]] = {}  # id_key -> page/doc ids
         self.ids_of: dict[str, list[str]] = {}  # page/doc id -> its id_keys
         self.titles: dict[str, list[str]] = {}  # normalised title -> page/doc ids
+        self.claim_aliases: dict[str, str] = {}  # an old id of claims folded into one -> the folded claim's
         self.index = Index()
         self.build_log: Any = None  # buildlog.BuildLog: how it was built, for a rebuild (cached apart)
         self.text_index: Any = None  # context.TextIndex: built on the first search of text (context.text_index)
@@ -218,6 +219,7 @@ class Graph:
                     table[key] = ids
                 else:
                     have.extend(ids)
+        self.claim_aliases.update(part.claim_aliases)
         assert not self.adj and not self.unresolved  # documents alone make no edge
         self.adj, self.unresolved, self._seen = part.adj, part.unresolved, part._seen
 
@@ -337,6 +339,10 @@ class Graph:
         hits = self._claim_prefix(text)
         if len(hits) == 1:
             return hits[0]
+        prefix = self._claim_id_prefix(text)
+        folded = {new for old, new in getattr(self, "claim_aliases", {}).items() if prefix and old.startswith(prefix)}
+        if not hits and len(folded) == 1 and next(iter(folded)) in self.nodes:
+            return folded.pop()  # an id of claims folded into one claim per sentence (lint --fix)
         key = id_key(text)
         if key and len(self.aliases.get(key, ())) == 1:
             return self.aliases[key][0]
@@ -360,11 +366,16 @@ class Graph:
             yield "repo://" + path
 
     def _claim_prefix(self, text: str) -> list[str]:
+        prefix = self._claim_id_prefix(text)
+        return sorted(i for i, n in self.nodes.items() if n.kind == "claim" and i.startswith(prefix)) if prefix else []
+
+    @staticmethod
+    def _claim_id_prefix(text: str) -> str | None:
+        """`claim_<hex>` of a claim id, its first 8+ hex digits or its `c-` label; else None."""
         body = text.removeprefix("claim_").removeprefix("c-").lower()
         if len(body) < 8 or not all(c in "0123456789abcdef" for c in body):
-            return []
-        prefix = "claim_" + body
-        return sorted(i for i, n in self.nodes.items() if n.kind == "claim" and i.startswith(prefix))
+            return None
+        return "claim_" + body
 
 
 def worse(a: str | None, b: str) -> str:

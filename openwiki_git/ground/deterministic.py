@@ -1,50 +1,71 @@
-"""`ground`'s service: the deterministic pass over pages, the claims it writes, and the broken
-references `check` and `lint` report.
+"""`ground`'s deterministic pass, planned: a page's references resolved and one claim per sentence
+proposed. Reads only; writing.py writes the plan. How grounding decides is docs/grounding.md:
 
-A page's references (refs.py) are resolved against the tracked files' definitions (index.py, resolve.py); each
-unique resolution not already grounded becomes a claim (statement: the sentence; evidence: the
-definition's lines) verified by `tool:openwiki-git-ground`, its marker put after the sentence.
-Nothing else in the prose changes; existing claims are never touched. A page is written whole
-(page, then sidecar, each atomically, under the wiki lock), one page at a time.
-
-`check` and `lint` report broken references only on pages that `ground` has grounded (they hold
-a claim it made), so a wiki that never ran `ground` sees no new findings.
+- every reference a sentence makes (refs.py) is resolved (resolve.py) and cited by the code that
+  proves the sentence (proves.py: a body for behaviour, a head for naming, a parameter's lines;
+  names.py: the lines that mention a flag, a variable, a key, a constant); the names its
+  section's heading or its list item's lead carry (refs.py's guards) are cited too;
+- the sentence gets ONE claim with every item as evidence; a sentence that carries a claim
+  already gets only the items that claim does not cite yet (it keeps its id, verification and
+  mark); a sentence whose claim was retracted (the sidecar's tombstone) is left alone unless the
+  run re-grounds retracted sentences;
+- each item's evidence is established while planning, so a plan is what the run writes.
 """
 
 from __future__ import annotations
 
-import contextlib
+import dataclasses
 import hashlib
-import json
-import os
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from openwiki_git import PRODUCER
-from openwiki_git.claims import policy
-from openwiki_git.errors import StoreError
+from openwiki_git.errors import EvidenceError
 from openwiki_git.formats import pagenames
-from openwiki_git.ground import refs as ground_refs
-from openwiki_git.ground.refs import Sentence
-from openwiki_git.model import Claim, Sidecar
-from openwiki_git.pages import citations, rst_markers
-from openwiki_git.pages.frontmatter_core import opens
+from openwiki_git.ground import pageformat
+from openwiki_git.ground import resolve as gr
+from openwiki_git.ground.broken import GROUND_BY, broken_references, grounded_pages  # noqa: F401 (check and lint import them here)
+from openwiki_git.ground.proves import Prover, named_resource
+from openwiki_git.ground.refs import Ref, Sentence
+from openwiki_git.model import Claim, Evidence, Sidecar
+from openwiki_git.pages import citations
 from openwiki_git.store.workspace import Workspace
 
-GROUND_BY = "tool:openwiki-git-ground"
-MINIMAL_FRONT_MATTER = "---\ntype: Reference\n---\n\n"
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One reference of a sentence, grounded: what it names and the evidence that proves it."""
+
+    reference: str  # as written
+    kind: str  # symbol, path, flag, env, key, string
+    target: str  # what was found: a qualified name, a file, a flag
+    resource: str
+    cites: str  # head, body, lines, parameter, lineset, file
+    undecided: str = ""  # why the pass could not tell which code holds the behaviour (the model decides)
+    # not a reference of the sentence's own: "heading" (a name of its section's heading),
+    # "declaration" (the call declaring a flag it names, beside the lines that mention it)
+    extra: str = ""
+
+    def record(self, line: int, statement: str) -> dict[str, Any]:
+        return {"reference": self.reference, "kind": self.kind, "target": self.target, "evidence": self.resource,
+                "cites": self.cites, "line": line, "statement": statement, **({"extra": self.extra} if self.extra else {})}
 
 
 @dataclass(frozen=True, slots=True)
 class Proposal:
+    """One sentence's claim: a new one (`claim_id` is the id it gets), or the sentence's claim
+    given more evidence (`extends`). `place`: how a new claim's marker goes into the page (None:
+    after the prose sentence); a planner of other things than prose sentences (a code example)
+    supplies its own."""
+
     page: str
     sentence: Sentence
-    resource: str
-    reference: str
-    kind: str
-    target: str  # what was found: a qualified name, a file, a flag
+    items: tuple[Item, ...]
+    evidence: tuple[Evidence, ...]  # the items' evidence, established when planned
+    claim_id: str
+    extends: bool = False
+    place: Callable[[str, str], str] | None = None  # (page text, claim id) -> the text with its marker
+    also: tuple[Sentence, ...] = ()  # the same sentence said again on the page: one claim, its marker after each
 
     @property
     def statement(self) -> str:
@@ -55,123 +76,215 @@ class Proposal:
 class PageReport:
     page: str
     proposals: list[Proposal] = field(default_factory=list)
-    added: list[dict[str, Any]] = field(default_factory=list)
-    already: int = 0
+    already: int = 0  # cited already by the sentence's claim
     broken: list[dict[str, Any]] = field(default_factory=list)
     ambiguous: list[dict[str, Any]] = field(default_factory=list)
+    undecided: list[dict[str, Any]] = field(default_factory=list)
     unknown: int = 0
     no_claim: int = 0  # resolved, in a heading, table, HTML or a sentence of references only
-    repeated: int = 0  # resolved to lines its sentence cites already in this run (a link beside its path)
+    repeated: int = 0  # cites what another reference of its sentence cites (a link beside its path, a class beside its method)
+    retracted: int = 0  # in a sentence whose claim was retracted
+    unusable: int = 0  # resolved, but its evidence could not be established
+    ignored: int = 0  # followed by `<!-- openwiki-git: ignore -->` (not counted in `references`)
+    guarded: int = 0  # evidence items a sentence got from its section's heading or its list item's lead
     references: int = 0
     front_matter_added: bool = False
     refused: str | None = None  # the verify_policy rule that forbids ground's claims on this page
+    left_alone: str | None = None  # why the page is not grounded (history, opted out)
 
 
-def source_index(ws: Workspace, source: str = "worktree") -> Any:
-    from openwiki_git.ground.index import SourceIndex
+@dataclass
+class Context:
+    """What one run shares across pages: the index, the prover, the claim ids taken (ids planned
+    are taken at once, so the run writes the ids its plan shows)."""
 
-    def read(path: str) -> str | None:
-        try:
-            return ws.repo.read(path, source).text
-        except OSError:
-            return None
+    ws: Workspace
+    index: Any
+    taken: set[str]
+    labels: set[str]
+    source: str = "worktree"
+    reground: bool = False
+    prover: Prover = field(init=False)
+    tracked: Callable[[], Any] = field(init=False)
+    guards: dict[tuple[str, str], gr.Resolution] = field(default_factory=dict)  # a guard's name, resolved once
 
-    wiki_prefix = ws.config.wiki_dir.rstrip("/") + "/"
-    tracked = _tracked(ws)
-    paths = [p for p in tracked if not p.startswith(wiki_prefix)]
-    return SourceIndex(paths, read, files=tracked)  # a link to the docs' own image is no code, but it exists
+    def __post_init__(self) -> None:
+        self.prover = Prover(self.index)
+        self.tracked = self.ws.tracked(self.source)  # listed once for the run
+    def reserve(self, page: str, statement: str, resources: list[str]) -> str:
+        from openwiki_git.store.editing import new_claim_id
+
+        cid = stable_id(page, statement, resources, self.taken, self.labels) or new_claim_id(self.taken)
+        self.taken.add(cid)
+        self.labels.add(citations.label(cid))
+        return cid
 
 
-def _tracked(ws: Workspace) -> list[str]:
-    return [entry.path for entry in ws.repo.index]
-
-
-def plan_page(ws: Workspace, page: str, index: Any, sidecar: Sidecar | None, text: str) -> PageReport:
-    """What grounding `page` would add, and its broken and ambiguous references. Reads only."""
-    from openwiki_git.ground import resolve as gr
-
+def plan_page(ctx: Context, page: str, sidecar: Sidecar | None, text: str) -> PageReport:
+    """What grounding `page` adds: one proposal per sentence, and its broken, ambiguous and
+    undecided references. Reads only."""
     rep = PageReport(page)
-    found = ground_refs.page_refs(text, page_blocks(page))
-    rep.references = len(found.refs)
-    claims = sidecar.claims if sidecar else ()
-    grounded = {(c.statement, _span(e.resource)) for c in claims for e in c.evidence}
-    by_label = {citations.label(c.id): c for c in claims}
-    seen: set[tuple[str, tuple[str, int, int]]] = set()
-    page_repo = ws.wiki.repo_path(page)
+    found = pageformat.refs_of(page, text)
+    rep.references, rep.ignored = len(found.refs), found.ignored
+    page_repo = ctx.ws.wiki.repo_path(page)
+    by_sentence: dict[Sentence, list[tuple[Ref, gr.Resolution]]] = {s: [] for s in found.guards}
     for ref in found.refs:
-        res = gr.resolve(ref, index, page_repo_path=page_repo, local_names=found.local_names)
-        where = {"reference": ref.raw, "kind": ref.kind, "line": ref.sentence.line, "statement": ref.sentence.text}
+        res = gr.resolve(ref, ctx.index, page_repo_path=page_repo, local_names=found.local_names)
+        by_sentence.setdefault(ref.sentence, []).append((ref, res))
+    sidecar = sidecar or Sidecar(page, "")
+    for sentence, pairs in sorted(by_sentence.items(), key=lambda kv: kv[0].end):
+        items = _items(rep, ctx, sentence, _through_classes(pairs, ctx.index))
+        if not sentence.claimable:
+            rep.no_claim += len(items)
+            continue
+        guards = [_guard(ctx, g, page_repo, found.local_names) for g in found.guards.get(sentence, ())]
+        _propose(rep, ctx, sidecar, sentence, items, [g for g in guards if g is not None])
+    return rep
+
+
+def _items(rep: PageReport, ctx: Context, sentence: Sentence, pairs: list[tuple[Ref, gr.Resolution]]) -> list[Item]:
+    """The sentence's broken, ambiguous and unknown references reported; its resolved ones as items."""
+    items = []
+    for ref, res in pairs:
+        where = {"reference": ref.raw, "kind": ref.kind, "line": sentence.line, "statement": sentence.text}
         if res.outcome == gr.BROKEN:
             rep.broken.append({**where, "reason": res.reason})
         elif res.outcome == gr.AMBIGUOUS:
             rep.ambiguous.append({**where, "candidates": list(res.candidates)})
         elif res.outcome == gr.UNKNOWN:
             rep.unknown += 1
+        elif res.reason == SUBSUMED:
+            rep.repeated += 1
+        elif not sentence.claimable:
+            items.append(Item(ref.raw, ref.kind, "", "", ""))  # counted as no claim; no evidence needed
+        elif res.lineset is not None:
+            assert res.target is not None
+            items.append(Item(ref.raw, ref.kind, res.target.qualname, res.lineset.resource, "lineset"))
+            if res.lineset.declaration is not None:  # the flag's call: its help, type and default
+                items.append(Item(ref.raw, ref.kind, res.target.qualname, res.lineset.declaration, "declaration", extra="declaration"))
         else:
             assert res.target is not None
-            if not ref.sentence.claimable:
-                rep.no_claim += 1
-                continue
-            span = _span(res.target.resource)
-            marked = {_span(e.resource) for lab in ref.sentence.markers if lab in by_label for e in by_label[lab].evidence}
-            if any(_overlap(span, s) for st, s in grounded if st == ref.sentence.text) or any(_overlap(span, s) for s in marked):
-                rep.already += 1  # the sentence cites these lines already (perhaps moved since)
-                continue
-            if (ref.sentence.text, span) in seen:
-                rep.repeated += 1
-                continue
-            seen.add((ref.sentence.text, span))
-            cited = gr.named_resource(index, res.target, ref.sentence.text)  # the name, not only its lines
-            rep.proposals.append(Proposal(page, ref.sentence, cited, ref.raw, ref.kind, res.target.qualname))
-    return rep
+            fallback = named_resource(ctx.index, res.target, sentence.text)
+            cite = ctx.prover.cite(res.target, sentence.text, fallback)
+            items.append(Item(ref.raw, ref.kind, res.target.qualname, cite.resource, cite.cites, cite.undecided))
+    return items
 
 
-def _span(resource: str) -> tuple[str, int, int]:
-    path, _, lines = resource.removeprefix("repo://").partition("#")
-    if not lines.startswith("L"):
-        return path, 0, 10**9
-    start, _, end = lines.partition("-")
-    return path, int(start[1:]), int(end[1:] or start[1:])
+def _guard(ctx: Context, ref: Ref, page_repo: str, local: frozenset[str]) -> Item | None:
+    """A name of the sentence's section heading or list item lead, as an item of the sentence."""
+    key = (ref.kind, ref.name)
+    if key not in ctx.guards:
+        ctx.guards[key] = gr.resolve(ref, ctx.index, page_repo_path=page_repo, local_names=local)
+    res = ctx.guards[key]
+    if res.outcome != gr.RESOLVED or res.lineset is None:
+        return None
+    return Item(ref.raw, ref.kind, ref.name, res.lineset.resource, "lineset", extra="heading")
+
+
+SUBSUMED = "subsumed: the sentence names one of its members"
+
+
+def _through_classes(pairs: list[tuple[Ref, gr.Resolution]], index: Any) -> list[tuple[Ref, gr.Resolution]]:
+    """A method named through its class (`.send()` on a `Client`): a bare name that one class the
+    sentence names has as a member resolves to the member; a class whose member the sentence cites
+    adds nothing of its own (SUBSUMED)."""
+    classes = [r.target for _, r in pairs if r.outcome == gr.RESOLVED and r.target is not None and r.target.kind == "class"]
+    out = []
+    for ref, res in pairs:
+        if classes and ref.kind == "symbol" and "." not in ref.name and res.outcome in (gr.AMBIGUOUS, gr.UNKNOWN):
+            members = {(d.path, d.start, d.end): d for c in classes for d in index.expand(f"{c.qualname}.{ref.name}")}
+            if len(members) == 1:
+                res = gr.Resolution(ref, gr.RESOLVED, next(iter(members.values())), reason="a member of the class the sentence names")
+        out.append((ref, res))
+    named = {r.target.qualname for _, r in out if r.outcome == gr.RESOLVED and r.target is not None}
+    return [
+        (ref, gr.Resolution(ref, gr.RESOLVED, res.target, reason=SUBSUMED))
+        if res.target is not None and res.target.kind == "class" and any(q.startswith(res.target.qualname + ".") for q in named)
+        else (ref, res)
+        for ref, res in out
+    ]
+
+
+def _propose(rep: PageReport, ctx: Context, sidecar: Sidecar, sentence: Sentence, items: list[Item], guards: list[Item]) -> None:
+    """The sentence's proposal: its items not cited yet, as a new claim or added to its claim."""
+    claim = _claim_of(sidecar, sentence)
+    own = sum(1 for i in items if not i.extra)
+    if claim is None and sentence.text in {t.statement for t in sidecar.retracted} and not ctx.reground:
+        rep.retracted += own
+        return
+    span = ctx.prover.span
+    cited = [span(e.resource) for e in claim.evidence] if claim is not None else []
+    kept: list[Item] = []
+    for item in [*items, *guards]:
+        here = span(item.resource)
+        if any(_overlap(here, s) for s in cited):
+            rep.already += 0 if item.extra else 1
+            continue
+        if any(_overlap(here, span(k.resource)) for k in kept):
+            rep.repeated += 0 if item.extra else 1
+            continue
+        kept.append(item)
+    evidence, usable = establish(ctx, kept)
+    rep.unusable += sum(1 for i in kept if not i.extra) - sum(1 for i in usable if not i.extra)
+    if not usable or all(i.extra for i in usable) and claim is None and own == 0 and not _worth_guarding(sentence):
+        return
+    rep.guarded += sum(1 for i in usable if i.extra == "heading")
+    for i in usable:
+        if i.undecided:
+            rep.undecided.append({**i.record(sentence.line, sentence.text), "why": i.undecided})
+    twin = next((n for n, p in enumerate(rep.proposals) if claim is None and not p.extends and p.statement == sentence.text), None)
+    if twin is not None:  # the page says the sentence again: one claim, with what each says it of
+        p = rep.proposals[twin]
+        have = {e.resource for e in p.evidence}
+        more = [(i, e) for i, e in zip(usable, evidence, strict=True) if e.resource not in have]
+        rep.proposals[twin] = dataclasses.replace(
+            p, items=(*p.items, *(i for i, _ in more)), evidence=(*p.evidence, *(e for _, e in more)), also=(*p.also, sentence)
+        )
+        return
+    cid = claim.id if claim is not None else ctx.reserve(rep.page, sentence.text, [e.resource for e in evidence])
+    rep.proposals.append(Proposal(rep.page, sentence, tuple(usable), tuple(evidence), cid, extends=claim is not None))
+
+
+def _worth_guarding(sentence: Sentence) -> bool:
+    """A sentence with no reference of its own gets a claim from its section's names only when
+    it says something (a few words, not a heading-like fragment)."""
+    return len(sentence.text.split()) >= 4
+
+
+def _claim_of(sidecar: Sidecar, sentence: Sentence) -> Claim | None:
+    """The claim the sentence carries: its first marker's; on a page without markers, the claim
+    stating it. A reStructuredText page's markers follow the paragraph (each sentence of it
+    carries them all): there, the claim among them stating the sentence."""
+    by_label = {citations.label(c.id): c for c in sidecar.claims}
+    carried = [by_label[label] for label in sentence.markers if label in by_label]
+    if pagenames.is_rst(sidecar.page):
+        return next((c for c in carried if c.statement == sentence.text), None)
+    if carried:
+        return carried[0]
+    return next((c for c in sidecar.claims if c.statement == sentence.text), None)
+
+
+def establish(ctx: Context, items: list[Item]) -> tuple[list[Evidence], list[Item]]:
+    """Each item's evidence established now (its token); an item whose evidence cannot be is left out."""
+    from openwiki_git.store.editing import resolve_new_evidence
+
+    evidence: list[Evidence] = []
+    usable: list[Item] = []
+    for item in items:
+        try:
+            got = resolve_new_evidence(ctx.ws, [item.resource], ctx.source, ctx.tracked)
+        except EvidenceError:
+            continue
+        if any(e.resource == got[0].resource for e in evidence):
+            continue
+        evidence.extend(got)
+        usable.append(item)
+    return evidence, usable
 
 
 def _overlap(a: tuple[str, int, int], b: tuple[str, int, int]) -> bool:
+    """Two cited spans share a line (a set only overlaps itself)."""
     return a[0] == b[0] and a[1] <= b[2] and b[1] <= a[2]
-
-
-def apply_page(
-    ws: Workspace, rep: PageReport, *, add_front_matter: bool, taken: set[str], labels: set[str], source: str = "worktree"
-) -> None:
-    """Write the page's proposals as claims (the caller holds the wiki lock). `taken`, `labels`:
-    the wiki's claim ids and their marker labels, read once per run and kept up to date here."""
-    from openwiki_git.store import editing
-    from openwiki_git.store.editing import new_claim_id, resolve_new_evidence
-    from openwiki_git.store.workspace import now_iso
-
-    text = ws.page_text(rep.page) or ""
-    needs_fm = add_front_matter and not opens(text)
-    if not rep.proposals and not needs_fm:
-        return
-    sidecar = ws.wiki.load(rep.page) or editing.new_sidecar(rep.page)
-    now = now_iso()
-    new: list[tuple[Proposal, Claim]] = []
-    for prop in rep.proposals:
-        evidence = resolve_new_evidence(ws, [prop.resource], source)
-        cid = stable_id(rep.page, prop.statement, [prop.resource], taken, labels) or new_claim_id(taken)
-        claim = Claim(cid, prop.statement, tuple(evidence), now, GROUND_BY)
-        taken.add(claim.id)
-        labels.add(citations.label(claim.id))
-        new.append((prop, claim))
-    editing.preflight(ws.wiki, [rep.page])
-
-    def edit(current: str) -> str:
-        out = insert_markers(current, [(p.sentence, c.id) for p, c in new], rst=pagenames.is_rst(rep.page))
-        return MINIMAL_FRONT_MATTER + out if needs_fm and not opens(out) else out
-
-    editing.save_page(ws.wiki, sidecar.replace(claims=(*sidecar.claims, *(c for _, c in new))), edit=edit)
-    rep.front_matter_added = needs_fm
-    for prop, claim in new:
-        rep.added.append({"id": claim.id, "statement": prop.statement, "evidence": claim.evidence[0].resource,
-                          "reference": prop.reference, "kind": prop.kind, "target": prop.target, "line": prop.sentence.line})
 
 
 def stable_id(page: str, statement: str, resources: list[str], taken: set[str], labels: set[str] | None = None) -> str | None:
@@ -187,176 +300,7 @@ def stable_id(page: str, statement: str, resources: list[str], taken: set[str], 
     return cid
 
 
-def ground_pages(
-    ws: Workspace, pages: list[str], index: Any, *, add_front_matter: bool, plan: bool, source: str = "worktree",
-    progress: Callable[[int, int], None] | None = None,
-) -> list[PageReport]:
-    """The deterministic pass over `pages`: each page planned and (unless `plan`) written under
-    the wiki lock, one page at a time; `progress(done, total)` after each."""
-    reports = []
-    taken = {c.id for sc in ws.wiki.load_all().values() for c in sc.claims}
-    labels = {citations.label(t) for t in taken}
-    for done, page in enumerate(pages):  # `progress` before each page (0/N first) and once after the last
-        if progress is not None:
-            progress(done, len(pages))
-        if plan:
-            reports.append(plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or ""))
-            continue
-        rule = policy.forbidding(ws.config.verify_policy, page, GROUND_BY)
-        if rule is not None:  # ground's claims verify the page: where the policy forbids the tool, nothing is written
-            rep = plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or "")
-            rep.refused = rule.describe()
-            reports.append(rep)
-            continue
-        with ws.wiki.lock():  # a killed run leaves whole pages, grounded or not
-            rep = plan_page(ws, page, index, ws.wiki.load(page), ws.page_text(page) or "")
-            apply_page(ws, rep, add_front_matter=add_front_matter, taken=taken, labels=labels, source=source)
-        reports.append(rep)
-    if progress is not None and pages:
-        progress(len(pages), len(pages))
-    return reports
-
-
 def proposed(reports: Iterable[PageReport]) -> frozenset[tuple[str, str]]:
     """(page, statement) of every sentence the pass grounds: the model pass skips them (a plan has
     not written them)."""
     return frozenset((r.page, p.statement) for r in reports for p in r.proposals)
-
-
-def report_data(ws: Workspace, reports: list[PageReport], *, plan: bool, model: dict[str, Any] | None = None) -> dict[str, Any]:
-    """`ground`'s report: per page what was (or, in a plan, would be) added, already grounded,
-    broken, ambiguous, not this project's; the summary; the model pass's report when it ran."""
-    pages: list[dict[str, Any]] = []
-    for r in reports:
-        added = r.added if not plan and not r.refused else [
-            {"statement": p.statement, "evidence": p.resource, "reference": p.reference, "kind": p.kind, "target": p.target,
-             "line": p.sentence.line}
-            for p in r.proposals
-        ]
-        pages.append({
-            "page": r.page, "page_path": ws.wiki.repo_path(r.page), "added": added, "already_grounded": r.already,
-            "broken": r.broken, "ambiguous": r.ambiguous, "unknown": r.unknown, "references": r.references,
-            "front_matter_added": r.front_matter_added,
-            **({"refused_by_policy": r.refused} if r.refused else {}),
-        })
-        pages[-1].update(no_claim=r.no_claim, repeated=r.repeated)
-    summary = {k: sum(len(p[k]) if isinstance(p[k], list) else int(p[k]) for p in pages)
-               for k in ("references", "added", "already_grounded", "broken", "ambiguous", "unknown")}
-    summary["refused_by_policy"] = sum(1 for r in reports if r.refused)
-    out: dict[str, Any] = {"tool": PRODUCER, "wiki_dir": ws.config.wiki_dir, "plan": plan, "pages": pages, "summary": summary}
-    # every reference is counted once: references == added + already_grounded + broken + ambiguous
-    # + unknown + no_claim (headings, tables, bare lists of code spans) + repeated
-    summary.update({k: sum(p[k] for p in pages) for k in ("no_claim", "repeated")})
-    if model is not None:
-        out["model"] = model
-    return out
-
-
-def page_blocks(page: str) -> ground_refs.Blocks | None:
-    """How a page is read when it is not Markdown: a reStructuredText page through docutils."""
-    if pagenames.is_rst(page):
-        from openwiki_git.pages import rst
-
-        return rst.blocks
-    return None
-
-
-def insert_markers(text: str, items: Iterable[tuple[Sentence, str]], *, rst: bool = False) -> str:
-    """`text` with each claim's marker after its sentence (found again by its statement, the
-    occurrence nearest the line it was read on); nothing else changes. In reStructuredText
-    (`rst`) the marker is a comment line after the sentence's paragraph (rst_markers.py)."""
-    ends: dict[int, list[str]] = {}
-    blocks = page_blocks("page.rst") if rst else None
-    sentences = ground_refs.all_sentences(text, blocks)
-    for sentence, claim_id in items:
-        same = [s for s in sentences if s.text == sentence.text]
-        if not same:
-            raise StoreError(f"{sentence.text[:60]!r}: the sentence is no longer in the page", "run ground again")
-        at = min(same, key=lambda s: abs(s.line - sentence.line)).end
-        ends.setdefault(at, []).append(citations.label(claim_id) if rst else citations.marker(claim_id))
-    starts = {end: start for _, start, end in blocks(text)} if blocks is not None else {}
-    for at in sorted(ends, reverse=True):
-        if rst:
-            text = rst_markers.insert(text, at, ends[at], rst_markers.indent_of(text, starts.get(at, at)))
-        else:
-            text = text[:at] + "".join(ends[at]) + text[at:]
-    return text
-
-
-def grounded_pages(sidecars: dict[str, Sidecar]) -> list[str]:
-    """Pages `ground` has grounded: they hold a claim its deterministic pass made. Not every
-    `model:` claim: the refresher records its confirmations that way too, and a page a nightly
-    refresh touched has not opted in to the broken-reference check."""
-    return sorted(p for p, sc in sidecars.items() if any(c.verified_by == GROUND_BY for c in sc.claims))
-
-
-CACHE_NAME = "ground-broken-v1.json"  # under <git dir>/openwiki-git/: derived data
-RACY_NS = 2_000_000_000  # as checkcache: a file changed within 2 s of the run may change unseen
-
-
-def broken_references(ws: Workspace, sidecars: dict[str, Sidecar], source: str = "worktree") -> list[dict[str, Any]]:
-    """The check/lint entry point: broken references on grounded pages, each
-    `{page, page_path, line, reference, kind, statement, reason}`. References whose sentence a
-    claim already grounds are left to the claim (check reports it stale when the code changes).
-
-    On the working tree the answer is cached, keyed by the grounded pages' text and claims and by
-    the stat of every tracked file: an unchanged repository costs a stat per file, no parse."""
-    pages = grounded_pages(sidecars)
-    if not pages:
-        return []
-    texts = {p: ws.page_text(p) for p in pages}
-    key, racy = _cache_key(ws, texts, sidecars) if source == "worktree" else (None, True)
-    cache = ws.cache_path(CACHE_NAME)
-    if key is not None:
-        try:
-            stored = json.loads(cache.read_bytes())
-            if stored.get("key") == key:
-                return list(stored["broken"])
-        except (OSError, ValueError, AttributeError, KeyError):
-            pass
-    out = _broken(ws, sidecars, texts, source)
-    if key is not None and not racy:
-        from openwiki_git.store.wiki import atomic_write
-
-        with contextlib.suppress(OSError, StoreError):  # a read-only git dir: no cache, same answer
-            atomic_write(cache, json.dumps({"key": key, "broken": out}).encode("utf-8"), root=ws.repo.git_dir)
-    return out
-
-
-def _cache_key(ws: Workspace, texts: dict[str, str | None], sidecars: dict[str, Sidecar]) -> tuple[str, bool]:
-    h = hashlib.sha256(PRODUCER.encode("utf-8"))
-    for page, text in sorted(texts.items()):
-        h.update(json.dumps([page, text, sorted(c.statement for c in sidecars[page].claims)]).encode("utf-8"))
-    limit = time.time_ns() - RACY_NS
-    racy = False
-    for path in sorted(_tracked(ws)):
-        try:
-            st = os.stat(ws.repo.root / path)
-        except OSError:
-            h.update(f"{path}\0-\n".encode())
-            continue
-        racy = racy or st.st_mtime_ns >= limit  # written just now: a change within the tick is unseen
-        h.update(f"{path}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_size}\0{st.st_ino}\n".encode())
-    return h.hexdigest(), racy
-
-
-def _broken(ws: Workspace, sidecars: dict[str, Sidecar], texts: dict[str, str | None], source: str) -> list[dict[str, Any]]:
-    from openwiki_git.ground import resolve as gr
-
-    index = None
-    out = []
-    for page, text in texts.items():
-        if text is None:
-            continue
-        found = ground_refs.page_refs(text, page_blocks(page))
-        covered = {c.statement for c in sidecars[page].claims}
-        todo = [r for r in found.refs if r.sentence.text not in covered]
-        if not todo:
-            continue
-        index = index or source_index(ws, source)
-        for ref in todo:
-            res = gr.resolve(ref, index, page_repo_path=ws.wiki.repo_path(page), local_names=found.local_names)
-            if res.outcome == gr.BROKEN:
-                out.append({"page": page, "page_path": ws.wiki.repo_path(page), "line": ref.sentence.line,
-                            "reference": ref.raw, "kind": ref.kind, "statement": ref.sentence.text, "reason": res.reason})
-    return out

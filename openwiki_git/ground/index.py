@@ -19,11 +19,12 @@ from dataclasses import dataclass, field
 
 from openwiki_git.evidence import definitions
 
-# Tests', docs', examples', benchmarks' and scripts' paths: their definitions lose to the project's own.
+# Tests', docs' (and the docs' example code: `docs_src/`), examples', benchmarks' and scripts' paths:
+# their definitions lose to the project's own.
 SECONDARY = re.compile(
-    r"(?:^|/)(?:tests?|testing|docs?|examples?|bench(?:marks?)?|scripts?|changelog\.d)/|(?:^|/)(?:test_[^/]*|[^/]*_test\.py|conftest\.py)$"
+    r"(?:^|/)(?:tests?|testing|docs?(?:_src)?|examples?|bench(?:marks?)?|scripts?|changelog\.d)/|(?:^|/)(?:test_[^/]*|[^/]*_test\.py|conftest\.py)$"
 )
-_CODE_EXT = (
+CODE_EXT = (
     ".py", ".pyi", ".js", ".mjs", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".rb", ".c", ".h", ".cc", ".cpp", ".hpp",
     ".kt", ".swift", ".cs", ".php", ".sh",
 )  # fmt: skip
@@ -79,6 +80,7 @@ class SourceIndex:
         self._active: set[str] = set()  # the names being resolved (the cycle guard)
         self._cut = False  # whether the current resolution met one of them again
         self._external: dict[str, bool] = {}
+        self.mentions: dict[tuple[str, str], object] = {}  # names.lineset's answers, each name scanned for once
         self.dirs = _dirs(self.paths)
         self.file_dirs = _dirs(self.files)
 
@@ -102,7 +104,7 @@ class SourceIndex:
             if path.endswith(".py") or path.endswith(".pyi") and path[:-1] not in self.path_set:
                 self._index_python(path)  # a stub beside its module adds nothing but ambiguity
         for path in self.paths:
-            if path.endswith(_CODE_EXT) and not path.endswith((".py", ".pyi")):
+            if path.endswith(CODE_EXT) and not path.endswith((".py", ".pyi")):
                 self._index_other(path)
 
     def module_name(self, path: str) -> str:
@@ -349,7 +351,7 @@ class SourceIndex:
         if self._words is None:
             words: set[str] = set()
             for p in self.paths:
-                if p.endswith(_CODE_EXT):
+                if p.endswith(CODE_EXT):
                     words.update(_WORD.findall(self.text(p) or ""))
             self._words = words
         return self._words
@@ -373,7 +375,7 @@ class SourceIndex:
     def _scan(self, hits: Callable[[str], list[str]]) -> dict[str, list[tuple[str, int, str]]]:
         out: dict[str, list[tuple[str, int, str]]] = defaultdict(list)
         for p in self.paths:
-            if not p.endswith(_CODE_EXT) or SECONDARY.search(p):
+            if not p.endswith(CODE_EXT) or SECONDARY.search(p):
                 continue
             for n, line in enumerate(self.lines(p), 1):
                 for h in hits(line):

@@ -26,9 +26,9 @@ from typing import Any
 from openwiki_git.claims import policy
 from openwiki_git.evidence.resource import ResourceError, parse_resource
 from openwiki_git.evidence.tokens import split_lines
-from openwiki_git.formats import pagenames
 from openwiki_git.ground import deterministic as ground
-from openwiki_git.ground import refs as ground_refs
+from openwiki_git.ground import pageformat
+from openwiki_git.ground.model_decide import VERDICT_RULES, ask
 from openwiki_git.ground.refs import Sentence
 from openwiki_git.model import Claim
 from openwiki_git.refresh.prompt import estimate_tokens
@@ -54,8 +54,7 @@ You are shown the sentence and candidate code with line numbers. Answer with one
   each {"resource": "repo://<path>#L<start>-L<end>", "quote": the exact text of exactly those lines,
   without line numbers}. Cite only files and lines shown.
 - verdict "retract" when the lines shown do not support the sentence (cited_ranges empty).
-Never use "revise"; revised_statement is always null. claim_id is the id given. rationale: one sentence.
-"""
+""" + VERDICT_RULES
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,11 +84,14 @@ def run(
     source: str = "worktree",
     client: Any = None,
     skip: frozenset[tuple[str, str]] = frozenset(),
+    reports: list[Any] = (),  # type: ignore[assignment]
 ) -> dict[str, Any]:
     """The model pass over `pages`: its report (`sent`, `grounded`, `ungrounded`, `rejected`,
-    `errors`, usage and cost). `options`: a refresh.settings.RefreshOptions; `client`: a Refresher (the
+    `errors`, `decide`/`decided`, usage and cost). `options`: a refresh.settings.RefreshOptions; `client`: a Refresher (the
     scripted fake in tests), else the refresher's own, built only when something is sent.
-    `skip`: (page, statement) pairs the deterministic pass grounds (a plan has not written them)."""
+    `skip`: (page, statement) pairs the deterministic pass grounds (a plan has not written them);
+    `reports`: its page reports, whose undecided items the model decides (model_decide.py)."""
+    from openwiki_git.ground import model_decide
     from openwiki_git.refresh.client import model_client
     from openwiki_git.refresh.settings import Settings
 
@@ -101,8 +103,9 @@ def run(
     if settings.max_claims is not None and len(items) > settings.max_claims:
         skipped = len(items) - settings.max_claims
         items = items[: settings.max_claims]
+    decide = [it for it in model_decide.undecided(ws, list(reports), index) if it.page not in refused]
     out: dict[str, Any] = {
-        "model": settings.model, "sent": [], "grounded": [], "ungrounded": [], "rejected": [], "errors": [],
+        "model": settings.model, "sent": [], "grounded": [], "ungrounded": [], "rejected": [], "errors": [], "decide": [], "decided": [],
         "tokens_in": 0, "tokens_out": 0, "cost": None, "skipped_by_budget": skipped, "stopped": None,
         "refused_by_policy": [{"page": p, "rule": r} for p, r in sorted(refused.items())],  # not sent: nothing could be written
     }
@@ -112,11 +115,13 @@ def run(
         )
     if plan:
         est_in = sum(it.tokens for it in items)
-        out["tokens_in"], out["tokens_out"] = est_in, EST_ANSWER_TOKENS * len(items)
+        out["tokens_in"], out["tokens_out"] = est_in, EST_ANSWER_TOKENS * (len(items) + len(decide))
+        model_decide.run(ws, decide, None, settings, out, plan=True, source=source, index=index)
     else:
-        if items and client is None:
-            client = model_client(settings, len(items))
+        if (items or decide) and client is None:
+            client = model_client(settings, len(items) + len(decide))
         try:
+            model_decide.run(ws, decide, client, settings, out, plan=False, source=source, index=index)
             _send(ws, items, client, settings, source, out)
         finally:
             if callable(getattr(client, "close", None)):
@@ -137,18 +142,11 @@ def _send(ws: Workspace, items: list[_Item], client: Any, settings: Any, source:
             out["stopped"] = f"max_total_tokens ({settings.max_total_tokens}) reached; {len(items) - n} sentence(s) not sent"
             break
         request = refresher.ReviewRequest(f"ground-{n + 1}", SYSTEM, (it.user,), refresher.model_schema(), 1)
-        try:
-            response = client.review(request)
-        except refresher.RefreshCallError as e:
-            out["tokens_in"] += e.usage.input_tokens
-            out["tokens_out"] += e.usage.output_tokens
-            out["errors"].append({**_where(ws, it), "reason": f"model error: {e}"})
-            if e.fatal:
-                out["stopped"] = str(e)
+        response = ask(client, request, out, _where(ws, it))
+        if response is None:
+            if out["stopped"]:
                 break
             continue
-        out["tokens_in"] += response.usage.input_tokens
-        out["tokens_out"] += response.usage.output_tokens
         verdict = _judge(ws, it, response, source, refresher)
         if isinstance(verdict, str):
             key = "ungrounded" if verdict == "retract" else "rejected"
@@ -171,9 +169,10 @@ def _rationale(response: Any) -> str:
 def _summary(out: dict[str, Any], *, plan: bool) -> str:
     cost = "cost unknown" if out["cost"] is None else f"${out['cost']:.4f}"
     if plan:
-        return (f"model {out['model']}: would send {len(out['sent'])} sentence(s), about {out['tokens_in']} tokens in and "
-                f"{out['tokens_out']} out, {cost}; nothing was sent")
+        return (f"model {out['model']}: would send {len(out['sent'])} sentence(s) and {len(out['decide'])} undecided claim(s), "
+                f"about {out['tokens_in']} tokens in and {out['tokens_out']} out, {cost}; nothing was sent")
     return (f"model {out['model']}: {len(out['sent'])} sentence(s), {len(out['grounded'])} grounded, "
+            f"{len(out['decided'])} undecided claim(s) decided, "
             f"{len(out['ungrounded'])} ungrounded, {len(out['rejected'])} rejected, {len(out['errors'])} failed; "
             f"{out['tokens_in']} tokens in, {out['tokens_out']} out, {cost}")
 
@@ -184,7 +183,7 @@ def _summary(out: dict[str, Any], *, plan: bool) -> str:
 def _items(ws: Workspace, page: str, index: Any) -> list[_Item]:
     text = ws.page_text(page) or ""
     out = []
-    for s in ground_refs.all_sentences(text, ground.page_blocks(page)):
+    for s in pageformat.sentences_of(page, text):
         if not s.claimable or s.markers or not _factual(s.text):
             continue
         shown = _candidates(s.text, index)
@@ -290,7 +289,7 @@ def _save(ws: Workspace, it: _Item, resources: list[str], by: str, source: str) 
 
     with ws.wiki.lock():
         text = ws.page_text(it.page) or ""
-        now_sentences = [s for s in ground_refs.all_sentences(text, ground.page_blocks(it.page)) if s.text == it.sentence.text]
+        now_sentences = [s for s in pageformat.sentences_of(it.page, text) if s.text == it.sentence.text]
         if not now_sentences or any(s.markers for s in now_sentences):
             return None
         evidence = editing.resolve_new_evidence(ws, resources, source)
@@ -302,6 +301,6 @@ def _save(ws: Workspace, it: _Item, resources: list[str], by: str, source: str) 
         editing.preflight(ws.wiki, [it.page])
         editing.save_page(
             ws.wiki, sidecar.replace(claims=(*sidecar.claims, claim)),
-            edit=lambda current: ground.insert_markers(current, [(it.sentence, claim.id)], rst=pagenames.is_rst(it.page)),
+            edit=lambda current: pageformat.insert_markers(current, [(it.sentence, claim.id)], it.page),
         )
     return claim

@@ -16,13 +16,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from openwiki_git.pages import rst_markers, sentences
+from openwiki_git.pages.citations import IGNORE
 from openwiki_git.pages.frontmatter_core import body_start as front_matter_end
 from openwiki_git.pages.markers import ANY, strip
 
-KINDS = ("symbol", "path", "flag", "env", "key")
+KINDS = ("symbol", "path", "flag", "env", "key", "string", "literal")
+# Names that are not definitions: grounded in the lines that mention them (names.py); one in a
+# section heading guards its section's sentences.
+NAME_KINDS = ("flag", "env", "key", "string", "literal")
 
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 _LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
@@ -35,6 +39,12 @@ _DEF_IN_CODE = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)|^\s*
 _PY_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _SYMBOL = re.compile(rf"^{_PY_IDENT}(?:\.{_PY_IDENT})*$")
 _FLAG = re.compile(r"^--?[A-Za-z][A-Za-z0-9-]*$")
+# `--workers <int>`, `--use-colors / --no-use-colors`, `--port=8000`: the flag is the first word
+_FLAG_USAGE = re.compile(r"^(--[A-Za-z][A-Za-z0-9-]*)(?:=\S*|\s+(?:<[^<>]+>|\[[^\[\]]+\]|/\s*--[A-Za-z][\w-]*|[^\s-]\S*))$")
+# one token with a separator inside (a header `X-Forwarded-For`, an extra `pkg[all]`, a file
+# `last-error.log`), not a word with its full stop (`etc.`)
+_LITERAL = re.compile(r"^(?=[^\s`]*[A-Za-z]{2})(?=[^\s`]*[-_=:\[./][\w\[])[A-Za-z0-9_][\w.:\[\]=+-]{2,59}$")
+_STRING = re.compile(r"""^(["'])([\w.:/@<>*+-]{2,60})\1$""")  # `"auto"`, `'127.0.0.1'`: a string constant
 _ENV = re.compile(r"^\$?\{?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\}?$")
 _KEY = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 _PATH = re.compile(r"^\.{0,2}/?[\w.@+-]+(?:/[\w.@+-]+)*/?$")
@@ -67,6 +77,12 @@ class Ref:
 class PageRefs:
     refs: tuple[Ref, ...]
     local_names: frozenset[str]  # names the page's own code blocks define or import
+    # per prose sentence, the names (NAME_KINDS) of its section's headings: what the sentence is
+    # about though it does not repeat them (a heading carries no marker, so each sentence of the
+    # section carries them). A list item led by a name (`* `--workers <int>` - ...`) is guarded by
+    # its first sentence's claim: the item is one unit for a reader and for the report.
+    guards: dict[Sentence, tuple[Ref, ...]] = field(default_factory=dict)
+    ignored: int = 0  # references followed by `<!-- openwiki-git: ignore -->`
 
 
 def classify(raw: str, role: str | None = None) -> tuple[str, str, bool] | None:
@@ -82,6 +98,12 @@ def classify(raw: str, role: str | None = None) -> tuple[str, str, bool] | None:
     text = titled.group(1).lstrip("~!") if titled else text  # reST `:class:`the retrier <pkg.Retrying>``
     if _FLAG.match(text) and text.startswith("--") and len(text) > 3:
         return "flag", text, False
+    usage = _FLAG_USAGE.match(text)
+    if usage:
+        return "flag", usage.group(1), False
+    literal = _STRING.match(text)
+    if literal and re.search(r"[A-Za-z]{2}", literal.group(2)):
+        return "string", literal.group(2), False
     m = _ENV.match(text)
     if m and (text.startswith("$") or "_" in text):
         return "env", m.group(1), False
@@ -104,9 +126,11 @@ def classify(raw: str, role: str | None = None) -> tuple[str, str, bool] | None:
             return "symbol", text, called
         if called or role or text[:1].isupper() or text.startswith("_") or (text.islower() and "_" in text):
             return ("key" if _KEY.match(text) and not called and not role else "symbol"), text, called
-        return None  # a plain word in backticks (`name`, `default`): too vague to cite
+        return "symbol", text, False  # a plain identifier (`total`): cited only when one definition has the name
     if "/" in text and _PATH.match(text) and not text.startswith("/") and "//" not in text:
         return "path", text, False
+    if _LITERAL.match(text) and not text.startswith("-"):
+        return "literal", text, False  # `X-Forwarded-For`: grounded only where the code mentions it (names.py)
     return None
 
 
@@ -120,21 +144,38 @@ Blocks = Callable[[str], list[tuple[str, int, int]]]
 
 
 def page_refs(text: str, blocks: Blocks | None = None) -> PageRefs:
-    """Every reference in the page, each with its sentence, in page order. `blocks`: the page's
-    blocks when it is not Markdown (pages/rst.py's for a reStructuredText page, whose markers
-    follow the paragraph: rst_markers.py)."""
+    """Every reference in the page, each with its sentence, in page order; the names that guard
+    each sentence (its Markdown section headings'). `blocks`: the page's blocks when it is not
+    Markdown (pages/rst.py's for a reStructuredText page, whose markers follow the paragraph:
+    rst_markers.py); ground/formats.py picks them by the page's name."""
     refs: list[Ref] = []
     local: set[str] = set()
-    masked, found = _blocks(text, blocks)
-    for kind, start, end in found:
+    guards: dict[Sentence, tuple[Ref, ...]] = {}
+    headings: list[tuple[int, tuple[Ref, ...]]] = []  # the open sections: (level, their names)
+    ignored = [0]
+    masked, found_blocks = _blocks(text, blocks)
+    for kind, start, end in found_blocks:
         chunk = masked[start:end]
         if kind == "code":
             for m in _DEF_IN_CODE.finditer(chunk):
                 local.add(m.group(1) or m.group(2))
             continue
-        for sentence, s_start, s_end in _sentences(text, start, end, claimable=kind == "prose", rst=blocks is not None):
-            refs.extend(_refs_in(text, s_start, s_end, sentence))
-    return PageRefs(tuple(refs), frozenset(local))
+        found = [(sentence, _refs_in(text, s_start, s_end, sentence, ignored))
+                 for sentence, s_start, s_end in _sentences(text, start, end, claimable=kind == "prose", rst=blocks is not None)]
+        refs.extend(r for _, got in found for r in got)
+        level = _HEADING_LEVEL.match(chunk) if blocks is None else None
+        if level:
+            headings = [h for h in headings if h[0] < len(level.group(1))]
+            headings.append((len(level.group(1)), tuple(r for _, got in found for r in got if r.kind in NAME_KINDS)))
+        elif kind == "prose":
+            names = tuple(r for _, rs in headings for r in rs)
+            for sentence, _ in found if names else ():
+                guards[sentence] = names
+    return PageRefs(tuple(refs), frozenset(local), guards, ignored[0])
+
+
+_HEADING_LEVEL = re.compile(r"^ {0,3}(#{1,6})\s")
+_IGNORE = re.compile(r"[ \t]*" + IGNORE.pattern)
 
 
 def _blocks(text: str, blocks: Blocks | None) -> tuple[str, list[tuple[str, int, int]]]:
@@ -145,7 +186,7 @@ def _blocks(text: str, blocks: Blocks | None) -> tuple[str, list[tuple[str, int,
     return masked, sentences.blocks(masked, front_matter_end(text))
 
 
-def _refs_in(text: str, start: int, end: int, sentence: Sentence) -> list[Ref]:
+def _refs_in(text: str, start: int, end: int, sentence: Sentence, ignored: list[int] | None = None) -> list[Ref]:
     out = []
     span = text[start:end]
     for m in _CODE_SPAN.finditer(span):
@@ -155,6 +196,10 @@ def _refs_in(text: str, start: int, end: int, sentence: Sentence) -> list[Ref]:
         role_m = _ROLE.search(before)
         role = (role_m.group(1) or role_m.group(2)) if role_m else None
         got = classify(m.group(2), role)
+        if got is not None and _IGNORE.match(text, start + m.end()):
+            if ignored is not None:
+                ignored[0] += 1
+            continue
         if got is not None:
             out.append(Ref(got[0], got[1], m.group(2), sentence, got[2], role))
     for m in _LINK.finditer(span):
@@ -197,7 +242,8 @@ def _sentences(text: str, start: int, end: int, *, claimable: bool, rst: bool = 
 
 
 def _statement(raw: str) -> str:
-    lines = [_QUOTE.sub("", _LIST.sub("", ln, count=1)) for ln in strip(raw).splitlines()]
+    raw = IGNORE.sub("", strip(raw))  # what the reader sees: an inline `<!-- openwiki-git: ignore -->` is not said
+    lines = [_QUOTE.sub("", _LIST.sub("", ln, count=1)) for ln in raw.splitlines()]
     return " ".join(" ".join(lines).split())
 
 
@@ -208,8 +254,8 @@ def _claimable(statement: str) -> bool:
 
 
 def statement_of(text: str) -> str:
-    """The statement key of a sentence as stored: markers removed, whitespace collapsed."""
-    return " ".join(strip(text).split())
+    """The statement key of a sentence as stored: markers and ignore comments removed, whitespace collapsed."""
+    return " ".join(IGNORE.sub("", strip(text)).split())
 
 
 def all_sentences(text: str, blocks: Blocks | None = None) -> list[Sentence]:

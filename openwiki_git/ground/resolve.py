@@ -6,9 +6,12 @@ git or the clock.
   the index knows them (Python through `ast`, other languages through tree-sitter).
 - Paths: the tracked file, cited by its first line (the claim is that the file exists and starts
   so; it goes unresolved when the file goes, and does not go stale on every edit of the file).
-- CLI flags, environment variables and config keys: the one line that defines them (a quoted
-  `"--flag"` in an add_argument/option call, a quoted name next to `environ`/`getenv`, a config
-  class's field or a quoted key in a config module).
+- Names that are no definitions (CLI flags, environment variables, config keys, string
+  constants): the lines of the package's code that mention them, as a set of lines (names.py);
+  else, as before, the one line that defines them (a quoted `"--flag"` in an add_argument/option
+  call, a quoted name next to `environ`/`getenv`, a config class's field or a quoted key in a
+  config module).
+- Plain identifiers (`total`): the one definition of the project's own code with that name.
 
 Every outcome is one of: resolved (exactly one definition), ambiguous (several, listed, never
 picked), broken (the reference names something of this project that does not exist) and unknown
@@ -23,11 +26,10 @@ import re
 import sys
 from dataclasses import dataclass
 from functools import cache
+from keyword import iskeyword
 
-from openwiki_git.evidence import definitions
-from openwiki_git.evidence.kinds import Symbol
-from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.ground.index import SECONDARY, Definition, SourceIndex
+from openwiki_git.ground.names import LineSet, lineset
 from openwiki_git.ground.refs import Ref
 
 RESOLVED, AMBIGUOUS, BROKEN, UNKNOWN = "resolved", "ambiguous", "broken", "unknown"
@@ -43,6 +45,7 @@ class Resolution:
     target: Definition | None = None
     candidates: tuple[str, ...] = ()  # resources of an ambiguous reference
     reason: str = ""
+    lineset: LineSet | None = None  # a name that is no definition: the lines that mention it (names.py)
 
 
 def _primary(defs: list[Definition]) -> list[Definition]:
@@ -74,17 +77,28 @@ def resolve(ref: Ref, index: SourceIndex, *, page_repo_path: str, local_names: f
         return _resolve_path(ref, index, page_repo_path)
     index.build()
     if ref.kind == "flag":
-        return _resolve_flag(ref, index)
+        return _mentioned(ref, index) or _resolve_flag(ref, index)
+    if ref.kind in ("string", "literal"):
+        return _mentioned(ref, index) or Resolution(ref, UNKNOWN, reason="no line of the project's code has it")
     if ref.kind == "env":
-        got = _resolve_symbol(ref, index, local_names, quiet=True)
-        return got if got.outcome in (RESOLVED, AMBIGUOUS) else _resolve_env(ref, index)
+        got = _resolve_symbol(ref, index, local_names, quiet=True)  # a constant of the project (`MAX_SIZE`)
+        return got if got.outcome in (RESOLVED, AMBIGUOUS) else _mentioned(ref, index) or _resolve_env(ref, index)
     if ref.kind == "key":
         got = _resolve_symbol(ref, index, local_names, quiet=True)
         if got.outcome in (RESOLVED, AMBIGUOUS):
             return got
-        got = _resolve_key(ref, index)
+        got = _mentioned(ref, index) or _resolve_key(ref, index)
         return got if got.outcome != UNKNOWN else _unheard_of(ref, index, local_names)
     return _resolve_symbol(ref, index, local_names)
+
+
+def _mentioned(ref: Ref, index: SourceIndex, kind: str | None = None) -> Resolution | None:
+    """A name that is no definition, grounded in the lines of the package that mention it."""
+    found = lineset(index, kind or ref.kind, ref.name)
+    if found is None:
+        return None
+    path, line, _ = found.hits[0]
+    return Resolution(ref, RESOLVED, _line_def(path, line, ref.name), reason=f"mentioned on {len(found.hits)} line(s)", lineset=found)
 
 
 def _resolve_symbol(ref: Ref, index: SourceIndex, local_names: frozenset[str], *, quiet: bool = False) -> Resolution:
@@ -99,6 +113,8 @@ def _resolve_symbol(ref: Ref, index: SourceIndex, local_names: frozenset[str], *
     exact = index.expand(name)
     if len(parts) == 1:  # a bare name never means a test's, a script's or a benchmark's module
         exact = [d for d in exact if not SECONDARY.search(d.path)]
+        if exact and all(d.kind == "module" and d.qualname in index.roots for d in exact):
+            return Resolution(ref, UNKNOWN, reason="the project's own name")  # "each `uvicorn` process": no module's first line
     if exact:
         return _one(ref, exact, "definition")
     if len(parts) == 1:
@@ -119,6 +135,10 @@ def _resolve_bare(ref: Ref, index: SourceIndex, local_names: frozenset[str], *, 
     """A bare name is cited only to a public definition of the project's own code: never a test
     helper, never a method (`bind()` of which class?) unless written as a call."""
     name = ref.name
+    if _plain(ref) and any(_EXAMPLES.search(d.path) for d in index.suffix(name)):
+        return Resolution(ref, UNKNOWN, reason="the docs' example code defines it too")  # a tutorial's `main`
+    if _plain(ref) and name not in _BUILTINS and name not in local_names and not _stdlib_name(name):
+        return _plain_identifier(ref, index)
     allowed = _bare_kinds(ref)
     found = [
         d for d in index.suffix(name)
@@ -129,6 +149,46 @@ def _resolve_bare(ref: Ref, index: SourceIndex, local_names: frozenset[str], *, 
     if quiet:
         return Resolution(ref, UNKNOWN, reason="not this project's")
     return _unheard_of(ref, index, local_names)
+
+
+PLAIN_AMBIGUOUS = 5  # a plain word more definitions have is too common a name to list as ambiguous
+_EXAMPLES = re.compile(r"(?:^|/)(?:docs?(?:_src)?|examples?)/")  # the docs' own example code
+
+
+def _plain(ref: Ref) -> bool:
+    """A plain identifier: one lower-case word (`total`, `get`), written without parentheses or a
+    role, not a keyword of Python's (`yield`)."""
+    name = ref.name
+    return name.isidentifier() and name.islower() and "_" not in name and not ref.called and ref.role is None and not iskeyword(name)
+
+
+def _plain_identifier(ref: Ref, index: SourceIndex) -> Resolution:
+    """Cited when exactly one definition of the project's own code has the name (a function, a
+    class, a module-level variable); a few: ambiguous; none or many: not decidable. A method's or
+    an attribute's name is not counted: a plain word in backticks that is one is most often a
+    value the page talks about (`stale`, `default`), not that member."""
+    if _command(index, ref.name):
+        return Resolution(ref, UNKNOWN, reason="a command's name (`ground`): the command, not a function of its name")
+    every = [d for d in index.suffix(ref.name) if d.kind != "module" and not SECONDARY.search(d.path)]
+    found = [d for d in every if d.kind in ("function", "class") or d.kind == "variable" and d.toplevel]
+    if len(found) == 1:
+        return Resolution(ref, RESOLVED, found[0], reason="the one definition of the name")
+    listed = found or every  # members only: several are listed, one is not guessed
+    if 1 < len(listed) <= PLAIN_AMBIGUOUS:
+        return Resolution(ref, AMBIGUOUS, candidates=tuple(sorted(d.resource for d in listed)), reason=f"{len(listed)} definitions")
+    if not every:  # no definition, but the code may use the name (`watchgod`, a module it imports)
+        return _mentioned(ref, index, "word") or Resolution(ref, UNKNOWN, reason="a plain word")
+    return Resolution(ref, UNKNOWN, reason=f"a member's name, or a common one ({len(every)} definitions)")
+
+
+def _command(index: SourceIndex, name: str) -> bool:
+    """Whether the project declares a command of that name (`add_parser("ground", ...)`,
+    `@app.command("ground")`): a page naming it names the command."""
+    declared = re.compile(rf"""(?:add_parser|command)\(\s*(?:name\s*=\s*)?["']{re.escape(name)}["']""")
+    return any(
+        declared.search(text) for p in index.paths
+        if p.endswith(".py") and not SECONDARY.search(p) and (text := index.text(p)) and name in text
+    )
 
 
 # snake_case words, each starting with a letter (`remove_item`); `adr_0032` or `v1_2` name an
@@ -228,7 +288,7 @@ def _resolve_path(ref: Ref, index: SourceIndex, page_repo_path: str) -> Resoluti
         candidates = [rel]
     if not candidates and (rel in index.dirs):
         return Resolution(ref, UNKNOWN, reason="a directory")
-    if not candidates and not ref.link:
+    if not candidates and not ref.link and "/" in rel:  # a bare `main.py` is the reader's file, or the root's
         candidates = [p for p in index.paths if p.endswith("/" + rel)]
         candidates = _primary_paths(candidates)
     if len(candidates) == 1:
@@ -260,6 +320,8 @@ def _resolve_flag(ref: Ref, index: SourceIndex) -> Resolution:
     if hits:
         return Resolution(ref, AMBIGUOUS, candidates=tuple(f"repo://{p}#L{n}-L{n}" for p, n, _ in hits), reason=f"{len(hits)} lines")
     defined = any(_FLAG_DEF.search(line) for v in index.flags().values() for _, _, line in v)
+    if defined and flag.lstrip("-").replace("-", "_") in index.words():
+        return Resolution(ref, UNKNOWN, reason="no line quotes it; a parameter of that name may make it (typer, click)")
     return Resolution(ref, BROKEN if defined else UNKNOWN, reason="no line defines the flag" if defined else "")
 
 
@@ -320,81 +382,3 @@ def _resolve_key(ref: Ref, index: SourceIndex) -> Resolution:
     if hits:
         return Resolution(ref, AMBIGUOUS, candidates=tuple(f"repo://{p}#L{n}-L{n}" for p, n in hits), reason=f"{len(hits)} lines")
     return Resolution(ref, UNKNOWN)
-
-
-HEAD_AFTER = 40  # lines: a definition longer than a screen is cited by its head
-# A code span, or a quoted literal. A single quote opens one only where a word cannot have just
-# ended (not after a letter, a closing backtick or emphasis) and closes one only where no word
-# goes on: the apostrophes of "library's ... doesn't" quote nothing.
-_CODE_SPAN = re.compile(r"`([^`]+)`|\"([^\"]+)\"|(?<![\w`*'])'([^'\s][^']*)'(?!\w)")
-_CODE_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
-
-
-def named_resource(index: SourceIndex, d: Definition, sentence: str) -> str:
-    """The evidence `ground` cites for a resolved definition: the definition by name
-    (`repo://p.py#Cart.add`), by its head (`#Cart:head`) for a class or a definition longer than
-    a screen unless the sentence quotes something only its body has (a literal, a raised
-    exception, a called name); lines for anything else (flags, variables, a file)."""
-    if d.kind not in ("class", "function", "method") or definitions.unsupported(d.path) is not None:
-        return d.resource
-    text = index.text(d.path)
-    name = _in_file(index, d)
-    ext = definitions.find(d.path, text, name) if text else None
-    if text is None or ext is None or (ext.start, ext.end) != (d.start, d.end):
-        return d.resource
-    head = d.kind == "class" or ext.end - ext.start + 1 > HEAD_AFTER
-    if head and body_quotes(index, sentence, ext, split_lines(text)):
-        head = False
-    return Symbol(d.path, name, head).canonical
-
-
-def _in_file(index: SourceIndex, d: Definition) -> str:
-    """`attr._make.Attribute.evolve` -> `Attribute.evolve`: the name inside its file."""
-    if not d.path.endswith((".py", ".pyi")):
-        return d.qualname
-    module = index.module_name(d.path)
-    return d.qualname[len(module) + 1 :] if module and d.qualname.startswith(module + ".") else d.qualname
-
-
-def body_quotes(index: SourceIndex, sentence: str, ext: definitions.Extent, lines: list[str]) -> list[str]:
-    """The words the sentence names that its definition's body has and its head does not (none:
-    the sentence is about the head):
-    a quoted literal (matched whole), or a code word (in a code span, or spelt like code: `_`,
-    a capital inside a word with small letters), matched as a whole word. The body is the code
-    and the docstring past its summary (a parameter's docs), not comments. A code span that is
-    a dotted name of another definition of the project (`attr.attrs` beside `attr.attrib`) is a
-    reference to that one, which gets its own claim: its words are not quoted from this body; so
-    is one in a standard library module (`logging.Logger`) the project has none of its name."""
-    head_text = ext.text(lines, head=True)
-    body_text = ext.body_text(lines)
-    words: set[str] = set()
-    for m in _CODE_SPAN.finditer(sentence):
-        code, literal = m.group(1), m.group(2) or m.group(3)
-        if literal is not None:  # a quoted literal is matched whole: the words of a quoted question are prose
-            words.add(literal)
-            continue
-        name = code.strip("~.@").removesuffix("()")
-        if "." in name and _QUALIFIED.fullmatch(name) and (index.expand(name) or _in_stdlib(index, name)):
-            continue
-        words.add(code)
-        words.update(_CODE_WORD.findall(code))
-    words.update(w for w in _CODE_WORD.findall(_CODE_SPAN.sub(" ", sentence)) if _spelt_like_code(w))
-    own = set(ext.name.split("."))
-    return sorted(w for w in words if len(w) >= 3 and w not in own and _has_word(body_text, w) and not _has_word(head_text, w))
-
-
-def _in_stdlib(index: SourceIndex, name: str) -> bool:
-    """Whether a dotted name starts with a standard library module's (and no module of the project's)."""
-    root = name.split(".", 1)[0]
-    return root in sys.stdlib_module_names and root not in index.roots
-
-
-def _spelt_like_code(word: str) -> bool:
-    """`max_size`, `maxSize`, `JSONRenderer`: an underscore, or a capital inside a word that has
-    small letters too. An all-capitals word (`JSON`, `HTTP`) is how prose writes an acronym."""
-    return "_" in word or (any(c.isupper() for c in word[1:]) and any(c.islower() for c in word))
-
-
-def _has_word(text: str, word: str) -> bool:
-    return re.search(rf"(?<![\w]){re.escape(word)}(?![\w])", text) is not None

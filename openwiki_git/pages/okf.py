@@ -30,6 +30,7 @@ from typing import Any, TypeGuard
 
 from openwiki_git import PRODUCER
 from openwiki_git.errors import SchemaError
+from openwiki_git.evidence.kinds import looks_like_kind
 from openwiki_git.evidence.resource import ResourceError, parse_resource
 from openwiki_git.formats.timestamps import instant
 from openwiki_git.model import Claim, Mark, Sidecar, Verification
@@ -270,6 +271,8 @@ def projected_resources(claims: tuple[Claim, ...] | list[Claim]) -> list[str]:
     out = set()
     for c in claims:
         for e in c.evidence:
+            if looks_like_kind(e.resource):
+                continue  # a definition or a set: no whole file of OpenWiki's grammar (a `?grep=` query is no path)
             try:
                 out.add(parse_resource(e.resource, wiki_dir="\0").whole_file().canonical)
             except ResourceError:

@@ -61,7 +61,7 @@ def apply_plan(
     if claim is None:
         raise VerdictError(f"{plan.claim_id} is no longer on {sidecar.page}")
     if plan.verdict == "retract":
-        return sidecar.without_claim(claim.id), lambda text: retract_sentence(text, claim.id, claim.statement)
+        return sidecar.retracting(claim, by=by, at=now), lambda text: retract_sentence(text, claim.id, claim.statement)
     if plan.verdict == "confirm":
         if result is None:
             raise VerdictError("no check result to confirm against")

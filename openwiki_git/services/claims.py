@@ -19,9 +19,10 @@ from openwiki_git.store.editing import resolve_new_evidence
 from openwiki_git.store.workspace import Workspace, now_iso
 
 
-def add(ws: Workspace, page: str, statement: str, evidence: list[str], *, by: str | None, source: str) -> tuple[str, Claim, bool]:
+def add(ws: Workspace, page: str, statement: str, evidence: list[str], *, by: str | None, source: str) -> tuple[str, Claim, bool, bool]:
     """Resolve the evidence, allocate a claim_<32 hex> id, write it to the page's sidecar and its
-    marker after the statement; (the page, the claim, whether the marker was placed)."""
+    marker after the statement; (the page, the claim, whether the marker was placed, whether the
+    sentence carried the claim already: one claim per sentence, so the evidence went to it)."""
     page = ws.wiki.normalize_page(page)
     if not ws.wiki.page_path(page).is_file():
         raise StoreError(f"{ws.wiki.repo_path(page)}: no such page", "write the page first, then add claims to it")
@@ -31,8 +32,9 @@ def add(ws: Workspace, page: str, statement: str, evidence: list[str], *, by: st
     if by is not None:  # a claim added with its verifier is a verification
         policy.enforce(ws.config.verify_policy, page, by)
     resolved = resolve_new_evidence(ws, evidence, source)
+    before = ws.wiki.load(page)
     claim, placed = editing.add_claim(ws.wiki, page, statement, resolved, by, now_iso())
-    return page, claim, placed
+    return page, claim, placed, before is not None and before.claim(claim.id) is not None
 
 
 def rows(ws: Workspace, page: str | None) -> list[tuple[str, Claim]]:
@@ -269,13 +271,14 @@ def confirm(
 
 
 def retract(ws: Workspace, claim_id: str, *, by: str | None, page: str | None = None) -> tuple[str, Claim]:
-    """Remove the claim from its sidecar and its marker from the page. Retracting decides the
+    """Remove the claim from its sidecar and its marker from the page, recording its tombstone
+    (the sidecar's `retracted`: `ground` leaves the sentence alone). Retracting decides the
     claim as verifying it does, so the config's verify_policy decides who may (`by`), as it does
     for a model's or an agent's retract verdict."""
     with ws.wiki.lock():
         page, sidecar, claim = find(ws, claim_id, page)
         policy.enforce(ws.config.verify_policy, page, by)
-        editing.save_page(
-            ws.wiki, sidecar.without_claim(claim.id), edit=lambda text: citations.remove_marker(text, claim.id)
+        editing.save_page(  # its tombstone keeps `ground` from grounding the sentence again
+            ws.wiki, sidecar.retracting(claim, by=by, at=now_iso()), edit=lambda text: citations.remove_marker(text, claim.id)
         )
     return page, claim

@@ -60,7 +60,7 @@ def ground_pr(ws: Workspace, step: Step, gh: Client, options: GroundPrOptions, c
     )
     step.say(f"openwiki-git: ground pull request {pull.operation}" + (f": {pull.url}" if pull.url else ""))
     s = data["summary"]
-    publish.pr_outputs(step, pull.operation, pull.number, pull.url, {"grounded-count": s["added"], "broken-count": s["broken"]})
+    publish.pr_outputs(step, pull.operation, pull.number, pull.url, {"grounded-count": s["claims"], "broken-count": s["broken"]})
     step.summary(pull_body.ground_summary(body, pull))
     return 0
 

@@ -30,10 +30,12 @@ class ModelOptions:
 class GroundOptions:
     pages: tuple[str, ...] = ()  # the pages to ground (resolve_pages)
     plan: bool = False  # what would be written (and sent); write and call nothing
-    add_front_matter: bool = False  # give pages without front matter the minimal OKF one
+    add_front_matter: bool = False  # give pages without front matter (or without `type:`) the minimal OKF one
     source: str = "worktree"
     model: ModelOptions | None = None
     progress: Callable[[int, int], None] | None = None  # (pages done, total) after each page of the first pass
+    named: bool = False  # the pages were named (not --all): history globs and ground.exclude do not apply
+    reground: bool = False  # --reground-retracted: ground sentences whose claim was retracted, too
 
 
 def resolve_pages(ws: Workspace, names: list[str], *, every: bool = False) -> tuple[str, ...]:
@@ -47,18 +49,20 @@ def resolve_pages(ws: Workspace, names: list[str], *, every: bool = False) -> tu
 
 def ground(ws: Workspace, options: GroundOptions, client: Any = None) -> dict[str, Any]:
     """Ground the pages; the report (report_data). `client`: the model client (None: refresh's)."""
-    from openwiki_git.ground import deterministic as grounding
+    from openwiki_git.ground import report, writing
+    from openwiki_git.ground.sources import source_index
 
-    pages = list(options.pages)
-    index = grounding.source_index(ws, options.source)
-    reports = grounding.ground_pages(
-        ws, pages, index, add_front_matter=options.add_front_matter, plan=options.plan, source=options.source,
-        progress=options.progress,
+    index = source_index(ws, options.source)
+    run = writing.Run(
+        options.pages, named=options.named, plan=options.plan, add_front_matter=options.add_front_matter,
+        source=options.source, reground=options.reground, progress=options.progress,
     )
+    reports = writing.ground_pages(ws, run, index)
     model = None
     if options.model is not None:
+        pages = [r.page for r in reports if not r.left_alone]
         model = model_pass(ws, options.model, pages, index, reports, plan=options.plan, source=options.source, client=client)
-    data = grounding.report_data(ws, reports, plan=options.plan, model=model)
+    data = report.report_data(ws, reports, plan=options.plan, model=model)
     site = site_notice(ws)
     if site is not None:
         data["site"] = site
@@ -98,4 +102,4 @@ def model_pass(
         timeout=options.timeout, max_retries=options.max_retries, endpoint_from_config=options.endpoint_from_config,
     )
     skip = grounding.proposed(reports)  # a plan wrote nothing
-    return ground_model.run(ws, pages, index, options=refresh, plan=plan, source=source, skip=skip, client=client)
+    return ground_model.run(ws, pages, index, options=refresh, plan=plan, source=source, skip=skip, client=client, reports=reports)

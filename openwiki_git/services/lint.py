@@ -18,12 +18,13 @@ from openwiki_git.model import Claim, Sidecar
 from openwiki_git.pages import citations, okf
 from openwiki_git.pages import frontmatter as fmt
 from openwiki_git.pages.frontmatter_core import uses_okf
+from openwiki_git.services import lint_ground
 from openwiki_git.store import bundle, editing
 from openwiki_git.store.workspace import Workspace
 
 KINDS = (
     "front-matter", "ungrounded", "orphan-sidecar", "missing-marker", "broken-link", "out-of-step", "index", "broken-reference",
-    "superseded-source", "prose-differs", "verify-policy",
+    "superseded-source", "prose-differs", "verify-policy", "several-claims",
 )
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _LOCATED = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+): (?P<rest>.*)$")
@@ -47,9 +48,10 @@ class Plan:
     project: set[str] = field(default_factory=set)  # pages whose front matter/citations to redo
     indexes: dict[Path, str] = field(default_factory=dict)  # index file -> its text
     create_indexes: bool | None = None  # create missing indexes: None = when the tool keeps the wiki's (bundle.keeps_indexes)
+    folds: set[str] = field(default_factory=set)  # pages with sentences carrying several claims (lint_ground.py)
 
     def has_work(self) -> bool:
-        return bool(self.moves or self.markers or self.project or self.indexes)
+        return bool(self.moves or self.markers or self.project or self.indexes or self.folds)
 
 
 def run(ws: Workspace, *, fix: bool = False, create_indexes: bool = False) -> tuple[list[Finding], list[str]]:
@@ -94,24 +96,15 @@ def lint(ws: Workspace, *, create_indexes: bool | None = None) -> tuple[list[Fin
             msg = f"{wiki.repo_path(page)} does not exist; restore the page, or retract its claims (never deleted by lint)"
             found.append(Finding("orphan-sidecar", rel, 1, msg))
     found += _markers(ws, texts, sidecars, plan)
+    found += [Finding("several-claims", wiki.repo_path(p), n, m, True) for p, n, m in lint_ground.findings(texts, sidecars, plan.folds)]
     found += _links(ws)
-    found += _broken_references(ws, sidecars)
+    found += [Finding("broken-reference", p, n, m) for p, n, m in lint_ground.broken_references(ws, sidecars)]
     found += _out_of_step(ws, texts, sidecars, plan)
     found += _cited_documents(ws, sidecars)
     found += _policy(ws, sidecars)
     if not ws.config.strict_openwiki:  # an OpenWiki wiki's indexes are OpenWiki's
         found += _indexes(ws, plan)
     return found, plan
-
-
-def _broken_references(ws: Workspace, sidecars: dict[str, Sidecar]) -> list[Finding]:
-    """Code references that name nothing in the code, on pages `ground` grounded (ground.py)."""
-    from openwiki_git.ground import deterministic as ground
-
-    return [
-        Finding("broken-reference", b["page_path"], b["line"], f"`{b['reference']}` names nothing in the code: {b['reason']}")
-        for b in ground.broken_references(ws, sidecars)
-    ]
 
 
 def _located(message: str, default_path: str) -> tuple[str, int, str]:
@@ -366,6 +359,7 @@ def apply(ws: Workspace, plan: Plan) -> list[str]:
     with wiki.lock():
         editing.preflight(wiki, wiki.pages())
         sidecars = wiki.load_all()
+        written += lint_ground.fold_pages(ws, sidecars, plan.folds)
         for old, new in sorted(plan.moves.items()):
             if old not in sidecars or (new in sidecars and sidecars[new].claims):
                 continue

@@ -135,12 +135,13 @@ def new_claim_id(taken: set[str]) -> str:
     raise StoreError("could not allocate a unique claim id")  # pragma: no cover - 2^-32 odds
 
 
-def resolve_new_evidence(ws: Any, resources: list[str], source: str) -> list[Evidence]:
-    """Resolve evidence at the literal lines given; every refusal names the resource and the fix."""
+def resolve_new_evidence(ws: Any, resources: list[str], source: str, tracked: Callable[[], Any] | None = None) -> list[Evidence]:
+    """Resolve evidence at the literal lines given; every refusal names the resource and the fix.
+    `tracked`: the tracked paths, listed once by a caller that resolves many resources."""
     out: list[Evidence] = []
     for raw in resources:
         if looks_like_kind(raw):
-            named = _new_kind_evidence(ws, raw, source)
+            named = _new_kind_evidence(ws, raw, source, tracked)
             if any(e.resource == named.resource for e in out):
                 raise EvidenceError(f"{raw}: {named.resource} is cited twice", "cite each resource once")
             out.append(named)
@@ -184,12 +185,21 @@ def path_hint(ws: Any, raw: str, path: str, problem: str | None, source: str) ->
 def add_claim(wiki: Wiki, page: str, statement: str, evidence: list[Evidence], by: str | None, now: str) -> tuple[Claim, bool]:
     """A new claim (a fresh claim_<32 hex> id) written to the page's sidecar, its marker after
     the statement in the prose, under the wiki's lock; (the claim, whether the marker was placed).
+    One claim per sentence: when the sentence carries a claim already, the evidence it does not
+    cite yet is added to that claim instead (its id, verification and mark kept).
     `claim add` and the agents' add_claim both write through here."""
     with wiki.lock():
         sidecars = wiki.load_all()
+        sidecar = sidecars.get(page) or new_sidecar(page)
+        text = _page_text(wiki, page)
+        carried = sentence_claim(text, statement, sidecar) if text is not None else None
+        if carried is not None:
+            have = {e.resource for e in carried.evidence}
+            extended = carried.replace(evidence=(*carried.evidence, *(e for e in evidence if e.resource not in have)))
+            save_page(wiki, sidecar.with_claim(extended))
+            return extended, True
         taken = {c.id for sc in sidecars.values() for c in sc.claims}
         claim = Claim(new_claim_id(taken), statement, tuple(evidence), now, by)
-        sidecar = sidecars.get(page) or new_sidecar(page)
         sidecar = sidecar.replace(claims=(*sidecar.claims, claim))
         placed: list[bool] = []
 
@@ -202,7 +212,18 @@ def add_claim(wiki: Wiki, page: str, statement: str, evidence: list[Evidence], b
     return claim, bool(placed and placed[0])
 
 
-def _new_kind_evidence(ws: Any, raw: str, source: str) -> Evidence:
+def sentence_claim(text: str, statement: str, sidecar: Sidecar) -> Claim | None:
+    """The claim the page's sentence `statement` carries already (its first marker's), or None."""
+    by_label = {citations.label(c.id): c for c in sidecar.claims}
+    return next((by_label[lab] for lab in citations.labels_after(text, statement) if lab in by_label), None)
+
+
+def _page_text(wiki: Wiki, page: str) -> str | None:
+    path = wiki.page_path(page)
+    return _utf8(path.read_bytes(), wiki.repo_path(page)).replace("\r\n", "\n") if path.is_file() else None
+
+
+def _new_kind_evidence(ws: Any, raw: str, source: str, tracked: Callable[[], Any] | None = None) -> Evidence:
     """A definition by name or a set, established now (claims/kinds.py); refused in OpenWiki
     mode, whose reader knows line ranges and whole files only."""
     from openwiki_git.claims import kinds
@@ -218,7 +239,7 @@ def _new_kind_evidence(ws: Any, raw: str, source: str) -> Evidence:
             f"{raw}: {unreadable} (sidecar_format: openwiki)",
             "cite lines (repo://path#L10-L24) or a whole file, or set sidecar_format: openwiki-git in .openwiki/config.yml",
         )
-    r = kinds.resolve(kind, kind.canonical, "", lambda p: ws.repo.read(p, source), ws.tracked(source))
+    r = kinds.resolve(kind, kind.canonical, "", lambda p: ws.repo.read(p, source), tracked or ws.tracked(source))
     if r.current_resource is None or r.current_version is None:
         hint = "pip install 'openwiki-git[ground]'" if "pip install" in r.reason else "name a definition or a scope that exists"
         if isinstance(kind, Symbol) and (ft := ws.repo.read(kind.path, source)).text is None:

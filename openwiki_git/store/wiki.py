@@ -337,7 +337,8 @@ class Wiki:
 
     def find_claim(self, claim_id: str, sidecars: dict[str, Sidecar] | None = None) -> tuple[str, Sidecar, Claim]:
         """The claim with this id (or `claim_`-less id, or a unique prefix of 8+ characters, or the
-        label pages print: `c-1a2b3c4d`, `[^c-1a2b3c4d]`, `<!-- c-1a2b3c4d -->`)."""
+        label pages print: `c-1a2b3c4d`, `[^c-1a2b3c4d]`, `<!-- c-1a2b3c4d -->`); an old id of
+        claims merged into one (a sidecar's `aliases`) finds the merged claim."""
         sidecars = self.load_all() if sidecars is None else sidecars
         bare = claim_id.strip()
         if bare.startswith("[^") and bare.endswith("]"):
@@ -352,6 +353,12 @@ class Wiki:
             return exact[0]
         if len(found) == 1 and len(wanted) >= len("claim_") + 8:
             return found[0]
+        if not found:  # an id that claims of one sentence were merged from (lint --fix) resolves to the merged one
+            merged = {new for sc in sidecars.values() for old, new in sc.aliases
+                      if old == wanted or (old.startswith(wanted) and len(wanted) >= len("claim_") + 8)}
+            hits = [(p, sc, c) for p, sc in sidecars.items() for c in sc.claims if c.id in merged]
+            if len(hits) == 1:
+                return hits[0]
         why = "is ambiguous" if found else "does not exist"
         raise StoreError(f"claim {claim_id!r} {why}", "run `openwiki-git claim list` to see the ids")
 

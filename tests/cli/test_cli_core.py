@@ -202,7 +202,7 @@ def test_claim_add_missing_page(wiki_repo, capsys):
 
 def test_claim_ids_unique_across_pages(wiki_repo, capsys):
     wiki_repo.write(".openwiki/sub/other.md", "# Other\n\nOther says one.\n")
-    ids = {add(wiki_repo, capsys, "Line ten says ten.", f"repo://src/app.py#L{i}") for i in range(1, 6)}
+    ids = {add(wiki_repo, capsys, f"Line {i} is cited.", f"repo://src/app.py#L{i}") for i in range(1, 6)}
     ids |= {add(wiki_repo, capsys, "Other says one.", "repo://src/app.py#L1", page="sub/other.md")}
     assert len(ids) == 6
     assert (wiki_repo.root / ".openwiki/.claims/sub/other.json").is_file()
@@ -212,8 +212,9 @@ def test_claim_ids_unique_across_pages(wiki_repo, capsys):
 
 
 def test_list_show_retract(wiki_repo, capsys):
+    wiki_repo.write(".openwiki/guide.md", wiki_repo.read(".openwiki/guide.md").replace("ten.\n", "ten. Line twenty says twenty.\n"))
     cid = add(wiki_repo, capsys, "Line ten says ten.", "repo://src/app.py#L10-L11")
-    other = add(wiki_repo, capsys, "Line ten says ten.", "repo://src/app.py#L20")
+    other = add(wiki_repo, capsys, "Line twenty says twenty.", "repo://src/app.py#L20")
 
     rc, out, _ = run(wiki_repo, capsys, "claim", "list")
     assert rc == 0

@@ -9,6 +9,7 @@ bytes changed where nothing should be."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -470,7 +471,8 @@ def test_the_cli_imports_without_fcntl() -> None:
 
 
 def test_concurrent_writers_are_serialised(wiki_repo: GitRepo) -> None:
-    """Four `claim add`s at once: each waits its turn for the lock, none is lost, ids stay unique."""
+    """Four `claim add`s of one sentence at once: each waits its turn for the lock, none is lost
+    (one claim per sentence: the first makes the claim, the others' evidence goes to it)."""
     writers = [
         subprocess.Popen(
             [sys.executable, "-m", "openwiki_git", "claim", "add", "--page", "guide.md", "--statement", "Line ten says ten.",
@@ -484,7 +486,9 @@ def test_concurrent_writers_are_serialised(wiki_repo: GitRepo) -> None:
         out, err = w.communicate(timeout=HANG_BOUND)
         assert w.returncode == 0, err
         ids.add(out.split()[0])
-    assert len(ids) == 4
+    assert len(ids) == 1
+    claims = json.loads(wiki_repo.read(".openwiki/.claims/guide.json"))["claims"]
+    assert sorted(e["resource"] for e in claims[0]["evidence"]) == [f"repo://src/app.py#L{i}-L{i}" for i in range(1, 5)]
     assert cli(wiki_repo.root, "validate").returncode == 0
     listed = cli(wiki_repo.root, "claim", "list").stdout.decode()
     assert all(i.decode() in listed for i in ids)

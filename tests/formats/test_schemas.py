@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from openwiki_git.formats import schema, sidecar
-from openwiki_git.model import Cause, Claim, Evidence, Mark, Sidecar, Verification
+from openwiki_git.model import Cause, Claim, Evidence, Mark, Retracted, Sidecar, Verification
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_DIR = ROOT / "openwiki_git" / "schemas"
@@ -69,7 +69,11 @@ def _full_sidecar() -> Sidecar:
             "d" * 40,
         ),
     )
-    return Sidecar("guide.md", "sha256:" + "e" * 64, (claim,), Verification("openwiki/0.3.3", "2026-11-30T10:00:00.000Z"))
+    return Sidecar(
+        "guide.md", "sha256:" + "e" * 64, (claim,), Verification("openwiki/0.3.3", "2026-11-30T10:00:00.000Z"),
+        aliases=(("claim_" + "1" * 32, claim.id),),
+        retracted=(Retracted("Retries never stop.", "claim_" + "2" * 32, "2026-11-30T12:00:00Z", "human:bob"),),
+    )
 
 
 def test_sidecar_with_every_addition_validates_and_round_trips():
@@ -93,7 +97,8 @@ def test_schema_and_reader_agree_on_rejections():
     """Every key the reader allows is in the schema, and vice versa."""
     s = json.loads((PACKAGE_DIR / "sidecar.schema.json").read_text("utf-8"))
     defs = s["$defs"]
-    assert set(s["properties"]) == sidecar.ROOT_KEYS
+    assert set(s["properties"]) == sidecar.ROOT_KEYS | sidecar.EXTRA_ROOT_KEYS
+    assert set(s["properties"]["retracted"]["items"]["properties"]) == sidecar.RETRACTED_KEYS
     assert set(defs["claim"]["properties"]) == sidecar.CLAIM_KEYS
     assert set(defs["evidence"]["properties"]) == sidecar.EVIDENCE_KEYS
     assert set(defs["mark"]["properties"]) == sidecar.MARK_KEYS

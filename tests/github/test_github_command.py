@@ -115,8 +115,9 @@ def test_other_api_errors_exit_2_after_the_summary(pr_repo, fake, actions_env, c
 
 
 def test_annotations_at_most_ten_then_a_notice(wiki_repo, fake, actions_env, capsys) -> None:
-    for n in range(1, 13):
-        assert wiki_repo.run("claim", "add", "--page", "guide.md", "--statement", "Line ten says ten.",
+    wiki_repo.write(".openwiki/guide.md", wiki_repo.read(".openwiki/guide.md") + "".join(f"Line {n} is cited.\n" for n in range(1, 13)))
+    for n in range(1, 13):  # twelve sentences, twelve claims (one claim per sentence)
+        assert wiki_repo.run("claim", "add", "--page", "guide.md", "--statement", f"Line {n} is cited.",
                              "--evidence", f"repo://src/app.py#L{n}-L{n}") == 0
     base = wiki_repo.commit_all("claims")
     wiki_repo.git("checkout", "-q", "-b", "feature")

@@ -32,8 +32,8 @@ def test_cites_definitions_and_reports_broken(docs_repo: GitRepo, capsys: pytest
     assert added(data) == {
         "widgets.make()": "repo://src/widgets/_core.py#make",  # re-export followed, cited by its name
         "Widget.grow": "repo://src/widgets/_core.py#Widget.grow",
-        "--size": "repo://src/widgets/cli.py#L7-L7",
-        "WIDGET_TOKEN": "repo://src/widgets/cli.py#L11-L11",
+        "--size": "repo://src/widgets/cli.py?grep=%5B%22'%2F%5D--size(%3F!%5B%5Cw-%5D)",  # the lines that mention it
+        "WIDGET_TOKEN": "repo://src/widgets/cli.py?grep=%5CbWIDGET_TOKEN%5Cb",
         "src/widgets/cli.py": "repo://src/widgets/cli.py#L1-L1",
         "helper()": "repo://src/widgets/_core.py#helper",
     }
@@ -53,7 +53,10 @@ def test_cites_definitions_and_reports_broken(docs_repo: GitRepo, capsys: pytest
     capsys.readouterr()
     assert docs_repo.run("check") == 1  # every claim fresh; the two broken references remain
     out = capsys.readouterr().out
-    assert "docs/guide.md:6: broken reference `widgets.gone()`" in out and "6 claims: 6 fresh" in out
+    assert "docs/guide.md:6: broken reference `widgets.gone()`" in out and "5 claims: 5 fresh" in out
+    # one claim per sentence: the flag and the variable of one sentence are one claim's evidence
+    both = [c for c in sidecar["claims"] if c["statement"].startswith("Pass `--size`")]
+    assert len(both) == 1 and len(both[0]["evidence"]) == 2
 
 
 def test_idempotent_and_respects_existing_claims(docs_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
@@ -143,7 +146,10 @@ def test_usage_errors(docs_repo: GitRepo, capsys: pytest.CaptureFixture[str]) ->
         ("wiki_dir", ("key", "wiki_dir", False)),
         ("src/app.py", ("path", "src/app.py", False)),
         ("setup.py", ("path", "setup.py", False)),
-        ("name", None),
+        ("name", ("symbol", "name", False)),  # a plain identifier: cited only when one definition has the name
+        ("--workers <int>", ("flag", "--workers", False)),
+        ("--use-colors / --no-use-colors", ("flag", "--use-colors", False)),
+        ('"auto"', ("string", "auto", False)),
         ("pip install -e .", None),
         ("x + 1", None),
         ("True", None),
@@ -169,7 +175,7 @@ def test_check_caches_broken_references_and_sees_a_change(docs_repo: GitRepo, ca
     import os
     import time
 
-    from openwiki_git.ground import deterministic as service
+    from openwiki_git.ground import broken
 
     docs_repo.write("docs/guide.md", GUIDE + "\nNow `widgets.Widget.grow()` grows a widget for sure.\n")
     ground(docs_repo, capsys, "--all")
@@ -180,7 +186,7 @@ def test_check_caches_broken_references_and_sees_a_change(docs_repo: GitRepo, ca
             os.utime(path, (old, old))  # out of the racy window: the answer may be cached
     capsys.readouterr()
     assert docs_repo.run("check", "--format", "json") == 1
-    cache = docs_repo.root / ".git" / "openwiki-git" / service.CACHE_NAME
+    cache = docs_repo.root / ".git" / "openwiki-git" / broken.CACHE_NAME
     assert cache.is_file()
     first = json.loads(capsys.readouterr().out)["broken_references"]
     assert {b["reference"] for b in first} == {"widgets.Widget.shrink", "widgets.gone()"}
@@ -197,10 +203,10 @@ def test_a_warm_check_still_reports_broken_references(
     """The check cache answers a warm run without judging pages; broken references depend on
     every tracked file, not only the cited ones, so they are still reported (and updated) then."""
     from openwiki_git.caches import check as checkcache
-    from openwiki_git.ground import deterministic as service
+    from openwiki_git.ground import broken
 
     monkeypatch.setattr(checkcache, "RACY_NS", 0)  # files written before a run may be cached at once
-    monkeypatch.setattr(service, "RACY_NS", 0)
+    monkeypatch.setattr(broken, "RACY_NS", 0)
     answered = []
     real = checkcache.answer
     monkeypatch.setattr(checkcache, "answer", lambda *a: answered.append(real(*a)) or answered[-1])
@@ -253,7 +259,7 @@ LONG = "class Engine:\n    \"\"\"Runs jobs.\"\"\"\n\n    def __init__(self, jobs
     ("sentence", "expected"),
     [
         ("An `Engine` runs jobs.", "repo://src/engine.py#Engine:head"),  # a class: its head
-        ("`Engine` calls `raise_engine_error` when it stops.", "repo://src/engine.py#Engine"),  # quotes its body
+        ("`Engine` calls `raise_engine_error` when it stops.", "repo://src/engine.py#Engine.stop"),  # the method that does it
     ],
 )
 def test_classes_are_cited_by_their_head_unless_the_sentence_quotes_the_body(
@@ -263,8 +269,9 @@ def test_classes_are_cited_by_their_head_unless_the_sentence_quotes_the_body(
 
 
 def _grounded_then_body_edited(repo: GitRepo, capsys: pytest.CaptureFixture[str], source: str, sentence: str, expected: str) -> None:
-    """`ground --all` cites `sentence` by `expected`; an edit in the body then leaves a head
-    claim fresh and marks a whole definition's claim (check exits 0 or 1)."""
+    """`ground --all` cites `sentence` by `expected`; an edit in the body (of `step3`) then leaves
+    a head claim, or one of another method, fresh and marks a whole definition's claim (check
+    exits 0 or 1)."""
     repo.write("src/engine.py", source)
     repo.write("docs/guide.md", f"# Guide\n\n{sentence}\n")
     repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
@@ -274,7 +281,7 @@ def _grounded_then_body_edited(repo: GitRepo, capsys: pytest.CaptureFixture[str]
     assert list(added(data).values()) == [expected]
     capsys.readouterr()
     repo.write("src/engine.py", source.replace("return 3", "return 33"))  # an edit in the body
-    assert repo.run("check") == (0 if expected.endswith(":head") else 1)
+    assert repo.run("check") == (1 if expected.endswith(("#Engine", "#make")) else 0)
 
 
 ENGINE_DOCS = LONG.replace('"""Runs jobs."""', '"""Runs jobs.\n\n    Writes each result as JSON through logging.\n    """')
@@ -289,8 +296,8 @@ ENGINE_DOCS = LONG.replace('"""Runs jobs."""', '"""Runs jobs.\n\n    Writes each
         ("An `Engine` writes its results as JSON.", "repo://src/engine.py#Engine:head"),  # an acronym is prose
         ('An `Engine` answers "how did this job stop?" for you.', "repo://src/engine.py#Engine:head"),  # a quoted question
         ("An `Engine` is no `logging.Logger`.", "repo://src/engine.py#Engine:head"),  # the standard library's definition
-        ("An `Engine` raises 'StopNow' when it stops.", "repo://src/engine.py#Engine"),  # a quoted literal of its body
-        ("An `Engine` raises StopNow when it stops.", "repo://src/engine.py#Engine"),  # spelt like code
+        ("An `Engine` raises 'StopNow' when it stops.", "repo://src/engine.py#Engine.stop"),  # a quoted literal of its body
+        ("An `Engine` raises StopNow when it stops.", "repo://src/engine.py#Engine.stop"),  # spelt like code
     ],
 )
 def test_what_a_sentence_quotes_from_a_body_is_a_literal_or_code_not_its_prose(

@@ -26,7 +26,7 @@ def test_opens_one_pr_and_a_rerun_from_the_base_writes_nothing(docs_repo: Any, f
     assert set(files) == {"docs/guide.md", "docs/.claims/guide.json"}
     assert files["docs/guide.md"] is not None and b"[^c-" in files["docs/guide.md"]
     got = outputs(refresh_env["output"])
-    assert (got["pr-operation"], got["grounded-count"], got["broken-count"]) == ("created", "6", "2")
+    assert (got["pr-operation"], got["grounded-count"], got["broken-count"]) == ("created", "5", "2")  # five claims: one per sentence
 
     # the next night, from the base branch again: the same claims (stable ids), nothing written
     docs_repo.git("checkout", "-q", "--", "docs")
@@ -95,3 +95,17 @@ def test_the_repository_config_cannot_redirect_the_model_endpoint_or_key(
         docs_repo.run("github", "ground-pr", "--model", "m", "--api-key-env", "OWG_API_KEY")
         assert hostile.requests == []
         assert all(h.get("authorization") == "Bearer sk-test-ground-0123456789" for h in good.headers)
+
+
+def test_a_retracted_sentence_stays_retracted_through_the_nightly_pr(docs_repo: Any, fake: FakeGitHub, refresh_env: Any) -> None:
+    """A sentence whose claim was retracted on the base branch (its tombstone committed with the
+    sidecar) is not grounded again by the nightly `github ground-pr`."""
+    import json
+
+    assert docs_repo.run("ground", "--all") == 1
+    sidecar = json.loads(docs_repo.read("docs/.claims/guide.json"))
+    make = next(c["id"] for c in sidecar["claims"] if c["statement"].startswith("Call `widgets.make()`"))
+    assert docs_repo.run("claim", "retract", make, "--by", "human:ann") == 0
+    docs_repo.commit_all("ground, and retract one claim")
+    assert docs_repo.run("github", "ground-pr") == 0
+    assert fake.pulls == [] and outputs(refresh_env["output"])["pr-operation"] == "none"

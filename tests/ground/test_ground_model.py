@@ -4,6 +4,7 @@ the 127.0.0.1 fake server (tests/support/fake_openai_server.py) for the CLI, --p
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -14,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from openwiki_git.ground import deterministic as ground
 from openwiki_git.ground import model_pass as ground_model
+from openwiki_git.ground.sources import source_index
 from openwiki_git.pages import citations
 from openwiki_git.refresh.protocol import RefreshCallError
 from openwiki_git.refresh.settings import RefreshOptions
@@ -86,7 +87,7 @@ def answer(request: Any) -> dict[str, Any]:
 def run(repo: GitRepo, client: Any, *, plan: bool = False, **options: Any) -> dict[str, Any]:
     ws = Workspace.open(repo.root)
     return ground_model.run(
-        ws, ws.wiki.pages(), ground.source_index(ws), options=RefreshOptions(model="fake", **options), plan=plan, client=client
+        ws, ws.wiki.pages(), source_index(ws), options=RefreshOptions(model="fake", **options), plan=plan, client=client
     )
 
 
@@ -228,3 +229,54 @@ def test_a_trickling_endpoint_cannot_outlast_the_timeout(model_repo: GitRepo, ke
     assert "no answer within 4s" in failed["reason"] and failed["statement"].startswith("Shrinking")
     assert [g["statement"] for g in data["model"]["grounded"]] == ["A Widget can grow by any amount and returns a new one each time."]
     assert "Traceback" not in err
+
+
+CLIENT = '''\
+class Client:
+    """An HTTP client."""
+
+    def __init__(self, retries=3):
+        self.retries = retries
+
+    def send(self, request):
+        for _ in range(self.retries):
+            if request.ok():
+                return request
+        raise TimeoutError("gave up")
+'''
+
+
+def test_the_model_decides_which_method_holds_a_class_behaviour(repo: GitRepo) -> None:
+    """A sentence about what a class does that names none of its members: the deterministic pass
+    cites the class's head and lists it undecided; the model quotes the lines that do it (checked
+    by the refresher's validator), and the claim cites the method holding them."""
+    from openwiki_git.services import ground as service
+
+    repo.write("pkg/client.py", CLIENT)
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.write("docs/client.md", "# Client\n\nA `Client` gives up with a timeout error when every attempt fails.\n")
+    repo.commit_all("docs")
+    ws = Workspace.open(repo.root)
+    options = service.GroundOptions(pages=("client.md",), plan=True, model=service.ModelOptions("fake"))
+    planned = service.ground(ws, options, client=ScriptedRefresher())
+    (decide,) = planned["model"]["decide"]
+    assert decide["cites"] == "repo://pkg/client.py#Client:head" and not planned["model"]["decided"]
+
+    def quote_send(request: Any) -> dict[str, Any]:
+        lines = {int(n): t for n, t in re.findall(r"^\s*(\d+) \| (.*)$", request.messages[0], re.MULTILINE)}
+        return verdict(request.claim_id, "confirm", [{"resource": "repo://pkg/client.py#L8-L11",
+                                                      "quote": "\n".join(lines[n] for n in range(8, 12))}])
+
+    fake = ScriptedRefresher([quote_send])
+    done = service.ground(ws, dataclasses.replace(options, plan=False), client=fake)
+    assert [d["evidence"] for d in done["model"]["decided"]] == [["repo://pkg/client.py#Client.send"]]
+    (claim,) = json.loads(repo.read("docs/.claims/client.json"))["claims"]
+    assert [e["resource"] for e in claim["evidence"]] == ["repo://pkg/client.py#Client.send"]
+    assert claim["verifiedBy"] == "model:fake" and claim["id"] == decide["claim_id"]
+    # a quote that is not the text of the lines is refused by the validator: nothing changes
+    repo.write("docs/other.md", "# Other\n\nA `Client` gives up with a timeout error when all attempts fail.\n")
+    lying = ScriptedRefresher([lambda r: verdict(r.claim_id, "confirm", [{"resource": "repo://pkg/client.py#L8-L8", "quote": "pass"}])])
+    again = service.ground(ws, service.GroundOptions(pages=("other.md",), model=service.ModelOptions("fake")), client=lying)
+    assert again["model"]["rejected"] and "quote does not match" in again["model"]["rejected"][0]["reason"]
+    (other,) = json.loads(repo.read("docs/.claims/other.json"))["claims"]
+    assert [e["resource"] for e in other["evidence"]] == ["repo://pkg/client.py#Client:head"]

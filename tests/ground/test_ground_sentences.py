@@ -49,7 +49,7 @@ def test_three_lines_are_three_claims(shop_repo: GitRepo, capsys: pytest.Capture
     assert shop_repo.run("ground", "--all", "--format", "json") == 0
     added = json.loads(capsys.readouterr().out)["pages"][0]["added"]
     assert [(a["statement"], a["evidence"]) for a in added] == [
-        ("The limit comes from `SHOP_MAX_ITEMS`.", "repo://shop/cart.py#L1-L1"),
+        ("The limit comes from `SHOP_MAX_ITEMS`.", "repo://shop/cart.py?grep=%5CbSHOP_MAX_ITEMS%5Cb"),
         ("`Cart.total` multiplies the prices by their quantities.", "repo://shop/cart.py#Cart.total"),
         ("`apply_discount` rejects an empty code at once.", "repo://shop/cart.py#apply_discount"),
     ]

@@ -11,7 +11,7 @@ import pytest
 from openwiki_git.evidence.tokens import file_version, lines_version, split_lines
 
 LF_TEXT = "".join(f"def f{i}():\n    return {i}\n" for i in range(1, 21))
-PAGE = "---\ntype: Reference\n---\n\n# Guide\n\nF five returns five.\n"
+PAGE = "---\ntype: Reference\n---\n\n# Guide\n\n" + " ".join(f"F five returns five ({n})." for n in range(6)) + "\n"
 
 
 def _claims(repo) -> list[dict]:
@@ -19,7 +19,9 @@ def _claims(repo) -> list[dict]:
 
 
 def _add(repo, *extra: str, evidence: str = "repo://src/app.py#L9-L10") -> None:
-    argv = ("claim", "add", "--page", "guide.md", "--statement", "F five returns five.", "--evidence", evidence, *extra)
+    """A claim of its own (one claim per sentence: each add states the page's next sentence)."""
+    n = len(_claims(repo)) if (repo.root / ".openwiki/.claims/guide.json").is_file() else 0
+    argv = ("claim", "add", "--page", "guide.md", "--statement", f"F five returns five ({n}).", "--evidence", evidence, *extra)
     assert repo.run(*argv) == 0
 
 

@@ -137,9 +137,9 @@ def test_checker_stale_after_declined_or_absent():
 
 
 def test_editing_and_ground_use_the_rule():
-    # editing.render_page and ground.apply_page ask `opens`: a rule page is a page without front matter
+    # editing.render_page and ground's writing ask `opens`: a rule page is a page without front matter
     assert editing.opens is opens
-    from openwiki_git.ground import deterministic as ground
+    from openwiki_git.ground import writing as ground
 
     assert ground.opens is opens
 

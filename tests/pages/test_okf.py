@@ -242,3 +242,17 @@ def test_schema_copies_are_identical() -> None:
     a = (root / "openwiki_git" / "schemas" / "frontmatter.schema.json").read_bytes()
     assert a == (root / "schemas" / "frontmatter.schema.json").read_bytes()
     assert json.loads(a)["required"] == ["type"]
+
+
+def test_sources_name_whole_files_only_never_a_set_of_lines() -> None:
+    """A claim citing the lines that mention a name (`?grep=`) or a definition by name adds no
+    `sources` entry of its own: OpenWiki's grammar would read the query as part of a path."""
+    from openwiki_git.model import Claim, Evidence
+
+    lines = "repo-lines-v1:sha256:" + "0" * 64 + ":e30"
+    claim = Claim("claim_" + "0" * 32, "S.", (
+        Evidence("repo://src/app.py#L1-L2", lines),
+        Evidence("repo://src/**/*.py?grep=%5CbAPP_TOKEN%5Cb", "repo-set-v1:sha256:" + "1" * 64 + ":W10"),
+        Evidence("repo://src/app.py#main", "repo-def-v2:sha256:" + "2" * 64),
+    ))
+    assert okf.projected_resources([claim]) == ["repo://src/app.py"]

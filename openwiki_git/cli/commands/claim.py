@@ -78,10 +78,14 @@ ID_HELP = "claim id: claim_<hex>, a unique prefix of 8+ characters, or the page 
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    """Resolve the evidence, allocate a claim_<32 hex> id, write it to the page's sidecar and print it."""
+    """Resolve the evidence, allocate a claim_<32 hex> id, write it to the page's sidecar and print it.
+    One claim per sentence: when the page's sentence that states it carries a claim already, the
+    evidence goes to that claim (its id is printed, its verification and mark are kept)."""
     ws = open_workspace(args)
-    page, claim, placed = claims.add(ws, args.page, args.statement, args.evidence, by=args.by, source=args.source)
+    page, claim, placed, extended = claims.add(ws, args.page, args.statement, args.evidence, by=args.by, source=args.source)
     print(claim.id)
+    if extended:
+        print(f"the sentence carries {citations.marker(claim.id)} already: the evidence was added to that claim (one claim per sentence)")
     if not placed:
         print(f"put {citations.marker(claim.id)} after the sentence in {ws.wiki.repo_path(page)} that states it")
     return 0

@@ -37,7 +37,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("pages", nargs="*", metavar="PAGE", help="pages to ground (e.g. guides/setup.md)")
     p.add_argument("--all", action="store_true", help="every page of the wiki directory")
     p.add_argument("--plan", action="store_true", help="show what would be written (and sent, with --model); write and call nothing")
-    p.add_argument("--add-front-matter", action="store_true", help="give pages without front matter the minimal OKF one (type: Reference)")
+    p.add_argument(
+        "--add-front-matter", action="store_true",
+        help="give pages without front matter the minimal OKF one, and front matter without `type:` a `type: Reference`",
+    )
+    p.add_argument(
+        "--reground-retracted", action="store_true",
+        help="also ground sentences whose claim was retracted (their tombstones, `retracted` in the sidecar, are dropped)",
+    )
     p.add_argument("--model", metavar="NAME", help="also ask this model to ground the sentences the references did not")
     p.add_argument("--base-url", metavar="URL", help="with --model: an OpenAI-compatible endpoint (default: refresh.base_url)")
     p.add_argument("--api-key-env", metavar="NAME", help="with --model: the variable holding the key (default: OPENAI_API_KEY)")
@@ -65,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         )
     options = grounding.GroundOptions(
         pages=pages, plan=args.plan, add_front_matter=args.add_front_matter, source=args.source,
-        model=model, progress=terminal_progress("ground: pages", args),
+        model=model, progress=terminal_progress("ground: pages", args), named=not args.all, reground=args.reground_retracted,
     )
     data = grounding.ground(ws, options)
     if args.format == "json":
@@ -82,14 +89,20 @@ def report_text(data: dict[str, Any]) -> str:
     lines = []
     verb = "would ground" if data["plan"] else "grounded"
     for p in data["pages"]:
+        if p.get("left_alone"):
+            lines.append(f"{p['page_path']}: left alone: {p['left_alone']}")
+            continue
         if p.get("refused_by_policy"):
             lines.append(
                 f"{p['page_path']}: not grounded ({len(p['added'])} to add): "
                 f"the verify policy forbids ground's tool: claims here: {p['refused_by_policy']}"
             )
             continue
-        for a in p["added"]:
-            lines.append(f"{p['page_path']}:{a['line']}: {verb} `{a['reference']}` in {a['evidence'].removeprefix('repo://')}")
+        for c in p["claims"]:
+            label = "c-" + c["id"].removeprefix("claim_")[:8]
+            how = f"added to {label}" if c["extends"] else f"as {label}"
+            cited = ", ".join(f"`{i['reference']}` ({i['cites']}: {i['evidence'].removeprefix('repo://')})" for i in c["items"])
+            lines.append(f"{p['page_path']}:{c['line']}: {verb} {how}: {cited}")
         for b in p["broken"]:
             lines.append(f"{p['page_path']}:{b['line']}: broken reference `{b['reference']}`: {b['reason']}")
         for a in p["ambiguous"]:
@@ -99,27 +112,38 @@ def report_text(data: dict[str, Any]) -> str:
                 f"{p['page_path']}:{a['line']}: ambiguous `{a['reference']}`: "
                 + ", ".join(c.removeprefix("repo://") for c in shown) + more
             )
-    m = data.get("model")
-    if m:
-        for item in m["sent"] if data["plan"] else []:
-            lines.append(f"{item['page_path']}:{item['line']}: would send ({item['tokens']} tokens): {item['statement']}")
-        for g in m["grounded"]:
-            lines.append(
-                f"{g['page_path']}:{g['line']}: grounded by the model in " + ", ".join(e.removeprefix("repo://") for e in g["evidence"])
-            )
-        for u in m["ungrounded"]:
-            lines.append(f"{u['page_path']}:{u['line']}: ungrounded (the model found no support): {u['statement']}")
-        for r in m["rejected"] + m["errors"]:
-            lines.append(f"{r['page_path']}:{r['line']}: not grounded ({r['reason']}): {r['statement']}")
-        for r in m.get("refused_by_policy", ()):
-            lines.append(f"{r['page']}: not sent to the model: the verify policy forbids model:{m['model']}: {r['rule']}")
-        lines.append(m["summary_line"] + (f"; stopped: {m['stopped']}" if m["stopped"] else ""))
+        for u in p["undecided"]:
+            lines.append(f"{p['page_path']}:{u['line']}: undecided `{u['reference']}`: cites {u['evidence'].removeprefix('repo://')}; "
+                         f"{u['why']} (--model decides)")
+    lines += _model_lines(data)
     if "site" in data:
         lines.append(ground_site.note(data["site"]))
     s = data["summary"]
     lines.append(
-        f"{s['references']} references: {s['added']} {'to ground' if data['plan'] else 'grounded'}, "
-        f"{s['already_grounded']} already grounded, {s['broken']} broken, {s['ambiguous']} ambiguous, {s['unknown']} not this project's, "
-        f"{s['no_claim']} in headings, tables or bare lists (no claim there), {s['repeated']} citing lines their sentence already cites"
+        f"{s['references']} references: {s['added']} {'to ground' if data['plan'] else 'grounded'} ({s['claims']} new claims, "
+        f"{s['extended']} claims given more evidence), {s['already_grounded']} already grounded, {s['broken']} broken, "
+        f"{s['ambiguous']} ambiguous, {s['unknown']} not this project's, {s['no_claim']} in headings, tables or bare lists "
+        f"(no claim there), {s['repeated']} citing what their sentence cites already, {s['retracted']} in retracted sentences; "
+        f"{s['undecided']} undecided, {s['guarded']} guarded by their section, {s['left_alone']} pages left alone"
     )
     return "\n".join(lines) + "\n"
+
+
+def _model_lines(data: dict[str, Any]) -> list[str]:
+    m = data.get("model")
+    if not m:
+        return []
+    lines = []
+    for item in m["sent"] if data["plan"] else []:
+        lines.append(f"{item['page_path']}:{item['line']}: would send ({item['tokens']} tokens): {item['statement']}")
+    for g in m["grounded"]:
+        cited = ", ".join(e.removeprefix("repo://") for e in g["evidence"])
+        lines.append(f"{g['page_path']}:{g['line']}: grounded by the model in {cited}")
+    for u in m["ungrounded"]:
+        lines.append(f"{u['page_path']}:{u['line']}: ungrounded (the model found no support): {u['statement']}")
+    for r in m["rejected"] + m["errors"]:
+        lines.append(f"{r['page_path']}:{r['line']}: not grounded ({r['reason']}): {r['statement']}")
+    for r in m.get("refused_by_policy", ()):
+        lines.append(f"{r['page']}: not sent to the model: the verify policy forbids model:{m['model']}: {r['rule']}")
+    lines.append(m["summary_line"] + (f"; stopped: {m['stopped']}" if m["stopped"] else ""))
+    return lines

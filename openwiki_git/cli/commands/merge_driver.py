@@ -12,7 +12,11 @@ a field changed on one side only takes that side. When both sides changed the sa
 - marks are sticky: a mark made on one branch survives a verification made on the other (that
   verification never saw the change that made the claim stale); two different marks become one
   (the earlier `since`, both sides' causes, the worse status);
-- a claim retracted on one side and only re-anchored or marked on the other stays retracted.
+- a claim retracted on one side and only re-anchored or marked on the other stays retracted;
+- a claim one side folded into its sentence's claim (`lint --fix`: one claim per sentence; its
+  id is in that side's `aliases`) goes into the folded claim whatever the other side did to it:
+  its mark joins the folded claim's and its evidence the folded claim lacks is added. Aliases
+  and retracted claims' tombstones (`retracted`) are the union of both sides'.
 
 A true conflict (the statement edited differently on both sides, the evidence list edited
 differently on both sides, or a retraction against an edit or a verification) keeps ours for

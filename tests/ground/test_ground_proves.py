@@ -1,0 +1,162 @@
+"""What a sentence's references cite, through the real CLI in a real repository: the code that
+proves the sentence (a body for behaviour, a head for naming, a parameter's lines, the method of
+a class), names that are no definitions in the lines that mention them (unresolved once the code
+stops mentioning them), a section heading's and a list item's lead name, plain identifiers, and
+what the pass cannot decide (listed for the model)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from openwiki_git.ground.proves import BEHAVIOUR, NAMING, NEUTRAL, sentence_kind
+from tests.support.repo import GitRepo
+
+CLIENT = '''\
+import os
+
+
+class Client:
+    """An HTTP client."""
+
+    def __init__(self, timeout: float = 5.0, *, verify=None, chunk_size: int = 65536):
+        self.timeout = timeout
+        self.verify = verify if verify is not None else os.environ.get("CLIENT_CA_BUNDLE")
+        self.chunk_size = chunk_size
+
+    def send(self, request):
+        if request is None:
+            raise ValueError("no request")
+        return request
+
+    def close(self):
+        return None
+
+
+class Server:
+    def send(self, data):
+        return data
+
+
+def total(items):
+    return sum(items)
+
+
+def main(argv):
+    import argparse
+
+    p = argparse.ArgumentParser()
+    p.add_argument(
+        "--retries", type=int, default=3,
+        help="how often to retry",
+    )
+    p.add_argument("--debug/--no-debug")
+    return p.parse_args(argv), "auto"
+'''
+
+
+def grounded(repo: GitRepo, capsys: pytest.CaptureFixture[str], page: str) -> dict:  # type: ignore[type-arg]
+    repo.write("pkg/client.py", CLIENT)
+    repo.write("pkg/__init__.py", "")
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.write("docs/guide.md", page)
+    repo.commit_all("docs")
+    capsys.readouterr()
+    repo.run("ground", "--all", "--format", "json")
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+
+
+def cited(data: dict) -> dict[str, list[tuple[str, str]]]:  # type: ignore[type-arg]
+    return {c["statement"]: [(i["cites"], i["evidence"]) for i in c["items"]] for p in data["pages"] for c in p["claims"]}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        ("`Client.send` raises `ValueError` when the request is empty.", BEHAVIOUR),
+        ("The timeout defaults to five seconds.", BEHAVIOUR),
+        ("See `Client` for the details.", NAMING),
+        ("`Client` is a class of its own.", NAMING),
+        ("The `Client` of the package.", NEUTRAL),
+    ],
+)
+def test_sentence_kinds(sentence: str, kind: str) -> None:
+    assert sentence_kind(sentence) == kind
+
+
+def test_evidence_that_proves_the_sentence(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    data = grounded(repo, capsys, (
+        "# Guide\n\n"
+        "`Client.send` raises `ValueError` when the request is empty.\n\n"  # behaviour: the method's body
+        "See `Client.close` for the details.\n\n"  # naming: its head
+        "Calling `.send()` on a `Client` returns the request.\n\n"  # a method named through its class
+        "A `Client` waits `timeout` seconds at most.\n\n"  # a parameter: its declaration
+        "The default chunk size of a `Client` is 64 KiB.\n\n"  # spelt out
+        "A `Client` accepts `verify=` with a path to a CA bundle.\n\n"  # a None default: set in the body
+        "A `Client` retries on its own when a request fails.\n\n"  # behaviour, no member named: undecided
+    ))
+    got = cited(data)
+    assert got["`Client.send` raises `ValueError` when the request is empty."] == [("body", "repo://pkg/client.py#Client.send")]
+    assert got["See `Client.close` for the details."] == [("head", "repo://pkg/client.py#Client.close:head")]
+    assert got["Calling `.send()` on a `Client` returns the request."] == [("body", "repo://pkg/client.py#Client.send")]
+    assert got["A `Client` waits `timeout` seconds at most."] == [("parameter", "repo://pkg/client.py#L7-L7")]
+    assert got["The default chunk size of a `Client` is 64 KiB."] == [("parameter", "repo://pkg/client.py#L7-L7")]
+    assert got["A `Client` accepts `verify=` with a path to a CA bundle."] == [("body", "repo://pkg/client.py#Client.__init__")]
+    assert got["A `Client` retries on its own when a request fails."] == [("head", "repo://pkg/client.py#Client:head")]
+    (undecided,) = data["pages"][0]["undecided"]
+    assert undecided["reference"] == "Client" and "which method holds it" in undecided["why"]
+    assert data["summary"]["cites"] == {"body": 3, "head": 2, "parameter": 2}
+
+
+def test_names_that_are_no_definitions_cite_the_lines_that_mention_them(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    data = grounded(repo, capsys, (
+        "# Guide\n\n"
+        "Set `CLIENT_CA_BUNDLE` to trust your own CA.\n\n"
+        "* `--retries <int>` - How often a request is retried. Zero turns retrying off.\n"
+        "* `--debug / --no-debug` - Print every request.\n\n"
+        "The answer is `\"auto\"` unless told otherwise.\n\n"
+        "Use `total` to add the items up, and `send` to send them.\n\n"
+        "## `CLIENT_CA_BUNDLE`\n\n"
+        "The bundle is read once, when the client starts.\n"
+    ))
+    got = cited(data)
+    env = "repo://pkg/client.py?grep=%5CbCLIENT_CA_BUNDLE%5Cb"
+    retries = "repo://pkg/client.py?grep=%5B%22'%2F%5D--retries(%3F!%5B%5Cw-%5D)"
+    assert got["Set `CLIENT_CA_BUNDLE` to trust your own CA."] == [("lineset", env)]
+    start = CLIENT.splitlines().index("    p.add_argument(") + 1
+    declared = f"repo://pkg/client.py#L{start}-L{start + 3}"  # the call declaring it: its help, type and default
+    assert got["`--retries <int>` - How often a request is retried."] == [("lineset", retries), ("declaration", declared)]
+    assert "Zero turns retrying off." not in got  # the list item's lead claim guards the item
+    assert got["`--debug / --no-debug` - Print every request."] == [("lineset", "repo://pkg/client.py?grep=%5B%22'%2F%5D--debug(%3F!%5B%5Cw-%5D)")]
+    assert got["The bundle is read once, when the client starts."] == [("lineset", env)]  # its section's heading
+    assert got["The answer is `\"auto\"` unless told otherwise."] == [("lineset", "repo://pkg/client.py?grep=%5B%22'%5Dauto%5B%22'%5D")]
+    assert got["Use `total` to add the items up, and `send` to send them."] == [("body", "repo://pkg/client.py#total")]  # one definition
+    assert [a["reference"] for a in data["pages"][0]["ambiguous"]] == ["send"]  # two
+    # the code stops reading the variable: the claims citing its lines are unresolved
+    repo.write("pkg/client.py", CLIENT.replace('os.environ.get("CLIENT_CA_BUNDLE")', "None"))
+    capsys.readouterr()
+    assert repo.run("check", "--format", "json") == 1
+    report = json.loads(capsys.readouterr().out)
+    gone = [c for c in report["claims"] if c["status"] == "unresolved"]
+    assert {c["statement"] for c in gone} == {
+        "Set `CLIENT_CA_BUNDLE` to trust your own CA.", "The bundle is read once, when the client starts."
+    }
+    assert "no line matches any more" in gone[0]["evidence"][0]["reason"]
+
+
+def test_what_a_tutorial_names_of_its_own_is_left_alone(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """A tutorial's own `total` (its example code under docs_src/ defines one too), the reader's
+    `client.py` (a bare file name), a word only a CI workflow mentions and a command's name are
+    not cited."""
+    repo.write("docs_src/first.py", "def total(prices):\n    return sum(prices)\n")
+    repo.write(".github/workflows/ci.yml", "steps:\n  - run: gadget --check\n")
+    repo.write("pkg/cli.py", "def serve(args):\n    return args\n\n\ndef parser(sub):\n    sub.add_parser(\"serve\")\n")
+    data = grounded(repo, capsys, (
+        "# Guide\n\n"
+        "The `total` function of your program adds the prices up.\n\n"
+        "Edit `client.py` in your own project first.\n\n"
+        "Then run `gadget` over the whole tree.\n\n"
+        "The `serve` command starts the server at once.\n"  # the command, not its function's body
+    ))
+    assert cited(data) == {} and data["summary"]["unknown"] == 4
