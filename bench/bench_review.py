@@ -38,7 +38,7 @@ from bench_check import build, git  # noqa: E402  (the synthetic wiki of the che
 
 from tests.support.pty_session import PtySession, openwiki_git  # noqa: E402  (the tests' pty driver)
 
-PROMPT = "[c,e,r,x,s,u,q,?]? "
+PROMPT = ",u,q,?]? "  # the end of review's prompt, with or without `a` (claims that share a change)
 ACTOR = "human:Ada Lovelace"
 
 

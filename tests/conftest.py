@@ -25,6 +25,10 @@ def _no_terminal_session_left() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def _isolate_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Fixed identity and no user/system config or templates: tests never depend on the machine."""
+    _isolated(tmp_path_factory, monkeypatch)
+
+
+def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
@@ -66,3 +70,29 @@ def wiki_repo(repo: GitRepo) -> GitRepo:
     repo.write(".openwiki/guide.md", "---\ntype: Reference\ntitle: Guide\n---\n\n# Guide\n\nLine ten says ten.\n")
     repo.commit_all("initial")
     return repo
+
+
+@pytest.fixture(scope="session")
+def _many_marks_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """tests/support/many_marks.py's repository, built once (200 claims through `claim add`)."""
+    from tests.support import many_marks
+
+    with pytest.MonkeyPatch.context() as mp:
+        _isolated(tmp_path_factory, mp)
+        root = tmp_path_factory.mktemp("many-marks") / "repo"
+        root.mkdir()
+        r = GitRepo(root)
+        r.git("init", "-q", "-b", "main")
+        return root, many_marks.build(r)
+
+
+@pytest.fixture
+def many_marks_repo(tmp_path: Path, _many_marks_template: tuple[Path, list[str]]) -> GitRepo:
+    """A copy of the 200-claim repository (tests/support/many_marks.py), its claim ids in `ids`."""
+    import shutil
+
+    src, ids = _many_marks_template
+    shutil.copytree(src, tmp_path / "repo", symlinks=True, ignore=shutil.ignore_patterns("openwiki-git"))  # no caches
+    r = GitRepo(tmp_path / "repo")
+    r.ids = ids  # type: ignore[attr-defined]
+    return r

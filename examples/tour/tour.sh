@@ -4,11 +4,23 @@
 #
 #   examples/tour/tour.sh [DIR]    # DIR: an empty directory to work in (default: a new temp dir)
 #
-# Needs openwiki-git and pre-commit 4.4+ on PATH (`python -m pip install . pre-commit`), git and perl.
+# Needs openwiki-git and pre-commit 4.4+ on PATH (`python -m pip install . 'pre-commit>=4.4'`), git and perl.
 # Offline: the hook is this repository's hook definition as a `repo: local` hook, run with the
 # openwiki-git you installed. Each step is one block between `# --- step` lines: read it, run
 # its commands yourself in the directory it prints, or let the script run them all.
 set -euo pipefail
+
+for tool in openwiki-git pre-commit git perl; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        case "$tool" in
+            openwiki-git) how="python -m pip install openwiki-git (or, in a clone, python -m pip install .)" ;;
+            pre-commit) how="python -m pip install 'pre-commit>=4.4'" ;;
+            *) how="install it with your system's package manager" ;;
+        esac
+        echo "tour: $tool is not on PATH: $how" >&2
+        exit 2
+    fi
+done
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
 TOUR="${1:-$(mktemp -d "${TMPDIR:-/tmp}/openwiki-git-tour.XXXXXX")}"

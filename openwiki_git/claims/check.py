@@ -173,6 +173,13 @@ class EvidenceResolver:
             annotations=self.cosmetic_annotations,
         )
         if reason is None:
+            if not self.cosmetic_annotations and cosmetic.compare(
+                new.path, then_idx.lines, idx.lines, old_span=span, new_span=(new.start, new.end), annotations=True
+            ):  # stale all the same: the reason says the annotations alone changed (as the hook's mark does)
+                from openwiki_git.claims.causes import annotations_only
+
+                return EvidenceResult(r.resource, r.status, r.current_resource, annotations_only(r.reason), r.current_version,
+                                      r.blob, r.hunk)
             return r
         if self.cosmetic_edits == "mark":  # stale, with the reason (the hook's mark says the same)
             return EvidenceResult(r.resource, r.status, r.current_resource, reason, r.current_version, r.blob, r.hunk)

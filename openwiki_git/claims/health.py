@@ -1,5 +1,7 @@
-"""The health report's numbers: what check found now, per page and per cited file, and the
-history's trend and clearing times, as one JSON-able record (schemas/report.schema.json).
+"""The health report's numbers: what check found now, per page and per cited file, the claims
+open now (stale, unresolved or due: each with its page, statement, the age of its mark and its
+cause), and the history's trend and clearing times, as one JSON-able record
+(schemas/report.schema.json).
 
 Every current number comes from check's report (its claim records, `summary`, `due`, and the
 findings it lists); nothing here judges a claim. The sidecars add only who verified each claim
@@ -14,6 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 from openwiki_git import PRODUCER
+from openwiki_git.claims import causes
 from openwiki_git.claims.trend import STATUSES, History, clearing
 from openwiki_git.formats.sidecar import resource_path
 from openwiki_git.formats.timestamps import instant
@@ -82,14 +85,45 @@ def build(check: Mapping[str, Any], verifiers: Mapping[str, str | None], pages: 
         "pages": [_page(p, by_page[p], verified_by, now_s) for p in sorted(by_page)],
         "hot_spots": _hot_spots(claims, history, link_base),
         "due": [_claim_ref(c) for c in claims if c.get("due")],
+        "open": open_claims(claims, history, link_base, now_s),
         "pages_without_claims": [p for p in pages if not by_page.get(p)],
         "broken_references": list(check.get("broken_references") or []),
         "superseded_sources": list(check.get("superseded_sources") or []),
         "policy_problems": policy,
         "trend": [{"commit": p.commit, "time": p.time, **p.counts} for p in history.points],
         "clearing": clearing(history),
-        "history": {"commits": len(history.points), "since": since},
+        "history": {"commits": len(history.points), "since": since,
+                    "first": {"commit": history.points[0].commit, "time": history.points[0].time} if history.points else None},
     }
+
+
+def open_claims(claims: list[dict[str, Any]], history: History, link_base: str | None, now_s: float) -> list[dict[str, Any]]:
+    """Every claim a person must look at (stale, unresolved or due), oldest mark first, then the
+    due ones (oldest verification first): its page (`url`: at the line of its sentence, on GitHub
+    when `link_base` is given), statement, status, when it was marked and how long ago, and its
+    cause (the kind of change its mark's causes name, or its evidence's reasons when it has no
+    mark; `commit`: the commit of the history window that brought the mark, `after`: the commit
+    the mark was measured against)."""
+    out = []
+    for c in claims:
+        if c["status"] == "fresh" and not c.get("due"):
+            continue
+        mark = c.get("mark") or {}
+        marked = _epoch(mark.get("since"))
+        page_path, line = c["page_path"], c.get("line")
+        url = f"{link_base}{quote(page_path)}" + (f"#L{line}" if line else "") if link_base else None
+        cause = None
+        if c["status"] != "fresh":
+            found = causes.of_record(c)
+            cause = {"kind": found.kind, "places": list(found.places), "commit": history.marked_in.get(c["id"]),
+                     "after": mark.get("commit")}
+        out.append({
+            "id": c["id"], "label": "c-" + c["id"].removeprefix("claim_")[:8], "page": c["page"], "page_path": page_path,
+            "line": line, "url": url, "statement": c["statement"], "status": c["status"], "due": bool(c.get("due")),
+            "marked_at": mark.get("since"), "age_seconds": max(0, int(now_s - marked)) if marked is not None else None,
+            "verified_at": c.get("verified_at"), "cause": cause,
+        })
+    return sorted(out, key=lambda o: (o["age_seconds"] is None, -(o["age_seconds"] or 0), o["verified_at"] or "", o["page"], o["id"]))
 
 
 def _claim_ref(c: Mapping[str, Any]) -> dict[str, Any]:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from openwiki_git.claims import part
+from openwiki_git.claims.causes import ANNOTATIONS_ONLY
 from openwiki_git.claims.outcomes import EvidenceOutcome
 from openwiki_git.claims.sides import MODE_GITLINK, MODE_LINK, Sides
 from openwiki_git.claims.symbols import Elsewhere, before_v2, diff_elsewhere, head_v1, moved_hint, renamed, symbol_token, tracked_elsewhere
@@ -86,10 +88,12 @@ def resolve(
 
 def symbol_result(
     sym: Symbol, resource: str, version: str, ft: FileText, *, verified: FileText | None = None, annotations: bool = False,
-    parameters: bool = False, elsewhere: Elsewhere | None = None,
+    parameters: bool = False, elsewhere: Elsewhere | None = None, recognise: bool = True,
 ) -> EvidenceResult:
     """A definition in `ft` (the file now) against its verified token; `elsewhere`: the files it
-    may have moved to, searched only when it is gone (`moved_hint`)."""
+    may have moved to, searched only when it is gone (`moved_hint`). With `verified`, a cosmetic
+    edit leaves it fresh (unless `recognise` is False: a marked claim stays marked) and an edit of
+    its type annotations alone says so in the reason."""
     what = f"{sym.name}:head" if sym.head else sym.name
     if ft.text is None:
         reason = f"{sym.path}: {ft.problem}" + moved_hint(sym, version, elsewhere)
@@ -109,22 +113,26 @@ def symbol_result(
         return EvidenceResult(resource, "fresh", current, "unchanged", token, ft.blob)
     if before_v2(version):  # changed as a v1 token read it: what a confirm writes now
         token = symbol_token(sym, ext, lines, "")
-    reason = f"definition {what} changed (L{ext.start}-L{ext.end} now)"
+    now_at = part.at(ext.head if sym.head else ((ext.start, ext.end),))
+    reason = f"definition {what} changed ({now_at} now)"
     if verified is not None and verified.text is not None:
         cosmetic_reason = _cosmetic(sym, verified.text, version, lines, ext, annotations)
         if cosmetic_reason is None and parameters and sym.head:
             cosmetic_reason = _parameters_added(sym, verified.text, version, ft.text, ext, annotations)
-        if cosmetic_reason is not None:
+        if cosmetic_reason is not None and recognise:
             return EvidenceResult(resource, "fresh", current, cosmetic_reason, token, ft.blob)
+        if cosmetic_reason is None and not annotations and _cosmetic(sym, verified.text, version, lines, ext, True) is not None:
+            reason = f"definition {what} changed: {ANNOTATIONS_ONLY} ({now_at} now)"  # stale all the same
     return EvidenceResult(resource, "stale", current, reason, token, ft.blob)
 
 
 def hunks_over(text: str | None, sym: Symbol, hunks: tuple[Hunk, ...]) -> tuple[Hunk, ...]:
-    """The hunks whose new side overlaps or borders the definition in `text` (the new side)."""
-    ext = definitions.find(sym.path, text, sym.name) if text is not None and definitions.unsupported(sym.path) is None else None
-    if ext is None:
+    """The hunks inside the cited part in `text` (the new side): a head's, not its whole
+    definition's (part.py's rule)."""
+    spans = part.symbol_spans(sym, text)
+    if spans is None:
         return hunks[:1]
-    return tuple(h for h in hunks if h.new_start <= ext.end and ext.start <= max(h.new_last, h.new_start))
+    return part.hunks_inside(spans, hunks)
 
 
 def _cosmetic(sym: Symbol, then: str, version: str, lines: list[str], ext: definitions.Extent, annotations: bool) -> str | None:
@@ -284,9 +292,9 @@ def through_diff(
             return _outcome(ev, r, change.hunks[:1], None)
         sym = kind.with_path(change.new_path)
         ft, _ = sides.new_file(sym.path)
-        verified = sides.old_file(kind.path)[0] if cosmetic_edits != "stale" else None
         r = symbol_result(
-            sym, ev.resource, ev.version, ft, verified=verified, annotations=annotations, parameters=parameters, elsewhere=elsewhere
+            sym, ev.resource, ev.version, ft, verified=sides.old_file(kind.path)[0], annotations=annotations,
+            parameters=parameters, elsewhere=elsewhere, recognise=cosmetic_edits != "stale",
         )
         if cosmetic_edits == "mark" and r.status == "fresh" and r.reason.startswith("cosmetic"):
             r = EvidenceResult(r.resource, "stale", r.current_resource, r.reason, r.current_version, r.blob)

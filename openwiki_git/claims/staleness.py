@@ -47,8 +47,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from openwiki_git.claims import causes, kinds
 from openwiki_git.claims import check as checker
-from openwiki_git.claims import kinds
 from openwiki_git.claims.outcomes import ClaimOutcome, EvidenceOutcome
 from openwiki_git.claims.sides import MODE_GITLINK, MODE_LINK, Reader, Sides
 from openwiki_git.claims.symbols import for_claim
@@ -118,8 +118,9 @@ class Engine:
                 affected = affected or touched
             else:
                 o = self._on_new_side(ev, cur.mark is not None)
-            if o.status == "stale" and cur.mark is None and self.options.cosmetic_edits != "stale":
-                o = self._cosmetic(o)
+            recognise = cur.mark is None and self.options.cosmetic_edits != "stale"
+            if o.status == "stale" and (recognise or o.hunks):  # a marked claim's edit read only when the diff touched it
+                o = self._cosmetic(o, recognise=recognise)
             outcomes.append(o)
         evidence = tuple(o.after for o in outcomes)
         mark = self._mark(marked.mark, cur.mark if ours else None, outcomes)
@@ -201,10 +202,12 @@ class Engine:
             return Mark("unresolved", mark.since, mark.causes, mark.commit)
         return mark
 
-    def _cosmetic(self, o: EvidenceOutcome) -> EvidenceOutcome:
+    def _cosmetic(self, o: EvidenceOutcome, *, recognise: bool) -> EvidenceOutcome:
         """A stale range whose edit leaves the code's tokens the same is fresh at its new lines,
-        re-anchored there, with the reason (`cosmetic: comments`). The verified text is read on
-        the old side, where the stored version locates it."""
+        re-anchored there, with the reason (`cosmetic: comments`), when `recognise` (a marked
+        claim stays marked); one whose edit changed its type annotations alone stays stale and
+        its reason says so. The verified text is read on the old side, where the stored version
+        locates it."""
         ev = o.before
         try:
             old = parse_resource(o.cited or ev.resource, wiki_dir="\0")
@@ -226,9 +229,15 @@ class Engine:
             annotations=self.options.cosmetic_annotations,
         )
         if reason is None:
+            if not self.options.cosmetic_annotations and cosmetic.compare(
+                new.path, old_idx.lines, new_idx.lines, old_span=verified, new_span=span, annotations=True
+            ):  # stale all the same: the reason says the annotations alone changed
+                return dataclasses.replace(o, reason=causes.annotations_only(o.reason))
             return o
         if self.options.cosmetic_edits == "mark":  # stale, with the reason the refresher confirms on
             return dataclasses.replace(o, reason=reason)
+        if not recognise:
+            return o
         return self._fresh_at(ev, new.path, span, new_ft, new_idx, o.old_lines, o.hunks, reason)
 
     # -- old-side basis: through the diff ----------------------------------------------------

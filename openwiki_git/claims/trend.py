@@ -34,13 +34,16 @@ class Point:
 @dataclass(slots=True)
 class History:
     """What the walk found: the trend, the waits of cleared marks (seconds), the marks still open
-    at the last commit (with their start, or None when already open at the first), and every mark
-    seen in the window: (claim id, since) -> the files its causes named."""
+    at the last commit (with their start, or None when already open at the first, and the commit
+    that brought each), every mark seen in the window: (claim id, since) -> the files its causes
+    named, and how many marks cleared in the window predate it."""
 
     points: list[Point] = field(default_factory=list)
     waits: list[int] = field(default_factory=list)
     open_marks: dict[str, int | None] = field(default_factory=dict)
     marks_seen: dict[tuple[str, str | None], tuple[str, ...]] = field(default_factory=dict)
+    cleared_from_before: int = 0  # marks cleared in the window that were there at its first commit (no known wait)
+    marked_in: dict[str, str] = field(default_factory=dict)  # open mark's claim id -> the commit of the window that brought it
 
 
 def sidecar_states(data: bytes) -> dict[str, State]:
@@ -76,14 +79,14 @@ def walk(snapshots: Iterable[tuple[str, int, dict[str, bytes | None], bool]]) ->
         for p in touched:
             for st in files.get(p, {}).values():
                 counts[st[0]] += 1
-        _marks_moved(h, started, before, after, n, time)
+        _marks_moved(h, started, before, after, n, time, commit)
         h.points.append(Point(commit, time, dict(counts)))
     h.open_marks = started
     return h
 
 
 def _marks_moved(h: History, started: dict[str, int | None], before: dict[str, State], after: dict[str, State],
-                 n: int, time: int) -> None:
+                 n: int, time: int, commit: str) -> None:
     """Marks that appeared (their wait starts; unknown at the window's first commit) and marks
     that are gone (their wait ends), among the claims of the changed sidecars."""
     for cid, st in after.items():
@@ -91,12 +94,17 @@ def _marks_moved(h: History, started: dict[str, int | None], before: dict[str, S
             h.marks_seen.setdefault((cid, st[1]), st[2])
             if cid not in started:
                 started[cid] = None if n == 0 else time
+                if n > 0:
+                    h.marked_in[cid] = commit
     for cid in before:
         state = after.get(cid)
         if cid in started and (state is None or state[0] == "fresh"):
             start = started.pop(cid)
+            h.marked_in.pop(cid, None)
             if start is not None:
                 h.waits.append(time - start)
+            else:
+                h.cleared_from_before += 1
 
 
 def percentile(values: list[int], q: float) -> float | None:
@@ -112,10 +120,12 @@ def percentile(values: list[int], q: float) -> float | None:
 
 
 def clearing(h: History) -> dict[str, Any]:
-    """The clearing times: how many marks were cleared in the window, their median and 90th
-    percentile wait (seconds), and how many are still open."""
+    """The clearing times: how many marks were cleared in the window (those set before its first
+    commit counted apart: their wait is not known), the median and 90th percentile wait (seconds)
+    of the others, and how many are still open."""
     return {
-        "cleared": len(h.waits),
+        "cleared": len(h.waits) + h.cleared_from_before,
+        "cleared_from_before": h.cleared_from_before,
         "median_seconds": percentile(h.waits, 0.5),
         "p90_seconds": percentile(h.waits, 0.9),
         "open": len(h.open_marks),

@@ -1,5 +1,6 @@
 """A folder's history along the first-parent line: the commits, and at each one what changed in
-the folder since the commit before (the health report's trend reads the sidecars this way).
+the folder since the commit before (the health report's trend reads the sidecars this way); and
+a range's commits with the paths each changed (the PR comment names the commit behind a mark).
 
 Trees are compared, never files: a commit whose folder tree is the previous one's costs one tree
 lookup, and a changed folder yields only its changed blobs, so the cost follows what changed.
@@ -75,3 +76,32 @@ def folder_history(repo: Repo, commits: list[Commit], folder: str | Callable[[Co
                     changed[new_path] = data
             yield Snapshot(commit, changed, False)
         before = tree
+
+
+@dataclass(frozen=True, slots=True)
+class RangeCommit:
+    """A commit of a range (a pull request's): its first parent, its subject line, and the paths
+    it changed against that parent."""
+
+    id: str
+    parent: str | None
+    subject: str
+    paths: frozenset[str]
+
+
+def commits_between(repo: Repo, base: str, head: str, *, limit: int = 250) -> list[RangeCommit]:
+    """The first-parent commits after `base` up to `head` (commit ids), newest first, at most
+    `limit` of them (GitHub lists 250 commits of a pull request)."""
+    out: list[RangeCommit] = []
+    commit = repo.pygit2.get(head)
+    while isinstance(commit, pygit2.Commit) and str(commit.id) != base and len(out) < limit:
+        parent = repo.pygit2.get(commit.parent_ids[0]) if commit.parent_ids else None
+        if isinstance(parent, pygit2.Commit):
+            changed = repo.pygit2.diff(parent.tree, commit.tree)
+        else:
+            changed = commit.tree.diff_to_tree(swap=True)
+        paths = frozenset(p for d in changed.deltas for p in (d.old_file.path, d.new_file.path) if p)
+        subject = commit.message.strip().split("\n", 1)[0]
+        out.append(RangeCommit(str(commit.id), str(parent.id) if parent is not None else None, subject, paths))
+        commit = parent
+    return out

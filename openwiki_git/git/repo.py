@@ -78,6 +78,16 @@ class Repo:
             head = Path(opened.path) / "HEAD"
             raise GitError(f"{head}: {e}", "repair HEAD, e.g. `git symbolic-ref HEAD refs/heads/main`") from None
         self._init(opened, Path(opened.workdir).resolve(), Path(opened.path).resolve(), frozenset())
+        self.start = Path(start or Path.cwd()).resolve()  # where the command was started (-C DIR)
+
+    def here(self) -> str | None:
+        """The directory the command was started in, relative to the root (`pkg/sub`); "" at the
+        root, None outside the work tree."""
+        try:
+            rel = self.start.relative_to(self.root)
+        except ValueError:
+            return None
+        return rel.as_posix() if rel.parts else ""
 
     @classmethod
     def located(cls, root: str, git_dir: str, tracked: frozenset[str]) -> Repo:
@@ -91,6 +101,7 @@ class Repo:
     def _init(self, opened: pygit2.Repository | None, root: Path, git_dir: Path, tracked: frozenset[str]) -> None:
         self._opened = opened
         self.root = root
+        self.start = root
         self._git_dir = git_dir
         self._known_tracked = tracked
         self._real_root = os.path.realpath(self.root)

@@ -1,6 +1,8 @@
 """The health report as one self-contained HTML page: inline CSS and SVG only (no script, font,
 style or image from anywhere, which the page's Content-Security-Policy also forbids), readable
 without JavaScript, light and dark by `prefers-color-scheme`, tables that scroll at phone width.
+The open claims' list sorts by age (oldest or newest first) or by page without a script: radio
+buttons and CSS `order` over rows that carry their rank in each order.
 Every text from the wiki (page names, statements, paths) is escaped. Pure: the report's data
 (claims/health.py's build) in, the page out.
 """
@@ -10,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
+from urllib.parse import quote
 
 from openwiki_git.claims.health import VERIFIERS, duration
 from openwiki_git.claims.trend import STATUSES
+from openwiki_git.github.health_markdown import cause_text
 
 LIST_LIMIT = 500  # rows of one list; the rest is counted (the JSON has them all)
 COLORS = {"fresh": "var(--fresh)", "stale": "var(--stale)", "unresolved": "var(--unresolved)"}
@@ -37,6 +41,11 @@ th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);vertic
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 svg{display:block;margin:0 auto;width:100%;height:auto;max-height:300px}svg text{fill:var(--muted);font-size:12px}
 td:first-child{white-space:nowrap}
+table.open tbody{display:flex;flex-direction:column}table.open tr{display:grid;
+grid-template-columns:5.5em 6.5em minmax(11em,1fr) 7.5em minmax(16em,2fr) minmax(11em,1fr);min-width:58em}
+#sort-newest:checked~.scroll table.open tbody tr{order:var(--newest)}
+#sort-page:checked~.scroll table.open tbody tr{order:var(--page)}
+.sorter{margin:.3em 0}.sorter label{margin-right:12px}
 .legend span{margin-right:14px;white-space:nowrap}.sw{display:inline-block;width:10px;height:10px;
 border-radius:2px;margin-right:4px}ul.plain{padding-left:1.2em}
 """
@@ -46,7 +55,9 @@ def _e(value: object) -> str:
     return escape("" if value is None else str(value), quote=True)
 
 
-def render(data: Mapping[str, Any]) -> str:
+def render(data: Mapping[str, Any], *, page_root: str | None = None) -> str:
+    """The page. `page_root`: where the repository's root is from the page's own folder (a
+    relative link to each open claim's page when the report has no GitHub link for it)."""
     s = data["summary"]
     title = f"Wiki health: {s['claims']} claims"
     parts = [
@@ -60,6 +71,7 @@ def render(data: Mapping[str, Any]) -> str:
         f'{_e(data["generated_at"])} · {_e(data["tool"])}</p>',
         _cards(s),
         _trend(data),
+        _open(data["open"], page_root),
         _pages(data["pages"]),
         _hot_spots(data["hot_spots"]),
         _due(data["due"]),
@@ -83,13 +95,21 @@ def _cards(s: Mapping[str, Any]) -> str:
 
 def _trend(data: Mapping[str, Any]) -> str:
     points = data["trend"]
-    c = data["clearing"]
-    waited = (
-        f'Marks cleared in this window: <strong id="cleared">{c["cleared"]}</strong>; waited '
-        f'<strong id="median-wait">{_e(duration(c["median_seconds"]))}</strong> (median), '
-        f'<strong id="p90-wait">{_e(duration(c["p90_seconds"]))}</strong> (90th percentile). '
-        f'Still open: <span id="open-marks">{c["open"]}</span>.'
-    )
+    c, first = data["clearing"], (data.get("history") or {}).get("first")
+    before = c.get("cleared_from_before", 0)
+    window = f"the last {len(points)} commits" + (f" (since <code>{_e(str(first['commit'])[:7])}</code>)" if first else "")
+    if not c["cleared"]:
+        waited = (f'No mark was cleared in {window} (<strong id="cleared">0</strong>). '
+                  f'Still open: <span id="open-marks">{c["open"]}</span>.')
+    else:
+        waited = (
+            f'Marks cleared in {window}: <strong id="cleared">{c["cleared"]}</strong>'
+            + (f' (<span id="cleared-from-before">{before}</span> of them marked before the window: their wait is not known)'
+               if before else "")
+            + f'; waited <strong id="median-wait">{_e(duration(c["median_seconds"]))}</strong> (median), '
+            f'<strong id="p90-wait">{_e(duration(c["p90_seconds"]))}</strong> (90th percentile). '
+            f'Still open: <span id="open-marks">{c["open"]}</span>.'
+        )
     head = f"<h2>Trend over the last {len(points)} commits</h2>"
     if not points:
         return f'<section id="trend">{head}<p class="muted">No commit history.</p><p>{waited}</p></section>'
@@ -150,6 +170,34 @@ def _pages(pages: Sequence[Mapping[str, Any]]) -> str:
     ]
     headers = ["Page", "Claims", "Fresh", "Stale", "Unresolved", "Due", "Oldest mark", "Last verified by a person", "Verified by"]
     return f'<section id="pages"><h2>Pages</h2>{_table(headers, rows, {1, 2, 3, 4, 5})}{_more(len(pages))}</section>'
+
+
+def _open(rows: Sequence[Mapping[str, Any]], page_root: str | None) -> str:
+    """The open claims, oldest mark first (each row's rank newest first and by page in its style,
+    for the sort buttons), their pages linked."""
+    head = f'<section id="open"><h2>Open claims ({len(rows)})</h2>'
+    if not rows:
+        return head + '<p class="muted">None: no claim is stale, unresolved or due.</p></section>'
+    shown = list(rows[:LIST_LIMIT])
+    by_page = {id(r): n for n, r in enumerate(sorted(shown, key=lambda r: (r["page_path"], r.get("line") or 0)))}
+    body = []
+    for n, r in enumerate(shown):
+        where = f"{r['page_path']}:{r['line']}" if r.get("line") else r["page_path"]
+        href = r.get("url") or (f"{page_root}{quote(r['page_path'])}" if page_root is not None else None)
+        page = f'<a href="{_e(href)}"><code>{_e(where)}</code></a>' if href else f"<code>{_e(where)}</code>"
+        age = _e(duration(r["age_seconds"])) if r["age_seconds"] is not None else "—"
+        when = f'<time datetime="{_e(r["marked_at"])}">{age}</time>' if r.get("marked_at") else age
+        status = "due" if r["status"] == "fresh" else r["status"]
+        cells = [when, _e(status), page, f"<code>{_e(r['label'])}</code>", _e(r["statement"]), _e(cause_text(r["cause"]))]
+        body.append(f'<tr id="open-{_e(r["id"])}" style="--newest:{len(shown) - n};--page:{by_page[id(r)]}">'
+                    + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+    th = "".join(f'<th scope="col">{h}</th>' for h in ("Age", "Status", "Page", "Claim", "Statement", "Cause"))
+    sorter = ('<input type="radio" name="open-sort" id="sort-oldest" checked><label for="sort-oldest">oldest first</label>'
+              '<input type="radio" name="open-sort" id="sort-newest"><label for="sort-newest">newest first</label>'
+              '<input type="radio" name="open-sort" id="sort-page"><label for="sort-page">by page</label>')
+    return (f'{head}<p class="muted">Stale, unresolved or due for re-verification; <code>openwiki-git review</code> '
+            f'clears them.</p><div class="sorter">{sorter}<div class="scroll"><table class="open"><thead><tr>{th}</tr>'
+            f'</thead><tbody>{"".join(body)}</tbody></table></div></div>{_more(len(rows))}</section>')
 
 
 def _hot_spots(spots: Sequence[Mapping[str, Any]]) -> str:

@@ -1,6 +1,7 @@
 """The health report in Markdown, for `$GITHUB_STEP_SUMMARY` and PR comments: the counts, the
-trend as sparklines of Unicode blocks, the clearing times, and short tables. It stays under
-`LIMIT` characters however large the wiki: each list shows its head and summarises the tail.
+trend as sparklines of Unicode blocks, the clearing times, the open claims (oldest mark first:
+page, statement, age, cause), and short tables. It stays under `LIMIT` characters however large
+the wiki: each list shows its head and summarises the tail (`report --format json` has them all).
 Escaping is github/render.py's (one owner for Markdown text); data in, text out.
 """
 
@@ -16,6 +17,7 @@ from openwiki_git.github.render import code, md_cell, md_text, plural
 LIMIT = 60_000  # characters; GitHub refuses a comment over 65,536
 BLOCKS = "▁▂▃▄▅▆▇█"
 PAGE_ROWS, LIST_ROWS = 25, 15
+OPEN_SHARE = 0.5  # of LIMIT, the open claims' table at most
 
 
 def sparkline(values: Sequence[int]) -> str:
@@ -34,7 +36,7 @@ def render(data: Mapping[str, Any], *, limit: int = LIMIT) -> str:
         f"{s['unresolved']} unresolved; {s['due']} due for re-verification, {plural(s['policy_problems'], 'policy problem')}."
     )
     out += ["", *_trend(data), ""]
-    sections = [_pages(data["pages"]), _hot_spots(data["hot_spots"]), _due(data["due"]),
+    sections = [_open(data["open"], OPEN_SHARE * limit), _pages(data["pages"]), _hot_spots(data["hot_spots"]), _due(data["due"]),
                 _listed("Pages with no claims", [code(p) for p in data["pages_without_claims"]]),
                 _listed("Broken references", [f"{code(str(b.get('page_path')) + ':' + str(b.get('line')))} "
                                              f"{code(str(b.get('reference')))}: {md_text(str(b.get('reason')))}"
@@ -57,18 +59,66 @@ def render(data: Mapping[str, Any], *, limit: int = LIMIT) -> str:
 
 
 def _trend(data: Mapping[str, Any]) -> list[str]:
-    points, c = data["trend"], data["clearing"]
+    points = data["trend"]
     lines = []
     if points:
         lines += [f"Trend over the last {plural(len(points), 'commit')} (oldest to newest):", ""]
         lines += [f"- {k}: `{sparkline([p[k] for p in points])}` {points[0][k]} → {points[-1][k]}" for k in STATUSES]
         lines.append("")
-    if c["cleared"]:
-        lines.append(f"Marks cleared in this window: {c['cleared']}, after {duration(c['median_seconds'])} (median), "
-                     f"{duration(c['p90_seconds'])} (90th percentile); {c['open']} still open.")
-    else:
-        lines.append(f"No mark was cleared in this window; {c['open']} still open.")
+    lines.append(cleared_sentence(data))
     return lines
+
+
+def cleared_sentence(data: Mapping[str, Any]) -> str:
+    """How many marks the window cleared, which window, how many of them predate it, and how long
+    the others waited."""
+    c, first = data["clearing"], (data.get("history") or {}).get("first")
+    n = len(data["trend"])
+    window = f"the last {plural(n, 'commit')}" + (f" (since {code(str(first['commit'])[:7])})" if first else "")
+    if not c["cleared"]:
+        return f"No mark was cleared in {window}; {c['open']} still open."
+    before = c.get("cleared_from_before", 0)
+    known = c["cleared"] - before
+    text = f"Marks cleared in {window}: {c['cleared']}"
+    if before:
+        text += f" ({before} of them marked before the window, so their wait is not known)"
+    if known:
+        text += (f"; {'they' if not before else f'the other {known}'} waited {duration(c['median_seconds'])} (median), "
+                 f"{duration(c['p90_seconds'])} (90th percentile)")
+    return text + f"; {c['open']} still open."
+
+
+def _open(rows: Sequence[Mapping[str, Any]], budget: float) -> list[str]:
+    """The open claims, oldest mark first, as many as fit in `budget` characters."""
+    if not rows:
+        return []
+    out = [f"### Open claims ({len(rows)}): stale, unresolved or due, oldest mark first", "",
+           *_table(["Age", "Status", "Page", "Claim", "Statement", "Cause"], [])]
+    used = sum(len(line) + 1 for line in out)
+    shown = 0
+    for r in rows:
+        where = f"{r['page_path']}:{r['line']}" if r.get("line") else r["page_path"]
+        page = f"[{_cell_code(where)}]({r['url']})" if r.get("url") else _cell_code(where)
+        status = "due" if r["status"] == "fresh" else r["status"]
+        row = "| " + " | ".join([duration(r["age_seconds"]) if r["age_seconds"] is not None else "—", status, page,
+                                 _cell_code(r["label"]), md_cell(r["statement"][:200]), md_cell(cause_text(r["cause"]))]) + " |"
+        if used + len(row) + 1 > budget:
+            break
+        out.append(row)
+        used += len(row) + 1
+        shown += 1
+    if shown < len(rows):
+        out.append(f"\n…and {len(rows) - shown} more: `openwiki-git report --format json` (or the report artifact) lists them all.")
+    return [*out, ""]
+
+
+def cause_text(cause: Mapping[str, Any] | None) -> str:
+    """`annotations changed in abc1234`; `after abc1234` when the window does not hold the commit."""
+    if not cause:
+        return "due for re-verification"
+    if cause.get("commit"):
+        return f"{cause['kind']} in {str(cause['commit'])[:7]}"
+    return f"{cause['kind']}" + (f" after {str(cause['after'])[:7]}" if cause.get("after") else "")
 
 
 def _cell_code(text: str) -> str:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from openwiki_git.evidence.kinds import looks_like_kind
+from openwiki_git.claims import causes
+from openwiki_git.evidence.kinds import Symbol, looks_like_kind, stored_kind
 from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource
 from openwiki_git.redact import redact
 
@@ -28,6 +29,8 @@ HOW_TO_CLEAR = (
     "them with the `claims_for_change` and `verify_claim` tools of `openwiki-git mcp`."
 )
 NOT_FRESH = ("stale", "unresolved")
+HUNKS_SHOWN = 3  # hunks an evidence line names; the rest are counted
+_NOW_LINES = re.compile(r"\(((?:L\d+-L\d+(?:, )?)+) now\)")  # claims/part.at's spans, linked first to last
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,9 @@ class Links:
     sha: str = ""
     run_url: str | None = None
     base_sha: str | None = None  # where the text of unresolved evidence was last seen
+
+    def commit(self, sha: str) -> str:
+        return f"{self.server.rstrip('/')}/{self.repo}/commit/{sha}"
 
     def blob(self, path: str, start: int | None = None, end: int | None = None, *, sha: str | None = None) -> str:
         url = f"{self.server.rstrip('/')}/{self.repo}/blob/{sha or self.sha}/{quote(path)}"
@@ -97,36 +103,49 @@ def code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _evidence_md(e: Mapping[str, Any], links: Links, wiki_dir: str) -> str:
-    """`[src/app.py#L10-L12](…/blob/<head>/src/app.py#L10-L12) changed by @@ … @@`"""
+def evidence_md(e: Mapping[str, Any], links: Links, wiki_dir: str) -> str:
+    """`[src/app.py#L10-L12](…/blob/<head>/src/app.py#L10-L12) changed by @@ … @@`; a definition
+    links to its file at head (at the lines its reason says it spans now); past HUNKS_SHOWN hunks,
+    the first ones and how many more."""
     now = resource(e.get("current_resource"), wiki_dir)
     was = resource(e.get("resource"), wiki_dir)
+    reason = e.get("reason") or e.get("status") or ""
+    symbol = stored_kind(str(e.get("current_resource") or ""))
     if now is not None:
         text = f"[{md_text(label(now))}]({links.blob(now.path, now.start, now.end)})"
     elif was is not None:
         where = links.blob(was.path, was.start, was.end, sha=links.base_sha) if links.base_sha else None
         text = f"[{md_text(label(was))}]({where})" if where else code(label(was))
+    elif isinstance(symbol, Symbol):
+        lines = _NOW_LINES.search(reason)
+        numbers = [int(n) for n in re.findall(r"\d+", lines.group(1))] if lines else []
+        start, end = (numbers[0], numbers[-1]) if numbers else (None, None)
+        text = f"[{md_text(str(e['current_resource']).removeprefix('repo://'))}]({links.blob(symbol.path, start, end)})"
     else:
         text = code(e.get("resource") or "?")
-    reason = e.get("reason") or e.get("status") or ""
     if reason:
         text += f" {md_text(reason)}"
     if e.get("hunk"):
-        text += f" by {code(e['hunk'])}"
+        hunks = str(e["hunk"]).split(", @@")
+        shown = ", @@".join(hunks[:HUNKS_SHOWN])
+        text += f" by {code(shown)}" + (f" and {len(hunks) - HUNKS_SHOWN} more hunks" if len(hunks) > HUNKS_SHOWN else "")
     return text
 
 
-def _bad_evidence(c: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def bad_evidence(c: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     bad = [e for e in c.get("evidence", []) if e.get("status") != "fresh"]
     return bad or list(c.get("evidence", []))
 
 
-def _page_link(c: Mapping[str, Any], links: Links) -> str:
+def page_link(c: Mapping[str, Any], links: Links) -> str:
+    """`[guide.md:12](…/guide.md#L12)`: the page, at the line of the claim's sentence when known."""
     path = c.get("page_path") or c.get("page") or "?"
-    return f"[{md_text(c.get('page') or path)}]({links.blob(path)})"
+    line = c.get("line")
+    text = f"{c.get('page') or path}" + (f":{line}" if line else "")
+    return f"[{md_text(text)}]({links.blob(path, line) if line else links.blob(path)})"
 
 
-def _counts(report: Mapping[str, Any]) -> str:
+def counts(report: Mapping[str, Any]) -> str:
     s = report.get("summary", {})
     parts = [f"{s.get('total', 0)} claims checked", f"{s.get('fresh', 0)} fresh", f"{s.get('stale', 0)} stale"]
     if s.get("unresolved"):
@@ -134,7 +153,7 @@ def _counts(report: Mapping[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _range(report: Mapping[str, Any], links: Links) -> str:
+def range_md(report: Mapping[str, Any], links: Links) -> str:
     base, head = report.get("base"), report.get("head") or links.sha
     if base:
         return f"between {code(short_sha(base))} and {code(short_sha(head))}"
@@ -145,117 +164,28 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-# -- the sticky PR comment ------------------------------------------------------------------------
-def render_comment(report: Mapping[str, Any], links: Links, *, limit: int = COMMENT_LIMIT) -> str:
-    """The sticky comment listing each stale claim; cut well under GitHub's limit, with a link to
-    the run summary for the rest."""
-    claims = not_fresh(report)
-    if not claims and not report.get("superseded_sources") and not report.get("policy_problems"):
-        return render_all_clear(report, links)
-    if not claims:
-        return "\n".join([STICKY_MARKER, *_cited_documents_md(report), *policy_md(report)])
-    wiki_dir = report.get("wiki_dir", ".openwiki")
-    head = [
-        STICKY_MARKER,
-        f"### openwiki-git: {plural(len(claims), 'wiki claim')} no longer {'matches' if len(claims) == 1 else 'match'} the code",
-        "",
-        f"This pull request changes source lines that {'this claim cites' if len(claims) == 1 else 'these claims cite'} "
-        f"({_range(report, links)}). Check each statement against the code (the diff from the text as verified "
-        "to the text now is folded under each), then fix the page, or confirm the claim if it still holds.",
-        "",
-    ]
-    foot = [
-        HOW_TO_CLEAR, "",
-        f"<sub>{_counts(report)}." + (f" [Run summary]({links.run_url})" if links.run_url else "") + "</sub>", "",
-    ]
-    sections = [_comment_section(i, c, links, wiki_dir) for i, c in enumerate(claims, 1)]
-    body_parts = list(head)
-    used = size(head) + size(foot) + 400  # room for the "N more" line
-    shown = 0
-    for section in sections:
-        if used + size(section) > limit:
-            break
-        body_parts.extend(section)
-        used += size(section)
-        shown += 1
-    if shown < len(sections):
-        rest = len(sections) - shown
-        where = f"[the run summary]({links.run_url})" if links.run_url else "the job summary"
-        body_parts += [f"**…and {plural(rest, 'more claim')}**: the complete list is in {where}.", ""]
-    return "\n".join(body_parts + _cited_documents_md(report)[:40] + policy_md(report)[:40] + foot)
+def claim_cause(c: Mapping[str, Any]) -> causes.Cause:
+    """The claim's cause: the one `github comment` found (`cause`: its kind and the commit of the
+    range that made it), else its record's (claims/causes.of_record)."""
+    found = c.get("cause")
+    if found:
+        return causes.Cause(found.get("commit"), found["kind"], bool(found.get("unresolved")), tuple(found.get("places") or ()))
+    return causes.of_record(c)
 
 
-def _cited_documents_md(report: Mapping[str, Any]) -> list[str]:
-    """Claims whose cited document is superseded or was amended since (citestale), one bullet each."""
-    cited = report.get("superseded_sources") or []
-    if not cited:
-        return []
-    lines = [
-        f"### openwiki-git: {plural(len(cited), 'wiki claim')} cite{'s' if len(cited) == 1 else ''} a replaced or amended document",
-        "",
-    ]
-    lines += [f"- {code(short_id(n['id']))} ({md_text(n.get('page_path', ''))}): {md_text(n['note'])}" for n in cited[:30]]
-    return [*lines, ""]
+def by_cause(claims: list[dict[str, Any]]) -> list[causes.Group[dict[str, Any]]]:
+    """The claims grouped by cause (commit and kind of change), worst first (claims/causes.py)."""
+    return causes.group(claims, claim_cause)
 
 
-def policy_md(report: Mapping[str, Any]) -> list[str]:
-    """Claims whose recorded verifier the verify policy forbids (claims/policy.py), one bullet each."""
-    found = report.get("policy_problems") or []
-    if not found:
-        return []
-    lines = [f"### openwiki-git: {plural(len(found), 'wiki claim')} verified by whom the verify policy forbids", ""]
-    lines += [
-        f"- {code(short_id(p['claim_id']))} ({md_text(p['page'])}): verified by {code(p['verified_by'])}; {md_text(p['rule'])}"
-        for p in found[:30]
-    ]
-    return [*lines, ""]
-
-
-def _comment_section(i: int, c: Mapping[str, Any], links: Links, wiki_dir: str) -> list[str]:
-    status = c.get("status", "stale")
-    lines = [
-        f"**{i}. {_page_link(c, links)}** · {code(short_id(c['id']))} · {status}",
-        f"> {md_text(c.get('statement', ''))}",
-        "",
-    ]
-    bad = _bad_evidence(c)
-    lines += [f"- {_evidence_md(e, links, wiki_dir)}" for e in bad]
-    lines.append("")
-    for e in bad:
-        lines += diff_details(e, wiki_dir)
-    return lines
-
-
-def diff_details(e: Mapping[str, Any], wiki_dir: str, *, limit: int = DIFF_LIMIT) -> list[str]:
-    """The evidence item's verified-to-now diff (`diff`, when the report carries one) folded in
-    a `<details>` block, cut to `limit` characters; none without a diff."""
-    diff = e.get("diff")
-    if not diff:
-        return []
-    text = str(diff)
-    if len(text) > limit:
-        cut = text[:limit].rsplit("\n", 1)[0]
-        text = cut + f"\n… {text.count(chr(10)) - cut.count(chr(10))} more lines (openwiki-git claim show)\n"
-    now = resource(e.get("current_resource"), wiki_dir) or resource(e.get("resource"), wiki_dir)
-    where = md_text(label(now)) if now is not None else "the cited lines"
-    fence = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", text)), default=0))  # longer than any in it
-    return [f"<details><summary>diff of {where}: as verified → now</summary>", "", f"{fence}diff", text.rstrip("\n"), fence,
-            "", "</details>", ""]
-
-
-def render_all_clear(report: Mapping[str, Any], links: Links) -> str:
-    """The sticky comment once nothing is stale any more: short, so the thread stays readable."""
-    head = report.get("head") or links.sha
-    return "\n".join(
-        [
-            STICKY_MARKER,
-            "### openwiki-git: all claims are fresh ✅",
-            "",
-            f"All claims are fresh at {code(short_sha(head))}: the claims this pull request had made stale "
-            "match the code again.",
-            "",
-        ]
-    )
+def cause_title(g: causes.Group[dict[str, Any]], links: Links) -> str:
+    """`annotations changed in 40 definitions, in [abc1234](…) (its subject): 133 claims`."""
+    head, _, count = g.describe().rpartition(": ")
+    sha = g.cause.commit
+    if sha:
+        subject = next((str(c["cause"].get("subject") or "") for c in g.members if c.get("cause")), "")
+        head += f", in [{code(short_sha(sha))}]({links.commit(sha)})" + (f" ({md_text(subject[:100])})" if subject else "")
+    return f"{md_text(head)}: {count}" if not sha else f"{head}: {count}"
 
 
 def size(lines: Iterable[str]) -> int:
@@ -264,27 +194,35 @@ def size(lines: Iterable[str]) -> int:
 
 # -- the step summary -----------------------------------------------------------------------------
 def render_summary(report: Mapping[str, Any], links: Links, *, limit: int = SUMMARY_LIMIT) -> str:
-    """The complete table of claims that are not fresh, for `$GITHUB_STEP_SUMMARY`."""
+    """The complete list of claims that are not fresh, for `$GITHUB_STEP_SUMMARY`: a table per
+    cause (commit and kind of change), worst first, as the sticky comment groups them."""
     claims = not_fresh(report)
     wiki_dir = report.get("wiki_dir", ".openwiki")
-    out = ["## openwiki-git: wiki claims", "", f"{_counts(report)} {_range(report, links)}.", ""]
+    out = ["## openwiki-git: wiki claims", "", f"{counts(report)} {range_md(report, links)}.", ""]
     if not claims:
         out += ["All claims are fresh.", ""]
         return "\n".join(out)
-    out += ["| # | Status | Page | Claim | Statement | Evidence |", "|---|---|---|---|---|---|"]
     used = size(out) + 200
-    for i, c in enumerate(claims, 1):
-        evidence = "<br>".join(_evidence_md(e, links, wiki_dir).replace("|", "\\|") for e in _bad_evidence(c))
-        row = (
-            f"| {i} | {c.get('status')} | {_page_link(c, links)} | {code(short_id(c['id']))} | "
-            f"{md_cell(c.get('statement', ''))} | {evidence} |"
-        )
-        if used + size([row]) > limit:
-            out.append(f"| … | | | | {len(claims) - i + 1} more do not fit in the summary; run `openwiki-git check` | |")
-            break
-        out.append(row)
-        used += size([row])
-    out += ["", HOW_TO_CLEAR, ""]
+    i = 0
+    for g in by_cause(claims):
+        table = [f"#### {cause_title(g, links)}", "", "| # | Status | Page | Claim | Statement | Evidence |", "|---|---|---|---|---|---|"]
+        out += table
+        used += size(table)
+        for c in g.members:
+            i += 1
+            evidence = "<br>".join(evidence_md(e, links, wiki_dir).replace("|", "\\|") for e in bad_evidence(c))
+            row = (
+                f"| {i} | {c.get('status')} | {page_link(c, links)} | {code(short_id(c['id']))} | "
+                f"{md_cell(c.get('statement', ''))} | {evidence} |"
+            )
+            if used + size([row]) > limit:
+                out.append(f"| … | | | | {len(claims) - i + 1} more do not fit in the summary; run `openwiki-git check` | |")
+                out += ["", HOW_TO_CLEAR, ""]
+                return "\n".join(out)
+            out.append(row)
+            used += size([row])
+        out.append("")
+    out += [HOW_TO_CLEAR, ""]
     return "\n".join(out)
 
 
@@ -317,7 +255,7 @@ def annotations(report: Mapping[str, Any], *, limit: int = MAX_WARNINGS) -> list
     for c in not_fresh(report):
         title = f"{'Stale' if c.get('status') == 'stale' else 'Unresolved'} wiki claim {short_id(c['id'])}"
         page = c.get("page_path") or c.get("page") or "?"
-        for e in _bad_evidence(c):
+        for e in bad_evidence(c):
             now = resource(e.get("current_resource"), wiki_dir)
             was = resource(e.get("resource"), wiki_dir)
             why = one_line(e.get("reason") or e.get("status") or "changed")

@@ -1,5 +1,6 @@
 """The commit loop `openwiki-git hook` runs: the diff to follow evaluated under the wiki's lock,
-the outcomes written, the hook's own rewrites staged, and whether the commit stops.
+the outcomes written, the hook's own rewrites staged, and whether the commit stops; and the
+hook's summary of many marks (`digest`: the claims grouped by cause, the few to read first).
 
 `check` only evaluates (`hook --check`); `run` writes. The command renders what they return.
 """
@@ -8,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import Any
 
+from openwiki_git.claims import causes
 from openwiki_git.claims.outcomes import ClaimOutcome
 from openwiki_git.git import diff as gitdiff
 from openwiki_git.hook import staging
@@ -16,6 +19,7 @@ from openwiki_git.hook.engine import WORKTREE, Evaluation, apply, candidates, ev
 from openwiki_git.store.workspace import Workspace
 
 STOP_RECORD = "hook-stop-v1.txt"
+FIRST = 5  # claims the summary of many marks names, one per cause in turn (worst cause first)
 
 
 @dataclass(frozen=True)
@@ -96,3 +100,65 @@ def _stop_key(diff: gitdiff.Diff, flagged: list[ClaimOutcome]) -> str:
         assert mark is not None
         parts.append(repr((o.page, o.before.id, mark.status, mark.causes)))
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Marked:
+    """One claim that is not fresh, as the hook's message names it: read from the hook's outcome
+    (`of_outcome`) or from check's record of it (`of_record`, `hook --check` answered as check)."""
+
+    page: str  # the page's path in the repository
+    claim_id: str
+    statement: str
+    status: str
+    details: tuple[tuple[str, str, str | None], ...]  # per evidence item not fresh: (where now, reason, hunks)
+    cause: causes.Cause
+
+
+def of_outcome(page_path: str, o: ClaimOutcome) -> Marked:
+    bad = [e for e in o.evidence if e.status != "fresh"]
+    details = tuple(((e.current_resource or e.before.resource).removeprefix("repo://"), e.reason, e.hunk) for e in bad)
+    if not details and o.before.mark is not None:
+        details = (("", "marked earlier; the cited text is back to its verified version", None),)
+    items = [(e.status, e.reason, e.current_resource or e.before.resource) for e in o.evidence]
+    return Marked(page_path, o.before.id, o.before.statement, o.status, details, causes.cause_of(items))
+
+
+def of_record(c: dict[str, Any]) -> Marked:
+    """check's record of a claim (claims/report.py's `claim_data`); its cause is its mark's (what
+    the change that marked it was), else its evidence's reasons now."""
+    bad = [e for e in c["evidence"] if e["status"] != "fresh"]
+    details = tuple(((e["current_resource"] or e["resource"]).removeprefix("repo://"), e["reason"], e.get("hunk")) for e in bad)
+    return Marked(c["page_path"], c["id"], c["statement"], c["status"], details, causes.of_record(c))
+
+
+@dataclass(frozen=True)
+class Digest:
+    """Many marks at once, as a person at `git commit` reads them: the claims grouped by cause
+    (this change's kind: "annotations changed in 40 definitions: 133 claims"), worst first, the
+    pages they are on, and the few claims to read first (one per cause in turn)."""
+
+    groups: list[causes.Group[Marked]]
+    first: list[Marked]
+    pages: int
+    total: int
+
+
+def digest(marked: list[Marked], first: int = FIRST) -> Digest:
+    groups = causes.group(marked, lambda m: m.cause)
+    queues = [_by_place(g.members) for g in groups]  # a cause's claims, one per cited place in turn
+    picked: list[Marked] = []
+    for depth in range(max((len(q) for q in queues), default=0)):
+        picked += [q[depth] for q in queues if depth < len(q)][: first - len(picked)]
+        if len(picked) >= first:
+            break
+    return Digest(groups, picked, len({m.page for m in marked}), len(marked))
+
+
+def _by_place(members: list[Marked]) -> list[Marked]:
+    """The claims of one cause, the first of each cited place first, then the second of each..."""
+    places: dict[tuple[str, ...], list[Marked]] = {}
+    for m in members:
+        places.setdefault(m.cause.places, []).append(m)
+    rounds = max((len(p) for p in places.values()), default=0)
+    return [p[n] for n in range(rounds) for p in places.values() if n < len(p)]

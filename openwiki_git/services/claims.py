@@ -117,11 +117,13 @@ def evidence_view(ws: Workspace, resolver, claim: Claim, ev: Evidence, r) -> dic
     }
     if looks_like_kind(ev.resource):
         _kind_texts(ws, resolver, ev, out)
+        _with_part(out, ev.resource, r.current_resource, resolver, out.pop("_then", None))
         return _with_diff(out, r.current_resource or ev.resource)
     try:
         res = parse_resource(ev.resource, wiki_dir="\0")
     except ResourceError:
         return out
+    verified_in: tuple[str, tuple[int, int]] | None = None  # the file as verified, and where the verified text is in it
     if r.current_resource:
         cur = parse_resource(r.current_resource, wiki_dir="\0")
         _, index = resolver.file(cur.path)
@@ -138,6 +140,7 @@ def evidence_view(ws: Workspace, resolver, claim: Claim, ev: Evidence, r) -> dic
             if span is not None:
                 out["verified_text"] = "".join(idx.lines[span[0] - 1 : span[1]])
                 out["verified_from"] = f"blob {ev.blob[:12]} L{span[0]}-L{span[1]}"
+                verified_in = (then.text, span)
     cause = checker.cause_for(claim, ev.resource) if claim.mark is not None else None
     if out["verified_text"] is None and cause is not None and cause.blob and cause.old_lines:
         then = ws.repo.blob_text(res.path, cause.blob)  # the mark names the blob and lines it was verified at
@@ -145,7 +148,27 @@ def evidence_view(ws: Workspace, resolver, claim: Claim, ev: Evidence, r) -> dic
             a, b = cause.old_lines
             out["verified_text"] = "".join(split_lines(then.text)[a - 1 : b])
             out["verified_from"] = f"blob {cause.blob[:12]} L{a}-L{b}"
+            verified_in = (then.text, (a, b))
+    _with_part(out, ev.resource, r.current_resource, resolver, verified_in)
     return _with_diff(out, r.current_resource or ev.resource)
+
+
+def _with_part(out: dict[str, Any], resource: str, current: str | None, resolver: Any, then: Any) -> None:
+    """`now_at` (the cited part's lines now) and `part_diff` (its verified text against its
+    current text, a few lines around each change, numbered as the file is: claims/part.py, the
+    one owner review, the PR comment and the model's context share); `then`: the file as
+    verified and where the verified text is in it (a definition is found in it by name)."""
+    from openwiki_git.claims import part
+
+    path = part.path_of(current)
+    now = resolver.read(path).text if path is not None else None
+    then_text, then_span = then if isinstance(then, tuple) else (then, None)
+    got = part.cited(
+        resource, current, now, then_text, then_span,
+        then_part=out["verified_text"] if then_text is None else None, whole_below=part.WHOLE_BELOW,
+    )
+    out["now_at"] = got.at
+    out["part_diff"] = got.shown.text if got.shown is not None else None
 
 
 def _kind_texts(ws: Workspace, resolver: Any, ev: Evidence, out: dict[str, Any]) -> None:
@@ -161,6 +184,7 @@ def _kind_texts(ws: Workspace, resolver: Any, ev: Evidence, out: dict[str, Any])
     verified = ws.repo.blob_text(kind.path, ev.blob) if isinstance(kind, Symbol) and ev.blob else None
     then, now = kinds.texts(kind, ev.version, resolver.read, resolver.tracked, verified)
     out["verified_text"], out["current_text"] = then, now
+    out["_then"] = verified.text if verified is not None and then is not None else None  # the file as verified
     if then is not None:
         out["verified_from"] = f"blob {ev.blob[:12]}" if isinstance(kind, Symbol) and ev.blob else "the members as verified"
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openwiki_git.errors import GitError, UsageError
+from openwiki_git.github import comment as comment_md
 from openwiki_git.github import render
 from openwiki_git.github.actions import ActionsEnv, Step
 from openwiki_git.redact import redact
@@ -45,6 +46,7 @@ def comment(ws: Workspace, step: Step, gh: Client | None, options: CommentOption
     base, head = _revisions(ws, pull, options)
     data = _report(ws, base, head)
     add_diffs(ws, data)
+    add_causes(ws, data)
     repo_name = step.env.repository_name(event)
     head_sha = data.get("head") or ws.repo.commit_id(head or "HEAD")
     links = render.Links(step.env.server_url, repo_name, head_sha, step.env.run_url, base_sha=data.get("base"))
@@ -64,7 +66,7 @@ def comment(ws: Workspace, step: Step, gh: Client | None, options: CommentOption
     elif gh is None:
         step.command("::notice title=openwiki-git::no GitHub token: the stale claims are in the job summary only")
     else:
-        _post(step, gh, repo_name, int(number), redact(render.render_comment(data, links)), stale=bool(stale), author=options.author)
+        _post(step, gh, repo_name, int(number), redact(comment_md.render_comment(data, links)), stale=bool(stale), author=options.author)
     if options.report_html is not None:
         from openwiki_git.services import report
 
@@ -82,10 +84,11 @@ def preview(ws: Workspace, env: ActionsEnv, options: CommentOptions) -> tuple[st
     base, head = _revisions(ws, event.get("pull_request") or {}, options)
     data = _report(ws, base, head)
     add_diffs(ws, data)
+    add_causes(ws, data)
     repo_name = env.repository or (event.get("repository") or {}).get("full_name") or PREVIEW_REPOSITORY
     head_sha = data.get("head") or ws.repo.commit_id(head or "HEAD")
     links = render.Links(env.server_url, repo_name, head_sha, env.run_url, base_sha=data.get("base"))
-    return redact(render.render_comment(data, links)), len(render.not_fresh(data))
+    return redact(comment_md.render_comment(data, links)), len(render.not_fresh(data))
 
 
 def _revisions(ws: Workspace, pull: Mapping[str, Any], options: CommentOptions) -> tuple[str, str | None]:
@@ -115,8 +118,9 @@ def _resolvable(ws: Workspace, rev: str | None) -> bool:
 
 
 def add_diffs(ws: Workspace, data: dict[str, Any]) -> None:
-    """Each not-fresh evidence item of the report gets `diff`: its text as verified (the blob the
-    sidecar recorded) against its text at the report's head, as `claim show` builds it."""
+    """Each not-fresh evidence item of the report gets `diff`: its cited part as verified (the blob
+    the sidecar recorded) against its text at the report's head, as `claim show` and `review`
+    show it (a few lines around each change, numbered as the file is)."""
     from openwiki_git.model import EvidenceResult
     from openwiki_git.services import claims
 
@@ -132,9 +136,35 @@ def add_diffs(ws: Workspace, data: dict[str, Any]) -> None:
             if ev is None or item["status"] == "fresh":
                 continue
             result = EvidenceResult(item["resource"], item["status"], item["current_resource"], item.get("reason", ""))
-            diff = claims.evidence_view(ws, resolver, claim, ev, result)["diff"]  # type: ignore[arg-type]
-            if diff:
-                item["diff"] = diff
+            seen = claims.evidence_view(ws, resolver, claim, ev, result)  # type: ignore[arg-type]
+            if seen["diff"]:  # the cited part's diff (claims/part.py: a few lines around each change), when it has one
+                item["diff"] = seen.get("part_diff") or seen["diff"]
+
+
+def add_causes(ws: Workspace, data: dict[str, Any]) -> None:
+    """Each claim of the report that is not fresh gets `cause`: the kind of change its mark's
+    causes or its evidence's reasons name (claims/causes.of_record), the places it cites that
+    changed, and the commit of the range that made the change with its subject: the one whose
+    first parent the hook's mark names (the hook marked it in that commit), else the one commit
+    of the range that changed its cited files (None when several did and no mark says which)."""
+    from openwiki_git.claims import causes
+    from openwiki_git.formats.sidecar import resource_path
+    from openwiki_git.git import history
+
+    wanted = render.not_fresh(data)
+    if not wanted or not data.get("base") or not data.get("head"):
+        return
+    commits = history.commits_between(ws.repo, data["base"], data["head"])
+    after = {c.parent: c for c in commits if c.parent}
+    for record in wanted:
+        cause = causes.of_record(record)
+        made = after.get((record.get("mark") or {}).get("commit") or "")
+        if made is None:
+            paths = {resource_path(e["resource"]) for e in record["evidence"] if e["status"] != "fresh"}
+            touching = [c for c in commits if paths & c.paths]
+            made = touching[0] if len(touching) == 1 else None
+        record["cause"] = {"kind": cause.kind, "unresolved": cause.unresolved, "places": list(cause.places),
+                           "commit": made.id if made else None, "subject": made.subject if made else None}
 
 
 def _report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:

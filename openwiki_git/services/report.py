@@ -159,16 +159,29 @@ def write_file(path: str, text: str) -> Path:
     return target
 
 
+def write_html(path: str, data: dict[str, Any], directory: str | None = None) -> Path:
+    """The report's HTML written to `path` (write_file), each open claim's page linked relative to
+    the page's folder when the report has no GitHub link for it (`directory`: the repository's, -C)."""
+    import os
+
+    from openwiki_git.git.repo import Repo
+    from openwiki_git.github import health_html
+
+    root = Repo(Path(directory) if directory else None).root
+    page_root = Path(os.path.relpath(root, Path(path).absolute().parent)).as_posix() + "/"
+    return write_file(path, health_html.render(data, page_root=page_root))
+
+
 def publish(step: Step, ws: Workspace, html_path: Path) -> None:
     """The Action's health report (comment and refresh modes): the Markdown appended to the job
     summary, the HTML written to `html_path`, its path the `report-path` output (for
     actions/upload-artifact). A report that cannot be made is a warning, never the job's failure."""
-    from openwiki_git.github import health_html, health_markdown
+    from openwiki_git.github import health_markdown
     from openwiki_git.github.render import workflow_command
 
     try:
         data = run(ReportOptions(directory=str(ws.repo.root), wiki_dir=ws.config.wiki_dir))
-        written = write_file(str(html_path), health_html.render(data))
+        written = write_html(str(html_path), data, str(ws.repo.root))
     except OpenwikiError as e:
         step.command(workflow_command("warning", f"{e.message}. {e.hint or ''}".strip(), title="openwiki-git: no health report"))
         return

@@ -1,8 +1,9 @@
-"""What `review` does, as data: the claims needing attention in page order, one claim as a
-person judges it (the verified-to-now diff, the cause, a suggested new range), and each decision
-applied through `services/claims.py`'s confirm/edit/retract (one code path, whatever checks they
-make), with the page's and sidecar's bytes kept so the decision can be undone. The terminal
-dialogue is `cli/commands/review.py`'s."""
+"""What `review` does, as data: the claims needing attention in page order, those that share a
+change (the same cited place, marked by the same change) side by side, one claim as a person
+judges it (the cited part's diff, the cause, a suggested new range), and each decision applied
+through `services/claims.py`'s confirm/edit/retract (one code path, whatever checks they make),
+with the page's and sidecar's bytes kept so the decision can be undone; a group's confirm is one
+decision, undone as one. The terminal dialogue is `cli/commands/review.py`'s."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from openwiki_git.claims.symbols import moved_target
-from openwiki_git.errors import UsageError
+from openwiki_git.errors import OpenwikiError, UsageError
 from openwiki_git.evidence.relocation import extent_in
 from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource
+from openwiki_git.model import Mark
 from openwiki_git.pages import citations
 from openwiki_git.services import claims
 from openwiki_git.store.workspace import Workspace
@@ -32,6 +34,8 @@ class Entry:
     claim_id: str
     status: str  # stale | unresolved | due
     line: int | None  # the page line of its marker's sentence (None: no marker)
+    statement: str = ""
+    change: tuple[str, ...] | None = None  # what marked it (the commit, each cause's place, hunks and kind); None: unmarked
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -55,6 +59,11 @@ class Done:
     entry: Entry
     action: str
     before: tuple[tuple[Path, bytes | None], ...]
+    also: tuple[Entry, ...] = ()  # a group's confirm: the other claims it confirmed
+
+    @property
+    def entries(self) -> tuple[Entry, ...]:
+        return (self.entry, *self.also)
 
 
 def default_actor(ws: Workspace) -> str:
@@ -95,9 +104,41 @@ def queue(ws: Workspace, pages: tuple[str, ...] = (), claim_ids: tuple[str, ...]
         for c in sidecars[page].claims:
             r = judged.get(c.id)
             if c.mark is not None:
-                out.append(Entry(page, c.id, c.mark.status, citations.sentence_line(text, c.id) if text else None))
+                line = citations.sentence_line(text, c.id) if text else None
+                out.append(Entry(page, c.id, c.mark.status, line, c.statement, change_of(c.mark)))
             elif r is not None and (r.status != "fresh" or r.due):
-                out.append(Entry(page, c.id, r.status if r.status != "fresh" else "due", r.line))
+                out.append(Entry(page, c.id, r.status if r.status != "fresh" else "due", r.line, c.statement))
+    return side_by_side(out)
+
+
+def change_of(mark: Mark) -> tuple[str, ...]:
+    """What marked a claim, as review groups claims: the commit it was measured against, and each
+    cause's cited place, hunks and kind of change (not its reason's words about this claim)."""
+    from openwiki_git.claims import causes
+
+    return (mark.commit or "", *sorted(f"{c.resource} {c.hunk or ''} {causes.kind(c.reason)}" for c in mark.causes))
+
+
+def side_by_side(entries: list[Entry]) -> list[Entry]:
+    """`entries` in their order, each claim sharing a change with an earlier one moved right after
+    it (a group is then offered together)."""
+    groups: dict[tuple[str, ...] | str, list[Entry]] = {}
+    for e in entries:
+        groups.setdefault(e.change if e.change is not None else e.claim_id, []).append(e)
+    return [e for members in groups.values() for e in members]
+
+
+def group_at(entries: list[Entry], i: int, decided: set[str]) -> list[Entry]:
+    """The undecided claims of entry i's group, from i on (just it when it shares no change)."""
+    change = entries[i].change
+    if change is None:
+        return [entries[i]]
+    out = []
+    for e in entries[i:]:
+        if e.change != change:
+            break
+        if e.claim_id not in decided:
+            out.append(e)
     return out
 
 
@@ -200,6 +241,28 @@ def apply(
     return Done(entry, action, before)
 
 
+def confirm_group(ws: Workspace, entries: list[Entry], *, by: str, source: str = "worktree") -> tuple[Done | None, list[tuple[Entry, str]]]:
+    """The claims of one change confirmed together, each as `apply` confirms one (with its
+    suggested range or evidence), as one decision: the files' bytes before any of them (undone
+    as one). A claim the confirm refuses stays undecided: (the decision, or None when every
+    one was refused; the refused claims with the reason)."""
+    before: dict[Path, bytes | None] = {}
+    confirmed: list[Entry] = []
+    refused: list[tuple[Entry, str]] = []
+    for entry in entries:
+        for path, data in _snapshot(ws, entry.page):
+            before.setdefault(path, data)
+        try:
+            apply(ws, view(ws, entry, source), "confirm", by=by, source=source)
+        except OpenwikiError as e:
+            refused.append((entry, e.message))
+            continue
+        confirmed.append(entry)
+    if not confirmed:
+        return None, refused
+    return Done(confirmed[0], "confirm", tuple(before.items()), tuple(confirmed[1:])), refused
+
+
 def undo(ws: Workspace, done: Done) -> None:
     """The page and sidecar bytes restored as they were before the decision (under the lock)."""
     with ws.wiki.lock():
@@ -213,6 +276,6 @@ def undo(ws: Workspace, done: Done) -> None:
 def summary(decisions: list[Done]) -> str:
     """`3 confirmed, 1 retracted, 2 skipped` (every kind, zero counts left out)."""
     words = {"confirm": "confirmed", "restate": "restated", "repoint": "re-pointed", "retract": "retracted", "skip": "skipped"}
-    counts = {a: sum(1 for d in decisions if d.action == a) for a in ACTIONS}
+    counts = {a: sum(len(d.entries) for d in decisions if d.action == a) for a in ACTIONS}
     parts = [f"{counts[a]} {words[a]}" for a in ACTIONS if counts[a]]
     return ", ".join(parts) if parts else "nothing decided"

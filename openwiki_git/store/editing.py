@@ -6,6 +6,7 @@ The caller holds the wiki lock. The page is written first, then the sidecar with
 
 from __future__ import annotations
 
+import posixpath
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 from openwiki_git.errors import EvidenceError, StoreError
 from openwiki_git.evidence.kinds import Symbol, looks_like_kind, openwiki_cannot_read, parse_kind
 from openwiki_git.evidence.resolver import resolve
-from openwiki_git.evidence.resource import ResourceError, parse_resource
+from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource
 from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.formats import pagenames
 from openwiki_git.model import Claim, Evidence, Sidecar
@@ -151,8 +152,7 @@ def resolve_new_evidence(ws: Any, resources: list[str], source: str, tracked: Ca
             raise EvidenceError(f"--evidence: {e}") from None  # the message shows the input, escaped
         ft = ws.repo.read(res.path, source)
         if ft.text is None:
-            hint = f"`git add {res.path}` first" if ft.problem == "not tracked by git" else "cite a tracked text file"
-            raise EvidenceError(f"{raw}: {res.path}: {ft.problem}", hint)
+            raise EvidenceError(f"{raw}: {res.path}: {ft.problem}", path_hint(ws, raw, res.path, ft.problem, source))
         got = resolve(res, ft.text, None)
         if got is None:
             n = len(split_lines(ft.text))
@@ -161,6 +161,25 @@ def resolve_new_evidence(ws: Any, resources: list[str], source: str, tracked: Ca
             raise EvidenceError(f"{raw}: {got.resource.canonical} is cited twice", "cite each resource once")
         out.append(Evidence(got.resource.canonical, got.version, ft.blob))
     return out
+
+
+def path_hint(ws: Any, raw: str, path: str, problem: str | None, source: str) -> str:
+    """The fix for evidence whose file cannot be read: a `repo://` path is from the repository's
+    root, so a path typed relative to the directory the command ran in (`repo://routing.py` in
+    `pkg/`) gets the one that names the file (`did you mean repo://pkg/routing.py#...?`); `git
+    add` only for a file that is there but untracked."""
+    here = ws.repo.here()
+    if here:
+        candidate = posixpath.normpath(f"{here}/{path}")
+        if candidate != path and not candidate.startswith("../") and ws.repo.read(candidate, source).text is not None:
+            rest = raw[len(REPO_PREFIX):] if raw.startswith(REPO_PREFIX) else raw
+            tail = rest[min((i for i in (rest.find("#"), rest.find("?")) if i >= 0), default=len(rest)):]
+            return f"did you mean {REPO_PREFIX}{candidate}{tail}? (a repo:// path is from the repository's root)"
+    if problem == "not tracked by git" and (ws.repo.root / path).is_file():
+        return f"`git add {path}` first"
+    if problem in ("not tracked by git", "missing", "not in the index") or (problem or "").startswith("missing at"):
+        return "a repo:// path is from the repository's root: name a tracked file (`git ls-files` lists them)"
+    return "cite a tracked text file"
 
 
 def add_claim(wiki: Wiki, page: str, statement: str, evidence: list[Evidence], by: str | None, now: str) -> tuple[Claim, bool]:
@@ -223,6 +242,8 @@ def _new_kind_evidence(ws: Any, raw: str, source: str, tracked: Callable[[], Any
     r = kinds.resolve(kind, kind.canonical, "", lambda p: ws.repo.read(p, source), tracked or ws.tracked(source))
     if r.current_resource is None or r.current_version is None:
         hint = "pip install 'openwiki-git[ground]'" if "pip install" in r.reason else "name a definition or a scope that exists"
+        if isinstance(kind, Symbol) and (ft := ws.repo.read(kind.path, source)).text is None:
+            hint = path_hint(ws, raw, kind.path, ft.problem, source)
         raise EvidenceError(f"{raw}: {r.reason}", hint)
     blob = r.blob if isinstance(kind, Symbol) else None
     return Evidence(r.current_resource, r.current_version, blob)

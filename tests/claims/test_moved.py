@@ -12,7 +12,7 @@ import time
 import pytest
 
 from openwiki_git.caches import check as checkcache
-from tests.support.kinds_repo import one_claim
+from tests.support.kinds_repo import one_claim, unwrapped
 from tests.support.pty_session import PtySession, openwiki_git
 from tests.support.repo import GitRepo
 
@@ -88,7 +88,7 @@ def test_review_offers_the_moved_definition_and_c_confirms_with_it(repo: GitRepo
     repo.git("add", "-A")
     capsys.readouterr()
     assert repo.run("hook") == 1  # the hook marks it unresolved, naming where it went
-    assert hint(cid) in capsys.readouterr().out
+    assert hint(cid) in unwrapped(capsys.readouterr().out)
     s = PtySession(openwiki_git("-C", str(repo.root), "review", "--no-color", "--by", "human:ann"), cwd=repo.root)
     assert "suggested evidence: src/shop/basket.py#Cart.add (c confirms with it)" in s.read_until("[c,e,r,x,s,u,q,?]? ")
     s.send("c\n")
@@ -107,5 +107,5 @@ def test_a_deleted_file_names_where_its_definition_went(repo: GitRepo, capsys: p
     repo.git("add", "-A")
     capsys.readouterr()
     assert repo.run("hook") == 1
-    out = capsys.readouterr().out
+    out = unwrapped(capsys.readouterr().out)
     assert f"src/shop/cart.py deleted; {hint(cid)}" in out, out

@@ -117,7 +117,7 @@ def test_the_hook_and_lint_stop_a_verifier_set_by_hand(wiki_repo, capsys) -> Non
 
 
 def test_check_base_and_the_pr_comment_name_the_rule(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]
-    from openwiki_git.github import render
+    from openwiki_git.github import comment, render
 
     cid = _guarded(wiki_repo, capsys)
     wiki_repo.git("checkout", "-q", "-b", "pr")
@@ -127,5 +127,5 @@ def test_check_base_and_the_pr_comment_name_the_rule(wiki_repo, capsys) -> None:
     assert wiki_repo.run("check", "--base", "main", "--format", "json") == 1
     data = json.loads(capsys.readouterr().out)
     assert data["policy_problems"][0]["rule"] == RULE0 and data["summary"]["policy_problems"] == 1
-    comment = render.render_comment(data, render.Links("https://github.com", "o/r", data["head"], None))
-    assert "verified by whom the verify policy forbids" in comment and "`model:gpt-4o`" in comment and "security/keys.md" in comment
+    body = comment.render_comment(data, render.Links("https://github.com", "o/r", data["head"], None))
+    assert "verified by whom the verify policy forbids" in body and "`model:gpt-4o`" in body and "security/keys.md" in body

@@ -169,6 +169,9 @@ def _offline_pre_commit(pre_commit_home: Path, wheelhouse: Path, monkeypatch: py
     monkeypatch.setenv("PRE_COMMIT_HOME", str(pre_commit_home))
     monkeypatch.setenv("PRE_COMMIT_COLOR", "never")
     monkeypatch.delenv("SKIP", raising=False)
+    # The hook fits its message to the terminal pre-commit runs in (/dev/tty): the tests' width
+    # is theirs, 200 columns, not the terminal of whoever runs the suite.
+    monkeypatch.setenv("COLUMNS", "200")
 
 
 def pre_commit(root: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -10,6 +10,8 @@ import json
 
 import pytest
 
+from tests.support.kinds_repo import unwrapped
+
 from .test_precommit import commit, hooked
 
 pytestmark = pytest.mark.e2e
@@ -28,7 +30,7 @@ def test_a_definition_moved_to_another_module_names_where_it_went(repo, hook_rep
     assert rc == 1, out
     target = "repo://src/shop/basket.py#Cart.add"
     label = "c-" + cid.removeprefix("claim_")[:8]
-    assert f"moved to `src/shop/basket.py#Cart.add`? `claim edit {label} --evidence {target}` re-points it" in out, out
+    assert f"moved to `src/shop/basket.py#Cart.add`? `claim edit {label} --evidence {target}` re-points it" in unwrapped(out), out
     with contextlib.redirect_stdout(io.StringIO()):  # the command as the reason prints it
         assert repo.run("claim", "edit", label, "--evidence", target, "--by", "human:dev") == 0
     repo.git("add", "-A")

@@ -99,7 +99,7 @@ def test_the_tour_runs_and_the_readme_shows_it(tmp_path: Path) -> None:
     assert claim["evidence"][0]["resource"] == "repo://retry.py#L5-L5"  # re-anchored by step 7
     assert "A call is tried at most three times.[^c-" in (directory / ".openwiki" / "retries.md").read_text("utf-8")
     report = dict(tour_steps)["the wiki's health: the report"]
-    assert "1 claim on 1 page: 1 fresh, 0 stale" in report and "marks cleared: 1" in report
+    assert "1 claim on 1 page: 1 fresh, 0 stale" in report and "marks cleared in the last 5 commits: 1" in report
     stopped = dict(tour_steps)["a change that matters: the hook stops the commit once"]
     assert stopped.count("[exit 1]") == 2  # the stopped commit, then check; the second commit passed
 

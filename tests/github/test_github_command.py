@@ -324,7 +324,7 @@ def test_comment_folds_each_claims_verified_to_now_diff_and_says_how_to_clear(pr
     label = "c-" + claim_id(pr_repo)[6:14]
     assert f"`{label}`" in body and claim_id(pr_repo) not in body
     assert "<details><summary>diff of src/app.py#L10: as verified → now</summary>" in body
-    assert "```diff\n--- verified (blob " in body and "\n-line 10\n+line ten now says eleven\n```" in body
+    assert "```diff\n@@ L10-L10 now (L10-L10 as verified) @@\n-    10 | line 10\n+    10 | line ten now says eleven\n```" in body
     assert body.index("</details>") < body.index("**How to clear them**: in a checkout of this branch run `openwiki-git review`")
     assert "`claims_for_change` and `verify_claim` tools of `openwiki-git mcp`" in body
     summary = actions_env["summary"].read_text("utf-8")

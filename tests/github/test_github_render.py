@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from openwiki_git.github import comment as gc
 from openwiki_git.github import pull_body
 from openwiki_git.github import render as g
 from openwiki_git.services import github_publish
@@ -30,24 +31,24 @@ def report(*claims: dict, fresh: int = 0) -> dict:
 
 
 def test_comment_lists_each_claim_with_links_to_the_exact_lines_at_head() -> None:
-    body = g.render_comment(report(claim(1), fresh=2), LINKS)
+    body = gc.render_comment(report(claim(1), fresh=2), LINKS)
     assert body.startswith(g.STICKY_MARKER + "\n")
     assert "### openwiki-git: 1 wiki claim no longer matches the code" in body
     assert f"[guide.md](https://github.com/octo/wiki/blob/{HEAD}/.openwiki/guide.md)" in body
-    assert "> Retries stop after five attempts." in body
+    assert "· `c-00000000` · stale: Retries stop after five attempts." in body  # one line per claim
     assert f"[src/retry.py#L12-L26](https://github.com/octo/wiki/blob/{HEAD}/src/retry.py#L12-L26)" in body
     assert "changed by `@@ -15,2 +17,3 @@`" in body
     assert "[Run summary](https://github.com/octo/wiki/actions/runs/1)" in body
 
 
 def test_unresolved_evidence_links_to_the_base() -> None:
-    body = g.render_comment(report(claim(2, "unresolved", current=None, hunk=None)), LINKS)
+    body = gc.render_comment(report(claim(2, "unresolved", current=None, hunk=None)), LINKS)
     assert f"[src/retry.py#L10-L24](https://github.com/octo/wiki/blob/{BASE}/src/retry.py#L10-L24)" in body
 
 
 def test_a_statement_cannot_fake_the_marker_or_inject_html() -> None:
     evil = f"{g.STICKY_MARKER} <img src=x onerror=alert(1)> & more\nsecond line"
-    body = g.render_comment(report(claim(3, statement=evil)), LINKS)
+    body = gc.render_comment(report(claim(3, statement=evil)), LINKS)
     assert body.count(g.STICKY_MARKER) == 1
     assert "<img" not in body and "&lt;img src=x onerror=alert(1)&gt; &amp; more second line" in body
 
@@ -58,16 +59,16 @@ def test_path_with_spaces_is_url_encoded() -> None:
 
 def test_long_comments_are_cut_well_under_the_limit_with_a_link_to_the_summary() -> None:
     claims = [claim(i, statement="x" * 900) for i in range(1, 200)]
-    body = g.render_comment(report(*claims), LINKS)
+    body = gc.render_comment(report(*claims), LINKS)
     assert len(body.encode("utf-8")) <= g.COMMENT_LIMIT < 65_536
-    assert "more claims**: the complete list is in [the run summary](https://github.com/octo/wiki/actions/runs/1)" in body
+    assert "more claims** of this cause: the complete list is in [the run summary](https://github.com/octo/wiki/actions/runs/1)" in body
     summary = g.render_summary(report(*claims), LINKS)
     assert summary.count("| stale |") == 199  # the summary is complete
 
 
 def test_all_clear_note() -> None:
-    body = g.render_comment(report(fresh=3), LINKS)
-    assert body == g.render_all_clear(report(fresh=3), LINKS)
+    body = gc.render_comment(report(fresh=3), LINKS)
+    assert body == gc.render_all_clear(report(fresh=3), LINKS)
     assert body.startswith(g.STICKY_MARKER) and "all claims are fresh" in body.lower()
     assert len(body) < 300
 
@@ -190,7 +191,7 @@ def test_timestamps_do_not_count_as_changes() -> None:
 def test_a_set_is_shown_as_itself_never_as_a_link_to_a_file_named_by_its_glob() -> None:
     c = claim(9, current="repo://src/stores/*.py", hunk=None)
     c["evidence"][0].update(resource="repo://src/stores/*.py", reason="new: src/stores/cloud.py")
-    body = g.render_comment(report(c), LINKS)
+    body = gc.render_comment(report(c), LINKS)
     assert "`repo://src/stores/*.py` new: src/stores/cloud.py" in body
     assert "blob/" + HEAD + "/src/stores/*.py" not in body
 def test_diffs_are_bounded_and_fenced_past_any_backticks_so_the_comment_stays_under_the_limit() -> None:
@@ -199,7 +200,7 @@ def test_diffs_are_bounded_and_fenced_past_any_backticks_so_the_comment_stays_un
     claims = [claim(i) for i in range(1, 400)]
     for c in claims:
         c["evidence"][0]["diff"] = diff
-    body = g.render_comment(report(*claims), LINKS)
+    body = gc.render_comment(report(*claims), LINKS)
     assert len(body) < 65_536 and len(body.encode("utf-8")) <= g.COMMENT_LIMIT
     assert body.count("<details>") == body.count("</details>") >= 1
     assert "````diff\n" in body  # a fence longer than the ``` inside the diff

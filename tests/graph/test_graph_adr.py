@@ -253,6 +253,7 @@ def test_the_graph_flags_a_claim_citing_a_superseded_document(session: GraphSess
 
 
 def test_the_pr_comment_names_the_replacing_document(root: Path) -> None:
+    from openwiki_git.github import comment as ghcomment
     from openwiki_git.github import render as ghactions
     from openwiki_git.services.check import ci_report
     from openwiki_git.store.workspace import Workspace
@@ -261,7 +262,7 @@ def test_the_pr_comment_names_the_replacing_document(root: Path) -> None:
     assert {n["source"] for n in data["superseded_sources"]} == {
         "docs/adr/0002-use-postgresql-for-orders.md", "docs/adr/0008-url-path-api-versioning.md"
     }
-    body = ghactions.render_comment(data, ghactions.Links("https://github.com", "harbor/platform", data["head"], None))
+    body = ghcomment.render_comment(data, ghactions.Links("https://github.com", "harbor/platform", data["head"], None))
     assert "superseded by docs/adr/0019-distributed-sql-for-orders.md" in body
 
 

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from openwiki_git.evidence.relocation import range_limit
 from openwiki_git.evidence.resource import parse_resource
 from openwiki_git.evidence.tokens import decode_anchors
+from openwiki_git.github import comment as ghcomment
 from openwiki_git.github import render as ghactions
 from tests.support.repo import GitRepo
 
@@ -156,7 +157,7 @@ def test_one_run_converges_and_everyone_agrees(claims, changes, rename, more) ->
         rc, out = quiet(repo, "check", "--base", base, "--format", "json")
         report = json.loads(out)
         ci = statuses(report)
-        comment = ghactions.render_comment(report, ghactions.Links(repo="o/r", sha="0" * 40))
+        comment = ghcomment.render_comment(report, ghactions.Links(repo="o/r", sha="0" * 40))
         for c in report["claims"]:  # the PR comment lists each flagged claim with the same status
             shown = f"`{ghactions.short_id(c['id'])}` · {c['status']}" in comment
             assert shown == (c["status"] != "fresh"), (c["status"], comment)

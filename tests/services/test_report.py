@@ -24,14 +24,16 @@ def test_trend_and_clearing_come_from_the_sidecars_history(wiki_repo, capsys):
     assert [p["commit"] for p in data["trend"]] == [wiki_repo.git("rev-parse", "HEAD~5").strip(), *commits]
     assert [(p["fresh"], p["stale"], p["unresolved"]) for p in data["trend"]] == [
         (0, 0, 0), (0, 0, 0), (1, 0, 0), (1, 0, 0), (0, 1, 0), (1, 0, 0)]
-    assert data["clearing"] == {"cleared": 1, "median_seconds": 3 * 3600.0, "p90_seconds": 3 * 3600.0,
-                                "open": 0, "open_from_before": 0}
+    assert data["clearing"] == {"cleared": 1, "cleared_from_before": 0, "median_seconds": 3 * 3600.0,
+                                "p90_seconds": 3 * 3600.0, "open": 0, "open_from_before": 0}
     assert data["hot_spots"] == [{"path": "src/app.py", "claims": 1, "url": "src/app.py"}]
     assert data["pages"][0]["verified_by"]["human"] == 1 and data["pages"][0]["last_human_verified_at"]
     Draft202012Validator(schema.load_schema("report")).validate(data)
     capsys.readouterr()
     assert wiki_repo.run("report", "--markdown") == 0
-    assert "Marks cleared in this window: 1, after 3 h (median), 3 h (90th percentile); 0 still open." in capsys.readouterr().out
+    first = data["trend"][0]["commit"][:7]
+    assert (f"Marks cleared in the last 6 commits (since `{first}`): 1; they waited 3 h (median), 3 h (90th percentile); "
+            "0 still open.") in capsys.readouterr().out
 
 
 def test_the_trend_follows_a_wiki_moved_by_its_config(wiki_repo, capsys):
@@ -63,7 +65,8 @@ def test_current_numbers_are_checks(wiki_repo, capsys):
     assert data["summary"]["stale"] == 1 and data["summary"]["claims"] == len(checked["claims"])
     assert data["summary"]["policy_problems"] == checked["summary"].get("policy_problems", 0)
     assert data["pages_without_claims"] == ["empty.md"] and data["summary"]["pages"] == 2
-    assert len(data["trend"]) == 2 and data["history"] == {"commits": 2, "since": None}
+    assert len(data["trend"]) == 2 and data["history"] == {"commits": 2, "since": None, "first": {
+        "commit": data["trend"][0]["commit"], "time": data["trend"][0]["time"]}}
     Draft202012Validator(schema.load_schema("report")).validate(data)
     capsys.readouterr()
     assert wiki_repo.run("report", "--history", "1") == 0  # stale claims: still exit 0, a report is not a gate
@@ -79,9 +82,15 @@ def test_since_starts_the_trend_at_that_commit(wiki_repo, capsys):
 
 
 def test_a_mark_open_at_the_windows_start_is_not_a_wait(wiki_repo, capsys):
+    """Cleared in the window, marked before it: counted as cleared, apart, and said so; never a wait."""
     marked_history(wiki_repo)
     data = run_json(wiki_repo, capsys, "report", "--history", "2")  # the mark commit and the confirm
-    assert data["clearing"]["cleared"] == 0 and data["clearing"]["median_seconds"] is None
+    assert data["clearing"]["cleared"] == 1 and data["clearing"]["cleared_from_before"] == 1
+    assert data["clearing"]["median_seconds"] is None
+    capsys.readouterr()
+    assert wiki_repo.run("report", "--history", "2", "--markdown") == 0
+    assert "Marks cleared in the last 2 commits (since `" in (text := capsys.readouterr().out)
+    assert "): 1 (1 of them marked before the window, so their wait is not known); 0 still open." in text
     data = run_json(wiki_repo, capsys, "report", "--history", "1")
     assert data["clearing"]["open"] == 0 and [p["fresh"] for p in data["trend"]] == [1]
 

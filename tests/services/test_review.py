@@ -70,7 +70,7 @@ def test_confirm_skip_undo_and_summary(wiki_repo, capsys) -> None:  # type: igno
     line = wiki_repo.read(PAGE).splitlines().index(f"Block 0 holds its lines.{citations.marker(ids[0])}") + 1
     assert f".openwiki/guide.md:{line} {citations.label(ids[0])} stale" in first
     assert "Block 0 holds its lines." in first
-    assert "-line 3" in first and "+line 3, rewritten" in first
+    assert "-     3 | line 3\n" in first and "+     3 | line 3, rewritten" in first  # the cited part, numbered as the file is
     assert "cause: src/app.py#L2-L4 changed by @@" in first
     assert "\x1b[" not in s.raw
     s.send("c\n")
@@ -255,7 +255,7 @@ def test_colour_only_on_a_terminal_without_no_color(wiki_repo, capsys) -> None: 
     _marked(wiki_repo, capsys, n=1)
     s = _review(wiki_repo, env={"NO_COLOR": ""})
     s.read_until(PROMPT)
-    assert "\x1b[32m+line 3, rewritten\x1b[0m" in s.raw and "\x1b[31m-line 3\x1b[0m" in s.raw
+    assert "\x1b[32m+     3 | line 3, rewritten\x1b[0m" in s.raw and "\x1b[31m-     3 | line 3\x1b[0m" in s.raw
     s.send("q\n")
     assert s.wait() == 0
     s = _review(wiki_repo, env={"NO_COLOR": "1"})

@@ -33,12 +33,18 @@ def first_claim(repo: GitRepo) -> dict[str, Any]:
 
 
 def staged_hook(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    """Stage everything and run the hook: its exit code and everything it printed."""
+    """Stage everything and run the hook: its exit code and everything it printed, unwrapped
+    (`unwrapped`: a line longer than the message's width continues on the next)."""
     repo.git("add", "-A")
     capsys.readouterr()
     rc = repo.run("hook")
     captured = capsys.readouterr()
-    return rc, captured.out + captured.err
+    return rc, unwrapped(captured.out + captured.err)
+
+
+def unwrapped(text: str) -> str:
+    """The hook's message with its wrapped lines joined: every run of whitespace one space."""
+    return " ".join(text.split())
 
 
 def old_token_until_confirmed(repo: GitRepo, capsys: pytest.CaptureFixture[str], cid: str, old: str, edited: str,

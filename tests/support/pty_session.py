@@ -17,9 +17,17 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 class PtySession:
-    def __init__(self, argv: list[str], *, cwd: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, argv: list[str], *, cwd: Path, env: dict[str, str] | None = None,
+                 size: tuple[int, int] | None = None) -> None:
+        """`size`: the terminal's (rows, columns), as a window of that size gives it (TIOCSWINSZ)."""
         _STARTED.append(self)
         master, slave = os.openpty()
+        if size is not None:
+            import fcntl
+            import struct
+            import termios
+
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", size[0], size[1], 0, 0))
         self.master = master
         self.proc = subprocess.Popen(
             argv, cwd=cwd, stdin=slave, stdout=slave, stderr=slave, env={**os.environ, **(env or {})},
@@ -41,6 +49,16 @@ class PtySession:
         end = self.screen.index(text, start) + len(text)
         self._pos = end
         return self.screen[start:end]
+
+    def read_quiet(self, quiet: float = 1.0, timeout: float = 60.0) -> str:
+        """Everything shown until nothing more comes for `quiet` seconds (a program waiting for
+        keys it prompts for with no fixed text, such as a pager)."""
+        start = len(self.screen)
+        limit = time.monotonic() + timeout
+        while time.monotonic() < limit and self._read(quiet):
+            pass
+        self._pos = len(self.screen)
+        return self.screen[start:]
 
     def _read(self, timeout: float) -> bool:
         ready, _, _ = select.select([self.master], [], [], timeout)

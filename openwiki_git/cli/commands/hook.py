@@ -9,9 +9,12 @@ nothing staged (`pre-commit run --all-files` on a clean tree) every claim is che
 index; `--check` then, when no tracked file has unstaged edits, answers as `openwiki-git check`
 does (the same claims, through check's cache), with check's exit code.
 
-Prints one line per stale claim, `page: claim-id: statement (path#Lx-Ly changed by @@ ... @@)`.
-On the staged diff it stages the `.openwiki/` files it rewrote (those without unstaged edits),
-so pre-commit does not count them as modified. Exit 0 when it only re-anchored claims
+Prints one line per stale claim, `page: claim-id: statement (path#Lx-Ly changed by @@ ... @@)`,
+while they fit: the message is at most 20 lines, none wider than the terminal (or 200 characters).
+Past that it counts the claims per cause ("annotations changed in 40 definitions: 133 claims"),
+names the first few and says how to see every one: `-v` prints every claim's line, and
+`openwiki-git check` reports the whole wiki. On the staged diff it stages the `.openwiki/` files
+it rewrote (those without unstaged edits), so pre-commit does not count them as modified. Exit 0 when it only re-anchored claims
 (`hook.on_moved: stage`, the default); exit 1 once when it newly marked a claim stale or
 unresolved (`hook.on_stale: stop`, the default; the marks are staged, so the same `git commit`
 passes next time), or when a file it rewrote has unstaged edits (then it is not staged). Run
@@ -29,11 +32,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TextIO
 
-from openwiki_git.claims.outcomes import ClaimOutcome
 from openwiki_git.cli.args import open_workspace
 from openwiki_git.hook import commit
 from openwiki_git.hook.engine import Evaluation, policy_problems, staged_or_range
+from openwiki_git.pages import citations
 from openwiki_git.services import check
 from openwiki_git.store.workspace import Workspace
 
@@ -46,8 +50,99 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def line(ws: Workspace, o: ClaimOutcome) -> str:
-    return f"{ws.wiki.repo_path(o.page)}: {o.before.id}: {o.before.statement} ({o.describe()})"
+LIMIT = 20  # lines of the hook's message at most, whatever the number of marks
+MAX_WIDTH = 200  # characters of a line at most: the terminal's width when it is known and narrower
+FILES_LISTED = 3  # files the verdict names one by one; past that it counts them
+
+
+def terminal_width() -> int:
+    """The width the message must fit: $COLUMNS, else the terminal on stdout or stderr, else
+    (under pre-commit, which captures both and shows them at the terminal it runs in) the
+    controlling terminal's; never more than MAX_WIDTH."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    for fd in (1, 2) if columns <= 0 else ():
+        try:
+            columns = os.get_terminal_size(fd).columns
+            break
+        except OSError:
+            continue
+    if columns <= 0 and os.environ.get("PRE_COMMIT") == "1":
+        try:
+            tty = os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY)
+            try:
+                columns = os.get_terminal_size(tty).columns
+            finally:
+                os.close(tty)
+        except OSError:
+            pass
+    return min(columns, MAX_WIDTH) if columns >= 40 else MAX_WIDTH
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` characters, the continuations indented."""
+    import textwrap
+
+    return textwrap.wrap(text, width=width, subsequent_indent="    ", break_on_hyphens=False, break_long_words=True) or [""]
+
+
+def fit(text: str, width: int | None) -> str:
+    return text if width is None or len(text) <= width else text[: width - 1] + "…"
+
+
+def _detail(where: str, reason: str, hunk: str | None, brief: bool) -> str:
+    if hunk and brief and hunk.count("@@") > 2:  # several hunks: the first, and how many more
+        parts = hunk.split(", @@")
+        hunk = f"{parts[0]} and {len(parts) - 1} more hunk{'s' if len(parts) > 2 else ''}"
+    return f"{where} {reason}".strip() + (f" by {hunk}" if hunk else "")
+
+
+def claim_line(m: commit.Marked, width: int | None, *, short: bool = False) -> str:
+    """`page: claim-id: statement (where reason by hunk)`; fitted to `width` by shortening the
+    hunks, then the statement, then the line (None: as it is)."""
+    ident = citations.label(m.claim_id) if short else m.claim_id
+    head = f"{m.page}: {ident}: "
+    whole = f"{head}{m.statement} ({'; '.join(_detail(*d, False) for d in m.details)})"
+    if width is None or len(whole) <= width:
+        return whole
+    detail = "; ".join(_detail(*d, True) for d in m.details)
+    room = width - len(head) - len(detail) - 3
+    if room >= 24:
+        statement = m.statement if len(m.statement) <= room else m.statement[: room - 1].rstrip() + "…"
+        return f"{head}{statement} ({detail})"
+    return fit(f"{head}{m.statement} ({detail})", width)
+
+
+def marks_message(marked: list[commit.Marked], *, width: int, room: int, every: bool) -> list[str]:
+    """One line per claim while they fit in `room` lines (all of them with `every`, unfitted);
+    else the claims counted per cause, worst first, the first few named, and the commands that
+    show the rest."""
+    if every:
+        return [claim_line(m, None) for m in marked]
+    wrapped = [part for m in marked for part in _wrap(claim_line(m, None), width)]
+    if len(wrapped) <= room:
+        return wrapped
+    if len(marked) <= room:
+        return [claim_line(m, width) for m in marked]
+    d = commit.digest(marked)
+    what = "stale or unresolved" if any(m.status == "unresolved" for m in marked) else "stale"
+    out = [f"openwiki-git: {d.total} claims {what} on {d.pages} page{'s' if d.pages != 1 else ''}, by cause:"]
+    causes_shown = max(1, min(len(d.groups), room - len(d.first) - 3))
+    out += [fit(f"  {g.describe()}", width) for g in d.groups[:causes_shown]]
+    if len(d.groups) > causes_shown:
+        rest = d.groups[causes_shown:]
+        out.append(fit(f"  and {len(rest)} more causes: {sum(len(g.members) for g in rest)} claims", width))
+    out.append("read first:")
+    out += ["  " + claim_line(m, width - 2, short=True) for m in d.first[: max(0, room - len(out) - 1)]]
+    out.append(fit(f"every one: `openwiki-git hook -v` ({d.total} lines), or `openwiki-git check` for the whole wiki", width))
+    return out
+
+
+def _say_all(lines: list[str], stream: TextIO | None = None) -> None:
+    for text in lines:
+        print(text, file=stream)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,33 +151,40 @@ def run(args: argparse.Namespace) -> int:
         from_ref=args.from_ref or os.environ.get("PRE_COMMIT_FROM_REF") or None,
         to_ref=args.to_ref or os.environ.get("PRE_COMMIT_TO_REF") or None,
     )
+    every, width = bool(getattr(args, "verbose", False)), terminal_width()
     if args.check:
         followed = staged_or_range(ws, options.from_ref, options.to_ref)
         if commit.judged_as_check(ws, followed):
-            return _check_like_check(args)
+            return _check_like_check(args, every, width)
         evaluation = commit.check(ws, options, followed)
-        for o in evaluation.stale():
-            print(line(ws, o))
+        marked = [commit.of_outcome(ws.wiki.repo_path(o.page), o) for o in evaluation.stale()]
+        _say_all(marks_message(marked, width=width, room=LIMIT, every=every))
         forbidden = _policy_problems(ws, evaluation)
         return 1 if evaluation.stale() or forbidden else 0
     done = commit.run(ws, options)
     if _policy_problems(ws, done.evaluation):
-        _verdict(ws, done)
+        _say_all(_verdict(ws, done, width, every)[0], sys.stderr)
         return 1
-    for o in done.evaluation.stale():
-        print(line(ws, o))
+    marked = [commit.of_outcome(ws.wiki.repo_path(o.page), o) for o in done.evaluation.stale()]
     if done.held:
-        print(
+        held = [fit(
             f"openwiki-git: {len(done.flagged())} claim(s) newly stale (nothing written: `git commit <paths>`);"
-            " review them, then run the same `git commit` again: it stages the marks and passes",
-            file=sys.stderr,
-        )
+            " review them, then run the same `git commit` again: it stages the marks and passes", width,
+        )]
+        _say_all(marks_message(marked, width=width, room=LIMIT - len(held), every=every))
+        _say_all(held, sys.stderr)
         return 1
-    for o in done.evaluation.outcomes:  # re-anchored over a cosmetic edit: say why it is still fresh
-        for e in o.evidence:
-            if e.status == "fresh" and e.reason.startswith("cosmetic:"):
-                print(f"openwiki-git: {ws.wiki.repo_path(o.page)}: {o.before.id}: kept fresh: {e.describe()}", file=sys.stderr)
-    return _verdict(ws, done)
+    kept = [
+        f"openwiki-git: {ws.wiki.repo_path(o.page)}: {o.before.id}: kept fresh: {e.describe()}"
+        for o in done.evaluation.outcomes for e in o.evidence  # re-anchored over a cosmetic edit: say why it is still fresh
+        if e.status == "fresh" and e.reason.startswith("cosmetic:")
+    ]
+    if len(kept) > FILES_LISTED and not every:
+        kept = [f"openwiki-git: kept {len(kept)} claims fresh over cosmetic edits (`openwiki-git hook -v` names them)"]
+    verdict, code = _verdict(ws, done, width, every)
+    _say_all(marks_message(marked, width=width, room=LIMIT - len(verdict) - len(kept), every=every))
+    _say_all([fit(k, None if every else width) for k in kept] + verdict, sys.stderr)
+    return code
 
 
 def _policy_problems(ws: Workspace, evaluation: Evaluation) -> bool:
@@ -96,53 +198,54 @@ def _policy_problems(ws: Workspace, evaluation: Evaluation) -> bool:
     return bool(found)
 
 
-def _check_like_check(args: argparse.Namespace) -> int:
+def _check_like_check(args: argparse.Namespace, every: bool, width: int) -> int:
     """`hook --check` with nothing to follow: every claim judged is `check`'s question, so it is
     `check`'s answer (the working tree, through check's cache: a warm answer costs what a warm
     `check` does, whatever the wiki's size), with its exit code. One line per claim that is not
-    fresh, as on the staged diff; check's other findings (missing markers, due claims, broken
-    references, replaced documents) are counted on stderr."""
+    fresh, as on the staged diff (counted per cause past the message's bound); check's other
+    findings (missing markers, due claims, broken references, replaced documents) are counted on stderr."""
     checked = check.run(check.CheckOptions(
         directory=getattr(args, "directory", None), wiki_dir=getattr(args, "wiki_dir", None), every=False,
     ))
     stream = checked.stream
     claims = stream.claims if stream is not None else (checked.data or {}).get("claims", [])
-    shown = 0
-    for c in claims:
-        if isinstance(c, dict) and c["status"] != "fresh":
-            parts = [
-                f"{(e['current_resource'] or e['resource']).removeprefix('repo://')} {e['reason']}"
-                + (f" by {e['hunk']}" if e.get("hunk") else "")
-                for e in c["evidence"] if e["status"] != "fresh"
-            ]
-            print(f"{c['page_path']}: {c['id']}: {c['statement']} ({'; '.join(parts)})")
-            shown += 1
-    if not checked.ok and not shown:
+    marked = [commit.of_record(c) for c in claims if isinstance(c, dict) and c["status"] != "fresh"]
+    _say_all(marks_message(marked, width=width, room=LIMIT - 1, every=every))
+    if not checked.ok and not marked:
         print("openwiki-git: `openwiki-git check` reports problems other than stale claims: run it to see them", file=sys.stderr)
     return 0 if checked.ok else 1
 
 
-def _verdict(ws: Workspace, done: commit.HookRun) -> int:
-    """Say what was written and staged, and whether the commit stops (see the module docstring)."""
+def _verdict(ws: Workspace, done: commit.HookRun, width: int, every: bool) -> tuple[list[str], int]:
+    """What was written and staged, and whether the commit stops (see the module docstring): the
+    lines to say, wrapped to `width`, and the exit code."""
+    out: list[str] = []
+
     def say(text: str) -> None:
-        print(f"openwiki-git: {text}", file=sys.stderr)
+        out.extend(_wrap(f"openwiki-git: {text}", width))
+
+    def files(verb: str, paths: list[str]) -> None:
+        if every or len(paths) <= FILES_LISTED:
+            for path in paths:
+                say(f"{verb} {path}")
+        else:
+            sidecars = sum(1 for p in paths if "/.claims/" in f"/{p}")
+            say(f"{verb} {len(paths)} files ({len(paths) - sidecars} pages, {sidecars} sidecars)")
 
     written, staged = done.written, done.staged
     if not done.staged_diff:
-        for path in written:
-            say(f"updated {path}")
+        files("updated", written)
         if written:
             say("review and stage these files (`git add`), then commit again")
-        return 1 if written else 0
+        return out, 1 if written else 0
     flagged = done.flagged()
     unstaged = [p for p in written if p not in staged]
-    for path in staged:
-        say(f"updated and staged {path}")
-    for path in unstaged:
-        say(f"updated {path}, not staged: it has unstaged edits")
+    files("updated and staged", staged)
     if unstaged:
+        for path in unstaged:
+            say(f"updated {path}, not staged: it has unstaged edits")
         say("stage these files (`git add`) or stash your edits to them, then commit again")
-        return 1
+        return out, 1
     if flagged and done.stop:
         n = len(flagged)
         say(
@@ -150,8 +253,8 @@ def _verdict(ws: Workspace, done: commit.HookRun) -> int:
             " them with `openwiki-git review` (or `openwiki-git claim show ID`), then run the same `git commit`"
             " again: it passes"
         )
-        return 1
+        return out, 1
     if written and ws.config.hook_on_moved == "stop":
         say(f"re-anchored claims whose text moved; the files are staged (hook.on_moved: {ws.config.hook_on_moved}): commit again")
-        return 1
-    return 0
+        return out, 1
+    return out, 0

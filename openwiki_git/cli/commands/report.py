@@ -41,14 +41,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.markdown and args.format == "json":
         raise UsageError("--markdown and --format json both print the report", "choose one of them")
-    from openwiki_git.github import health_html, health_markdown
+    from openwiki_git.github import health_markdown
 
     data = report.run(report.ReportOptions(
         directory=getattr(args, "directory", None), wiki_dir=getattr(args, "wiki_dir", None),
         history=args.history, since=args.since,
     ))
     if args.html:
-        written = report.write_file(args.html, health_html.render(data))
+        written = report.write_html(args.html, data, getattr(args, "directory", None))
         print(f"Wrote {written}", file=sys.stderr)
     if args.format == "json":
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
@@ -59,10 +59,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+OPEN_SHOWN = 5  # open claims the text summary names
+
+
 def text(data: dict) -> str:
     """The summary in a few lines, for a terminal."""
     from openwiki_git.claims.health import duration
-    from openwiki_git.github.health_markdown import sparkline
+    from openwiki_git.github.health_markdown import cause_text, sparkline
     from openwiki_git.github.render import plural
 
     s, c = data["summary"], data["clearing"]
@@ -76,8 +79,19 @@ def text(data: dict) -> str:
     n = len(data["trend"])
     for k in ("fresh", "stale", "unresolved") if n else ():
         lines.append(f"{k:>10} {sparkline([p[k] for p in data['trend']])} (last {n} commit{'s' if n != 1 else ''})")
-    lines.append(f"marks cleared: {c['cleared']}, median wait {duration(c['median_seconds'])}, "
-                 f"90th percentile {duration(c['p90_seconds'])}; {c['open']} open")
+    before = c.get("cleared_from_before", 0)
+    lines.append(f"marks cleared in the last {n} commit{'s' if n != 1 else ''}: {c['cleared']}"
+                 + (f" ({before} marked before them)" if before else "")
+                 + f", median wait {duration(c['median_seconds'])}, 90th percentile {duration(c['p90_seconds'])}; {c['open']} open")
     for spot in data["hot_spots"][:5]:
         lines.append(f"hot spot: {spot['path']} ({spot['claims']} claims marked)")
+    rows = data.get("open") or []
+    if rows:
+        lines.append(f"open claims, oldest mark first ({len(rows)}; all of them: report --format json, or review):")
+    for r in rows[:OPEN_SHOWN]:
+        age = duration(r["age_seconds"]) if r["age_seconds"] is not None else "due"
+        where = f"{r['page_path']}:{r['line']}" if r.get("line") else r["page_path"]
+        why = cause_text(r["cause"])
+        statement = r["statement"] if len(r["statement"]) <= 80 else r["statement"][:79] + "…"
+        lines.append(f"  {age:>7}  {where} {r['label']}: {statement} ({why})")
     return "\n".join(lines) + "\n"
