@@ -296,9 +296,17 @@ def guarded_by(page_blocks: list[Block], b: Block, line: int) -> str | None:
 
 
 def marker_line(text: str, marker: str) -> int | None:
-    """The 0-based line of `marker`'s first use in a page, outside the generated citations block."""
+    """The 0-based line of the first use of `marker`'s label (`c-1a2b3c4d`) in a page, outside the
+    generated citations block, in any of the forms a page may carry it: a footnote `[^c-…]` (a plain
+    wiki), an HTML comment `<!-- c-… -->` (a docs site's Markdown, a code example) or a reST comment
+    line `.. c-…`. By the label, not by the report's spelling: the bench reads pages as they are."""
+    label = re.search(r"c-[0-9a-f]{8,32}", marker)
+    if label is None:
+        return None
+    name = re.escape(label.group(0))
+    forms = re.compile(rf"\[\^{name}\](?!:)|<!--\s*{name}\s*-->|^[ \t]*\.\.[ \t]+{name}[ \t]*$", re.M)
     skip = [(m.start(), m.end()) for m in CITATIONS.finditer(text)]
-    at = text.find(marker)
-    while at >= 0 and any(a <= at < z for a, z in skip):
-        at = text.find(marker, at + 1)
-    return None if at < 0 else text.count("\n", 0, at)
+    for m in forms.finditer(text):
+        if not any(a <= m.start() < z for a, z in skip):
+            return text.count("\n", 0, m.start())
+    return None
