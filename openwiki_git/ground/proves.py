@@ -158,10 +158,25 @@ class Prover:
 
     def parameter(self, d: Definition, name: str, sentence: str) -> Cite | None:
         """The declaration of a parameter `sentence` names, of the function or of the class's
-        `__init__`; the whole function too when its default is `None` (set in the body)."""
+        `__init__`; the whole function too when its default is `None` (set in the body). A
+        function that takes `**kwargs` and declares its keywords in `@overload`s (tenacity's
+        `retry(*dargs, **dkw)`) has them declared there: the last overload naming it."""
         node = self._node(d, name)
         if node is None:
             return None
+        cite = self._declared(node, d, name, sentence)
+        if cite is not None or node.args.kwarg is None:
+            return cite
+        for overload in reversed(self._overloads(d.path, node)):
+            cite = self._declared(overload, d, name, sentence, none_set_in_body=False)
+            if cite is not None:
+                return cite
+        return None
+
+    def _declared(self, node: ast.FunctionDef | ast.AsyncFunctionDef, d: Definition, name: str, sentence: str,
+                  none_set_in_body: bool = True) -> Cite | None:
+        """The parameter's declaration lines; the function's body when `None` is its default and
+        the body sets it (an overload's `= None` has no body: its line)."""
         args = node.args
         positional = [*args.posonlyargs, *args.args]
         first_default = len(positional) - len(args.defaults)
@@ -174,11 +189,21 @@ class Prover:
             default = defaults.get(a.arg)
             end = max(a.end_lineno or a.lineno, (default.end_lineno or default.lineno) if default is not None else 0)
             lines = f"repo://{d.path}#L{a.lineno}-L{end}"
-            if isinstance(default, ast.Constant) and default.value is None:
+            if none_set_in_body and isinstance(default, ast.Constant) and default.value is None:
                 owner = name if d.kind != "class" else f"{name}.__init__"
                 return Cite(Symbol(d.path, owner).canonical, "body")
             return Cite(lines, "parameter")
         return None
+
+    def _overloads(self, path: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+        """The `@overload`-decorated functions of `node`'s name in the body that holds it."""
+        tree = self._tree(path)
+        for parent in ast.walk(tree) if tree is not None else ():
+            body = getattr(parent, "body", None)
+            if isinstance(body, list) and any(n is node for n in body):
+                return [n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        and n.name == node.name and n is not node and any(_is_overload(dec) for dec in n.decorator_list)]
+        return []
 
     def _node(self, d: Definition, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         """The function's (or the class's `__init__`'s) node."""
@@ -204,6 +229,12 @@ class Prover:
             except (SyntaxError, ValueError, RecursionError):
                 self._trees[path] = None
         return self._trees[path]
+
+
+def _is_overload(decorator: ast.expr) -> bool:
+    """`@overload`, `@typing.overload`, `@t.overload`."""
+    return (isinstance(decorator, ast.Name) and decorator.id == "overload") or (
+        isinstance(decorator, ast.Attribute) and decorator.attr == "overload")
 
 
 def _what(resource: str) -> str:

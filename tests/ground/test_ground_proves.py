@@ -160,3 +160,46 @@ def test_what_a_tutorial_names_of_its_own_is_left_alone(repo: GitRepo, capsys: p
         "The `serve` command starts the server at once.\n"  # the command, not its function's body
     ))
     assert cited(data) == {} and data["summary"]["unknown"] == 4
+
+
+RETRY = '''\
+import typing as t
+
+
+class Retrying:
+    def __init__(self, stop=None, after=print):
+        self.after = after
+
+
+@t.overload
+def retry(func: t.Callable[..., t.Any]) -> t.Any: ...
+
+
+@t.overload
+def retry(
+    *,
+    stop: int = ...,
+    after: t.Callable[[int], None] | None = None,
+) -> t.Any: ...
+
+
+def retry(*dargs: t.Any, **dkw: t.Any) -> t.Any:
+    """Wrap a function with a new `Retrying` object."""
+    return Retrying(*dargs, **dkw)
+'''
+
+
+def test_a_keyword_that_kwargs_take_is_declared_in_an_overload(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """tenacity's `retry(*dargs, **dkw)` declares its keywords in `@overload`s only: a sentence on
+    `after` cites that declaration, not the implementation that forwards every keyword."""
+    repo.write("pkg/retrying.py", RETRY)
+    data = grounded(repo, capsys, (
+        "# Guide\n\n"
+        "These functions can be used as the `after` keyword argument of `retry`.\n\n"
+        "A `retry` can be called with `dkw` and `unknown` as well.\n\n"
+    ))
+    got = cited(data)
+    assert got["These functions can be used as the `after` keyword argument of `retry`."] == [
+        ("parameter", "repo://pkg/retrying.py#L17-L17")]
+    # A keyword no overload declares keeps the rule before (the definition, not a made-up line).
+    assert all(cites != "parameter" for cites, _ in got["A `retry` can be called with `dkw` and `unknown` as well."])
