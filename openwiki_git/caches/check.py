@@ -75,18 +75,18 @@ CONFIG_FILE = (".openwiki", "config.yml")  # config.config_path, without importi
 # indirectly, is one of them (test_checkcache derives the closure): about 80 stats, 0.25 ms.
 CODE = (
     "caches/check", "caches/check_keys", "caches/check_reuse", "caches/cite_bytes", "caches/cites", "caches/graph", "caches/pickling",
-    "claims/check", "claims/due", "claims/fix", "claims/kinds", "claims/outcomes", "claims/policy", "claims/report",
+    "claims/check", "claims/due", "claims/examples", "claims/fix", "claims/kinds", "claims/outcomes", "claims/policy", "claims/report",
     "claims/sides", "claims/staleness", "claims/symbols", "diff/cosmetic", "diff/hunks", "diff/signatures",
     "errors", "evidence/definitions", "evidence/docstrings", "evidence/kinds", "evidence/plain",
     "evidence/relocation", "evidence/resolver", "evidence/resource", "evidence/tokens", "evidence/treesitter",
     "formats/flatconfig", "formats/schema", "formats/sidecar", "formats/sidecar_plain", "formats/timestamps",
     "formats/yamlio", "git/diff", "git/plain", "git/repo", "graph/build", "graph/buildlog", "graph/citestale",
     "graph/claimcheck", "graph/claimpart", "graph/core", "graph/doc_standing", "graph/documents", "graph/inputs",
-    "graph/link", "graph/refs", "graph/search", "graph/split", "ground/deterministic", "ground/index",
+    "graph/link", "graph/refs", "graph/search", "graph/split", "ground/deterministic", "ground/examples", "ground/index",
     "ground/refs", "ground/resolve", "hook/engine", "markdown/blocks", "markdown/builder", "markdown/document",
     "markdown/keys", "markdown/refs", "markdown/refscan", "markdown/relations", "markdown/split", "model",
-    "pages/citations", "pages/frontmatter", "pages/frontmatter_core", "pages/indexes", "pages/markers", "pages/okf",
-    "pages/sentences", "services/check", "services/check_halves", "services/check_lean", "services/check_stream",
+    "pages/citations", "pages/examples", "pages/frontmatter", "pages/frontmatter_core", "pages/indexes", "pages/markers", "pages/okf",
+    "pages/sentences", "services/check", "services/check_examples", "services/check_halves", "services/check_lean", "services/check_stream",
     "store/config", "store/editing", "store/locking", "store/wiki", "store/workspace",
 )
 

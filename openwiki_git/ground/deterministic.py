@@ -64,6 +64,8 @@ class PageReport:
     references: int = 0
     front_matter_added: bool = False
     refused: str | None = None  # the verify_policy rule that forbids ground's claims on this page
+    examples: Any = None  # the code examples' plan (ground/examples.py: ExamplePlan)
+    examples_added: list[dict[str, Any]] = field(default_factory=list)
 
 
 def source_index(ws: Workspace, source: str = "worktree") -> Any:
@@ -122,6 +124,9 @@ def plan_page(ws: Workspace, page: str, index: Any, sidecar: Sidecar | None, tex
             seen.add((ref.sentence.text, span))
             cited = gr.named_resource(index, res.target, ref.sentence.text)  # the name, not only its lines
             rep.proposals.append(Proposal(page, ref.sentence, cited, ref.raw, ref.kind, res.target.qualname))
+    from openwiki_git.ground import examples as ground_examples
+
+    rep.examples = ground_examples.plan(index, page_repo, text, claims)  # one claim per example using the project's API
     return rep
 
 
@@ -142,13 +147,15 @@ def apply_page(
 ) -> None:
     """Write the page's proposals as claims (the caller holds the wiki lock). `taken`, `labels`:
     the wiki's claim ids and their marker labels, read once per run and kept up to date here."""
+    from openwiki_git.ground import examples as ground_examples
     from openwiki_git.store import editing
     from openwiki_git.store.editing import new_claim_id, resolve_new_evidence
     from openwiki_git.store.workspace import now_iso
 
     text = ws.page_text(rep.page) or ""
     needs_fm = add_front_matter and not opens(text)
-    if not rep.proposals and not needs_fm:
+    examples = rep.examples.proposals if rep.examples is not None else []
+    if not rep.proposals and not examples and not needs_fm:
         return
     sidecar = ws.wiki.load(rep.page) or editing.new_sidecar(rep.page)
     now = now_iso()
@@ -160,17 +167,26 @@ def apply_page(
         taken.add(claim.id)
         labels.add(citations.label(claim.id))
         new.append((prop, claim))
+    guarded = []
+    for ex in examples:  # one claim per example: every definition it calls is an evidence item of it
+        cid = stable_id(rep.page, ex.statement, list(ex.resources), taken, labels) or new_claim_id(taken)
+        claim = Claim(cid, ex.statement, tuple(resolve_new_evidence(ws, list(ex.resources), source)), now, GROUND_BY)
+        taken.add(claim.id)
+        labels.add(citations.label(claim.id))
+        guarded.append((ex, claim))
     editing.preflight(ws.wiki, [rep.page])
 
     def edit(current: str) -> str:
-        out = insert_markers(current, [(p.sentence, c.id) for p, c in new])
+        out = ground_examples.insert_markers(insert_markers(current, [(p.sentence, c.id) for p, c in new]), [(e, c.id) for e, c in guarded])
         return MINIMAL_FRONT_MATTER + out if needs_fm and not opens(out) else out
 
-    editing.save_page(ws.wiki, sidecar.replace(claims=(*sidecar.claims, *(c for _, c in new))), edit=edit)
+    claims = (*sidecar.claims, *(c for _, c in new), *(c for _, c in guarded))
+    editing.save_page(ws.wiki, sidecar.replace(claims=claims), edit=edit)
     rep.front_matter_added = needs_fm
     for prop, claim in new:
         rep.added.append({"id": claim.id, "statement": prop.statement, "evidence": claim.evidence[0].resource,
                           "reference": prop.reference, "kind": prop.kind, "target": prop.target, "line": prop.sentence.line})
+    rep.examples_added = [{"id": c.id, **ground_examples.added(e)} for e, c in guarded]
 
 
 def stable_id(page: str, statement: str, resources: list[str], taken: set[str], labels: set[str] | None = None) -> str | None:
@@ -225,6 +241,8 @@ def proposed(reports: Iterable[PageReport]) -> frozenset[tuple[str, str]]:
 def report_data(ws: Workspace, reports: list[PageReport], *, plan: bool, model: dict[str, Any] | None = None) -> dict[str, Any]:
     """`ground`'s report: per page what was (or, in a plan, would be) added, already grounded,
     broken, ambiguous, not this project's; the summary; the model pass's report when it ran."""
+    from openwiki_git.ground import examples as ground_examples
+
     pages: list[dict[str, Any]] = []
     for r in reports:
         added = r.added if not plan and not r.refused else [
@@ -239,13 +257,15 @@ def report_data(ws: Workspace, reports: list[PageReport], *, plan: bool, model: 
             **({"refused_by_policy": r.refused} if r.refused else {}),
         })
         pages[-1].update(no_claim=r.no_claim, repeated=r.repeated)
-    summary = {k: sum(len(p[k]) if isinstance(p[k], list) else int(p[k]) for p in pages)
-               for k in ("references", "added", "already_grounded", "broken", "ambiguous", "unknown")}
+        pages[-1]["examples"] = ground_examples.page_data(r.examples, r.examples_added, written_run=not plan and not r.refused)
+    summary: dict[str, Any] = {k: sum(len(p[k]) if isinstance(p[k], list) else int(p[k]) for p in pages)
+                               for k in ("references", "added", "already_grounded", "broken", "ambiguous", "unknown")}
     summary["refused_by_policy"] = sum(1 for r in reports if r.refused)
     out: dict[str, Any] = {"tool": PRODUCER, "wiki_dir": ws.config.wiki_dir, "plan": plan, "pages": pages, "summary": summary}
     # every reference is counted once: references == added + already_grounded + broken + ambiguous
     # + unknown + no_claim (headings, tables, bare lists of code spans) + repeated
     summary.update({k: sum(p[k] for p in pages) for k in ("no_claim", "repeated")})
+    summary["examples"] = ground_examples.summary(p["examples"] for p in pages)
     if model is not None:
         out["model"] = model
     return out

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from openwiki_git.evidence.kinds import kind_link_path, looks_like_kind
 from openwiki_git.evidence.resource import parse_resource
 from openwiki_git.model import Claim
+from openwiki_git.pages import examples as page_examples
 from openwiki_git.pages import sentences
 from openwiki_git.pages.frontmatter_core import body_start
 from openwiki_git.pages.markers import ANY, comment, footnote, markers_in
@@ -103,7 +104,9 @@ def insert_marker(text: str, statement: str, claim_id: str) -> str | None:
     pages/sentences.py splits, white space and other markers aside: after its punctuation and the
     markers already there), else after the first verbatim occurrence of the statement in the prose.
 
-    Returns None when the statement is not in the page (the user places the marker by hand).
+    A code example's statement (pages/examples.py) puts the comment form on the line after its
+    closing fence. Returns None when the statement is not in the page (the user places the marker
+    by hand).
     """
     body = body_start(text)  # never inside the front matter (a title may repeat the sentence)
     if has_marker(text, claim_id):
@@ -114,11 +117,28 @@ def insert_marker(text: str, statement: str, claim_id: str) -> str | None:
     for span in sentences.prose(text[:prose_end], body):
         if _norm(text[span.start : span.stop]) == wanted:
             return text[: span.end] + marker(claim_id) + text[span.end :]
+    for ex in page_examples.examples(text):
+        if _norm(ex.statement) == wanted:
+            return insert_comment_after(text, ex, claim_id)
     at = text.find(statement, body, prose_end) if statement else -1
     if at < 0:
         return None
     at += len(statement)
     return text[:at] + marker(claim_id) + text[at:]
+
+
+def insert_comment_after(text: str, ex: page_examples.Example, claim_id: str) -> str:
+    """`text` with the claim's comment marker on the line right after example `ex`, indented as
+    its fence (added to the marker line already there)."""
+    at = ex.end
+    if ex.markers:
+        eol = text.find("\n", at)
+        eol = len(text) if eol < 0 else eol
+        at = eol - (text[at:eol].endswith("\r"))
+        return text[:at] + " " + comment_marker(claim_id) + text[at:]
+    newline = "\r\n" if text[:at].endswith("\r\n") else "\n"
+    lead = "" if at == 0 or text[:at].endswith("\n") else newline  # a fence closing the page without a newline
+    return text[:at] + lead + ex.indent + comment_marker(claim_id) + newline + text[at:]
 
 
 def _norm(text: str) -> str:
@@ -146,7 +166,10 @@ def prose_before(text: str, claim_id: str) -> str | None:
     if at < 0:
         return None
     span = sentences.before(text, at, body_start(text))
-    return _norm(text[span.start : at]) if span is not None else ""
+    if span is None:  # a code example's comment marker: the example's statement
+        ex = page_examples.closed_by(text, at)
+        return ex.statement if ex is not None else ""
+    return _norm(text[span.start : at])
 
 
 def sentence_line(text: str, claim_id: str) -> int | None:
@@ -171,14 +194,22 @@ def marker_lines(text: str, claim_ids: Iterable[str], *, unmarked_page_ok: bool 
     first: dict[str, int] = {}
     for m in ANY.finditer(text, body, block.start() if block else len(text)):
         first.setdefault(m.group(1), m.start())
-    return {cid: _sentence_line(text, first.get(label(cid), -1), body, found) for cid in claim_ids if label(cid) in markers}
+    exs = page_examples.examples(text) if "<!--" in text else []
+    return {cid: _sentence_line(text, first.get(label(cid), -1), body, found, exs) for cid in claim_ids if label(cid) in markers}
 
 
-def _sentence_line(text: str, at: int, body: int, found: list[tuple[str, int, int]] | None) -> int | None:
-    """The 1-based line where the sentence before the marker at `at` starts (None: at is -1)."""
+def _sentence_line(
+    text: str, at: int, body: int, found: list[tuple[str, int, int]] | None, exs: list[page_examples.Example] | None = None
+) -> int | None:
+    """The 1-based line where the sentence before the marker at `at` starts (None: at is -1); for
+    a code example's comment marker, the line of its opening fence. `exs`: the page's examples."""
     if at < 0:
         return None
     span = sentences.before(text, at, body, found)
+    if span is None and text.startswith("<!--", at):
+        ex = page_examples.closed_by(text, at, exs)
+        if ex is not None:
+            return ex.line
     start = span.start if span is not None else at
     while start < at and text[start] in " \t\n":
         start += 1
@@ -194,6 +225,10 @@ def states(text: str, claim_id: str, statement: str) -> bool | None:
     m = own_marker(claim_id).search(prose)
     if m is None:
         return None
+    if prose.startswith("<!--", m.start()):  # after a code example: its statement is the example's
+        ex = page_examples.closed_by(text, _marker_at(text, claim_id))
+        if ex is not None:
+            return _norm(ex.statement) == _norm(statement)
     return _norm(prose[: m.start()]).endswith(_norm(statement))
 
 

@@ -103,13 +103,17 @@ def lint(ws: Workspace, *, create_indexes: bool | None = None) -> tuple[list[Fin
 
 
 def _broken_references(ws: Workspace, sidecars: dict[str, Sidecar]) -> list[Finding]:
-    """Code references that name nothing in the code, on pages `ground` grounded (ground.py)."""
+    """Code references that name nothing in the code, on pages `ground` grounded (ground.py),
+    and the broken calls of guarded code examples (check's finding: services/check_examples.py)."""
     from openwiki_git.ground import deterministic as ground
+    from openwiki_git.services import check_examples
+    from openwiki_git.services.check_examples import KEY
 
+    examples = [b for p, sc in sorted(sidecars.items()) for b in check_examples.findings(ws, p, ws.page_text(p), sc).get(KEY, ())]
     return [
         Finding("broken-reference", b["page_path"], b["line"], f"`{b['reference']}` names nothing in the code: {b['reason']}")
         for b in ground.broken_references(ws, sidecars)
-    ]
+    ] + [Finding("broken-example", b["page_path"], b["line"], f"`{b['reference']}` breaks the example: {b['reason']}") for b in examples]
 
 
 def _located(message: str, default_path: str) -> tuple[str, int, str]:

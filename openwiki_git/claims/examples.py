@@ -1,0 +1,384 @@
+"""What a code example uses of the project's code, and when it is broken. Pure: text in, records
+out (files come in through a reader).
+
+- `uses`: the calls a Python or pycon example makes (and the names it imports), each under the
+  dotted name it means through the example's own imports (`from pkg import Client` then
+  `Client(...)` is `pkg.Client`; `client = pkg.Client()` then `client.get()` is `pkg.Client.get`;
+  `pkg.x.Y(...)` is `pkg.x.Y`), with the keywords it passes. Names the example defines itself are
+  left out, and so is what it calls on objects it did not construct.
+- `signature`: the keywords a definition accepts, read from its file's text (a class: its
+  `__init__`, or a dataclass's or attrs class's fields), and whether it takes `**kwargs`.
+- `judge`: one call against what its name means now: broken when the name is no longer defined,
+  or when it passes a keyword the signature no longer accepts and takes no `**kwargs`.
+- `broken_calls`: THE check-side rule, the one function every route calls for a claim that
+  guards an example (its comment marker closes the example): the example's calls matched to the
+  definitions the claim cites, each judged against the cited file's text now.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from openwiki_git.evidence import definitions
+from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
+from openwiki_git.evidence.resource import ResourceError
+from openwiki_git.model import Claim, FileText
+from openwiki_git.pages import citations
+from openwiki_git.pages import examples as page_examples
+from openwiki_git.pages.examples import CONSOLE, PYCON, Example
+from openwiki_git.pages.markers import COMMENT
+
+SHOWN_ARGUMENT = "..."  # how a call's text shows a keyword's value: `Client(verify=...)`
+KIND = "example"  # the `kind` of a broken example call in `broken_references`
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    name: str  # the dotted name it means, through the example's imports: `pkg.Client`, `pkg.Client.get`
+    text: str  # as an error names it: `Client(verify=...)`, `client.get(...)`, `from pkg import X`
+    keywords: tuple[str, ...]  # the keywords passed by name (not through `**mapping`)
+    line: int  # 1-based line in the example's code
+    imported: bool = False  # an imported name (`from pkg import X`), not a call
+
+
+@dataclass(frozen=True, slots=True)
+class Uses:
+    calls: tuple[Call, ...]
+    parsed: bool  # whether the code parsed as Python (a pycon: its statements)
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    keywords: frozenset[str]  # the parameters a caller may pass by name
+    var_keyword: bool  # takes `**kwargs`: every keyword is accepted
+
+
+# -- an example's calls -------------------------------------------------------------------------
+def python_source(ex: Example) -> str:
+    """The Python an example runs: a pycon's statements without their prompts or output."""
+    if ex.kind != PYCON:
+        return ex.code
+    out = []
+    for ln in ex.code.splitlines():
+        s = ln.lstrip()
+        if s.startswith((">>> ", "... ")) or s in (">>>", "..."):
+            out.append(s[4:])
+    return "\n".join(out) + "\n"
+
+
+def _trees(source: str) -> tuple[list[ast.Module], bool]:
+    """The source parsed whole, else chunk by chunk between blank lines (a snippet with a
+    placeholder line still shows its calls); whether it parsed whole."""
+    try:
+        return [ast.parse(source)], True
+    except (SyntaxError, ValueError):
+        pass
+    trees, line = [], 0
+    for chunk in source.split("\n\n"):
+        try:
+            tree = ast.parse(chunk)
+        except (SyntaxError, ValueError):
+            tree = None
+        if tree is not None:
+            ast.increment_lineno(tree, line)
+            trees.append(tree)
+        line += chunk.count("\n") + 2
+    return trees, False
+
+
+def uses(ex: Example) -> Uses:
+    """The calls (and imported names) of a Python or pycon example, in order of their lines."""
+    trees, parsed = _trees(python_source(ex))
+    reader = _Reader()
+    for tree in trees:
+        reader.read(tree)
+    calls = [c for _, c in sorted(reader.calls, key=lambda item: item[0])]  # in the order of the source
+    return Uses(tuple(dict.fromkeys(calls)), parsed)
+
+
+class _Reader:
+    """Reads statements in order: imports and constructions bind names, calls are recorded."""
+
+    def __init__(self) -> None:
+        self.bound: dict[str, str] = {}  # local name -> the dotted name it means
+        self.instances: dict[str, str] = {}  # local name -> the dotted name of the class it was made from
+        self.local: set[str] = set()  # names the example defines (def, class, other assignments)
+        self.calls: list[tuple[tuple[int, int], Call]] = []  # ((line, column), call)
+
+    def read(self, tree: ast.Module) -> None:
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.local.add(node.name)
+        for stmt in tree.body:
+            self._statement(stmt)
+
+    def _statement(self, stmt: ast.stmt) -> None:
+        if isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                local = a.asname or a.name.split(".")[0]
+                self.bound[local] = a.name if a.asname else local
+            return
+        if isinstance(stmt, ast.ImportFrom):
+            if stmt.level == 0 and stmt.module:
+                for a in stmt.names:
+                    if a.name != "*":
+                        self.bound[a.asname or a.name] = f"{stmt.module}.{a.name}"
+                        call = Call(f"{stmt.module}.{a.name}", f"from {stmt.module} import {a.name}", (), stmt.lineno, True)
+                        self.calls.append(((stmt.lineno, a.col_offset), call))
+            return
+        for node in _in_order(stmt):
+            if isinstance(node, ast.Call):
+                self._call(node)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for d in stmt.decorator_list:  # `@app.command` without parentheses is called too
+                if isinstance(d, (ast.Name, ast.Attribute)):
+                    name = self._meaning(d)
+                    if name is not None:
+                        self.calls.append(((d.lineno, d.col_offset), Call(name, "@" + ast.unparse(d), (), d.lineno)))
+        self._bind(stmt)
+        for child in ast.iter_child_nodes(stmt):
+            if isinstance(child, ast.stmt):
+                self._statement(child)
+
+    def _bind(self, stmt: ast.stmt) -> None:
+        """`x = pkg.Client(...)`, `with pkg.Client() as x`: x is an instance of pkg.Client."""
+        pairs: list[tuple[ast.expr, ast.expr | None]] = []
+        if isinstance(stmt, ast.Assign):
+            pairs = [(t, stmt.value) for t in stmt.targets]
+        elif isinstance(stmt, ast.AnnAssign):
+            pairs = [(stmt.target, stmt.value)]
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            pairs = [(i.optional_vars, i.context_expr) for i in stmt.items if i.optional_vars is not None]
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            pairs = [(stmt.target, None)]
+        for target, value in pairs:
+            if not isinstance(target, ast.Name):
+                continue
+            made = self._meaning(value.func) if isinstance(value, ast.Call) else None
+            self.bound.pop(target.id, None)
+            if made is not None and made.rsplit(".", 1)[-1][:1].isupper():
+                self.instances[target.id] = made
+            else:
+                self.instances.pop(target.id, None)
+                self.local.add(target.id)
+
+    def _meaning(self, func: ast.expr) -> str | None:
+        """The dotted name a callee means, or None (a local name, an object of unknown class)."""
+        parts: list[str] = []
+        node = func
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Call):  # `pkg.Client().get()`: a method of what was made
+            made = self._meaning(node.func)
+            return ".".join([made, *reversed(parts)]) if made and parts else None
+        if not isinstance(node, ast.Name):
+            return None
+        root = node.id
+        if root in self.instances:
+            return ".".join([self.instances[root], *reversed(parts)]) if parts else None
+        if root in self.local and root not in self.bound:
+            return None
+        return ".".join([self.bound.get(root, root), *reversed(parts)])
+
+    def _call(self, node: ast.Call) -> None:
+        name = self._meaning(node.func)
+        if name is None:
+            return
+        keywords = tuple(k.arg for k in node.keywords if k.arg is not None)
+        shown = [SHOWN_ARGUMENT] if node.args or len(keywords) < len(node.keywords) else []
+        shown += [f"{k}={SHOWN_ARGUMENT}" for k in keywords]
+        call = Call(name, f"{ast.unparse(node.func)}({', '.join(shown)})", keywords, node.lineno)
+        self.calls.append(((node.lineno, node.col_offset), call))
+
+
+def _in_order(stmt: ast.stmt) -> Iterator[ast.AST]:
+    """The nodes of one statement, nested statements excluded (they are read in their turn)."""
+    todo: list[ast.AST] = [c for c in ast.iter_child_nodes(stmt) if not isinstance(c, ast.stmt)]
+    while todo:
+        node = todo.pop(0)
+        yield node
+        todo.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.stmt))
+
+
+# -- what a definition accepts --------------------------------------------------------------------
+@functools.lru_cache(maxsize=64)
+def _tree(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def signature(source: str, name: str) -> Signature | None:
+    """What the definition `name` (a qualified name inside the file: `Client`, `Client.get`)
+    accepts by keyword; None when the file does not define it or its signature cannot be told
+    (a class with neither `__init__` nor fields it knows)."""
+    tree = _tree(source)
+    if tree is None:
+        return None
+    found = _find(tree.body, name.split("."))
+    if not found:
+        return None
+    if isinstance(found[-1], ast.ClassDef):
+        return _class_signature(found[-1])
+    method = "." in name
+    return _merged([_function_signature(f, method) for f in found if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))])
+
+
+def _find(body: list[ast.stmt], parts: list[str]) -> list[ast.stmt]:
+    """The definitions of `parts[0]` in `body` (every `@overload` too), then of the rest inside it."""
+    hits: list[ast.stmt] = []
+    for node in _flat(body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == parts[0]:
+            hits.append(node)
+    if len(parts) == 1 or not hits:
+        return hits
+    inner = hits[-1]
+    return _find(inner.body, parts[1:]) if isinstance(inner, ast.ClassDef) else []
+
+
+def _flat(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """A body's statements, those under `if`/`try`/`with` at its level included."""
+    for node in body:
+        yield node
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            for block in (node.body, getattr(node, "orelse", []), getattr(node, "finalbody", [])):
+                yield from _flat(block)
+            for h in getattr(node, "handlers", []):
+                yield from _flat(h.body)
+
+
+def _function_signature(f: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> Signature:
+    """A function's keywords; a method's first parameter (`self`, `cls`) is bound, not passed."""
+    a = f.args
+    positional = a.args
+    static = any(ast.unparse(d) in ("staticmethod", "builtins.staticmethod") for d in f.decorator_list)
+    if method and not static and positional and not a.posonlyargs:
+        positional = positional[1:]
+    return Signature(frozenset(p.arg for p in (*positional, *a.kwonlyargs)), a.kwarg is not None)
+
+
+def _merged(sigs: list[Signature]) -> Signature | None:
+    if not sigs:
+        return None
+    return Signature(frozenset().union(*(s.keywords for s in sigs)), any(s.var_keyword for s in sigs))
+
+
+_FIELD_DECORATORS = ("dataclass", "define", "frozen", "mutable", "attrs", "s", "dataclasses.dataclass")
+
+
+def _class_signature(cls: ast.ClassDef) -> Signature | None:
+    inits = [n for n in _flat(cls.body) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in ("__init__", "__new__")]
+    if inits:
+        own = [n for n in inits if n.name == "__init__"] or inits
+        return _merged([_function_signature(n, True) for n in own])
+    named = (ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in cls.decorator_list)
+    decorated = any(n.rsplit(".", 1)[-1] in _FIELD_DECORATORS for n in named)
+    if not decorated or cls.bases:
+        return None  # fields inherited, or an __init__ from a base: not told here
+    names: set[str] = set()
+    for n in cls.body:
+        if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and "ClassVar" not in ast.unparse(n.annotation):
+            names.add(n.target.id)
+        elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and ast.unparse(n.value.func).endswith(("ib", "field", "attrib")):
+            names.update(t.id for t in n.targets if isinstance(t, ast.Name))
+    return Signature(frozenset(names | {x.lstrip("_") for x in names}), False)
+
+
+# -- the rule -----------------------------------------------------------------------------------
+def judge(call: Call, shown: str, defined: bool, sig: Signature | None, *, now: bool = True) -> str | None:
+    """Why `call` is broken, or None: `shown` names what it means (`pkg.Client`); `defined`:
+    whether the project still defines it; `sig`: what it accepts (None: unknown). `now`: say
+    "no longer" (a claim's example, judged after a change) rather than "not". The call itself
+    is named beside the reason by the caller: `Client(verify=...)`."""
+    if not defined:
+        return f"{shown} is {'no longer' if now else 'not'} defined"
+    if call.imported or sig is None or sig.var_keyword:
+        return None
+    bad = [k for k in call.keywords if k not in sig.keywords]
+    if not bad:
+        return None
+    which = ", ".join(f"`{k}`" for k in bad)
+    verb = "is" if len(bad) == 1 else "are"
+    return f"{which} {verb} {'no longer ' if now else 'not '}a parameter of {shown}"
+
+
+def broken_calls(page_text: str | None, claim: Claim, read: Callable[[str], FileText]) -> tuple[tuple[str, str], ...]:
+    """The calls of the example the claim guards that are broken now, each (the call as written,
+    why: `judge`), each said once;
+    () when the claim guards no example (its marker closes no code example) or nothing broke.
+    `read(path)` reads a cited file now (its text None: the file is gone). Each call is matched to
+    the definition the claim cites by name: its dotted name ends with the cited one's
+    (`pkg.Client` with `#Client:head`), or, failing that, their last parts are the same and only
+    one cited definition has it (a method a base class defines)."""
+    if page_text is None or not COMMENT.search(page_text):
+        return ()
+    at = citations.own_marker(claim.id).search(page_text)
+    ex = page_examples.closed_by(page_text, at.start()) if at is not None and at.group(0).startswith("<!--") else None
+    if ex is None or ex.kind == CONSOLE:
+        return ()
+    cited = _cited(claim)
+    if not cited:
+        return ()
+    out: list[tuple[str, str]] = []
+    gone: set[Symbol] = set()
+    for call in uses(ex).calls:
+        sym = _match(call.name, cited)
+        if sym is None or sym in gone:
+            continue
+        text = read(sym.path).text
+        defined = text is not None and definitions.find(sym.path, text, sym.name) is not None
+        if not defined:
+            gone.add(sym)
+        why = judge(call, call.name, defined, signature(text, sym.name) if text and defined else None)
+        if why is not None and (call.text, why) not in out:
+            out.append((call.text, why))
+    return tuple(out)
+
+
+def _cited(claim: Claim) -> list[Symbol]:
+    out = []
+    for ev in claim.evidence:
+        if not looks_like_kind(ev.resource):
+            continue
+        try:
+            kind = parse_kind(ev.resource, wiki_dir="\0")
+        except ResourceError:
+            continue
+        if isinstance(kind, Symbol) and definitions.unsupported(kind.path) is None and kind.path.endswith((".py", ".pyi")):
+            out.append(kind)
+    return out
+
+
+def _match(name: str, cited: list[Symbol]) -> Symbol | None:
+    exact = [s for s in cited if name == s.name or name.endswith("." + s.name)]
+    if len(exact) == 1:
+        return exact[0]
+    if exact:
+        return None
+    last = name.rsplit(".", 1)[-1]
+    same = [s for s in cited if s.name.rsplit(".", 1)[-1] == last]
+    return same[0] if len(same) == 1 else None
+
+
+def broken_records(
+    page: str, page_path: str, text: str | None, claims: Iterable[Claim], read: Callable[[str], FileText]
+) -> list[dict[str, Any]]:
+    """The broken calls of the page's guarded examples (`broken_calls`), as `broken_references`
+    entries of kind `example` (`check` and `lint` report them), each naming the claim that guards
+    it. Nothing is read unless the page carries a comment marker."""
+    if text is None or not COMMENT.search(text):
+        return []
+    out = []
+    for claim in claims:
+        found = broken_calls(text, claim, read)
+        line = citations.sentence_line(text, claim.id) if found else None
+        for call, reason in found:
+            out.append({"page": page, "page_path": page_path, "line": line or 1, "reference": call, "kind": KIND,
+                        "statement": claim.statement, "reason": reason, "claim_id": claim.id})
+    return out
