@@ -6,8 +6,7 @@ out (files come in through a reader).
   `Client(...)` is `pkg.Client`; `client = pkg.Client()` then `client.get()` is `pkg.Client.get`;
   `pkg.x.Y(...)` is `pkg.x.Y`), with the keywords it passes. Names the example defines itself are
   left out, and so is what it calls on objects it did not construct.
-- `signature`: the keywords a definition accepts, read from its file's text (a class: its
-  `__init__`, or a dataclass's or attrs class's fields), and whether it takes `**kwargs`.
+- (claims/accepts.py reads what a definition accepts: `signature`, `Signature`.)
 - `judge`: one call against what its name means now: broken when the name is no longer defined,
   or when it passes a keyword the signature no longer accepts and takes no `**kwargs`.
 - `broken_calls`: THE check-side rule, the one function every route calls for a claim that
@@ -18,11 +17,11 @@ out (files come in through a reader).
 from __future__ import annotations
 
 import ast
-import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from openwiki_git.claims.accepts import Signature, signature
 from openwiki_git.evidence import definitions
 from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
 from openwiki_git.evidence.resource import ResourceError
@@ -49,12 +48,6 @@ class Call:
 class Uses:
     calls: tuple[Call, ...]
     parsed: bool  # whether the code parsed as Python (a pycon: its statements)
-
-
-@dataclass(frozen=True, slots=True)
-class Signature:
-    keywords: frozenset[str]  # the parameters a caller may pass by name
-    var_keyword: bool  # takes `**kwargs`: every keyword is accepted
 
 
 # -- an example's calls -------------------------------------------------------------------------
@@ -90,21 +83,39 @@ def _trees(source: str) -> tuple[list[ast.Module], bool]:
     return trees, False
 
 
-def uses(ex: Example) -> Uses:
-    """The calls (and imported names) of a Python or pycon example, in order of their lines."""
+def uses(ex: Example, imported: dict[str, str] | None = None) -> Uses:
+    """The calls (and imported names) of a Python or pycon example, in order of their lines.
+    `imported`: names the page's earlier examples imported (`in_page`)."""
+    return _read(ex, imported)[0]
+
+
+def in_page(found: list[Example], k: int) -> Uses:
+    """The uses of the page's example `found[k]`, with what its earlier Python and pycon examples
+    imported: a page's examples run in one namespace as a reader follows them (doctest's
+    blocks on one page share theirs), so `@define` below `from attrs import define` is attrs'."""
+    imported: dict[str, str] = {}
+    for ex in found[:k]:
+        if ex.kind != CONSOLE:
+            imported.update(_read(ex, None)[1])
+    return uses(found[k], imported)
+
+
+def _read(ex: Example, imported: dict[str, str] | None) -> tuple[Uses, dict[str, str]]:
+    """The example's uses, and the names its own imports bind."""
     trees, parsed = _trees(python_source(ex))
-    reader = _Reader()
+    reader = _Reader(imported)
     for tree in trees:
         reader.read(tree)
     calls = [c for _, c in sorted(reader.calls, key=lambda item: item[0])]  # in the order of the source
-    return Uses(tuple(dict.fromkeys(calls)), parsed)
+    return Uses(tuple(dict.fromkeys(calls)), parsed), reader.imports
 
 
 class _Reader:
     """Reads statements in order: imports and constructions bind names, calls are recorded."""
 
-    def __init__(self) -> None:
-        self.bound: dict[str, str] = {}  # local name -> the dotted name it means
+    def __init__(self, imported: dict[str, str] | None = None) -> None:
+        self.bound: dict[str, str] = dict(imported or {})  # local name -> the dotted name it means
+        self.imports: dict[str, str] = {}  # what the example's own imports bind
         self.instances: dict[str, str] = {}  # local name -> the dotted name of the class it was made from
         self.local: set[str] = set()  # names the example defines (def, class, other assignments)
         self.calls: list[tuple[tuple[int, int], Call]] = []  # ((line, column), call)
@@ -120,13 +131,13 @@ class _Reader:
         if isinstance(stmt, ast.Import):
             for a in stmt.names:
                 local = a.asname or a.name.split(".")[0]
-                self.bound[local] = a.name if a.asname else local
+                self.bound[local] = self.imports[local] = a.name if a.asname else local
             return
         if isinstance(stmt, ast.ImportFrom):
             if stmt.level == 0 and stmt.module:
                 for a in stmt.names:
                     if a.name != "*":
-                        self.bound[a.asname or a.name] = f"{stmt.module}.{a.name}"
+                        self.bound[a.asname or a.name] = self.imports[a.asname or a.name] = f"{stmt.module}.{a.name}"
                         call = Call(f"{stmt.module}.{a.name}", f"from {stmt.module} import {a.name}", (), stmt.lineno, True)
                         self.calls.append(((stmt.lineno, a.col_offset), call))
             return
@@ -205,91 +216,6 @@ def _in_order(stmt: ast.stmt) -> Iterator[ast.AST]:
         todo.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.stmt))
 
 
-# -- what a definition accepts --------------------------------------------------------------------
-@functools.lru_cache(maxsize=64)
-def _tree(source: str) -> ast.Module | None:
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
-
-
-def signature(source: str, name: str) -> Signature | None:
-    """What the definition `name` (a qualified name inside the file: `Client`, `Client.get`)
-    accepts by keyword; None when the file does not define it or its signature cannot be told
-    (a class with neither `__init__` nor fields it knows)."""
-    tree = _tree(source)
-    if tree is None:
-        return None
-    found = _find(tree.body, name.split("."))
-    if not found:
-        return None
-    if isinstance(found[-1], ast.ClassDef):
-        return _class_signature(found[-1])
-    method = "." in name
-    return _merged([_function_signature(f, method) for f in found if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))])
-
-
-def _find(body: list[ast.stmt], parts: list[str]) -> list[ast.stmt]:
-    """The definitions of `parts[0]` in `body` (every `@overload` too), then of the rest inside it."""
-    hits: list[ast.stmt] = []
-    for node in _flat(body):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == parts[0]:
-            hits.append(node)
-    if len(parts) == 1 or not hits:
-        return hits
-    inner = hits[-1]
-    return _find(inner.body, parts[1:]) if isinstance(inner, ast.ClassDef) else []
-
-
-def _flat(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """A body's statements, those under `if`/`try`/`with` at its level included."""
-    for node in body:
-        yield node
-        if isinstance(node, (ast.If, ast.Try, ast.With)):
-            for block in (node.body, getattr(node, "orelse", []), getattr(node, "finalbody", [])):
-                yield from _flat(block)
-            for h in getattr(node, "handlers", []):
-                yield from _flat(h.body)
-
-
-def _function_signature(f: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> Signature:
-    """A function's keywords; a method's first parameter (`self`, `cls`) is bound, not passed."""
-    a = f.args
-    positional = a.args
-    static = any(ast.unparse(d) in ("staticmethod", "builtins.staticmethod") for d in f.decorator_list)
-    if method and not static and positional and not a.posonlyargs:
-        positional = positional[1:]
-    return Signature(frozenset(p.arg for p in (*positional, *a.kwonlyargs)), a.kwarg is not None)
-
-
-def _merged(sigs: list[Signature]) -> Signature | None:
-    if not sigs:
-        return None
-    return Signature(frozenset().union(*(s.keywords for s in sigs)), any(s.var_keyword for s in sigs))
-
-
-_FIELD_DECORATORS = ("dataclass", "define", "frozen", "mutable", "attrs", "s", "dataclasses.dataclass")
-
-
-def _class_signature(cls: ast.ClassDef) -> Signature | None:
-    inits = [n for n in _flat(cls.body) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in ("__init__", "__new__")]
-    if inits:
-        own = [n for n in inits if n.name == "__init__"] or inits
-        return _merged([_function_signature(n, True) for n in own])
-    named = (ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in cls.decorator_list)
-    decorated = any(n.rsplit(".", 1)[-1] in _FIELD_DECORATORS for n in named)
-    if not decorated or cls.bases:
-        return None  # fields inherited, or an __init__ from a base: not told here
-    names: set[str] = set()
-    for n in cls.body:
-        if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and "ClassVar" not in ast.unparse(n.annotation):
-            names.add(n.target.id)
-        elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and ast.unparse(n.value.func).endswith(("ib", "field", "attrib")):
-            names.update(t.id for t in n.targets if isinstance(t, ast.Name))
-    return Signature(frozenset(names | {x.lstrip("_") for x in names}), False)
-
-
 # -- the rule -----------------------------------------------------------------------------------
 def judge(call: Call, shown: str, defined: bool, sig: Signature | None, *, now: bool = True) -> str | None:
     """Why `call` is broken, or None: `shown` names what it means (`pkg.Client`); `defined`:
@@ -319,7 +245,8 @@ def broken_calls(page_text: str | None, claim: Claim, read: Callable[[str], File
     if page_text is None or not COMMENT.search(page_text):
         return ()
     at = citations.own_marker(claim.id).search(page_text)
-    ex = page_examples.closed_by(page_text, at.start()) if at is not None and at.group(0).startswith("<!--") else None
+    found = page_examples.examples(page_text)
+    ex = page_examples.closed_by(page_text, at.start(), found) if at is not None and at.group(0).startswith("<!--") else None
     if ex is None or ex.kind == CONSOLE:
         return ()
     cited = _cited(claim)
@@ -327,7 +254,7 @@ def broken_calls(page_text: str | None, claim: Claim, read: Callable[[str], File
         return ()
     out: list[tuple[str, str]] = []
     gone: set[Symbol] = set()
-    for call in uses(ex).calls:
+    for call in in_page(found, found.index(ex)).calls:
         sym = _match(call.name, cited)
         if sym is None or sym in gone:
             continue

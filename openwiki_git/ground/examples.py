@@ -1,7 +1,9 @@
 """`ground` for a page's code examples: each example that uses the project's API gets one claim,
 its marker a comment on the line after the closing fence (pages/examples.py), its evidence the
 heads of the project's definitions the example calls, constructs or imports (`#Client:head`); a
-console example's evidence is the `[project.scripts]` line of the program it runs and the lines
+console example's evidence is the line that declares the program it runs (`[project.scripts]`, or
+a console script of setup.cfg or setup.py), the head of the function it runs when the example shows
+its `--help` (every option is declared there, with click), and the lines
 that declare the options it passes (cited as ground cites a flag named in prose). The calls are
 read by claims/examples.py and resolved here through ground's own resolver (resolve.py): a name
 whose root is not one of the project's packages is not looked up (the standard library, other
@@ -21,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from openwiki_git.claims import accepts
 from openwiki_git.claims import examples as claim_examples
 from openwiki_git.evidence import definitions
 from openwiki_git.evidence.kinds import Symbol
@@ -69,20 +72,39 @@ class ExamplePlan:
                 "broken": self.broken, "ambiguous": self.ambiguous}
 
 
-def programs(index: SourceIndex) -> dict[str, int]:
-    """The project's programs, `[project.scripts]` of pyproject.toml, each with its line there."""
+@dataclass(frozen=True, slots=True)
+class Program:
+    path: str  # the file that declares it: pyproject.toml, setup.cfg or setup.py
+    line: int  # its line there
+    target: str  # the function it runs, dotted: `pkg.cli:main` -> `pkg.cli.main`
+
+
+_ENTRY_POINT = re.compile(r"""^\s*["']?([\w.-]+)\s*=\s*([\w.]+:[\w.]+)""")  # `name = pkg.mod:func`, in setup.py or setup.cfg
+
+
+def programs(index: SourceIndex) -> dict[str, Program]:
+    """The project's programs, each with the line that declares it and the function it runs:
+    `[project.scripts]` of pyproject.toml, else the console scripts of setup.cfg or setup.py."""
     text = index.text("pyproject.toml")
-    if not text:
-        return {}
+    out: dict[str, Program] = {}
     try:
-        scripts = tomllib.loads(text).get("project", {}).get("scripts", {})
+        scripts = tomllib.loads(text).get("project", {}).get("scripts", {}) if text else {}
     except (tomllib.TOMLDecodeError, AttributeError):
-        return {}
-    lines = text.splitlines()
-    out = {}
-    for name in scripts if isinstance(scripts, dict) else ():
+        scripts = {}
+    lines = text.splitlines() if text else []
+    for name, target in scripts.items() if isinstance(scripts, dict) else ():
         pattern = re.compile(r"^\s*[\"']?" + re.escape(name) + r"[\"']?\s*=")
-        out[name] = next((n for n, ln in enumerate(lines, 1) if pattern.match(ln)), 1)
+        line = next((n for n, ln in enumerate(lines, 1) if pattern.match(ln)), 1)
+        out[name] = Program("pyproject.toml", line, str(target).split("[", 1)[0].strip().replace(":", "."))
+    for path in ("setup.cfg", "setup.py"):
+        if out:
+            break
+        scripts_at = False
+        for n, ln in enumerate((index.text(path) or "").splitlines(), 1):
+            scripts_at = scripts_at or "console_scripts" in ln
+            m = _ENTRY_POINT.match(ln) if scripts_at else None
+            if m:
+                out.setdefault(m.group(1), Program(path, n, m.group(2).replace(":", ".")))
     return out
 
 
@@ -91,8 +113,9 @@ def plan(index: SourceIndex, page_repo_path: str, text: str, claims: Iterable[Cl
     index.build()
     out = ExamplePlan()
     labels = {citations.label(c.id) for c in claims}
-    progs: dict[str, int] | None = None
-    for ex in page_examples.examples(text):
+    progs: dict[str, Program] | None = None
+    found = page_examples.examples(text)
+    for k, ex in enumerate(found):
         out.found += 1
         if labels.intersection(ex.markers):
             out.already += 1
@@ -100,11 +123,11 @@ def plan(index: SourceIndex, page_repo_path: str, text: str, claims: Iterable[Cl
         sentence = Sentence(ex.statement, ex.line, ex.end, False, ex.markers)
         if ex.kind == CONSOLE:
             progs = programs(index) if progs is None else progs
-            found = _console(index, ex, sentence, progs, out)
+            got = _console(index, ex, sentence, progs, out)
         else:
-            found = _python(index, ex, sentence, page_repo_path, out)
-        if found is not None:
-            resources, targets = found
+            got = _python(index, ex, claim_examples.in_page(found, k), sentence, page_repo_path, out)
+        if got is not None:
+            resources, targets = got
             out.proposals.append(ExampleProposal(ex, ex.statement, resources, targets, sentence))
     return out
 
@@ -112,8 +135,9 @@ def plan(index: SourceIndex, page_repo_path: str, text: str, claims: Iterable[Cl
 Found = tuple[tuple[str, ...], tuple[str, ...]]  # an example's evidence and what each item is
 
 
-def _python(index: SourceIndex, ex: Example, sentence: Sentence, page_repo_path: str, out: ExamplePlan) -> Found | None:
-    used = claim_examples.uses(ex)
+def _python(
+    index: SourceIndex, ex: Example, used: claim_examples.Uses, sentence: Sentence, page_repo_path: str, out: ExamplePlan
+) -> Found | None:
     cited: dict[str, str] = {}
     ours = 0
     for call in used.calls:
@@ -147,7 +171,7 @@ def _python(index: SourceIndex, ex: Example, sentence: Sentence, page_repo_path:
     return None
 
 
-def _console(index: SourceIndex, ex: Example, sentence: Sentence, progs: dict[str, int], out: ExamplePlan) -> Found | None:
+def _console(index: SourceIndex, ex: Example, sentence: Sentence, progs: dict[str, Program], out: ExamplePlan) -> Found | None:
     cited: dict[str, str] = {}
     for cmd in page_examples.commands(ex):
         for name in cmd.names:  # `gunicorn -k pkg.workers.Worker`: the class it names
@@ -155,9 +179,12 @@ def _console(index: SourceIndex, ex: Example, sentence: Sentence, progs: dict[st
                 _console_name(index, ex, sentence, name, cmd, cited, out)
         if cmd.program not in progs and cmd.program not in index.roots:
             continue  # another program's options are not the project's
-        if cmd.program in progs:
-            cited.setdefault(f"repo://pyproject.toml#L{progs[cmd.program]}-L{progs[cmd.program]}", cmd.program)
-        for option in cmd.options:
+        prog = progs.get(cmd.program) or next((p for p in progs.values() if p.target.split(".")[0] == cmd.program), None)
+        if prog is not None and cmd.program in progs:
+            cited.setdefault(f"repo://{prog.path}#L{prog.line}-L{prog.line}", cmd.program)
+        if cmd.help and prog is not None:  # its help shows every option: the head of the function declaring them
+            _console_name(index, ex, sentence, prog.target, cmd, cited, out)
+        for option in (o for o in cmd.options if o != "--help"):
             res = gr.resolve(Ref("flag", option, option, sentence), index, page_repo_path="")
             if res.outcome == gr.RESOLVED and res.target is not None:
                 out.calls["resolved"] += 1
@@ -210,7 +237,7 @@ def _keyword_problem(index: SourceIndex, call: claim_examples.Call, d: Definitio
     if d.kind not in _CITED_KINDS or not call.keywords:
         return None
     text = index.text(d.path)
-    sig = claim_examples.signature(text, in_file(index, d)) if text else None
+    sig = accepts.signature(text, in_file(index, d)) if text else None
     return claim_examples.judge(call, call.name, True, sig, now=False)
 
 

@@ -4,6 +4,8 @@ markers on the line right after it, the statement a claim guarding it carries, a
 example's command lines (the program each runs, the long options and dotted names it passes).
 Pure: text in, records out.
 
+A fenced block without a language is an example when it opens with a prompt (`>>>`, `$ `).
+
 A claim guards an example through a comment marker, `<!-- c-1a2b3c4d -->`, on the line right after
 the closing fence, indented as the fence is (so it stays inside an admonition or a tab): a footnote
 there would be read as code, a comment is not rendered. The claim's "sentence" is the example: its
@@ -27,7 +29,8 @@ from openwiki_git.pages.frontmatter_core import body_start
 from openwiki_git.pages.markers import COMMENT
 
 _OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*([^\n]*?)[ \t]*$")
-_LANGUAGE = re.compile(r"\{?\.?([A-Za-z][\w+-]*)")
+_LANGUAGE = re.compile(r"\{?\.?([A-Za-z][\w+-]*)\}?")
+_DIRECTIVE = re.compile(r"\{(code-block|code|sourcecode)\}[ \t]+([A-Za-z][\w+-]*)")  # MyST: ```{code-block} python
 _MARKER_LINE = re.compile(r"^[ \t]*(?:<!--[ \t]*c-[0-9a-f]{8,32}[ \t]*-->[ \t]*)+$")
 _BEGIN = "<!-- openwiki-git:citations:begin"
 
@@ -36,6 +39,7 @@ LANGUAGES = {
     "python": PYTHON, "py": PYTHON, "python3": PYTHON, "py3": PYTHON,
     "pycon": PYCON, "python-repl": PYCON, "pyrepl": PYCON,
     "console": CONSOLE, "shell-session": CONSOLE, "bash": CONSOLE, "sh": CONSOLE, "shell": CONSOLE, "zsh": CONSOLE,
+    "doctest": PYCON, "testcode": PYTHON,  # MyST's ```{doctest} and ```{testcode} (sphinx.ext.doctest)
 }  # fmt: skip
 FIRST_LINE_CHARS = 80  # a statement quotes at most this much of the example's first line
 
@@ -63,6 +67,7 @@ class Command:
     names: tuple[str, ...]  # dotted names it passes (`-k pkg.workers.Worker`): a class or function by its path
     text: str  # the command line, its prompt removed
     line: int
+    help: bool = False  # it asks for the program's help (`--help`, `-h`): the example shows what the CLI declares
 
 
 def examples(text: str) -> list[Example]:
@@ -100,11 +105,11 @@ def _fenced(lines: list[str], starts: list[int], i: int, m: re.Match[str], out: 
         return len(lines)  # never closed: no place after it for a marker
     body = [_dedent(ln, indent) for ln in lines[i + 1 : j]]
     code = "".join(body)
-    lang_m = _LANGUAGE.match(info)
-    lang = lang_m.group(1) if lang_m else ""
+    lang_m = _DIRECTIVE.match(info) or _LANGUAGE.match(info)
+    lang = lang_m.group(lang_m.lastindex or 1) if lang_m else ""
     kind = LANGUAGES.get(lang.lower())
-    if kind is None and not lang and code.lstrip().startswith(">>>"):
-        kind = PYCON
+    if kind is None and not lang and code.lstrip().startswith((">>>", "$ ")):  # a session shown without a language
+        kind = PYCON if code.lstrip().startswith(">>>") else CONSOLE
     if kind is not None:
         out.append(Example(kind, lang, code, i + 1, i + 2, starts[j + 1], indent, _markers_after(lines, j + 1)))
     return j + 1
@@ -206,7 +211,7 @@ def commands(ex: Example) -> tuple[Command, ...]:
             continue
         options = tuple(dict.fromkeys(w.split("=", 1)[0] for w in rest if w.startswith("--") and len(w) > 3))
         names = tuple(dict.fromkeys(m.group(1) for w in rest if (m := _DOTTED.fullmatch(w)) and not _FILE.search(m.group(1))))
-        out.append(Command(program, options, names, s, n))
+        out.append(Command(program, options, names, s, n, "--help" in rest or "-h" in rest))
     return tuple(out)
 
 

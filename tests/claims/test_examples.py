@@ -80,6 +80,12 @@ def test_a_pycon_is_read_without_its_prompts_and_output() -> None:
     ]
 
 
+def test_a_pages_examples_share_their_imports() -> None:
+    found = pe.examples("```pycon\n>>> from attrs import define\n```\n\nthen\n\n```pycon\n>>> @define\n... class C: pass\n```\n")
+    assert [c.name for c in ce.in_page(found, 1).calls] == ["attrs.define"]
+    assert [c.name for c in ce.uses(found[1]).calls] == ["define"]  # alone, the name is the example's own guess
+
+
 def test_a_snippet_that_does_not_parse_whole_still_shows_its_calls() -> None:
     used = ce.uses(one("import pkg\n\npkg.run(port=1)\n\nthis is :: not python\n"))
     assert not used.parsed and [c.name for c in used.calls] == ["pkg.run"]
@@ -136,6 +142,8 @@ def run(app, port=0, host=""):
 
 
 def test_signatures_read_from_the_definitions_file() -> None:
+    from openwiki_git.claims import accepts as ce  # noqa: PLC0415 - claims/accepts.py, used by the rule here
+
     assert ce.signature(SOURCE, "Client") == ce.Signature(frozenset({"base", "verify", "timeout"}), False)
     assert ce.signature(SOURCE, "Client.get") == ce.Signature(frozenset({"url"}), True)
     assert ce.signature(SOURCE, "Client.make") == ce.Signature(frozenset({"colour"}), False)

@@ -68,7 +68,14 @@ Connect in a console session:
 Serve it:
 
 ```console
-$ pkgcli --port 5000 --reload --help
+$ pkgcli --port 5000 --reload
+```
+
+Its options:
+
+```
+$ pkgcli --help
+usage: pkgcli [--port PORT] [--reload]
 ```
 
 Old examples:
@@ -118,22 +125,23 @@ def test_ground_guards_examples_and_the_hook_check_and_lint_name_a_broken_call(
         (9, ["repo://pkg/_client.py#Client:head", "repo://pkg/_client.py#Client.get:head"]),
         (18, ["repo://pkg/_client.py#connect:head"]),
         (23, ["repo://pyproject.toml#L6-L6", "repo://pkg/cli.py#L6-L6", "repo://pkg/cli.py#L7-L7"]),
-        (29, ["repo://pkg/_client.py#connect:head"]),
+        (29, ["repo://pyproject.toml#L6-L6", "repo://pkg/cli.py#main:head"]),  # a help shows what the entry point declares
+        (36, ["repo://pkg/_client.py#connect:head"]),
     ]
     assert [(b["line"], b["reference"], b["reason"]) for b in examples["broken"]] == [
-        (31, "pkg.connect(..., retry=...)", "`retry` is not a parameter of pkg.connect"),
-        (32, "pkg.gone()", "pkg has no gone"),
+        (38, "pkg.connect(..., retry=...)", "`retry` is not a parameter of pkg.connect"),
+        (39, "pkg.gone()", "pkg has no gone"),
     ]
-    assert examples["left_alone"] == {"uses nothing of the project's": 1} and examples["found"] == 5
-    assert examples["calls"] == {"resolved": 6, "ambiguous": 0, "broken": 2, "unknown": 1}  # `--help` is argparse's
-    assert plan["summary"]["examples"]["added"] == 4
+    assert examples["left_alone"] == {"uses nothing of the project's": 1} and examples["found"] == 6
+    assert examples["calls"] == {"resolved": 7, "ambiguous": 0, "broken": 2, "unknown": 0}
+    assert plan["summary"]["examples"]["added"] == 5
     assert repo.read("docs/guide.md") == GUIDE  # a plan writes nothing
 
     capsys.readouterr()
     assert repo.run("ground", "--all") == 1
     out = capsys.readouterr().out
     assert "docs/guide.md:9: grounded the example in pkg/_client.py#Client:head, pkg/_client.py#Client.get:head" in out
-    assert "docs/guide.md:31: broken example call `pkg.connect(..., retry=...)`: `retry` is not a parameter of pkg.connect" in out
+    assert "docs/guide.md:38: broken example call `pkg.connect(..., retry=...)`: `retry` is not a parameter of pkg.connect" in out
     text = repo.read("docs/guide.md")
     sidecar = json.loads(repo.read("docs/.claims/guide.json"))
     by_line = {c["statement"]: c for c in sidecar["claims"]}
@@ -145,7 +153,7 @@ def test_ground_guards_examples_and_the_hook_check_and_lint_name_a_broken_call(
     assert [e["resource"] for e in first["evidence"]] == ["repo://pkg/_client.py#Client:head", "repo://pkg/_client.py#Client.get:head"]
     # idempotent: the guarded examples are guarded already
     rc, again = _json(repo, capsys, "ground", "--all", "--plan")
-    assert again["summary"]["examples"]["added"] == 0 and again["summary"]["examples"]["already"] == 4
+    assert again["summary"]["examples"]["added"] == 0 and again["summary"]["examples"]["already"] == 5
     repo.git("add", "-A")
     repo.git("commit", "-q", "-m", "grounded")
 
@@ -184,3 +192,20 @@ def test_ground_guards_examples_and_the_hook_check_and_lint_name_a_broken_call(
     assert rc == 1
     ci_claim = next(c for c in ci["claims"] if c["id"] == first["id"])
     assert "breaks `pkg.Client(..., verify=...)`: `verify` is no longer a parameter of pkg.Client" in ci_claim["notes"]
+
+
+def test_the_projects_programs_from_pyproject_setup_cfg_or_setup_py() -> None:
+    from openwiki_git.ground.examples import Program, programs
+    from openwiki_git.ground.index import SourceIndex
+
+    def index(files: dict[str, str]) -> SourceIndex:
+        return SourceIndex(files, files.get)
+
+    assert programs(index({"pyproject.toml": PYPROJECT})) == {"pkgcli": Program("pyproject.toml", 6, "pkg.cli.main")}
+    setup_py = 'setup(\n    entry_points="""\n    [console_scripts]\n    uvicorn=uvicorn.main:main\n    """,\n)\n'
+    assert programs(index({"setup.py": setup_py})) == {"uvicorn": Program("setup.py", 4, "uvicorn.main.main")}
+    setup_cfg = "[options.entry_points]\nconsole_scripts =\n    tool = pkg.cli:run\n"
+    assert programs(index({"setup.cfg": setup_cfg, "pyproject.toml": "[project]\nname = 'x'\n"})) == {
+        "tool": Program("setup.cfg", 3, "pkg.cli.run")
+    }
+    assert programs(index({"pyproject.toml": "not = [toml"})) == {}

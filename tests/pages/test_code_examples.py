@@ -51,6 +51,11 @@ client = C(verify=False)
 key: value
 ```
 
+```
+$ pkg --help
+usage: pkg
+```
+
 ```python
 never closed
 """
@@ -64,6 +69,7 @@ def test_the_examples_of_a_page() -> None:
         ("python", "py", 25, 26, "    ", ()),
         ("pycon", "", 29, 29, "", ()),  # indented `>>>` lines, no fence
         ("pycon", "", 33, 34, "", ()),  # a fence without a language holding `>>>` lines
+        ("console", "", 42, 43, "", ()),  # ... or opening with a shell prompt
     ]  # the yaml block is no example, the unclosed fence has no place for a marker
     assert found[2].code == "pkg.run(port=1)\n"
     assert PAGE[found[1].end :].startswith("<!-- c-1a2b3c4d -->\n")
@@ -71,7 +77,7 @@ def test_the_examples_of_a_page() -> None:
 
 
 def test_a_statement_names_the_first_line_that_uses_the_api_and_the_size() -> None:
-    console, python, in_note, indented, fenced = pe.examples(PAGE)
+    console, python, in_note, indented, fenced, _ = pe.examples(PAGE)
     assert console.statement == "The console example starting `pip install pkg` (1 line) works with the code as it is."
     assert pe.first_line(python) == "client = C(verify=False)"  # not the import, the comment or a blank line
     assert python.statement == "The python example starting `client = C(verify=False)` (5 lines) works with the code as it is."
