@@ -76,8 +76,8 @@ CONFIG_FILE = (".openwiki", "config.yml")  # config.config_path, without importi
 CODE = (
     "caches/check", "caches/check_keys", "caches/check_reuse", "caches/cite_bytes", "caches/cites", "caches/graph", "caches/pickling",
     "claims/accepts", "claims/check", "claims/due", "claims/examples", "claims/fix", "claims/kinds", "claims/outcomes",
-    "claims/policy", "claims/report", "claims/sides", "claims/staleness", "claims/symbols", "diff/cosmetic", "diff/hunks", "diff/signatures",
-    "errors", "evidence/definitions", "evidence/docstrings", "evidence/kinds", "evidence/plain",
+    "claims/policy", "claims/report", "claims/sides", "claims/staleness", "claims/symbols", "diff/cosmetic", "diff/hunks",
+    "diff/signatures", "errors", "evidence/definitions", "evidence/docstrings", "evidence/kinds", "evidence/plain",
     "evidence/relocation", "evidence/resolver", "evidence/resource", "evidence/tokens", "evidence/treesitter",
     "formats/flatconfig", "formats/schema", "formats/sidecar", "formats/sidecar_plain", "formats/timestamps",
     "formats/yamlio", "git/diff", "git/plain", "git/repo", "graph/build", "graph/buildlog", "graph/citestale",
