@@ -17,6 +17,7 @@ out (files come in through a reader).
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -85,19 +86,25 @@ def _trees(source: str) -> tuple[list[ast.Module], bool]:
 
 def uses(ex: Example, imported: dict[str, str] | None = None) -> Uses:
     """The calls (and imported names) of a Python or pycon example, in order of their lines.
-    `imported`: names the page's earlier examples imported (`in_page`)."""
+    `imported`: names the page's earlier examples imported (`page_uses`)."""
     return _read(ex, imported)[0]
 
 
-def in_page(found: list[Example], k: int) -> Uses:
-    """The uses of the page's example `found[k]`, with what its earlier Python and pycon examples
-    imported: a page's examples run in one namespace as a reader follows them (doctest's
-    blocks on one page share theirs), so `@define` below `from attrs import define` is attrs'."""
+def page_uses(found: list[Example]) -> list[Uses]:
+    """The uses of each of a page's examples (a console's: none), each with what the page's
+    earlier Python and pycon examples imported: a page's examples run in one namespace as a reader
+    follows them (doctest's blocks on one page share theirs), so `@define` below `from attrs
+    import define` is attrs'. One pass: each example is parsed once."""
     imported: dict[str, str] = {}
-    for ex in found[:k]:
-        if ex.kind != CONSOLE:
-            imported.update(_read(ex, None)[1])
-    return uses(found[k], imported)
+    out = []
+    for ex in found:
+        if ex.kind == CONSOLE:
+            out.append(Uses((), True))
+            continue
+        got, own = _read(ex, imported)
+        imported = {**imported, **own}
+        out.append(got)
+    return out
 
 
 def _read(ex: Example, imported: dict[str, str] | None) -> tuple[Uses, dict[str, str]]:
@@ -234,27 +241,30 @@ def judge(call: Call, shown: str, defined: bool, sig: Signature | None, *, now: 
     return f"{which} {verb} {'no longer ' if now else 'not '}a parameter of {shown}"
 
 
-def broken_calls(page_text: str | None, claim: Claim, read: Callable[[str], FileText]) -> tuple[tuple[str, str], ...]:
+def broken_calls(
+    page_text: str | None, claim: Claim, read: Callable[[str], FileText], page: tuple[list[Example], list[Uses]] | None = None
+) -> tuple[tuple[str, str], ...]:
     """The calls of the example the claim guards that are broken now, each (the call as written,
     why: `judge`), each said once;
     () when the claim guards no example (its marker closes no code example) or nothing broke.
     `read(path)` reads a cited file now (its text None: the file is gone). Each call is matched to
     the definition the claim cites by name: its dotted name ends with the cited one's
     (`pkg.Client` with `#Client:head`), or, failing that, their last parts are the same and only
-    one cited definition has it (a method a base class defines)."""
+    one cited definition has it (a method a base class defines). `page`: the page's examples and
+    their uses (`read_page`), when the caller judges several claims of one page."""
     if page_text is None or not COMMENT.search(page_text):
         return ()
     at = citations.own_marker(claim.id).search(page_text)
-    found = page_examples.examples(page_text)
-    ex = page_examples.closed_by(page_text, at.start(), found) if at is not None and at.group(0).startswith("<!--") else None
-    if ex is None or ex.kind == CONSOLE:
+    if at is None or not at.group(0).startswith("<!--"):
         return ()
     cited = _cited(claim)
-    if not cited:
+    found, used = page or read_page(page_text)
+    ex = page_examples.closed_by(page_text, at.start(), found)
+    if ex is None or ex.kind == CONSOLE or not cited:
         return ()
     out: list[tuple[str, str]] = []
     gone: set[Symbol] = set()
-    for call in in_page(found, found.index(ex)).calls:
+    for call in used[found.index(ex)].calls:
         sym = _match(call.name, cited)
         if sym is None or sym in gone:
             continue
@@ -266,6 +276,12 @@ def broken_calls(page_text: str | None, claim: Claim, read: Callable[[str], File
         if why is not None and (call.text, why) not in out:
             out.append((call.text, why))
     return tuple(out)
+
+
+def read_page(page_text: str) -> tuple[list[Example], list[Uses]]:
+    """A page's examples and their uses, read once for all of its claims."""
+    found = page_examples.examples(page_text)
+    return found, page_uses(found)
 
 
 def _cited(claim: Claim) -> list[Symbol]:
@@ -302,8 +318,10 @@ def broken_records(
     if text is None or not COMMENT.search(text):
         return []
     out = []
+    read_once = functools.cache(read)
+    page_read = read_page(text)
     for claim in claims:
-        found = broken_calls(text, claim, read)
+        found = broken_calls(text, claim, read_once, page_read)
         line = citations.sentence_line(text, claim.id) if found else None
         for call, reason in found:
             out.append({"page": page, "page_path": page_path, "line": line or 1, "reference": call, "kind": KIND,

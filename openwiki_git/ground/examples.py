@@ -114,7 +114,7 @@ def plan(index: SourceIndex, page_repo_path: str, text: str, claims: Iterable[Cl
     out = ExamplePlan()
     labels = {citations.label(c.id) for c in claims}
     progs: dict[str, Program] | None = None
-    found = page_examples.examples(text)
+    found, used = claim_examples.read_page(text)
     for k, ex in enumerate(found):
         out.found += 1
         if labels.intersection(ex.markers):
@@ -125,7 +125,7 @@ def plan(index: SourceIndex, page_repo_path: str, text: str, claims: Iterable[Cl
             progs = programs(index) if progs is None else progs
             got = _console(index, ex, sentence, progs, out)
         else:
-            got = _python(index, ex, claim_examples.in_page(found, k), sentence, page_repo_path, out)
+            got = _python(index, ex, used[k], sentence, page_repo_path, out)
         if got is not None:
             resources, targets = got
             out.proposals.append(ExampleProposal(ex, ex.statement, resources, targets, sentence))

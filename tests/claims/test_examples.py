@@ -82,7 +82,7 @@ def test_a_pycon_is_read_without_its_prompts_and_output() -> None:
 
 def test_a_pages_examples_share_their_imports() -> None:
     found = pe.examples("```pycon\n>>> from attrs import define\n```\n\nthen\n\n```pycon\n>>> @define\n... class C: pass\n```\n")
-    assert [c.name for c in ce.in_page(found, 1).calls] == ["attrs.define"]
+    assert [c.name for c in ce.page_uses(found)[1].calls] == ["attrs.define"]
     assert [c.name for c in ce.uses(found[1]).calls] == ["define"]  # alone, the name is the example's own guess
 
 
