@@ -197,8 +197,8 @@ class _Reader:
         if not isinstance(node, ast.Name):
             return None
         root = node.id
-        if root in self.instances:
-            return ".".join([self.instances[root], *reversed(parts)]) if parts else None
+        if root in self.instances:  # a method of what was made; the object itself called: its __call__
+            return ".".join([self.instances[root], *reversed(parts)]) if parts else f"{self.instances[root]}.__call__"
         if root in self.local and root not in self.bound:
             return None
         return ".".join([self.bound.get(root, root), *reversed(parts)])

@@ -64,10 +64,11 @@ def test_decorators_annotations_and_defaults_are_calls_too() -> None:
         "@app.callback\n"
         "def cb():\n"
         "    pass\n"
+        "app()\n"
     )
     names = [name for name, _, _ in calls(code)]
     assert names == ["typing.Annotated", "typer.Typer", "typer.Typer.command", "typer.Argument", "typer.Option", "typer.echo",
-                     "typer.Typer.callback"]
+                     "typer.Typer.callback", "typer.Typer.__call__"]
 
 
 def test_a_pycon_is_read_without_its_prompts_and_output() -> None:
