@@ -145,26 +145,8 @@ def _python(
             continue  # the standard library's, another library's, or the example's own
         ours += 1
         ref = Ref("symbol", call.name, call.text, sentence, called=not call.imported)
-        res = gr.resolve(ref, index, page_repo_path=page_repo_path)
         where = {"line": ex.code_line + call.line - 1, "reference": call.text, "kind": KIND, "statement": ex.statement}
-        if res.outcome == gr.RESOLVED and res.target is not None:
-            out.calls["resolved"] += 1
-            resource = head_resource(index, res.target)
-            why = _keyword_problem(index, call, res.target)
-            if why is not None:
-                out.calls["resolved"] -= 1
-                out.calls["broken"] += 1
-                out.broken.append({**where, "reason": why})
-            if resource is not None:
-                cited.setdefault(resource, res.target.qualname)
-        elif res.outcome == gr.BROKEN:
-            out.calls["broken"] += 1
-            out.broken.append({**where, "reason": res.reason})
-        elif res.outcome == gr.AMBIGUOUS:
-            out.calls["ambiguous"] += 1
-            out.ambiguous.append({**where, "candidates": list(res.candidates)})
-        else:
-            out.calls["unknown"] += 1
+        _cite(index, gr.resolve(ref, index, page_repo_path=page_repo_path), where, cited, out, call)
     if cited:
         return tuple(cited), tuple(cited.values())
     out.left_alone[NOT_PYTHON if not used.parsed and not used.calls else NONE_RESOLVED if ours else NO_PROJECT_CALL] += 1
@@ -204,18 +186,33 @@ def _console_name(
 ) -> None:
     res = gr.resolve(Ref("symbol", name, name, sentence), index, page_repo_path="")
     where = {"line": ex.code_line + cmd.line - 1, "reference": name, "kind": KIND, "statement": ex.statement}
+    _cite(index, res, where, cited, out)
+
+
+def _cite(
+    index: SourceIndex, res: gr.Resolution, where: dict[str, Any], cited: dict[str, str], out: ExamplePlan,
+    call: claim_examples.Call | None = None,
+) -> None:
+    """One name's resolution counted, its head cited when resolved (and `call` judged against its
+    signature: a keyword it does not accept is broken), reported when broken or ambiguous."""
+    why = None
     if res.outcome == gr.RESOLVED and res.target is not None:
-        out.calls["resolved"] += 1
         resource = head_resource(index, res.target)
         if resource is not None:
             cited.setdefault(resource, res.target.qualname)
-    elif res.outcome == gr.BROKEN:
-        out.calls["broken"] += 1
-        out.broken.append({**where, "reason": res.reason})
+        why = _keyword_problem(index, call, res.target) if call is not None else None
+        if why is None:
+            out.calls["resolved"] += 1
+            return
     elif res.outcome == gr.AMBIGUOUS:
         out.calls["ambiguous"] += 1
-    else:
+        out.ambiguous.append({**where, "candidates": list(res.candidates)})
+        return
+    elif res.outcome != gr.BROKEN:
         out.calls["unknown"] += 1
+        return
+    out.calls["broken"] += 1
+    out.broken.append({**where, "reason": why or res.reason})
 
 
 def in_file(index: SourceIndex, d: Definition) -> str:
