@@ -160,7 +160,8 @@ def _missing_member(ref: Ref, index: SourceIndex, parts: list[str]) -> Resolutio
             return Resolution(ref, UNKNOWN)
         if d.kind == "module":
             mod = index.modules.get(d.qualname)
-            if mod is None or mod.has_getattr:
+            outside = parts[i] in mod.aliases or any(s.split(".")[0] not in index.roots for s in mod.stars) if mod else False
+            if mod is None or mod.has_getattr or outside:  # imported from another library (`from click import echo`)
                 return Resolution(ref, UNKNOWN)
         if d.kind == "class" and index.external_bases(d.qualname):
             return Resolution(ref, UNKNOWN, reason="inherits from outside the project")

@@ -209,3 +209,16 @@ def test_the_projects_programs_from_pyproject_setup_cfg_or_setup_py() -> None:
         "tool": Program("setup.cfg", 3, "pkg.cli.run")
     }
     assert programs(index({"pyproject.toml": "not = [toml"})) == {}
+
+
+def test_a_name_the_package_imports_from_another_library_is_not_broken(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """`typer.echo` is click's, re-exported by `from click.utils import echo as echo`: it exists."""
+    repo.write("pkg/__init__.py", "from json import dumps as dumps\nfrom ._client import Client\n")
+    repo.write("pkg/_client.py", CLIENT)
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.write("docs/use.md", "# Use\n\n```python\nimport pkg\npkg.dumps({})\npkg.Client('b')\npkg.nothere()\n```\n")
+    repo.commit_all("docs")
+    rc, plan = _json(repo, capsys, "ground", "--all", "--plan")
+    examples = plan["pages"][0]["examples"]
+    assert rc == 1 and [b["reference"] for b in examples["broken"]] == ["pkg.nothere()"]
+    assert examples["calls"] == {"resolved": 1, "ambiguous": 0, "broken": 1, "unknown": 1}
