@@ -23,7 +23,7 @@ class Signature:
 def _tree(source: str) -> ast.Module | None:
     try:
         return ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile nesting too
         return None
 
 

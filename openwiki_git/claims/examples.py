@@ -69,13 +69,13 @@ def _trees(source: str) -> tuple[list[ast.Module], bool]:
     placeholder line still shows its calls); whether it parsed whole."""
     try:
         return [ast.parse(source)], True
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile nesting too
         pass
     trees, line = [], 0
     for chunk in source.split("\n\n"):
         try:
             tree = ast.parse(chunk)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile nesting too
             tree = None
         if tree is not None:
             ast.increment_lineno(tree, line)
@@ -111,10 +111,15 @@ def _read(ex: Example, imported: dict[str, str] | None) -> tuple[Uses, dict[str,
     """The example's uses, and the names its own imports bind."""
     trees, parsed = _trees(python_source(ex))
     reader = _Reader(imported)
-    for tree in trees:
-        reader.read(tree)
-    calls = [c for _, c in sorted(reader.calls, key=lambda item: item[0])]  # in the order of the source
-    return Uses(tuple(dict.fromkeys(calls)), parsed), reader.imports
+    try:
+        for tree in trees:
+            reader.read(tree)
+    except RecursionError:  # nesting `ast` parsed but a walk of it cannot follow: what was read counts
+        parsed = False
+    once: dict[tuple[str, str, tuple[str, ...], bool], Call] = {}  # a call written the same way twice is one use
+    for _, c in sorted(reader.calls, key=lambda item: item[0]):  # in the order of the source
+        once.setdefault((c.name, c.text, c.keywords, c.imported), c)
+    return Uses(tuple(once.values()), parsed), reader.imports
 
 
 class _Reader:

@@ -205,3 +205,13 @@ def test_broken_calls_match_each_call_to_the_definition_the_claim_cites() -> Non
     assert ce.broken_calls(PAGE.replace("<!-- c-1a2b3c4d -->", "Text.[^c-1a2b3c4d]"), claim, reader(files)) == ()
     records = ce.broken_records("use.md", "docs/use.md", PAGE, [claim], reader(files))
     assert {r["kind"] for r in records} == {"example"} and records[0]["line"] == 3 and records[0]["claim_id"] == claim.id
+
+
+def test_hostile_code_is_read_in_bounded_time_without_a_crash() -> None:
+    deep = "import pkg\npkg.run(" + "(" * 5000 + "1" + ")" * 5000 + ")\n"
+    assert ce.uses(one(deep)).calls == ()  # too deep for `ast`: left alone, never a traceback
+    wide = "import pkg\n" + "pkg.f(x=1)\n" * 20000
+    assert len(ce.uses(one(wide)).calls) == 1  # one call, said once
+    from openwiki_git.claims import accepts
+
+    assert accepts.signature("def f(" + "(" * 5000, "f") is None
