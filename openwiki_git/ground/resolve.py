@@ -51,8 +51,14 @@ def _primary(defs: list[Definition]) -> list[Definition]:
     return main or defs
 
 
+# A role names the kind of what it names: `:func:`pkg.retry`` is never the module pkg/retry.py.
+_ROLE_KINDS = {"func": "function method class", "meth": "method function", "class": "class", "exc": "class", "mod": "module"}
+
+
 def _one(ref: Ref, defs: list[Definition], what: str) -> Resolution:
     defs = _primary(defs)
+    kinds = _ROLE_KINDS.get(ref.role or "", "").split()
+    defs = [d for d in defs if d.kind in kinds] if len(defs) > 1 and any(d.kind in kinds for d in defs) else defs
     if len(defs) == 1:
         return Resolution(ref, RESOLVED, defs[0], reason=what)
     return Resolution(ref, AMBIGUOUS, candidates=tuple(sorted(d.resource for d in defs)), reason=f"{len(defs)} definitions")
@@ -160,9 +166,8 @@ def _missing_member(ref: Ref, index: SourceIndex, parts: list[str]) -> Resolutio
             return Resolution(ref, UNKNOWN)
         if d.kind == "module":
             mod = index.modules.get(d.qualname)
-            outside = parts[i] in mod.aliases or any(s.split(".")[0] not in index.roots for s in mod.stars) if mod else False
-            if mod is None or mod.has_getattr or outside:  # imported from another library (`from click import echo`)
-                return Resolution(ref, UNKNOWN)
+            if mod is None or mod.has_getattr or parts[i] in mod.aliases or any(s.split(".")[0] not in index.roots for s in mod.stars):
+                return Resolution(ref, UNKNOWN)  # its __getattr__, or a name it imports from another library (`from click import echo`)
         if d.kind == "class" and index.external_bases(d.qualname):
             return Resolution(ref, UNKNOWN, reason="inherits from outside the project")
         return Resolution(ref, BROKEN, reason=f"{d.qualname} has no {parts[i]}")

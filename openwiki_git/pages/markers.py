@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from openwiki_git.pages import rst_markers
+
 _LABEL = r"c-[0-9a-f]{8,32}"
 PATTERN = r"\[\^(" + _LABEL + r")\](?!:)"  # the footnote form; group 1: the label, `c-1a2b3c4d`
 MARKER = re.compile(PATTERN)
@@ -30,6 +32,7 @@ ANY = re.compile(ANY_PATTERN)
 # Substrings every marker of a form holds: a text holding neither holds no marker (fast paths test them first).
 FOOTNOTE_OPENING = "[^c-"
 COMMENT_OPENING = "<!--"
+RST_OPENING = ".. c-"  # the reStructuredText form, a comment line of its own (rst_markers.py)
 # The generated citations block (citations.py writes it between its BEGIN and END lines).
 BLOCK = re.compile(r"\n*<!-- openwiki-git:citations:begin[^\n]*-->\n.*?<!-- openwiki-git:citations:end -->\n?", re.S)
 _BEGIN = "<!-- openwiki-git:citations:begin"
@@ -92,7 +95,17 @@ def markers_in(text: str) -> set[str]:
     found = set(MARKER.findall(prose)) if FOOTNOTE_OPENING in prose else set()
     if COMMENT_OPENING in prose:
         found.update(COMMENT.findall(prose))
+    if RST_OPENING in prose:  # a reStructuredText page's markers: comment lines (rst_markers.py)
+        found |= rst_markers.labels_in(prose)
     return found
+
+
+def as_comments(text: str) -> str:
+    """`text` with every footnote marker of its prose in the comment form, after a space (a docs
+    site's pages carry only invisible markers: store/site.py). Definitions are left alone."""
+    if FOOTNOTE_OPENING not in text:
+        return text
+    return MARKER.sub(lambda m: " " + comment(m.group(1)), text)
 
 
 def comment_only(text: str) -> set[str]:

@@ -95,7 +95,11 @@ def _find_marker(text: str, claim_id: str) -> tuple[int, int] | None:
 
 def sentence_span(text: str, claim_id: str, statement: str) -> tuple[int, int, int] | None:
     """(sentence start, marker start, marker end) of the first marker of the claim in the prose;
-    on a page without the marker, the statement's own span if it occurs exactly once."""
+    on a page without the marker, the statement's own span if it occurs exactly once. In
+    reStructuredText the marker line follows the paragraph: the statement's sentence in it."""
+    rst = citations.rst_sentence(text, claim_id, statement)
+    if rst is not None:
+        return rst[0], rst[1], rst[1]
     found = _find_marker(text, claim_id)
     stmt = statement.strip()
     if found is None:

@@ -22,3 +22,11 @@ def findings(ws: Workspace, page: str, text: str | None, sidecar: Any) -> dict[s
 
     found = claim_examples.broken_records(page, ws.wiki.repo_path(page), text, sidecar.claims, ws.reader("worktree"))
     return {KEY: found} if found else {}
+
+
+def lint_findings(ws: Workspace, sidecars: dict[str, Any]) -> list[tuple[str, int, str]]:
+    """Every page's entries as `lint` says them, (page path, line, message), in page order."""
+    return [
+        (b["page_path"], b["line"], f"`{b['reference']}` breaks the example: {b['reason']}")
+        for page, sc in sorted(sidecars.items()) for b in findings(ws, page, ws.page_text(page), sc).get(KEY, ())
+    ]
