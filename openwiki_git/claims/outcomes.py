@@ -65,6 +65,7 @@ class ClaimOutcome:
     status: Status
     evidence: tuple[EvidenceOutcome, ...]
     affected: bool  # the diff touched a cited file, or the claim is new or changed since the old side
+    broken: tuple[tuple[str, str], ...] = ()  # a guarded example's broken calls: (the call, why) (claims/examples.py)
 
     @property
     def changed(self) -> bool:
@@ -82,4 +83,11 @@ class ClaimOutcome:
         parts = [o.describe() for o in self.evidence if o.status != "fresh"]
         if not parts and self.before.mark is not None:
             parts = ["marked earlier; the cited text is back to its verified version"]
+        parts += [f"breaks `{call}`: {why}" for call, why in self.broken]
         return "; ".join(parts)
+
+    def notes(self) -> list[str]:
+        """check's notes on the claim: its mark's causes, then the example calls the change broke."""
+        causes = self.before.mark.causes if self.before.mark is not None else ()
+        notes = [f"{c.resource}: {c.reason}" + (f" by {c.hunk}" if c.hunk else "") for c in causes]
+        return notes + [f"breaks `{call}`: {why}" for call, why in self.broken]

@@ -302,12 +302,15 @@ def to_text(report: dict[str, Any], *, verbose: bool = False, every: bool = Fals
     return "\n".join(lines) + "\n"
 
 
+_BROKEN_KIND = {"example": "broken example call"}  # how a broken reference's kind is named, when not "broken reference"
+
+
 def findings_text(report: dict[str, Any]) -> list[str]:
     """The text lines of the report's findings beyond its claims' verdicts: claims citing a
     replaced document, broken code references."""
     lines = [f"{n['page_path']}: {n['id']}: {n['note']}" for n in report.get("superseded_sources", ())]
     lines += [
-        f"{b['page_path']}:{b['line']}: broken reference `{b['reference']}`: {b['reason']}"
+        f"{b['page_path']}:{b['line']}: {_BROKEN_KIND.get(b['kind'], 'broken reference')} `{b['reference']}`: {b['reason']}"
         for b in report.get("broken_references", [])
     ]
     lines += [

@@ -18,10 +18,12 @@ import dataclasses
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from openwiki_git.errors import EvidenceError
 from openwiki_git.formats import pagenames
+from openwiki_git.ground import examples as ground_examples
 from openwiki_git.ground import pageformat
 from openwiki_git.ground import resolve as gr
 from openwiki_git.ground.broken import GROUND_BY, broken_references, grounded_pages  # noqa: F401 (check and lint import them here)
@@ -91,6 +93,8 @@ class PageReport:
     front_matter_added: bool = False
     refused: str | None = None  # the verify_policy rule that forbids ground's claims on this page
     left_alone: str | None = None  # why the page is not grounded (history, opted out)
+    examples: Any = None  # the page's code examples as found (ground/examples.py: ExamplePlan)
+    examples_planned: list[tuple[Any, str]] = field(default_factory=list)  # (ExampleProposal, its claim id)
 
 
 @dataclass
@@ -139,7 +143,32 @@ def plan_page(ctx: Context, page: str, sidecar: Sidecar | None, text: str) -> Pa
             continue
         guards = [_guard(ctx, g, page_repo, found.local_names) for g in found.guards.get(sentence, ())]
         _propose(rep, ctx, sidecar, sentence, items, [g for g in guards if g is not None])
+    rep.proposals += _examples(ctx, rep, sidecar, text, page_repo)
     return rep
+
+
+def _examples(ctx: Context, rep: PageReport, sidecar: Sidecar, text: str, page_repo: str) -> list[Proposal]:
+    """One claim per code example that uses the project's API (ground/examples.py), its evidence
+    the heads of what it calls, its marker a comment on the line after the closing fence. A
+    reStructuredText page's examples are not read (a comment marker would show there)."""
+    if pagenames.is_rst(rep.page):
+        return []
+    rep.examples = ground_examples.plan(ctx.index, page_repo, text, sidecar.claims)
+    out = []
+    for ex in rep.examples.proposals:
+        items = [Item(target, ground_examples.KIND, target, resource, "head" if resource.endswith(":head") else "lines", extra="example")
+                 for resource, target in zip(ex.resources, ex.targets, strict=True)]
+        evidence, usable = establish(ctx, items)
+        if not usable:
+            continue
+        cid = ctx.reserve(rep.page, ex.statement, [e.resource for e in evidence])
+        rep.examples_planned.append((ex, cid))
+        out.append(Proposal(rep.page, ex.sentence, tuple(usable), tuple(evidence), cid, place=partial(_place_example, ex)))
+    return out
+
+
+def _place_example(ex: Any, text: str, claim_id: str) -> str:
+    return ground_examples.insert_markers(text, [(ex, claim_id)])
 
 
 def _items(rep: PageReport, ctx: Context, sentence: Sentence, pairs: list[tuple[Ref, gr.Resolution]]) -> list[Item]:

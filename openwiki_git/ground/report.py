@@ -9,6 +9,7 @@ from collections import Counter
 from typing import Any
 
 from openwiki_git import PRODUCER
+from openwiki_git.ground import examples as ground_examples
 from openwiki_git.ground.deterministic import PageReport
 from openwiki_git.store.workspace import Workspace
 
@@ -30,6 +31,7 @@ def report_data(ws: Workspace, reports: list[PageReport], *, plan: bool, model: 
         "refused_by_policy": sum(1 for r in reports if r.refused),
         "left_alone": sum(1 for r in reports if r.left_alone),
         "cites": dict(sorted(Counter(i["cites"] for p in pages for c in p["claims"] for i in c["items"]).items())),
+        "examples": ground_examples.summary(p["examples"] for p in pages),
     }
     # every reference is counted once: references == added + already_grounded + broken + ambiguous
     # + unknown + no_claim + repeated + retracted + unusable (`ignored` and `guarded` are apart)
@@ -54,4 +56,5 @@ def _page(ws: Workspace, r: PageReport) -> dict[str, Any]:
         "ignored": r.ignored, "guarded": r.guarded,
         **({"refused_by_policy": r.refused} if r.refused else {}),
         **({"left_alone": r.left_alone} if r.left_alone else {}),
+        "examples": ground_examples.page_data(r.examples, [{"id": cid, **ground_examples.added(ex)} for ex, cid in r.examples_planned]),
     }

@@ -226,8 +226,8 @@ def _missing_member(ref: Ref, index: SourceIndex, parts: list[str]) -> Resolutio
             return Resolution(ref, UNKNOWN)
         if d.kind == "module":
             mod = index.modules.get(d.qualname)
-            if mod is None or mod.has_getattr:
-                return Resolution(ref, UNKNOWN)
+            if mod is None or mod.has_getattr or parts[i] in mod.aliases or any(s.split(".")[0] not in index.roots for s in mod.stars):
+                return Resolution(ref, UNKNOWN)  # its __getattr__, or a name it imports from another library (`from click import echo`)
         if d.kind == "class" and index.external_bases(d.qualname):
             return Resolution(ref, UNKNOWN, reason="inherits from outside the project")
         return Resolution(ref, BROKEN, reason=f"{d.qualname} has no {parts[i]}")

@@ -120,6 +120,7 @@ def of_outcome(page_path: str, o: ClaimOutcome) -> Marked:
     details = tuple(((e.current_resource or e.before.resource).removeprefix("repo://"), e.reason, e.hunk) for e in bad)
     if not details and o.before.mark is not None:
         details = (("", "marked earlier; the cited text is back to its verified version", None),)
+    details += tuple(("", f"breaks `{call}`: {why}", None) for call, why in o.broken)  # a guarded example's calls
     items = [(e.status, e.reason, e.current_resource or e.before.resource) for e in o.evidence]
     return Marked(page_path, o.before.id, o.before.statement, o.status, details, causes.cause_of(items))
 

@@ -9,6 +9,7 @@ report (`services/check.ci_report`), which evaluates the commits of a pull reque
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +21,7 @@ from openwiki_git.formats import pagenames
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.git import diff as gitdiff
 from openwiki_git.git.repo import blob_id
-from openwiki_git.model import Sidecar
+from openwiki_git.model import FileText, Sidecar
 from openwiki_git.store import editing
 from openwiki_git.store.workspace import Workspace, now_iso
 
@@ -199,7 +200,32 @@ def evaluate(
             if outcome.affected:
                 result.outcomes.append(outcome)
     _require_unique_ids(ws, diff, current, result.sidecars, index)  # before anything is written or reported
+    _broken_examples(ws, diff, result)
     return result
+
+
+def _broken_examples(ws: Workspace, diff: gitdiff.Diff, result: Evaluation) -> None:
+    """A claim the change flags that guards a code example: the calls of the example the change
+    broke (claims/examples.py's rule, the one `check` applies), read at the diff's new side."""
+    todo = [k for k, o in enumerate(result.outcomes) if o.status != "fresh"]
+    if not todo:
+        return
+    from openwiki_git.claims import examples as claim_examples
+    from openwiki_git.pages.markers import COMMENT
+
+    def read(path: str) -> FileText:
+        return gitdiff.read(ws.repo, diff.new, path)
+
+    pages: dict[str, Any] = {}  # page -> (its text, its examples read once when it carries a comment marker)
+    for k in todo:
+        o = result.outcomes[k]
+        if o.page not in pages:
+            text = read(ws.wiki.repo_path(o.page)).text
+            pages[o.page] = (text, claim_examples.read_page(text) if text is not None and COMMENT.search(text) else None)
+        text, page = pages[o.page]
+        broken = claim_examples.broken_calls(text, o.after, read, page) if page is not None else ()
+        if broken:
+            result.outcomes[k] = dataclasses.replace(o, broken=broken)
 
 
 def policy_problems(ws: Workspace, evaluation: Evaluation) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from openwiki_git.evidence.kinds import kind_link_path, looks_like_kind
 from openwiki_git.evidence.resource import parse_resource
 from openwiki_git.model import Claim
+from openwiki_git.pages import examples as page_examples
 from openwiki_git.pages import rst_markers, sentences
 from openwiki_git.pages.frontmatter_core import body_start
 from openwiki_git.pages.markers import ANY, comment, footnote, markers_in
@@ -104,7 +105,9 @@ def insert_marker(text: str, statement: str, claim_id: str, *, rst: bool = False
     markers already there), else after the first verbatim occurrence of the statement in the prose.
     In reStructuredText (`rst`) the marker is a comment line after the sentence's paragraph.
 
-    Returns None when the statement is not in the page (the user places the marker by hand).
+    A code example's statement (pages/examples.py) puts the comment form on the line after its
+    closing fence. Returns None when the statement is not in the page (the user places the marker
+    by hand).
     """
     if rst:
         return _insert_rst(text, statement, claim_id)
@@ -117,6 +120,9 @@ def insert_marker(text: str, statement: str, claim_id: str, *, rst: bool = False
     for span in sentences.prose(text[:prose_end], body):
         if _norm(text[span.start : span.stop]) == wanted:
             return text[: span.end] + marker(claim_id) + text[span.end :]
+    for ex in page_examples.examples(text):
+        if _norm(ex.statement) == wanted:
+            return insert_comment_after(text, ex, claim_id)
     at = text.find(statement, body, prose_end) if statement else -1
     if at < 0:
         return None
@@ -134,6 +140,20 @@ def labels_after(text: str, statement: str) -> list[str]:
         if _norm(text[span.start : span.stop]) == wanted:
             return ANY.findall(text, span.stop, span.end)
     return []
+
+
+def insert_comment_after(text: str, ex: page_examples.Example, claim_id: str) -> str:
+    """`text` with the claim's comment marker on the line right after example `ex`, indented as
+    its fence (added to the marker line already there)."""
+    at = ex.end
+    if ex.markers:
+        eol = text.find("\n", at)
+        eol = len(text) if eol < 0 else eol
+        at = eol - (text[at:eol].endswith("\r"))
+        return text[:at] + " " + comment_marker(claim_id) + text[at:]
+    newline = "\r\n" if text[:at].endswith("\r\n") else "\n"
+    lead = "" if at == 0 or text[:at].endswith("\n") else newline  # a fence closing the page without a newline
+    return text[:at] + lead + ex.indent + comment_marker(claim_id) + newline + text[at:]
 
 
 def _insert_rst(text: str, statement: str, claim_id: str) -> str | None:
@@ -197,7 +217,10 @@ def prose_before(text: str, claim_id: str) -> str | None:
     if at < 0:
         return None
     span = sentences.before(text, at, body_start(text))
-    return _norm(text[span.start : at]) if span is not None else ""
+    if span is None:  # a code example's comment marker: the example's statement
+        ex = page_examples.closed_by(text, at)
+        return ex.statement if ex is not None else ""
+    return _norm(text[span.start : at])
 
 
 def sentence_line(text: str, claim_id: str) -> int | None:
@@ -223,7 +246,8 @@ def marker_lines(text: str, claim_ids: Iterable[str], *, unmarked_page_ok: bool 
     body = body_start(text)
     found = sentences.blocks(text, body)
     first = first_markers(text, body)
-    return {cid: _sentence_line(text, first.get(label(cid), -1), body, found) for cid in claim_ids if label(cid) in markers}
+    exs = page_examples.examples(text) if "<!--" in text else []
+    return {cid: _sentence_line(text, first.get(label(cid), -1), body, found, exs) for cid in claim_ids if label(cid) in markers}
 
 
 def first_markers(text: str, body: int | None = None) -> dict[str, int]:
@@ -237,11 +261,18 @@ def first_markers(text: str, body: int | None = None) -> dict[str, int]:
     return first
 
 
-def _sentence_line(text: str, at: int, body: int, found: list[tuple[str, int, int]] | None) -> int | None:
-    """The 1-based line where the sentence before the marker at `at` starts (None: at is -1)."""
+def _sentence_line(
+    text: str, at: int, body: int, found: list[tuple[str, int, int]] | None, exs: list[page_examples.Example] | None = None
+) -> int | None:
+    """The 1-based line where the sentence before the marker at `at` starts (None: at is -1); for
+    a code example's comment marker, the line of its opening fence. `exs`: the page's examples."""
     if at < 0:
         return None
     span = sentences.before(text, at, body, found)
+    if span is None and text.startswith("<!--", at):
+        ex = page_examples.closed_by(text, at, exs)
+        if ex is not None:
+            return ex.line
     start = span.start if span is not None else at
     while start < at and text[start] in " \t\n":
         start += 1
@@ -260,6 +291,10 @@ def states(text: str, claim_id: str, statement: str) -> bool | None:
     m = own_marker(claim_id).search(prose)
     if m is None:
         return None
+    if prose.startswith("<!--", m.start()):  # after a code example: its statement is the example's
+        ex = page_examples.closed_by(text, _marker_at(text, claim_id))
+        if ex is not None:
+            return _norm(ex.statement) == _norm(statement)
     return _norm(prose[: m.start()]).endswith(_norm(statement))
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from openwiki_git.claims import fix as fixer
 from openwiki_git.model import ClaimResult, Evidence, Sidecar
-from openwiki_git.pages import citations, sentences
+from openwiki_git.pages import citations, examples, sentences
 from openwiki_git.pages.frontmatter_core import body_start
 from openwiki_git.pages.markers import ANY
 
@@ -39,13 +39,19 @@ class Plan:
 
 
 def paragraph_of(page_text: str | None, claim_id: str) -> str | None:
-    """The paragraph of the prose that carries the claim's marker (None when absent)."""
+    """The paragraph of the prose that carries the claim's marker (None when absent); for a code
+    example's claim, the whole example with its marker line (pages/examples.py)."""
     if page_text is None:
         return None
     found = _find_marker(page_text, claim_id)
     if found is None:
         return None
     at = found[0]
+    example = examples.closed_by(page_text, at) if page_text.startswith("<!--", at) else None
+    if example is not None:  # from its opening fence to the end of its marker line
+        first = len("".join(page_text.splitlines(keepends=True)[: example.line - 1]))
+        eol = page_text.find("\n", at)
+        return page_text[first : len(page_text) if eol < 0 else eol]
     lo = page_text.rfind("\n\n", 0, at)
     lo = body_start(page_text) if lo < 0 else lo + 2
     hi = page_text.find("\n\n", at)

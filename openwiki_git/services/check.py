@@ -163,6 +163,7 @@ def page_findings(ws: Workspace, page: str, text: str | None, sidecar: Any = Non
     wiki-wide finding (_wiki_findings). Keys starting with "_" are flags for those, never reported."""
     from openwiki_git.graph import citestale
     from openwiki_git.ground import deterministic as ground
+    from openwiki_git.services import check_examples
 
     found: dict[str, list[Any]] = {}
     if sidecar is not None and ws.config.verify_policy:  # the config is a key of the check cache
@@ -173,6 +174,7 @@ def page_findings(ws: Workspace, page: str, text: str | None, sidecar: Any = Non
             found["policy_problems"] = problems
     if sidecar is not None and ground.grounded_pages({page: sidecar}):
         found["_grounded"] = [True]  # broken references depend on every tracked file: _wiki_findings
+    found.update(check_examples.findings(ws, page, text, sidecar))  # its guarded code examples' broken calls
     if sidecar is not None and citestale.cited_documents(sidecar.claims, ws.config.wiki_dir):
         found["_cites_documents"] = [True]  # a document's standing is decided by other documents too
     return found
@@ -296,9 +298,7 @@ def _range_results(ws: Workspace, head_id: str, outcomes: list[Any]) -> list[Cla
     marked = {p: citations.marker_lines(t, by_page[p], unmarked_page_ok=strict) if t is not None else {} for p, t in texts.items()}
     results = []
     for o in outcomes:
-        notes = ["the page does not exist"] if texts[o.page] is None else []
-        if o.before.mark is not None:
-            notes.extend(f"{c.resource}: {c.reason}" + (f" by {c.hunk}" if c.hunk else "") for c in o.before.mark.causes)
+        notes = (["the page does not exist"] if texts[o.page] is None else []) + o.notes()
         evidence, lines = tuple(e.result() for e in o.evidence), marked[o.page]
         results.append(ClaimResult(o.page, o.before, o.status, evidence, o.before.id in lines, False, tuple(notes), lines.get(o.before.id)))
     return results
@@ -362,7 +362,7 @@ def _collected_findings(ws: Workspace, sidecars: dict[str, Any], page_text: Call
 
     broken = ground.broken_references(ws, sidecars, source)
     if broken:
-        extra["broken_references"] = broken
+        extra.setdefault("broken_references", []).extend(broken)
     return extra
 
 

@@ -18,7 +18,7 @@ from openwiki_git.model import Claim, Sidecar
 from openwiki_git.pages import citations, okf
 from openwiki_git.pages import frontmatter as fmt
 from openwiki_git.pages.frontmatter_core import uses_okf
-from openwiki_git.services import lint_ground
+from openwiki_git.services import check_examples, lint_ground
 from openwiki_git.store import bundle, editing
 from openwiki_git.store.workspace import Workspace
 
@@ -99,6 +99,7 @@ def lint(ws: Workspace, *, create_indexes: bool | None = None) -> tuple[list[Fin
     found += [Finding("several-claims", wiki.repo_path(p), n, m, True) for p, n, m in lint_ground.findings(texts, sidecars, plan.folds)]
     found += _links(ws)
     found += [Finding("broken-reference", p, n, m) for p, n, m in lint_ground.broken_references(ws, sidecars)]
+    found += [Finding("broken-example", *where) for where in check_examples.lint_findings(ws, sidecars)]
     found += _out_of_step(ws, texts, sidecars, plan)
     found += _cited_documents(ws, sidecars)
     found += _policy(ws, sidecars)

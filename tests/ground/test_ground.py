@@ -6,6 +6,7 @@ references."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -48,12 +49,16 @@ def test_cites_definitions_and_reports_broken(docs_repo: GitRepo, capsys: pytest
     assert "Call `widgets.make()` to build a widget." in statements
     # the link and the code span in one sentence cite the same lines: one claim
     assert sum(1 for c in sidecar["claims"] if "src/widgets/cli.py" in c["statement"]) == 1
+    # the code example that calls `make` is guarded by one claim citing its head, marked by a comment after the fence
+    (example,) = data["pages"][0]["examples"]["added"]
+    assert example["evidence"] == ["repo://src/widgets/_core.py#make:head"]
+    assert "    return make(3)\n```\n<!-- c-" in text
     # prose unchanged but for the markers; no front matter added
-    assert citations.strip_block(MARKER.sub("", text)) == GUIDE
+    assert citations.strip_block(re.sub(r"(?m)^<!-- c-[0-9a-f]{8} -->\n", "", MARKER.sub("", text))) == GUIDE
     capsys.readouterr()
     assert docs_repo.run("check") == 1  # every claim fresh; the two broken references remain
     out = capsys.readouterr().out
-    assert "docs/guide.md:6: broken reference `widgets.gone()`" in out and "5 claims: 5 fresh" in out
+    assert "docs/guide.md:6: broken reference `widgets.gone()`" in out and "6 claims: 6 fresh" in out  # five sentences and the example
     # one claim per sentence: the flag and the variable of one sentence are one claim's evidence
     both = [c for c in sidecar["claims"] if c["statement"].startswith("Pass `--size`")]
     assert len(both) == 1 and len(both[0]["evidence"]) == 2

@@ -26,7 +26,8 @@ def test_opens_one_pr_and_a_rerun_from_the_base_writes_nothing(docs_repo: Any, f
     assert set(files) == {"docs/guide.md", "docs/.claims/guide.json"}
     assert files["docs/guide.md"] is not None and b"[^c-" in files["docs/guide.md"]
     got = outputs(refresh_env["output"])
-    assert (got["pr-operation"], got["grounded-count"], got["broken-count"]) == ("created", "5", "2")  # five claims: one per sentence
+    # six claims: one per sentence, and the example
+    assert (got["pr-operation"], got["grounded-count"], got["broken-count"]) == ("created", "6", "2")
 
     # the next night, from the base branch again: the same claims (stable ids), nothing written
     docs_repo.git("checkout", "-q", "--", "docs")

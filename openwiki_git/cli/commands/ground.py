@@ -79,10 +79,21 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(report_text(data))
-    return 1 if data["summary"]["broken"] else 0
+    return 1 if data["summary"]["broken"] or data["summary"]["examples"]["broken"] else 0
 
 
 SHOWN_CANDIDATES = 5  # an ambiguous reference's candidates in the text; the JSON has them all
+
+
+def _examples_text(page: dict[str, Any], verb: str) -> list[str]:
+    """A page's code examples: each guarded (or to be), each broken call named."""
+    e = page.get("examples") or {}
+    lines = [
+        f"{page['page_path']}:{a['line']}: {verb} the example in " + ", ".join(r.removeprefix("repo://") for r in a["evidence"])
+        for a in e.get("added", ())
+    ]
+    lines += [f"{page['page_path']}:{b['line']}: broken example call `{b['reference']}`: {b['reason']}" for b in e.get("broken", ())]
+    return lines
 
 
 def report_text(data: dict[str, Any]) -> str:
@@ -105,6 +116,7 @@ def report_text(data: dict[str, Any]) -> str:
             lines.append(f"{p['page_path']}:{c['line']}: {verb} {how}: {cited}")
         for b in p["broken"]:
             lines.append(f"{p['page_path']}:{b['line']}: broken reference `{b['reference']}`: {b['reason']}")
+        lines.extend(_examples_text(p, verb))
         for a in p["ambiguous"]:
             shown, every = a["candidates"][:SHOWN_CANDIDATES], a["candidates"]
             more = f" ({len(shown)} of {len(every)} candidates; --format json lists all)" if len(every) > len(shown) else ""
@@ -119,6 +131,13 @@ def report_text(data: dict[str, Any]) -> str:
     if "site" in data:
         lines.append(ground_site.note(data["site"]))
     s = data["summary"]
+    e = s["examples"]
+    if e["found"]:
+        left = ", ".join(f"{n} {why}" for why, n in e["left_alone"].items())
+        lines.append(
+            f"{e['found']} code examples: {e['added']} {'to guard' if data['plan'] else 'guarded'}, {e['already']} guarded already, "
+            f"{e['broken']} broken calls" + (f"; left alone: {left}" if left else "")
+        )
     lines.append(
         f"{s['references']} references: {s['added']} {'to ground' if data['plan'] else 'grounded'} ({s['claims']} new claims, "
         f"{s['extended']} claims given more evidence), {s['already_grounded']} already grounded, {s['broken']} broken, "

@@ -1,0 +1,103 @@
+"""What a definition accepts by keyword, read from its file's text: a function's or method's
+parameters (a method's `self` or `cls` is bound, not passed; positional-only ones cannot be named;
+every `@overload` counts), a class's `__init__` (or `__new__`), or a dataclass's or attrs class's
+fields; and whether it takes `**kwargs`. Pure: text in, a record out. claims/examples.py judges an
+example's calls with it.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    keywords: frozenset[str]  # the parameters a caller may pass by name
+    var_keyword: bool  # takes `**kwargs`: every keyword is accepted
+
+
+@functools.lru_cache(maxsize=64)
+def _tree(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile nesting too
+        return None
+
+
+def signature(source: str, name: str) -> Signature | None:
+    """What the definition `name` (a qualified name inside the file: `Client`, `Client.get`)
+    accepts by keyword; None when the file does not define it or its signature cannot be told
+    (a class with neither `__init__` nor fields it knows)."""
+    tree = _tree(source)
+    if tree is None:
+        return None
+    found = _find(tree.body, name.split("."))
+    if not found:
+        return None
+    if isinstance(found[-1], ast.ClassDef):
+        return _class_signature(found[-1])
+    method = "." in name
+    return _merged([_function_signature(f, method) for f in found if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))])
+
+
+def _find(body: list[ast.stmt], parts: list[str]) -> list[ast.stmt]:
+    """The definitions of `parts[0]` in `body` (every `@overload` too), then of the rest inside it."""
+    hits: list[ast.stmt] = []
+    for node in _flat(body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == parts[0]:
+            hits.append(node)
+    if len(parts) == 1 or not hits:
+        return hits
+    inner = hits[-1]
+    return _find(inner.body, parts[1:]) if isinstance(inner, ast.ClassDef) else []
+
+
+def _flat(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """A body's statements, those under `if`/`try`/`with` at its level included."""
+    for node in body:
+        yield node
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            for block in (node.body, getattr(node, "orelse", []), getattr(node, "finalbody", [])):
+                yield from _flat(block)
+            for h in getattr(node, "handlers", []):
+                yield from _flat(h.body)
+
+
+def _function_signature(f: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> Signature:
+    """A function's keywords; a method's first parameter (`self`, `cls`) is bound, not passed."""
+    a = f.args
+    positional = a.args
+    static = any(ast.unparse(d) in ("staticmethod", "builtins.staticmethod") for d in f.decorator_list)
+    if method and not static and positional and not a.posonlyargs:
+        positional = positional[1:]
+    return Signature(frozenset(p.arg for p in (*positional, *a.kwonlyargs)), a.kwarg is not None)
+
+
+def _merged(sigs: list[Signature]) -> Signature | None:
+    if not sigs:
+        return None
+    return Signature(frozenset().union(*(s.keywords for s in sigs)), any(s.var_keyword for s in sigs))
+
+
+_FIELD_DECORATORS = ("dataclass", "define", "frozen", "mutable", "attrs", "s", "dataclasses.dataclass")
+
+
+def _class_signature(cls: ast.ClassDef) -> Signature | None:
+    inits = [n for n in _flat(cls.body) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in ("__init__", "__new__")]
+    if inits:
+        own = [n for n in inits if n.name == "__init__"] or inits
+        return _merged([_function_signature(n, True) for n in own])
+    named = (ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in cls.decorator_list)
+    decorated = any(n.rsplit(".", 1)[-1] in _FIELD_DECORATORS for n in named)
+    if not decorated or cls.bases:
+        return None  # fields inherited, or an __init__ from a base: not told here
+    names: set[str] = set()
+    for n in cls.body:
+        if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and "ClassVar" not in ast.unparse(n.annotation):
+            names.add(n.target.id)
+        elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and ast.unparse(n.value.func).endswith(("ib", "field", "attrib")):
+            names.update(t.id for t in n.targets if isinstance(t, ast.Name))
+    return Signature(frozenset(names | {x.lstrip("_") for x in names}), False)

@@ -1,0 +1,289 @@
+"""`ground` for a page's code examples: each example that uses the project's API gets one claim,
+its marker a comment on the line after the closing fence (pages/examples.py), its evidence the
+heads of the project's definitions the example calls, constructs or imports (`#Client:head`); a
+console example's evidence is the line that declares the program it runs (`[project.scripts]`, or
+a console script of setup.cfg or setup.py), the head of the function it runs when the example shows
+its `--help` (every option is declared there, with click), and the lines
+that declare the options it passes (cited as ground cites a flag named in prose). The calls are
+read by claims/examples.py and resolved here through ground's own resolver (resolve.py): a name
+whose root is not one of the project's packages is not looked up (the standard library, other
+libraries, the example's own names). Pure: the files come in through the index's reader.
+
+An example that calls a name the project does not define, or passes a keyword the callee does not
+accept (and it takes no `**kwargs`), is reported broken with the call named; once it carries a
+claim, `check` and the hook say so whenever that becomes true (claims/examples.broken_calls).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from openwiki_git.claims import accepts
+from openwiki_git.claims import examples as claim_examples
+from openwiki_git.evidence import definitions
+from openwiki_git.evidence.kinds import Symbol
+from openwiki_git.ground import resolve as gr
+from openwiki_git.ground.index import Definition, SourceIndex
+from openwiki_git.ground.proves import named_resource
+from openwiki_git.ground.refs import Ref, Sentence
+from openwiki_git.model import Claim
+from openwiki_git.pages import citations
+from openwiki_git.pages import examples as page_examples
+from openwiki_git.pages.examples import CONSOLE, Example
+
+KIND = claim_examples.KIND  # the `kind` of an example's entry in ground's report
+_CITED_KINDS = ("class", "function", "method")
+# Why an example gets no claim (the report's `left_alone` counts).
+NOT_PYTHON = "did not parse as Python"
+NO_PROJECT_CALL = "uses nothing of the project's"
+NONE_RESOLVED = "no call of the project's resolved to one definition"
+NO_PROGRAM = "runs none of the project's programs"
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleProposal:
+    example: Example
+    statement: str
+    resources: tuple[str, ...]  # the evidence, in the example's order, each once
+    targets: tuple[str, ...]  # what each resource is: a qualified name, a program, an option
+    sentence: Sentence  # where the example stands (its line) and where its marker goes (`end`)
+
+
+@dataclass
+class ExamplePlan:
+    """What grounding a page's examples would add, and what was found in them."""
+
+    proposals: list[ExampleProposal] = field(default_factory=list)
+    broken: list[dict[str, Any]] = field(default_factory=list)  # {line, reference, kind, statement, reason}
+    ambiguous: list[dict[str, Any]] = field(default_factory=list)
+    found: int = 0  # examples on the page (python, pycon, console)
+    already: int = 0  # examples a claim guards already (a comment marker of one of the page's claims)
+    left_alone: Counter[str] = field(default_factory=Counter)  # why an example gets no claim
+    calls: Counter[str] = field(default_factory=Counter)  # resolved, ambiguous, broken, unknown
+
+    def data(self) -> dict[str, Any]:
+        return {"found": self.found, "guarded": len(self.proposals) + self.already, "to_add": len(self.proposals),
+                "already": self.already, "left_alone": dict(sorted(self.left_alone.items())),
+                "calls": {k: self.calls.get(k, 0) for k in ("resolved", "ambiguous", "broken", "unknown")},
+                "broken": self.broken, "ambiguous": self.ambiguous}
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    path: str  # the file that declares it: pyproject.toml, setup.cfg or setup.py
+    line: int  # its line there
+    target: str  # the function it runs, dotted: `pkg.cli:main` -> `pkg.cli.main`
+
+
+_ENTRY_POINT = re.compile(r"""^\s*["']?([\w.-]+)\s*=\s*([\w.]+:[\w.]+)""")  # `name = pkg.mod:func`, in setup.py or setup.cfg
+
+
+def programs(index: SourceIndex) -> dict[str, Program]:
+    """The project's programs, each with the line that declares it and the function it runs:
+    `[project.scripts]` of pyproject.toml, else the console scripts of setup.cfg or setup.py."""
+    text = index.text("pyproject.toml")
+    out: dict[str, Program] = {}
+    try:
+        scripts = tomllib.loads(text).get("project", {}).get("scripts", {}) if text else {}
+    except (tomllib.TOMLDecodeError, AttributeError):
+        scripts = {}
+    lines = text.splitlines() if text else []
+    for name, target in scripts.items() if isinstance(scripts, dict) else ():
+        pattern = re.compile(r"^\s*[\"']?" + re.escape(name) + r"[\"']?\s*=")
+        line = next((n for n, ln in enumerate(lines, 1) if pattern.match(ln)), 1)
+        out[name] = Program("pyproject.toml", line, str(target).split("[", 1)[0].strip().replace(":", "."))
+    for path in ("setup.cfg", "setup.py"):
+        if out:
+            break
+        scripts_at = False
+        for n, ln in enumerate((index.text(path) or "").splitlines(), 1):
+            scripts_at = scripts_at or "console_scripts" in ln
+            m = _ENTRY_POINT.match(ln) if scripts_at else None
+            if m:
+                out.setdefault(m.group(1), Program(path, n, m.group(2).replace(":", ".")))
+    return out
+
+
+def plan(index: SourceIndex, page_repo_path: str, text: str, claims: Iterable[Claim]) -> ExamplePlan:
+    """The page's examples, each proposed for a claim, left alone (with why) or already guarded."""
+    index.build()
+    out = ExamplePlan()
+    labels = {citations.label(c.id) for c in claims}
+    progs: dict[str, Program] | None = None
+    found, used = claim_examples.read_page(text)
+    for k, ex in enumerate(found):
+        out.found += 1
+        if labels.intersection(ex.markers):
+            out.already += 1
+            continue
+        sentence = Sentence(ex.statement, ex.line, ex.end, False, ex.markers)
+        if ex.kind == CONSOLE:
+            progs = programs(index) if progs is None else progs
+            got = _console(index, ex, sentence, progs, out)
+        else:
+            got = _python(index, ex, used[k], sentence, page_repo_path, out)
+        if got is not None:
+            resources, targets = got
+            out.proposals.append(ExampleProposal(ex, ex.statement, resources, targets, sentence))
+    return out
+
+
+Found = tuple[tuple[str, ...], tuple[str, ...]]  # an example's evidence and what each item is
+
+
+def _python(
+    index: SourceIndex, ex: Example, used: claim_examples.Uses, sentence: Sentence, page_repo_path: str, out: ExamplePlan
+) -> Found | None:
+    cited: dict[str, str] = {}
+    ours = 0
+    for call in used.calls:
+        if call.name.split(".")[0] not in index.roots:
+            continue  # the standard library's, another library's, or the example's own
+        ours += 1
+        ref = Ref("symbol", call.name, call.text, sentence, called=not call.imported)
+        where = {"line": ex.code_line + call.line - 1, "reference": call.text, "kind": KIND, "statement": ex.statement}
+        _cite(index, gr.resolve(ref, index, page_repo_path=page_repo_path), where, cited, out, call)
+    if cited:
+        return tuple(cited), tuple(cited.values())
+    out.left_alone[NOT_PYTHON if not used.parsed and not used.calls else NONE_RESOLVED if ours else NO_PROJECT_CALL] += 1
+    return None
+
+
+def _console(index: SourceIndex, ex: Example, sentence: Sentence, progs: dict[str, Program], out: ExamplePlan) -> Found | None:
+    cited: dict[str, str] = {}
+    for cmd in page_examples.commands(ex):
+        for name in cmd.names:  # `gunicorn -k pkg.workers.Worker`: the class it names
+            if name.split(".")[0] in index.roots:
+                _console_name(index, ex, sentence, name, cmd, cited, out)
+        if cmd.program not in progs and cmd.program not in index.roots:
+            continue  # another program's options are not the project's
+        prog = progs.get(cmd.program) or next((p for p in progs.values() if p.target.split(".")[0] == cmd.program), None)
+        if prog is not None and cmd.program in progs:
+            cited.setdefault(f"repo://{prog.path}#L{prog.line}-L{prog.line}", cmd.program)
+        if cmd.help and prog is not None:  # its help shows every option: the head of the function declaring them
+            _console_name(index, ex, sentence, prog.target, cmd, cited, out)
+        for option in (o for o in cmd.options if o != "--help"):
+            res = gr.resolve(Ref("flag", option, option, sentence), index, page_repo_path="")
+            if res.outcome == gr.RESOLVED and res.target is not None:
+                out.calls["resolved"] += 1
+                cited.setdefault(_option_resource(index, res, sentence.text), option)
+            elif res.outcome == gr.AMBIGUOUS:
+                out.calls["ambiguous"] += 1
+            else:
+                out.calls["unknown"] += 1  # an option the framework adds (`--help`) or the user's own app defines
+    if cited:
+        return tuple(cited), tuple(cited.values())
+    out.left_alone[NO_PROGRAM] += 1
+    return None
+
+
+def _option_resource(index: SourceIndex, res: gr.Resolution, sentence: str) -> str:
+    """An option's evidence: the call that declares it (its help, type and default), else the
+    lines that mention it (names.py), else its definition."""
+    if res.lineset is not None:
+        return res.lineset.declaration or res.lineset.resource
+    assert res.target is not None
+    return named_resource(index, res.target, sentence)
+
+
+def _console_name(
+    index: SourceIndex, ex: Example, sentence: Sentence, name: str, cmd: page_examples.Command, cited: dict[str, str], out: ExamplePlan
+) -> None:
+    res = gr.resolve(Ref("symbol", name, name, sentence), index, page_repo_path="")
+    where = {"line": ex.code_line + cmd.line - 1, "reference": name, "kind": KIND, "statement": ex.statement}
+    _cite(index, res, where, cited, out)
+
+
+def _cite(
+    index: SourceIndex, res: gr.Resolution, where: dict[str, Any], cited: dict[str, str], out: ExamplePlan,
+    call: claim_examples.Call | None = None,
+) -> None:
+    """One name's resolution counted, its head cited when resolved (and `call` judged against its
+    signature: a keyword it does not accept is broken), reported when broken or ambiguous."""
+    why = None
+    if res.outcome == gr.RESOLVED and res.target is not None:
+        resource = head_resource(index, res.target)
+        if resource is not None:
+            cited.setdefault(resource, res.target.qualname)
+        why = _keyword_problem(index, call, res.target) if call is not None else None
+        if why is None:
+            out.calls["resolved"] += 1
+            return
+    elif res.outcome == gr.AMBIGUOUS:
+        out.calls["ambiguous"] += 1
+        out.ambiguous.append({**where, "candidates": list(res.candidates)})
+        return
+    elif res.outcome != gr.BROKEN:
+        out.calls["unknown"] += 1
+        return
+    out.calls["broken"] += 1
+    out.broken.append({**where, "reason": why or res.reason})
+
+
+def in_file(index: SourceIndex, d: Definition) -> str:
+    """`pkg._client.Client.get` -> `Client.get`: the definition's name inside its file."""
+    module = index.module_name(d.path)
+    return d.qualname[len(module) + 1 :] if module and d.qualname.startswith(module + ".") else d.qualname
+
+
+def head_resource(index: SourceIndex, d: Definition) -> str | None:
+    """The head of a class, function or method (`repo://pkg/x.py#Client:head`): what a caller
+    sees of it (its signature, decorators and docstring summary; a class's `__init__` signature);
+    None for what an example cannot call (a module, a variable)."""
+    if d.kind not in _CITED_KINDS or not d.path.endswith((".py", ".pyi")) or definitions.unsupported(d.path) is not None:
+        return None
+    return Symbol(d.path, in_file(index, d), True).canonical
+
+
+def _keyword_problem(index: SourceIndex, call: claim_examples.Call, d: Definition) -> str | None:
+    if d.kind not in _CITED_KINDS or not call.keywords:
+        return None
+    text = index.text(d.path)
+    sig = accepts.signature(text, in_file(index, d)) if text else None
+    return claim_examples.judge(call, call.name, True, sig, now=False)
+
+
+def insert_markers(text: str, items: Iterable[tuple[ExampleProposal, str]]) -> str:
+    """`text` with each claim's comment marker on the line after its example (found again by its
+    statement, the one nearest the line it was read on); nothing else changes."""
+    for prop, claim_id in sorted(items, key=lambda item: item[0].example.end, reverse=True):
+        same = [ex for ex in page_examples.examples(text) if ex.statement == prop.statement]
+        if not same:
+            continue  # the example changed since it was read: the next run proposes it again
+        ex = min(same, key=lambda e: abs(e.line - prop.example.line))
+        text = citations.insert_comment_after(text, ex, claim_id)
+    return text
+
+
+# -- ground's report ----------------------------------------------------------------------------
+def added(prop: ExampleProposal) -> dict[str, Any]:
+    """An example's entry in ground's report (`examples.added`)."""
+    return {"statement": prop.statement, "line": prop.example.line, "evidence": list(prop.resources), "targets": list(prop.targets)}
+
+
+def page_data(found: ExamplePlan | None, planned: list[dict[str, Any]]) -> dict[str, Any]:
+    """A page's `examples` in ground's report: the counts, and what was (or, in a plan, would be)
+    added, each with the id its claim gets."""
+    return {**(found or ExamplePlan()).data(), "added": planned}
+
+
+def summary(pages: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The report's `summary.examples`: every page's counts added up."""
+    out: dict[str, Any] = {"found": 0, "guarded": 0, "added": 0, "already": 0, "broken": 0, "ambiguous": 0,
+                           "left_alone": Counter(), "calls": Counter()}
+    for p in pages:
+        for k in ("found", "guarded", "already"):
+            out[k] += p[k]
+        out["added"] += len(p["added"])
+        out["broken"] += len(p["broken"])
+        out["ambiguous"] += len(p["ambiguous"])
+        out["left_alone"].update(p["left_alone"])
+        out["calls"].update(p["calls"])
+    out["left_alone"] = dict(sorted(out["left_alone"].items()))
+    out["calls"] = {k: out["calls"].get(k, 0) for k in ("resolved", "ambiguous", "broken", "unknown")}
+    return out

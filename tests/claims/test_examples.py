@@ -1,0 +1,217 @@
+"""What a code example uses and when it is broken (claims/examples.py): its calls through its own
+imports, a console's commands (read by pages/examples.py), a definition's signature, and the
+check-side rule."""
+
+from __future__ import annotations
+
+from openwiki_git.claims import examples as ce
+from openwiki_git.evidence.tokens import FILE_PREFIX
+from openwiki_git.model import Claim, Evidence, FileText
+from openwiki_git.pages import examples as pe
+
+
+def one(code: str, lang: str = "python") -> pe.Example:
+    (ex,) = pe.examples(f"```{lang}\n{code}```\n")
+    return ex
+
+
+def calls(code: str, lang: str = "python") -> list[tuple[str, str, tuple[str, ...]]]:
+    return [(c.name, c.text, c.keywords) for c in ce.uses(one(code, lang)).calls]
+
+
+def test_calls_are_named_through_the_examples_imports() -> None:
+    code = (
+        "import pkg\n"
+        "import pkg.sub as s\n"
+        "from pkg import Client as C\n"
+        "from os import path\n"
+        "client = C(verify=False, **extra)\n"
+        "client.get('u', follow=True)\n"
+        "with pkg.AsyncClient() as ac:\n"
+        "    ac.post(u)\n"
+        "pkg.Client().close()\n"
+        "s.helper(1)\n"
+        "def own():\n"
+        "    pass\n"
+        "own()\n"
+        "path.join('a')\n"
+        "x = unknown()\n"
+        "x.method()\n"
+    )
+    assert calls(code) == [
+        ("pkg.Client", "from pkg import Client", ()),
+        ("os.path", "from os import path", ()),
+        ("pkg.Client", "C(..., verify=...)", ("verify",)),
+        ("pkg.Client.get", "client.get(..., follow=...)", ("follow",)),
+        ("pkg.AsyncClient", "pkg.AsyncClient()", ()),
+        ("pkg.AsyncClient.post", "ac.post(...)", ()),
+        ("pkg.Client.close", "pkg.Client().close()", ()),
+        ("pkg.Client", "pkg.Client()", ()),
+        ("pkg.sub.helper", "s.helper(...)", ()),
+        ("os.path.join", "path.join(...)", ()),
+        ("unknown", "unknown()", ()),
+    ]  # own() is the example's; x.method() is called on an object of unknown class
+
+
+def test_decorators_annotations_and_defaults_are_calls_too() -> None:
+    code = (
+        "import typer\n"
+        "from typing import Annotated\n"
+        "app = typer.Typer()\n"
+        "@app.command()\n"
+        "def main(name: Annotated[str, typer.Argument()], age: int = typer.Option(1, min=0)):\n"
+        "    typer.echo(name)\n"
+        "@app.callback\n"
+        "def cb():\n"
+        "    pass\n"
+        "app()\n"
+    )
+    names = [name for name, _, _ in calls(code)]
+    assert names == ["typing.Annotated", "typer.Typer", "typer.Typer.command", "typer.Argument", "typer.Option", "typer.echo",
+                     "typer.Typer.callback", "typer.Typer.__call__"]
+
+
+def test_a_pycon_is_read_without_its_prompts_and_output() -> None:
+    code = (
+        ">>> import attr\n>>> @attr.s\n... class C:\n...     x = attr.ib()\n>>> C(1)\nC(x=1)\n"
+        ">>> attr.asdict(C(1), recurse=False)\n{'x': 1}\n"
+    )
+    assert calls(code, "pycon") == [
+        ("attr.s", "@attr.s", ()), ("attr.ib", "attr.ib()", ()), ("attr.asdict", "attr.asdict(..., recurse=...)", ("recurse",)),
+    ]
+
+
+def test_a_pages_examples_share_their_imports() -> None:
+    found = pe.examples("```pycon\n>>> from attrs import define\n```\n\nthen\n\n```pycon\n>>> @define\n... class C: pass\n```\n")
+    assert [c.name for c in ce.page_uses(found)[1].calls] == ["attrs.define"]
+    assert [c.name for c in ce.uses(found[1]).calls] == ["define"]  # alone, the name is the example's own guess
+
+
+def test_a_snippet_that_does_not_parse_whole_still_shows_its_calls() -> None:
+    used = ce.uses(one("import pkg\n\npkg.run(port=1)\n\nthis is :: not python\n"))
+    assert not used.parsed and [c.name for c in used.calls] == ["pkg.run"]
+
+
+def test_console_commands_with_their_options_and_dotted_names() -> None:
+    ex = one(
+        "$ uvicorn main:app --reload --port=5000\nINFO: started\n$ python -m uvicorn \\\n    --host 0.0.0.0\n"
+        "$ FOO=1 uv run gunicorn -k uvicorn.workers.UvicornWorker app.py\n",
+        "console",
+    )
+    got = [(c.program, c.options, c.names, c.line) for c in pe.commands(ex)]
+    assert got == [
+        ("uvicorn", ("--reload", "--port"), (), 1),
+        ("uvicorn", ("--host",), (), 3),  # a continued line is one command
+        ("gunicorn", (), ("uvicorn.workers.UvicornWorker",), 5),  # app.py is a file, not a name
+    ]
+
+
+SOURCE = '''
+import dataclasses
+from typing import overload
+
+
+class Client:
+    def __init__(self, base, *, verify=True, timeout=None):
+        pass
+
+    def get(self, url, **kwargs):
+        pass
+
+    @staticmethod
+    def make(size, /, colour):
+        pass
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    _y: int = 0
+
+
+class Plain(Base):
+    pass
+
+
+@overload
+def run(app: str, port: int) -> None: ...
+@overload
+def run(app: object, host: str) -> None: ...
+def run(app, port=0, host=""):
+    pass
+'''
+
+
+def test_signatures_read_from_the_definitions_file() -> None:
+    from openwiki_git.claims import accepts as ce  # noqa: PLC0415 - claims/accepts.py, used by the rule here
+
+    assert ce.signature(SOURCE, "Client") == ce.Signature(frozenset({"base", "verify", "timeout"}), False)
+    assert ce.signature(SOURCE, "Client.get") == ce.Signature(frozenset({"url"}), True)
+    assert ce.signature(SOURCE, "Client.make") == ce.Signature(frozenset({"colour"}), False)
+    assert ce.signature(SOURCE, "Point") == ce.Signature(frozenset({"x", "_y", "y"}), False)  # attrs drops the underscore
+    assert ce.signature(SOURCE, "Plain") is None  # its __init__ is a base's: not told here
+    assert ce.signature(SOURCE, "run") == ce.Signature(frozenset({"app", "port", "host"}), False)
+    assert ce.signature(SOURCE, "Gone") is None and ce.signature("def (:", "x") is None
+
+
+def test_judge_names_the_call_and_the_parameter() -> None:
+    call = ce.Call("pkg.Client", "Client(verify=...)", ("verify", "timeout"), 1)
+    sig = ce.Signature(frozenset({"timeout"}), False)
+    assert ce.judge(call, "pkg.Client", True, sig) == "`verify` is no longer a parameter of pkg.Client"
+    assert ce.judge(call, "pkg.Client", True, ce.Signature(frozenset(), False), now=False) == (
+        "`verify`, `timeout` are not a parameter of pkg.Client"
+    )
+    assert ce.judge(call, "pkg.Client", True, ce.Signature(frozenset(), True)) is None  # **kwargs takes it
+    assert ce.judge(call, "pkg.Client", True, None) is None  # a signature that cannot be told is no finding
+    assert ce.judge(call, "pkg.Client", False, None) == "pkg.Client is no longer defined"
+
+
+def reader(files: dict[str, str]):  # type: ignore[no-untyped-def]
+    return lambda path: FileText(path, files.get(path))
+
+
+def _claim(*resources: str) -> Claim:
+    return Claim("claim_1a2b3c4d" + "0" * 24, "S.", tuple(Evidence(r, FILE_PREFIX + "0" * 64) for r in resources))
+
+
+PAGE = """\
+# Use
+
+```python
+from pkg import Client, helper
+c = Client("b", verify=False)
+c.get("u", stream=True)
+c.close(force=True)
+helper()
+```
+<!-- c-1a2b3c4d -->
+"""
+
+
+def test_broken_calls_match_each_call_to_the_definition_the_claim_cites() -> None:
+    claim = _claim("repo://pkg/_client.py#Client:head", "repo://pkg/_base.py#Base.close:head", "repo://pkg/util.py#helper:head")
+    files = {
+        "pkg/_client.py": "class Client(Base):\n    def __init__(self, base, *, timeout=None):\n        pass\n",
+        "pkg/_base.py": "class Base:\n    def close(self, *, force=False):\n        pass\n",
+    }
+    assert ce.broken_calls(PAGE, claim, reader(files)) == (
+        ("from pkg import helper", "pkg.helper is no longer defined"),  # its file is gone: said once, at the import
+        ("Client(..., verify=...)", "`verify` is no longer a parameter of pkg.Client"),
+    )
+    # `c.get` cites nothing (no claim evidence names it); `c.close` matched `Base.close` by its last part
+    files["pkg/_base.py"] = "class Base:\n    def close(self):\n        pass\n"
+    assert ("c.close(force=...)", "`force` is no longer a parameter of pkg.Client.close") in ce.broken_calls(PAGE, claim, reader(files))
+    # a claim whose marker is a footnote, or a page without the example, guards no example
+    assert ce.broken_calls(PAGE.replace("<!-- c-1a2b3c4d -->", "Text.[^c-1a2b3c4d]"), claim, reader(files)) == ()
+    records = ce.broken_records("use.md", "docs/use.md", PAGE, [claim], reader(files))
+    assert {r["kind"] for r in records} == {"example"} and records[0]["line"] == 3 and records[0]["claim_id"] == claim.id
+
+
+def test_hostile_code_is_read_in_bounded_time_without_a_crash() -> None:
+    deep = "import pkg\npkg.run(" + "(" * 5000 + "1" + ")" * 5000 + ")\n"
+    assert ce.uses(one(deep)).calls == ()  # too deep for `ast`: left alone, never a traceback
+    wide = "import pkg\n" + "pkg.f(x=1)\n" * 20000
+    assert len(ce.uses(one(wide)).calls) == 1  # one call, said once
+    from openwiki_git.claims import accepts
+
+    assert accepts.signature("def f(" + "(" * 5000, "f") is None

@@ -1,0 +1,229 @@
+"""Code examples guarded, through the real CLI in a real repository: `ground` gives each example
+that uses the project's API one claim (a comment marker after its fence, the heads of what it calls
+as evidence; a console's program and options), reports a broken call at once, and leaves the rest
+alone with a reason; then a change to a called signature marks the claim in the hook, which names
+the broken call, as `check`, `check --base` and `lint` do."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from openwiki_git.formats import schema
+from tests.support.repo import GitRepo
+
+PYPROJECT = '[project]\nname = "pkg"\nversion = "1"\n\n[project.scripts]\npkgcli = "pkg.cli:main"\n'
+INIT = "from ._client import Client, connect\n"
+CLIENT = '''\
+"""The client."""
+
+
+class Client:
+    """A client."""
+
+    def __init__(self, base, *, verify=True, timeout=None):
+        self.base = base
+
+    def get(self, url, **options):
+        """Fetch a URL."""
+        return url
+
+
+def connect(base, retries=3):
+    """Connect."""
+    return Client(base)
+'''
+CLI = '''\
+import argparse
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--port", type=int)
+    p.add_argument("--reload", action="store_true")
+    return p
+'''
+GUIDE = """\
+---
+type: Reference
+---
+
+# Guide
+
+Make a client:
+
+```python
+import pkg
+
+client = pkg.Client("https://x", verify=False)
+client.get("/a", stream=True)
+```
+
+Connect in a console session:
+
+    >>> from pkg import connect
+    >>> connect("https://x", retries=1)
+
+Serve it:
+
+```console
+$ pkgcli --port 5000 --reload
+```
+
+Its options:
+
+```
+$ pkgcli --help
+usage: pkgcli [--port PORT] [--reload]
+```
+
+Old examples:
+
+```python
+import pkg
+pkg.connect("https://x", retry=2)
+pkg.gone()
+```
+
+Your own code:
+
+```python
+import json
+def app():
+    return json.dumps({})
+```
+"""
+
+
+@pytest.fixture
+def examples_repo(repo: GitRepo) -> GitRepo:
+    repo.write("pyproject.toml", PYPROJECT)
+    repo.write("pkg/__init__.py", INIT)
+    repo.write("pkg/_client.py", CLIENT)
+    repo.write("pkg/cli.py", CLI)
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.write("docs/guide.md", GUIDE)
+    repo.commit_all("docs")
+    return repo
+
+
+PORT = "repo://pkg/cli.py?grep=%5B%22'%2F%5D--port(%3F!%5B%5Cw-%5D)"
+RELOAD = "repo://pkg/cli.py?grep=%5B%22'%2F%5D--reload(%3F!%5B%5Cw-%5D)"
+
+
+def _json(repo: GitRepo, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict]:  # type: ignore[type-arg]
+    capsys.readouterr()
+    rc = repo.run(*argv, "--format", "json")
+    return rc, json.loads(capsys.readouterr().out)
+
+
+def test_ground_guards_examples_and_the_hook_check_and_lint_name_a_broken_call(
+    examples_repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = examples_repo
+    rc, plan = _json(repo, capsys, "ground", "--all", "--plan")
+    assert rc == 1  # the old example's calls are broken at once
+    examples = plan["pages"][0]["examples"]
+    assert [(a["line"], a["evidence"]) for a in examples["added"]] == [
+        (9, ["repo://pkg/_client.py#Client:head", "repo://pkg/_client.py#Client.get:head"]),
+        (18, ["repo://pkg/_client.py#connect:head"]),
+        # each option: the lines that mention it, as a flag named in prose is cited (ground/names.py)
+        (23, ["repo://pyproject.toml#L6-L6", PORT, RELOAD]),
+        (29, ["repo://pyproject.toml#L6-L6", "repo://pkg/cli.py#main:head"]),  # a help shows what the entry point declares
+        (36, ["repo://pkg/_client.py#connect:head"]),
+    ]
+    assert [(b["line"], b["reference"], b["reason"]) for b in examples["broken"]] == [
+        (38, "pkg.connect(..., retry=...)", "`retry` is not a parameter of pkg.connect"),
+        (39, "pkg.gone()", "pkg has no gone"),
+    ]
+    assert examples["left_alone"] == {"uses nothing of the project's": 1} and examples["found"] == 6
+    assert examples["calls"] == {"resolved": 7, "ambiguous": 0, "broken": 2, "unknown": 0}
+    assert plan["summary"]["examples"]["added"] == 5
+    assert repo.read("docs/guide.md") == GUIDE  # a plan writes nothing
+
+    capsys.readouterr()
+    assert repo.run("ground", "--all") == 1
+    out = capsys.readouterr().out
+    assert "docs/guide.md:9: grounded the example in pkg/_client.py#Client:head, pkg/_client.py#Client.get:head" in out
+    assert "docs/guide.md:38: broken example call `pkg.connect(..., retry=...)`: `retry` is not a parameter of pkg.connect" in out
+    text = repo.read("docs/guide.md")
+    sidecar = json.loads(repo.read("docs/.claims/guide.json"))
+    by_line = {c["statement"]: c for c in sidecar["claims"]}
+    first = by_line['The python example starting `client = pkg.Client("https://x", verify=False)` (4 lines) works with the code as it is.']
+    label = "c-" + first["id"][6:14]
+    assert f'client.get("/a", stream=True)\n```\n<!-- {label} -->\n\nConnect' in text
+    assert "    >>> connect(\"https://x\", retries=1)\n<!-- c-" in text  # after the indented block
+    assert "[^c-" not in text and "openwiki-git:citations" not in text  # comment markers only: no footnote block
+    assert [e["resource"] for e in first["evidence"]] == ["repo://pkg/_client.py#Client:head", "repo://pkg/_client.py#Client.get:head"]
+    # idempotent: the guarded examples are guarded already
+    rc, again = _json(repo, capsys, "ground", "--all", "--plan")
+    assert again["summary"]["examples"]["added"] == 0 and again["summary"]["examples"]["already"] == 5
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "grounded")
+
+    # The signature loses `verify`: the hook marks the example's claim and names the broken call.
+    repo.write("pkg/_client.py", CLIENT.replace("*, verify=True, timeout=None", "*, timeout=None"))
+    repo.git("add", "pkg/_client.py")
+    capsys.readouterr()
+    assert repo.run("hook") == 1
+    out = capsys.readouterr().out
+    assert (
+        f"{first['id']}: {first['statement']} (pkg/_client.py#Client:head definition Client:head changed (L4-L5, L7-L7 now) by @@ -7 +7 @@; "
+        "breaks `pkg.Client(..., verify=...)`: `verify` is no longer a parameter of pkg.Client)"
+    ) in " ".join(line.strip() for line in out.splitlines())  # the hook wraps its lines at the terminal's width
+    assert out.count("breaks `") == 1  # connect's examples did not change
+    rc, report = _json(repo, capsys, "check")
+    assert rc == 1 and schema.problems("check-report", report) == []
+    marked = next(c for c in report["claims"] if c["id"] == first["id"])
+    line = marked["line"]  # PAGE:LINE is the example's opening fence (the hook's re-render added front matter)
+    page = repo.read("docs/guide.md").splitlines()
+    assert marked["status"] == "stale" and page[line - 1] == "```python" and page[line + 2].startswith("client = pkg.Client(")
+    broken = [b for b in report["broken_references"] if b["kind"] == "example"]
+    assert [(b["line"], b["reference"], b["reason"], b["claim_id"]) for b in broken][0] == (
+        line, "pkg.Client(..., verify=...)", "`verify` is no longer a parameter of pkg.Client", first["id"]
+    )
+    # the old example, broken when it was grounded, keeps being reported while its claim stands
+    assert [b["reference"] for b in broken[1:]] == ["pkg.connect(..., retry=...)"]
+    capsys.readouterr()
+    assert repo.run("check") == 1
+    said = f"docs/guide.md:{line}: broken example call `pkg.Client(..., verify=...)`: `verify` is no longer a parameter of pkg.Client"
+    assert said in capsys.readouterr().out
+    capsys.readouterr()
+    repo.run("lint")
+    assert f"docs/guide.md:{line}: broken-example: `pkg.Client(..., verify=...)` breaks the example" in capsys.readouterr().out
+    repo.git("commit", "-q", "-m", "verify goes")
+    rc, ci = _json(repo, capsys, "check", "--base", "HEAD~1")
+    assert rc == 1
+    ci_claim = next(c for c in ci["claims"] if c["id"] == first["id"])
+    assert "breaks `pkg.Client(..., verify=...)`: `verify` is no longer a parameter of pkg.Client" in ci_claim["notes"]
+
+
+def test_the_projects_programs_from_pyproject_setup_cfg_or_setup_py() -> None:
+    from openwiki_git.ground.examples import Program, programs
+    from openwiki_git.ground.index import SourceIndex
+
+    def index(files: dict[str, str]) -> SourceIndex:
+        return SourceIndex(files, files.get)
+
+    assert programs(index({"pyproject.toml": PYPROJECT})) == {"pkgcli": Program("pyproject.toml", 6, "pkg.cli.main")}
+    setup_py = 'setup(\n    entry_points="""\n    [console_scripts]\n    uvicorn=uvicorn.main:main\n    """,\n)\n'
+    assert programs(index({"setup.py": setup_py})) == {"uvicorn": Program("setup.py", 4, "uvicorn.main.main")}
+    setup_cfg = "[options.entry_points]\nconsole_scripts =\n    tool = pkg.cli:run\n"
+    assert programs(index({"setup.cfg": setup_cfg, "pyproject.toml": "[project]\nname = 'x'\n"})) == {
+        "tool": Program("setup.cfg", 3, "pkg.cli.run")
+    }
+    assert programs(index({"pyproject.toml": "not = [toml"})) == {}
+
+
+def test_a_name_the_package_imports_from_another_library_is_not_broken(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """`typer.echo` is click's, re-exported by `from click.utils import echo as echo`: it exists."""
+    repo.write("pkg/__init__.py", "from json import dumps as dumps\nfrom ._client import Client\n")
+    repo.write("pkg/_client.py", CLIENT)
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.write("docs/use.md", "# Use\n\n```python\nimport pkg\npkg.dumps({})\npkg.Client('b')\npkg.nothere()\n```\n")
+    repo.commit_all("docs")
+    rc, plan = _json(repo, capsys, "ground", "--all", "--plan")
+    examples = plan["pages"][0]["examples"]
+    assert rc == 1 and [b["reference"] for b in examples["broken"]] == ["pkg.nothere()"]
+    assert examples["calls"] == {"resolved": 1, "ambiguous": 0, "broken": 1, "unknown": 1}
