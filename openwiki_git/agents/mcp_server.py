@@ -1,10 +1,12 @@
 """The MCP server of `openwiki-git mcp`, on the official `mcp` SDK (imported only here): the
 tools and resources of agents.service, with argument schemas and descriptions written for a model.
-A tool's error is returned as its result with isError set."""
+A tool's error is returned as its result with isError set: the service's one line and hint, an
+unexpected error (our bug) included, with the log file that holds its traceback."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -26,8 +28,11 @@ from openwiki_git.agents.service import (
 )
 
 
-def make_server(root: str | Path, *, wiki_dir: str | None = None, agent: str | None = None) -> MCPServer:
-    service = GraphService(root, wiki_dir=wiki_dir, agent=agent)
+def make_server(
+    root: str | Path, *, wiki_dir: str | None = None, agent: str | None = None,
+    crash_log: Callable[[BaseException], Path | None] | None = None,
+) -> MCPServer:
+    service = GraphService(root, wiki_dir=wiki_dir, agent=agent, crash_log=crash_log)
     server = MCPServer(
         "openwiki-git",
         version=__version__,
@@ -126,5 +131,10 @@ def _page_resource(server: MCPServer, service: GraphService, page: str) -> None:
         return service.page_text(page)
 
 
-def serve(root: str | Path, *, wiki_dir: str | None = None, agent: str | None = None) -> None:
-    make_server(root, wiki_dir=wiki_dir, agent=agent).run("stdio")
+def serve(
+    root: str | Path, *, wiki_dir: str | None = None, agent: str | None = None,
+    crash_log: Callable[[BaseException], Path | None] | None = None,
+) -> None:
+    """Serve over stdio; `crash_log` writes an unexpected error's traceback where the CLI writes
+    exit 3's (the agent gets one line naming it)."""
+    make_server(root, wiki_dir=wiki_dir, agent=agent, crash_log=crash_log).run("stdio")

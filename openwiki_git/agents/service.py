@@ -12,6 +12,7 @@ are read again, so a tool never reports `fresh` next to edited text.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -130,9 +131,13 @@ def tool_language(text: str) -> str:
 class GraphService:
     """The graph of one repository, kept fresh (see the module's docstring)."""
 
-    def __init__(self, root: str | Path | None = None, *, wiki_dir: str | None = None, agent: str | None = None) -> None:
+    def __init__(
+        self, root: str | Path | None = None, *, wiki_dir: str | None = None, agent: str | None = None,
+        crash_log: Callable[[BaseException], Path | None] | None = None,
+    ) -> None:
         self.ws = Workspace.open(Path(root) if root is not None else None, wiki_dir=wiki_dir)
         self.agent = agent  # --agent NAME; else each call's client names itself
+        self.crash_log = crash_log  # writes an unexpected error's traceback (the CLI's last-error.log), returns its path
         self._sidecars: Any = None  # verification.SidecarMemo, made on the first claims_for_change
         self._session: GraphSession | None = None
         self._key: tuple[Any, ...] | None = None
@@ -167,6 +172,19 @@ class GraphService:
             return {"error": tool_language(e.message), "hint": tool_language(e.hint or "")}
         except (TypeError, ValueError) as e:
             return {"error": f"{name}: bad arguments: {e}", "hint": "see the tool's argument descriptions"}
+        except Exception as e:  # noqa: BLE001 - our bug: one line and the log for the agent, never a traceback
+            return self._unexpected(name, e)
+
+    def _unexpected(self, name: str, e: Exception) -> dict[str, Any]:
+        """An error openwiki-git did not expect (its bug), as the CLI's exit 3 says it: one line,
+        the traceback in the log file (when a log writer was given), nothing else."""
+        log = self.crash_log(e) if self.crash_log is not None else None
+        what = " ".join(str(e).split())[:300]
+        where = f"details in {log}" if log is not None else "no log was written"
+        return {
+            "error": f"{name}: unexpected {type(e).__name__}: {what} (a bug in openwiki-git; {where})",
+            "hint": "the other tools still answer; report it with that log, and decide this step without the tool",
+        }
 
     def _locate(self, terms: str, within: str | None = None, limit: int = 10) -> dict[str, Any]:
         if not isinstance(terms, str):

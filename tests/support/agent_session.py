@@ -72,6 +72,59 @@ def build_marked_repo(root: Path) -> tuple[GitRepo, dict[str, str]]:
     return repo, ids
 
 
+CLIENT = '''"""An HTTP client."""
+
+
+class Client:
+    """Sends requests."""
+
+    def __init__(self, verify=True, timeout=5.0):
+        self.verify = verify
+        self.timeout = timeout
+
+    def send(self, request):
+        return request
+
+
+def get(url):
+    return Client().send(url)
+'''
+SHARED = {  # name: (page, statement, evidence): two pages citing one file
+    "head": ("guide.md", "A Client verifies TLS unless told otherwise.", "repo://src/client.py#Client:head"),
+    "get": ("guide.md", "get sends one request through a new Client.", "repo://src/client.py#get"),
+    "send": ("api.md", "Client.send returns the request it was given.", "repo://src/client.py#Client.send"),
+    "module": ("api.md", "The module is an HTTP client.", "repo://src/client.py#L1-L1"),
+}
+
+
+def build_shared_file_repo(root: Path) -> tuple[GitRepo, dict[str, str]]:
+    """Two pages whose claims cite one file (a class's head, a function, a method, a line); a
+    commit through the hook then changes the head's signature and the function's body: the
+    guide's two claims are marked, the api page's stay fresh (the graph reuses its results while
+    the guide's claims are verified anew: the crash of issue 33)."""
+    root.mkdir(parents=True, exist_ok=True)
+    repo = GitRepo(root)
+    repo.git("init", "-q", "-b", "main")
+    repo.write("src/client.py", CLIENT)
+    assert repo.run("init") == 0
+    for page, title in (("guide.md", "Guide"), ("api.md", "API")):
+        statements = " ".join(s for p, s, _ in SHARED.values() if p == page)
+        repo.write(f".openwiki/{page}", f"---\ntype: Reference\ntitle: {title}\n---\n\n# {title}\n\n{statements}\n")
+    repo.commit_all("code and pages")
+    ids = {}
+    for name, (page, statement, evidence) in SHARED.items():
+        assert repo.run("claim", "add", "--page", page, "--statement", statement, "--evidence", evidence, "--by", "human:ada") == 0
+        sidecar = json.loads(repo.read(f".openwiki/.claims/{page[:-3]}.json"))
+        ids[name] = next(c["id"] for c in sidecar["claims"] if c["statement"] == statement)
+    repo.commit_all("claims")
+    changed = CLIENT.replace("timeout=5.0", "timeout=10.0").replace("return Client().send(url)", "return Client(verify=True).send(url)")
+    repo.write("src/client.py", changed)
+    repo.git("add", "-A")
+    repo.run("hook")
+    repo.commit_all("a longer timeout")
+    return repo, ids
+
+
 def server_params(root: Path, *extra: str) -> Any:
     from mcp.client.stdio import StdioServerParameters
 
