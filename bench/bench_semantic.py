@@ -138,7 +138,8 @@ def kind_of(ws: Workspace, resources: list[str]) -> str:
 def refresher_pass(root: Path) -> dict[str, Any]:
     ws = Workspace.open(root)
     ids = [c.id for sc in ws.wiki.load_all().values() for c in sc.claims]
-    kinds = {c.id: kind_of(ws, [e.resource for e in c.evidence]) for sc in ws.wiki.load_all().values() for c in sc.claims}
+    kinds = {c.id: kind_of(ws, [e.resource for e in c.evidence]) + (", marked" if c.mark else ", not marked")
+             for sc in ws.wiki.load_all().values() for c in sc.claims}
 
     def honest(request: ReviewRequest) -> dict[str, Any]:
         return model_answers.answer(request.claim_id, "\n".join(request.messages), retry=request.attempt > 1)
@@ -152,14 +153,14 @@ def refresher_pass(root: Path) -> dict[str, Any]:
     sent = [d for d in result.decisions if d.attempts]
     by_kind: dict[str, list[int]] = defaultdict(list)
     for cid, size in first.items():
-        by_kind[kinds.get(cid, "lines")].append(size)
+        by_kind[kinds.get(cid, "lines, not marked")].append(size)
     return {
         "sent": len(sent),
         "first_accepted": sum(1 for d in sent if d.attempts == 1 and d.applied),
-        "decided": sum(1 for d in sent if d.applied),
+        "decided": sum(1 for d in result.decisions if d.applied),  # a request decides its sentence's claims
         "calls": sum(d.attempts for d in sent),
         "tokens_in": sum(d.tokens_in for d in sent),
-        "refusals": [d.error for d in sent if d.error] + [
+        "refusals": [str(d.error) for d in sent if d.error] + [
             r.messages[1].split("\n", 1)[0] for r in fake.history if r.attempt > 1
         ],
         "size": {k: (len(v), sum(v) / len(v)) for k, v in sorted(by_kind.items())},
@@ -248,9 +249,10 @@ def _crash(text: str) -> bool:
 def report(built: dict[str, int], refreshed: dict[str, Any], agent: dict[str, Any]) -> None:
     r = refreshed
     print(f"uvicorn replay: {built['claims']} claims, {built['marked']} marked by the hook")
-    print(f"refresher: {r['sent']} claims sent; first-attempt acceptance {r['first_accepted']}/{r['sent']} "
-          f"= {r['first_accepted'] / max(1, r['sent']):.0%}; decided {r['decided']}; model calls per claim "
-          f"{r['calls'] / max(1, r['sent']):.2f}; estimated input tokens per claim {r['tokens_in'] / max(1, r['sent']):.0f}")
+    print(f"refresher: {r['sent']} requests; first-attempt acceptance {r['first_accepted']}/{r['sent']} "
+          f"= {r['first_accepted'] / max(1, r['sent']):.0%}; {r['decided']} claims decided; model calls per claim "
+          f"{r['calls'] / max(1, r['decided']):.2f} (per request {r['calls'] / max(1, r['sent']):.2f}); "
+          f"estimated input tokens per claim {r['tokens_in'] / max(1, r['decided']):.0f}")
     for pattern, (n, ok) in r["patterns"].items():  # claims citing a definition by name: the others quote plain lines
         print(f"  pattern {pattern!r}: {ok}/{n} accepted first")
     for kind, (n, mean) in r["size"].items():

@@ -86,8 +86,13 @@ def _client_name(ctx: Context) -> str | None:
 
 
 class CitedRange(BaseModel):
-    resource: str = Field(description="repo://path#Lstart-Lend")
-    quote: str = Field(description="The exact current text of (some of) those lines")
+    resource: str = Field(description="repo://path#Lstart-Lend (the numbers shown), or a definition's resource as shown")
+    quote: str = Field(description="The current text of an unbroken run of those lines (a line may be cut at a word)")
+
+
+class NeighbourRewrite(BaseModel):
+    sentence: str = Field(description="The neighbouring sentence exactly as the paragraph has it")
+    revised: str = Field(description="Its new text: one plain sentence")
 
 
 def _verification_tools(server: MCPServer, answer: Any) -> None:
@@ -107,10 +112,12 @@ def _verification_tools(server: MCPServer, answer: Any) -> None:
         cited_ranges: Annotated[list[CitedRange], Field(description=ARGS["cited_ranges"])],
         rationale: Annotated[str, Field(description=ARGS["rationale"])],
         revised_statement: Annotated[str | None, Field(description=ARGS["revised_statement"])] = None,
+        rewrite_neighbour: Annotated[NeighbourRewrite | None, Field(description=ARGS["rewrite_neighbour"])] = None,
     ) -> str:
         data = {
             "claim_id": claim_id, "verdict": verdict, "revised_statement": revised_statement,
             "cited_ranges": [c.model_dump() for c in cited_ranges], "rationale": rationale,
+            **({"rewrite_neighbour": rewrite_neighbour.model_dump()} if rewrite_neighbour is not None else {}),
         }
         return answer("verify_claim", verdict=data, client=_client_name(ctx))
 

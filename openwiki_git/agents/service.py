@@ -53,18 +53,23 @@ CLAIM_SHOW = (
 )
 CLAIMS_FOR_CHANGE = (
     "Call after editing code: the wiki claims whose cited lines your change touches, and the claims "
-    "already marked stale or unresolved. Each comes with its status, statement, cause, and a context "
-    "text holding the cited text as last verified, the diff to now and the current lines, numbered "
-    "('>' marks the cited ones), plus may_cite: the only ranges a verdict may quote. Decide each one "
-    "with verify_claim."
+    "already marked stale or unresolved, one item per sentence (claims: its claims, when several). Each "
+    "comes with its status, statement, cause, and a context text holding each cited part as verified "
+    "-> now, numbered with the file's real line numbers (' ' and '+' rows are current, '-' rows the "
+    "text as verified), plus may_cite: the lines a verdict may quote, and retract_leaves: the "
+    "sentence a retract would leave unfinished. Decide each one with verify_claim."
 )
 VERIFY_CLAIM = (
-    "Record your verdict on one claim, before you finish: confirm (the statement still holds; quote "
-    "the current cited lines that prove it), revise (give revised_statement and quote the lines that "
-    "support it) or retract (it is no longer true). Quotes must be copied exactly from the current "
-    "lines shown by claims_for_change, from the claim's own files; a quote of comments does not prove "
-    "code. A refused verdict is an error naming the first problem, and nothing is written. An accepted "
-    "one is written to the working tree (never staged or committed), recorded as verified by agent:NAME."
+    "Record your verdict on one claim (and the other claims of its sentence), before you finish: "
+    "confirm (the statement still holds; quote the current lines that prove it), revise (give "
+    "revised_statement and quote the lines that support it) or retract (it is no longer true; with "
+    "rewrite_neighbour to rewrite the sentence the retraction leaves unfinished, as one decision). "
+    "Quote current rows shown by claims_for_change, cited by their line numbers or by the "
+    "definition's resource; several quotes per resource are fine, a quote may cut a line at a word; "
+    "a quote of comments or docstrings alone does not prove code. A refused verdict is an error "
+    "naming the first problem, and nothing is written. An accepted one is written to the working "
+    "tree (never staged or committed), recorded as verified by agent:NAME; a retract says what "
+    "happened to its paragraph."
 )
 ADD_CLAIM = (
     "Add a claim to a wiki page: one plain sentence and the source lines that support it, each with "
@@ -102,6 +107,10 @@ ARGS = {
         "empty for retract."
     ),
     "rationale": "One or two sentences: why.",
+    "rewrite_neighbour": (
+        "retract only, optional: {sentence: the neighbouring sentence as the paragraph has it (claims_for_change's "
+        "retract_leaves), revised: its new text}, rewritten in the same decision."
+    ),
     "statement": "The claim: one plain sentence the cited lines support.",
     "new_page": "The wiki page, e.g. 'architecture.md' (it must exist).",
 }

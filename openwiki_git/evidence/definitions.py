@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from openwiki_git.evidence.docstrings import docstring_prose, summary_prose
 from openwiki_git.evidence.tokens import split_lines
 
-__all__ = ["Extent", "definitions", "find", "python_extent", "summary_prose", "unsupported"]
+__all__ = ["Extent", "definitions", "docstring_lines", "find", "python_extent", "summary_prose", "unsupported"]
 
 Span = tuple[int, int]  # 1-based, inclusive
 
@@ -146,6 +146,25 @@ def definitions(path: str, text: str) -> list[Extent]:
     from openwiki_git.evidence import treesitter
 
     return [Extent(n, s, e, k, ((s, h),)) for n, s, e, k, h in treesitter.extents(path, text)]
+
+
+def docstring_lines(path: str, text: str) -> list[Span]:
+    """The lines of every docstring of a Python file that has its lines to itself, the module's
+    included: prose, not code (a quote of them proves no code). Other languages: none known."""
+    if not path.endswith((".py", ".pyi")):
+        return []
+    try:
+        tree = ast.parse(text, filename=path)
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    text_lines = split_lines(text)
+    found = _docstring_spans(tree, text_lines)
+    first = tree.body[0] if tree.body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        span = _own_lines(first.value, text_lines)
+        if span is not None:
+            found.append(span)
+    return sorted(found)
 
 
 def find(path: str, text: str, name: str) -> Extent | None:

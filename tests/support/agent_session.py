@@ -91,8 +91,8 @@ def get(url):
 '''
 SHARED = {  # name: (page, statement, evidence): two pages citing one file
     "head": ("guide.md", "A Client verifies TLS unless told otherwise.", "repo://src/client.py#Client:head"),
-    "get": ("guide.md", "get sends one request through a new Client.", "repo://src/client.py#get"),
-    "send": ("api.md", "Client.send returns the request it was given.", "repo://src/client.py#Client.send"),
+    "get": ("guide.md", "`get` sends one request through a new Client.", "repo://src/client.py#get"),
+    "send": ("api.md", "`Client.send` returns the request it was given.", "repo://src/client.py#Client.send"),
     "module": ("api.md", "The module is an HTTP client.", "repo://src/client.py#L1-L1"),
 }
 
@@ -137,16 +137,17 @@ def data(result: Any) -> dict[str, Any]:
 
 async def honest_agent(session: Any) -> tuple[int, int, list[str]]:
     """Reads claims_for_change once and confirms each claim it may verify, quoting the current
-    cited lines it was given. (marks cleared, claims it may verify, the errors it got)."""
+    lines of its cited part from the context it was given (numbered as the file is). (marks
+    cleared, claims it may verify, the errors it got)."""
+    from tests.support.model_answers import answer as model_answer
+
     found = data(await session.call_tool("claims_for_change", {}))
     cleared, errors = 0, []
     mine = [c for c in found["claims"] if c["agents_may_verify"]]
     for c in mine:
-        cited = [{"resource": e["current_resource"], "quote": e["current_text"]} for e in c["evidence"]]
-        answer = await session.call_tool("verify_claim", {
-            "claim_id": c["claim_id"], "verdict": "confirm", "cited_ranges": cited,
-            "rationale": "The changed lines still say what the statement says.",
-        })
+        verdict = model_answer(c["claim_id"], c["context"], retry=True)  # one plain quote of the current rows
+        verdict.pop("revised_statement")
+        answer = await session.call_tool("verify_claim", {**verdict, "rationale": "The changed lines still say what the statement says."})
         if answer.is_error:
             errors.append(answer.content[0].text)
         else:

@@ -30,6 +30,7 @@ _EVIDENCE = re.compile(r"^Evidence (\d+)(?: of \d+)?: (\S+?):? ", re.M)
 _BLOCK = re.compile(r"<<<(current|part|around)-(\d+)(?:-\d+)? (\S+)\n(.*?)\n>>>\1-\2(?:-\d+)? \3", re.S)
 _ROW = re.compile(r"^(?P<sign>[+\-]?)\s*(?P<n>\d+)(?P<flag>>?)\s?\|\s?(?P<text>.*)$")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+_PARAM = re.compile(r"\s*\*{0,2}[A-Za-z_]\w*\s*[:=,]")  # a parameter's line: `port: int = 8000,`
 
 
 @dataclass
@@ -123,8 +124,8 @@ def _named(item: Item, statement: str, pattern: str) -> list[dict[str, str]]:
     if pattern == "several quotes":
         return [{"resource": item.resource, "quote": first[1].strip()}, {"resource": item.resource, "quote": best[1].strip()}]
     if pattern == "cut mid-line":  # a parameter's line, its comma (or its neighbours) left out
-        params = Item(item.index, item.resource, [r for r in item.rows if r[1].rstrip().endswith(",")])
-        line = _best(params, statement, skip_first=False)[1] if params.rows else best[1]
+        params = Item(item.index, item.resource, [r for r in item.rows if _PARAM.match(r[1]) and r[1].rstrip().endswith(",")])
+        line = _best(params, statement, skip_first=False)[1] if params.rows else first[1].rstrip().rstrip(":")
         return [{"resource": item.resource, "quote": _fragment(line, statement)}]
     if pattern == "numbering as shown":
         return [{"resource": f"repo://{item.path}#L{best[0]}-L{best[0]}", "quote": best[1]}]
