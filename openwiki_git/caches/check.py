@@ -75,7 +75,7 @@ CONFIG_FILE = (".openwiki", "config.yml")  # config.config_path, without importi
 # indirectly, is one of them (test_checkcache derives the closure): about 80 stats, 0.25 ms.
 CODE = (
     "caches/check", "caches/check_keys", "caches/check_reuse", "caches/cite_bytes", "caches/cites", "caches/graph", "caches/pickling",
-    "claims/check", "claims/due", "claims/fix", "claims/kinds", "claims/outcomes", "claims/policy", "claims/report",
+    "claims/check", "claims/due", "claims/fix", "claims/kinds", "claims/outcomes", "claims/part", "claims/policy", "claims/report",
     "claims/sides", "claims/staleness", "claims/symbols", "diff/cosmetic", "diff/hunks", "diff/signatures",
     "errors", "evidence/definitions", "evidence/docstrings", "evidence/kinds", "evidence/plain",
     "evidence/relocation", "evidence/resolver", "evidence/resource", "evidence/tokens", "evidence/treesitter",

@@ -32,13 +32,13 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from openwiki_git.evidence.docstrings import docstring_prose, summary_prose
 from openwiki_git.evidence.tokens import split_lines
 
-__all__ = ["Extent", "definitions", "docstring_lines", "find", "python_extent", "summary_prose", "unsupported"]
+__all__ = ["Extent", "definitions", "docstring_lines", "find", "merged_spans", "python_extent", "summary_prose", "unsupported"]
 
 Span = tuple[int, int]  # 1-based, inclusive
 
@@ -191,8 +191,8 @@ def _python(body: list[ast.stmt], prefix: str, text_lines: list[str], docs: list
             if init is not None:
                 extra.append((python_extent(init)[0], _signature_end(init)))
         kind = "class" if isinstance(node, ast.ClassDef) else "method" if prefix else "function"  # only classes' bodies are walked
-        head = _merged([signature, *([summary] if summary else []), *extra])
-        head_v1 = _merged([signature, *docstring, *extra])
+        head = merged_spans([signature, *([summary] if summary else []), *extra])
+        head_v1 = merged_spans([signature, *docstring, *extra])
         inside = tuple(docs[bisect.bisect_left(docs, (start, 0)) : bisect.bisect_right(docs, (end, end))])
         yield Extent(name, start, end, kind, head, summary, head_v1 if head_v1 != head else None, inside)
         if isinstance(node, ast.ClassDef):
@@ -283,7 +283,9 @@ def _summary(docstring: list[Span], text_lines: list[str]) -> Span:
 
 
 
-def _merged(spans: list[Span]) -> tuple[Span, ...]:
+def merged_spans(spans: Iterable[Span]) -> tuple[Span, ...]:
+    """`spans` sorted, those that overlap or touch joined: the one merge of line spans (a
+    definition's head; the lines a context shows, claims/part.py, verdicts/context.py)."""
     out: list[Span] = []
     for s, e in sorted(spans):
         if out and s <= out[-1][1] + 1:

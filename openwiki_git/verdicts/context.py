@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from openwiki_git.claims import part
+from openwiki_git.evidence.definitions import merged_spans as _merge_spans
 from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
 from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError
 from openwiki_git.evidence.tokens import split_lines
@@ -101,18 +102,8 @@ class ClaimContext:
         """The current lines shown, by file, as `repo://path#La-Lb`; the definitions by name."""
         out = []
         for path in sorted(self.paths):
-            out += [f"{REPO_PREFIX}{path}#L{a}-L{b}" for a, b in _merge(self.spans_of(path))]
+            out += [f"{REPO_PREFIX}{path}#L{a}-L{b}" for a, b in _merge_spans(self.spans_of(path))]
         return out + sorted({p.resource for p in self.parts if p.symbol and p.now})
-
-
-def _merge(spans: Sequence[Span]) -> list[Span]:
-    out: list[Span] = []
-    for a, b in sorted(spans):
-        if out and a <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
-        else:
-            out.append((a, b))
-    return out
 
 
 def _block(name: str, tag: str, body: str) -> str:
@@ -179,7 +170,7 @@ def _render(
             left += cut
     if left:
         out.append("Left out to fit the budget: " + "; ".join(left) + ".")
-    cite = "; ".join(f"{p} " + ", ".join(f"L{a}-L{b}" for a, b in _merge([sp for s in shown if s.path == p for sp in s.spans]))
+    cite = "; ".join(f"{p} " + ", ".join(f"L{a}-L{b}" for a, b in _merge_spans([sp for s in shown if s.path == p for sp in s.spans]))
                      for p in sorted({s.path for s in shown if s.path and s.spans}))
     if cite:
         named = " (a definition also by its resource)" if any(p.symbol for p in parts) else ""
@@ -303,7 +294,7 @@ def _clipped(diff: part.Diff, limit: int | None) -> tuple[str, tuple[Span, ...],
     numbers = [int(r[1:7]) for r in kept if r[:1] in " +" and r[1:7].strip().isdigit()]
     last = max(numbers) if numbers else None
     left = f"{len(rows) - limit} more rows of its cited part" + (f" (after L{last})" if last else "")
-    return "\n".join(kept), tuple(_merge([(n, n) for n in numbers])), left
+    return "\n".join(kept), tuple(_merge_spans([(n, n) for n in numbers])), left
 
 
 def _around(text: str, spans: Sequence[Span], n: int) -> tuple[str, tuple[Span, ...]]:

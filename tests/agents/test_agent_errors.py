@@ -17,7 +17,6 @@ from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 from mcp.types import Implementation  # noqa: E402
 
-from openwiki_git.agents import mcp_server  # noqa: E402
 from openwiki_git.agents.service import GraphService  # noqa: E402
 from openwiki_git.cli import crashlog  # noqa: E402
 from tests.support.agent_session import build_shared_file_repo, data, server_params  # noqa: E402
@@ -58,6 +57,22 @@ def test_every_tool_answers_after_a_head_claim_is_verified_over_the_real_client(
         assert repo.run(*argv) in (0, 1), argv
 
 
+def _in_process_server(root: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """`openwiki-git mcp`'s server, in this process, its module forgotten after the test (so a
+    test that hides the SDK imports it afresh)."""
+    import sys
+
+    import openwiki_git.agents as agents
+
+    monkeypatch.delitem(sys.modules, "openwiki_git.agents.mcp_server", raising=False)
+    monkeypatch.setattr(agents, "mcp_server", None, raising=False)  # restored (absent) at teardown
+    monkeypatch.delattr(agents, "mcp_server")
+    from openwiki_git.agents import mcp_server
+
+    monkeypatch.setitem(sys.modules, "openwiki_git.agents.mcp_server", mcp_server)  # removed again at teardown
+    return mcp_server.make_server(root, crash_log=crashlog.write)
+
+
 def test_an_unexpected_error_is_one_line_naming_the_log_never_a_traceback(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -68,7 +83,7 @@ def test_an_unexpected_error_is_one_line_naming_the_log_never_a_traceback(
 
     monkeypatch.setattr(GraphService, "_check", broken)
     monkeypatch.chdir(repo.root)  # as `openwiki-git -C ROOT mcp` runs: the log goes to this repository's git directory
-    server = mcp_server.make_server(repo.root, crash_log=crashlog.write)
+    server = _in_process_server(repo.root, monkeypatch)
     texts: list[str] = []
 
     async def main() -> None:

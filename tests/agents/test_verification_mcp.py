@@ -133,3 +133,23 @@ def test_the_langchain_tools_are_the_same_tools(tmp_path: Path) -> None:
                                                     "revised_statement": "The tax rate is 20 percent (VAT).", "rationale": "r"}))
     assert done["applied"] is True and done["verified_by"] == "agent:lc-agent"
     assert "The tax rate is 20 percent (VAT).[^c-" in repo.read(".openwiki/guide.md")
+
+
+def test_retract_and_rewrite_the_paragraph_is_one_verdict_over_the_real_client(tmp_path: Path) -> None:
+    from tests.support.agent_session import build_dangling_repo
+
+    repo, _ = build_dangling_repo(tmp_path / "repo")
+    got: dict = {}
+
+    async def body(session: ClientSession) -> None:
+        (item,) = data(await session.call_tool("claims_for_change", {}))["claims"]
+        got["item"] = item
+        got["done"] = data(await session.call_tool("verify_claim", {
+            "claim_id": item["claim_id"], "verdict": "retract", "cited_ranges": [], "rationale": "no retries any more",
+            "rewrite_neighbour": {"sentence": item["retract_leaves"], "revised": "The client waits before it gives up."},
+        }))
+
+    _run(repo.root, body)
+    assert got["item"]["retract_leaves"] == "Instead, it waits one second."
+    assert "neighbouring sentence rewritten" in got["done"]["paragraph"]
+    assert repo.read(".openwiki/net.md").endswith("# Net\n\nThe client waits before it gives up.\n")

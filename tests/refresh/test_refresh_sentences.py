@@ -7,7 +7,6 @@ is accepted the first time."""
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 from openwiki_git.refresh.run import run_refresh
@@ -74,19 +73,15 @@ def test_the_report_and_the_plan_give_the_cost_per_claim(wiki_repo: Any, capsys:
     assert "with 1 more claims of its sentence" in out
 
 
-def test_a_model_answering_as_the_real_one_did_is_accepted_first_over_http(wiki_repo: Any) -> None:
+def test_a_model_answering_as_the_real_one_did_is_accepted_first_over_http(wiki_repo: Any, monkeypatch: Any) -> None:
     from tests.support.agent_session import build_shared_file_repo
 
     repo, ids = build_shared_file_repo(wiki_repo.root.parent / "shared")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-123")  # the key the other end-to-end tests use (redacted as one)
     with FakeOpenAI(responder=like_a_real_model) as server:
-        os.environ["OWG_TEST_KEY"] = "test"
-        try:
-            result = run_refresh(
-                Workspace.open(repo.root),
-                RefreshOptions(base_url=server.base_url, api_key_env="OWG_TEST_KEY", max_concurrency=1, max_retries=0),
-            )
-        finally:
-            del os.environ["OWG_TEST_KEY"]
+        result = run_refresh(
+            Workspace.open(repo.root), RefreshOptions(base_url=server.base_url, max_concurrency=1, max_retries=0),
+        )
     assert {d.claim_id for d in result.decisions} == {ids["head"], ids["get"]}
     assert all(d.applied and d.first_accepted and d.attempts == 1 for d in result.decisions), [d.to_dict() for d in result.decisions]
     assert result.totals["first_acceptance"] == 1.0 and result.totals["retries"] == 0

@@ -125,6 +125,29 @@ def build_shared_file_repo(root: Path) -> tuple[GitRepo, dict[str, str]]:
     return repo, ids
 
 
+NET_PAGE = "---\ntype: Reference\ntitle: Net\n---\n\n# Net\n\nThe client retries twice. Instead, it waits one second.\n"
+
+
+def build_dangling_repo(root: Path) -> tuple[GitRepo, str]:
+    """A page whose marked claim's sentence is followed by one that points back at it ("Instead,
+    ..."): what a retraction would leave dangling. The claim's id."""
+    root.mkdir(parents=True)
+    repo = GitRepo(root)
+    repo.git("init", "-q", "-b", "main")
+    repo.write("src/net.py", "RETRIES = 2\nWAIT = 1\n")
+    assert repo.run("init") == 0
+    repo.write(".openwiki/net.md", NET_PAGE)
+    repo.commit_all("net")
+    assert repo.run("claim", "add", "--page", "net.md", "--statement", "The client retries twice.",
+                    "--evidence", "repo://src/net.py#L1-L1", "--by", "human:ada") == 0
+    repo.commit_all("claim")
+    repo.write("src/net.py", "RETRIES = 0\nWAIT = 1\n")
+    repo.git("add", "-A")
+    assert repo.run("hook") == 1  # marked
+    repo.commit_all("no retries")
+    return repo, json.loads(repo.read(".openwiki/.claims/net.json"))["claims"][0]["id"]
+
+
 def server_params(root: Path, *extra: str) -> Any:
     from mcp.client.stdio import StdioServerParameters
 

@@ -30,6 +30,7 @@ _EVIDENCE = re.compile(r"^Evidence (\d+)(?: of \d+)?: (\S+?):? ", re.M)
 _BLOCK = re.compile(r"<<<(current|part|around)-(\d+)(?:-\d+)? (\S+)\n(.*?)\n>>>\1-\2(?:-\d+)? \3", re.S)
 _ROW = re.compile(r"^(?P<sign>[+\-]?)\s*(?P<n>\d+)(?P<flag>>?)\s?\|\s?(?P<text>.*)$")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+_PROSE_START = ('"""', "'''", "#")  # a docstring's or a comment's row
 _PARAM = re.compile(r"\s*\*{0,2}[A-Za-z_]\w*\s*[:=,]")  # a parameter's line: `port: int = 8000,`
 
 
@@ -114,7 +115,8 @@ def _best(item: Item, statement: str, skip_first: bool = True) -> tuple[int, str
     """The row that shares the most words with the statement (a parameter the sentence names)."""
     words = {w.lower() for w in _WORD.findall(statement)}
     rows = [r for r in (item.rows[1:] if skip_first and len(item.rows) > 1 else item.rows) if r[1].strip()]
-    rows = rows or item.rows
+    code = [r for r in rows if not r[1].lstrip().startswith(_PROSE_START)]  # a tie goes to code, as a reader quotes it
+    rows = code or rows or item.rows
     return max(rows, key=lambda r: (len(words & {w.lower() for w in _WORD.findall(r[1])}), -r[0]))
 
 

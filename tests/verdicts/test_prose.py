@@ -15,6 +15,7 @@ from openwiki_git.pages import citations
 from openwiki_git.services import review
 from openwiki_git.store.workspace import Workspace
 from openwiki_git.verdicts import prose
+from tests.support.agent_session import build_dangling_repo
 from tests.support.repo import GitRepo
 
 A, B, C = ("claim_" + h * 32 for h in "abc")
@@ -51,26 +52,8 @@ def test_the_claims_of_one_sentence_are_rewritten_and_retracted_together() -> No
     assert prose.neighbour(f"Client verifies TLS.{MA} It also retries.\n", A, "x") == "It also retries."
 
 
-PAGE = "---\ntype: Reference\ntitle: Net\n---\n\n# Net\n\nThe client retries twice. Instead, it waits one second.\n"
-
-
 def _repo(root: Path) -> tuple[GitRepo, str]:
-    root.mkdir(parents=True)
-    repo = GitRepo(root)
-    repo.git("init", "-q", "-b", "main")
-    repo.write("src/net.py", "RETRIES = 2\nWAIT = 1\n")
-    assert repo.run("init") == 0
-    repo.write(".openwiki/net.md", PAGE)
-    repo.commit_all("net")
-    assert repo.run("claim", "add", "--page", "net.md", "--statement", "The client retries twice.",
-                    "--evidence", "repo://src/net.py#L1-L1", "--by", "human:ada") == 0
-    repo.commit_all("claim")
-    repo.write("src/net.py", "RETRIES = 0\nWAIT = 1\n")
-    repo.git("add", "-A")
-    assert repo.run("hook") == 1  # marked
-    repo.commit_all("no retries")
-    cid = json.loads(repo.read(".openwiki/.claims/net.json"))["claims"][0]["id"]
-    return repo, cid
+    return build_dangling_repo(root)
 
 
 def test_verify_claim_offers_and_applies_retract_and_rewrite_the_paragraph_as_one_decision(tmp_path: Path) -> None:
