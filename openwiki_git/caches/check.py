@@ -58,6 +58,7 @@ import time
 from collections.abc import Iterator
 
 from openwiki_git import __version__
+from openwiki_git.formats import pagenames
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
 if TYPE_CHECKING:  # pathlib (with fnmatch and urllib) is a good part of a warm check's imports
@@ -79,15 +80,16 @@ CODE = (
     "claims/sides", "claims/staleness", "claims/symbols", "diff/cosmetic", "diff/hunks", "diff/signatures",
     "errors", "evidence/definitions", "evidence/docstrings", "evidence/kinds", "evidence/plain",
     "evidence/relocation", "evidence/resolver", "evidence/resource", "evidence/tokens", "evidence/treesitter",
-    "formats/flatconfig", "formats/schema", "formats/sidecar", "formats/sidecar_plain", "formats/timestamps",
-    "formats/yamlio", "git/diff", "git/plain", "git/repo", "graph/build", "graph/buildlog", "graph/citestale",
+    "formats/flatconfig", "formats/pagenames", "formats/schema", "formats/sidecar", "formats/sidecar_plain", "formats/siteconf",
+    "formats/timestamps", "formats/yamlio", "git/diff", "git/plain", "git/repo", "graph/build", "graph/buildlog", "graph/citestale",
     "graph/claimcheck", "graph/claimpart", "graph/core", "graph/doc_standing", "graph/documents", "graph/inputs",
     "graph/link", "graph/refs", "graph/search", "graph/split", "ground/deterministic", "ground/index",
     "ground/refs", "ground/resolve", "hook/engine", "markdown/blocks", "markdown/builder", "markdown/document",
-    "markdown/keys", "markdown/refs", "markdown/refscan", "markdown/relations", "markdown/split", "model",
-    "pages/citations", "pages/frontmatter", "pages/frontmatter_core", "pages/indexes", "pages/markers", "pages/okf",
-    "pages/sentences", "services/check", "services/check_halves", "services/check_lean", "services/check_stream",
-    "store/config", "store/editing", "store/locking", "store/wiki", "store/workspace",
+    "markdown/keys", "markdown/refs", "markdown/refscan", "markdown/relations", "markdown/rstdoc", "markdown/split", "model",
+    "pages/badge", "pages/citations", "pages/frontmatter", "pages/frontmatter_core", "pages/indexes", "pages/markers", "pages/okf",
+    "pages/rst", "pages/rst_markers", "pages/sentences", "services/check", "services/check_halves", "services/check_lean",
+    "services/check_stream",
+    "store/config", "store/editing", "store/locking", "store/site", "store/wiki", "store/workspace",
 )
 
 StatKey = tuple[int, int, int, int]  # st_mtime_ns, st_size, st_ino, st_ctime_ns
@@ -305,7 +307,7 @@ def _sidecar_pages(claims_dir: str) -> list[str] | None:
                 if not scan(entry.path, prefix + entry.name + "/"):
                     return False
             elif entry.name.endswith(".json") and not entry.name.startswith("."):
-                out.append(prefix + entry.name[: -len(".json")] + ".md")
+                out.append(pagenames.page_of_sidecar(prefix + entry.name))
         return True
 
     if os.path.islink(claims_dir) or not scan(claims_dir, ""):
@@ -369,7 +371,7 @@ def answer(start: str | None, wiki_dir_arg: str | None, loaded: Loaded | None = 
     grammar_keys: dict[Any, bool] = {}
     for page in listed:
         entry = pages[page]
-        side = lstat_file(os.path.join(wiki, ".claims", page[: -len(".md")] + ".json"))
+        side = lstat_file(os.path.join(wiki, ".claims", pagenames.sidecar_name(page)))
         if side is None or side != entry["sidecar"] or stat_or_none(os.path.join(wiki, page)) != entry["page"]:
             return None
         if entry["until"] is not None and now >= entry["until"]:

@@ -30,6 +30,7 @@ _NOT_PLAIN_STRING = re.compile(r"[-+0-9].*|\.[0-9].*|\.(?:inf|Inf|INF|nan|NaN|NA
 _SIMPLE_SETTINGS: dict[str, Any] = {
     "wiki_dir": lambda v: type(v) is str and v != "",
     "sidecar_format": lambda v: v in ("openwiki-git", "openwiki"),
+    "site": lambda v: v in ("mkdocs", "sphinx", "none"),
     "adjacent_insert": lambda v: v in ("fresh", "stale"),
     "rename_threshold": lambda v: type(v) is int and 0 <= v <= 100,
     "max_growth": lambda v: type(v) is int and v >= 0,

@@ -11,12 +11,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from openwiki_git.evidence.kinds import cited_files, looks_like_kind
+from openwiki_git.formats import pagenames
 from openwiki_git.graph.buildlog import BuildLog
 from openwiki_git.graph.core import ClaimData, Graph, Node, Unresolved, worse
 from openwiki_git.graph.documents import add_document, index_items
 from openwiki_git.graph.search import Terms, tokenize
 from openwiki_git.markdown.document import Document
 from openwiki_git.model import ClaimResult, Sidecar
+from openwiki_git.pages import rst_markers
 
 _new = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot paths only)
 
@@ -149,9 +151,12 @@ def _markers(g: Graph, page_id: str, d: Document | None, labels: dict[str, str])
     asserted: set[str] = set()
     if d is None:
         return asserted
-    indexes = sorted(d.markers)
+    found = dict(d.markers)
+    if page_id.endswith(pagenames.RST):  # a reST marker line follows its paragraph (pages/rst_markers.py)
+        found.update(_rst_markers(d))
+    indexes = sorted(found)
     for i, key in zip(indexes, d.keys_at(indexes)):
-        for label in d.markers[i]:
+        for label in found[i]:
             pid = f"{page_id}#{key}"
             if label in labels:
                 g.add_edge(pid, "asserts", labels[label])
@@ -159,6 +164,17 @@ def _markers(g: Graph, page_id: str, d: Document | None, labels: dict[str, str])
             else:
                 g.unresolved.append(Unresolved(pid, "marker", f"[^{label}]", "no claim on this page has that label"))
     return asserted
+
+
+def _rst_markers(d: Document) -> dict[int, tuple[str, ...]]:
+    """A reStructuredText page's markers: a paragraph of marker lines (`.. c-1a2b3c4d`) gives its
+    labels to the paragraph before it, which holds the claims' sentences."""
+    out: dict[int, tuple[str, ...]] = {}
+    for i, text in enumerate(d.texts):
+        labels = [m.group(2) for m in rst_markers.LINE.finditer(text)]
+        if i > 0 and labels and len(labels) == len([ln for ln in text.split("\n") if ln.strip()]):
+            out[i - 1] = out.get(i - 1, ()) + tuple(labels)
+    return out
 
 
 def _restore_claims(g: Graph, old: BuildLog, previous: Graph, log: BuildLog) -> None:

@@ -25,10 +25,11 @@ from typing import Any
 from openwiki_git import PRODUCER
 from openwiki_git.claims import policy
 from openwiki_git.errors import StoreError
+from openwiki_git.formats import pagenames
 from openwiki_git.ground import refs as ground_refs
 from openwiki_git.ground.refs import Sentence
 from openwiki_git.model import Claim, Sidecar
-from openwiki_git.pages import citations
+from openwiki_git.pages import citations, rst_markers
 from openwiki_git.pages.frontmatter_core import opens
 from openwiki_git.store.workspace import Workspace
 
@@ -90,7 +91,7 @@ def plan_page(ws: Workspace, page: str, index: Any, sidecar: Sidecar | None, tex
     from openwiki_git.ground import resolve as gr
 
     rep = PageReport(page)
-    found = ground_refs.page_refs(text)
+    found = ground_refs.page_refs(text, page_blocks(page))
     rep.references = len(found.refs)
     claims = sidecar.claims if sidecar else ()
     grounded = {(c.statement, _span(e.resource)) for c in claims for e in c.evidence}
@@ -163,7 +164,7 @@ def apply_page(
     editing.preflight(ws.wiki, [rep.page])
 
     def edit(current: str) -> str:
-        out = insert_markers(current, [(p.sentence, c.id) for p, c in new])
+        out = insert_markers(current, [(p.sentence, c.id) for p, c in new], rst=pagenames.is_rst(rep.page))
         return MINIMAL_FRONT_MATTER + out if needs_fm and not opens(out) else out
 
     editing.save_page(ws.wiki, sidecar.replace(claims=(*sidecar.claims, *(c for _, c in new))), edit=edit)
@@ -251,19 +252,34 @@ def report_data(ws: Workspace, reports: list[PageReport], *, plan: bool, model: 
     return out
 
 
-def insert_markers(text: str, items: Iterable[tuple[Sentence, str]]) -> str:
+def page_blocks(page: str) -> ground_refs.Blocks | None:
+    """How a page is read when it is not Markdown: a reStructuredText page through docutils."""
+    if pagenames.is_rst(page):
+        from openwiki_git.pages import rst
+
+        return rst.blocks
+    return None
+
+
+def insert_markers(text: str, items: Iterable[tuple[Sentence, str]], *, rst: bool = False) -> str:
     """`text` with each claim's marker after its sentence (found again by its statement, the
-    occurrence nearest the line it was read on); nothing else changes."""
+    occurrence nearest the line it was read on); nothing else changes. In reStructuredText
+    (`rst`) the marker is a comment line after the sentence's paragraph (rst_markers.py)."""
     ends: dict[int, list[str]] = {}
-    sentences = ground_refs.all_sentences(text)
+    blocks = page_blocks("page.rst") if rst else None
+    sentences = ground_refs.all_sentences(text, blocks)
     for sentence, claim_id in items:
         same = [s for s in sentences if s.text == sentence.text]
         if not same:
             raise StoreError(f"{sentence.text[:60]!r}: the sentence is no longer in the page", "run ground again")
         at = min(same, key=lambda s: abs(s.line - sentence.line)).end
-        ends.setdefault(at, []).append(citations.marker(claim_id))
+        ends.setdefault(at, []).append(citations.label(claim_id) if rst else citations.marker(claim_id))
+    starts = {end: start for _, start, end in blocks(text)} if blocks is not None else {}
     for at in sorted(ends, reverse=True):
-        text = text[:at] + "".join(ends[at]) + text[at:]
+        if rst:
+            text = rst_markers.insert(text, at, ends[at], rst_markers.indent_of(text, starts.get(at, at)))
+        else:
+            text = text[:at] + "".join(ends[at]) + text[at:]
     return text
 
 
@@ -332,7 +348,7 @@ def _broken(ws: Workspace, sidecars: dict[str, Sidecar], texts: dict[str, str | 
     for page, text in texts.items():
         if text is None:
             continue
-        found = ground_refs.page_refs(text)
+        found = ground_refs.page_refs(text, page_blocks(page))
         covered = {c.statement for c in sidecars[page].claims}
         todo = [r for r in found.refs if r.sentence.text not in covered]
         if not todo:

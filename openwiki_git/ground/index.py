@@ -147,7 +147,7 @@ class SourceIndex:
                 q = f"{prefix}.{node.name}"
                 is_class = isinstance(node, ast.ClassDef)
                 kind = "class" if is_class else ("method" if in_class else "function")
-                overload = any(_dec_name(d) in ("overload", "typing.overload") for d in node.decorator_list)
+                overload = any(_dec_name(d).rsplit(".", 1)[-1] == "overload" for d in node.decorator_list)  # `@t.overload` too
                 accessor = any(_dec_name(d).endswith((".setter", ".deleter")) for d in node.decorator_list)
                 if not overload and not accessor:
                     self._add(Definition(q, path, start, end, kind, toplevel))

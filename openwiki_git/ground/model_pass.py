@@ -26,6 +26,7 @@ from typing import Any
 from openwiki_git.claims import policy
 from openwiki_git.evidence.resource import ResourceError, parse_resource
 from openwiki_git.evidence.tokens import split_lines
+from openwiki_git.formats import pagenames
 from openwiki_git.ground import deterministic as ground
 from openwiki_git.ground import refs as ground_refs
 from openwiki_git.ground.refs import Sentence
@@ -183,7 +184,7 @@ def _summary(out: dict[str, Any], *, plan: bool) -> str:
 def _items(ws: Workspace, page: str, index: Any) -> list[_Item]:
     text = ws.page_text(page) or ""
     out = []
-    for s in ground_refs.all_sentences(text):
+    for s in ground_refs.all_sentences(text, ground.page_blocks(page)):
         if not s.claimable or s.markers or not _factual(s.text):
             continue
         shown = _candidates(s.text, index)
@@ -289,7 +290,7 @@ def _save(ws: Workspace, it: _Item, resources: list[str], by: str, source: str) 
 
     with ws.wiki.lock():
         text = ws.page_text(it.page) or ""
-        now_sentences = [s for s in ground_refs.all_sentences(text) if s.text == it.sentence.text]
+        now_sentences = [s for s in ground_refs.all_sentences(text, ground.page_blocks(it.page)) if s.text == it.sentence.text]
         if not now_sentences or any(s.markers for s in now_sentences):
             return None
         evidence = editing.resolve_new_evidence(ws, resources, source)
@@ -301,6 +302,6 @@ def _save(ws: Workspace, it: _Item, resources: list[str], by: str, source: str) 
         editing.preflight(ws.wiki, [it.page])
         editing.save_page(
             ws.wiki, sidecar.replace(claims=(*sidecar.claims, claim)),
-            edit=lambda current: ground.insert_markers(current, [(it.sentence, claim.id)]),
+            edit=lambda current: ground.insert_markers(current, [(it.sentence, claim.id)], rst=pagenames.is_rst(it.page)),
         )
     return claim

@@ -15,17 +15,18 @@ already follow it), which is where a new claim's marker goes.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from openwiki_git.pages import sentences
+from openwiki_git.pages import rst_markers, sentences
 from openwiki_git.pages.frontmatter_core import body_start as front_matter_end
-from openwiki_git.pages.markers import MARKER
+from openwiki_git.pages.markers import ANY, strip
 
 KINDS = ("symbol", "path", "flag", "env", "key")
 
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 _LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_ROLE = re.compile(r"\{(?:py:)?([a-z]+)\}$")  # MyST roles: {func}`x`, {py:class}`x`
+_ROLE = re.compile(r"(?:\{(?:py:)?([a-z]+)\}|(?<![\w`]):(?:py:)?([a-z]+):)$")  # MyST {func}`x`, reST :func:`x`
 _LIST = re.compile(r"^(\s*)(?:[-*+]|\d{1,9}[.)])\s+")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")
 _BLOCK = re.compile(r"\n*<!-- openwiki-git:citations:begin[^\n]*-->\n.*?<!-- openwiki-git:citations:end -->\n?", re.DOTALL)
@@ -39,6 +40,7 @@ _KEY = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 _PATH = re.compile(r"^\.{0,2}/?[\w.@+-]+(?:/[\w.@+-]+)*/?$")
 _EXT = re.compile(r"\.[A-Za-z0-9]{1,8}$")
 _CALL = re.compile(r"^(.+?)\((.*)\)$", re.DOTALL)
+_TITLED = re.compile(r"^[^<]*<([^<>]+)>$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,8 @@ def classify(raw: str, role: str | None = None) -> tuple[str, str, bool] | None:
     if role in ("file", "download"):
         return ("path", text, False) if _PATH.match(text) else None
     text = text.lstrip("~!") if role else text
+    titled = _TITLED.match(text) if role else None
+    text = titled.group(1).lstrip("~!") if titled else text  # reST `:class:`the retrier <pkg.Retrying>``
     if _FLAG.match(text) and text.startswith("--") and len(text) > 3:
         return "flag", text, False
     m = _ENV.match(text)
@@ -112,30 +116,44 @@ _FILE_EXTS = {
 }
 
 
-def page_refs(text: str) -> PageRefs:
-    """Every reference in the page, each with its sentence, in page order."""
-    body_start = front_matter_end(text)
-    masked = _mask_generated(text)
+Blocks = Callable[[str], list[tuple[str, int, int]]]
+
+
+def page_refs(text: str, blocks: Blocks | None = None) -> PageRefs:
+    """Every reference in the page, each with its sentence, in page order. `blocks`: the page's
+    blocks when it is not Markdown (pages/rst.py's for a reStructuredText page, whose markers
+    follow the paragraph: rst_markers.py)."""
     refs: list[Ref] = []
     local: set[str] = set()
-    for kind, start, end in sentences.blocks(masked, body_start):
+    masked, found = _blocks(text, blocks)
+    for kind, start, end in found:
         chunk = masked[start:end]
         if kind == "code":
             for m in _DEF_IN_CODE.finditer(chunk):
                 local.add(m.group(1) or m.group(2))
             continue
-        for sentence, s_start, s_end in _sentences(text, start, end, claimable=kind == "prose"):
+        for sentence, s_start, s_end in _sentences(text, start, end, claimable=kind == "prose", rst=blocks is not None):
             refs.extend(_refs_in(text, s_start, s_end, sentence))
     return PageRefs(tuple(refs), frozenset(local))
+
+
+def _blocks(text: str, blocks: Blocks | None) -> tuple[str, list[tuple[str, int, int]]]:
+    """The page as scanned (generated parts blanked) and its blocks."""
+    if blocks is not None:
+        return text, blocks(text)
+    masked = _mask_generated(text)
+    return masked, sentences.blocks(masked, front_matter_end(text))
 
 
 def _refs_in(text: str, start: int, end: int, sentence: Sentence) -> list[Ref]:
     out = []
     span = text[start:end]
     for m in _CODE_SPAN.finditer(span):
+        if len(m.group(1)) == 1 and span.startswith("_", m.end()):
+            continue  # reST's `Retrying`_: a hyperlink reference to a target, not code
         before = span[: m.start()]
         role_m = _ROLE.search(before)
-        role = role_m.group(1) if role_m else None
+        role = (role_m.group(1) or role_m.group(2)) if role_m else None
         got = classify(m.group(2), role)
         if got is not None:
             out.append(Ref(got[0], got[1], m.group(2), sentence, got[2], role))
@@ -161,21 +179,25 @@ def _mask_generated(text: str) -> str:
     return re.sub(r"<!--.*?-->", blank, text, flags=re.DOTALL)
 
 
-def _sentences(text: str, start: int, end: int, *, claimable: bool) -> list[tuple[Sentence, int, int]]:
-    """One block's sentences (pages/sentences.py splits them); offsets refer to `text`."""
+def _sentences(text: str, start: int, end: int, *, claimable: bool, rst: bool = False) -> list[tuple[Sentence, int, int]]:
+    """One block's sentences (pages/sentences.py splits them); offsets refer to `text`. In
+    reStructuredText a marker follows the paragraph: each sentence's marker place is the
+    paragraph's end, and the markers after the paragraph are every sentence's."""
     out = []
+    after = rst_markers.following(text, end)[1] if rst else []
     for span in sentences.split(text, start, end):
         raw_body = text[span.start : span.end]
         statement = _statement(raw_body)
         if statement:
-            markers = tuple(m.group(1) for m in MARKER.finditer(raw_body))
+            markers = tuple(after) if rst else tuple(m.group(1) for m in ANY.finditer(raw_body))
             line = text.count("\n", 0, span.start) + 1
-            out.append((Sentence(statement, line, span.end, claimable and _claimable(statement), markers), span.start, span.end))
+            place = end if rst else span.end
+            out.append((Sentence(statement, line, place, claimable and _claimable(statement), markers), span.start, span.end))
     return out
 
 
 def _statement(raw: str) -> str:
-    lines = [_QUOTE.sub("", _LIST.sub("", ln, count=1)) for ln in MARKER.sub("", raw).splitlines()]
+    lines = [_QUOTE.sub("", _LIST.sub("", ln, count=1)) for ln in strip(raw).splitlines()]
     return " ".join(" ".join(lines).split())
 
 
@@ -187,16 +209,14 @@ def _claimable(statement: str) -> bool:
 
 def statement_of(text: str) -> str:
     """The statement key of a sentence as stored: markers removed, whitespace collapsed."""
-    return " ".join(MARKER.sub("", text).split())
+    return " ".join(strip(text).split())
 
 
-def all_sentences(text: str) -> list[Sentence]:
+def all_sentences(text: str, blocks: Blocks | None = None) -> list[Sentence]:
     """The sentences of the page's prose blocks, in page order (the model pass reads the
-    claimable ones; markers go after any of them)."""
-    body_start = front_matter_end(text)
-    masked = _mask_generated(text)
+    claimable ones; markers go after any of them). `blocks`: as page_refs takes it."""
     out: list[Sentence] = []
-    for kind, start, end in sentences.blocks(masked, body_start):
+    for kind, start, end in _blocks(text, blocks)[1]:
         if kind == "prose":
-            out.extend(s for s, _, _ in _sentences(text, start, end, claimable=True))
+            out.extend(s for s, _, _ in _sentences(text, start, end, claimable=True, rst=blocks is not None))
     return out

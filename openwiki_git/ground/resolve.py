@@ -51,8 +51,14 @@ def _primary(defs: list[Definition]) -> list[Definition]:
     return main or defs
 
 
+# A role names the kind of what it names: `:func:`pkg.retry`` is never the module pkg/retry.py.
+_ROLE_KINDS = {"func": "function method class", "meth": "method function", "class": "class", "exc": "class", "mod": "module"}
+
+
 def _one(ref: Ref, defs: list[Definition], what: str) -> Resolution:
     defs = _primary(defs)
+    kinds = _ROLE_KINDS.get(ref.role or "", "").split()
+    defs = [d for d in defs if d.kind in kinds] if len(defs) > 1 and any(d.kind in kinds for d in defs) else defs
     if len(defs) == 1:
         return Resolution(ref, RESOLVED, defs[0], reason=what)
     return Resolution(ref, AMBIGUOUS, candidates=tuple(sorted(d.resource for d in defs)), reason=f"{len(defs)} definitions")

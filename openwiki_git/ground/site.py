@@ -1,5 +1,7 @@
-"""Whether the docs site the pages are built into renders claim markers. Pure: the site
-configuration's text in, a notice out.
+"""What `ground` and `init` say about the docs site the pages are built into. Pure. In site mode
+(store/site.py) markers are invisible comments and need nothing from the generator. A plain wiki
+kept inside a site folder (`site: none`) writes footnote markers, and the notice says when the
+site would not render them:
 
 A marker is a Markdown footnote reference (`[^c-1a2b3c4d]`); the citations block holds the
 footnotes. MkDocs renders them only with the `footnotes` extension of Python-Markdown
@@ -10,40 +12,29 @@ footnotes are on by default; without MyST the pages are not Markdown to Sphinx a
 
 from __future__ import annotations
 
-import posixpath
 import re
 from typing import Any
 
-MKDOCS_CONFIGS = ("mkdocs.yml", "mkdocs.yaml")
-SPHINX_CONFIG = "conf.py"
+from openwiki_git.formats import siteconf
+
 _EXTENSIONS = re.compile(r"^markdown_extensions\s*:(.*?)(?=^\S|\Z)", re.MULTILINE | re.DOTALL)
 _FOOTNOTES = re.compile(r"""(?:^|[\s\[,'"-])footnotes\b""")
-_DOCS_DIR = re.compile(r"""^docs_dir\s*:\s*["']?([^"'\s#]+)""", re.MULTILINE)
 _MYST = re.compile(r"""["'](?:myst_parser|myst_nb)["']""")
 
 
-def candidates(wiki_dir: str) -> list[str]:
-    """Where a site configuration for `wiki_dir` may be: in it, in its `source/`, and in each
-    folder above it up to the repository's root (repository paths, nearest first)."""
-    out = [posixpath.join(wiki_dir, SPHINX_CONFIG), posixpath.join(wiki_dir, "source", SPHINX_CONFIG)]
-    folder = wiki_dir.rstrip("/")
-    while True:
-        folder = posixpath.dirname(folder)
-        out += [posixpath.join(folder, name) for name in MKDOCS_CONFIGS]
-        if not folder:
-            break
-    return [p.removeprefix("./") for p in out]
+def described(generator: str, config: str | None) -> dict[str, Any]:
+    """Site mode (store/site.py), as `ground --format json` and `init` report it."""
+    return {"config": config, "site": generator, "markers": "comments", "footnotes": False}
 
 
 def notice(configs: dict[str, str], wiki_dir: str = "docs") -> dict[str, Any] | None:
-    """The first configuration found (`configs`: repository path -> text, nearest first) that
-    builds `wiki_dir` and would not render the markers, with how to make it; None when the site
-    renders them or none is found. An `mkdocs.yml` builds its `docs_dir` (default `docs`)."""
+    """For a plain wiki inside a site folder (`site: none`, footnote markers): the first
+    configuration found (`configs`: repository path -> text, nearest first) that builds `wiki_dir`
+    and would not render the markers, with how to make it; None when the site renders them or
+    none is found."""
     for path, text in configs.items():
-        name = posixpath.basename(path)
-        if name in MKDOCS_CONFIGS:
-            if not _builds(path, text, wiki_dir):
-                continue
+        generator = siteconf.generator(path, text, wiki_dir)
+        if generator == "mkdocs":
             section = _EXTENSIONS.search(text)
             if section and _FOOTNOTES.search(section.group(1)):
                 return None
@@ -52,7 +43,7 @@ def notice(configs: dict[str, str], wiki_dir: str = "docs") -> dict[str, Any] | 
                 "problem": "MkDocs renders the claim markers ([^c-...]) as footnotes only with the footnotes extension",
                 "hint": f"add it to {path}: `markdown_extensions: [footnotes]` (or `- footnotes` under markdown_extensions)",
             }
-        if name == SPHINX_CONFIG:
+        if generator == "sphinx":
             if _MYST.search(text):
                 return None
             return {
@@ -63,13 +54,13 @@ def notice(configs: dict[str, str], wiki_dir: str = "docs") -> dict[str, Any] | 
     return None
 
 
-def _builds(config: str, text: str, wiki_dir: str) -> bool:
-    m = _DOCS_DIR.search(text)
-    docs = posixpath.normpath(posixpath.join(posixpath.dirname(config), m.group(1) if m else "docs"))
-    wiki = posixpath.normpath(wiki_dir)
-    return wiki == docs or wiki.startswith(docs + "/")
-
-
 def note(site: dict[str, Any]) -> str:
-    """The notice as one line of text output."""
-    return f"note: {site['config']}: {site['problem']}; {site['hint']}"
+    """The notice, or site mode, as one line of text output."""
+    if "problem" in site:
+        return f"note: {site['config']}: {site['problem']}; {site['hint']}"
+    name = {"mkdocs": "an MkDocs", "sphinx": "a Sphinx"}[site["site"]]
+    source = f" ({site['config']})" if site["config"] else " (config: site)"
+    return (
+        f"site: {name} site's source{source}: markers are invisible comments, and no citations block, "
+        "index.md or OKF front matter is written"
+    )

@@ -16,6 +16,7 @@ from openwiki_git.caches import cites
 from openwiki_git.claims.outcomes import ClaimOutcome
 from openwiki_git.claims.staleness import Engine, Options
 from openwiki_git.errors import SchemaError, StoreError
+from openwiki_git.formats import pagenames
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.git import diff as gitdiff
 from openwiki_git.git.repo import blob_id
@@ -42,7 +43,7 @@ class Evaluation:
 
 
 def page_of(sidecar_rel: str) -> str:
-    return sidecar_rel[: -len(".json")] + ".md"
+    return pagenames.page_of_sidecar(sidecar_rel)
 
 
 def _parse_blob(ws: Workspace, commit: str | None, page: str, data: bytes) -> Sidecar | None:
@@ -155,7 +156,7 @@ def _touched_pages(ws: Workspace, diff: gitdiff.Diff, index: cites.CiteIndex) ->
 
 def _previous(ws: Workspace, diff: gitdiff.Diff, page: str, blob: str | None, current: Sidecar) -> Sidecar | None:
     """The page's sidecar on the diff's old side (None when it had none, or it does not parse)."""
-    old_id = gitdiff.blob_id_at(ws.repo, diff.old, f"{ws.config.wiki_dir}/.claims/{page[: -len('.md')]}.json")
+    old_id = gitdiff.blob_id_at(ws.repo, diff.old, f"{ws.config.wiki_dir}/.claims/{pagenames.sidecar_name(page)}")
     if old_id is None:
         return None
     if old_id == blob:

@@ -196,8 +196,8 @@ class _Chunks:
             pos = find(self.at[k + 1])
 
 
-_WORDS = ("]", "see", "See", "SEE", "upersed", "mend", "ttach", "ADR", "RFC")  # substrings `notable` tests
-_WORDS_LOWER = ("]", "see", "upersed", "mend", "ttach", "adr", "rfc")
+_WORDS = ("]", "<!--", "see", "See", "SEE", "upersed", "mend", "ttach", "ADR", "RFC")  # substrings `notable` tests
+_WORDS_LOWER = ("]", "<!--", "see", "upersed", "mend", "ttach", "adr", "rfc")
 # A line that may state a relation or a status in a wording the words above miss: it opens
 # (after bullets, quotes, pipes, emphasis) with a status label or word, "this", "was"/"is"/
 # "has"/"now", or one of the other verbs (relations.may_relate's substrings).

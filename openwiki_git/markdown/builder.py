@@ -14,7 +14,7 @@ from openwiki_git.markdown.document import Section
 from openwiki_git.markdown.refs import Ref, refs_in
 from openwiki_git.markdown.refscan import notable, scan
 from openwiki_git.markdown.relations import Relation, may_relate, relations_in
-from openwiki_git.pages.markers import MARKER
+from openwiki_git.pages.markers import ANY, COMMENT_OPENING
 
 __all__ = ["ATX_AT", "SEPARATOR", "Builder", "NotTheTitle", "atx_heading", "plain", "slugify"]
 
@@ -33,7 +33,9 @@ def plain(text: str) -> str:
     """Inline Markdown reduced to its words: links to their text, emphasis and code marks dropped."""
     if "[" in text:
         text = _INLINE_LINK_TEXT.sub(r"\1", text)
-        text = MARKER.sub("", text)
+        text = ANY.sub("", text)
+    elif COMMENT_OPENING in text:
+        text = ANY.sub("", text)
     if "*" in text or "_" in text or "`" in text:
         text = _EMPHASIS.sub("", text)
     return text.strip()

@@ -4,7 +4,7 @@ A `Document` keeps its paragraphs column-wise (`texts`, `starts`, `ends`), known
 their keys: `<section key>~<hash>`, where the section key is the slug path of the headings above
 the paragraph (`install/linux`, empty before the first heading) and the hash is the first 8 hex
 digits of CRC-32 over the paragraph's normalised text (white space collapsed, claim markers
-`[^c-…]` removed, so adding a citation does not rename the paragraph). A second identical
+`[^c-…]` and `<!-- c-… -->` removed, so adding a citation does not rename the paragraph). A second identical
 paragraph in the same section gets `.2`, a third `.3`, in document order. Line numbers are kept
 as attributes, never used in keys, so inserting or removing text elsewhere leaves every other
 key unchanged. Keys are computed one section run at a time, when asked for (`warm_keys` computes

@@ -1,5 +1,5 @@
 """Paragraph keys: `<section key>~<hash>`, the hash being 8 hex digits of CRC-32 over the
-paragraph's normalised text (white space collapsed, claim markers `[^c-…]` removed, so adding a
+paragraph's normalised text (white space collapsed, claim markers `[^c-…]` and `<!-- c-… -->` removed, so adding a
 citation does not rename the paragraph); a second identical paragraph in the same section gets
 `.2`, a third `.3`, in document order. Pure. The keys are a public contract (README): document.py
 computes them one section run at a time, with these functions.
@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 import zlib
 
-from openwiki_git.pages.markers import MARKER
+from openwiki_git.pages.markers import ANY, COMMENT_OPENING, MARKER
 
 __all__ = ["key_text", "normalize", "numbered", "odd_space", "paragraph_hashes", "section_keys"]
 
@@ -48,6 +48,8 @@ def paragraph_hashes(texts: list[str]) -> list[str]:
     if "\r" not in joined and not odd_space(joined):
         if "^" in joined and "[^c-" in joined:  # one-character search first: it is much faster
             joined = MARKER.sub("", joined)
+        if COMMENT_OPENING in joined:
+            joined = ANY.sub("", joined)
         if "\n" in joined:
             joined = joined.replace("\n", " ")
         if "\t" in joined:
@@ -66,15 +68,15 @@ def key_text(text: str) -> str:
     spaces when that has no double space, tab, marker or space at either end (the same text
     unless the paragraph holds other white space, such as a no-break space, which it keeps)."""
     flat = text.replace("\n", " ") if "\n" in text else text
-    if "  " in flat or "\t" in flat or "[^c-" in flat or flat[:1] == " " or flat[-1:] == " ":
+    if "  " in flat or "\t" in flat or "[^c-" in flat or COMMENT_OPENING in flat or flat[:1] == " " or flat[-1:] == " ":
         return normalize(text)
     return flat
 
 
 def normalize(text: str) -> str:
     """The text a paragraph's hash is taken over: claim markers removed, white space collapsed."""
-    if "[^c-" in text:
-        text = MARKER.sub("", text)
+    if "[^c-" in text or COMMENT_OPENING in text:
+        text = ANY.sub("", text)
     return " ".join(text.split())
 
 

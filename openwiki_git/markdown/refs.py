@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from openwiki_git.pages.markers import MARKER
+from openwiki_git.pages.markers import ANY
 
 __all__ = [
     "BARE_ID", "ID_TAIL", "LINK", "Ref", "ids_in", "link_target", "link_targets", "markers_in", "may_hold_bare_id", "may_refer",
@@ -247,8 +247,8 @@ def _id_start(text: str, i: int) -> int:
 
 
 def markers_in(text: str) -> tuple[str, ...]:
-    """The claim labels ("c-1a2b3c4d") of the markers in `text`, in order, without duplicates."""
-    return tuple(dict.fromkeys(MARKER.findall(text)))
+    """The claim labels ("c-1a2b3c4d") of the markers in `text` (either form), in order, without duplicates."""
+    return tuple(dict.fromkeys(ANY.findall(text)))
 
 
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")

@@ -26,7 +26,7 @@ from openwiki_git.markdown.refs import (
     targets,
 )
 from openwiki_git.markdown.relations import may_relate
-from openwiki_git.pages.markers import MARKER
+from openwiki_git.pages.markers import ANY, COMMENT_OPENING, MARKER, may_hold
 
 __all__ = ["notable", "scan"]
 
@@ -34,10 +34,12 @@ _new = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (ho
 
 
 def notable(text: str) -> bool:
-    """May carry a claim marker, a link (both have `]`), an identifier, a "see" or a relation.
-    Seven substring scans: on a large corpus, scanning the text is most of the splitter's cost."""
+    """May carry a claim marker (a footnote has `]`, a comment `<!--`), a link (`]`), an
+    identifier, a "see" or a relation. Eight substring scans: on a large corpus, scanning the
+    text is most of the splitter's cost."""
     return (
         "]" in text
+        or COMMENT_OPENING in text
         or "see" in text
         or "See" in text
         or ("-" in text and ID_TAIL.search(text) is not None)
@@ -51,7 +53,8 @@ def notable(text: str) -> bool:
 
 
 def scan(texts: list[str]) -> tuple[list[tuple[str, ...] | None], list[tuple[Ref, ...]]]:
-    """For each text: `markers_in(text)` if it holds "[^c-" (None otherwise), and `refs_in(text)`.
+    """For each text: `markers_in(text)` if it may hold a marker (markers.may_hold: "[^c-" or
+    "<!--"; None otherwise), and `refs_in(text)`.
 
     A paragraph costs a dozen regex and function calls when read alone, more than its text's
     length does: here each regex runs once over the texts joined by NUL, and its matches are
@@ -96,7 +99,11 @@ def scan(texts: list[str]) -> tuple[list[tuple[str, ...] | None], list[tuple[Ref
 
 def _markers(texts: list[str], joined: str) -> list[tuple[str, ...] | None]:
     """The markers of `scan`: `findall` on each text (mapped, no Python frame per text) costs
-    less than dealing out the matches of the joined text by offset; most texts carry one."""
+    less than dealing out the matches of the joined text by offset; most texts carry one. Texts
+    that may hold a comment marker are read with the pattern of either form."""
+    if COMMENT_OPENING in joined:
+        return [(tuple(dict.fromkeys(found)) if found else ()) if may_hold(t) else None
+                for found, t in zip(map(ANY.findall, texts), texts)]
     if "^" not in joined or "[^c-" not in joined:  # a one-character search first: it is faster
         return [None] * len(texts)
     counts = list(map(str.count, texts, itertools.repeat("[^c-")))
@@ -119,7 +126,7 @@ def _scan_apart(texts: list[str]) -> tuple[list[tuple[str, ...] | None], list[tu
     alone = {k for k, t in enumerate(texts) if "\0" in t or len(t.lower()) != len(t)}
     markers, refs = scan(["" if k in alone else t for k, t in enumerate(texts)])
     for k in alone:
-        markers[k] = markers_in(texts[k]) if "[^c-" in texts[k] else None
+        markers[k] = markers_in(texts[k]) if may_hold(texts[k]) else None
         refs[k] = refs_in(texts[k])
     return markers, refs
 

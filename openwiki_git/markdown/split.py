@@ -31,6 +31,7 @@ import operator
 import re
 from typing import Any
 
+from openwiki_git.markdown import rstdoc
 from openwiki_git.markdown.blocks import read_blocks
 from openwiki_git.markdown.builder import Builder, NotTheTitle
 from openwiki_git.markdown.document import Document
@@ -71,8 +72,9 @@ def _item_text(value: Any) -> str:
 
 
 def split(text: str, path: str = "") -> Document:
-    """Split a Markdown document. Deterministic: the same text always gives the same records."""
-    meta, b = _parse(text)
+    """Split a Markdown document (a reStructuredText one when `path` ends in `.rst`: rstdoc.py).
+    Deterministic: the same text always gives the same records."""
+    meta, b = _parse(text, path)
     b.scan_refs()
     d = _finish(path, meta, b)
     d.warm_keys()
@@ -84,17 +86,22 @@ def split_batch(items: list[tuple[str, str]]) -> list[Document]:
     For many small texts: what costs `split` most on a short page is per call (each regex pass
     over a few paragraphs, hashing a few keys), so here the markers and references of all the
     texts are read by one `refscan.scan`, and the keys `warm_keys` computes hashed in one pass."""
-    parsed = [_parse(text) for text, _ in items]
+    parsed = [_parse(text, path) for text, path in items]
     _scan_refs_together([b for _, b in parsed])
     docs = [_finish(path, meta, b) for (_, path), (meta, b) in zip(items, parsed)]
     _warm_keys_together(docs)
     return docs
 
 
-def _parse(text: str) -> tuple[dict[str, str | list[str]], Builder]:
+def _parse(text: str, path: str = "") -> tuple[dict[str, str | list[str]], Builder]:
     """Front matter and blocks; markers and references are not read yet (`scan_refs`)."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if path.endswith(".rst"):  # a Sphinx site's page: no front matter, titles by their adornment
+        try:
+            return {}, rstdoc.read(text, allow_title=True)
+        except NotTheTitle:
+            return {}, rstdoc.read(text, allow_title=False)
     meta, skip = front_matter(text)
     body = text.split("\n", skip)[-1] if skip else text
     try:

@@ -1,9 +1,11 @@
 """Claims made visible in the prose: GFM footnote markers and their rendered definitions.
 
-Each claim's sentence carries `[^c-1a2b3c4d]` (the first 8 hex of its id). The tool owns one
+Each claim's sentence carries `[^c-1a2b3c4d]` (the first 8 hex of its id), or the comment form
+`<!-- c-1a2b3c4d -->` (markers.py: after a code example, or on a docs site). The tool owns one
 block of footnote definitions at the end of the page, between two HTML comments, rendered from
 the sidecar: each links to the cited lines with a relative link, which GitHub renders as a link
-to the highlighted lines. Pure: text in, text out.
+to the highlighted lines; a claim marked only by a comment gets none (nothing refers to it).
+Pure: text in, text out.
 """
 
 from __future__ import annotations
@@ -15,10 +17,10 @@ from collections.abc import Iterable
 from openwiki_git.evidence.kinds import kind_link_path, looks_like_kind
 from openwiki_git.evidence.resource import parse_resource
 from openwiki_git.model import Claim
-from openwiki_git.pages import sentences
+from openwiki_git.pages import rst_markers, sentences
 from openwiki_git.pages.frontmatter_core import body_start
+from openwiki_git.pages.markers import ANY, comment, footnote, markers_in
 from openwiki_git.pages.markers import BLOCK as _BLOCK
-from openwiki_git.pages.markers import MARKER, markers_in
 
 BEGIN = "<!-- openwiki-git:citations:begin (generated from .claims; edit claims, not these lines) -->"
 END = "<!-- openwiki-git:citations:end -->"
@@ -29,7 +31,13 @@ def label(claim_id: str) -> str:
 
 
 def marker(claim_id: str) -> str:
-    return f"[^{label(claim_id)}]"
+    """The claim's footnote marker, `[^c-1a2b3c4d]`."""
+    return footnote(label(claim_id))
+
+
+def comment_marker(claim_id: str) -> str:
+    """The claim's comment marker, `<!-- c-1a2b3c4d -->` (invisible when rendered)."""
+    return comment(label(claim_id))
 
 
 def strip_block(text: str) -> str:
@@ -90,13 +98,16 @@ def sync(text: str, page_repo_path: str, claims: tuple[Claim, ...] | list[Claim]
     return body + "\n" + block
 
 
-def insert_marker(text: str, statement: str, claim_id: str) -> str | None:
+def insert_marker(text: str, statement: str, claim_id: str, *, rst: bool = False) -> str | None:
     """Put the claim's marker after the prose sentence that is its statement (split as
     pages/sentences.py splits, white space and other markers aside: after its punctuation and the
     markers already there), else after the first verbatim occurrence of the statement in the prose.
+    In reStructuredText (`rst`) the marker is a comment line after the sentence's paragraph.
 
     Returns None when the statement is not in the page (the user places the marker by hand).
     """
+    if rst:
+        return _insert_rst(text, statement, claim_id)
     body = body_start(text)  # never inside the front matter (a title may repeat the sentence)
     if has_marker(text, claim_id):
         return None
@@ -113,21 +124,58 @@ def insert_marker(text: str, statement: str, claim_id: str) -> str | None:
     return text[:at] + marker(claim_id) + text[at:]
 
 
+def _insert_rst(text: str, statement: str, claim_id: str) -> str | None:
+    if has_marker(text, claim_id):
+        return None
+    wanted = _norm(statement)
+    for start, end in rst_markers.paragraphs(text):
+        if any(_norm(text[s.start : s.stop]) == wanted for s in sentences.split(text, start, end)):
+            return rst_markers.insert(text, end, [label(claim_id)], rst_markers.indent_of(text, start))
+    return None
+
+
+def _rst_paragraph(text: str, claim_id: str) -> tuple[int, int] | None:
+    """The paragraph a reStructuredText marker line of the claim follows, or None (no such line)."""
+    if ".. c-" not in text:
+        return None
+    at = rst_markers.marker_at(text, label(claim_id))
+    return rst_markers.paragraph_before(text, at) if at >= 0 else None
+
+
+def rst_sentence(text: str, claim_id: str, statement: str) -> tuple[int, int] | None:
+    """Where the claim's sentence is in a reStructuredText page: the sentence of the paragraph its
+    marker line follows whose text is the statement (start, stop), or None."""
+    para = _rst_paragraph(text, claim_id)
+    if para is None:
+        return None
+    wanted = _norm(statement)
+    return next(((s.start, s.stop) for s in sentences.split(text, *para) if _norm(text[s.start : s.stop]) == wanted), None)
+
+
 def _norm(text: str) -> str:
-    return " ".join(MARKER.sub("", text).split())
+    return " ".join(ANY.sub("", text).split())
+
+
+def own_marker(claim_id: str) -> re.Pattern[str]:
+    """The claim's marker in either form (never its footnote definition)."""
+    lab = re.escape(label(claim_id))
+    return re.compile(r"\[\^" + lab + r"\](?!:)|<!--[ \t]*" + lab + r"[ \t]*-->")
 
 
 def _marker_at(text: str, claim_id: str) -> int:
     """Where the claim's first marker stands in the prose (not its footnote definition), or -1."""
     body = body_start(text)
     block = _BLOCK.search(text, body)
-    m = re.compile(re.escape(marker(claim_id)) + r"(?!:)").search(text, body, block.start() if block else len(text))
+    m = own_marker(claim_id).search(text, body, block.start() if block else len(text))
     return m.start() if m else -1
 
 
 def prose_before(text: str, claim_id: str) -> str | None:
     """The sentence the claim's marker follows (markers removed, white space collapsed), or None
-    when the page has no such marker."""
+    when the page has no such marker. In reStructuredText: the paragraph the marker line follows."""
+    para = _rst_paragraph(text, claim_id)
+    if para is not None:
+        return _norm(text[para[0] : para[1]])
     at = _marker_at(text, claim_id)
     if at < 0:
         return None
@@ -137,7 +185,11 @@ def prose_before(text: str, claim_id: str) -> str | None:
 
 def sentence_line(text: str, claim_id: str) -> int | None:
     """The 1-based page line where the sentence the claim's marker follows starts (None: no
-    marker): what `check` and `review` name as PAGE:LINE. The sentence is the one splitter's."""
+    marker): what `check` and `review` name as PAGE:LINE. The sentence is the one splitter's; in
+    reStructuredText, the first line of the paragraph the marker line follows."""
+    para = _rst_paragraph(text, claim_id)
+    if para is not None:
+        return text.count("\n", 0, para[0]) + 1
     return _sentence_line(text, _marker_at(text, claim_id), body_start(text), None)
 
 
@@ -149,13 +201,15 @@ def marker_lines(text: str, claim_ids: Iterable[str], *, unmarked_page_ok: bool 
     markers = markers_in(text)
     if unmarked_page_ok and not markers:
         return dict.fromkeys(claim_ids)
+    if ".. c-" in text and rst_markers.labels_in(text):
+        return {cid: sentence_line(text, cid) for cid in claim_ids if label(cid) in markers}
     body = body_start(text)
     found = sentences.blocks(text, body)
     # Each label's first marker in the prose (_marker_at's answer), from one pass: a search per
     # claim scanned the generated block again each time (40 ms for a page of 100 claims).
     block = _BLOCK.search(text, body)
     first: dict[str, int] = {}
-    for m in MARKER.finditer(text, body, block.start() if block else len(text)):
+    for m in ANY.finditer(text, body, block.start() if block else len(text)):
         first.setdefault(m.group(1), m.start())
     return {cid: _sentence_line(text, first.get(label(cid), -1), body, found) for cid in claim_ids if label(cid) in markers}
 
@@ -174,14 +228,25 @@ def _sentence_line(text: str, at: int, body: int, found: list[tuple[str, int, in
 def states(text: str, claim_id: str, statement: str) -> bool | None:
     """Whether the prose right before the claim's marker is its statement (white space and other
     markers aside); None when the page has no marker for it. A page edited so that the sentence
-    carrying the marker no longer reads as the statement gives False."""
+    carrying the marker no longer reads as the statement gives False. In reStructuredText: whether
+    a sentence of the paragraph the marker line follows is the statement."""
+    if _rst_paragraph(text, claim_id) is not None:
+        return rst_sentence(text, claim_id, statement) is not None
     body = body_start(text)
     prose = _BLOCK.sub("", text[body:])
-    at = prose.find(marker(claim_id))
-    if at < 0:
+    m = own_marker(claim_id).search(prose)
+    if m is None:
         return None
-    return _norm(prose[:at]).endswith(_norm(statement))
+    return _norm(prose[: m.start()]).endswith(_norm(statement))
 
 
 def remove_marker(text: str, claim_id: str) -> str:
+    """`text` without the claim's markers, in either form: a comment marker goes with the blanks
+    before it, and with its line when it stands alone on it."""
+    if ".. c-" in text:
+        text = rst_markers.remove(text, label(claim_id))
+    if "<!--" in text:
+        lab = re.escape(label(claim_id))
+        text = re.sub(r"(?m)^[ \t]*<!--[ \t]*" + lab + r"[ \t]*-->[ \t]*(?:\r?\n|\Z)", "", text)
+        text = re.sub(r"[ \t]*<!--[ \t]*" + lab + r"[ \t]*-->", "", text)
     return text.replace(marker(claim_id), "")

@@ -87,6 +87,21 @@ def opens(text: str) -> bool:
     return sp is None or sp.present
 
 
+_TYPE_KEY = re.compile(r"^type[ \t]*:", re.MULTILINE)
+
+
+def uses_okf(text: str, *, site: bool) -> bool:
+    """Is this page an OKF page: its front matter checked by the OKF rules (`type:` required) and
+    `sources`/`verified` projected into it? Every page of a plain wiki is. A docs site's page
+    (store/site.py) only when its front matter already declares a `type`: a site renders pages
+    whose front matter is the generator's (MkDocs' `title`, `hide`) or none, and the tool's
+    bookkeeping stays in the sidecars. The one predicate validate, lint, check and the writers ask."""
+    if not site:
+        return True
+    sp = boundary(text)
+    return sp is None or (sp.present and _TYPE_KEY.search(sp.yaml) is not None)
+
+
 # -- the fast reader -----------------------------------------------------------------------------
 
 UNREAD: Any = type("Unread", (), {"__repr__": lambda self: "UNREAD"})()  # a value left to the YAML parser

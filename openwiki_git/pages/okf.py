@@ -35,7 +35,7 @@ from openwiki_git.formats.timestamps import instant
 from openwiki_git.model import Claim, Mark, Sidecar, Verification
 from openwiki_git.pages import citations
 from openwiki_git.pages import frontmatter as fmt
-from openwiki_git.pages.markers import MARKER
+from openwiki_git.pages.markers import ANY
 
 OKF_VERSION = "0.2"
 SOURCE_PREFIX = "openwiki-source-"
@@ -329,7 +329,7 @@ def project_verified(current: Any, sidecar: Sidecar, *, openwiki_mode: bool) -> 
 
 def prose(body: str) -> str:
     """The body as a reader writes it: no generated citations block, no claim markers."""
-    return MARKER.sub("", citations.strip_block(body)).rstrip("\n")
+    return ANY.sub("", citations.strip_block(body)).rstrip("\n")
 
 
 def project(

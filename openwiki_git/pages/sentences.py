@@ -8,8 +8,8 @@ admonition headers (`!!! note "TL;DR"`, `??? warning`) are `other`; fenced and i
 `code`. An admonition's indented body is prose.
 
 A sentence ends at `.`, `!` or `?` (closing quotes, brackets and emphasis and any claim markers
-after it belong to it), or at a run of markers, when whitespace (line breaks included) and then
-a new sentence's opening follow: a code span, a capital, a digit or a link. Not boundaries:
+after it, of either form, belong to it), or at a run of markers, when whitespace (line breaks included) and then
+a new sentence's opening follow: a code span, a capital, a digit, a link or a reST role. Not boundaries:
 dots inside code spans and link targets, abbreviations (`e.g.`, `i.e.`, `vs.`, `cf.`, an
 initial `J.`), versions (`v1.2.`). `etc.` is an ending only when a new sentence follows it.
 """
@@ -19,13 +19,13 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from openwiki_git.pages.markers import PATTERN
+from openwiki_git.pages.markers import ANY_PATTERN
 
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
 _BOUNDARY = re.compile(
-    r"(?:[.!?][)\"'\]*_]*(?:" + PATTERN + r")*|(?:" + PATTERN + r")+)"
-    r"(?=\s+[\"'(*_]*(?:`|\[(?!\^)|[A-Z0-9]))"
+    r"(?:[.!?][)\"'\]*_]*(?:[ \t]*" + ANY_PATTERN + r")*|(?:[ \t]*" + ANY_PATTERN + r")+)"
+    r"(?=\s+[\"'(*_]*(?:`|\[(?!\^)|[A-Z0-9]|:[a-z][\w:.+-]*:`))"  # ...or a reST role: :class:`Cart`
 )
 _ABBREVIATION = re.compile(
     r"(?:\b(?:e\.g|i\.e|vs|cf|al|approx|incl|resp|esp|viz|Mr|Mrs|Ms|Dr|St|No|Fig|Figs|Eq|Sec|Ch|Vol)"
@@ -78,7 +78,7 @@ def split(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     return out
 
 
-_TRAILING_MARKER = re.compile(PATTERN + r"$")
+_TRAILING_MARKER = re.compile(r"[ \t]*" + ANY_PATTERN + r"$")
 
 
 def blocks(text: str, start: int = 0) -> list[tuple[str, int, int]]:

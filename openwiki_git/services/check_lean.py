@@ -33,7 +33,7 @@ from openwiki_git.caches import check as checkcache
 from openwiki_git.claims import report
 from openwiki_git.errors import ConfigError
 from openwiki_git.evidence.tokens import CONTEXT_LINES, unchanged_lines
-from openwiki_git.formats import flatconfig
+from openwiki_git.formats import flatconfig, pagenames
 from openwiki_git.formats.flatconfig import CONFIG_DIR, CONFIG_NAME, DEFAULT_WIKI_DIR, OPENWIKI_WIKI_DIR
 from openwiki_git.formats.sidecar_plain import plain_claim, plain_claims
 from openwiki_git.formats.yamlio import MAX_BYTES as CONFIG_MAX_BYTES  # a larger config is refused unread
@@ -99,7 +99,7 @@ def _judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
     sidecars = os.path.join(wiki, ".claims")
 
     def page_answer(page: str) -> tuple[list[str], tuple[dict[str, Any], PageClaims]] | None:
-        claims = _plain_sidecar(os.path.join(sidecars, page[: -len(".md")] + ".json"), wiki_dir.lower())
+        claims = _plain_sidecar(os.path.join(sidecars, pagenames.sidecar_name(page)), wiki_dir.lower())
         if claims is None or not files.read(claims):
             return None
         judged = _judge_page(os.path.join(wiki, page), page, f"{wiki_dir}/{page}", claims, files.lines)
@@ -130,7 +130,7 @@ def _split_answers(pages: list[str], sidecars: str, files: _CitedFiles,
     sizes = []
     try:
         for page in pages:
-            sizes.append(os.lstat(os.path.join(sidecars, page[: -len(".md")] + ".json")).st_size)
+            sizes.append(os.lstat(os.path.join(sidecars, pagenames.sidecar_name(page))).st_size)
     except OSError:
         return None
     if not check_halves.wanted(sum(sizes)):
@@ -199,7 +199,7 @@ def _sidecar_pages(root: str, wiki: str) -> list[str] | None:
                 if entry.name.endswith(".json") or not scan(entry.path, prefix + entry.name + "/"):
                     return False
             elif entry.name.endswith(".json") and not entry.name.startswith("."):
-                out.append(prefix + entry.name[: -len(".json")] + ".md")
+                out.append(pagenames.page_of_sidecar(prefix + entry.name))
         return True
 
     return sorted(out) if scan(os.path.join(wiki, ".claims"), "") else None

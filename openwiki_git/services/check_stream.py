@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 
 from openwiki_git.claims import report
+from openwiki_git.formats import pagenames
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
 if TYPE_CHECKING:
@@ -110,7 +111,7 @@ def sidecar_loader(root: str, wiki_dir: str, entries: dict[str, Any]) -> Callabl
     import os
 
     def items(page: str) -> Iterator[report.Item]:
-        path, page_path = os.path.join(root, wiki_dir, ".claims", page[: -len(".md")] + ".json"), f"{wiki_dir}/{page}"
+        path, page_path = os.path.join(root, wiki_dir, ".claims", pagenames.sidecar_name(page)), f"{wiki_dir}/{page}"
         with open(path, "rb") as fh:
             claims = json.loads(fh.read())["claims"]
         notable = {c["id"]: c for c in entries[page]["notable"]}

@@ -66,12 +66,17 @@ def ground(ws: Workspace, options: GroundOptions, client: Any = None) -> dict[st
 
 
 def site_notice(ws: Workspace) -> dict[str, Any] | None:
-    """Whether the docs site the wiki is built into (an `mkdocs.yml`, a Sphinx `conf.py`) would
-    render the markers as text; `ground` and `init` say so, with how to enable footnotes."""
+    """The docs site the wiki is the source of (site mode: invisible markers), or, for a plain
+    wiki kept in a site folder (`site: none`), whether the site would render its footnote markers
+    as text; `ground` and `init` say so."""
+    from openwiki_git.formats import siteconf
     from openwiki_git.ground import site
 
+    found = ws.wiki.site
+    if found is not None:
+        return site.described(found.generator, found.config)
     configs = {}
-    for path in site.candidates(ws.config.wiki_dir):
+    for path in siteconf.candidates(ws.config.wiki_dir):
         try:
             configs[path] = (ws.repo.root / path).read_text(encoding="utf-8", errors="replace")
         except OSError:  # no such file (or unreadable): no site configured there

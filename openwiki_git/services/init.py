@@ -9,6 +9,7 @@ from openwiki_git.pages.indexes import GENERATED_INDEX_MARK
 from openwiki_git.store.config import CONFIG_DIR, CONFIG_NAME
 
 if TYPE_CHECKING:
+    from openwiki_git.store.site import Site
     from openwiki_git.store.workspace import Workspace
 
 CONFIG_TEMPLATE = """\
@@ -36,21 +37,34 @@ okf_version: "0.2"
 
 
 
-def config_text(wiki_dir: str) -> str:
-    """The `config.yml` a new wiki starts with."""
-    return CONFIG_TEMPLATE.format(wiki_dir=wiki_dir)
+SITE_NOTE = """\
+# {wiki_dir}/ is the source of {name} site ({source}): site mode. Markers are invisible
+# comments, and no citations block, index.md or OKF front matter is written into its pages.
+# `site: none` makes it a plain wiki; `site: mkdocs` or `site: sphinx` names the generator.
+"""
+
+
+def config_text(wiki_dir: str, site: Site | None = None) -> str:
+    """The `config.yml` a new wiki starts with (saying so when it is a docs site's source)."""
+    text = CONFIG_TEMPLATE.format(wiki_dir=wiki_dir)
+    if site is None:
+        return text
+    name = {"mkdocs": "an MkDocs", "sphinx": "a Sphinx"}[site.generator]
+    return text + SITE_NOTE.format(wiki_dir=wiki_dir, name=name, source=site.config or "config: site")
 
 
 def init(ws: Workspace) -> list[str]:
-    """Create the config, the wiki's top `index.md` and `.claims/`; the repo paths created."""
+    """Create the config, and for a plain wiki its top `index.md` and `.claims/`; the repo paths
+    created. A docs site's source gets the config alone: its pages are the site's, and `.claims/`
+    comes with the first claim."""
     wiki = ws.wiki
+    site = wiki.site
     created = []
     with wiki.lock():
-        targets = [
-            (ws.repo.root / CONFIG_DIR / CONFIG_NAME, config_text(ws.config.wiki_dir)),
-            (wiki.claims_path / ".gitkeep", ""),
-        ]
-        if not (wiki.wiki_path.is_dir() and wiki.pages()):  # an existing docs folder keeps its own landing page, or none
+        targets = [(ws.repo.root / CONFIG_DIR / CONFIG_NAME, config_text(ws.config.wiki_dir, site))]
+        if site is None:
+            targets.append((wiki.claims_path / ".gitkeep", ""))
+        if site is None and not (wiki.wiki_path.is_dir() and wiki.pages()):  # an existing docs folder keeps its own landing page, or none
             targets.insert(1, (wiki.wiki_path / "index.md", INDEX_TEMPLATE))
         for path, text in targets:
             if path.exists() or path.is_symlink():

@@ -12,10 +12,12 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from openwiki_git.errors import OpenwikiError, SchemaError
+from openwiki_git.formats import pagenames
 from openwiki_git.markdown import refs
 from openwiki_git.model import Claim, Sidecar
 from openwiki_git.pages import citations, okf
 from openwiki_git.pages import frontmatter as fmt
+from openwiki_git.pages.frontmatter_core import uses_okf
 from openwiki_git.store import bundle, editing
 from openwiki_git.store.workspace import Workspace
 
@@ -121,8 +123,11 @@ def _located(message: str, default_path: str) -> tuple[str, int, str]:
 
 def _front_matter(ws: Workspace, texts: dict[str, str]) -> list[Finding]:
     out = []
+    site = ws.wiki.site is not None
     for page, text in texts.items():
         rel = ws.wiki.repo_path(page)
+        if not uses_okf(text, site=site):
+            continue  # a docs site's page: its front matter is the generator's, or none
         try:
             fm = fmt.parse(text, filename=rel)
         except SchemaError as e:
@@ -188,7 +193,7 @@ def _markers(ws: Workspace, texts: dict[str, str], sidecars: dict[str, Sidecar],
                     said = citations.prose_before(text, c.id) or ""
                     out.append(Finding("prose-differs", ws.wiki.repo_path(page), 1, _differs(c, said)))
                 continue
-            placeable = citations.insert_marker(text, c.statement, c.id) is not None
+            placeable = citations.insert_marker(text, c.statement, c.id, rst=pagenames.is_rst(page)) is not None
             how = "--fix puts it after the statement" if placeable else "put it after the sentence that states the claim"
             out.append(
                 Finding(
@@ -387,7 +392,7 @@ def _save(ws: Workspace, sidecar: Sidecar, claim_ids: list[str]) -> list[str]:
 
     def edit(text: str) -> str:
         for c in wanted:
-            text = citations.insert_marker(text, c.statement, c.id) or text
+            text = citations.insert_marker(text, c.statement, c.id, rst=pagenames.is_rst(sidecar.page)) or text
         return text
 
     return editing.save_page(ws.wiki, sidecar, edit=edit if wanted else None)

@@ -15,6 +15,7 @@ from urllib.parse import quote
 from openwiki_git.errors import SchemaError
 from openwiki_git.pages import frontmatter as fmt
 from openwiki_git.pages import okf
+from openwiki_git.pages.frontmatter_core import uses_okf
 from openwiki_git.pages.indexes import GENERATED_INDEX_MARK, is_generated_index
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def expected_indexes(wiki: Wiki, *, create: bool | None = None) -> dict[Path, st
     and each missing one of a directory holding concepts when `create` (default: keeps_indexes).
     A hand-written index.md is a page: never in this list."""
     out: dict[Path, str] = {}
-    if not wiki.wiki_path.is_dir():
+    if not wiki.wiki_path.is_dir() or wiki.site is not None:  # a docs site has its own navigation: no bundle
         return out
     create = keeps_indexes(wiki) if create is None else create
 
@@ -136,6 +137,8 @@ def validate_pages(ws: Workspace) -> list[str]:
         except SchemaError as e:
             out.append(e.message)
             continue
+        if not uses_okf(text, site=wiki.site is not None):
+            continue  # a docs site's page: its front matter is the generator's, or none
         if fm is None:
             out.append(f"{rel}:1: no front matter (OKF v0.2 pages start with --- lines holding at least `type:`)")
             continue

@@ -15,9 +15,11 @@ from openwiki_git.evidence.kinds import Symbol, looks_like_kind, openwiki_cannot
 from openwiki_git.evidence.resolver import resolve
 from openwiki_git.evidence.resource import ResourceError, parse_resource
 from openwiki_git.evidence.tokens import split_lines
+from openwiki_git.formats import pagenames
 from openwiki_git.model import Claim, Evidence, Sidecar
-from openwiki_git.pages import citations
-from openwiki_git.pages.frontmatter_core import opens
+from openwiki_git.pages import badge, citations
+from openwiki_git.pages.frontmatter_core import opens, uses_okf
+from openwiki_git.pages.markers import as_comments, comment_only
 from openwiki_git.store.wiki import Wiki, page_version
 
 PageEdit = Callable[[str], str]
@@ -37,8 +39,13 @@ def render_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -
     if crlf:  # a CRLF page is rendered as LF text and written back with CRLF: same bytes when in step
         text = text.replace("\r\n", "\n")
     new_text = edit(text) if edit else text
+    if wiki.site is not None and not pagenames.is_rst(sidecar.page):
+        new_text = as_comments(new_text)  # a site's readers see no marker: the comment form (store/site.py)
     new_text = citations.sync(new_text, wiki.repo_path(sidecar.page), rendered_claims(wiki, new_text, sidecar))
-    if opens(new_text):
+    if wiki.site is not None:  # the review badge, only when the config asks (pages/badge.py)
+        marked = sum(c.mark is not None for c in sidecar.claims) if wiki.config.raw.get("site_review_badge") else 0
+        new_text = badge.sync(new_text, marked, rst=pagenames.is_rst(sidecar.page))
+    if opens(new_text) and uses_okf(new_text, site=wiki.site is not None):
         from openwiki_git.pages import okf
         from openwiki_git.store.workspace import now_iso
 
@@ -57,12 +64,18 @@ def render_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -
 
 
 def rendered_claims(wiki: Wiki, text: str, sidecar: Sidecar) -> tuple[Claim, ...]:
-    """The claims whose footnote definitions the page carries. On an OpenWiki wiki (whose pages
-    have no markers) only claims whose marker is in the prose, so its pages get no block."""
+    """The claims whose footnote definitions the page carries: not those marked only by a
+    comment (`<!-- c-1a2b3c4d -->`: nothing refers to a footnote). On an OpenWiki wiki (whose
+    pages have no markers) only claims whose marker is in the prose, so its pages get no block. A
+    docs site's page carries none: its markers are invisible comments, and readers see no block."""
+    if wiki.site is not None:
+        return ()
+    commented = comment_only(text)
+    claims = tuple(c for c in sidecar.claims if citations.label(c.id) not in commented) if commented else sidecar.claims
     if not wiki.config.strict_openwiki:
-        return sidecar.claims
+        return claims
     present = citations.markers_in(text)
-    return tuple(c for c in sidecar.claims if citations.label(c.id) in present)
+    return tuple(c for c in claims if citations.label(c.id) in present)
 
 
 def save_page(wiki: Wiki, sidecar: Sidecar, *, edit: PageEdit | None = None) -> list[str]:
@@ -94,7 +107,7 @@ def preflight(wiki: Wiki, pages: list[str]) -> None:
         if not path.is_file():
             continue
         text = _utf8(path.read_bytes(), wiki.repo_path(page))
-        if opens(text):
+        if opens(text) and uses_okf(text, site=wiki.site is not None):
             from openwiki_git.pages import okf
 
             okf.load_valid(text, filename=wiki.repo_path(page))
@@ -162,7 +175,7 @@ def add_claim(wiki: Wiki, page: str, statement: str, evidence: list[Evidence], b
         placed: list[bool] = []
 
         def edit(text: str) -> str:
-            new = citations.insert_marker(text, statement, claim.id)
+            new = citations.insert_marker(text, statement, claim.id, rst=pagenames.is_rst(page))
             placed.append(new is not None)
             return new if new is not None else text
 

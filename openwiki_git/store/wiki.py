@@ -9,18 +9,24 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from openwiki_git.errors import OpenwikiError, StoreError
+from openwiki_git.formats import pagenames
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.model import Claim, Evidence, Sidecar
 from openwiki_git.pages.indexes import GENERATED_INDEX_MARK, is_generated_index, is_index_name
 from openwiki_git.store import locking
 from openwiki_git.store.config import Config
+
+if TYPE_CHECKING:
+    from openwiki_git.store.site import Site
 
 CLAIMS_DIR = ".claims"
 RESERVED_PAGES = {"index.md", "log.md", "instructions.md", "_plan.md"}
@@ -28,14 +34,15 @@ LOCK_NAME = "openwiki-git.lock"
 
 
 def is_grounded_page(page: str) -> bool:
-    """OpenWiki §1.1: a `.md` page, no `.`/`..`/`.claims` segment, not a reserved basename."""
+    """OpenWiki §1.1: a `.md` page (or a Sphinx site's `.rst` one), no `.`/`..`/`.claims` segment,
+    not a reserved basename."""
     return is_page_path(page) and page.rsplit("/", 1)[-1].lower() not in RESERVED_PAGES
 
 
 def is_page_path(page: str) -> bool:
-    """A `.md` path a page may have: no empty, `.`, `..` or `.claims` segment."""
+    """A `.md` (or `.rst`) path a page may have: no empty, `.`, `..` or `.claims` segment."""
     parts = page.split("/")
-    if not page.endswith(".md") or any(p in ("", ".", "..") for p in parts):
+    if not page.endswith((pagenames.MARKDOWN, pagenames.RST)) or any(p in ("", ".", "..") for p in parts):
         return False
     return not any(p.lower() == CLAIMS_DIR for p in parts)
 
@@ -118,6 +125,13 @@ class Wiki:
         self.wiki_path = root / config.wiki_dir
         self.claims_path = self.wiki_path / CLAIMS_DIR
 
+    @functools.cached_property
+    def site(self) -> Site | None:
+        """The docs site the wiki folder is the source of (site mode), or None: a plain wiki."""
+        from openwiki_git.store.site import detect
+
+        return detect(self.root, self.config)
+
     def require(self, where: str | None = None) -> None:
         """The wiki directory exists, is a real directory inside the repository, and so is its
         `.claims/`. `where` says who named it: "--wiki-dir", "config" or None (the default)."""
@@ -146,7 +160,7 @@ class Wiki:
         return self.wiki_path / page
 
     def sidecar_path(self, page: str) -> Path:
-        return self.claims_path / (page[: -len(".md")] + ".json")
+        return self.claims_path / pagenames.sidecar_name(page)
 
     def repo_path(self, page: str) -> str:
         """The page's path relative to the repository root (`.openwiki/guides/a.md`)."""
@@ -161,7 +175,7 @@ class Wiki:
                 page = (Path.cwd() / candidate).resolve().relative_to(self.wiki_path.resolve()).as_posix()
         if page.startswith(self.wiki_dir + "/"):
             page = page[len(self.wiki_dir) + 1 :]
-        if not page.endswith(".md"):
+        if not page.endswith((".md", pagenames.RST)):
             page += ".md"
         if not is_grounded_page(page) and not self._landing_page(page):
             if self._landing_page(page, written_by_us=True):
@@ -195,7 +209,13 @@ class Wiki:
     def pages(self) -> list[str]:
         """Grounded pages, sorted by byte order; symlinks and `.claims` are skipped. A hand-written
         index.md (a project's landing page) is a page; a generated one is not."""
-        return sorted(p for p in self._walk(self.wiki_path, ".md") if is_grounded_page(p) or self._landing_page(p))
+        return sorted(p for p in self._walk(self.wiki_path, self.page_suffixes) if is_grounded_page(p) or self._landing_page(p))
+
+    @property
+    def page_suffixes(self) -> tuple[str, ...]:
+        """Markdown pages; and reStructuredText ones on a Sphinx site, which builds them."""
+        sphinx = self.site is not None and self.site.generator == "sphinx"
+        return (pagenames.MARKDOWN, pagenames.RST) if sphinx else (pagenames.MARKDOWN,)
 
     def sidecar_pages(self) -> list[str]:
         """Pages that have a sidecar (whether or not the page itself still exists).
@@ -204,7 +224,7 @@ class Wiki:
         skipping it would silently drop its claims from every check (OpenWiki: fatal). So is a
         page with a sidecar that is a symlink leading outside the repository (check, validate
         and the hook all list pages here: one rule)."""
-        pages = sorted(p[: -len(".json")] + ".md" for p in self._walk(self.claims_path, ".json", refuse_links=True))
+        pages = sorted(pagenames.page_of_sidecar(p) for p in self._walk(self.claims_path, ".json", refuse_links=True))
         for page in pages:
             path = self.page_path(page)
             if path.is_symlink() and not path.resolve().is_relative_to(self.root.resolve()):
@@ -214,7 +234,7 @@ class Wiki:
                 )
         return pages
 
-    def _walk(self, top: Path, suffix: str, *, refuse_links: bool = False) -> Iterator[str]:
+    def _walk(self, top: Path, suffix: str | tuple[str, ...], *, refuse_links: bool = False) -> Iterator[str]:
         if refuse_links:
             for link in (self.wiki_path, top):
                 if link.is_symlink():
@@ -225,7 +245,7 @@ class Wiki:
             return
         yield from self._scan(top, "", suffix, refuse_links, top == self.wiki_path)
 
-    def _scan(self, folder: Path | str, prefix: str, suffix: str, refuse_links: bool, wiki_top: bool) -> Iterator[str]:
+    def _scan(self, folder: Path | str, prefix: str, suffix: str | tuple[str, ...], refuse_links: bool, wiki_top: bool) -> Iterator[str]:
         """os.walk's reading of one directory, with os.scandir: an entry's type comes with it,
         so no file is stat'ed (a wiki of thousands of pages is walked on every graph load)."""
         try:
@@ -317,11 +337,13 @@ class Wiki:
 
     def find_claim(self, claim_id: str, sidecars: dict[str, Sidecar] | None = None) -> tuple[str, Sidecar, Claim]:
         """The claim with this id (or `claim_`-less id, or a unique prefix of 8+ characters, or the
-        label pages print: `c-1a2b3c4d`, `[^c-1a2b3c4d]`)."""
+        label pages print: `c-1a2b3c4d`, `[^c-1a2b3c4d]`, `<!-- c-1a2b3c4d -->`)."""
         sidecars = self.load_all() if sidecars is None else sidecars
         bare = claim_id.strip()
         if bare.startswith("[^") and bare.endswith("]"):
             bare = bare[2:-1]
+        elif bare.startswith("<!--") and bare.endswith("-->"):
+            bare = bare[4:-3].strip()
         bare = bare.removeprefix("c-") if bare.startswith("c-") else bare
         wanted = bare if bare.startswith("claim_") else f"claim_{bare}"
         found = [(p, sc, c) for p, sc in sidecars.items() for c in sc.claims if c.id.startswith(wanted)]

@@ -31,6 +31,7 @@ from openwiki_git.evidence.resolver import resolve
 from openwiki_git.evidence.resource import REPO_PREFIX, Resource, ResourceError, parse_resource
 from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.model import Evidence, FileText
+from openwiki_git.pages.markers import ANY
 from openwiki_git.verdicts import quotes
 from openwiki_git.verdicts.context import ClaimContext, Part
 from openwiki_git.verdicts.edits import Plan, VerdictError
@@ -314,6 +315,6 @@ def _neighbour(data: Any, ctx: ClaimContext) -> tuple[str, str] | None:
     paragraph = " ".join((ctx.paragraph or "").split())
     if not sentence.strip() or " ".join(sentence.split()) not in paragraph:
         raise VerdictError("rewrite_neighbour.sentence is not a sentence of the claim's paragraph, as the page has it")
-    if "[^c-" in sentence:
+    if ANY.search(sentence):
         raise VerdictError("rewrite_neighbour.sentence carries a claim of its own: revise that claim instead")
     return sentence, checked_statement(revised, "rewrite_neighbour.revised")

@@ -24,7 +24,7 @@ from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError
 from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.model import Claim, ClaimResult
 from openwiki_git.pages import citations
-from openwiki_git.pages.markers import MARKER
+from openwiki_git.pages.markers import ANY
 from openwiki_git.verdicts.drift import Source, parse_or_none
 from openwiki_git.verdicts.prose import paragraph_of
 
@@ -207,7 +207,7 @@ def _head(page: str, results: Sequence[ClaimResult], paragraph: str | None, tag:
 
 
 def _plain(text: str) -> str:
-    return " ".join(MARKER.sub("", text).split())
+    return " ".join(ANY.sub("", text).split())
 
 
 def _item(

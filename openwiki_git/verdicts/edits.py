@@ -62,7 +62,7 @@ class ProseEdit:
 
 def _without_marker(text: str, claim_id: str) -> str:
     body = body_start(text)
-    return text[:body] + text[body:].replace(citations.marker(claim_id), "", 1)
+    return text[:body] + citations.remove_marker(text[body:], claim_id)
 
 
 def _rewrite_neighbour(text: str, sentence: str, revised: str) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from openwiki_git.pages import citations, sentences
 from openwiki_git.pages.frontmatter_core import body_start
-from openwiki_git.pages.markers import MARKER
+from openwiki_git.pages.markers import ANY
 
 __all__ = [
     "Retracted", "neighbour", "paragraph_of", "retract", "retract_sentence", "rewrite_sentence", "sentence_key", "sentence_span",
@@ -43,20 +43,24 @@ def _prose_end(text: str) -> int:
 
 
 def _find_marker(text: str, claim_id: str) -> tuple[int, int] | None:
-    pattern = re.compile(re.escape(citations.marker(claim_id)) + r"(?!:)")
-    m = pattern.search(text, body_start(text), _prose_end(text))
+    m = citations.own_marker(claim_id).search(text, body_start(text), _prose_end(text))
     return (m.start(), m.end()) if m else None
 
 
+_GAP = re.compile(r"[ \t]*")
+
+
 def _run(text: str, at: int, end: int, body: int) -> tuple[int, int]:
-    """The run of markers (`[^c-a][^c-b]`) holding the marker at `at`..`end`: its start and end."""
+    """The run of markers (`[^c-a][^c-b]`, `<!-- c-a --> <!-- c-b -->`) holding the marker at
+    `at`..`end`: its start and end."""
     while True:
-        prev = [m for m in MARKER.finditer(text, max(body, at - 40), at) if m.end() == at]
+        prev = [m for m in ANY.finditer(text, max(body, at - 80), at) if not text[m.end() : at].strip(" \t")]
         if not prev:
             break
         at = prev[-1].start()
     while True:
-        nxt = MARKER.match(text, end)
+        gap = _GAP.match(text, end)
+        nxt = ANY.match(text, gap.end()) if gap is not None else None
         if nxt is None:
             return at, end
         end = nxt.end()
@@ -102,6 +106,9 @@ def sentence_span(text: str, claim_id: str, statement: str, group: Collection[st
     without the marker, the statement's own span if it occurs exactly once. A sentence another
     claim's marker follows too is no one claim's (None), unless that claim is of `group` (the
     claims decided together)."""
+    rst = citations.rst_sentence(text, claim_id, statement)
+    if rst is not None:  # reStructuredText: the marker line follows the paragraph; the statement's sentence in it
+        return rst[0], rst[1], rst[1]
     found = _find_marker(text, claim_id)
     stmt = statement.strip()
     if found is None:
@@ -119,7 +126,7 @@ def sentence_span(text: str, claim_id: str, statement: str, group: Collection[st
             return at - len(stmt), at, end
         return None
     labels = {citations.label(c) for c in (claim_id, *group)}
-    if any(m.group(1)[:10] not in labels for m in MARKER.finditer(text, span.start, end)):
+    if any(m.group(1)[:10] not in labels for m in ANY.finditer(text, span.start, end)):
         return None  # another claim's marker is in or after the sentence too: it is theirs as well, never edited for one
     return span.start, at, end
 
@@ -187,7 +194,7 @@ def retract(text: str, claim_id: str, statement: str, group: Collection[str] = (
     body, prose_end = body_start(text), _prose_end(text)
     prose = text[body:prose_end]
     for cid in (claim_id, *group):
-        prose = prose.replace(citations.marker(cid), "")
+        prose = citations.remove_marker(prose, cid)
     return Retracted(text[:body] + prose + text[prose_end:], said, warnings)
 
 
@@ -201,7 +208,7 @@ def _dangling(removed: str, before: str | None, after: str | None) -> tuple[str,
 
 
 def _short(sentence: str) -> str:
-    plain = " ".join(MARKER.sub("", sentence).split())
+    plain = " ".join(ANY.sub("", sentence).split())
     return plain if len(plain) <= 120 else plain[:117] + "..."
 
 

@@ -257,6 +257,7 @@ def test_config_fast_path_knows_the_schema_it_mirrors():
     assert mirrored == {
         "wiki_dir": {"type": "string", "minLength": 1},
         "sidecar_format": {"enum": ["openwiki-git", "openwiki"]},
+        "site": {"enum": ["mkdocs", "sphinx", "none"]},
         "adjacent_insert": {"enum": ["fresh", "stale"]},
         "rename_threshold": {"type": "integer", "minimum": 0, "maximum": 100},
         "max_growth": {"type": "integer", "minimum": 0},

@@ -149,10 +149,16 @@ def test_progress_on_a_terminal_never_in_json(cart_repo: GitRepo) -> None:
     assert "pages" not in err
 
 
-def test_a_docs_site_without_footnotes_is_told_how_to_enable_them(cart_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_docs_sites_source_is_site_mode_and_a_plain_wiki_there_is_told_about_footnotes(
+    cart_repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
     cart_repo.write("mkdocs.yml", "site_name: Shop\nmarkdown_extensions:\n  - admonition\ntheme:\n  name: material\n")
     data = ground_page(cart_repo, capsys, "Call `certs()` to read the certificate settings.\n")
-    assert data["site"]["config"] == "mkdocs.yml" and data["site"]["footnotes"] is False
+    assert data["site"] == {"config": "mkdocs.yml", "site": "mkdocs", "markers": "comments", "footnotes": False}
+    cart_repo.run("ground", "--all", "--plan")
+    assert "site: an MkDocs site's source (mkdocs.yml): markers are invisible comments" in capsys.readouterr().out
+    # a plain wiki kept in the site's folder writes footnotes: told when the site would show them as text
+    cart_repo.write(".openwiki/config.yml", "wiki_dir: docs\nsite: none\n")
     cart_repo.run("ground", "--all", "--plan")
     assert "note: mkdocs.yml: MkDocs renders the claim markers ([^c-...]) as footnotes only with the footnotes extension; " \
            "add it to mkdocs.yml: `markdown_extensions: [footnotes]`" in capsys.readouterr().out

@@ -50,6 +50,10 @@ def test_the_claims_of_one_sentence_are_rewritten_and_retracted_together() -> No
     assert prose.rewrite_sentence(page, B, "x", "Client checks TLS.", [A]) == f"Intro. Client checks TLS.{MA}{MB} Then more.{MC}\n"
     assert prose.retract(page, A, "x", [B]).text == f"Intro. Then more.{MC}\n"
     assert prose.neighbour(f"Client verifies TLS.{MA} It also retries.\n", A, "x") == "It also retries."
+    ca, cb = (citations.comment_marker(x) for x in (A, B))  # a docs site's invisible markers
+    site = f"Intro. Client verifies TLS. {ca} {cb} Then more.\n"
+    assert prose.sentence_key(site, A) == prose.sentence_key(site, B)
+    assert prose.retract(site, A, "x", [B]).text == "Intro. Then more.\n"
 
 
 def _repo(root: Path) -> tuple[GitRepo, str]:

@@ -1,7 +1,7 @@
 """`openwiki-git claim`: add, list, show, edit, confirm and retract claims.
 
 Wherever a claim id is asked for, the full id, its hex without `claim_`, a unique prefix of 8+
-characters, or the label the pages print (`c-1a2b3c4d`, `[^c-1a2b3c4d]`) is accepted.
+characters, or the label the pages print (`c-1a2b3c4d`, `[^c-1a2b3c4d]`, `<!-- c-1a2b3c4d -->`) is accepted.
 """
 
 from __future__ import annotations

@@ -39,6 +39,7 @@ from pathlib import Path
 
 from openwiki_git.claims.merge import merge, merge_page
 from openwiki_git.errors import OpenwikiError, SchemaError, UsageError
+from openwiki_git.formats import pagenames
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.model import Sidecar
 
@@ -58,7 +59,7 @@ def _page(path: str) -> str:
     if CLAIMS_MARKER in "/" + path:
         rel = ("/" + path).split(CLAIMS_MARKER, 1)[1]
         if rel.endswith(".json"):
-            return rel[: -len(".json")] + ".md"
+            return pagenames.page_of_sidecar(rel)
     return "page.md"
 
 

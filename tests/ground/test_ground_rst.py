@@ -1,0 +1,154 @@
+"""reStructuredText docs round the whole loop (issue 35, item 3), through the real CLI in a real
+git repository holding a Sphinx site: `ground` cites what the roles name, leaves code-block and
+doctest examples alone and writes `.. c-` comment lines; `check`, the hook, `claim show`, the
+refresher's revise and retract, the agents' verification and the graph read them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from openwiki_git.refresh.run import run_refresh
+from openwiki_git.refresh.settings import RefreshOptions
+from openwiki_git.store.workspace import Workspace
+from tests.support.repo import GitRepo
+from tests.support.scripted_refresher import ScriptedRefresher
+
+SHOP = '''\
+"""A tiny shop."""
+
+
+class Cart:
+    """A shopping cart: the lines of one order."""
+
+    def __init__(self):
+        self.items = []
+
+
+def total(cart):
+    """The number of items in the cart."""
+    return sum(quantity for _, quantity in cart.items)
+'''
+
+PAGE = """\
+Shop
+====
+
+The class :class:`shop.Cart` holds the lines of one order.
+The function :func:`~shop.total` counts the items in a cart.
+
+- A helper :func:`shop.discount` takes a share off the total.
+
+.. code-block:: python
+
+   from shop import Cart
+   def my_helper():
+       return Cart()
+
+Calling ``my_helper()`` gives a new cart every time, as written above.
+The shop began as a fork of `Cart`_ years ago, a project of its own.
+
+.. _Cart: https://example.invalid/cart
+
+>>> from shop import total
+"""
+
+
+@pytest.fixture
+def site(repo: GitRepo) -> GitRepo:
+    repo.write("shop/__init__.py", "from .cart import Cart, total\n")
+    repo.write("shop/cart.py", SHOP)
+    repo.write("doc/conf.py", 'project = "Shop"\n')
+    repo.write("doc/index.rst", PAGE)
+    repo.commit_all("a Sphinx site")
+    assert repo.run("init", "--wiki-dir", "doc") == 0
+    return repo
+
+
+def _json(repo: GitRepo, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
+    capsys.readouterr()
+    rc = repo.run(*argv, "--format", "json")
+    return rc, json.loads(capsys.readouterr().out)
+
+
+def test_rst_pages_are_grounded_by_their_roles_with_comment_lines(site: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, data = _json(site, capsys, "ground", "--all")
+    assert rc == 1  # a broken reference: shop.discount names nothing
+    [page] = data["pages"]
+    assert page["page"] == "index.rst" and page["page_path"] == "doc/index.rst"
+    assert sorted((a["reference"], a["evidence"]) for a in page["added"]) == [
+        ("shop.Cart", "repo://shop/cart.py#Cart:head"),
+        ("~shop.total", "repo://shop/cart.py#total"),
+    ]
+    assert [(b["reference"], b["line"]) for b in page["broken"]] == [("shop.discount", 7)]
+    text = site.read("doc/index.rst")
+    labels = [f"c-{a['id'][6:14]}" for a in page["added"]]
+    assert f"counts the items in a cart.\n\n.. {labels[0]}\n.. {labels[1]}\n\n- A helper" in text
+    assert "my_helper" not in json.dumps(page["broken"])  # defined by the page's own example
+    assert (site.root / "doc/.claims/index.rst.json").is_file()
+    rc, again = _json(site, capsys, "ground", "--all")
+    assert again["summary"]["added"] == 0 and again["summary"]["already_grounded"] == 2
+    assert site.read("doc/index.rst") == text
+    rc, report = _json(site, capsys, "check")
+    assert report["summary"]["fresh"] == 2 and report["summary"]["missing_markers"] == 0
+    assert rc == 1 and [(b["reference"], b["line"]) for b in report["broken_references"]] == [("shop.discount", 10)]
+    assert site.run("validate") == 0
+
+
+def test_rst_claims_go_round_the_loop(site: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    assert site.run("ground", "--all") == 1
+    site.commit_all("grounded")
+    site.write("shop/cart.py", SHOP.replace("The number of items in the cart.", "The number of items, returns included."))
+    site.git("add", "shop/cart.py")
+    capsys.readouterr()
+    assert site.run("hook") == 1
+    assert "The function :func:`~shop.total` counts the items in a cart." in capsys.readouterr().out
+    site.commit_all("a changed summary")
+    rc, report = _json(site, capsys, "check")
+    [stale] = [c for c in report["claims"] if c["status"] == "stale"]
+    assert rc == 1 and stale["line"] == 4 and stale["marker_present"]  # the paragraph's first line
+    capsys.readouterr()
+    assert site.run("claim", "show", stale["id"]) == 0
+    assert "counts the items in a cart." in capsys.readouterr().out
+
+    ws = Workspace.open(site.root)
+    quote = '    """The number of items, returns included."""'
+    revise = {"claim_id": stale["id"], "verdict": "revise", "revised_statement": "The function :func:`~shop.total` counts "
+              "the items in a cart, returns included.", "cited_ranges": [{"resource": "repo://shop/cart.py#total", "quote": quote}],
+              "rationale": "the summary changed"}
+    result = run_refresh(ws, RefreshOptions(model="scripted"), ScriptedRefresher([revise]))
+    assert [d.verdict for d in result.decisions] == ["revise"], result
+    text = site.read("doc/index.rst")
+    assert "The function :func:`~shop.total` counts the items in a cart, returns included.\n\n.. c-" in text
+    rc, report = _json(site, capsys, "check")
+    assert report["summary"]["fresh"] == 2 and report["summary"]["missing_markers"] == 0
+    capsys.readouterr()
+    assert site.run("lint", "--format", "json") in (0, 1)
+    assert not [f for f in json.loads(capsys.readouterr().out)["findings"] if f["kind"] in ("prose-differs", "missing-marker")]
+
+    capsys.readouterr()
+    assert site.run("expand", stale["id"]) == 0  # the graph: the claim asserted by its paragraph, under its section
+    shown = capsys.readouterr().out
+    assert "asserted_by  page:index.rst#" in shown and "[paragraph] The class :class:`shop.Cart` holds" in shown
+    assert site.run("claim", "retract", stale["id"]) == 0
+    text = site.read("doc/index.rst")
+    assert f"c-{stale['id'][6:14]}" not in text and "returns included." in text  # the marker line goes, the prose stays
+    capsys.readouterr()
+    assert site.run("locate", "lines of one order") == 0
+    assert "claim_" in capsys.readouterr().out
+
+
+def test_a_role_names_the_kind_and_overloads_are_one_definition(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """`:func:`pkg.retry`` is the function, not the module `pkg/retry.py`, and `@t.overload`
+    declarations (typing imported as `t`) are not definitions of their own: tenacity's API page."""
+    repo.write("pkg/__init__.py", "import typing as t\n\n\n@t.overload\ndef retry(f: int) -> int: ...\n\n\n"
+                                  "@t.overload\ndef retry(f: str) -> str: ...\n\n\ndef retry(f):\n    return f\n")
+    repo.write("pkg/retry.py", "def helper():\n    pass\n")
+    repo.write("doc/conf.py", 'project = "Pkg"\n')
+    repo.write("doc/api.rst", "API\n===\n\nEvery strategy here is given to :py:func:`pkg.retry` as its argument.\n")
+    repo.commit_all("a Sphinx site")
+    assert repo.run("init", "--wiki-dir", "doc") == 0
+    rc, data = _json(repo, capsys, "ground", "--all")
+    assert [a["evidence"] for a in data["pages"][0]["added"]] == ["repo://pkg/__init__.py#retry"], data["pages"][0]
