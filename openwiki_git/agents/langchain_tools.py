@@ -54,13 +54,17 @@ def verification_tools(repo: str | Path | None = None, *, wiki_dir: str | None =
         cited_ranges: Any = Field(description=gs.ARGS["cited_ranges"])
         rationale: Any = Field(description=gs.ARGS["rationale"])
         revised_statement: Any = Field(None, description=gs.ARGS["revised_statement"])
+        rewrite_neighbour: Any = Field(None, description=gs.ARGS["rewrite_neighbour"])
 
     def claims_for_change(scope: Any = "worktree", base: Any = None, limit: Any = 20) -> str:
         return json.dumps(service.call("claims_for_change", scope=scope, base=base, limit=limit), ensure_ascii=False)
 
-    def verify_claim(claim_id: Any, verdict: Any, cited_ranges: Any, rationale: Any, revised_statement: Any = None) -> str:
+    def verify_claim(
+        claim_id: Any, verdict: Any, cited_ranges: Any, rationale: Any, revised_statement: Any = None, rewrite_neighbour: Any = None
+    ) -> str:
         data = {"claim_id": claim_id, "verdict": verdict, "revised_statement": revised_statement,
-                "cited_ranges": cited_ranges, "rationale": rationale}
+                "cited_ranges": cited_ranges, "rationale": rationale,
+                **({"rewrite_neighbour": rewrite_neighbour} if rewrite_neighbour is not None else {})}
         return json.dumps(service.call("verify_claim", verdict=data), ensure_ascii=False)
 
     return [

@@ -1,10 +1,12 @@
 """The MCP server of `openwiki-git mcp`, on the official `mcp` SDK (imported only here): the
 tools and resources of agents.service, with argument schemas and descriptions written for a model.
-A tool's error is returned as its result with isError set."""
+A tool's error is returned as its result with isError set: the service's one line and hint, an
+unexpected error (our bug) included, with the log file that holds its traceback."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -26,8 +28,11 @@ from openwiki_git.agents.service import (
 )
 
 
-def make_server(root: str | Path, *, wiki_dir: str | None = None, agent: str | None = None) -> MCPServer:
-    service = GraphService(root, wiki_dir=wiki_dir, agent=agent)
+def make_server(
+    root: str | Path, *, wiki_dir: str | None = None, agent: str | None = None,
+    crash_log: Callable[[BaseException], Path | None] | None = None,
+) -> MCPServer:
+    service = GraphService(root, wiki_dir=wiki_dir, agent=agent, crash_log=crash_log)
     server = MCPServer(
         "openwiki-git",
         version=__version__,
@@ -81,8 +86,13 @@ def _client_name(ctx: Context) -> str | None:
 
 
 class CitedRange(BaseModel):
-    resource: str = Field(description="repo://path#Lstart-Lend")
-    quote: str = Field(description="The exact current text of (some of) those lines")
+    resource: str = Field(description="repo://path#Lstart-Lend (the numbers shown), or a definition's resource as shown")
+    quote: str = Field(description="The current text of an unbroken run of those lines (a line may be cut at a word)")
+
+
+class NeighbourRewrite(BaseModel):
+    sentence: str = Field(description="The neighbouring sentence exactly as the paragraph has it")
+    revised: str = Field(description="Its new text: one plain sentence")
 
 
 def _verification_tools(server: MCPServer, answer: Any) -> None:
@@ -102,10 +112,12 @@ def _verification_tools(server: MCPServer, answer: Any) -> None:
         cited_ranges: Annotated[list[CitedRange], Field(description=ARGS["cited_ranges"])],
         rationale: Annotated[str, Field(description=ARGS["rationale"])],
         revised_statement: Annotated[str | None, Field(description=ARGS["revised_statement"])] = None,
+        rewrite_neighbour: Annotated[NeighbourRewrite | None, Field(description=ARGS["rewrite_neighbour"])] = None,
     ) -> str:
         data = {
             "claim_id": claim_id, "verdict": verdict, "revised_statement": revised_statement,
             "cited_ranges": [c.model_dump() for c in cited_ranges], "rationale": rationale,
+            **({"rewrite_neighbour": rewrite_neighbour.model_dump()} if rewrite_neighbour is not None else {}),
         }
         return answer("verify_claim", verdict=data, client=_client_name(ctx))
 
@@ -126,5 +138,10 @@ def _page_resource(server: MCPServer, service: GraphService, page: str) -> None:
         return service.page_text(page)
 
 
-def serve(root: str | Path, *, wiki_dir: str | None = None, agent: str | None = None) -> None:
-    make_server(root, wiki_dir=wiki_dir, agent=agent).run("stdio")
+def serve(
+    root: str | Path, *, wiki_dir: str | None = None, agent: str | None = None,
+    crash_log: Callable[[BaseException], Path | None] | None = None,
+) -> None:
+    """Serve over stdio; `crash_log` writes an unexpected error's traceback where the CLI writes
+    exit 3's (the agent gets one line naming it)."""
+    make_server(root, wiki_dir=wiki_dir, agent=agent, crash_log=crash_log).run("stdio")

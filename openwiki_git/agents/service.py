@@ -12,6 +12,7 @@ are read again, so a tool never reports `fresh` next to edited text.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,18 +53,23 @@ CLAIM_SHOW = (
 )
 CLAIMS_FOR_CHANGE = (
     "Call after editing code: the wiki claims whose cited lines your change touches, and the claims "
-    "already marked stale or unresolved. Each comes with its status, statement, cause, and a context "
-    "text holding the cited text as last verified, the diff to now and the current lines, numbered "
-    "('>' marks the cited ones), plus may_cite: the only ranges a verdict may quote. Decide each one "
-    "with verify_claim."
+    "already marked stale or unresolved, one item per sentence (claims: its claims, when several). Each "
+    "comes with its status, statement, cause, and a context text holding each cited part as verified "
+    "-> now, numbered with the file's real line numbers (' ' and '+' rows are current, '-' rows the "
+    "text as verified), plus may_cite: the lines a verdict may quote, and retract_leaves: the "
+    "sentence a retract would leave unfinished. Decide each one with verify_claim."
 )
 VERIFY_CLAIM = (
-    "Record your verdict on one claim, before you finish: confirm (the statement still holds; quote "
-    "the current cited lines that prove it), revise (give revised_statement and quote the lines that "
-    "support it) or retract (it is no longer true). Quotes must be copied exactly from the current "
-    "lines shown by claims_for_change, from the claim's own files; a quote of comments does not prove "
-    "code. A refused verdict is an error naming the first problem, and nothing is written. An accepted "
-    "one is written to the working tree (never staged or committed), recorded as verified by agent:NAME."
+    "Record your verdict on one claim (and the other claims of its sentence), before you finish: "
+    "confirm (the statement still holds; quote the current lines that prove it), revise (give "
+    "revised_statement and quote the lines that support it) or retract (it is no longer true; with "
+    "rewrite_neighbour to rewrite the sentence the retraction leaves unfinished, as one decision). "
+    "Quote current rows shown by claims_for_change, cited by their line numbers or by the "
+    "definition's resource; several quotes per resource are fine, a quote may cut a line at a word; "
+    "a quote of comments or docstrings alone does not prove code. A refused verdict is an error "
+    "naming the first problem, and nothing is written. An accepted one is written to the working "
+    "tree (never staged or committed), recorded as verified by agent:NAME; a retract says what "
+    "happened to its paragraph."
 )
 ADD_CLAIM = (
     "Add a claim to a wiki page: one plain sentence and the source lines that support it, each with "
@@ -101,6 +107,10 @@ ARGS = {
         "empty for retract."
     ),
     "rationale": "One or two sentences: why.",
+    "rewrite_neighbour": (
+        "retract only, optional: {sentence: the neighbouring sentence as the paragraph has it (claims_for_change's "
+        "retract_leaves), revised: its new text}, rewritten in the same decision."
+    ),
     "statement": "The claim: one plain sentence the cited lines support.",
     "new_page": "The wiki page, e.g. 'architecture.md' (it must exist).",
 }
@@ -130,9 +140,13 @@ def tool_language(text: str) -> str:
 class GraphService:
     """The graph of one repository, kept fresh (see the module's docstring)."""
 
-    def __init__(self, root: str | Path | None = None, *, wiki_dir: str | None = None, agent: str | None = None) -> None:
+    def __init__(
+        self, root: str | Path | None = None, *, wiki_dir: str | None = None, agent: str | None = None,
+        crash_log: Callable[[BaseException], Path | None] | None = None,
+    ) -> None:
         self.ws = Workspace.open(Path(root) if root is not None else None, wiki_dir=wiki_dir)
         self.agent = agent  # --agent NAME; else each call's client names itself
+        self.crash_log = crash_log  # writes an unexpected error's traceback (the CLI's last-error.log), returns its path
         self._sidecars: Any = None  # verification.SidecarMemo, made on the first claims_for_change
         self._session: GraphSession | None = None
         self._key: tuple[Any, ...] | None = None
@@ -167,6 +181,19 @@ class GraphService:
             return {"error": tool_language(e.message), "hint": tool_language(e.hint or "")}
         except (TypeError, ValueError) as e:
             return {"error": f"{name}: bad arguments: {e}", "hint": "see the tool's argument descriptions"}
+        except Exception as e:  # noqa: BLE001 - our bug: one line and the log for the agent, never a traceback
+            return self._unexpected(name, e)
+
+    def _unexpected(self, name: str, e: Exception) -> dict[str, Any]:
+        """An error openwiki-git did not expect (its bug), as the CLI's exit 3 says it: one line,
+        the traceback in the log file (when a log writer was given), nothing else."""
+        log = self.crash_log(e) if self.crash_log is not None else None
+        what = " ".join(str(e).split())[:300]
+        where = f"details in {log}" if log is not None else "no log was written"
+        return {
+            "error": f"{name}: unexpected {type(e).__name__}: {what} (a bug in openwiki-git; {where})",
+            "hint": "the other tools still answer; report it with that log, and decide this step without the tool",
+        }
 
     def _locate(self, terms: str, within: str | None = None, limit: int = 10) -> dict[str, Any]:
         if not isinstance(terms, str):

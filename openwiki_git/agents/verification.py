@@ -1,21 +1,20 @@
 """The agents' verification tools as data (no SDK types): `claims_for_change` (the claims a change
-touches, each with everything needed to decide it), `verify_claim` (a verdict in the refresher's
-own format, checked by the refresher's own validator, applied as the refresher applies one) and
-`add_claim` (a new claim whose quotes must match).
+touches, one item per sentence, each with everything needed to decide it), `verify_claim` (a
+verdict in the refresher's own format, checked by the one validator, applied by the one writer)
+and `add_claim` (a new claim whose quotes must match).
 
-One validator: a verdict is checked by `refresh/verdicts.check_verdict` against the same
-`ClaimContext` the refresher builds for the model (`refresh/targets.target_of` +
-`refresh/prompt.build_context`), so an agent may cite exactly what the refresher's model may.
-One write path: an accepted verdict goes through the refresher's `Writer` and `apply_plan` (checked
+One validator and one writer, the verdicts package's: a verdict is checked by
+`verdicts/check.check_verdict` against the same `ClaimContext` the refresher builds for its model
+(`verdicts/sources` + `verdicts/context`: one sentence's claims, their cited parts as verified
+and now, at the file's real line numbers), so an agent may cite exactly what the model may; an
+accepted verdict goes through `verdicts/writer.Writer` and `verdicts/edits.apply_plan` (checked
 again under the wiki lock against the files as they are then, the prose rewritten or the sentence
-removed as a refresh would), recorded as `agent:NAME`. That path, not `services/claims.py`'s,
-because a verdict's evidence comes from its checked quotes (a `Plan`), which `claim edit` cannot
-take; both enforce `verify_policy`. The working tree only: nothing is staged or committed.
+removed as a refresh would), recorded as `agent:NAME`. Both enforce `verify_policy`. The working
+tree only: nothing is staged or committed.
 """
 
 from __future__ import annotations
 
-import difflib
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -24,26 +23,28 @@ from openwiki_git.claims import check as checker
 from openwiki_git.claims import policy
 from openwiki_git.claims.report import cause_data
 from openwiki_git.errors import OpenwikiError, UsageError
-from openwiki_git.evidence.resource import REPO_PREFIX
 from openwiki_git.git import diff as gitdiff
 from openwiki_git.graph import inputs as graph_inputs
 from openwiki_git.hook.engine import evaluate, staged_or_range
-from openwiki_git.model import Claim, ClaimResult, EvidenceResult, Sidecar
+from openwiki_git.model import Claim, ClaimResult, Sidecar
 from openwiki_git.pages import citations
-from openwiki_git.refresh.drift import Source
-from openwiki_git.refresh.edits import VerdictError, apply_plan
-from openwiki_git.refresh.prompt import ClaimContext, build_context
+from openwiki_git.refresh.prompt import SYSTEM_PROMPT
 from openwiki_git.refresh.protocol import schema_problems
-from openwiki_git.refresh.targets import target_of
-from openwiki_git.refresh.verdicts import check_statement, check_verdict
-from openwiki_git.refresh.writer import Writer
 from openwiki_git.store import editing
 from openwiki_git.store.workspace import Workspace, now_iso
+from openwiki_git.verdicts import prose
+from openwiki_git.verdicts.check import check_cited, check_verdict
+from openwiki_git.verdicts.context import ClaimContext, build_context
+from openwiki_git.verdicts.edits import VerdictError, apply_plan
+from openwiki_git.verdicts.sources import sentences, sources_of
+from openwiki_git.verdicts.statement import check_statement
+from openwiki_git.verdicts.writer import Writer
 
 SCOPES = ("worktree", "staged", "branch")
 MAX_CLAIMS = 50
-MAX_CHARS = 60_000  # the whole answer's contexts, so one call never floods the agent's window
-CONTEXT_TOKENS = 3000  # per claim, as the refresher's budget counts them
+MAX_CHARS = 100_000  # the whole answer's contexts, so one call never floods the agent's window
+CONTEXT_TOKENS = 3000  # per sentence at most, as the refresher's budget counts them
+MIN_CONTEXT_TOKENS = 500  # per sentence at least: what deciding a small change takes
 
 
 class VerificationRefused(OpenwikiError):
@@ -98,92 +99,121 @@ def claims_for_change(
     memo: SidecarMemo | None = None,
 ) -> dict[str, Any]:
     """The claims whose cited lines the change touches, and the claims already marked stale or
-    unresolved, each with what deciding it takes (`item`), within `limit` claims and `max_chars`."""
+    unresolved, one item per sentence (`item`): `limit` of them, each context narrowed so that
+    they fit `max_chars` together; fewer only when even so they do not, and the answer says so."""
     limit = max(1, min(int(limit), MAX_CLAIMS))
     diff = change_diff(ws, scope, base)
     evaluation = evaluate(ws, diff)
     touched = {o.before.id: o for o in evaluation.outcomes if o.affected and o.status != "fresh"}
     sidecars = (memo or SidecarMemo()).load_all(ws)
     resolver = ws.resolver()
-    chosen: list[tuple[str, Claim, str]] = []
+    chosen: list[tuple[str, list[Claim], str]] = []
     for page in sorted(sidecars):
-        for claim in sidecars[page].claims:
-            if claim.id in touched:
-                chosen.append((page, claim, "changed"))
-            elif claim.mark is not None:
-                chosen.append((page, claim, "marked"))
+        wanted = [c for c in sidecars[page].claims if c.id in touched or c.mark is not None]
+        if not wanted:
+            continue
+        ids = {c.id for c in wanted}
+        for group in sentences(ws.page_text(page), list(sidecars[page].claims)):
+            if any(c.id in ids for c in group):
+                group.sort(key=lambda c: c.id not in ids)  # a claim needing a decision first
+                chosen.append((page, group, "changed" if any(c.id in touched for c in group) else "marked"))
+    budget = max(MIN_CONTEXT_TOKENS, min(CONTEXT_TOKENS, max_chars // (4 * min(limit, max(1, len(chosen))))))
     items: list[dict[str, Any]] = []
     used = 0
-    for page, claim, why in chosen:
-        if len(items) >= limit or used >= max_chars:
+    fewer = None
+    for page, group, why in chosen[:limit]:
+        found = item(ws, page, group, resolver, why, touched, budget)
+        if items and used + len(found["context"]) > max_chars:
+            fewer = (f"{len(items)} of {min(limit, len(chosen))} sentences fit the answer's {max_chars:,} characters; "
+                     "decide these, then call again for the rest (decided claims drop out)")
             break
-        found = item(ws, page, claim, resolver, why, touched.get(claim.id))
         used += len(found["context"])
         items.append(found)
+    if fewer is None and len(chosen) > limit:
+        fewer = f"limit {limit} reached; {len(chosen) - limit} more sentences need a decision: call again after these"
     return {
         "scope": scope,
         "base": base,
         "claims": items,
         "total": len(chosen),
         "truncated": len(items) < len(chosen),
-        "next": "Decide each claim: call verify_claim with confirm, revise or retract, quoting the current lines shown.",
+        **({"fewer": fewer} if fewer else {}),
+        "next": "Decide each item: call verify_claim with confirm, revise or retract, quoting the current lines shown "
+        "(a sentence carrying several claims is decided by one verdict on its claim_id).",
     }
 
 
-def item(ws: Workspace, page: str, claim: Claim, resolver: checker.EvidenceResolver, why: str, outcome: Any) -> dict[str, Any]:
-    """One claim with everything an agent needs to decide it without another call."""
-    ctx, sources = context(ws, page, claim, resolver)
-    causes = [o.cause() for o in outcome.evidence if o.status != "fresh"] if outcome is not None else []
-    if not causes and claim.mark is not None:
-        causes = list(claim.mark.causes)
+def item(
+    ws: Workspace, page: str, group: list[Claim], resolver: checker.EvidenceResolver, why: str, touched: dict[str, Any],
+    budget: int = CONTEXT_TOKENS,
+) -> dict[str, Any]:
+    """One sentence's claims with everything an agent needs to decide them without another call;
+    every text once, in `context`."""
+    ctx = context(ws, page, group, resolver, budget)
+    claim = group[0]
+    causes = [o.cause() for c in group if (outcome := touched.get(c.id)) for o in outcome.evidence if o.status != "fresh"]
+    if not causes:
+        causes = [x for c in group if c.mark is not None for x in c.mark.causes]
     rule = policy.forbidding(ws.config.verify_policy, page, agent_actor("x"))
+    text = ws.page_text(page)
+    dangling = prose.neighbour(text, claim.id, claim.statement, [c.id for c in group]) if text is not None else None
     return {
         "claim_id": claim.id,
         "label": citations.label(claim.id),
+        **({"claims": [c.id for c in group]} if len(group) > 1 else {}),
         "page": page,
         "why": why,
-        "status": ctx.result.status,
+        "status": _status(ctx.claims),
         "statement": claim.statement,
         "verified_by": claim.verified_by,
         "agents_may_verify": rule is None,
         **({"policy": rule.describe()} if rule is not None else {}),
         "cause": [cause_data(c) for c in causes],
-        "evidence": [_evidence(src) for src in sources],
-        "may_cite": [f"{REPO_PREFIX}{s.path}#L{a}-L{b}" for s in ctx.shown if s.path for a, b in s.spans],
+        "evidence": [
+            {"resource": p.resource, "claim_id": p.claim_id, "status": e.status, "reason": e.reason,
+             "current_resource": e.current_resource, "now_at": _at(p.now)}
+            for p, e in zip(ctx.parts, [e for r in ctx.claims for e in r.evidence], strict=True)
+        ],
+        "may_cite": ctx.may_cite(),
+        **({"retract_leaves": dangling} if dangling else {}),
+        **({"left_out": list(ctx.left_out)} if ctx.left_out else {}),
         "context": ctx.user,
     }
 
 
-def _evidence(src: Source) -> dict[str, Any]:
-    """One evidence item: where its text is now, that text, and the diff from the text as verified."""
-    r, now = src.result, src.current_content
-    diff = None
-    if src.old_text is not None and now is not None and src.old_text != now:
-        lines = difflib.unified_diff(
-            src.old_text.splitlines(keepends=True), now.splitlines(keepends=True), "verified", "now", n=2
-        )
-        diff = "".join(ln if ln.endswith("\n") else ln + "\n" for ln in lines)
-    return {
-        "resource": r.resource, "status": r.status, "current_resource": r.current_resource, "reason": r.reason,
-        "current_text": _clip(now), "diff": _clip(diff),
-    }
+def _status(results: tuple[ClaimResult, ...]) -> str:
+    statuses = {r.status for r in results}
+    return "unresolved" if "unresolved" in statuses else "stale" if "stale" in statuses else "fresh"
 
 
-def _clip(text: str | None, limit: int = 6000) -> str | None:
-    return text if text is None or len(text) <= limit else text[:limit] + "\n... (cut; see context)\n"
+def _at(spans: Any) -> str | None:
+    from openwiki_git.claims import part
+
+    return part.at(spans) if spans else None
 
 
 def context(
-    ws: Workspace, page: str, claim: Claim, resolver: checker.EvidenceResolver | None = None
-) -> tuple[ClaimContext, list[Source]]:
-    """The ClaimContext the refresher builds for this claim (its check now, its sources: the
-    current text and the text as last verified, from git, and what is shown of them), and the sources."""
+    ws: Workspace, page: str, group: list[Claim], resolver: checker.EvidenceResolver | None = None,
+    budget: int = CONTEXT_TOKENS,
+) -> ClaimContext:
+    """The ClaimContext the refresher builds for this sentence's claims: each checked now, with
+    its sources (the current text and the text as last verified, from git)."""
     resolver = resolver or ws.resolver()
     text = ws.page_text(page)
-    result = checker.check_claim(page, claim, resolver, page_text=text)
-    target = target_of(ws, result, resolver)
-    ctx = build_context(page, result, target.sources, text, budget=CONTEXT_TOKENS, wiki_path=ws.wiki.repo_path(page))
-    return ctx, target.sources
+    results = [checker.check_claim(page, c, resolver, page_text=text) for c in group]
+    return build_context(
+        page, [(r, sources_of(ws, r, resolver)) for r in results], text, system=SYSTEM_PROMPT, budget=budget,
+        wiki_path=ws.wiki.repo_path(page),
+    )
+
+
+def sentence_of(ws: Workspace, page: str, claim: Claim) -> list[Claim]:
+    """The claims of the claim's sentence, the claim first."""
+    sidecar = ws.wiki.load(page)
+    for group in sentences(ws.page_text(page), list(sidecar.claims) if sidecar is not None else [claim]):
+        if any(c.id == claim.id for c in group):
+            return [claim] + [c for c in group if c.id != claim.id]
+    return [claim]
 
 
 # -- verify_claim --------------------------------------------------------------------------------
@@ -197,24 +227,32 @@ def verify_claim(ws: Workspace, verdict: dict[str, Any], *, agent: str | None) -
     page, _, claim = ws.wiki.find_claim(str(verdict["claim_id"]))
     verdict = {**verdict, "claim_id": claim.id}  # a label, a prefix or an old id of a folded claim names this one
     _allowed(ws, page, by)
-    ctx, _ = context(ws, page, claim)
+    group = sentence_of(ws, page, claim)
+    ctx = context(ws, page, group)
     plan = _checked(ws, verdict, ctx)
     writer = Writer(ws, dry_run=False, now=now_iso())
+    edits: list[Any] = []
 
-    def decide(sidecar: Any, text: str | None, result_now: ClaimResult) -> tuple[Any, Any]:
+    def decide(sidecar: Any, text: str | None, results: dict[str, ClaimResult]) -> tuple[Any, Any]:
         again = _checked(ws, verdict, ctx)  # under the lock, against the files as they are now
-        return apply_plan(sidecar, again, result=result_now, by=by, now=writer.now)
+        got = apply_plan(sidecar, again, results=results, by=by, now=writer.now)
+        edits.append(got[1])
+        return got
 
     try:
-        writer.apply(page, claim, decide, by=by)
+        writer.apply(page, group, decide, by=by)
     except VerdictError as e:
         raise VerificationRefused(f"verdict refused: {e}", _HINT) from None
+    edit = edits[-1] if edits else None
+    others = [c.id for c in group[1:]]
     return {
         "applied": True,
         "claim_id": claim.id,
         "page": page,
         "verdict": plan.verdict,
         "statement": None if plan.verdict == "retract" else plan.statement,
+        **({"decided_with_it": others, "folded": plan.verdict == "revise"} if others else {}),
+        **({"paragraph": edit.said, "look_at": list(edit.warnings)} if edit is not None and edit.said else {}),
         "verified_by": by,
         "written": writer.written,
         "notes": list(plan.notes),
@@ -269,29 +307,34 @@ def add_claim(ws: Workspace, page: str, statement: str, cited_ranges: Any, *, ag
 
 
 def _check_new(ws: Workspace, page: str, statement: str, resources: list[str], cited: list[Any]) -> None:
-    """The quotes checked by check_verdict, as a revise of a claim that cites exactly these lines."""
-    from openwiki_git.evidence.resource import ResourceError, parse_resource
-    from openwiki_git.refresh.prompt import Shown
+    """The quotes checked by the one validator's quote check, against exactly the lines cited."""
+    from openwiki_git.claims import part
 
-    shown = []
-    results = []
+    shown: dict[str, list[tuple[int, int]]] = {}
     for i, raw in enumerate(resources):
-        try:
-            res = parse_resource(raw, wiki_dir=ws.config.wiki_dir, allow_nested_git=False)
-        except ResourceError as e:
-            raise VerificationRefused(f"claim refused: cited_ranges[{i}]: {e}", _HINT) from None
-        if not res.is_range:
+        path = part.path_of(raw)
+        res = _range(raw)
+        if path is None or res is None:
             raise VerificationRefused(f"claim refused: cited_ranges[{i}]: cite line ranges (repo://path#L<start>-L<end>)", _HINT)
-        shown.append(Shown(i + 1, res.path, ((res.start, res.end),), False))  # type: ignore[arg-type]
-        results.append(EvidenceResult(res.canonical, "fresh", res.canonical, "new", None))
-    claim = Claim("claim_" + "0" * 32, statement, ())
-    ctx = ClaimContext(page, claim, ClaimResult(page, claim, "fresh", tuple(results)), None, tuple(shown), "", "", "", 0, False)
-    verdict = {"claim_id": claim.id, "verdict": "revise", "revised_statement": None, "cited_ranges": cited, "rationale": "new claim"}
-    _checked(ws, verdict, ctx)
+        shown.setdefault(path, []).append(res)
+    try:
+        check_cited([c if isinstance(c, dict) else {} for c in cited], shown, ws.reader(), wiki_dir=ws.config.wiki_dir)
+    except VerdictError as e:
+        raise VerificationRefused(f"claim refused: {e}", _HINT) from None
+
+
+def _range(raw: str) -> tuple[int, int] | None:
+    from openwiki_git.evidence.resource import ResourceError, parse_resource
+
+    try:
+        res = parse_resource(raw, wiki_dir="\0")
+    except ResourceError:
+        return None
+    return (res.start, res.end) if res.is_range and res.start is not None and res.end is not None else None
 
 
 def _same_claim(ws: Workspace, page: str, statement: str, resources: Iterable[str]) -> Claim | None:
-    from openwiki_git.refresh.drift import parse_or_none
+    from openwiki_git.verdicts.drift import parse_or_none
 
     sidecar = ws.wiki.load(page)
     if sidecar is None:

@@ -227,10 +227,4 @@ def _header(group: Sequence[tuple[str, int, int, int, int]], then: Sequence[Line
 
 
 def _spans(numbers: Sequence[int]) -> tuple[Span, ...]:
-    out: list[Span] = []
-    for n in sorted(set(numbers)):
-        if out and n == out[-1][1] + 1:
-            out[-1] = (out[-1][0], n)
-        else:
-            out.append((n, n))
-    return tuple(out)
+    return definitions.merged_spans((n, n) for n in numbers)

@@ -33,13 +33,13 @@ import ast
 import bisect
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from openwiki_git.evidence.docstrings import docstring_prose, summary_prose
 from openwiki_git.evidence.tokens import split_lines
 
-__all__ = ["Extent", "definitions", "find", "python_extent", "summary_prose", "unsupported"]
+__all__ = ["Extent", "definitions", "docstring_lines", "find", "merged_spans", "python_extent", "summary_prose", "unsupported"]
 
 Span = tuple[int, int]  # 1-based, inclusive
 
@@ -159,6 +159,25 @@ def _read_definitions(path: str, text: str) -> list[Extent]:
     return [Extent(n, s, e, k, ((s, h),)) for n, s, e, k, h in treesitter.extents(path, text)]
 
 
+def docstring_lines(path: str, text: str) -> list[Span]:
+    """The lines of every docstring of a Python file that has its lines to itself, the module's
+    included: prose, not code (a quote of them proves no code). Other languages: none known."""
+    if not path.endswith((".py", ".pyi")):
+        return []
+    try:
+        tree = ast.parse(text, filename=path)
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    text_lines = split_lines(text)
+    found = _docstring_spans(tree, text_lines)
+    first = tree.body[0] if tree.body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        span = _own_lines(first.value, text_lines)
+        if span is not None:
+            found.append(span)
+    return sorted(found)
+
+
 def find(path: str, text: str, name: str) -> Extent | None:
     """The definition named `name` (the last one, as Python binds it, when there are several; a
     property's setter or deleter is part of the property's, not one of its own)."""
@@ -183,8 +202,8 @@ def _python(body: list[ast.stmt], prefix: str, text_lines: list[str], docs: list
             if init is not None:
                 extra.append((python_extent(init)[0], _signature_end(init)))
         kind = "class" if isinstance(node, ast.ClassDef) else "method" if prefix else "function"  # only classes' bodies are walked
-        head = _merged([signature, *([summary] if summary else []), *extra])
-        head_v1 = _merged([signature, *docstring, *extra])
+        head = merged_spans([signature, *([summary] if summary else []), *extra])
+        head_v1 = merged_spans([signature, *docstring, *extra])
         inside = tuple(docs[bisect.bisect_left(docs, (start, 0)) : bisect.bisect_right(docs, (end, end))])
         yield Extent(name, start, end, kind, head, summary, head_v1 if head_v1 != head else None, inside)
         if isinstance(node, ast.ClassDef):
@@ -275,7 +294,9 @@ def _summary(docstring: list[Span], text_lines: list[str]) -> Span:
 
 
 
-def _merged(spans: list[Span]) -> tuple[Span, ...]:
+def merged_spans(spans: Iterable[Span]) -> tuple[Span, ...]:
+    """`spans` sorted, those that overlap or touch joined: the one merge of line spans (a
+    definition's head; the lines a context shows, claims/part.py, verdicts/context.py)."""
     out: list[Span] = []
     for s, e in sorted(spans):
         if out and s <= out[-1][1] + 1:

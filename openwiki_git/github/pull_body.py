@@ -198,6 +198,16 @@ def _usage_md(result: Mapping[str, Any], claims: int) -> list[str]:
         f"| {int(t.get('tokens_in') or 0):,} | {int(t.get('tokens_out') or 0):,} | {_cost(t.get('cost', 0))} |",
         "",
     ]
+    if t.get("requests"):
+        rate = t.get("first_acceptance")
+        usage += [
+            f"The model decided {int(t.get('model_decided') or 0)} claims in {int(t['requests'])} requests (one per sentence): "
+            f"{t.get('calls_per_claim')} calls and {t.get('tokens_per_claim')} tokens per claim; its first answer was "
+            f"accepted {int(t.get('first_accepted') or 0)} times of {int(t['requests'])}"
+            + (f" ({float(rate):.0%})" if isinstance(rate, (int, float)) else "")
+            + f", with {int(t.get('retries') or 0)} retries.",
+            "",
+        ]
     if result.get("stopped"):
         usage += [f"The run stopped early: {md_text(result['stopped'])}. The rest stays stale until the next run.", ""]
     return usage

@@ -121,7 +121,9 @@ def check(
         key = (stat_key(ws.repo.root / path, now.started_ns), path in new.tracked)
         file_keys[path] = key
         hit = parts.evidence.get(path)
-        if hit is not None and hit[0] == key and key[0] is not None and all(p in hit[1] for p in by_file[path]):
+        if hit is not None and hit[0] == key and key[0] is not None:
+            # The file is as it was: every result cached for it holds, whichever of its pairs are
+            # new (a claim re-verified with a new token since) and are resolved below.
             known.update(hit[1])
     resolver = _CachedResolver(ws, known)
     results: dict[str, ClaimResult] = {}
@@ -133,6 +135,7 @@ def check(
         if page_hit is not None and page_hit[0] == page_key and None not in page_key[:2]:
             new.results[page] = page_hit
             results.update(page_hit[1])
+            _remember(sidecars[page], page_hit[1], known)
             continue
         d = pages.get(page)
         # check_claim only asks whether the page carries each marker: give it just the markers.
@@ -141,5 +144,17 @@ def check(
         new.results[page] = (page_key, page_results)
         results.update(page_results)
     for path, pairs in by_file.items():
-        new.evidence[path] = (file_keys[path], {p: known[p] for p in dict.fromkeys(pairs)})
+        new.evidence[path] = (file_keys[path], {p: known[p] for p in dict.fromkeys(pairs) if p in known})
     return results, len({split_canonical(r)[1] for r, _ in resolver.fresh})
+
+
+def _remember(sidecar: Sidecar, reused: dict[str, ClaimResult], known: dict[tuple[str, str], EvidenceResult]) -> None:
+    """A reused page's evidence results, kept for its cited files' entries: the page stood while
+    another page's claim on the same file was verified anew, so that file's entry no longer
+    held every pair and was not reused (the KeyError of issue 33)."""
+    for claim in sidecar.claims:
+        got = reused.get(claim.id)
+        if got is None or len(got.evidence) != len(claim.evidence):
+            continue
+        for ev, er in zip(claim.evidence, got.evidence, strict=True):
+            known.setdefault((ev.resource, ev.version), er)

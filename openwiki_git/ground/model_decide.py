@@ -3,8 +3,8 @@ class does that names none of its members, or about what a definition longer tha
 (proves.py cites the head and lists it as undecided). The model is shown the sentence and the
 definition with line numbers (up to MAX_LINES) and answers in the
 refresher's verdict format: `confirm` quoting the lines that do what the sentence says, or
-`retract` when none do. Its answer goes through the refresher's validator (`validated`: the one
-call, so that the validator's package can move), then the lines it quoted become the evidence:
+`retract` when none do. Its answer goes through the one quote check (`validated`: verdicts/check's
+`check_cited`, as the refresher, the agents and review use it), then the lines it quoted become the evidence:
 the method of the class that holds them (`#Client.send`), else the lines themselves. The claim keeps its id
 and statement; its head evidence is replaced, its verifier becomes `model:<name>`. A `retract`
 leaves the head (the sentence is listed for a person); nothing is written in a plan.
@@ -20,8 +20,8 @@ from openwiki_git.evidence.kinds import Symbol, parse_kind
 from openwiki_git.evidence.resource import parse_resource
 from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.model import Claim, ClaimResult, Evidence, EvidenceResult
-from openwiki_git.refresh.prompt import estimate_tokens
 from openwiki_git.store.workspace import Workspace
+from openwiki_git.verdicts.context import estimate_tokens
 
 MAX_LINES = 400  # of a class shown
 # What ground's model questions share: the refresher's verdict format, confirm or retract only.
@@ -97,18 +97,42 @@ def ask(client: Any, request: Any, out: dict[str, Any], where: dict[str, Any]) -
     return response
 
 
-def validated(data: Any, ctx: Any, read: Any, wiki_dir: str) -> Any:
-    """The refresher's validator: the answer checked against the verdict schema and the facts
-    (the claim asked about, lines shown, quotes equal to the text there); raises VerdictError."""
-    from openwiki_git.refresh import protocol
-    from openwiki_git.refresh.verdicts import check_verdict
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The model's checked answer: `retract`, or the lines it quoted (`cited`: `repo://path#La-Lb`)."""
 
-    return check_verdict(data, ctx, read, wiki_dir=wiki_dir, schema_problems=protocol.schema_problems)
+    verdict: str
+    rationale: str
+    cited: tuple[str, ...]
+
+
+def validated(data: Any, ctx: Any, read: Any, wiki_dir: str) -> Decision:
+    """The answer checked against the verdict schema and, quote by quote, by the one quote check
+    (verdicts/check.check_cited, the refresher's, the agents' and review's): the claim asked
+    about, lines shown, quotes equal to the text there, code rather than comments. Any lines of
+    the class shown may be quoted: which of them hold the behaviour is the question (a confirm
+    of the refresher's kind would hold the model to the head it cites). Raises VerdictError."""
+    from openwiki_git.refresh import protocol
+    from openwiki_git.verdicts.check import check_cited
+    from openwiki_git.verdicts.edits import VerdictError
+
+    problems = protocol.schema_problems(data)
+    if problems:
+        raise VerdictError(f"the answer does not match the verdict schema: {problems[0]}")
+    if data["claim_id"] != ctx.claim.id:
+        raise VerdictError(f"claim_id {str(data['claim_id'])[:80]!r} is not the claim asked about ({ctx.claim.id})")
+    rationale = " ".join(str(data.get("rationale") or "").split())[:1000]
+    if data["verdict"] == "retract":
+        return Decision("retract", rationale, ())
+    if not data["cited_ranges"]:
+        raise VerdictError(f"a {data['verdict']} must quote the current lines that do what the sentence says in cited_ranges")
+    quoted = check_cited(data["cited_ranges"], {p: ctx.spans_of(p) for p in ctx.paths}, read, wiki_dir=wiki_dir)
+    return Decision(data["verdict"], rationale, tuple(dict.fromkeys(q.evidence.resource for q in quoted)))
 
 
 def context(it: Undecided, evidence: tuple[Evidence, ...]) -> Any:
-    """The refresher's ClaimContext for the question: the claim as written, the class shown."""
-    from openwiki_git.refresh.prompt import ClaimContext, Shown
+    """The verdicts' ClaimContext for the question: the claim as written, the class shown."""
+    from openwiki_git.verdicts.context import ClaimContext, Shown
 
     claim = Claim(it.claim_id, it.statement, evidence)
     results = tuple(EvidenceResult(e.resource, "fresh", e.resource, "unchanged", e.version) for e in evidence)
@@ -161,9 +185,9 @@ def run(
 def _apply(
     ws: Workspace, it: Undecided, response: Any, by: str, source: str, index: Any, out: dict[str, Any], where: dict[str, Any]
 ) -> None:
-    from openwiki_git.refresh.edits import VerdictError
     from openwiki_git.store import editing
     from openwiki_git.store.workspace import now_iso
+    from openwiki_git.verdicts.edits import VerdictError
 
     with ws.wiki.lock():
         _, sidecar, claim = ws.wiki.find_claim(it.claim_id)

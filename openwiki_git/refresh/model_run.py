@@ -16,8 +16,7 @@ from typing import Any
 from openwiki_git import redact
 from openwiki_git.errors import OpenwikiError
 from openwiki_git.model import ClaimResult, Sidecar
-from openwiki_git.refresh.edits import Plan, VerdictError, apply_plan
-from openwiki_git.refresh.prompt import ClaimContext, build_context, retry_prompt
+from openwiki_git.refresh.prompt import SYSTEM_PROMPT, retry_prompt
 from openwiki_git.refresh.protocol import (
     CALL_DUE,
     RefreshCallError,
@@ -31,24 +30,31 @@ from openwiki_git.refresh.protocol import (
 from openwiki_git.refresh.results import Decision, RefreshResult
 from openwiki_git.refresh.settings import Settings
 from openwiki_git.refresh.targets import Target
-from openwiki_git.refresh.verdicts import check_verdict
-from openwiki_git.refresh.writer import Writer
 from openwiki_git.store.workspace import Workspace
+from openwiki_git.verdicts.check import check_verdict
+from openwiki_git.verdicts.context import ClaimContext, build_context
+from openwiki_git.verdicts.edits import Plan, VerdictError, apply_plan
+from openwiki_git.verdicts.writer import Writer
 
 PLANNED_OUTPUT_TOKENS = 200  # a verdict's typical size, for --plan's estimate
 
 
 @dataclass(eq=False)  # compared by identity: an abandoned call that answers late is ignored
 class Call:
-    """One request in flight: its target, attempt, messages and when it must have answered."""
+    """One request in flight: its sentence's targets (the one asked about first), attempt,
+    messages and when it must have answered."""
 
-    target: Target
+    group: list[Target]
     ctx: ClaimContext
     messages: tuple[str, ...]
     attempt: int
     due_at: float
     reserved: int
     answer: Any = None  # set by the worker: a VerdictResponse or an exception
+
+    @property
+    def target(self) -> Target:
+        return self.group[0]
 
 
 class ModelRun:
@@ -68,6 +74,7 @@ class ModelRun:
         decisions: dict[str, Decision],
         started: float,
         report: Callable[[Target], None],
+        decision_of: Callable[[Target], Decision],
     ) -> None:
         self.ws = ws
         self.refresher = refresher
@@ -77,6 +84,7 @@ class ModelRun:
         self.result = result
         self.decisions = decisions
         self.report = report
+        self.decision_of = decision_of  # a companion's decision (another claim of the sentence), made when decided
         self.run_due = None if settings.deadline is None else started + float(settings.deadline)
         self.spent = 0
         self.sent = 0
@@ -95,19 +103,22 @@ class ModelRun:
             return f"not sent: the run's deadline ({s.deadline:g}s) was reached"
         return None
 
-    def _context(self, t: Target) -> ClaimContext:
+    def _context(self, group: Sequence[Target]) -> ClaimContext:
+        t = group[0]
         return build_context(
-            t.page, t.result, t.sources, self.ws.page_text(t.page), budget=self.settings.context_tokens,
-            wiki_path=self.ws.wiki.repo_path(t.page),
+            t.page, [(g.result, g.sources) for g in group], self.ws.page_text(t.page), system=SYSTEM_PROMPT,
+            budget=self.settings.context_tokens, wiki_path=self.ws.wiki.repo_path(t.page),
         )
 
     # -- the plan ---------------------------------------------------------------------------------
-    def plan(self, targets: Sequence[Target]) -> None:
-        """What a run would send, with estimated tokens and cost; no model is called."""
+    def plan(self, groups: Sequence[list[Target]]) -> None:
+        """What a run would send, one request per sentence, with estimated tokens and cost; no
+        model is called."""
         reserved = 0
-        for t in targets:
+        for group in groups:
+            t = group[0]
             d = self.decisions[t.claim.id]
-            ctx = self._context(t)
+            ctx = self._context(group)
             estimate_in, estimate_out = ctx.tokens, min(PLANNED_OUTPUT_TOKENS, self.settings.max_tokens)
             why = self._why_not(reserved, estimate_in + estimate_out)
             d.planned = {
@@ -117,6 +128,8 @@ class ModelRun:
                 "cost": self.settings.cost(estimate_in, estimate_out),
                 "files": sorted(ctx.paths),
                 "truncated": ctx.truncated,
+                "claims": list(ctx.ids),
+                **({"left_out": list(ctx.left_out)} if ctx.left_out else {}),
             }
             if why is None:
                 self.sent += 1
@@ -142,8 +155,9 @@ class ModelRun:
 
         threading.Thread(target=work, name=f"owg-refresh-{call.target.claim.id[:12]}", daemon=True).start()
 
-    def send(self, targets: Sequence[Target]) -> None:
-        pending = deque(targets)
+    def send(self, groups: Sequence[list[Target]]) -> None:
+        """Ask the model about each sentence (`groups`: its targets, the one asked about first)."""
+        pending = deque(groups)
         inflight: list[Call] = []
         width = 1 if getattr(self.refresher, "sequential", False) else self.settings.max_concurrency
         timeout = float(self.settings.timeout)
@@ -153,7 +167,8 @@ class ModelRun:
         while pending or inflight:
             while pending and len(inflight) < width:
                 reserved = sum(c.reserved for c in inflight)
-                t = pending[0]
+                group = pending[0]
+                t = group[0]
                 why = self._why_not(reserved, 0)
                 if why is not None:
                     if inflight:
@@ -163,8 +178,8 @@ class ModelRun:
                     self.report(t)
                     continue
                 pending.popleft()
-                ctx = self._context(t)
-                call = Call(t, ctx, (ctx.user,), 1, self._call_due(timeout), ctx.tokens + PLANNED_OUTPUT_TOKENS)
+                ctx = self._context(group)
+                call = Call(group, ctx, (ctx.user,), 1, self._call_due(timeout), ctx.tokens + PLANNED_OUTPUT_TOKENS)
                 self.sent += 1
                 self.decisions[t.claim.id].attempts = 1
                 inflight.append(call)
@@ -218,7 +233,8 @@ class ModelRun:
             plan = check_verdict(response.data, call.ctx, reader, wiki_dir=self.ws.config.wiki_dir, schema_problems=schema_problems)
         except VerdictError as e:
             return self._rejected(call, response, str(e))
-        self._decided(call.target, call.ctx, response.data, plan)
+        d.first_accepted = call.attempt == 1
+        self._decided(call.group, call.ctx, response.data, plan)
         return None
 
     def _count(self, d: Decision, usage: Usage) -> None:
@@ -248,36 +264,62 @@ class ModelRun:
         ):
             d.attempts = 2
             messages = (ctx.user, retry_prompt(ctx, response.raw or "", error))
-            return Call(t, ctx, messages, 2, self._call_due(float(self.settings.timeout)), call.reserved)
+            return Call(call.group, ctx, messages, 2, self._call_due(float(self.settings.timeout)), call.reserved)
         d.error = redact.redact(f"answer rejected {'twice' if call.attempt == 2 else 'once'}: {error}")
         self.report(t)
         return None
 
-    def _decided(self, t: Target, ctx: ClaimContext, data: Any, plan: Plan) -> None:
-        """A checked answer, checked again under the lock and applied."""
+    def _decided(self, group: list[Target], ctx: ClaimContext, data: Any, plan: Plan) -> None:
+        """A checked answer, checked again under the lock and applied to the sentence's claims."""
+        t = group[0]
         d = self.decisions[t.claim.id]
         d.rationale = redact.redact(plan.rationale)
         d.quotes = [{"resource": r, "quote": redact.redact(q)} for r, q in plan.quotes]
         d.notes = [redact.redact(n) for n in plan.notes]
         by = f"model:{self.settings.model}"
         wiki_dir = self.ws.config.wiki_dir
+        applied: list[Any] = []
 
-        def decide(sidecar: Sidecar, text: str | None, result_now: ClaimResult) -> tuple[Sidecar, Any]:
+        def decide(sidecar: Sidecar, text: str | None, results: dict[str, ClaimResult]) -> tuple[Sidecar, Any]:
             # Checked again under the lock, against the files as they are now.
             again = check_verdict(data, ctx, self.ws.reader(), wiki_dir=wiki_dir, schema_problems=schema_problems)
-            return apply_plan(sidecar, again, result=result_now, by=by, now=self.stamp)
+            got = apply_plan(sidecar, again, results=results, by=by, now=self.stamp)
+            applied.append(got[1])
+            return got
 
         try:
-            self.writer.apply(t.page, t.claim, decide, by=by)
+            self.writer.apply(t.page, [g.claim for g in group], decide, by=by)
         except (VerdictError, OpenwikiError) as e:
             d.error = redact.redact(str(e))
             self.report(t)
             return
-        d.verdict = plan.verdict
-        d.applied = True
-        if plan.verdict == "retract":
-            d.new_statement = None
-        else:
-            d.new_statement = plan.statement
-            d.evidence_after = [e.resource for e in plan.evidence] if plan.evidence else list(d.evidence_before)
-        self.report(t)
+        edit = applied[-1] if applied else None
+        if edit is not None and edit.said:
+            d.notes.append(redact.redact(f"paragraph: {edit.said}"))
+            d.notes += [redact.redact(f"look at: {w}") for w in edit.warnings]
+        for n, g in enumerate(group):
+            one = d if n == 0 else self.decisions.get(g.claim.id) or self._companion(g)
+            _record(one, plan, d.evidence_before if n == 0 else one.evidence_before, t.claim.id if n else None)
+            self.report(g)
+
+    def _companion(self, g: Target) -> Decision:
+        one = self.decisions[g.claim.id] = self.decision_of(g)
+        self.result.decisions.append(one)
+        return one
+
+
+def _record(d: Decision, plan: Plan, before: list[str], with_claim: str | None) -> None:
+    """A decision applied to one claim of the sentence (`with_claim`: decided with that claim's
+    request; a revise folded it into that claim)."""
+    d.verdict = plan.verdict
+    d.applied = True
+    if with_claim is not None:
+        d.decided_with = with_claim
+    if plan.verdict == "retract" or (plan.verdict == "revise" and with_claim is not None):
+        d.new_statement = plan.statement if plan.verdict == "revise" else None
+        d.evidence_after = []
+        if plan.verdict == "revise":
+            d.notes.append(f"folded into {with_claim}: one claim for the sentence")
+        return
+    d.new_statement = plan.statement
+    d.evidence_after = [e.resource for e in plan.evidence] if plan.evidence else list(before)

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,8 @@ class Decision:
     quotes: list[dict[str, str]] = field(default_factory=list)  # the model's cited lines: resource, quote
     notes: list[str] = field(default_factory=list)  # what a reviewer should look at (e.g. quotes of comments)
     planned: dict[str, Any] | None = None  # dry run: would it be sent, estimated tokens and cost
+    first_accepted: bool | None = None  # sent: whether the model's first answer passed every check
+    decided_with: str | None = None  # decided by the request about this claim (another claim of its sentence)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -60,8 +63,31 @@ class Decision:
             "applied": self.applied,
             "quotes": [dict(q) for q in self.quotes],
             "notes": list(self.notes),
+            "first_accepted": self.first_accepted,
+            **({"decided_with": self.decided_with} if self.decided_with else {}),
             **({"planned": dict(self.planned)} if self.planned is not None else {}),
         }
+
+
+def cost_of(decisions: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """What the model's pass cost, in the open (from decisions as `to_dict` gives them, a run's or
+    merged shards'): the requests sent (one per sentence), the claims a model decided, model calls
+    and tokens per claim it decided, the first answers accepted and the retries."""
+    sent = [d for d in decisions if d.get("attempts")]
+    decided = [d for d in decisions if d.get("applied") and (d.get("attempts") or d.get("decided_with"))]
+    calls = sum(int(d["attempts"]) for d in sent)
+    tokens = sum(int(d.get("tokens_in") or 0) + int(d.get("tokens_out") or 0) for d in sent)
+    first = sum(bool(d.get("first_accepted")) for d in sent)
+    n = len(decided)
+    return {
+        "requests": len(sent),
+        "model_decided": n,
+        "first_accepted": first,
+        "retries": sum(max(0, int(d["attempts"]) - 1) for d in sent),
+        "calls_per_claim": round(calls / n, 3) if n else None,
+        "tokens_per_claim": round(tokens / n) if n else None,
+        "first_acceptance": round(first / len(sent), 3) if sent else None,
+    }
 
 
 @dataclass
@@ -92,15 +118,24 @@ class RefreshResult:
             "tokens_in": sum(d.tokens_in for d in ds),
             "tokens_out": sum(d.tokens_out for d in ds),
             "cost": None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 6),
+            **self.cost_per_claim,
         }
+
+    @property
+    def cost_per_claim(self) -> dict[str, Any]:
+        return cost_of([d.to_dict() for d in self.decisions])
 
     @property
     def plan_totals(self) -> dict[str, Any]:
         """A dry run's estimate: the claims that would be sent, their tokens and cost."""
         planned = [d.planned for d in self.decisions if d.planned is not None and d.planned["send"]]
         costs = [p["cost"] for p in planned]
+        claims = sum(len(p.get("claims", [None])) for p in planned)
         return {
-            "claims_to_send": len(planned),
+            "claims_to_send": claims,
+            "requests": len(planned),
+            "claims_decided": claims,
+            "tokens_per_claim": round(sum(p["tokens_in"] + p["tokens_out"] for p in planned) / claims) if claims else None,
             "tokens_in": sum(p["tokens_in"] for p in planned),
             "tokens_out": sum(p["tokens_out"] for p in planned),
             "cost": None if any(c is None for c in costs) else round(sum(costs), 6),

@@ -19,15 +19,15 @@ from openwiki_git.claims import policy
 from openwiki_git.errors import OpenwikiError
 from openwiki_git.model import ClaimResult, Sidecar
 from openwiki_git.refresh import client
-from openwiki_git.refresh.edits import Plan, VerdictError, apply_plan
 from openwiki_git.refresh.model_run import ModelRun
 from openwiki_git.refresh.protocol import Refresher
 from openwiki_git.refresh.results import Decision, RefreshResult
 from openwiki_git.refresh.settings import RefreshOptions, Settings
-from openwiki_git.refresh.targets import Target, targets
-from openwiki_git.refresh.writer import Writer
+from openwiki_git.refresh.targets import Target, requests, targets
 from openwiki_git.store import editing
 from openwiki_git.store.workspace import Workspace, now_iso
+from openwiki_git.verdicts.edits import Plan, VerdictError, apply_plan
+from openwiki_git.verdicts.writer import Writer
 
 
 def run_refresh(ws: Workspace, options: RefreshOptions, refresher: Refresher | None = None) -> RefreshResult:
@@ -75,8 +75,8 @@ def run_refresh(ws: Workspace, options: RefreshOptions, refresher: Refresher | N
             "fix its evidence or retract it (openwiki-git claim retract)"
         )
         report(t)
-    run = ModelRun(ws, refresher, writer, settings, stamp, result, decisions, started, report)
-    _ask(run, needs_model, dry_run=options.dry_run)
+    run = ModelRun(ws, refresher, writer, settings, stamp, result, decisions, started, report, _decision)
+    _ask(run, requests(ws, needs_model), dry_run=options.dry_run)
 
     result.written = writer.written
     if options.dry_run:
@@ -86,13 +86,13 @@ def run_refresh(ws: Workspace, options: RefreshOptions, refresher: Refresher | N
     return result
 
 
-def _ask(run: ModelRun, needs_model: list[Target], *, dry_run: bool) -> None:
-    """Plan or send the claims, then close the model client's connections, whatever happened."""
+def _ask(run: ModelRun, groups: list[list[Target]], *, dry_run: bool) -> None:
+    """Plan or send the sentences' requests, then close the model client's connections, whatever happened."""
     try:
         if dry_run:
-            run.plan(needs_model)
+            run.plan(groups)
         else:
-            run.send(needs_model)
+            run.send(groups)
     finally:
         if isinstance(run.refresher, client.LangChainRefresher):
             run.refresher.close()
@@ -150,8 +150,8 @@ def _decision(t: Target) -> Decision:
 
 
 def _apply(writer: Writer, t: Target, d: Decision, plan: Plan, stamp: str, *, by: str) -> None:
-    def decide(sidecar: Sidecar, text: str | None, result: ClaimResult) -> tuple[Sidecar, Any]:
-        return apply_plan(sidecar, plan, result=result, by=by, now=stamp)
+    def decide(sidecar: Sidecar, text: str | None, results: dict[str, ClaimResult]) -> tuple[Sidecar, Any]:
+        return apply_plan(sidecar, plan, results=results, by=by, now=stamp)
 
     try:
         writer.apply(t.page, t.claim, decide, by=by)

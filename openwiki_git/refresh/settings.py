@@ -12,8 +12,8 @@ from typing import Any
 
 from openwiki_git.errors import UsageError
 from openwiki_git.refresh import pricing
-from openwiki_git.refresh.drift import TRIVIAL_MODES
 from openwiki_git.refresh.prompt import DEFAULT_CONTEXT_TOKENS
+from openwiki_git.verdicts.drift import TRIVIAL_MODES
 
 METHODS = ("json_schema", "function_calling", "json_mode")
 DEFAULTS: dict[str, Any] = {

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from openwiki_git.errors import UsageError
+from openwiki_git.refresh.results import cost_of
 from openwiki_git.store.workspace import Workspace
 
 DECISIONS = "decisions.json"
@@ -114,6 +115,7 @@ def combine(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         totals[key] = sum(int((r.get("totals") or {}).get(key) or 0) for r in results)
     costs = [(r.get("totals") or {}).get("cost") for r in results]
     totals["cost"] = None if any(c is None for c in costs) else round(sum(costs), 6)  # type: ignore[arg-type]
+    totals.update(cost_of(decisions))  # per claim, from every shard's decisions
     stopped = "; ".join(str(r["stopped"]) for r in results if r.get("stopped")) or None
     unusable = "; ".join(str(r["unusable"]) for r in results if r.get("unusable")) or None
     models = sorted({str(r["model"]) for r in results if r.get("model")})

@@ -261,7 +261,7 @@ def confirm(
         if statement is not None:
             confirmed = confirmed.replace(statement=statement.strip())
             if restate_prose:
-                from openwiki_git.refresh.edits import rewrite_sentence
+                from openwiki_git.verdicts.prose import rewrite_sentence
 
                 def prose(text: str) -> str:
                     return rewrite_sentence(text, claim.id, claim.statement, confirmed.statement)

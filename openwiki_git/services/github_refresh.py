@@ -149,7 +149,7 @@ def _publish(ws: Workspace, step: Step, gh: Client, result: Mapping[str, Any], t
     except github_api.CreatePullForbiddenError as e:
         return _blocked(step, e, body, to.branch)
     step.say(f"openwiki-git: refresh pull request {pull.operation}" + (f": {pull.url}" if pull.url else ""))
-    publish.pr_outputs(step, pull.operation, pull.number, pull.url)
+    publish.pr_outputs(step, pull.operation, pull.number, pull.url, model_outputs(step, result))
     step.summary(pull_body.refresh_summary(body, result, pull))
     unusable = result.get("unusable")
     if unusable:
@@ -158,6 +158,24 @@ def _publish(ws: Workspace, step: Step, gh: Client, result: Mapping[str, Any], t
         ))
         return 2
     return 0
+
+
+def model_outputs(step: Step, result: Mapping[str, Any]) -> dict[str, object]:
+    """The model's pass in the open, in the log and as the step's outputs: calls, claims decided,
+    the first answers accepted and the retries (the nightly refresh's cost, run after run)."""
+    t = result.get("totals") or {}
+    if t.get("requests"):
+        step.say(
+            f"openwiki-git: model: {t['requests']} requests decided {t.get('model_decided')} claims; "
+            f"{t.get('calls_per_claim')} calls and {t.get('tokens_per_claim')} tokens per claim; "
+            f"first answers accepted {t.get('first_accepted')}/{t['requests']}; {t.get('retries')} retries"
+        )
+    return {
+        "model-calls": int(t.get("model_calls") or 0),
+        "claims-decided": int(t.get("model_decided") or 0),
+        "first-accepted": int(t.get("first_accepted") or 0),
+        "retries": int(t.get("retries") or 0),
+    }
 
 
 def _open_saved(step: Step, gh: Client, repo_name: str, base: str, branch: str, body: str, sha: str) -> int:

@@ -3,22 +3,25 @@ change (the same cited place, marked by the same change) side by side, one claim
 judges it (the cited part's diff, the cause, a suggested new range), and each decision applied
 through `services/claims.py`'s confirm/edit/retract (one code path, whatever checks they make),
 with the page's and sidecar's bytes kept so the decision can be undone; a group's confirm is one
-decision, undone as one. The terminal dialogue is `cli/commands/review.py`'s."""
+decision, undone as one; "retract and rewrite the paragraph" (`retraction`, `retract_and_rewrite`)
+through the verdicts package's plan and writer, as the refresher and `verify_claim` retract. The
+terminal dialogue is `cli/commands/review.py`'s."""
 
 from __future__ import annotations
 
 import dataclasses
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from openwiki_git.claims.symbols import moved_target
 from openwiki_git.errors import OpenwikiError, UsageError
 from openwiki_git.evidence.relocation import extent_in
 from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource
-from openwiki_git.model import Mark
+from openwiki_git.model import Claim, ClaimResult, Mark, Sidecar
 from openwiki_git.pages import citations
 from openwiki_git.services import claims
-from openwiki_git.store.workspace import Workspace
+from openwiki_git.store.workspace import Workspace, now_iso
 
 ACTIONS = ("confirm", "restate", "repoint", "retract", "skip")
 # A definition suggested as the new range may be this much larger than the text's new extent:
@@ -279,3 +282,80 @@ def summary(decisions: list[Done]) -> str:
     counts = {a: sum(len(d.entries) for d in decisions if d.action == a) for a in ACTIONS}
     parts = [f"{counts[a]} {words[a]}" for a in ACTIONS if counts[a]]
     return ", ".join(parts) if parts else "nothing decided"
+
+
+# -- retract and rewrite the paragraph (one decision) -----------------------------------------------
+@dataclasses.dataclass(frozen=True, slots=True)
+class Retraction:
+    """What removing a claim's sentence does to its paragraph (`said`), what a person should look
+    at in what is left (`warnings`), and the sentence it leaves unfinished (None: none), which
+    `retract_and_rewrite` rewrites in the same decision."""
+
+    said: str
+    warnings: tuple[str, ...]
+    neighbour: str | None
+
+
+def _sentence_claims(ws: Workspace, entry: Entry) -> tuple[str | None, list[Claim]]:
+    from openwiki_git.verdicts.sources import sentences
+
+    sidecar = ws.wiki.load(entry.page)
+    text = ws.page_text(entry.page)
+    claims_ = list(sidecar.claims) if sidecar is not None else []
+    group = next((g for g in sentences(text, claims_) if any(c.id == entry.claim_id for c in g)), [])
+    first = [c for c in group if c.id == entry.claim_id]
+    if not first:
+        raise UsageError(f"{ws.wiki.repo_path(entry.page)}: {entry.claim_id} is no longer on the page", "run review again")
+    return text, first + [c for c in group if c.id != entry.claim_id]
+
+
+def retraction(ws: Workspace, entry: Entry) -> Retraction:
+    """What retracting the claim's sentence would do (nothing is written): for `review` to offer
+    "retract and rewrite the paragraph" when a sentence would be left unfinished."""
+    from openwiki_git.verdicts import prose
+
+    text, group = _sentence_claims(ws, entry)
+    if text is None:
+        return Retraction("no page to edit", (), None)
+    ids = [c.id for c in group[1:]]
+    done = prose.retract(text, group[0].id, group[0].statement, ids)
+    return Retraction(done.said, done.warnings, prose.neighbour(text, group[0].id, group[0].statement, ids))
+
+
+def retract_and_rewrite(ws: Workspace, v: View, *, by: str, revised: str | None) -> tuple[Done, Retraction]:
+    """Retract the claim's sentence (the sentence removed with every claim it carries, the
+    paragraph's other sentences kept) and, with `revised`, rewrite the sentence that leaves
+    unfinished: one decision, through the verdicts package's plan and writer (the ones the
+    refresher and `verify_claim` use), checked under the lock and undone as one."""
+    from openwiki_git.verdicts.edits import Plan, VerdictError, apply_plan
+    from openwiki_git.verdicts.statement import checked_statement
+    from openwiki_git.verdicts.writer import Writer
+
+    entry = v.entry
+    preview = retraction(ws, entry)
+    _, group = _sentence_claims(ws, entry)
+    neighbour = None
+    if revised is not None:
+        if preview.neighbour is None:
+            raise UsageError("no sentence is left unfinished by this retraction", "retract it alone (x)")
+        try:
+            neighbour = (preview.neighbour, checked_statement(revised, "the rewritten sentence"))
+        except VerdictError as e:
+            raise UsageError(str(e), "write one plain sentence") from None
+    claim = group[0]
+    plan = Plan(claim.id, "retract", claim.statement, None, group=tuple(c.id for c in group[1:]), neighbour=neighbour)
+    before = _snapshot(ws, entry.page)
+    writer = Writer(ws, dry_run=False, now=now_iso())
+    edits: list[Any] = []
+
+    def decide(sidecar: Sidecar, text: str | None, results: dict[str, ClaimResult]) -> tuple[Sidecar, Any]:
+        got = apply_plan(sidecar, plan, results=results, by=by, now=writer.now)
+        edits.append(got[1])
+        return got
+
+    try:
+        writer.apply(entry.page, group, decide, by=by)
+    except VerdictError as e:
+        raise UsageError(f"{ws.wiki.repo_path(entry.page)}: {entry.claim_id}: {e}", "run review again") from None
+    edit = edits[-1]
+    return Done(entry, "retract", before), Retraction(edit.said or preview.said, edit.warnings, preview.neighbour)

@@ -64,8 +64,9 @@ def test_an_honest_agent_clears_every_mark_it_may_verify_from_one_claims_for_cha
     _run(repo.root, body)
     tax = seen[ids["tax"]]
     assert tax["status"] == "stale" and tax["why"] == "marked" and tax["statement"] == "The tax rate is 20 percent."
-    assert tax["evidence"][0]["current_text"] == "TAX_RATE = 0.20  # VAT, standard rate\n"
-    assert "-TAX_RATE = 0.2  # the VAT rate" in tax["evidence"][0]["diff"] and "You may cite" in tax["context"]
+    assert tax["evidence"][0]["now_at"] == "L3-L3" and tax["may_cite"] == ["repo://src/billing.py#L1-L7"]
+    assert "-     3 | TAX_RATE = 0.2  # the VAT rate\n+     3 | TAX_RATE = 0.20  # VAT, standard rate" in tax["context"]
+    assert "current_text" not in tax["evidence"][0] and tax["context"].count("TAX_RATE = 0.20") == 1  # every text once
     assert tax["cause"] and tax["cause"][0]["resource"] == "repo://src/billing.py#L3-L3"
     assert seen[ids["ttl"]]["agents_may_verify"] is False and "security/**" in seen[ids["ttl"]]["policy"]
     assert seen["result"] == (3, 3, [])
@@ -102,7 +103,7 @@ def test_claims_for_change_follows_an_uncommitted_edit_and_add_claim_never_dupli
 
     _run(repo.root, body, "--agent", "claude-code")
     assert [(c["claim_id"], c["why"]) for c in out["change"]["claims"]] == [(ids["refund"], "changed")]
-    assert "+    return -abs(amount)" in out["change"]["claims"][0]["evidence"][0]["diff"]
+    assert "+    12 |     return -abs(amount)" in out["change"]["claims"][0]["context"]
     assert out["staged"]["claims"] == []
     assert [c["claim_id"] for c in out["staged_now"]["claims"]] == [ids["refund"]]
     assert out["bad"][0] and "scope branch needs base" in out["bad"][1]
@@ -127,9 +128,28 @@ def test_the_langchain_tools_are_the_same_tools(tmp_path: Path) -> None:
     refused = json.loads(tools["verify_claim"].invoke(bad))
     assert "does not match the current text" in refused["error"] and "nothing was written" in refused["hint"]
     assert repo.snapshot() == before
-    tax = next(c for c in found["claims"] if c["claim_id"] == ids["tax"])
-    cited = [{"resource": e["current_resource"], "quote": e["current_text"]} for e in tax["evidence"]]
+    cited = [{"resource": "repo://src/billing.py#L3-L3", "quote": "   3 | TAX_RATE = 0.20  # VAT, standard rate"}]  # as shown
     done = json.loads(tools["verify_claim"].invoke({"claim_id": ids["tax"], "verdict": "revise", "cited_ranges": cited,
                                                     "revised_statement": "The tax rate is 20 percent (VAT).", "rationale": "r"}))
     assert done["applied"] is True and done["verified_by"] == "agent:lc-agent"
     assert "The tax rate is 20 percent (VAT).[^c-" in repo.read(".openwiki/guide.md")
+
+
+def test_retract_and_rewrite_the_paragraph_is_one_verdict_over_the_real_client(tmp_path: Path) -> None:
+    from tests.support.agent_session import build_dangling_repo
+
+    repo, _ = build_dangling_repo(tmp_path / "repo")
+    got: dict = {}
+
+    async def body(session: ClientSession) -> None:
+        (item,) = data(await session.call_tool("claims_for_change", {}))["claims"]
+        got["item"] = item
+        got["done"] = data(await session.call_tool("verify_claim", {
+            "claim_id": item["claim_id"], "verdict": "retract", "cited_ranges": [], "rationale": "no retries any more",
+            "rewrite_neighbour": {"sentence": item["retract_leaves"], "revised": "The client waits before it gives up."},
+        }))
+
+    _run(repo.root, body)
+    assert got["item"]["retract_leaves"] == "Instead, it waits one second."
+    assert "neighbouring sentence rewritten" in got["done"]["paragraph"]
+    assert repo.read(".openwiki/net.md").endswith("# Net\n\nThe client waits before it gives up.\n")

@@ -78,7 +78,7 @@ def test_a_private_venv_and_hashed_locks_per_mode(action) -> None:
 def test_outputs_come_from_the_run_step(action) -> None:
     assert set(action["outputs"]) == {
         "stale-count", "comment-operation", "comment-id", "comment-url", "pr-number", "pr-url", "pr-operation",
-        "grounded-count", "broken-count", "report-path",
+        "grounded-count", "broken-count", "report-path", "model-calls", "claims-decided", "first-accepted", "retries",
     }
     for name, out in action["outputs"].items():
         assert out["value"] == f"${{{{ steps.run.outputs.{name} }}}}"
@@ -88,7 +88,7 @@ def test_every_output_the_cli_writes_is_declared(action) -> None:
     # The workflows write the step outputs (services/github_*.py, through github/actions.py's Step.outputs).
     services = ROOT / "openwiki_git" / "services"
     source = "".join(path.read_text("utf-8") for path in [*sorted(services.glob("github_*.py")), services / "report.py"])
-    written = set(re.findall(r'"((?:stale|comment|pr|grounded|broken|report)-[a-z]+)"\s*:', source))
+    written = set(re.findall(r'"((?:stale|comment|pr|grounded|broken|report|model|claims|first)-[a-z]+|retries)"\s*:', source))
     assert written and written <= set(action["outputs"]), written - set(action["outputs"])
 
 

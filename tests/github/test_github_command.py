@@ -179,6 +179,10 @@ def test_refresh_opens_one_pr_and_a_rerun_writes_nothing(repo, fake, refresh_env
     assert (out["pr-operation"], out["pr-number"]) == ("created", "40")
     assert out["pr-url"] == f"https://github.com/{REPO}/pull/40"
     assert len(model.history) == 3
+    # The nightly refresh's cost in the open: the body, and the step's outputs.
+    assert "The model decided 3 claims in 3 requests (one per sentence): 1.0 calls" in body
+    assert "its first answer was accepted 3 times of 3 (100%), with 0 retries." in body
+    assert (out["model-calls"], out["claims-decided"], out["first-accepted"], out["retries"]) == ("3", "3", "3", "0")
 
     # A rerun on the same runner's tree: nothing stale is left, the PR already has these changes.
     writes_before = list(fake.writes)

@@ -169,7 +169,8 @@ def test_ground_guards_examples_and_the_hook_check_and_lint_name_a_broken_call(
     assert repo.run("hook") == 1
     out = capsys.readouterr().out
     assert (
-        f"{first['id']}: {first['statement']} (pkg/_client.py#Client:head definition Client:head changed (L4-L5, L7-L7 now) by @@ -7 +7 @@; "
+        f"{first['id']}: {first['statement']} (pkg/_client.py#Client:head definition Client:head changed (L4-L5, L7-L7 now) "
+        "by @@ -7 +7 @@; "
         "breaks `pkg.Client(..., verify=...)`: `verify` is no longer a parameter of pkg.Client)"
     ) in " ".join(line.strip() for line in out.splitlines())  # the hook wraps its lines at the terminal's width
     assert out.count("breaks `") == 1  # connect's examples did not change

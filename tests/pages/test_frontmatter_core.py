@@ -15,8 +15,8 @@ from openwiki_git.errors import SchemaError
 from openwiki_git.markdown import split as mdsplit
 from openwiki_git.pages import citations, frontmatter
 from openwiki_git.pages.frontmatter_core import UNREAD, body_start, boundary, opens, read_fast
-from openwiki_git.refresh import edits as refresh_edits
 from openwiki_git.store import editing
+from openwiki_git.verdicts import prose as refresh_prose
 
 A = "claim_" + "1a2b3c4d" * 4
 M = citations.marker(A)
@@ -90,13 +90,13 @@ def test_citations_rule_page_has_no_front_matter():
 
 @pytest.mark.parametrize("fm", ["\ufeff---\ntitle: a" + M + "\n---\n", "---\ntitle: a" + M + "\n...\n"])
 def test_refresh_core_ignores_a_marker_in_front_matter(fm):
-    assert refresh_edits.paragraph_of(fm + "\nNo marker.\n", A) is None  # BOM page: was found at 0
-    assert refresh_edits.paragraph_of(fm + "\nRetries stop." + M + "\n", A) == "Retries stop." + M
+    assert refresh_prose.paragraph_of(fm + "\nNo marker.\n", A) is None  # BOM page: was found at 0
+    assert refresh_prose.paragraph_of(fm + "\nRetries stop." + M + "\n", A) == "Retries stop." + M
 
 
 def test_refresh_core_rule_page_body_starts_at_zero():
     page = "----\nRetries stop." + M + "\n---\nmore\n"
-    assert refresh_edits.paragraph_of(page, A) == page.strip("\n")  # was: body at offset 15, not found
+    assert refresh_prose.paragraph_of(page, A) == page.strip("\n")  # was: body at offset 15, not found
 
 
 @pytest.mark.parametrize(

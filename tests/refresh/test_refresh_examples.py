@@ -1,10 +1,10 @@
-"""The refresher and a code example's claim (refresh/edits.py): it is shown the whole example,
+"""The refresher and a code example's claim (verdicts/prose.py): it is shown the whole example,
 and its verdicts never edit the code."""
 
 from __future__ import annotations
 
 from openwiki_git.pages import examples as pe
-from openwiki_git.refresh.edits import paragraph_of, retract_sentence, rewrite_sentence
+from openwiki_git.verdicts.prose import paragraph_of, retract_sentence, rewrite_sentence
 
 CID = "claim_1a2b3c4d" + "0" * 24
 

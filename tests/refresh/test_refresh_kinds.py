@@ -56,7 +56,7 @@ def test_the_model_sees_the_definition_and_the_members_and_confirms_them(repo: A
     assert result.ok, result.totals
     prompts = {r.claim_id: r.messages[0] for r in fake.history}
     assert "self.last = item" in prompts[add]  # the definition now, and its diff
-    assert "+        self.last = item" in prompts[add]
+    assert "+     5 |         self.last = item" in prompts[add]  # numbered as the file is
     assert "src/stores/cloud.py" in prompts[stores]  # the members now
     assert "+src/stores/cloud.py" in prompts[stores]  # the members added
     assert result.totals["confirmed"] == 2

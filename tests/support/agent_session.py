@@ -72,6 +72,82 @@ def build_marked_repo(root: Path) -> tuple[GitRepo, dict[str, str]]:
     return repo, ids
 
 
+CLIENT = '''"""An HTTP client."""
+
+
+class Client:
+    """Sends requests."""
+
+    def __init__(self, verify=True, timeout=5.0):
+        self.verify = verify
+        self.timeout = timeout
+
+    def send(self, request):
+        return request
+
+
+def get(url):
+    return Client().send(url)
+'''
+SHARED = {  # name: (page, statement, evidence): two pages citing one file
+    "head": ("guide.md", "A Client verifies TLS unless told otherwise.", "repo://src/client.py#Client:head"),
+    "get": ("guide.md", "`get` sends one request through a new Client.", "repo://src/client.py#get"),
+    "send": ("api.md", "`Client.send` returns the request it was given.", "repo://src/client.py#Client.send"),
+    "module": ("api.md", "The module is an HTTP client.", "repo://src/client.py#L1-L1"),
+}
+
+
+def build_shared_file_repo(root: Path) -> tuple[GitRepo, dict[str, str]]:
+    """Two pages whose claims cite one file (a class's head, a function, a method, a line); a
+    commit through the hook then changes the head's signature and the function's body: the
+    guide's two claims are marked, the api page's stay fresh (the graph reuses its results while
+    the guide's claims are verified anew: the crash of issue 33)."""
+    root.mkdir(parents=True, exist_ok=True)
+    repo = GitRepo(root)
+    repo.git("init", "-q", "-b", "main")
+    repo.write("src/client.py", CLIENT)
+    assert repo.run("init") == 0
+    for page, title in (("guide.md", "Guide"), ("api.md", "API")):
+        statements = " ".join(s for p, s, _ in SHARED.values() if p == page)
+        repo.write(f".openwiki/{page}", f"---\ntype: Reference\ntitle: {title}\n---\n\n# {title}\n\n{statements}\n")
+    repo.commit_all("code and pages")
+    ids = {}
+    for name, (page, statement, evidence) in SHARED.items():
+        assert repo.run("claim", "add", "--page", page, "--statement", statement, "--evidence", evidence, "--by", "human:ada") == 0
+        sidecar = json.loads(repo.read(f".openwiki/.claims/{page[:-3]}.json"))
+        ids[name] = next(c["id"] for c in sidecar["claims"] if c["statement"] == statement)
+    repo.commit_all("claims")
+    changed = CLIENT.replace("timeout=5.0", "timeout=10.0").replace("return Client().send(url)", "return Client(verify=True).send(url)")
+    repo.write("src/client.py", changed)
+    repo.git("add", "-A")
+    repo.run("hook")
+    repo.commit_all("a longer timeout")
+    return repo, ids
+
+
+NET_PAGE = "---\ntype: Reference\ntitle: Net\n---\n\n# Net\n\nThe client retries twice. Instead, it waits one second.\n"
+
+
+def build_dangling_repo(root: Path) -> tuple[GitRepo, str]:
+    """A page whose marked claim's sentence is followed by one that points back at it ("Instead,
+    ..."): what a retraction would leave dangling. The claim's id."""
+    root.mkdir(parents=True)
+    repo = GitRepo(root)
+    repo.git("init", "-q", "-b", "main")
+    repo.write("src/net.py", "RETRIES = 2\nWAIT = 1\n")
+    assert repo.run("init") == 0
+    repo.write(".openwiki/net.md", NET_PAGE)
+    repo.commit_all("net")
+    assert repo.run("claim", "add", "--page", "net.md", "--statement", "The client retries twice.",
+                    "--evidence", "repo://src/net.py#L1-L1", "--by", "human:ada") == 0
+    repo.commit_all("claim")
+    repo.write("src/net.py", "RETRIES = 0\nWAIT = 1\n")
+    repo.git("add", "-A")
+    assert repo.run("hook") == 1  # marked
+    repo.commit_all("no retries")
+    return repo, json.loads(repo.read(".openwiki/.claims/net.json"))["claims"][0]["id"]
+
+
 def server_params(root: Path, *extra: str) -> Any:
     from mcp.client.stdio import StdioServerParameters
 
@@ -84,16 +160,17 @@ def data(result: Any) -> dict[str, Any]:
 
 async def honest_agent(session: Any) -> tuple[int, int, list[str]]:
     """Reads claims_for_change once and confirms each claim it may verify, quoting the current
-    cited lines it was given. (marks cleared, claims it may verify, the errors it got)."""
+    lines of its cited part from the context it was given (numbered as the file is). (marks
+    cleared, claims it may verify, the errors it got)."""
+    from tests.support.model_answers import answer as model_answer
+
     found = data(await session.call_tool("claims_for_change", {}))
     cleared, errors = 0, []
     mine = [c for c in found["claims"] if c["agents_may_verify"]]
     for c in mine:
-        cited = [{"resource": e["current_resource"], "quote": e["current_text"]} for e in c["evidence"]]
-        answer = await session.call_tool("verify_claim", {
-            "claim_id": c["claim_id"], "verdict": "confirm", "cited_ranges": cited,
-            "rationale": "The changed lines still say what the statement says.",
-        })
+        verdict = model_answer(c["claim_id"], c["context"], retry=True)  # one plain quote of the current rows
+        verdict.pop("revised_statement")
+        answer = await session.call_tool("verify_claim", {**verdict, "rationale": "The changed lines still say what the statement says."})
         if answer.is_error:
             errors.append(answer.content[0].text)
         else:

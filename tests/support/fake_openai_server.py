@@ -16,7 +16,6 @@ the script is empty. `requests` records every request body; `arrived` is signall
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from collections import deque
@@ -225,11 +224,6 @@ def completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
 
 # -- a model that reads the prompt --------------------------------------------------------------
 
-_CLAIM = re.compile(r'Answer with claim_id "(claim_[0-9a-f]{32})"')
-_CURRENT = re.compile(r"^Current text of (\S+), lines (\d+)-(\d+)")
-_MARKED = re.compile(r"^\s*(\d+)>\| ?(.*)$")
-
-
 def user_text(body: dict[str, Any]) -> str:
     parts = []
     for m in body.get("messages", []):
@@ -241,32 +235,20 @@ def user_text(body: dict[str, Any]) -> str:
 
 def confirm_from_prompt(body: dict[str, Any]) -> dict[str, Any]:
     """The verdict a diligent model would give if the statement held: confirm, quoting the
-    first line marked as cited in the first evidence shown."""
+    current rows of the first evidence's cited part (one unbroken run); retract with nothing shown."""
+    from tests.support.model_answers import answer
+
+    return answer(None, user_text(body), retry=True)
+
+
+def like_a_real_model(body: dict[str, Any]) -> Reply:
+    """The reply of a model that answers as the real one did (tests/support/model_answers.py):
+    several quotes per definition, quotes cut mid-line, numbering as shown; one plain quote when
+    its previous answer was refused."""
+    from tests.support.model_answers import answer
+
     text = user_text(body)
-    claim = _CLAIM.search(text)
-    path = None
-    for line in text.splitlines():
-        m = _CURRENT.match(line)
-        if m:
-            path = path or m.group(1)
-            continue
-        marked = _MARKED.match(line)
-        if marked and path:
-            n = int(marked.group(1))
-            return {
-                "claim_id": claim.group(1) if claim else "",
-                "verdict": "confirm",
-                "revised_statement": None,
-                "cited_ranges": [{"resource": f"repo://{path}#L{n}-L{n}", "quote": marked.group(2)}],
-                "rationale": "The cited line still says so.",
-            }
-    return {
-        "claim_id": claim.group(1) if claim else "",
-        "verdict": "retract",
-        "revised_statement": None,
-        "cited_ranges": [],
-        "rationale": "Nothing to cite.",
-    }
+    return Reply(verdict=answer(None, text, retry="could not be applied" in text))
 
 
 def kill_at_request(server: FakeOpenAI, argv: list[str], n: int, release: threading.Event, env: dict[str, str]) -> int:

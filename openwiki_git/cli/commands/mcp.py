@@ -5,8 +5,9 @@ claims_for_change (the claims a change touches, with everything needed to decide
 verify_claim (a verdict checked by the refresher's validator, written to the working tree as
 verified by agent:NAME, never staged) and add_claim; the wiki's pages are resources
 (`openwiki://page/<page>`). Errors come back as tool results the model can read (isError), never
-as a crash. The graph is reloaded when a page, sidecar, document or cited file changes. Needs the
-`mcp` extra: pip install 'openwiki-git[mcp]'.
+as a crash: an unexpected one (a bug in openwiki-git) as one line naming the log file that holds
+its traceback, as exit 3 does. The graph is reloaded when a page, sidecar, document or cited file
+changes. Needs the `mcp` extra: pip install 'openwiki-git[mcp]'.
 
 Configure an agent (Claude Desktop / Claude Code `mcpServers`):
   {"mcpServers": {"openwiki": {"command": "openwiki-git", "args": ["-C", "/path/to/repo", "mcp"]}}}
@@ -37,5 +38,7 @@ def run(args: argparse.Namespace) -> int:
     ws = open_workspace(args)
     if args.agent is not None and not args.agent.strip():
         raise UsageError("--agent is empty", "name the agent, e.g. --agent claude-code")
-    mcp_server.serve(ws.repo.root, wiki_dir=ws.config.wiki_dir, agent=args.agent)
+    from openwiki_git.cli import crashlog
+
+    mcp_server.serve(ws.repo.root, wiki_dir=ws.config.wiki_dir, agent=args.agent, crash_log=crashlog.write)
     return 0

@@ -91,6 +91,18 @@ def _money(cost: float | None) -> str:
     return "cost unknown" if cost is None else f"${cost:.4f}"
 
 
+def cost_line(t: dict[str, object]) -> str:
+    """The model's pass in the open: requests, claims decided, calls and tokens per claim, the
+    first answers accepted, the retries."""
+    rate = t["first_acceptance"]
+    accepted = f"{t['first_accepted']}/{t['requests']}" + (f" ({float(rate):.0%})" if isinstance(rate, (int, float)) else "")
+    return (
+        f"model: {t['requests']} requests (one per sentence) decided {t['model_decided']} claims; "
+        f"{t['calls_per_claim']} calls and {t['tokens_per_claim']} tokens per claim; first answers accepted "
+        f"{accepted}; {t['retries']} retries"
+    )
+
+
 def to_text(result, wiki_dir: str) -> str:  # type: ignore[no-untyped-def]
     lines: list[str] = []
     if result.dry_run and result.diff:
@@ -107,9 +119,11 @@ def to_text(result, wiki_dir: str) -> str:  # type: ignore[no-untyped-def]
             lines.append(f'{where}: retracted: "{d.old_statement}"{usage}')
         elif d.planned is not None and d.planned["send"]:
             p = d.planned
+            together = f", with {len(p['claims']) - 1} more claims of its sentence" if len(p.get("claims", ())) > 1 else ""
+            left = f"; left out: {'; '.join(p['left_out'])}" if p.get("left_out") else ""
             lines.append(
                 f"{where}: would send ~{p['tokens_in']} tokens in, ~{p['tokens_out']} out, ~{_money(p['cost'])}"
-                f" (files: {', '.join(p['files'])})"
+                f" (files: {', '.join(p['files'])}{together}){left}"
             )
         else:
             lines.append(f"{where}: left {d.status}: {d.error or d.skipped}{usage}")
@@ -123,12 +137,16 @@ def to_text(result, wiki_dir: str) -> str:  # type: ignore[no-untyped-def]
     if t["model_calls"]:
         summary += f"; {t['model_calls']} model calls, {t['tokens_in']} tokens in, {t['tokens_out']} out, {_money(t['cost'])}"
     lines.append(summary)
+    if t["requests"]:
+        lines.append(cost_line(t))
     if result.stopped:
         lines.append(f"stopped early: {result.stopped}")
     if result.dry_run:
         plan = result.plan_totals
+        per = f", ~{plan['tokens_per_claim']} tokens per claim" if plan["tokens_per_claim"] is not None else ""
         lines.append(
-            f"plan: {plan['claims_to_send']} claims would be sent, ~{plan['tokens_in']} tokens in, "
-            f"~{plan['tokens_out']} out, ~{_money(plan['cost'])} (estimates); no model was called, nothing was written"
+            f"plan: {plan['claims_to_send']} claims would be sent in {plan['requests']} requests (one per sentence), "
+            f"~{plan['tokens_in']} tokens in, ~{plan['tokens_out']} out{per}, ~{_money(plan['cost'])} (estimates); "
+            "no model was called, nothing was written"
         )
     return "\n".join(lines) + "\n"

@@ -252,7 +252,7 @@ def _hint(v: review.View, key: str, e: OpenwikiError) -> str:
 
 def _restatement(term: Terminal, old: str) -> str | None:
     """The new statement, checked as the refresher checks a model's (None: cancelled or refused)."""
-    from openwiki_git.refresh.verdicts import check_statement
+    from openwiki_git.verdicts.statement import check_statement
 
     editor = os.environ.get("EDITOR") or os.environ.get("VISUAL")
     text = _edit_in(editor, old) if editor else term.ask("new statement (empty: cancel): ")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from openwiki_git import PRODUCER
@@ -15,10 +15,10 @@ from openwiki_git.claims import policy
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.model import Claim, ClaimResult, Sidecar, Verification
 from openwiki_git.pages import citations
-from openwiki_git.refresh.edits import VerdictError
 from openwiki_git.store import editing
 from openwiki_git.store.wiki import page_version
 from openwiki_git.store.workspace import Workspace
+from openwiki_git.verdicts.edits import VerdictError
 
 
 class Writer:
@@ -45,13 +45,16 @@ class Writer:
         return lambda text: self._edited(page, text) or text
 
     def apply(
-        self, page: str, asked: Claim, decide: Callable[[Sidecar, str | None, ClaimResult], tuple[Sidecar, Any]],
+        self, page: str, asked: Claim | Sequence[Claim],
+        decide: Callable[[Sidecar, str | None, dict[str, ClaimResult]], tuple[Sidecar, Any]],
         *, by: str | None = None,
     ) -> None:
-        """Apply one decision made by `by` (refused with PolicyError, nothing written, when the
-        config's verify_policy forbids it that page)."""
+        """Apply one decision made by `by` about the claims `asked` (one sentence's), each checked
+        again as it is on disk now (refused with PolicyError, nothing written, when the config's
+        verify_policy forbids it that page)."""
         if by is not None:
             policy.enforce(self.ws.config.verify_policy, page, by)
+        claims = [asked] if isinstance(asked, Claim) else list(asked)
         lock = contextlib.nullcontext() if self.dry_run else self.ws.wiki.lock()
         with lock:
             sidecar = self.sidecars.get(page) if self.dry_run else None
@@ -59,16 +62,17 @@ class Writer:
             text = self.ws.page_text(page)
             if self.dry_run:
                 text = self._edited(page, text)
-            current = sidecar.claim(asked.id) if sidecar is not None else None
-            if sidecar is None or current is None:
-                raise VerdictError(f"{asked.id} is no longer on {page} (changed while the model was answering)")
-            if current.statement != asked.statement or [e.version for e in current.evidence] != [
-                e.version for e in asked.evidence
-            ]:
-                raise VerdictError(f"{asked.id} was changed while the model was answering; run refresh again")
             resolver = self.ws.resolver()
-            result = checker.check_claim(page, current, resolver, page_text=text)
-            new, edit = decide(sidecar, text, result)
+            results = {}
+            for one in claims:
+                current = sidecar.claim(one.id) if sidecar is not None else None
+                if sidecar is None or current is None:
+                    raise VerdictError(f"{one.id} is no longer on {page} (changed while the model was answering)")
+                if current.statement != one.statement or [e.version for e in current.evidence] != [e.version for e in one.evidence]:
+                    raise VerdictError(f"{one.id} was changed while the model was answering; run refresh again")
+                results[one.id] = checker.check_claim(page, current, resolver, page_text=text)
+            assert sidecar is not None
+            new, edit = decide(sidecar, text, results)
             new = self._stamp(new, text, resolver)
             if self.dry_run:
                 self.sidecars[page] = new

@@ -24,17 +24,27 @@ TRIVIAL_MODES = ("whitespace", "line-endings", "off")
 def verified_text(resource: str, text: str, version: str) -> str | None:
     """The cited text inside `text` (an older copy of the file) if it is exactly what was
     verified (its hash equals the stored version's), else None."""
+    found = verified_at(resource, text, version)
+    return found[0] if found is not None else None
+
+
+def verified_at(resource: str, text: str, version: str) -> tuple[str, tuple[int, int] | None] | None:
+    """(the cited text, its lines in `text`; None for a whole file) when `text` (an older copy of
+    the file) holds exactly what was verified, else None."""
     try:
         res = parse_resource(resource, wiki_dir="\0")
     except ResourceError:
         return None
     if not res.is_range:
-        return text if file_version(text) == version else None
+        return (text, None) if file_version(text) == version else None
     try:
         found = relocate(res, text, version)
     except ValueError:
         return None
-    return found.content if found.status == "fresh" else None
+    if found.status != "fresh" or found.content is None or found.resource is None:
+        return None
+    start, end = found.resource.start, found.resource.end
+    return found.content, ((start, end) if start is not None and end is not None else None)
 
 
 def normalize(text: str, mode: str) -> list[str]:
@@ -61,6 +71,9 @@ class Source:
     old_text: str | None = None  # the cited text as last verified
     old_from: str | None = None  # where old_text was found ("blob 1a2b3c4d5e6f", "HEAD~2")
     named: bool = False  # a definition or a set (evidence/kinds.py): `text` is its text or members now
+    old_file: str | None = None  # the file as verified, when known: the part's lines are numbered as they were
+    old_span: tuple[int, int] | None = None  # a range's verified text in `old_file`
+    file_text: str | None = None  # a definition's whole file now (`text` is then its text alone)
 
     @property
     def current_span(self) -> tuple[int, int] | None:

@@ -1,0 +1,1 @@
+"""verdicts: see docs/architecture.md."""
