@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from openwiki_git.claims import kinds, symbols
+from openwiki_git.claims import kinds, relevance, symbols
 from openwiki_git.claims.due import ReverifyAfter
 from openwiki_git.evidence import tokens
 from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
@@ -43,7 +43,7 @@ class EvidenceResolver:
         # Cosmetic edits (cosmetic.py): off unless the workspace configures them, with a way to
         # read the blob an evidence item was verified in (`Evidence.blob`).
         self.cosmetic_edits = "stale"
-        self.cosmetic_annotations = False
+        self.cosmetic_annotations: bool | None = False  # None: by the claim's sentence (claims/relevance.py)
         self.cosmetic_parameters_added = False
         self.blob_text: Callable[[str, str], FileText] | None = None
         self.tracked: Callable[[], Sequence[str]] | None = None  # the paths a glob in evidence ranges over
@@ -136,19 +136,17 @@ class EvidenceResolver:
         verified = None
         if isinstance(kind, Symbol) and blob and self.cosmetic_edits != "stale" and self.blob_text is not None:
             verified = self.blob_text(kind.path, blob)
-        r = kinds.resolve(
+        return kinds.resolve(
             kind, resource, version, self.read, self.tracked, verified=verified, annotations=self.cosmetic_annotations,
             parameters=self.cosmetic_parameters_added,
         )
-        if self.cosmetic_edits == "mark" and r.status == "fresh" and r.reason.startswith("cosmetic"):
-            return dataclasses.replace(r, status="stale")
-        return r
 
     def cosmetic(self, ev: Evidence, r: EvidenceResult) -> EvidenceResult:
         """A stale result whose edit is cosmetic (the verified text, read from the blob it was
         verified in, has the same tokens as the text now): fresh, with the reason and the token
-        of the text now (so `check --fix` re-anchors it); with `cosmetic_edits: mark` still stale,
-        with the cosmetic reason. Else `r`. The hook's judgement."""
+        of the text now (so `check --fix` re-anchors it). Else `r`. The hook's judgement; whether
+        the edit still marks a claim (`cosmetic_edits: mark`, a type its sentence names) is
+        claims/relevance.py's, per claim (check_claim)."""
         if r.status != "stale" or self.cosmetic_edits == "stale" or self.blob_text is None or not ev.blob:
             return r
         from openwiki_git.diff import cosmetic
@@ -170,7 +168,7 @@ class EvidenceResolver:
             return r
         reason = cosmetic.compare(
             new.path, then_idx.lines, idx.lines, old_span=span, new_span=(new.start, new.end),
-            annotations=self.cosmetic_annotations,
+            annotations=self.cosmetic_annotations is not False,
         )
         if reason is None:
             if not self.cosmetic_annotations and cosmetic.compare(
@@ -181,8 +179,6 @@ class EvidenceResolver:
                 return EvidenceResult(r.resource, r.status, r.current_resource, annotations_only(r.reason), r.current_version,
                                       r.blob, r.hunk)
             return r
-        if self.cosmetic_edits == "mark":  # stale, with the reason (the hook's mark says the same)
-            return EvidenceResult(r.resource, r.status, r.current_resource, reason, r.current_version, r.blob, r.hunk)
         token = lines_version(idx.lines, new.start - 1, new.end)
         return EvidenceResult(r.resource, "fresh", r.current_resource, reason, token, ft.blob)
 
@@ -283,6 +279,9 @@ def check_claim(
     # An unmarked claim's items carry their blob: a cosmetic edit is recognised (and cached).
     blobs = [ev.blob if claim.mark is None else None for ev in claim.evidence]
     results = tuple(resolver.resolve(ev.resource, ev.version, b) for ev, b in zip(claim.evidence, blobs, strict=True))
+    if claim.mark is None and resolver.cosmetic_edits != "stale":  # a cosmetic edit that still matters to the sentence
+        edits, annotations = resolver.cosmetic_edits, resolver.cosmetic_annotations
+        results = tuple(relevance.result(claim.statement, r, edits=edits, annotations=annotations) for r in results)
     if claim.mark is not None:
         results = tuple(marked_result(claim, ev, r, resolver) for ev, r in zip(claim.evidence, results, strict=True))
     status = worst([r.status for r in results])

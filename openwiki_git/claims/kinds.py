@@ -61,12 +61,13 @@ def resolve(
     tracked: Callable[[], Sequence[str]] | None,
     *,
     verified: FileText | None = None,
-    annotations: bool = False,
+    annotations: bool | None = False,
     parameters: bool = False,
 ) -> EvidenceResult:
     """The item now. `verified`: the file as it was verified (a definition's cosmetic edit is then
     recognised, as for lines; `annotations`, `parameters`: the config's `cosmetic_annotations` and
-    `cosmetic_parameters_added`)."""
+    `cosmetic_parameters_added`; annotations None: recognised, for claims/relevance.py to weigh
+    against each claim's sentence)."""
     if isinstance(kind, Symbol):
         elsewhere = None if tracked is None else tracked_elsewhere(tracked, read)
         return symbol_result(
@@ -87,7 +88,7 @@ def resolve(
 
 
 def symbol_result(
-    sym: Symbol, resource: str, version: str, ft: FileText, *, verified: FileText | None = None, annotations: bool = False,
+    sym: Symbol, resource: str, version: str, ft: FileText, *, verified: FileText | None = None, annotations: bool | None = False,
     parameters: bool = False, elsewhere: Elsewhere | None = None, recognise: bool = True,
 ) -> EvidenceResult:
     """A definition in `ft` (the file now) against its verified token; `elsewhere`: the files it
@@ -135,10 +136,13 @@ def hunks_over(text: str | None, sym: Symbol, hunks: tuple[Hunk, ...]) -> tuple[
     return part.hunks_inside(spans, hunks)
 
 
-def _cosmetic(sym: Symbol, then: str, version: str, lines: list[str], ext: definitions.Extent, annotations: bool) -> str | None:
+def _cosmetic(
+    sym: Symbol, then: str, version: str, lines: list[str], ext: definitions.Extent, setting: bool | None
+) -> str | None:
     """cosmetic.compare() on the definition (or its head) as verified and as it is now: the same
-    rules as for lines, so an annotation-only edit of a signature is cosmetic only with
-    `cosmetic_annotations: true`."""
+    rules as for lines, so an annotation-only edit of a signature is cosmetic unless
+    `cosmetic_annotations: false` (whether it still marks a claim is claims/relevance.py's)."""
+    annotations = setting is not False
     then_lines = split_lines(then)
     old = definitions.find(sym.path, then, sym.name)
     if old is None or symbol_token(sym, old, then_lines, version) != version:
@@ -160,10 +164,15 @@ def _cosmetic(sym: Symbol, then: str, version: str, lines: list[str], ext: defin
     )
 
 
-def _parameters_added(sym: Symbol, then: str, version: str, now: str, ext: definitions.Extent, annotations: bool) -> str | None:
+def _parameters_added(
+    sym: Symbol, then: str, version: str, now: str, ext: definitions.Extent, setting: bool | None
+) -> str | None:
     """With `cosmetic_parameters_added: true`, a head whose only change is parameters added with
     defaults (signatures.parameters_added, through `ast`; its summary's prose the same): the reason.
-    Heads only: a whole definition's token covers its body, which this does not compare."""
+    Heads only: a whole definition's token covers its body, which this does not compare.
+    Annotations are compared unless `cosmetic_annotations: true` (by default an annotation edit
+    beside the new parameters is not named in the reason, so it must not pass unseen)."""
+    annotations = setting is True
     then_lines = split_lines(then)
     old = definitions.find(sym.path, then, sym.name)
     if old is None or symbol_token(sym, old, then_lines, version) != version:
@@ -277,11 +286,14 @@ def set_through_diff(
 
 
 def through_diff(
-    kind: Kind, ev: Evidence, sides: Sides, *, cosmetic_edits: str, annotations: bool, parameters: bool = False
+    kind: Kind, ev: Evidence, sides: Sides, *, cosmetic_edits: str, annotations: bool | None, parameters: bool = False,
+    marks: Callable[[str], bool] | None = None,
 ) -> EvidenceOutcome | None:
     """The item after the diff `sides` holds; None when the diff does not touch its scope (a
     definition: its file; a set: a file in it), which costs no read. `cosmetic_edits` as the
-    hook's options say ("stale": never recognised; the claim is marked: pass "stale")."""
+    hook's options say ("stale": never recognised; the claim is marked: pass "stale"). `marks`:
+    whether a cosmetic edit (its reason) still marks the claim (claims/relevance.py's `marks`
+    for its sentence): then the item is stale with that reason."""
     if isinstance(kind, Symbol):
         change = sides.by_old.get(kind.path)
         if change is None:
@@ -296,7 +308,7 @@ def through_diff(
             sym, ev.resource, ev.version, ft, verified=sides.old_file(kind.path)[0], annotations=annotations,
             parameters=parameters, elsewhere=elsewhere, recognise=cosmetic_edits != "stale",
         )
-        if cosmetic_edits == "mark" and r.status == "fresh" and r.reason.startswith("cosmetic"):
+        if r.status == "fresh" and r.reason.startswith("cosmetic") and marks is not None and marks(r.reason):
             r = EvidenceResult(r.resource, "stale", r.current_resource, r.reason, r.current_version, r.blob)
         hunks = hunks_over(ft.text, sym, change.hunks) if r.status != "fresh" else ()
         return _outcome(ev, r, hunks, sym.path if sym.path != kind.path else None)

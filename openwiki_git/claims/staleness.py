@@ -43,11 +43,11 @@ existing mark is never cleared here (only verification or `check --fix` on a rev
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from openwiki_git.claims import causes, kinds
+from openwiki_git.claims import causes, kinds, relevance
 from openwiki_git.claims import check as checker
 from openwiki_git.claims.outcomes import ClaimOutcome, EvidenceOutcome
 from openwiki_git.claims.sides import MODE_GITLINK, MODE_LINK, Reader, Sides
@@ -73,7 +73,7 @@ class Options:
     commit: str | None = None  # the old side's commit, recorded in new marks
     wiki_dir: str = ".openwiki"
     cosmetic_edits: str = "fresh"  # a cosmetic edit (cosmetic.py): "fresh" (re-anchored), "mark" (stale, reason cosmetic), "stale"
-    cosmetic_annotations: bool = False
+    cosmetic_annotations: bool | None = None  # None: by each claim's sentence (claims/relevance.py)
     cosmetic_parameters_added: bool = False  # a head's signature gaining parameters with defaults (kinds.py)
     growth_factor: int = GROWTH_FACTOR  # a changed range's bound: range_limit()
     growth_lines: int = GROWTH_LINES
@@ -99,13 +99,18 @@ class Engine:
         trusted = prev is not None and prev.mark is not None
         ours = self._ours(prev, cur)
         marked = cur.replace(mark=prev.mark) if ours and prev is not None else cur  # the mark as it stands
+        options = self.options
+
+        def marks(reason: str) -> bool:  # a cosmetic edit that still matters to this claim's sentence
+            return relevance.marks(cur.statement, reason, edits=options.cosmetic_edits, annotations=options.cosmetic_annotations)
+
         for i, ev in enumerate(cur.evidence):
             kind = _kind(ev)
             if kind is not None:  # a definition or a set (claims/kinds.py)
                 edits = self.options.cosmetic_edits if cur.mark is None else "stale"
                 got = kinds.through_diff(
                     kind, ev, self.sides, cosmetic_edits=edits, annotations=self.options.cosmetic_annotations,
-                    parameters=self.options.cosmetic_parameters_added,
+                    parameters=self.options.cosmetic_parameters_added, marks=marks,
                 )
                 got = None if got is None else for_claim(got, cur.id)  # the claim's label in a moved hint's command
                 outcomes.append(got if got is not None else self._untouched(ev, marked))
@@ -120,7 +125,7 @@ class Engine:
                 o = self._on_new_side(ev, cur.mark is not None)
             recognise = cur.mark is None and self.options.cosmetic_edits != "stale"
             if o.status == "stale" and (recognise or o.hunks):  # a marked claim's edit read only when the diff touched it
-                o = self._cosmetic(o, recognise=recognise)
+                o = self._cosmetic(o, marks, recognise=recognise)
             outcomes.append(o)
         evidence = tuple(o.after for o in outcomes)
         mark = self._mark(marked.mark, cur.mark if ours else None, outcomes)
@@ -202,12 +207,13 @@ class Engine:
             return Mark("unresolved", mark.since, mark.causes, mark.commit)
         return mark
 
-    def _cosmetic(self, o: EvidenceOutcome, *, recognise: bool) -> EvidenceOutcome:
+    def _cosmetic(self, o: EvidenceOutcome, marks: Callable[[str], bool], *, recognise: bool) -> EvidenceOutcome:
         """A stale range whose edit leaves the code's tokens the same is fresh at its new lines,
         re-anchored there, with the reason (`cosmetic: comments`), when `recognise` (a marked
-        claim stays marked); one whose edit changed its type annotations alone stays stale and
-        its reason says so. The verified text is read on the old side, where the stored version
-        locates it."""
+        claim stays marked), unless the edit still marks the claim (`marks`: claims/relevance.py):
+        then it stays stale, with that reason; one whose edit changed its type annotations alone,
+        with annotations compared (`cosmetic_annotations: false`), stays stale and its reason says
+        so. The verified text is read on the old side, where the stored version locates it."""
         ev = o.before
         try:
             old = parse_resource(o.cited or ev.resource, wiki_dir="\0")
@@ -226,7 +232,7 @@ class Engine:
         span = (new.start, new.end)
         reason = cosmetic.compare(
             new.path, old_idx.lines, new_idx.lines, old_span=verified, new_span=span,
-            annotations=self.options.cosmetic_annotations,
+            annotations=self.options.cosmetic_annotations is not False,
         )
         if reason is None:
             if not self.options.cosmetic_annotations and cosmetic.compare(
@@ -234,7 +240,7 @@ class Engine:
             ):  # stale all the same: the reason says the annotations alone changed
                 return dataclasses.replace(o, reason=causes.annotations_only(o.reason))
             return o
-        if self.options.cosmetic_edits == "mark":  # stale, with the reason the refresher confirms on
+        if marks(reason):  # stale, with the reason the refresher confirms on
             return dataclasses.replace(o, reason=reason)
         if not recognise:
             return o

@@ -17,6 +17,7 @@ where indentation is syntax. A file type no lexer knows is never cosmetic.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -61,8 +62,59 @@ def compare(
     if a.rows != b.rows or a.commas != b.commas:
         kinds.append("line wrapping")
     if a.annotations != b.annotations:
-        kinds.append("annotations")
+        kinds.append("annotations" + _types_changed(a.annotations, b.annotations))
     return "cosmetic: " + ", ".join(kinds or ["whitespace"])
+
+
+# -- the types an annotation-only edit added or removed ------------------------------------------
+# typing's aliases of builtins and of `X | None`: `List[int]` becoming `list[int]` names no new type.
+_ALIASES = {
+    "List": "list", "Dict": "dict", "Set": "set", "FrozenSet": "frozenset", "Tuple": "tuple", "Type": "type",
+    "Optional": "None", "NoneType": "None", "Text": "str", "DefaultDict": "defaultdict", "Deque": "deque",
+}
+_SPELLING = {"Union"}  # `Union[A, B]` is `A | B`: it names no type
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*")
+_TYPES = re.compile(r"annotations \(((?:added|removed) [^;)]*(?:; (?:added|removed) [^;)]*)?)\)")
+
+
+def type_names(tokens: Sequence[str]) -> frozenset[str]:
+    """The types an annotation names, by their last dotted part (`typing.Any` is `Any`), typing's
+    aliases as what they alias (`List` is `list`, `Optional[X]` is `X | None`), forward references
+    (`"Cart"`, which the stream holds as its value, `s'Cart'`) read inside their quotes."""
+    text = " ".join(t[min(i for i in (t.find("'"), t.find('"')) if i >= 0) :] if "'" in t or '"' in t else t for t in tokens)
+    names = set()
+    for m in _IDENTIFIER.finditer(text):
+        last = m.group(0).rsplit(".", 1)[-1].strip()
+        if last in _SPELLING or not last.isidentifier():
+            continue
+        names.add(_ALIASES.get(last, last))
+    return frozenset(names)
+
+
+def _types_changed(old: tuple[tuple[int, tuple[str, ...]], ...], new: tuple[tuple[int, tuple[str, ...]], ...]) -> str:
+    """` (removed int; added str)`: the types named at each annotation site (the same place in the
+    code, annotations aside) on one side and not the other; "" when every site names the same
+    types (`typing.Callable[P, typing.Any]` becoming `Callable[P, Any]`)."""
+    before, after = dict(old), dict(new)
+    removed: set[str] = set()
+    added: set[str] = set()
+    for site in set(before) | set(after):
+        was, now = type_names(before.get(site, ())), type_names(after.get(site, ()))
+        removed |= was - now
+        added |= now - was
+    parts = [f"{word} {', '.join(sorted(names))}" for word, names in (("removed", removed), ("added", added)) if names]
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def annotation_types(reason: str) -> frozenset[str] | None:
+    """The types a cosmetic reason says an annotation-only edit added or removed (empty: it named
+    the same types, only spelled otherwise); None when the reason is not an annotation edit."""
+    if not reason.startswith("cosmetic:") or "annotations" not in reason:
+        return None
+    m = _TYPES.search(reason)
+    if m is None:
+        return frozenset()
+    return frozenset(n for part in m.group(1).split("; ") for n in part.split(" ", 1)[1].split(", "))
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +122,7 @@ class Stream:
     tokens: tuple[tuple[object, str], ...]  # what the code is: compared for equality
     rows: tuple[int, ...]  # each token's line, from the first token's
     comments: tuple[str, ...] = ()
-    annotations: tuple[str, ...] = ()  # the annotation tokens dropped (annotations=True)
+    annotations: tuple[tuple[int, tuple[str, ...]], ...] = ()  # per annotation dropped (annotations=True): where, its tokens
     commas: int = 0  # trailing commas dropped
 
 
@@ -102,7 +154,7 @@ def _python(lines: Sequence[str], span: tuple[int, int] | None, annotations: boo
             text = "" if t.type == tokenize.NEWLINE else _string_value(t.string) if t.type == tokenize.STRING else t.string
             sig.append((t.type, text, row))
     sig, commas = _drop_trailing_commas(sig)
-    removed: list[str] = []
+    removed: list[tuple[int, tuple[str, ...]]] = []
     if annotations:
         sig, removed = _drop_annotations(sig)
     return Stream(
@@ -208,13 +260,15 @@ def _skip(sig: list[Tok], i: int, stops: tuple[str, ...]) -> int:
     return i
 
 
-def _drop_annotations(sig: list[Tok]) -> tuple[list[Tok], list[str]]:
+def _drop_annotations(sig: list[Tok]) -> tuple[list[Tok], list[tuple[int, tuple[str, ...]]]]:
     """Remove parameter annotations (`x: int` in a `def`'s parentheses), return annotations
-    (`-> T`), and the annotation of an annotated assignment with a value (`x: T = v`)."""
+    (`-> T`), and the annotation of an annotated assignment with a value (`x: T = v`); each one
+    removed is kept with where it stood in what is left (the same place on both sides of a
+    cosmetic edit) and its tokens, `:` and `->` left out."""
     import tokenize
 
     out: list[Tok] = []
-    removed: list[str] = []
+    removed: list[tuple[int, tuple[str, ...]]] = []
     i, n = 0, len(sig)
     in_def, depth, line_start = False, 0, True
     while i < n:
@@ -227,19 +281,19 @@ def _drop_annotations(sig: list[Tok]) -> tuple[list[Tok], list[str]]:
             depth -= 1
         if in_def and depth == 1 and s == ":" and kind == tokenize.OP and out and out[-1][0] == tokenize.NAME:
             j = _skip(sig, i + 1, (",", "="))
-            removed.extend(t[1] for t in sig[i:j])
+            removed.append((len(out), tuple(t[1] for t in sig[i + 1 : j])))
             i = j
             continue
         if in_def and depth == 0 and kind == tokenize.OP and s == "->":
             j = _skip(sig, i + 1, (":",))
-            removed.extend(t[1] for t in sig[i:j])
+            removed.append((len(out), tuple(t[1] for t in sig[i + 1 : j])))
             i = j
             continue
         if not in_def and line_start and kind == tokenize.NAME and i + 1 < n and sig[i + 1][:2] == (tokenize.OP, ":"):
             j = _skip(sig, i + 2, ("=",))
             if j < n and sig[j][1] == "=":
                 out.append(sig[i])
-                removed.extend(t[1] for t in sig[i + 1 : j])
+                removed.append((len(out), tuple(t[1] for t in sig[i + 2 : j])))
                 i, line_start = j, False
                 continue
         if kind == tokenize.NEWLINE:

@@ -29,7 +29,9 @@ class Config:
     rename_threshold: int = 50
     max_growth: int = 200
     cosmetic_edits: str = "fresh"  # a cited range edited only cosmetically: "fresh" (reason recorded), "mark" or "stale"
-    cosmetic_annotations: bool = False  # Python type annotations count as cosmetic
+    # Python type annotations: True cosmetic, False code, None (unset) cosmetic unless the claim's sentence
+    # names a type the edit added or removed (claims/relevance.py)
+    cosmetic_annotations: bool | None = None
     cosmetic_parameters_added: bool = False  # a Python head gaining parameters with defaults counts as cosmetic
     range_growth_factor: int = 2  # a changed range keeps within max(factor x, + lines) of its cited size
     range_growth_lines: int = 10
@@ -106,7 +108,7 @@ def load_config(root: Path, *, wiki_dir: str | None = None) -> Config:
         rename_threshold=data.get("rename_threshold", 50),
         max_growth=data.get("max_growth", 200),
         cosmetic_edits=data.get("cosmetic_edits", "fresh"),
-        cosmetic_annotations=data.get("cosmetic_annotations", False),
+        cosmetic_annotations=data.get("cosmetic_annotations"),
         cosmetic_parameters_added=data.get("cosmetic_parameters_added", False),
         range_growth_factor=data.get("range_growth_factor", 2),
         range_growth_lines=data.get("range_growth_lines", 10),

@@ -124,17 +124,44 @@ def test_a_head_claim_ignores_its_body_but_not_its_signature(repo: GitRepo, caps
     assert rc == 1 and "definition Cart:head changed" in out
 
 
-@pytest.mark.parametrize(("setting", "rc"), [("", 1), ("cosmetic_annotations: true\n", 0)])
-def test_an_annotation_only_edit_of_a_head_follows_the_cosmetic_rules(
-    repo: GitRepo, capsys: pytest.CaptureFixture[str], setting: str, rc: int
+@pytest.mark.parametrize(
+    ("setting", "sentence", "edit", "stale"),
+    [
+        pytest.param("", "A `Cart` takes a limit.", ("limit: int", "limit: float"), False, id="default-sentence-names-no-type"),
+        pytest.param("", "A `Cart` takes a limit, an int.", ("limit: int", "limit: float"), True,
+                     id="default-sentence-names-int"),
+        pytest.param("", "A `Cart` takes a limit, a float.", ("limit: int", "limit: float"), True,
+                     id="default-sentence-names-float"),
+        pytest.param("", "A `Cart` returns None.", ("-> None", "-> typing.Optional[None]"), False,
+                     id="default-same-types-spelled-otherwise"),
+        pytest.param("cosmetic_annotations: false\n", "A `Cart` takes a limit.", ("limit: int", "limit: float"), True,
+                     id="false-always-code"),
+        pytest.param("cosmetic_annotations: true\n", "A `Cart` takes a limit, an int.", ("limit: int", "limit: float"), False,
+                     id="true-never-marks"),
+    ],
+)
+def test_an_annotation_only_edit_of_a_head_marks_when_the_sentence_names_a_changed_type(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], setting: str, sentence: str, edit: tuple[str, str], stale: bool
 ) -> None:
-    _setup(repo, capsys, "A `Cart` takes a limit.", "repo://src/shop/cart.py#Cart:head")
+    """The hook, `check` (before and after the commit) and `check --base` agree, claim by claim:
+    by default an annotation-only edit marks only a claim whose sentence names a type it added or
+    removed; `cosmetic_annotations` is the switch either way (claims/relevance.py)."""
+    _setup(repo, capsys, sentence, "repo://src/shop/cart.py#Cart:head")
     repo.write(".openwiki/config.yml", repo.read(".openwiki/config.yml") + setting)
     repo.commit_all("config")
-    repo.write("src/shop/cart.py", CART.replace("limit: int", "limit: float"))
+    base = repo.git("rev-parse", "HEAD").strip()
+    repo.write("src/shop/cart.py", CART.replace(*edit))
+    rc, data = _check(repo, capsys)
+    assert data["claims"][0]["status"] == ("stale" if stale else "fresh") and rc == int(stale)
     got, out = _hook(repo, capsys)
-    assert got == rc, out
-    assert ("kept fresh" in out and "cosmetic: annotations" in out) if rc == 0 else "definition Cart:head changed" in out
+    assert got == int(stale), out
+    assert ("definition Cart:head changed" in out or "cosmetic: annotations" in out) if stale else "kept fresh" in out
+    assert ("mark" in _claim(repo)) is stale
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "--no-verify", "-m", "annotations")
+    for args in ((), ("--base", base)):
+        rc, data = _check(repo, capsys, *args)
+        assert data["claims"][0]["status"] == ("stale" if stale else "fresh"), args
 
 
 def test_an_edit_elsewhere_in_the_file_leaves_a_definition_fresh_in_check(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from openwiki_git.diff.cosmetic import compare
+from openwiki_git.diff.cosmetic import annotation_types, compare
 
 
 def L(text: str) -> list[str]:
@@ -47,8 +47,30 @@ def test_python_real_edits(new: str) -> None:
 def test_annotations_when_enabled() -> None:
     new = "def f(a: int, b: int = 2) -> int:\n    x: int = g(a, b)  # the sum\n    return x\n"
     old = "def f(a, b=2):\n    x = g(a, b)  # the sum\n    return x\n"
-    assert compare("m.py", L(old), L(new), annotations=True) == "cosmetic: annotations"
+    assert compare("m.py", L(old), L(new), annotations=True) == "cosmetic: annotations (added int)"
     assert compare("m.py", L(old), L(new)) is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "types"),
+    [
+        pytest.param("def f(cb: typing.Callable[P, typing.Any]) -> typing.Any:", "def f(cb: Callable[P, Any]) -> Any:", set(),
+                     id="qualified-to-bare"),
+        pytest.param("def f(x: Optional[List[int]]):", "def f(x: list[int] | None):", set(), id="typing-aliases"),
+        pytest.param("def f(x: 'typing.List[Cart]'):", "def f(x: list[Cart]):", set(), id="forward-reference-unquoted"),
+        pytest.param("def f(x: int):", "def f(x: str):", {"int", "str"}, id="int-to-str"),
+        pytest.param("def f(x: float):", "def f(x: float | None):", {"None"}, id="optional-now"),
+        pytest.param("def f(a: int, b: str):", "def f(a: str, b: int):", {"int", "str"}, id="swapped-between-parameters"),
+        pytest.param("def f(x):", "def f(x: 'Cart') -> \"Cart\":", {"Cart"}, id="forward-references-added"),
+    ],
+)
+def test_annotation_edits_name_the_types_they_add_or_remove(old: str, new: str, types: set[str]) -> None:
+    """Per annotation site: a type named on one side and not the other, by its last dotted part,
+    typing's aliases as what they alias (what claims/relevance.py weighs against a sentence)."""
+    reason = compare("m.py", L(old + "\n    pass\n"), L(new + "\n    pass\n"), annotations=True)
+    assert reason is not None and reason.startswith("cosmetic: annotations")
+    assert annotation_types(reason) == types
+    assert annotation_types("cosmetic: comments") is None and annotation_types("unchanged") is None
 
 
 def test_python_literals() -> None:

@@ -32,7 +32,9 @@ TOKEN_TTL = 3600
 def check(token):
     return token.valid
 '''
-POLICY = 'verify_policy:\n  - pages: "security/**"\n    allow: [human]\n'
+# Annotations are code here (not the default, which weighs them against each sentence): the
+# commit's new annotations mark `total` and `refund` although no sentence names a type.
+POLICY = 'verify_policy:\n  - pages: "security/**"\n    allow: [human]\ncosmetic_annotations: false\n'
 CLAIMS = {  # name: (page, statement, evidence)
     "tax": ("guide.md", "The tax rate is 20 percent.", "repo://src/billing.py#L3-L3"),
     "total": ("guide.md", "total adds the tax to the amount.", "repo://src/billing.py#L6-L8"),

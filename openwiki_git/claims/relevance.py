@@ -1,0 +1,92 @@
+"""Whether a cosmetic edit of cited code still marks a claim: what its sentence says decides. Pure.
+
+The cosmetic rules (diff/cosmetic.py, and signatures.py for parameters added) say what an edit
+did and name it in the reason (`cosmetic: comments`, `cosmetic: annotations (removed int; added
+str)`); `marks` says whether that edit matters to the claim's sentence. It is the one rule every
+route asks, per evidence item: the hook and `check --base` (claims/staleness.py, through
+claims/kinds.py's `marks` predicate) and `check` (claims/check.py's check_claim, through
+`result`), so they agree by construction.
+
+- `cosmetic_edits: mark`: every cosmetic edit marks (the claim is stale with the cosmetic reason,
+  for the refresher to confirm).
+- An annotation-only edit, by default (`cosmetic_annotations` unset): it marks a claim only when
+  the sentence names a type the edit added or removed (`int` becoming `str` marks "the port is an
+  int"; `typing.Callable[P, typing.Any]` becoming `Callable[P, Any]` names no new type and marks
+  nothing). `cosmetic_annotations: true` never marks for annotations; `false` makes them code, as
+  before, so the edit is not cosmetic at all and the claim is stale whatever its sentence says.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from openwiki_git.diff import cosmetic
+from openwiki_git.model import EvidenceResult
+
+__all__ = ["marks", "names_type", "result"]
+
+# How prose names a builtin or an abstract type (compared without case; plurals included).
+_WORDS = {
+    "str": ("str", "string", "strings"),
+    "int": ("int", "ints", "integer", "integers"),
+    "float": ("float", "floats", "floating"),
+    "bool": ("bool", "bools", "boolean", "booleans"),
+    "bytes": ("bytes", "bytestring", "bytestrings"),
+    "bytearray": ("bytearray",),
+    "list": ("list", "lists"),
+    "tuple": ("tuple", "tuples"),
+    "dict": ("dict", "dicts", "dictionary", "dictionaries"),
+    "set": ("set", "sets"),
+    "frozenset": ("frozenset", "frozensets"),
+    "type": ("type", "types"),
+    "Callable": ("callable", "callables"),
+    "Iterable": ("iterable", "iterables"),
+    "Iterator": ("iterator", "iterators"),
+    "Sequence": ("sequence", "sequences"),
+    "Mapping": ("mapping", "mappings"),
+    "Awaitable": ("awaitable", "awaitables"),
+    "Coroutine": ("coroutine", "coroutines"),
+    "Generator": ("generator", "generators"),
+    "AsyncIterator": ("async iterator", "asynchronous iterator"),
+    "Path": ("path", "paths"),
+}
+_EDGE = r"(?<![A-Za-z0-9_])({})(?![A-Za-z0-9_])"
+
+
+def names_type(statement: str, types: Iterable[str]) -> bool:
+    """Whether the sentence names one of `types`: a builtin or an abstract type by its usual words
+    ("an int", "a string", "a callable"), any other by its name as written (`Cart`, `None`, `Any`).
+    One-letter names (type variables) are never counted."""
+    for name in types:
+        if len(name) < 2:
+            continue
+        words = _WORDS.get(name)
+        if words is not None:
+            if re.search(_EDGE.format("|".join(re.escape(w) for w in words)), statement, re.IGNORECASE):
+                return True
+        elif re.search(_EDGE.format(re.escape(name)), statement):
+            return True
+    return False
+
+
+def marks(statement: str, reason: str, *, edits: str, annotations: bool | None) -> bool:
+    """Whether a cosmetic edit (its `reason`, `cosmetic: ...`) still marks the claim stating
+    `statement`; `edits`, `annotations`: the config's `cosmetic_edits` and `cosmetic_annotations`
+    (None when unset). Any other reason is not this rule's: False."""
+    if not reason.startswith("cosmetic:"):
+        return False
+    if edits == "mark":
+        return True
+    if annotations is None:
+        types = cosmetic.annotation_types(reason)
+        return types is not None and names_type(statement, types)
+    return False
+
+
+def result(statement: str, r: EvidenceResult, *, edits: str, annotations: bool | None) -> EvidenceResult:
+    """`r`, one evidence item as `check` found it, for the claim stating `statement`: a fresh
+    cosmetic edit that `marks` is stale (its token and place as found, the reason kept)."""
+    if r.status != "fresh" or not marks(statement, r.reason, edits=edits, annotations=annotations):
+        return r
+    return EvidenceResult(r.resource, "stale", r.current_resource, r.reason, r.current_version, r.blob, r.hunk)

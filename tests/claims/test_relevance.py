@@ -1,0 +1,54 @@
+"""claims/relevance.py: whether a cosmetic edit still marks a claim, by what its sentence says."""
+
+from __future__ import annotations
+
+import pytest
+
+from openwiki_git.claims import relevance
+from openwiki_git.model import EvidenceResult
+
+
+@pytest.mark.parametrize(
+    ("statement", "types", "named"),
+    [
+        pytest.param("The port is an int.", {"int", "str"}, True, id="an-int"),
+        pytest.param("The host is a string.", {"int", "str"}, True, id="a-string"),
+        pytest.param("It takes a `Callable`.", {"Callable"}, True, id="code-span"),
+        pytest.param("It takes a callable.", {"Callable"}, True, id="callable-lowercase"),
+        pytest.param("The timeout may be None.", {"None"}, True, id="none"),
+        pytest.param("There is none.", {"None"}, False, id="none-is-a-name-not-a-word"),
+        pytest.param("Pass any value.", {"Any"}, False, id="any-is-a-name-not-a-word"),
+        pytest.param("A `Cart` holds items.", {"Cart"}, True, id="a-project-class"),
+        pytest.param("A cart holds items.", {"Cart"}, False, id="a-class-by-name-only"),
+        pytest.param("It returns a `T`.", {"T", "P"}, False, id="type-variables-never"),
+        pytest.param("The app runs.", {"int", "str"}, False, id="no-type-named"),
+        pytest.param("The printer prints.", {"int"}, False, id="a-word-inside-a-word"),
+        pytest.param("It reads `max_int` bytes.", {"int"}, False, id="a-word-inside-an-identifier"),
+    ],
+)
+def test_names_type(statement: str, types: set[str], named: bool) -> None:
+    assert relevance.names_type(statement, types) is named
+
+
+@pytest.mark.parametrize(
+    ("reason", "edits", "annotations", "marks"),
+    [
+        ("cosmetic: annotations (removed int; added float)", "fresh", None, True),
+        ("cosmetic: annotations (removed str)", "fresh", None, False),
+        ("cosmetic: annotations", "fresh", None, False),  # the same types, spelled otherwise
+        ("cosmetic: annotations (removed int; added float)", "fresh", True, False),
+        ("cosmetic: comments", "fresh", None, False),
+        ("cosmetic: comments", "mark", None, True),
+        ("cosmetic: comments", "mark", True, True),
+        ("definition Cart changed", "mark", None, False),  # not a cosmetic edit: not this rule's
+    ],
+)
+def test_marks(reason: str, edits: str, annotations: bool | None, marks: bool) -> None:
+    assert relevance.marks("The limit is an int.", reason, edits=edits, annotations=annotations) is marks
+
+
+def test_result_turns_a_fresh_cosmetic_item_stale_keeping_where_it_is() -> None:
+    r = EvidenceResult("repo://a.py#L1-L2", "fresh", "repo://a.py#L3-L4", "cosmetic: annotations (added int)", "tok", "b" * 40)
+    got = relevance.result("It takes an int.", r, edits="fresh", annotations=None)
+    assert (got.status, got.current_resource, got.reason, got.current_version) == ("stale", r.current_resource, r.reason, "tok")
+    assert relevance.result("It takes a limit.", r, edits="fresh", annotations=None) is r
