@@ -299,7 +299,7 @@ def check_claim(
         notes.append("the page does not exist")
     # check's text names a claim needing attention by PAGE:LINE; found here, it is cached with the record
     attention = status != "fresh" or due or claim.mark is not None
-    line = citations.sentence_line(page_text, claim.id) if attention and marker and page_text is not None else None
+    line = citations.sentence_line(page_text, claim.id, claim.statement) if attention and marker and page_text is not None else None
     return ClaimResult(page, claim, status, tuple(symbols.for_claim(r, claim.id) for r in results), marker, due, tuple(notes), line)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from openwiki_git.evidence.kinds import kind_link_path, looks_like_kind
 from openwiki_git.evidence.resource import parse_resource
@@ -178,8 +178,10 @@ def rst_sentence(text: str, claim_id: str, statement: str) -> tuple[int, int] | 
     """Where the claim's sentence is in a reStructuredText page: the sentence of the paragraph its
     marker line follows whose text is the statement (start, stop), or None."""
     para = _rst_paragraph(text, claim_id)
-    if para is None:
-        return None
+    return None if para is None else _sentence_in(text, para, statement)
+
+
+def _sentence_in(text: str, para: tuple[int, int], statement: str) -> tuple[int, int] | None:
     wanted = _norm(statement)
     return next(((s.start, s.stop) for s in sentences.split(text, *para) if _norm(text[s.start : s.stop]) == wanted), None)
 
@@ -223,26 +225,32 @@ def prose_before(text: str, claim_id: str) -> str | None:
     return _norm(text[span.start : at])
 
 
-def sentence_line(text: str, claim_id: str) -> int | None:
+def sentence_line(text: str, claim_id: str, statement: str | None = None) -> int | None:
     """The 1-based page line where the sentence the claim's marker follows starts (None: no
     marker): what `check` and `review` name as PAGE:LINE. The sentence is the one splitter's; in
-    reStructuredText, the first line of the paragraph the marker line follows."""
+    reStructuredText, where the marker line follows the paragraph, the sentence of that paragraph
+    that is the `statement` (the paragraph's first line when none is, or no statement is given)."""
     para = _rst_paragraph(text, claim_id)
     if para is not None:
-        return text.count("\n", 0, para[0]) + 1
+        found = _sentence_in(text, para, statement) if statement is not None else None
+        return text.count("\n", 0, found[0] if found is not None else para[0]) + 1
     return _sentence_line(text, _marker_at(text, claim_id), body_start(text), None)
 
 
-def marker_lines(text: str, claim_ids: Iterable[str], *, unmarked_page_ok: bool = False) -> dict[str, int | None]:
+def marker_lines(
+    text: str, claim_ids: Iterable[str], *, unmarked_page_ok: bool = False, statements: Mapping[str, str] | None = None
+) -> dict[str, int | None]:
     """The claims of `claim_ids` whose marker the page carries (has_marker), each with its
     sentence_line, the page's markers found and its blocks split once, not once per claim (`check
     --base` asks for every claim of a page a commit touched). `unmarked_page_ok`: on a page with no
-    marker at all every claim counts as marked, with no line (OpenWiki's pages carry none)."""
+    marker at all every claim counts as marked, with no line (OpenWiki's pages carry none).
+    `statements` (claim id -> statement) find a reStructuredText claim's sentence in its paragraph."""
     markers = markers_in(text)
     if unmarked_page_ok and not markers:
         return dict.fromkeys(claim_ids)
     if ".. c-" in text and rst_markers.labels_in(text):
-        return {cid: sentence_line(text, cid) for cid in claim_ids if label(cid) in markers}
+        said = statements or {}
+        return {cid: sentence_line(text, cid, said.get(cid)) for cid in claim_ids if label(cid) in markers}
     body = body_start(text)
     found = sentences.blocks(text, body)
     first = first_markers(text, body)

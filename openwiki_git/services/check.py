@@ -290,12 +290,15 @@ def _range_results(ws: Workspace, head_id: str, outcomes: list[Any]) -> list[Cla
     from openwiki_git.model import ClaimResult
     from openwiki_git.pages import citations
 
-    by_page: dict[str, set[str]] = {}
+    by_page: dict[str, dict[str, str]] = {}  # page -> claim id -> statement
     for o in outcomes:
-        by_page.setdefault(o.page, set()).add(o.before.id)
+        by_page.setdefault(o.page, {})[o.before.id] = o.before.statement
     texts = {page: gitdiff.read(ws.repo, head_id, ws.wiki.repo_path(page)).text for page in by_page}
     strict = ws.config.strict_openwiki
-    marked = {p: citations.marker_lines(t, by_page[p], unmarked_page_ok=strict) if t is not None else {} for p, t in texts.items()}
+    marked = {
+        p: citations.marker_lines(t, by_page[p], unmarked_page_ok=strict, statements=by_page[p]) if t is not None else {}
+        for p, t in texts.items()
+    }
     results = []
     for o in outcomes:
         notes = (["the page does not exist"] if texts[o.page] is None else []) + o.notes()

@@ -107,7 +107,7 @@ def queue(ws: Workspace, pages: tuple[str, ...] = (), claim_ids: tuple[str, ...]
         for c in sidecars[page].claims:
             r = judged.get(c.id)
             if c.mark is not None:
-                line = citations.sentence_line(text, c.id) if text else None
+                line = citations.sentence_line(text, c.id, c.statement) if text else None
                 out.append(Entry(page, c.id, c.mark.status, line, c.statement, change_of(c.mark)))
             elif r is not None and (r.status != "fresh" or r.due):
                 out.append(Entry(page, c.id, r.status if r.status != "fresh" else "due", r.line, c.statement))

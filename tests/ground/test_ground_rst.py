@@ -108,7 +108,7 @@ def test_rst_claims_go_round_the_loop(site: GitRepo, capsys: pytest.CaptureFixtu
     site.commit_all("a changed summary")
     rc, report = _json(site, capsys, "check")
     [stale] = [c for c in report["claims"] if c["status"] == "stale"]
-    assert rc == 1 and stale["line"] == 4 and stale["marker_present"]  # the paragraph's first line
+    assert rc == 1 and stale["line"] == 5 and stale["marker_present"]  # its sentence's line, not its paragraph's first
     capsys.readouterr()
     assert site.run("claim", "show", stale["id"]) == 0
     assert "counts the items in a cart." in capsys.readouterr().out

@@ -135,8 +135,8 @@ def test_citations_read_and_write_the_rst_marker() -> None:
     assert citations.states(placed, CLAIM, "The cart holds the lines.") is True
     assert citations.states(placed, CLAIM, "It is large.") is False
     assert citations.prose_before(placed, CLAIM) == "The cart holds the lines. It is small."
-    assert citations.sentence_line(placed, CLAIM) == 3
-    assert citations.marker_lines(placed, [CLAIM]) == {CLAIM: 3}
+    assert citations.sentence_line(placed, CLAIM, "The cart holds the lines.") == 3
+    assert citations.marker_lines(placed, [CLAIM], statements={CLAIM: "The cart holds the lines."}) == {CLAIM: 3}
     assert citations.rst_sentence(placed, CLAIM, "The cart holds the lines.") == (8, 33)
     assert citations.remove_marker(placed, CLAIM) == text
     nested = citations.insert_marker(text, "Nested prose is here.", CLAIM, rst=True)
@@ -150,3 +150,24 @@ def test_citations_read_and_write_the_rst_marker() -> None:
 )
 def test_a_literal_or_directive_line_is_no_place_for_a_marker(literal: str) -> None:
     assert citations.insert_marker(literal, "The cart holds the lines.", CLAIM, rst=True) is None
+
+
+def test_a_claims_line_is_its_sentences_in_rst_as_in_markdown() -> None:
+    """check and review name the line where the claim's sentence starts: in reST too, where the
+    marker line follows the paragraph (not the paragraph's first line)."""
+    other = "claim_" + "cd" * 16
+    text = "Title\n=====\n\nThe cart holds the lines. It\nis small. It never\ngrows past ten.\n"
+    for cid, statement in ((CLAIM, "It is small."), (other, "It never grows past ten.")):
+        placed = citations.insert_marker(text, statement, cid, rst=True)
+        assert placed is not None
+        text = placed
+    said = {CLAIM: "It is small.", other: "It never grows past ten."}
+    assert [citations.sentence_line(text, cid, said[cid]) for cid in (CLAIM, other)] == [4, 5]
+    assert citations.marker_lines(text, [CLAIM, other], statements=said) == {CLAIM: 4, other: 5}
+    # the page says something else now, or no statement is given: the paragraph's first line
+    assert citations.sentence_line(text, CLAIM, "It is large.") == citations.sentence_line(text, CLAIM) == 4
+    assert citations.marker_lines(text, [CLAIM]) == {CLAIM: 4}
+    # Markdown, a site's comment markers: the line where the sentence before the marker starts
+    md = "# Title\n\nThe cart holds the lines. It\nis small. <!-- c-abababab --> It never\ngrows past ten. <!-- c-cdcdcdcd -->\n"
+    assert [citations.sentence_line(md, cid, said[cid]) for cid in (CLAIM, other)] == [3, 4]
+    assert citations.marker_lines(md, [CLAIM, other], statements=said) == {CLAIM: 3, other: 4}

@@ -290,3 +290,39 @@ def test_the_suggestion_follows_text_that_moved_after_it_was_marked(repo, capsys
     assert "suggested range: src/calc.py#L14-L28 (c confirms with it)" in s.read_until(PROMPT)
     s.send("q\n")
     assert s.wait() == 0
+
+
+SHOP = 'def total(cart):\n    """The number of items in the cart."""\n    return len(cart)\n'
+
+
+def test_a_sites_rst_and_markdown_claims_are_named_by_their_sentences_line(repo, capsys) -> None:  # type: ignore[no-untyped-def]
+    """On a Sphinx site, a reST claim's marker line follows its paragraph and a Markdown claim's
+    comment marker follows its sentence: check (its text, JSON and --base) and review both name
+    the line where the claim's sentence starts, never its paragraph's first line."""
+    repo.write("shop.py", SHOP)
+    repo.write("doc/conf.py", 'project = "Shop"\nextensions = ["myst_parser"]\n')
+    para = "Carts are small.\nThe function :func:`shop.total` counts\nthe items in a cart.\n"
+    repo.write("doc/index.rst", "Shop\n====\n\n" + para)
+    repo.write("doc/guide.md", "# Guide\n\nCarts are small.\nThe function `shop.total` counts\nthe items in a cart.\n")
+    repo.commit_all("a Sphinx site")
+    assert repo.run("init", "--wiki-dir", "doc") == 0
+    assert repo.run("ground", "--all") == 0
+    assert ".. c-" in repo.read("doc/index.rst") and "<!-- c-" in repo.read("doc/guide.md")
+    repo.commit_all("grounded")
+    repo.write("shop.py", SHOP.replace("The number of items", "The count of items"))
+    repo.git("add", "shop.py")
+    assert repo.run("hook") == 1
+    repo.commit_all("the docstring changed")
+    capsys.readouterr()
+    assert repo.run("check") == 1
+    text = capsys.readouterr().out
+    assert "doc/index.rst:5 c-" in text and "doc/guide.md:4 c-" in text  # the sentence starts on the paragraph's second line
+    for argv in (("check",), ("check", "--base", "HEAD~1")):
+        assert repo.run(*argv, "--format", "json") == 1
+        lines = {c["page"]: c["line"] for c in json.loads(capsys.readouterr().out)["claims"] if c["status"] == "stale"}
+        assert lines == {"index.rst": 5, "guide.md": 4}, argv
+    s = PtySession(openwiki_git("-C", str(repo.root), "review", "--no-color", "--by", "human:ann"), cwd=repo.root)
+    shown = s.read_until("[c,a,e,r,x,s,u,q,?]? ")  # the two claims share the change: one screen names both
+    assert "doc/guide.md:4 c-" in shown and "doc/index.rst:5 c-" in shown
+    s.send("q\n")
+    assert s.wait() == 0
