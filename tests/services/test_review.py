@@ -326,3 +326,21 @@ def test_a_sites_rst_and_markdown_claims_are_named_by_their_sentences_line(repo,
     assert "doc/guide.md:4 c-" in shown and "doc/index.rst:5 c-" in shown
     s.send("q\n")
     assert s.wait() == 0
+
+
+def test_x_offers_to_rewrite_the_sentence_a_retraction_leaves_unfinished(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Retract and rewrite the paragraph, one decision, from review's keys: `x` on a sentence
+    that the next one points back at ("Instead, ...") offers that one for rewriting, and the page
+    then reads as the person wrote it (undone as one: tests/verdicts/test_prose.py)."""
+    from tests.support.agent_session import build_dangling_repo
+
+    repo, cid = build_dangling_repo(tmp_path / "repo")
+    s = _review(repo, "--no-color", "--by", "human:ann")
+    s.read_until(PROMPT)
+    s.send("x\n")
+    assert "retracting leaves this sentence unfinished: Instead, it waits one second." in s.read_until("keeping it): ")
+    s.send("The client waits one second.\n")
+    assert f"retract: {citations.label(cid)} saved;" in s.read_until("neighbouring sentence rewritten")
+    assert s.wait() == 0
+    assert repo.read(".openwiki/net.md").endswith("# Net\n\nThe client waits one second.\n")
+    assert json.loads(repo.read(".openwiki/.claims/net.json"))["claims"] == []

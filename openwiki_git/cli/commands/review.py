@@ -15,7 +15,8 @@ is unset, as git does; PAGER=cat shows it as it is). Answer with one key and Ent
   a  confirm all: every claim of this change not yet decided (offered when several share it)
   e  restate: write the statement anew ($EDITOR, else $VISUAL, else here); it is confirmed
   r  re-point the evidence: type repo://path#Lx-Ly, or Lx-Ly for the same file
-  x  retract the claim (its marker leaves the page)
+  x  retract the claim (its sentence leaves the page; when that leaves the next sentence
+     unfinished, "Instead, ...", you may rewrite that one in the same decision)
   s  skip it for now
   u  undo the previous decision (the page and sidecar as they were; a group's confirm as one)
   q  quit (every decision so far is saved)
@@ -231,6 +232,10 @@ def _apply(ws: Workspace, term: Terminal, v: review.View, key: str, actor: str, 
         evidence = _new_evidence(term, v)
         if evidence is None:
             return None
+    if key == "x":
+        rewritten = _rewrite_left(ws, term, v, actor)
+        if rewritten is not None:
+            return rewritten
     action = {"c": "confirm", "e": "restate", "r": "repoint", "x": "retract"}[key]
     try:
         done = review.apply(ws, v, action, by=actor, statement=statement, evidence=evidence, source=source)
@@ -238,6 +243,30 @@ def _apply(ws: Workspace, term: Terminal, v: review.View, key: str, actor: str, 
         term.say(term.paint(f"error: {e.message}", "red") + f"\n  {_hint(v, key, e)}")
         return None
     term.say(f"{done.action}: {citations.label(v.entry.claim_id)} saved")
+    return done
+
+
+def _rewrite_left(ws: Workspace, term: Terminal, v: review.View, actor: str) -> review.Done | None:
+    """Retract and rewrite the paragraph, one decision: when retracting the claim's sentence
+    leaves a sentence unfinished, that sentence is offered for rewriting (the verdicts package's
+    plan and writer, as the refresher and verify_claim retract). None: nothing left unfinished, or
+    the person keeps it as it is (then x retracts alone)."""
+    try:
+        offered = review.retraction(ws, v.entry)
+    except OpenwikiError:
+        return None
+    if offered.neighbour is None:
+        return None
+    term.say(f"retracting leaves this sentence unfinished: {offered.neighbour}")
+    answer = term.ask("rewrite it as (empty: retract alone, keeping it): ")
+    if answer is None or not answer.strip():
+        return None
+    try:
+        done, what = review.retract_and_rewrite(ws, v, by=actor, revised=answer.strip())
+    except OpenwikiError as e:
+        term.say(term.paint(f"error: {e.message}", "red") + f"\n  {e.hint or '? lists the keys'}")
+        return None
+    term.say(f"retract: {citations.label(v.entry.claim_id)} saved; {what.said}")
     return done
 
 
