@@ -12,8 +12,8 @@ files), the harness writes the wiki a user would:
   public function and method (and `__init__`) of the package, one sentence per parameter ("`run()`
   takes `ssl_keyfile` (default `None`).") cited on the definition's head (`#run:head`), and for
   every public class one sentence cited on the whole class (`#Config`); every claim through
-  `claim add`, so ids and tokens are real. `cosmetic_annotations: false` (the default) keeps an
-  annotation-only change of a head a change.
+  `claim add`, so ids and tokens are real. `cosmetic_annotations: false` (written into the config; the
+  default weighs an annotation-only change against each sentence) keeps it a change.
 
 It commits that (`--no-verify`), installs the real pre-commit with a `repo: local` hook running the
 code under test (this checkout, copied, or `--code REV` of this repository), then replays 32fa92f
@@ -148,6 +148,8 @@ class Bench:
         subprocess.run(["git", "clone", "-q", "--no-checkout", str(BUNDLE), str(self.repo)], env=self.env, check=True)
         self.run("git", "checkout", "-q", "-B", "replay", f"{COMMIT}^")
         self.tool("init", "--wiki-dir", WIKI)
+        config = self.repo / ".openwiki" / "config.yml"  # annotations are code here: the issue's replay
+        config.write_text(config.read_text("utf-8") + "cosmetic_annotations: false\n", "utf-8")
         grounded = self.tool("ground", "--all", check=False)
         pages = reference_pages(self.repo)
         for page, rows in pages.items():

@@ -284,8 +284,7 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
 
 
 def _range_results(ws: Workspace, head_id: str, outcomes: list[Any]) -> list[ClaimResult]:
-    """The claims the commit range touched (ClaimOutcomes), as check's results of them at the
-    head: each page read, its markers and sentences found, once for all of its claims."""
+    """The claims the commit range touched, as check's results at the head (each page read once)."""
     from openwiki_git.git import diff as gitdiff
     from openwiki_git.model import ClaimResult
     from openwiki_git.pages import citations
@@ -295,10 +294,8 @@ def _range_results(ws: Workspace, head_id: str, outcomes: list[Any]) -> list[Cla
         by_page.setdefault(o.page, {})[o.before.id] = o.before.statement
     texts = {page: gitdiff.read(ws.repo, head_id, ws.wiki.repo_path(page)).text for page in by_page}
     strict = ws.config.strict_openwiki
-    marked = {
-        p: citations.marker_lines(t, by_page[p], unmarked_page_ok=strict, statements=by_page[p]) if t is not None else {}
-        for p, t in texts.items()
-    }
+    marked = {p: citations.marker_lines(t, ids, unmarked_page_ok=strict, statements=ids) if (t := texts[p]) is not None else {}
+              for p, ids in by_page.items()}
     results = []
     for o in outcomes:
         notes = (["the page does not exist"] if texts[o.page] is None else []) + o.notes()
