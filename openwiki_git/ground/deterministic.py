@@ -27,6 +27,7 @@ from openwiki_git.ground import examples as ground_examples
 from openwiki_git.ground import pageformat
 from openwiki_git.ground import resolve as gr
 from openwiki_git.ground.broken import GROUND_BY, broken_references, grounded_pages  # noqa: F401 (check and lint import them here)
+from openwiki_git.ground.names import lineset
 from openwiki_git.ground.proves import Prover, named_resource
 from openwiki_git.ground.refs import Ref, Sentence
 from openwiki_git.model import Claim, Evidence, Sidecar
@@ -45,7 +46,8 @@ class Item:
     cites: str  # head, body, lines, parameter, lineset, file
     undecided: str = ""  # why the pass could not tell which code holds the behaviour (the model decides)
     # not a reference of the sentence's own: "heading" (a name of its section's heading),
-    # "declaration" (the call declaring a flag it names, beside the lines that mention it)
+    # "declaration" (the call declaring a flag it names, beside the lines that mention it),
+    # "writes" (the lines assigning an attribute it names, beside the attribute's declaration)
     extra: str = ""
 
     def record(self, line: int, statement: str) -> dict[str, Any]:
@@ -137,7 +139,8 @@ def plan_page(ctx: Context, page: str, sidecar: Sidecar | None, text: str) -> Pa
         by_sentence.setdefault(ref.sentence, []).append((ref, res))
     sidecar = sidecar or Sidecar(page, "")
     for sentence, pairs in sorted(by_sentence.items(), key=lambda kv: kv[0].end):
-        items = _items(rep, ctx, sentence, _through_classes(pairs, ctx.index))
+        context = [_resolved(ctx, r, page_repo, found.local_names) for r in found.context.get(sentence, ())]
+        items = _items(rep, ctx, sentence, _through_classes(pairs, ctx.index, context))
         if not sentence.claimable:
             rep.no_claim += len(items)
             continue
@@ -196,15 +199,22 @@ def _items(rep: PageReport, ctx: Context, sentence: Sentence, pairs: list[tuple[
             fallback = named_resource(ctx.index, res.target, sentence.text)
             cite = ctx.prover.cite(res.target, sentence.text, fallback)
             items.append(Item(ref.raw, ref.kind, res.target.qualname, cite.resource, cite.cites, cite.undecided))
+            if res.target.kind == "attribute" and cite.cites != "parameter":
+                items.extend(_writes(ctx, ref, res.target.qualname))
     return items
+
+
+def _writes(ctx: Context, ref: Ref, qualname: str) -> list[Item]:
+    """An instance attribute's value is what the code assigns to it, not only its first
+    assignment (`self.idle_for = 0.0`, then `rs.idle_for += sleep`): the lines that assign it,
+    as a set, beside its declaration."""
+    found = lineset(ctx.index, "writes", qualname.rsplit(".", 1)[-1])
+    return [Item(ref.raw, ref.kind, qualname, found.resource, "lineset", extra="writes")] if found else []
 
 
 def _guard(ctx: Context, ref: Ref, page_repo: str, local: frozenset[str]) -> Item | None:
     """A name of the sentence's section heading or list item lead, as an item of the sentence."""
-    key = (ref.kind, ref.name)
-    if key not in ctx.guards:
-        ctx.guards[key] = gr.resolve(ref, ctx.index, page_repo_path=page_repo, local_names=local)
-    res = ctx.guards[key]
+    res = _resolved(ctx, ref, page_repo, local)
     if res.outcome != gr.RESOLVED or res.lineset is None:
         return None
     return Item(ref.raw, ref.kind, ref.name, res.lineset.resource, "lineset", extra="heading")
@@ -213,14 +223,20 @@ def _guard(ctx: Context, ref: Ref, page_repo: str, local: frozenset[str]) -> Ite
 SUBSUMED = "subsumed: the sentence names one of its members"
 
 
-def _through_classes(pairs: list[tuple[Ref, gr.Resolution]], index: Any) -> list[tuple[Ref, gr.Resolution]]:
+def _through_classes(
+    pairs: list[tuple[Ref, gr.Resolution]], index: Any, context: list[gr.Resolution] | None = None
+) -> list[tuple[Ref, gr.Resolution]]:
     """A method named through its class (`.send()` on a `Client`): a bare name that one class the
     sentence names has as a member resolves to the member; a class whose member the sentence cites
-    adds nothing of its own (SUBSUMED)."""
-    classes = [r.target for _, r in pairs if r.outcome == gr.RESOLVED and r.target is not None and r.target.kind == "class"]
+    adds nothing of its own (SUBSUMED). A sentence that names no class reads its section's earlier
+    ones (`context`: "an object of `RetryCallState`. Its attributes: ``attempt_number`` ...").
+    The member wins over an unresolved or ambiguous name and over the lines that merely mention
+    it (a quoted `"attempt_number"` key of another dict)."""
+    classes = _classes(r for _, r in pairs) or _classes(context or ())
     out = []
     for ref, res in pairs:
-        if classes and ref.kind == "symbol" and "." not in ref.name and res.outcome in (gr.AMBIGUOUS, gr.UNKNOWN):
+        unsure = res.outcome in (gr.AMBIGUOUS, gr.UNKNOWN) or res.lineset is not None
+        if classes and ref.kind in ("symbol", "key") and "." not in ref.name and unsure:
             members = {(d.path, d.start, d.end): d for c in classes for d in index.expand(f"{c.qualname}.{ref.name}")}
             if len(members) == 1:
                 res = gr.Resolution(ref, gr.RESOLVED, next(iter(members.values())), reason="a member of the class the sentence names")
@@ -232,6 +248,18 @@ def _through_classes(pairs: list[tuple[Ref, gr.Resolution]], index: Any) -> list
         else (ref, res)
         for ref, res in out
     ]
+
+
+def _classes(resolutions: Iterable[gr.Resolution]) -> list[Any]:
+    return [r.target for r in resolutions if r.outcome == gr.RESOLVED and r.target is not None and r.target.kind == "class"]
+
+
+def _resolved(ctx: Context, ref: Ref, page_repo: str, local: frozenset[str]) -> gr.Resolution:
+    """A name of the sentence's context (a heading's, a class its section named), resolved once a run."""
+    key = (ref.kind, ref.name)
+    if key not in ctx.guards:
+        ctx.guards[key] = gr.resolve(ref, ctx.index, page_repo_path=page_repo, local_names=local)
+    return ctx.guards[key]
 
 
 def _propose(rep: PageReport, ctx: Context, sidecar: Sidecar, sentence: Sentence, items: list[Item], guards: list[Item]) -> None:

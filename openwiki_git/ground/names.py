@@ -54,6 +54,8 @@ def query(kind: str, name: str) -> str:
         return rf"\b{literal}\b"
     if kind == "word":  # a name the code uses but does not define (`watchgod`); not a docstring's ``name``
         return rf"(?<![\w`]){literal}(?![\w`])"
+    if kind == "writes":  # an attribute assigned: `self.idle_for = 0.0`, `rs.idle_for += sleep`; not `==`
+        return rf"\.{literal}\s*(?:[-+*/|&]|//)?=(?!=)"
     if kind == "literal":  # `X-Forwarded-For` as the code writes it, b"x-forwarded-for"; not a docstring's ``x=y``
         return rf"(?i)(?<![\w`-]){literal}(?![\w`-])"
     return rf"""["']{literal}["']"""  # a config key or a string constant, quoted
@@ -133,7 +135,7 @@ def _searched(path: str, kind: str) -> bool:
         return False
     if path.endswith(CODE_EXT):
         return True
-    if not path.endswith(_CONFIG_EXT) or kind in ("flag", "env"):
+    if not path.endswith(_CONFIG_EXT) or kind in ("flag", "env", "writes"):
         return False
     return kind != "word" or "/" not in path
 

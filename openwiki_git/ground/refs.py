@@ -83,6 +83,10 @@ class PageRefs:
     # its first sentence's claim: the item is one unit for a reader and for the report.
     guards: dict[Sentence, tuple[Ref, ...]] = field(default_factory=dict)
     ignored: int = 0  # references followed by `<!-- openwiki-git: ignore -->`
+    # per prose sentence, the class-like names (`Client`, :class:`x.Retrying`) that the earlier
+    # sentences of its section name: "Its most useful attributes are: ``attempt_number`` ..." after
+    # a sentence naming `RetryCallState` names that class's member (deterministic.py resolves them).
+    context: dict[Sentence, tuple[Ref, ...]] = field(default_factory=dict)
 
 
 def classify(raw: str, role: str | None = None) -> tuple[str, str, bool] | None:
@@ -152,6 +156,8 @@ def page_refs(text: str, blocks: Blocks | None = None) -> PageRefs:
     local: set[str] = set()
     guards: dict[Sentence, tuple[Ref, ...]] = {}
     headings: list[tuple[int, tuple[Ref, ...]]] = []  # the open sections: (level, their names)
+    context: dict[Sentence, tuple[Ref, ...]] = {}
+    classes: list[Ref] = []  # the class-like names the current section's sentences made so far
     ignored = [0]
     masked, found_blocks = _blocks(text, blocks)
     for kind, start, end in found_blocks:
@@ -159,19 +165,52 @@ def page_refs(text: str, blocks: Blocks | None = None) -> PageRefs:
         if kind == "code":
             for m in _DEF_IN_CODE.finditer(chunk):
                 local.add(m.group(1) or m.group(2))
+            classes = []  # after an example the text moves on: "the `retry` attribute" is no longer `Retrying`'s
             continue
-        found = [(sentence, _refs_in(text, s_start, s_end, sentence, ignored))
-                 for sentence, s_start, s_end in _sentences(text, start, end, claimable=kind == "prose", rst=blocks is not None)]
+        spans = _sentences(text, start, end, claimable=kind == "prose", rst=blocks is not None)
+        found = [(sentence, _refs_in(text, s_start, s_end, sentence, ignored)) for sentence, s_start, s_end in spans]
+        items = {sentence for sentence, s_start, _ in spans if _list_item(text, s_start)}
         refs.extend(r for _, got in found for r in got)
         level = _HEADING_LEVEL.match(chunk) if blocks is None else None
+        if level or blocks is not None and kind == "other" and _RST_UNDERLINE.match(text, _next_line(text, end)):
+            classes = []
         if level:
             headings = [h for h in headings if h[0] < len(level.group(1))]
             headings.append((len(level.group(1)), tuple(r for _, got in found for r in got if r.kind in NAME_KINDS)))
         elif kind == "prose":
             names = tuple(r for _, rs in headings for r in rs)
-            for sentence, _ in found if names else ():
-                guards[sentence] = names
-    return PageRefs(tuple(refs), frozenset(local), guards, ignored[0])
+            for sentence, got in found:
+                if names:
+                    guards[sentence] = names
+                if classes:
+                    context[sentence] = tuple(classes)
+                if sentence not in items:  # a list item's class is its own: "- the `Retrying` object" is no lead for "- ``sleep``"
+                    classes.extend(r for r in got if _class_like(r) and r.name not in {c.name for c in classes})
+    return PageRefs(tuple(refs), frozenset(local), guards, ignored[0], context)
+
+
+# A reStructuredText section title's underline (`~~~~`): what ends a section's context.
+_RST_UNDERLINE = re.compile(r"""([=\-~^"'`#*+.:_])\1{2,}[ \t]*$""", re.M)
+
+
+_BULLET = re.compile(r"[ \t]*(?:[-*+]|\d+[.)]|#\.)[ \t]+")
+
+
+def _list_item(text: str, at: int) -> bool:
+    """Whether the sentence starting at `at` leads a list item (its line's bullet comes first)."""
+    bullet = _BULLET.match(text, text.rfind("\n", 0, at) + 1)
+    return bullet is not None and at <= bullet.end()
+
+
+def _next_line(text: str, at: int) -> int:
+    nl = text.find("\n", at)
+    return len(text) if nl < 0 else nl + 1
+
+
+def _class_like(ref: Ref) -> bool:
+    """A reference that may name a class: written with a class role, or a capitalised symbol."""
+    last = ref.name.rsplit(".", 1)[-1]
+    return ref.kind == "symbol" and (ref.role in ("class", "exc") or ref.role is None and last[:1].isupper() and not last.isupper())
 
 
 _HEADING_LEVEL = re.compile(r"^ {0,3}(#{1,6})\s")

@@ -203,3 +203,59 @@ def test_a_keyword_that_kwargs_take_is_declared_in_an_overload(repo: GitRepo, ca
         ("parameter", "repo://pkg/retrying.py#L17-L17")]
     # A keyword no overload declares keeps the rule before (the definition, not a made-up line).
     assert all(cites != "parameter" for cites, _ in got["A `retry` can be called with `dkw` and `unknown` as well."])
+
+
+STATE = '''\
+class CallState:
+    """One call's state."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.attempts: int = 1
+        self.slept: float = 0.0
+
+
+class Retrying:
+    def sleep(self, state, seconds):
+        state.slept += seconds
+        state.attempts += 1
+
+    def fn(self):
+        return None
+'''
+
+
+@pytest.mark.parametrize("suffix", ["md", "rst"])
+def test_a_list_of_members_after_a_sentence_naming_their_class(repo: GitRepo, capsys: pytest.CaptureFixture[str], suffix: str) -> None:
+    """"An object of `CallState`. Its attributes: ``attempts`` ...": each name is the class's
+    member (its declaration, and the lines assigning it), though the item does not repeat the
+    class; after an example or a new section, or from a sibling list item, the class does not
+    speak for a bare name."""
+    code = "``" if suffix == "rst" else "`"
+    heading = "State\n=====\n\n" if suffix == "rst" else "# State\n\n"
+    example = "::\n\n    x = 1\n\n" if suffix == "rst" else "```python\nx = 1\n```\n\n"
+    repo.write("pkg/state.py", STATE)
+    repo.write("pkg/__init__.py", "")
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    if suffix == "rst":
+        repo.write("docs/conf.py", 'project = "state"\n')  # a Sphinx site: its .rst pages are read
+    repo.write(f"docs/guide.{suffix}", (
+        f"{heading}Each callback gets an object of the {code}CallState{code} class.\nIts attributes are:\n\n"
+        f"* {code}attempts{code} - the number of the current attempt, from 1.\n"
+        f"* {code}slept{code} - the seconds spent sleeping so far.\n\n"
+        f"{example}"
+        f"Set {code}fn{code} to change what is called.\n\n"
+        f"* the {code}Retrying{code} object that runs the calls,\n"
+        f"* {code}sleep{code}: the seconds to wait before the next call.\n"
+    ))
+    repo.commit_all("docs")
+    capsys.readouterr()
+    repo.run("ground", "--all", "--format", "json")
+    got = cited(json.loads(capsys.readouterr().out))
+    writes = "repo://pkg/state.py?grep=%5C.{}%5Cs*(%3F%3A%5B-%2B*%2F%7C%26%5D%7C%2F%2F)%3F%3D(%3F!%3D)"
+    assert got[f"{code}attempts{code} - the number of the current attempt, from 1."] == [
+        ("lines", "repo://pkg/state.py#L6-L6"), ("lineset", writes.format("attempts"))]
+    assert got[f"{code}slept{code} - the seconds spent sleeping so far."] == [
+        ("lines", "repo://pkg/state.py#L7-L7"), ("lineset", writes.format("slept"))]
+    assert not any(s.startswith("Set ") for s in got)  # `fn`: CallState's and Retrying's; no class speaks for it now
+    assert not any("seconds to wait" in s for s in got)  # a sibling item's class does not lead the next item
