@@ -22,6 +22,7 @@ T = TypeVar("T")
 ANNOTATIONS_ONLY = "annotations only"  # what a reason says of an edit that changed type annotations alone
 # (pattern, kind): the first that matches a reason names its kind. Order matters: particular first.
 _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), k) for p, k in (
+    (r"^cosmetic: .*\bdocstring rewritten\b", "docstring rewritten"),  # marks a sentence: not mild
     (rf"\b{ANNOTATIONS_ONLY}\b|^cosmetic: annotations", "annotations changed"),
     (r"^cosmetic: comments", "comments changed"),
     (r"^cosmetic: ", "whitespace changed"),

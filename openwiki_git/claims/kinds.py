@@ -45,6 +45,7 @@ from openwiki_git.evidence.resource import ResourceError
 from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.model import Evidence, EvidenceResult, FileText, Status
 
+DOCSTRING_ADDED, DOCSTRING_REWRITTEN = "docstring added", "docstring rewritten"  # a head's summary edited, its code not
 __all__ = ["Member", "changed_scope", "members_now", "resolve", "set_reason", "symbol_result", "through_diff"]
 
 Reader = Callable[[str], FileText]
@@ -150,18 +151,48 @@ def _cosmetic(
     if head_v1(sym, version):  # the head's pieces (signature, docstring, __init__'s signature), compared as one text
         old_head, new_head = split_lines(old.text(then_lines, head=True, v1=True)), split_lines(ext.text(lines, head=True, v1=True))
         return cosmetic.compare(sym.path, old_head, new_head, annotations=annotations)
-    if sym.head:  # the summary's prose is the same (else the token would differ there): its code, compared
-        if old.head_summary(then_lines) != ext.head_summary(lines):
-            return None
+    if sym.head:  # its code compared; its summary's prose too (relevance.py weighs a summary edit)
+        summary = _summary_edit(old.head_summary(then_lines), ext.head_summary(lines))
         old_code, new_code = split_lines(old.head_code(then_lines)), split_lines(ext.head_code(lines))
-        return cosmetic.compare(sym.path, old_code, new_code, annotations=annotations)
-    if not before_v2(version):  # its docstrings' prose is the same (else no cosmetic edit): its code, compared
-        if old.docstring_proses(then_lines) != ext.docstring_proses(lines):
+        code = cosmetic.compare(sym.path, old_code, new_code, annotations=annotations) if old_code != new_code else ""
+        if code is None or not code and not summary:
             return None
-        then_lines, lines = old.code_lines(then_lines), ext.code_lines(lines)
-    return cosmetic.compare(
+        return ", ".join(filter(None, [code, f"cosmetic: {summary}" if summary else ""])).replace(", cosmetic: ", ", ")
+    added: frozenset[int] = frozenset()
+    if not before_v2(version):  # its docstrings' prose the same, or only docstrings added: its code, compared
+        found = _docstrings_added(old.docstring_proses(then_lines), ext.docstring_proses(lines))
+        if found is None:
+            return None
+        added = found
+        then_lines, lines = old.code_lines(then_lines), ext.code_lines(lines, dropped=added)
+    code = cosmetic.compare(
         sym.path, then_lines, lines, old_span=(old.start, old.end), new_span=(ext.start, ext.end), annotations=annotations
     )
+    if not added:
+        return code
+    if code is None and then_lines[old.start - 1 : old.end] != lines[ext.start - 1 : ext.end]:
+        return None  # the code changed too
+    return f"{code}, {DOCSTRING_ADDED}" if code else f"cosmetic: {DOCSTRING_ADDED}"
+
+
+def _docstrings_added(then: list[str], now: list[str]) -> frozenset[int] | None:
+    """Which of `now`'s docstrings an edit added (indexes), when every one of `then` is still
+    there, in order and word for word; None when one was rewritten or removed."""
+    added, i = set(), 0
+    for j, prose in enumerate(now):
+        if i < len(then) and prose == then[i]:
+            i += 1
+        else:
+            added.add(j)
+    return frozenset(added) if i == len(then) else None
+
+
+def _summary_edit(then: str, now: str) -> str:
+    """What an edit did to a head's docstring summary (its prose): "" (nothing), "docstring
+    added" (the head had none), "docstring rewritten"."""
+    if then == now:
+        return ""
+    return DOCSTRING_ADDED if not then else DOCSTRING_REWRITTEN
 
 
 def _parameters_added(

@@ -14,6 +14,12 @@ claims/kinds.py's `marks` predicate) and `check` (claims/check.py's check_claim,
   int"; `typing.Callable[P, typing.Any]` becoming `Callable[P, Any]` names no new type and marks
   nothing). `cosmetic_annotations: true` never marks for annotations; `false` makes them code, as
   before, so the edit is not cosmetic at all and the claim is stale whatever its sentence says.
+- A docstring edited, the code the same or cosmetically so (claims/kinds.py says which): added
+  where there was none (a head's summary, or docstrings in a whole definition), it marks nothing
+  (the code says what it said); a head's summary rewritten marks a sentence (the docstring may be
+  where the sentence's words came from) but not a code example's claim: an example runs the
+  code, not its docstring. (Measured on attrs' docstring transplant: marking no rewrite loses the
+  window's one catch.)
 """
 
 from __future__ import annotations
@@ -21,8 +27,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from openwiki_git.claims import kinds
 from openwiki_git.diff import cosmetic
 from openwiki_git.model import EvidenceResult
+from openwiki_git.pages import examples as page_examples
 
 __all__ = ["marks", "names_type", "result"]
 
@@ -77,6 +85,8 @@ def marks(statement: str, reason: str, *, edits: str, annotations: bool | None) 
     if not reason.startswith("cosmetic:"):
         return False
     if edits == "mark":
+        return True
+    if kinds.DOCSTRING_REWRITTEN in reason and not page_examples.is_statement(statement):
         return True
     if annotations is None:
         types = cosmetic.annotation_types(reason)

@@ -72,7 +72,7 @@ _ALIASES = {
     "List": "list", "Dict": "dict", "Set": "set", "FrozenSet": "frozenset", "Tuple": "tuple", "Type": "type",
     "Optional": "None", "NoneType": "None", "Text": "str", "DefaultDict": "defaultdict", "Deque": "deque",
 }
-_SPELLING = {"Union"}  # `Union[A, B]` is `A | B`: it names no type
+_SPELLING = {"Union", "Annotated"}  # `Union[A, B]` is `A | B`, `Annotated[A, ...]` is A: they name no type
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*")
 _TYPES = re.compile(r"annotations \(((?:added|removed) [^;)]*(?:; (?:added|removed) [^;)]*)?)\)")
 
@@ -80,15 +80,45 @@ _TYPES = re.compile(r"annotations \(((?:added|removed) [^;)]*(?:; (?:added|remov
 def type_names(tokens: Sequence[str]) -> frozenset[str]:
     """The types an annotation names, by their last dotted part (`typing.Any` is `Any`), typing's
     aliases as what they alias (`List` is `list`, `Optional[X]` is `X | None`), forward references
-    (`"Cart"`, which the stream holds as its value, `s'Cart'`) read inside their quotes."""
-    text = " ".join(t[min(i for i in (t.find("'"), t.find('"')) if i >= 0) :] if "'" in t or '"' in t else t for t in tokens)
+    (`"Cart"`, which the stream holds as its value, `s'Cart'`) read inside their quotes.
+    `Annotated[T, ...]` names T: its metadata (`Doc("The name of the app.")`, `Field(gt=0)`)
+    names no type, and a string that is prose, not a type expression, names none either."""
+    kept = []
+    for t in _outside_metadata(tokens):
+        quote = min((i for i in (t.find("'"), t.find('"')) if i >= 0), default=-1)
+        if quote < 0:
+            kept.append(t)
+        elif _FORWARD_REF.fullmatch(t[quote:].strip("'\"")) and not _PROSE.search(t[quote:]):
+            kept.append(t[quote:])
     names = set()
-    for m in _IDENTIFIER.finditer(text):
+    for m in _IDENTIFIER.finditer(" ".join(kept)):
         last = m.group(0).rsplit(".", 1)[-1].strip()
         if last in _SPELLING or not last.isidentifier():
             continue
         names.add(_ALIASES.get(last, last))
     return frozenset(names)
+
+
+_FORWARD_REF = re.compile(r"[\w.\[\], |]+")  # "Cart", "list[Cart] | None"; not "The name of the app."
+_PROSE = re.compile(r"\w \w")  # words side by side: a type expression spaces only around `,` and `|`
+
+
+def _outside_metadata(tokens: Sequence[str]) -> list[str]:
+    """The tokens, less what `Annotated[T, ...]` holds after T."""
+    out: list[str] = []
+    frames: list[list[bool]] = []  # per open bracket: [an Annotated's, past its first argument]
+    previous = ""
+    for t in tokens:
+        if t in ("(", "[", "{"):
+            frames.append([t == "[" and previous.rsplit(".", 1)[-1] == "Annotated", False])
+        elif t in (")", "]", "}") and frames:
+            frames.pop()
+        elif t == "," and frames and frames[-1][0]:
+            frames[-1][1] = True
+        if not any(meta for _, meta in frames):
+            out.append(t)
+        previous = t
+    return out
 
 
 def _types_changed(old: tuple[tuple[int, tuple[str, ...]], ...], new: tuple[tuple[int, tuple[str, ...]], ...]) -> str:

@@ -84,13 +84,15 @@ class Extent:
         """Each of its docstrings as prose (`docstring_prose`), in source order."""
         return [docstring_prose("".join(lines[s - 1 : e])) for s, e in self.docstrings]
 
-    def code_lines(self, lines: list[str]) -> list[str]:
+    def code_lines(self, lines: list[str], dropped: frozenset[int] = frozenset()) -> list[str]:
         """The file's lines with its docstrings' taken out (each one's first line an indented
-        `...`, the others blank): its code, as a cosmetic comparison reads it, line numbers kept."""
+        `...`, the others blank): its code, as a cosmetic comparison reads it, line numbers kept.
+        `dropped`: the docstrings (indexes into `docstrings`) taken out whole, every line blank:
+        docstrings an edit added, which the other side holds no `...` for."""
         out = list(lines)
-        for s, e in self.docstrings:
+        for i, (s, e) in enumerate(self.docstrings):
             first = lines[s - 1]
-            out[s - 1] = first[: len(first) - len(first.lstrip())] + "...\n"
+            out[s - 1] = "\n" if i in dropped else first[: len(first) - len(first.lstrip())] + "...\n"
             out[s : e] = ["\n"] * (e - s)
         return out
 

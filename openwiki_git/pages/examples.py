@@ -188,6 +188,14 @@ def statement(ex: Example) -> str:
     return f"The {ex.kind} example starting {ticks}{pad}{line}{pad}{ticks} ({n} line{'s' if n != 1 else ''}) works with the code as it is."
 
 
+_STATEMENT = re.compile(r"The [\w-]+ example starting `.*` \(\d+ lines?\) works with the code as it is\.")
+
+
+def is_statement(text: str) -> bool:
+    """Whether a claim's statement is one `statement` wrote: the claim guards a code example."""
+    return _STATEMENT.fullmatch(text) is not None
+
+
 # -- a console example's commands ------------------------------------------------------------
 _DOTTED = re.compile(r"(?:--[\w-]+=)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?::[A-Za-z_]\w*)?")
 

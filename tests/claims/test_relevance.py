@@ -41,6 +41,11 @@ def test_names_type(statement: str, types: set[str], named: bool) -> None:
         ("cosmetic: comments", "mark", None, True),
         ("cosmetic: comments", "mark", True, True),
         ("definition Cart changed", "mark", None, False),  # not a cosmetic edit: not this rule's
+        ("cosmetic: docstring added", "fresh", None, False),  # the code says what it said
+        ("cosmetic: annotations, docstring added", "fresh", None, False),
+        ("cosmetic: docstring rewritten", "fresh", None, True),  # the sentence may have come from it
+        ("cosmetic: docstring rewritten", "fresh", True, True),
+        ("cosmetic: docstring added", "mark", None, True),
     ],
 )
 def test_marks(reason: str, edits: str, annotations: bool | None, marks: bool) -> None:
@@ -52,3 +57,9 @@ def test_result_turns_a_fresh_cosmetic_item_stale_keeping_where_it_is() -> None:
     got = relevance.result("It takes an int.", r, edits="fresh", annotations=None)
     assert (got.status, got.current_resource, got.reason, got.current_version) == ("stale", r.current_resource, r.reason, "tok")
     assert relevance.result("It takes a limit.", r, edits="fresh", annotations=None) is r
+
+
+def test_a_summary_rewritten_does_not_mark_a_code_example() -> None:
+    example = "The python example starting `add([], \"pear\")` (3 lines) works with the code as it is."
+    assert not relevance.marks(example, "cosmetic: docstring rewritten", edits="fresh", annotations=None)
+    assert relevance.marks(example, "cosmetic: docstring rewritten", edits="mark", annotations=None)
