@@ -23,6 +23,8 @@ ANNOTATIONS_ONLY = "annotations only"  # what a reason says of an edit that chan
 # (pattern, kind): the first that matches a reason names its kind. Order matters: particular first.
 _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), k) for p, k in (
     (r"^cosmetic: .*\bdocstring rewritten\b", "docstring rewritten"),  # marks a sentence: not mild
+    (r"^cosmetic: .*\bdefaults changed\b", "defaults changed"),
+    (r"^cosmetic: parameters added\b", "parameters added"),
     (rf"\b{ANNOTATIONS_ONLY}\b|^cosmetic: annotations", "annotations changed"),
     (r"^cosmetic: comments", "comments changed"),
     (r"^cosmetic: ", "whitespace changed"),

@@ -44,7 +44,7 @@ class EvidenceResolver:
         # read the blob an evidence item was verified in (`Evidence.blob`).
         self.cosmetic_edits = "stale"
         self.cosmetic_annotations: bool | None = False  # None: by the claim's sentence (claims/relevance.py)
-        self.cosmetic_parameters_added = False
+        self.cosmetic_parameters_added: bool | None = False  # None: by the claim's sentence (claims/relevance.py)
         self.blob_text: Callable[[str, str], FileText] | None = None
         self.tracked: Callable[[], Sequence[str]] | None = None  # the paths a glob in evidence ranges over
 
@@ -280,8 +280,10 @@ def check_claim(
     blobs = [ev.blob if claim.mark is None else None for ev in claim.evidence]
     results = tuple(resolver.resolve(ev.resource, ev.version, b) for ev, b in zip(claim.evidence, blobs, strict=True))
     if claim.mark is None and resolver.cosmetic_edits != "stale":  # a cosmetic edit that still matters to the sentence
-        edits, annotations = resolver.cosmetic_edits, resolver.cosmetic_annotations
-        results = tuple(relevance.result(claim.statement, r, edits=edits, annotations=annotations) for r in results)
+        edits, annotations, parameters = resolver.cosmetic_edits, resolver.cosmetic_annotations, resolver.cosmetic_parameters_added
+        results = tuple(
+            relevance.result(claim.statement, r, edits=edits, annotations=annotations, parameters=parameters) for r in results
+        )
     if claim.mark is not None:
         results = tuple(marked_result(claim, ev, r, resolver) for ev, r in zip(claim.evidence, results, strict=True))
     status = worst([r.status for r in results])

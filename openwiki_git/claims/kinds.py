@@ -46,6 +46,7 @@ from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.model import Evidence, EvidenceResult, FileText, Status
 
 DOCSTRING_ADDED, DOCSTRING_REWRITTEN = "docstring added", "docstring rewritten"  # a head's summary edited, its code not
+PARAMETERS_ADDED, DEFAULTS_CHANGED = "parameters added", "defaults changed"  # a head's signature, nothing else
 __all__ = ["Member", "changed_scope", "members_now", "resolve", "set_reason", "symbol_result", "through_diff"]
 
 Reader = Callable[[str], FileText]
@@ -63,7 +64,7 @@ def resolve(
     *,
     verified: FileText | None = None,
     annotations: bool | None = False,
-    parameters: bool = False,
+    parameters: bool | None = False,
 ) -> EvidenceResult:
     """The item now. `verified`: the file as it was verified (a definition's cosmetic edit is then
     recognised, as for lines; `annotations`, `parameters`: the config's `cosmetic_annotations` and
@@ -90,7 +91,7 @@ def resolve(
 
 def symbol_result(
     sym: Symbol, resource: str, version: str, ft: FileText, *, verified: FileText | None = None, annotations: bool | None = False,
-    parameters: bool = False, elsewhere: Elsewhere | None = None, recognise: bool = True,
+    parameters: bool | None = False, elsewhere: Elsewhere | None = None, recognise: bool = True,
 ) -> EvidenceResult:
     """A definition in `ft` (the file now) against its verified token; `elsewhere`: the files it
     may have moved to, searched only when it is gone (`moved_hint`). With `verified`, a cosmetic
@@ -119,8 +120,8 @@ def symbol_result(
     reason = f"definition {what} changed ({now_at} now)"
     if verified is not None and verified.text is not None:
         cosmetic_reason = _cosmetic(sym, verified.text, version, lines, ext, annotations)
-        if cosmetic_reason is None and parameters and sym.head:
-            cosmetic_reason = _parameters_added(sym, verified.text, version, ft.text, ext, annotations)
+        if cosmetic_reason is None and parameters is not False and sym.head:
+            cosmetic_reason = _parameters_changed(sym, verified.text, version, ft.text, ext, annotations)
         if cosmetic_reason is not None and recognise:
             return EvidenceResult(resource, "fresh", current, cosmetic_reason, token, ft.blob)
         if cosmetic_reason is None and not annotations and _cosmetic(sym, verified.text, version, lines, ext, True) is not None:
@@ -195,23 +196,27 @@ def _summary_edit(then: str, now: str) -> str:
     return DOCSTRING_ADDED if not then else DOCSTRING_REWRITTEN
 
 
-def _parameters_added(
+def _parameters_changed(
     sym: Symbol, then: str, version: str, now: str, ext: definitions.Extent, setting: bool | None
 ) -> str | None:
-    """With `cosmetic_parameters_added: true`, a head whose only change is parameters added with
-    defaults (signatures.parameters_added, through `ast`; its summary's prose the same): the reason.
-    Heads only: a whole definition's token covers its body, which this does not compare.
-    Annotations are compared unless `cosmetic_annotations: true` (by default an annotation edit
-    beside the new parameters is not named in the reason, so it must not pass unseen)."""
-    annotations = setting is True
+    """A head whose only change is parameters added with defaults and existing parameters'
+    defaults changed (signatures.parameters_changed, through `ast`; its summary's prose the same):
+    the reason, `cosmetic: parameters added (a, b), defaults changed (c)`, which relevance.py weighs
+    against the sentence. Heads only: a whole definition's token covers its body, which this does
+    not compare. Annotations are compared as written with `cosmetic_annotations: false`, not at all
+    with `true`, and unset with `Annotated[T, ...]` read as T (typer's `Doc("...")` metadata)."""
     then_lines = split_lines(then)
     old = definitions.find(sym.path, then, sym.name)
     if old is None or symbol_token(sym, old, then_lines, version) != version:
         return None
     if old.head_summary(then_lines) != ext.head_summary(split_lines(now)):
         return None
-    added = signatures.parameters_added(sym.path, then, now, sym.name, annotations=annotations)
-    return None if added is None else f"cosmetic: parameters added ({', '.join(added)})"
+    found = signatures.parameters_changed(sym.path, then, now, sym.name, annotations=setting)
+    if found is None:
+        return None
+    added, defaults = found
+    parts = [f"{PARAMETERS_ADDED} ({', '.join(added)})" if added else "", f"{DEFAULTS_CHANGED} ({', '.join(defaults)})" if defaults else ""]
+    return "cosmetic: " + ", ".join(filter(None, parts))
 
 
 def members_now(kind: GrepSet, paths: Sequence[str], read: Reader) -> list[Member]:
@@ -317,7 +322,7 @@ def set_through_diff(
 
 
 def through_diff(
-    kind: Kind, ev: Evidence, sides: Sides, *, cosmetic_edits: str, annotations: bool | None, parameters: bool = False,
+    kind: Kind, ev: Evidence, sides: Sides, *, cosmetic_edits: str, annotations: bool | None, parameters: bool | None = False,
     marks: Callable[[str], bool] | None = None,
 ) -> EvidenceOutcome | None:
     """The item after the diff `sides` holds; None when the diff does not touch its scope (a

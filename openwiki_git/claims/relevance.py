@@ -20,6 +20,11 @@ claims/kinds.py's `marks` predicate) and `check` (claims/check.py's check_claim,
   where the sentence's words came from) but not a code example's claim: an example runs the
   code, not its docstring. (Measured on attrs' docstring transplant: marking no rewrite loses the
   window's one catch.)
+- A head's signature whose only change is parameters added with defaults or existing defaults
+  changed (`cosmetic_parameters_added` unset, the default): it marks a sentence that names one of
+  those parameters, a sentence about defaults when a default changed, and a code example's claim
+  when a default changed; `true` never marks for added parameters, `false` makes any signature
+  change code (the claim is stale whatever its sentence says).
 """
 
 from __future__ import annotations
@@ -78,15 +83,19 @@ def names_type(statement: str, types: Iterable[str]) -> bool:
     return False
 
 
-def marks(statement: str, reason: str, *, edits: str, annotations: bool | None) -> bool:
+def marks(statement: str, reason: str, *, edits: str, annotations: bool | None, parameters: bool | None = None) -> bool:
     """Whether a cosmetic edit (its `reason`, `cosmetic: ...`) still marks the claim stating
-    `statement`; `edits`, `annotations`: the config's `cosmetic_edits` and `cosmetic_annotations`
-    (None when unset). Any other reason is not this rule's: False."""
+    `statement`; `edits`, `annotations`, `parameters`: the config's `cosmetic_edits`,
+    `cosmetic_annotations` and `cosmetic_parameters_added` (None when unset). Any other reason is
+    not this rule's: False."""
     if not reason.startswith("cosmetic:"):
         return False
     if edits == "mark":
         return True
-    if kinds.DOCSTRING_REWRITTEN in reason and not page_examples.is_statement(statement):
+    example = page_examples.is_statement(statement)
+    if kinds.DOCSTRING_REWRITTEN in reason and not example:
+        return True
+    if _parameters(statement, reason, example=example, added_too=parameters is None):
         return True
     if annotations is None:
         types = cosmetic.annotation_types(reason)
@@ -94,9 +103,44 @@ def marks(statement: str, reason: str, *, edits: str, annotations: bool | None) 
     return False
 
 
-def result(statement: str, r: EvidenceResult, *, edits: str, annotations: bool | None) -> EvidenceResult:
+def _parameters(statement: str, reason: str, *, example: bool, added_too: bool) -> bool:
+    """A signature whose only change is parameters added with defaults or defaults changed marks a
+    sentence that names one of them (`` `limit` ``, "the limit", "the chunk size" for
+    `chunk_size`) or speaks of defaults; a changed default marks a code example's claim too (its
+    output may follow the default), an added parameter does not (its call runs as before).
+    `added_too`: whether added parameters are weighed at all (`cosmetic_parameters_added` unset;
+    `true` never marks for them)."""
+    names = list(_named_in(reason, kinds.DEFAULTS_CHANGED))
+    if names and (example or _DEFAULT.search(statement)):
+        return True
+    if added_too:
+        names += _named_in(reason, kinds.PARAMETERS_ADDED)
+    return any(_names_parameter(statement, n) for n in names)
+
+
+_DEFAULT = re.compile(r"\bdefaults?\b|\bby default\b", re.IGNORECASE)
+
+
+def _named_in(reason: str, what: str) -> list[str]:
+    """The names a reason lists after `what`: `parameters added (a, b)` -> [a, b]."""
+    m = re.search(re.escape(what) + r" \(([^)]*)\)", reason)
+    return [n.strip() for n in m.group(1).split(",")] if m else []
+
+
+def _names_parameter(statement: str, name: str) -> bool:
+    """Whether the sentence names a parameter: as written (`chunk_size`, `--chunk-size`) or in words ("chunk size")."""
+    words = [w for w in name.strip("_").split("_") if w]
+    if not words:
+        return False
+    spelled = r"[\s_-]+".join(re.escape(w) for w in words)
+    return re.search(_EDGE.format(spelled), statement, re.IGNORECASE) is not None
+
+
+def result(
+    statement: str, r: EvidenceResult, *, edits: str, annotations: bool | None, parameters: bool | None = None
+) -> EvidenceResult:
     """`r`, one evidence item as `check` found it, for the claim stating `statement`: a fresh
     cosmetic edit that `marks` is stale (its token and place as found, the reason kept)."""
-    if r.status != "fresh" or not marks(statement, r.reason, edits=edits, annotations=annotations):
+    if r.status != "fresh" or not marks(statement, r.reason, edits=edits, annotations=annotations, parameters=parameters):
         return r
     return EvidenceResult(r.resource, "stale", r.current_resource, r.reason, r.current_version, r.blob, r.hunk)

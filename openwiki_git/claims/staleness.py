@@ -74,7 +74,7 @@ class Options:
     wiki_dir: str = ".openwiki"
     cosmetic_edits: str = "fresh"  # a cosmetic edit (cosmetic.py): "fresh" (re-anchored), "mark" (stale, reason cosmetic), "stale"
     cosmetic_annotations: bool | None = None  # None: by each claim's sentence (claims/relevance.py)
-    cosmetic_parameters_added: bool = False  # a head's signature gaining parameters with defaults (kinds.py)
+    cosmetic_parameters_added: bool | None = None  # a head's parameters added or defaults changed (kinds.py); None: by sentence
     growth_factor: int = GROWTH_FACTOR  # a changed range's bound: range_limit()
     growth_lines: int = GROWTH_LINES
 
@@ -102,7 +102,10 @@ class Engine:
         options = self.options
 
         def marks(reason: str) -> bool:  # a cosmetic edit that still matters to this claim's sentence
-            return relevance.marks(cur.statement, reason, edits=options.cosmetic_edits, annotations=options.cosmetic_annotations)
+            return relevance.marks(
+                cur.statement, reason, edits=options.cosmetic_edits, annotations=options.cosmetic_annotations,
+                parameters=options.cosmetic_parameters_added,
+            )
 
         for i, ev in enumerate(cur.evidence):
             kind = _kind(ev)

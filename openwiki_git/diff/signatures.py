@@ -1,5 +1,5 @@
-"""Has a Python signature only gained parameters with defaults? Two versions of a file read with
-`ast`, one definition's signature compared. Pure. What `cosmetic_parameters_added: true` counts
+"""Has a Python signature only gained parameters with defaults, or changed defaults? Two versions
+of a file read with `ast`, one definition's signature compared. Pure. What `cosmetic_parameters_added: true` counts
 as cosmetic in a head (claims/kinds.py owns the head comparisons; cosmetic.py the token rules):
 a library adding keyword options (typer's Rich parameters) leaves every sentence about the
 existing ones true.
@@ -12,6 +12,75 @@ from collections.abc import Sequence
 from openwiki_git.diff import cosmetic
 
 
+def parameters_changed(
+    path: str, old_text: str, new_text: str, name: str, *, annotations: bool | None = False
+) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(added, defaults changed): the parameters a signature gained with defaults and those whose
+    default changed, when that is all that changed (as parameters_added reads it otherwise: names,
+    kinds, order, annotations, decorators, the return annotation the same); None else, or when
+    nothing did."""
+    changed = _defaults_changed(path, old_text, new_text, name, annotations)
+    if changed is None:
+        return None
+    names, reverted = changed
+    added = _gained(path, old_text, reverted, name, annotations)
+    if added is None or not (added or names):
+        return None
+    return tuple(added), names
+
+
+def _defaults_changed(
+    path: str, old_text: str, new_text: str, name: str, annotations: bool | None
+) -> tuple[tuple[str, ...], str] | None:
+    """The existing parameters whose default differs, and `new_text` with those defaults put back
+    (so that parameters_added compares the rest); None when a side does not parse."""
+    import ast
+
+    if not path.endswith(cosmetic.PYTHON_SUFFIXES):
+        return None
+    old, new = _function(old_text, name), _function(new_text, name)
+    if old is None or new is None:
+        return None
+    old_defaults = _defaults(old.args)
+    lines = new_text.splitlines(keepends=True)
+    names: list[str] = []
+    edits: list[tuple[ast.expr, str]] = []
+    for arg, default in _defaults(new.args).items():
+        was = old_defaults.get(arg)
+        if isinstance(was, ast.expr) and isinstance(default, ast.expr) and ast.dump(was) != ast.dump(default):
+            names.append(arg)
+            edits.append((default, ast.get_source_segment(old_text, was) or ast.unparse(was)))
+    for node, text in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):
+        if node.end_lineno is None or node.end_col_offset is None:
+            return None
+        start = sum(len(x) for x in lines[: node.lineno - 1]) + len(lines[node.lineno - 1].encode()[: node.col_offset].decode())
+        end = sum(len(x) for x in lines[: node.end_lineno - 1]) + len(lines[node.end_lineno - 1].encode()[: node.end_col_offset].decode())
+        joined = "".join(lines)
+        lines = (joined[:start] + text + joined[end:]).splitlines(keepends=True)
+    return tuple(names), "".join(lines)
+
+
+def _function(text: str, name: str):  # type: ignore[no-untyped-def]
+    """The function `name` is (a class: its `__init__`), or None."""
+    import ast
+
+    node = _named(text, name)
+    if isinstance(node, ast.ClassDef):
+        node = _named_in(node.body, "__init__")
+    return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+
+def _defaults(args: object) -> dict[str, object]:
+    """Each parameter's default expression, by name (those without one left out)."""
+    import ast
+
+    assert isinstance(args, ast.arguments)
+    positional = [*args.posonlyargs, *args.args]
+    out: dict[str, object] = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults, strict=True))
+    out.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None})
+    return out
+
+
 def parameters_added(path: str, old_text: str, new_text: str, name: str, *, annotations: bool = False) -> tuple[str, ...] | None:
     """The parameters the definition `name` (dotted; a class: its `__init__`'s) gained between two
     versions of its file when that is its signature's only change: each new one with a default
@@ -20,6 +89,12 @@ def parameters_added(path: str, old_text: str, new_text: str, name: str, *, anno
     annotations, return annotation, decorators, a class's bases) the same, annotations aside with
     `annotations=True`; `@overload` declarations before it are not compared (the head does not
     cover them). Else None (nothing added, an ambiguous name, a side not parsing)."""
+    added = _gained(path, old_text, new_text, name, annotations)
+    return tuple(added) if added else None
+
+
+def _gained(path: str, old_text: str, new_text: str, name: str, annotations: bool | None) -> list[str] | None:
+    """parameters_added's rule: the names added ([] when none), None when anything else changed."""
     import ast
 
     if not path.endswith(cosmetic.PYTHON_SUFFIXES):
@@ -36,12 +111,11 @@ def parameters_added(path: str, old_text: str, new_text: str, name: str, *, anno
         if not isinstance(old, (ast.FunctionDef, ast.AsyncFunctionDef)) or type(old) is not type(new):
             return None
     assert isinstance(old, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(new, (ast.FunctionDef, ast.AsyncFunctionDef))
-    returns = (None, None) if annotations else (old.returns, new.returns)
+    returns = (None, None) if annotations else (_metadata_out(old.returns, annotations), _metadata_out(new.returns, annotations))
     old_rest, new_rest = (ast_key(n.decorator_list, r, getattr(n, "type_params", [])) for n, r in ((old, returns[0]), (new, returns[1])))
     if old_rest != new_rest:
         return None
-    added = _added(_params(old.args, annotations), _params(new.args, annotations))
-    return tuple(added) if added else None
+    return _added(_params(old.args, annotations), _params(new.args, annotations))
 
 
 Param = tuple[str, str, str, str | None]  # kind, name, annotation (dumped), default (dumped; None: none)
@@ -95,7 +169,28 @@ def ast_key(*parts: object) -> str:
     return "|".join(one(p) for p in parts)
 
 
-def _params(args: object, annotations: bool) -> list[Param]:
+def _metadata_out(node: object, annotations: bool | None) -> object:
+    """An annotation as compared: `annotations=None` reads `Annotated[T, ...]` as T (its metadata,
+    `Doc("...")`, is documentation); False compares it as written."""
+    import ast
+    import copy
+
+    if annotations is not None or not isinstance(node, ast.AST):
+        return node
+
+    class _Strip(ast.NodeTransformer):
+        def visit_Subscript(self, n: ast.Subscript) -> ast.AST:
+            self.generic_visit(n)
+            base = n.value
+            named = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
+            if named == "Annotated" and isinstance(n.slice, ast.Tuple) and n.slice.elts:
+                return n.slice.elts[0]
+            return n
+
+    return _Strip().visit(copy.deepcopy(node))
+
+
+def _params(args: object, annotations: bool | None) -> list[Param]:
     """The signature's parameters in order, each with its kind, annotation and default."""
     import ast
 
@@ -108,7 +203,10 @@ def _params(args: object, annotations: bool) -> list[Param]:
     rows += [("kw", a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)]
     if args.kwarg is not None:
         rows.append(("**", args.kwarg, None))
-    return [(k, a.arg, "" if annotations else ast_key(a.annotation), None if d is None else ast_key(d)) for k, a, d in rows]
+    return [
+        (k, a.arg, "" if annotations else ast_key(_metadata_out(a.annotation, annotations)), None if d is None else ast_key(d))
+        for k, a, d in rows
+    ]
 
 
 def _added(old: list[Param], new: list[Param]) -> list[str] | None:

@@ -32,7 +32,7 @@ class Config:
     # Python type annotations: True cosmetic, False code, None (unset) cosmetic unless the claim's sentence
     # names a type the edit added or removed (claims/relevance.py)
     cosmetic_annotations: bool | None = None
-    cosmetic_parameters_added: bool = False  # a Python head gaining parameters with defaults counts as cosmetic
+    cosmetic_parameters_added: bool | None = None  # None: a head's parameters added or defaults changed, by sentence
     range_growth_factor: int = 2  # a changed range keeps within max(factor x, + lines) of its cited size
     range_growth_lines: int = 10
     hook_on_moved: str = "stage"  # hook.on_moved: a commit that only re-anchors: stage (pass) | stop
@@ -109,7 +109,7 @@ def load_config(root: Path, *, wiki_dir: str | None = None) -> Config:
         max_growth=data.get("max_growth", 200),
         cosmetic_edits=data.get("cosmetic_edits", "fresh"),
         cosmetic_annotations=data.get("cosmetic_annotations"),
-        cosmetic_parameters_added=data.get("cosmetic_parameters_added", False),
+        cosmetic_parameters_added=data.get("cosmetic_parameters_added"),
         range_growth_factor=data.get("range_growth_factor", 2),
         range_growth_lines=data.get("range_growth_lines", 10),
         hook_on_moved=(data.get("hook") or {}).get("on_moved", "stage"),

@@ -54,7 +54,7 @@ def test_a_head_ignores_the_rest_of_its_docstring_and_its_summarys_markup(repo: 
         repo.commit_all("docstring")
     for edit, why in (
         (SHOP.replace("Add ``item``", "Append ``item``"), "cosmetic: docstring rewritten"),  # the code the same: said so
-        (SHOP.replace("limit=10", "limit=20"), "definition add:head changed"),
+        (SHOP.replace("limit=10", "size=10"), "definition add:head changed"),  # a parameter renamed
     ):
         repo.write("src/shop.py", edit)
         rc, out = _hook(repo, capsys)

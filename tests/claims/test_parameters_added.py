@@ -1,6 +1,8 @@
-"""`cosmetic_parameters_added: true` (issue 23, typer's Rich parameters): a head whose only change
-is parameters added with defaults stays fresh, re-anchored, in `check`, `check --base` and the
-hook on a staged diff; anything else about its signature still marks it. Through the real CLI."""
+"""`cosmetic_parameters_added` (issue 23, typer's Rich parameters; issue 32's relevance rules): a
+head whose only change is parameters added with defaults, or defaults changed, stays fresh,
+re-anchored, in `check`, `check --base` and the hook on a staged diff, unless its sentence names
+one of them (unset, the default) or the setting is false; anything else about its signature
+still marks it. Through the real CLI."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from tests.support.repo import GitRepo
 
 SIG = "def __init__(self, limit: int) -> None:"
 ON = "cosmetic_parameters_added: true\n"
+OFF = "cosmetic_parameters_added: false\n"  # any signature change is code
 HEAD = "repo://src/shop/cart.py#Cart:head"
 SENTENCE = "A `Cart` takes a limit."
 
@@ -33,7 +36,7 @@ def _judged_alike(repo: GitRepo, capsys: pytest.CaptureFixture[str], rc: int, na
     assert ("cosmetic: parameters added (rich)" in out) == (rc == 0), out
 
 
-@pytest.mark.parametrize(("setting", "rc"), [("", 1), (ON, 0)])
+@pytest.mark.parametrize(("setting", "rc"), [("", 0), (ON, 0), (OFF, 1)])
 def test_a_keyword_added_with_a_default_is_cosmetic_only_with_the_setting(
     repo: GitRepo, capsys: pytest.CaptureFixture[str], setting: str, rc: int
 ) -> None:
@@ -112,7 +115,7 @@ def make(default: str, *, strict: bool = False) -> str: ...
 '''
 
 
-@pytest.mark.parametrize(("setting", "rc"), [(ON, 0), ("", 1)])
+@pytest.mark.parametrize(("setting", "rc"), [(ON, 0), ("", 0), (OFF, 1)])
 def test_overload_declarations_added_before_the_implementation_leave_its_parameters_judged(
     repo: GitRepo, capsys: pytest.CaptureFixture[str], setting: str, rc: int
 ) -> None:
@@ -125,3 +128,43 @@ def test_overload_declarations_added_before_the_implementation_leave_its_paramet
     new = MAKE.replace("strict: bool = False) -> Any:", "strict: bool = False, rich: bool = False) -> Any:")
     repo.write("src/shop/make.py", new.replace("\n\ndef make(", "\n\n" + DECLARED + "def make(", 1))
     _judged_alike(repo, capsys, rc, "make")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "signature", "reason", "rc"),
+    [
+        ("A `Cart` takes `rich` to print in colour.", "limit: int, *, rich: bool = False", "parameters added (rich)", 1),
+        ("A `Cart` takes a limit.", "limit: int, *, rich: bool = False", "parameters added (rich)", 0),
+        ("A `Cart` takes a limit.", "limit: int = 5", "", 1),  # a default where there was none: the signature changed
+        ("A `Cart` holds five items by default.", "limit: int = 5", "", 1),
+    ],
+)
+def test_unset_the_sentence_decides(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], sentence: str, signature: str, reason: str, rc: int
+) -> None:
+    """Unset (the default): a parameter added marks the sentence that names it, not the others."""
+    _setup(repo, capsys, sentence, HEAD)
+    repo.write("src/shop/cart.py", CART.replace(SIG, f"def __init__(self, {signature}) -> None:"))
+    got, data = _check(repo, capsys)
+    item = data["claims"][0]["evidence"][0]
+    assert got == rc and (reason in item["reason"] if reason else item["reason"].startswith("definition Cart:head changed")), item
+    got, out = _hook(repo, capsys)
+    assert got == rc, out
+
+
+@pytest.mark.parametrize(
+    ("sentence", "rc"),
+    [("A `Cart` is where items go.", 0), ("A `Cart` holds `limit` items.", 1), ("A `Cart` has a default size.", 1)],
+)
+def test_unset_a_default_changed_marks_a_sentence_about_it_or_about_defaults(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], sentence: str, rc: int
+) -> None:
+    """typer's `pretty_exceptions_show_locals` default flipped: the sentences naming `Typer` for
+    what it is stay fresh; the one naming the parameter, or speaking of defaults, is marked."""
+    code = CART.replace(SIG, "def __init__(self, limit: int = 5) -> None:")
+    _setup(repo, capsys, sentence, HEAD, {"src/shop/cart.py": code})
+    repo.write("src/shop/cart.py", code.replace("limit: int = 5", "limit: int = 9"))
+    got, data = _check(repo, capsys)
+    assert got == rc and data["claims"][0]["evidence"][0]["reason"] == "cosmetic: defaults changed (limit)", data
+    got, out = _hook(repo, capsys)
+    assert got == rc, out

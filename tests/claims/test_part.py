@@ -102,7 +102,7 @@ def test_the_hooks_cause_and_claim_show_name_only_the_heads_hunk_and_lines(
         repo, capsys, {"src/client.py": _client("verify=True")}, "---\ntype: Reference\n---\n\n# G\n\nClient takes verify.\n",
         "Client takes verify.", HEAD,
     )
-    repo.write("src/client.py", _client("verify=True, cert=None", tail="finished"))
+    repo.write("src/client.py", _client("cert, verify=True", tail="finished"))  # a required parameter: the head changed
     rc, out = staged_hook(repo, capsys)
     assert rc == 1
     cause = first_claim(repo)["mark"]["causes"][0]
@@ -113,5 +113,5 @@ def test_the_hooks_cause_and_claim_show_name_only_the_heads_hunk_and_lines(
     assert repo.run("claim", "show", cid, "--format", "json") == 0
     item = json.loads(capsys.readouterr().out)["evidence_status"][0]
     assert item["now_at"] == "L4-L5, L7-L7"
-    assert item["part_diff"].splitlines()[-1] == "+     7 |     def __init__(self, verify=True, cert=None) -> None:"
+    assert item["part_diff"].splitlines()[-1] == "+     7 |     def __init__(self, cert, verify=True) -> None:"
     assert "finished" not in item["part_diff"]
