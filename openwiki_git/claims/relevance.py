@@ -128,11 +128,13 @@ def _named_in(reason: str, what: str) -> list[str]:
 
 
 def _names_parameter(statement: str, name: str) -> bool:
-    """Whether the sentence names a parameter: as written (`chunk_size`, `--chunk-size`) or in words ("chunk size")."""
+    """Whether the sentence names a parameter: as written (`chunk_size`, `--chunk-size`), in words
+    ("chunk size"), or its last word inflected ("verifies" for `verify`, "timeouts")."""
     words = [w for w in name.strip("_").split("_") if w]
     if not words:
         return False
-    spelled = r"[\s_-]+".join(re.escape(w) for w in words)
+    stem = words[-1][:-1] if len(words[-1]) > 4 else words[-1]
+    spelled = r"[\s_-]+".join([*(re.escape(w) for w in words[:-1]), re.escape(stem) + r"[a-z]{0,4}"])
     return re.search(_EDGE.format(spelled), statement, re.IGNORECASE) is not None
 
 

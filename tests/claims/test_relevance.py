@@ -63,3 +63,19 @@ def test_a_summary_rewritten_does_not_mark_a_code_example() -> None:
     example = "The python example starting `add([], \"pear\")` (3 lines) works with the code as it is."
     assert not relevance.marks(example, "cosmetic: docstring rewritten", edits="fresh", annotations=None)
     assert relevance.marks(example, "cosmetic: docstring rewritten", edits="mark", annotations=None)
+
+
+@pytest.mark.parametrize(
+    ("statement", "marked"),
+    [
+        ("A Client verifies TLS unless told otherwise.", True),  # `verify`, inflected
+        ("The chunk size is 64 KiB.", True),
+        ("Pass `--chunk-size` to read less.", True),
+        ("A Client sends requests.", False),
+        ("It takes a limit.", False),  # `limitless` is no parameter of it: the reason names verify, chunk_size
+    ],
+)
+def test_a_parameter_added_marks_the_sentence_naming_it(statement: str, marked: bool) -> None:
+    reason = "cosmetic: parameters added (verify, chunk_size)"
+    assert relevance.marks(statement, reason, edits="fresh", annotations=None) is marked
+    assert not relevance.marks(statement, reason, edits="fresh", annotations=None, parameters=True)

@@ -34,7 +34,7 @@ def check(token):
 '''
 # Annotations are code here (not the default, which weighs them against each sentence): the
 # commit's new annotations mark `total` and `refund` although no sentence names a type.
-POLICY = 'verify_policy:\n  - pages: "security/**"\n    allow: [human]\ncosmetic_annotations: false\n'
+POLICY = 'verify_policy:\n  - pages: "security/**"\n    allow: [human]\ncosmetic_annotations: false\ncosmetic_parameters_added: false\n'
 CLAIMS = {  # name: (page, statement, evidence)
     "tax": ("guide.md", "The tax rate is 20 percent.", "repo://src/billing.py#L3-L3"),
     "total": ("guide.md", "total adds the tax to the amount.", "repo://src/billing.py#L6-L8"),
@@ -109,6 +109,8 @@ def build_shared_file_repo(root: Path) -> tuple[GitRepo, dict[str, str]]:
     repo.git("init", "-q", "-b", "main")
     repo.write("src/client.py", CLIENT)
     assert repo.run("init") == 0
+    # the head's default changed marks its claim whatever the sentence says (the tools are tested, not relevance)
+    repo.write(".openwiki/config.yml", repo.read(".openwiki/config.yml") + "cosmetic_parameters_added: false\n")
     for page, title in (("guide.md", "Guide"), ("api.md", "API")):
         statements = " ".join(s for p, s, _ in SHARED.values() if p == page)
         repo.write(f".openwiki/{page}", f"---\ntype: Reference\ntitle: {title}\n---\n\n# {title}\n\n{statements}\n")
