@@ -13,7 +13,10 @@ DESCRIPTION = "openwiki-git sidecars, merged claim by claim"
 
 
 def attributes_lines(wiki_dir: str) -> list[str]:
-    return [f"{wiki_dir}/.claims/**/*.json merge={DRIVER_NAME}", f"{wiki_dir}/**/*.md merge={DRIVER_NAME}"]
+    return [
+        f"{wiki_dir}/.claims/**/*.json merge={DRIVER_NAME}", f"{wiki_dir}/**/*.md merge={DRIVER_NAME}",
+        f"{wiki_dir}/**/*.rst merge={DRIVER_NAME}",
+    ]
 
 
 def install(ws: Workspace) -> list[str]:

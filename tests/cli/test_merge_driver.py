@@ -142,3 +142,43 @@ def test_driver_command_through_git_merge(repo) -> None:  # type: ignore[no-unty
     data = json.loads(repo.read(".openwiki/.claims/p.json"))
     assert data["claims"][0]["mark"]["status"] == "stale"
     assert data["claims"][1]["evidence"][0]["resource"] == "repo://a.py#L9-L10"
+
+
+RST = """\
+--------
+Shop API
+--------
+
+The cart holds items.
+
+.. c-aaaaaaaa
+
+The total adds them up.
+"""
+
+
+def test_a_rst_page_merges_whole_through_git(repo) -> None:  # type: ignore[no-untyped-def]
+    """A Sphinx site's `.rst` page (issue 35): `install` routes it through the driver, which merges
+    it as git would, the overline title (`--------`, no front matter) and the comment markers as
+    text: two branches editing different paragraphs and adding a marker each merge cleanly."""
+    repo.write("docs/conf.py", 'project = "shop"\n')
+    repo.write("docs/api.rst", RST)
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    assert repo.run("install") == 0
+    assert "docs/**/*.rst merge=openwiki-git" in repo.read(".gitattributes").splitlines()
+    scripts = Path(sysconfig.get_path("scripts"))
+    env = {**os.environ, "PATH": f"{scripts}{os.pathsep}{os.environ.get('PATH', '')}"}
+    repo.commit_all("base")
+    repo.git("checkout", "-q", "-b", "topic")
+    repo.write("docs/api.rst", RST.replace("The total adds them up.\n", "The total adds them up, tax included.\n\n.. c-bbbbbbbb\n"))
+    repo.commit_all("theirs")
+    repo.git("checkout", "-q", "main")
+    repo.write("docs/api.rst", RST.replace("The cart holds items.", "The cart holds the items of one order."))
+    repo.commit_all("ours")
+    p = subprocess.run(["git", "merge", "--no-edit", "topic"], cwd=repo.root, capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert repo.read("docs/api.rst") == RST.replace("The cart holds items.", "The cart holds the items of one order.").replace(
+        "The total adds them up.\n", "The total adds them up, tax included.\n\n.. c-bbbbbbbb\n"
+    )
+    p = subprocess.run(["git", "log", "-1", "--format=%s"], cwd=repo.root, capture_output=True, text=True)
+    assert p.stdout.startswith("Merge branch 'topic'")

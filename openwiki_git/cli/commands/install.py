@@ -6,7 +6,7 @@ It configures the sidecar merge driver in this repository's `.git/config`:
     merge.openwiki-git.name   = openwiki-git sidecars, merged claim by claim
     merge.openwiki-git.driver = openwiki-git merge-driver %O %A %B %P
 
-and adds `<wiki>/.claims/**/*.json merge=openwiki-git` and `<wiki>/**/*.md merge=openwiki-git`
+and adds `<wiki>/.claims/**/*.json merge=openwiki-git`, `<wiki>/**/*.md merge=openwiki-git` and `<wiki>/**/*.rst merge=openwiki-git`
 (pages: their generated parts never conflict) to the top-level `.gitattributes` (commit that
 file; every clone then needs `openwiki-git install` once, as git never copies config).
 Idempotent: running it again changes nothing.

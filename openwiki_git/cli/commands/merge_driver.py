@@ -33,6 +33,10 @@ the next `openwiki-git hook` or `check --fix`.
 Ranges are re-anchored from content after the merge: claims whose evidence differs from HEAD's
 are located in the merged text by the next `openwiki-git hook` (the merge commit's, when the merge
 stops for a conflict) or by `openwiki-git check --fix`.
+
+A docs site's reStructuredText pages (`<wiki>/**/*.rst`) are merged whole, as git would: they have
+no front matter (an overline title's `----` is none) and no citations block; their markers are
+comment lines.
 """
 
 from __future__ import annotations
@@ -117,7 +121,10 @@ def _run_page(args: argparse.Namespace) -> int:
         o, a, b = (Path(f).read_bytes().decode("utf-8", errors="surrogateescape") for f in (args.ancestor, args.ours, args.theirs))
     except OSError as e:
         raise UsageError(f"{e.filename}: cannot read: {e.strerror or e}", "git passes the driver three existing files (%O %A %B)") from None
-    merged, conflicted = merge_page(o, a, b, lambda x, y, z: gitdiff.merge_text(repo, x, y, z, args.path))
+    merge3 = lambda x, y, z: gitdiff.merge_text(repo, x, y, z, args.path)  # noqa: E731
+    # A reStructuredText page has no front matter and no citations block (its markers are comment
+    # lines): merged whole, as git would; an overline title (`----`) is no front matter's fence.
+    merged, conflicted = merge3(o, a, b) if pagenames.is_rst(args.path) else merge_page(o, a, b, merge3)
     Path(args.ours).write_bytes(merged.encode("utf-8", errors="surrogateescape"))
     if conflicted:
         print(f"openwiki-git merge-driver: {args.path}: the prose conflicts; resolve it by hand", file=sys.stderr)
