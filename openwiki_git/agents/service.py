@@ -170,6 +170,9 @@ class GraphService:
             for node in self._session.graph.nodes.values():
                 if node.kind == "file":
                     cited.append((node.data, graph_inputs.stat_key(root / node.data, now.started_ns)))
+            for scope in self._session.info.cited:  # a set of lines over a folder: any file of it may gain a line
+                if "*" in scope:
+                    cited.append((scope, graph_inputs.cited_key(root, scope, now.started_ns)))
         config = graph_inputs.stat_key(self.ws.wiki.root / "config.yml", now.started_ns)
         return (now.index, tuple(now.docs.items()), tuple(now.pages.items()), tuple(now.sidecars.items()), tuple(cited), config)
 

@@ -32,14 +32,14 @@ from openwiki_git.graph.claimcheck import Parts
 from openwiki_git.graph.claimpart import claims_part
 from openwiki_git.graph.core import Graph
 from openwiki_git.graph.documents import document_terms
-from openwiki_git.graph.inputs import Inputs, StatKey, doc_globs, stat_inputs, stat_key
+from openwiki_git.graph.inputs import Inputs, StatKey, cited_key, doc_globs, stat_inputs
 from openwiki_git.graph.link import link
 from openwiki_git.graph.split import SplitJob
 from openwiki_git.markdown.document import Document
 from openwiki_git.store.workspace import Workspace
 
 CACHE_DIR, CACHE_NAME, PARTS_NAME = graph_cache.CACHE_DIR, graph_cache.CACHE_NAME, graph_cache.PARTS_NAME
-CACHE_FORMAT = 13
+CACHE_FORMAT = 14  # 14: a set's cited path is its scope (a glob: cited_key), not its query
 
 
 @dataclass
@@ -53,6 +53,7 @@ class BuildInfo:
     seconds: float = 0.0
     cache_path: str = ""
     key: Any = None  # the inputs' key of the graph (None when not cached): keys the text index's cache
+    cited: tuple[str, ...] = ()  # the paths its claims cite, globs of sets over folders included (cited_key)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -98,7 +99,7 @@ def _key(ws: Workspace, now: Inputs, cited: tuple[str, ...], tracked: str) -> tu
         tuple(now.docs.items()),
         tuple(now.pages.items()),
         tuple(now.sidecars.items()),
-        tuple((p, stat_key(root / p, now.started_ns)) for p in cited),
+        tuple((p, cited_key(root, p, now.started_ns)) for p in cited),
     )
 
 
@@ -124,6 +125,7 @@ def _load(ws: Workspace, use_cache: bool, check: bool) -> tuple[Graph, BuildInfo
         digest = cache.header.tracked if tracked is None else _digest(tracked)
         key = _key(ws, now, cache.header.cited, digest)
         g: Graph | None = None
+        info.cited = cache.header.cited
         if key == cache.header.key:
             info.cached, g, info.key = True, cache.graph, key
         elif key[:6] == cache.header.key[:6] and key[7:] == cache.header.key[7:]:
@@ -194,8 +196,9 @@ def _rebuild(
     g = link(
         part, docs=docs, files=new.tracked, wiki_dir=ws.config.wiki_dir, previous=previous, terms=split.terms()
     )
+    info.cited = tuple(sorted(new.evidence))
     if use_cache:
-        cited, digest = tuple(sorted(new.evidence)), _digest(new.tracked)
+        cited, digest = info.cited, _digest(new.tracked)
         header = _Header(_key(ws, now, cited, digest), cited, now.index, digest, now.docs, now.pages)
         info.key = header.key
         _write_cache(ws, now, header, g, (docs, pages), cache.header)

@@ -12,7 +12,7 @@ from urllib.parse import unquote
 from openwiki_git.claims.check import EvidenceResolver, check_claim
 from openwiki_git.errors import StoreError
 from openwiki_git.graph.core import split_canonical
-from openwiki_git.graph.inputs import Inputs, StatKey, stat_key
+from openwiki_git.graph.inputs import Inputs, StatKey, cited_key
 from openwiki_git.markdown.document import Document
 from openwiki_git.model import ClaimResult, EvidenceResult, Sidecar
 from openwiki_git.store.workspace import Workspace
@@ -77,7 +77,7 @@ def _unique_ids(ws: Workspace, sidecars: dict[str, Sidecar]) -> None:
 def _cited_path(resource: str) -> str:
     """The decoded path of a canonical `repo://` resource (core.split_canonical's, without
     reading the line range)."""
-    path = resource.partition("#")[0][len("repo://") :]
+    path = resource.partition("#")[0].partition("?")[0][len("repo://") :]  # a set's query is not its path
     return unquote(path) if "%" in path else path
 
 
@@ -85,7 +85,10 @@ class _CachedResolver(EvidenceResolver):
     """The checker's resolver, answering first from results cached per cited file."""
 
     def __init__(self, ws: Workspace, known: dict[tuple[str, str], EvidenceResult]) -> None:
-        super().__init__(ws.reader("worktree"), max_growth=ws.config.max_growth)
+        growth = (ws.config.range_growth_factor, ws.config.range_growth_lines)
+        super().__init__(ws.reader("worktree"), max_growth=ws.config.max_growth, growth=growth)
+        self.tracked = ws.tracked("worktree")  # a set over a folder lists the tracked files, as `check` does
+        ws.configure(self)  # the config's cosmetic-edit rules and verified blobs, as `check` has them
         self.known = known
         self.fresh: dict[tuple[str, str], EvidenceResult] = {}
 
@@ -118,7 +121,7 @@ def check(
     known: dict[tuple[str, str], EvidenceResult] = {}
     file_keys: dict[str, Any] = {}
     for path in sorted(by_file):
-        key = (stat_key(ws.repo.root / path, now.started_ns), path in new.tracked)
+        key = (cited_key(ws.repo.root, path, now.started_ns), path in new.tracked or "*" in path)
         file_keys[path] = key
         hit = parts.evidence.get(path)
         if hit is not None and hit[0] == key and key[0] is not None:

@@ -6,12 +6,14 @@ matches the cached one means the input is the one the cache was built from (grap
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from openwiki_git.caches import check as checkcache
+from openwiki_git.evidence.kinds import glob_literal_start, glob_matches
 from openwiki_git.pages import citations
 from openwiki_git.store.workspace import Workspace
 
@@ -32,6 +34,24 @@ def stat_key(path: Path, started_ns: int) -> StatKey:
     if max(st.st_mtime_ns, st.st_ctime_ns) >= started_ns - checkcache.RACY_NS:
         return (-1, -1, -1, started_ns)
     return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+
+
+def cited_key(root: Path, path: str, started_ns: int) -> StatKey | str:
+    """What a cited path's results are kept by: a file's stat_key; a glob's (a set of lines over a
+    folder, `src/**/*.py`) a digest of the stat keys of every file under its literal start that
+    it matches, so that an edit of any of them (a new line mentioning the name) is seen. A racy
+    file makes a digest no later load computes, as stat_key does."""
+    if not any(c in path for c in "*?["):
+        return stat_key(root / path, started_ns)
+    start = glob_literal_start(path)
+    base = start if start.endswith("/") or not start else start.rsplit("/", 1)[0] + "/" if "/" in start else ""
+    found: list[tuple[str, StatKey]] = []
+    for folder, dirs, files in os.walk(root / base):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        rel = os.path.relpath(folder, root).replace(os.sep, "/")
+        prefix = "" if rel == "." else rel + "/"
+        found.extend((prefix + f, stat_key(Path(folder) / f, started_ns)) for f in sorted(files) if glob_matches(path, prefix + f))
+    return hashlib.sha1(repr(found).encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest()
 
 
 def doc_globs(ws: Workspace) -> tuple[str, ...]:
