@@ -77,7 +77,8 @@ CONFIG_FILE = (".openwiki", "config.yml")  # config.config_path, without importi
 CODE = (
     "caches/check", "caches/check_keys", "caches/check_reuse", "caches/cite_bytes", "caches/cites", "caches/graph", "caches/pickling",
     "claims/accepts", "claims/causes", "claims/check", "claims/due", "claims/examples", "claims/fix", "claims/kinds", "claims/outcomes",
-    "claims/part", "claims/policy", "claims/relevance", "claims/report", "claims/sides", "claims/staleness", "claims/symbols",
+    "claims/part", "claims/policy", "claims/relevance", "claims/report", "claims/sentence", "claims/sides", "claims/staleness",
+    "claims/symbols",
     "diff/cosmetic", "diff/hunks", "diff/signatures", "errors", "evidence/definitions", "evidence/docstrings", "evidence/kinds",
     "evidence/plain", "evidence/relocation", "evidence/resolver", "evidence/resource", "evidence/tokens", "evidence/treesitter",
     "formats/flatconfig", "formats/pagenames", "formats/schema", "formats/sidecar", "formats/sidecar_plain", "formats/siteconf",

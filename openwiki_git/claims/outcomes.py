@@ -80,14 +80,27 @@ class ClaimOutcome:
 
     def describe(self) -> str:
         """The stale or unresolved evidence, for the hook's one line per claim."""
-        parts = [o.describe() for o in self.evidence if o.status != "fresh"]
+        parts = [o.describe() for o in self.evidence if o.status != "fresh"] + self.page_causes()
         if not parts and self.before.mark is not None:
             parts = ["marked earlier; the cited text is back to its verified version"]
         parts += [f"breaks `{call}`: {why}" for call, why in self.broken]
         return "; ".join(parts)
 
+    def page_causes(self) -> list[str]:
+        """The causes this judgement found in the page itself (claims/sentence.py: its sentence
+        changed), which no evidence item carries, as `path: reason`."""
+        return [f"{c.resource.removeprefix(REPO_PREFIX)}: {c.reason}" for c in self.new_page_causes()]
+
+    def new_page_causes(self) -> list[Cause]:
+        had = self.before.mark.causes if self.before.mark is not None else ()
+        now = self.after.mark.causes if self.after.mark is not None else ()
+        return [c for c in now if c not in had and not self._cited(c)]
+
+    def _cited(self, cause: Cause) -> bool:
+        return any(o.cause() == cause for o in self.evidence)
+
     def notes(self) -> list[str]:
         """check's notes on the claim: its mark's causes, then the example calls the change broke."""
         causes = self.before.mark.causes if self.before.mark is not None else ()
         notes = [f"{c.resource}: {c.reason}" + (f" by {c.hunk}" if c.hunk else "") for c in causes]
-        return notes + [f"breaks `{call}`: {why}" for call, why in self.broken]
+        return notes + self.page_causes() + [f"breaks `{call}`: {why}" for call, why in self.broken]

@@ -121,8 +121,11 @@ def of_outcome(page_path: str, o: ClaimOutcome) -> Marked:
     if not details and o.before.mark is not None:
         details = (("", "marked earlier; the cited text is back to its verified version", None),)
     details += tuple(("", f"breaks `{call}`: {why}", None) for call, why in o.broken)  # a guarded example's calls
+    page = o.new_page_causes()  # claims/sentence.py: its sentence changed
+    details += tuple(("", c.reason, None) for c in page)
     items = [(e.status, e.reason, e.current_resource or e.before.resource) for e in o.evidence]
-    return Marked(page_path, o.before.id, o.before.statement, o.status, details, causes.cause_of(items))
+    items += [("stale", c.reason, c.resource) for c in page]
+    return Marked(page_path, o.before.id, o.after.statement, o.status, details, causes.cause_of(items))
 
 
 def of_record(c: dict[str, Any]) -> Marked:

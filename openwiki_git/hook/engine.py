@@ -21,7 +21,7 @@ from openwiki_git.formats import pagenames
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.git import diff as gitdiff
 from openwiki_git.git.repo import blob_id
-from openwiki_git.model import FileText, Sidecar
+from openwiki_git.model import Claim, FileText, Sidecar
 from openwiki_git.store import editing
 from openwiki_git.store.workspace import Workspace, now_iso
 
@@ -38,6 +38,7 @@ class Evaluation:
     sidecars: dict[str, Sidecar] = field(default_factory=dict)  # the current sidecars that were read
     everything: bool = False  # no diff: every claim was checked against the new side
     render: set[str] = field(default_factory=set)  # pages whose page or sidecar the diff changes
+    retracted: list[tuple[str, Claim]] = field(default_factory=list)  # (page, claim): its sentence deleted with its marker
 
     def stale(self) -> list[ClaimOutcome]:
         return [o for o in self.outcomes if o.status != "fresh"]
@@ -150,7 +151,7 @@ def _touched_pages(ws: Workspace, diff: gitdiff.Diff, index: cites.CiteIndex) ->
         for p in (c.old_path, c.new_path):
             if p and p.startswith(sidecars) and p.endswith(".json"):
                 touched.add(page_of(p[len(sidecars) :]))
-            elif p and p.startswith(wiki_prefix) and p.endswith(".md"):
+            elif p and p.startswith(wiki_prefix) and p.endswith((".md", ".rst")):
                 touched.add(p[len(wiki_prefix) :])
     return pages | touched, touched
 
@@ -185,12 +186,13 @@ def evaluate(
     else:
         pages, render = _touched_pages(ws, diff, index)
     result = Evaluation(diff, everything=everything, render=render)
+    previous: dict[str, Sidecar | None] = {}
     for page in sorted(pages):
         blob, cur = load_current(ws, current, page)
         if cur is None:
             continue
         result.sidecars[page] = cur
-        prev = None if everything else _previous(ws, diff, page, blob, cur)
+        prev = previous[page] = None if everything else _previous(ws, diff, page, blob, cur)
         earlier = {c.id: c for c in prev.claims} if prev is not None else {}
         for claim in cur.claims:
             before = earlier.get(claim.id)
@@ -200,8 +202,47 @@ def evaluate(
             if outcome.affected:
                 result.outcomes.append(outcome)
     _require_unique_ids(ws, diff, current, result.sidecars, index)  # before anything is written or reported
+    if not everything:
+        _sentences(ws, diff, result, previous, engine.options)
     _broken_examples(ws, diff, result)
     return result
+
+
+def _sentences(ws: Workspace, diff: gitdiff.Diff, result: Evaluation, previous: dict[str, Sidecar | None], options: Options) -> None:
+    """The doc side (claims/sentence.py): on each page the change edits, a claim whose sentence
+    it rewrote is restated and marked; one whose sentence it deleted with the marker, retracted."""
+    from openwiki_git.claims import sentence
+
+    at = {o.before.id: k for k, o in enumerate(result.outcomes)}
+    for page in sorted(result.render):
+        cur, prev = result.sidecars.get(page), previous.get(page)
+        if cur is None or prev is None:
+            continue
+        path = ws.wiki.repo_path(page)
+        old_text, new_text = gitdiff.read(ws.repo, diff.old, path).text, gitdiff.read(ws.repo, diff.new, path).text
+        if old_text is None or new_text is None or old_text == new_text:
+            continue
+        before = {c.id: c for c in prev.claims}
+        for claim in cur.claims:
+            was = before.get(claim.id)
+            ours = sentence.restated_here(claim, was, options.commit)
+            got = sentence.fate(old_text, new_text, was, claim.replace(statement=was.statement) if ours and was else claim)
+            if got is None or was is None:
+                continue
+            if got[0] == "deleted":
+                result.retracted.append((page, claim))
+                continue
+            k = at.get(claim.id)
+            base = result.outcomes[k].after if k is not None else claim
+            mark = base.mark if base.mark is not None else claim.mark if ours else None  # the earlier run's, its `since` kept
+            after = sentence.marked(
+                base.replace(statement=was.statement, mark=mark), got[1], page_path=path, now=options.now, commit=options.commit
+            )
+            if k is not None:
+                o = result.outcomes[k]
+                result.outcomes[k] = dataclasses.replace(o, after=after, status="unresolved" if o.status == "unresolved" else "stale")
+            else:
+                result.outcomes.append(ClaimOutcome(page, claim, after, "stale", (), True))
 
 
 def _broken_examples(ws: Workspace, diff: gitdiff.Diff, result: Evaluation) -> None:
@@ -271,7 +312,7 @@ def _rewrites(evaluation: Evaluation) -> dict[str, dict[str, ClaimOutcome]]:
 
 def candidates(ws: Workspace, evaluation: Evaluation) -> list[str]:
     """The repo paths `apply` may write (each page and its sidecar), before it writes them."""
-    pages = set(_rewrites(evaluation)) | evaluation.render
+    pages = set(_rewrites(evaluation)) | evaluation.render | {page for page, _ in evaluation.retracted}
     out = []
     for page in sorted(pages):
         out.append(ws.wiki.repo_path(page))
@@ -282,12 +323,18 @@ def candidates(ws: Workspace, evaluation: Evaluation) -> list[str]:
 def apply(ws: Workspace, evaluation: Evaluation) -> list[str]:
     """Write the re-anchored and marked claims (caller holds the wiki lock); the paths written."""
     by_page = _rewrites(evaluation)
+    gone: dict[str, list[Claim]] = {}
+    for page, claim in evaluation.retracted:
+        gone.setdefault(page, []).append(claim)
     written: list[str] = []
-    for page, changed in sorted(by_page.items()):
+    for page in sorted(set(by_page) | set(gone)):
+        changed = by_page.get(page, {})
         sidecar = evaluation.sidecars[page]
-        claims = tuple(changed[c.id].after if c.id in changed else c for c in sidecar.claims)
-        written.extend(editing.save_page(ws.wiki, sidecar.replace(claims=claims)))
-    for page in sorted(evaluation.render - set(by_page)):
+        sidecar = sidecar.replace(claims=tuple(changed[c.id].after if c.id in changed else c for c in sidecar.claims))
+        for claim in gone.get(page, ()):  # its sentence deleted with its marker: retracted, as `claim retract` records it
+            sidecar = sidecar.retracting(claim, by="tool:openwiki-git-hook", at=now_iso())
+        written.extend(editing.save_page(ws.wiki, sidecar))
+    for page in sorted(evaluation.render - set(by_page) - set(gone)):
         # A page whose generated parts are out of step with its sidecar (after a merge, or a
         # hand edit of the citations block): re-render it. Its prose is never touched.
         current = evaluation.sidecars.get(page)

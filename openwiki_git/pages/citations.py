@@ -174,6 +174,20 @@ def _rst_paragraph(text: str, claim_id: str) -> tuple[int, int] | None:
     return rst_markers.paragraph_before(text, at) if at >= 0 else None
 
 
+def is_rst_marked(text: str, claim_id: str) -> bool:
+    """Whether the claim's marker is a reStructuredText comment line after a paragraph."""
+    return _rst_paragraph(text, claim_id) is not None
+
+
+def paragraph_sentences(text: str, claim_id: str) -> list[str]:
+    """The sentences of the reStructuredText paragraph the claim's marker line follows, each as a
+    statement reads (white space collapsed); [] when there is none."""
+    para = _rst_paragraph(text, claim_id)
+    if para is None:
+        return []
+    return [s for s in (_norm(text[sp.start : sp.end]) for sp in sentences.split(text, para[0], para[1])) if s]
+
+
 def rst_sentence(text: str, claim_id: str, statement: str) -> tuple[int, int] | None:
     """Where the claim's sentence is in a reStructuredText page: the sentence of the paragraph its
     marker line follows whose text is the statement (start, stop), or None."""

@@ -153,3 +153,33 @@ def test_a_role_names_the_kind_and_overloads_are_one_definition(repo: GitRepo, c
     assert repo.run("init", "--wiki-dir", "doc") == 0
     rc, data = _json(repo, capsys, "ground", "--all")
     assert [a["evidence"] for a in data["pages"][0]["added"]] == ["repo://pkg/__init__.py#retry"], data["pages"][0]
+
+
+def test_a_rst_sentence_reworded_or_deleted_through_the_hook(site: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """The doc side on a reStructuredText page (claims/sentence.py): the paragraph's sentence
+    that states a claim reworded marks it and the statement follows (the sentence of the
+    paragraph nearest the old one); the paragraph deleted with its comment line retracts it."""
+    _json(site, capsys, "ground", "--all")
+    site.commit_all("grounded")
+    claims = {c["statement"]: c["id"] for c in json.loads(site.read("doc/.claims/index.rst.json"))["claims"]}
+    total = claims["The function :func:`~shop.total` counts the items in a cart."]
+    site.write("doc/index.rst", site.read("doc/index.rst").replace("counts the items in a cart.", "adds up the prices in a cart."))
+    site.git("add", "-A")
+    capsys.readouterr()
+    assert site.run("hook") == 1
+    said = capsys.readouterr()
+    assert "its sentence changed" in said.out + said.err
+    after = {c["id"]: c for c in json.loads(site.read("doc/.claims/index.rst.json"))["claims"]}
+    assert after[total]["statement"] == "The function :func:`~shop.total` adds up the prices in a cart."
+    assert after[total]["mark"]["causes"][0]["reason"].startswith("its sentence changed")
+    assert "mark" not in after[claims["The class :class:`shop.Cart` holds the lines of one order."]]
+    site.commit_all("reworded")
+    text = site.read("doc/index.rst")
+    start = text.index("The class :class:`shop.Cart`")
+    end = text.index("- A helper")
+    site.write("doc/index.rst", text[:start] + text[end:])  # the paragraph and its two comment lines
+    site.git("add", "-A")
+    assert site.run("hook") == 1  # said once: two claims retracted, the sidecar staged
+    assert site.run("hook") == 0
+    sidecar = json.loads(site.read("doc/.claims/index.rst.json"))
+    assert sidecar["claims"] == [] and len(sidecar["retracted"]) == 2

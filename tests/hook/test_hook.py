@@ -294,6 +294,7 @@ def test_install_is_idempotent(claimed, capsys) -> None:  # type: ignore[no-unty
     assert claimed.git("config", "merge.openwiki-git.driver").strip() == "openwiki-git merge-driver %O %A %B %P"
     assert claimed.read(".gitattributes") == (
         ".openwiki/.claims/**/*.json merge=openwiki-git\n.openwiki/**/*.md merge=openwiki-git\n"
+        ".openwiki/**/*.rst merge=openwiki-git\n"
     )
     before = claimed.snapshot()
     capsys.readouterr()

@@ -181,6 +181,10 @@ def run(args: argparse.Namespace) -> int:
     ]
     if len(kept) > FILES_LISTED and not every:
         kept = [f"openwiki-git: kept {len(kept)} claims fresh over cosmetic edits (`openwiki-git hook -v` names them)"]
+    kept += [  # claims/sentence.py: the person deleted the sentence with its marker
+        f"openwiki-git: {ws.wiki.repo_path(page)}: {claim.id}: retracted, its sentence was deleted with its marker: {claim.statement}"
+        for page, claim in done.evaluation.retracted
+    ]
     verdict, code = _verdict(ws, done, width, every)
     _say_all(marks_message(marked, width=width, room=LIMIT - len(verdict) - len(kept), every=every))
     _say_all([fit(k, None if every else width) for k in kept] + verdict, sys.stderr)
@@ -253,6 +257,11 @@ def _verdict(ws: Workspace, done: commit.HookRun, width: int, every: bool) -> tu
             " them with `openwiki-git review` (or `openwiki-git claim show ID`), then run the same `git commit`"
             " again: it passes"
         )
+        return out, 1
+    if done.evaluation.retracted:  # said once: a passing hook's output is not shown by pre-commit
+        n = len(done.evaluation.retracted)
+        say(f"retracted {n} claim{'s' if n != 1 else ''} whose sentence was deleted with its marker (the sidecar is staged);"
+            " run the same `git commit` again: it passes")
         return out, 1
     if written and ws.config.hook_on_moved == "stop":
         say(f"re-anchored claims whose text moved; the files are staged (hook.on_moved: {ws.config.hook_on_moved}): commit again")
