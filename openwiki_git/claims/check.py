@@ -18,6 +18,7 @@ from openwiki_git.evidence.relocation import GROWTH_FACTOR, GROWTH_LINES, bounde
 from openwiki_git.evidence.resolver import LineIndex
 from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource
 from openwiki_git.evidence.tokens import CONTEXT_LINES, decode_anchors, file_version, lines_version
+from openwiki_git.formats import pagenames
 from openwiki_git.formats.sidecar import plain_parts
 from openwiki_git.formats.timestamps import instant
 from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, FileText, Sidecar, Status, worst
@@ -298,7 +299,7 @@ def check_claim(
         markers = citations.markers_in(page_text)
     marker = page_text is not None and markers is not None and citations.label(claim.id) in markers
     if page_text is None:
-        notes.append("the page does not exist")
+        notes.append(pagenames.page_gone(page))
     # check's text names a claim needing attention by PAGE:LINE; found here, it is cached with the record
     attention = status != "fresh" or due or claim.mark is not None
     line = citations.sentence_line(page_text, claim.id, claim.statement) if attention and marker and page_text is not None else None

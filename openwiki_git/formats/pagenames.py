@@ -23,3 +23,8 @@ def page_of_sidecar(name: str) -> str:
     """The page whose sidecar is `name` (a path inside `.claims/`, ending in `.json`)."""
     stem = name[: -len(".json")]
     return stem if stem.endswith(RST) else stem + MARKDOWN
+
+
+def page_gone(page: str) -> str:
+    """check's note on a claim whose page is gone: it names the sidecar that still holds the claim."""
+    return f"the page does not exist; its claims are in .claims/{sidecar_name(page)} (restore the page, or retract them)"

@@ -1,7 +1,6 @@
 """`check`'s judging: every claim judged (through the check cache when it can answer), the
-page's and the wiki's findings added, `--fix` applied, and the CI report of a commit range.
-
-`run(CheckOptions)` is the one entry: it returns the report as data (`Checked`), which `cli/report.py` renders.
+page's and the wiki's findings added, `--fix` applied, and the CI report of a commit range. `run(CheckOptions)` is the
+one entry: it returns the report as data (`Checked`), which `cli/report.py` renders.
 A warm run with nothing changed is answered by `checkcache.answer()` from the standard library alone: this module
 imports the model, the checker, git and pygit2 only when something must be judged (test_check_imports keeps it so).
 """
@@ -285,6 +284,7 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
 
 def _range_results(ws: Workspace, head_id: str, outcomes: list[Any]) -> list[ClaimResult]:
     """The claims the commit range touched, as check's results at the head (each page read once)."""
+    from openwiki_git.formats import pagenames
     from openwiki_git.git import diff as gitdiff
     from openwiki_git.model import ClaimResult
     from openwiki_git.pages import citations
@@ -298,7 +298,7 @@ def _range_results(ws: Workspace, head_id: str, outcomes: list[Any]) -> list[Cla
               for p, ids in by_page.items()}
     results = []
     for o in outcomes:
-        notes = (["the page does not exist"] if texts[o.page] is None else []) + o.notes()
+        notes = ([pagenames.page_gone(o.page)] if texts[o.page] is None else []) + o.notes()
         evidence, lines = tuple(e.result() for e in o.evidence), marked[o.page]
         results.append(ClaimResult(o.page, o.before, o.status, evidence, o.before.id in lines, False, tuple(notes), lines.get(o.before.id)))
     return results

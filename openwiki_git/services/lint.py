@@ -336,6 +336,8 @@ def _what_changed(old: str, new: str, filename: str) -> str:
 
 def _indexes(ws: Workspace, plan: Plan) -> list[Finding]:
     out = []
+    if plan.create_indexes is None and bundle.index_kind(ws.wiki.wiki_path / "index.md") == "missing":
+        plan.create_indexes = bundle.generated_at_head(ws.wiki.wiki_path / "index.md", ws.repo) or None  # deleted since
     for path, text in bundle.expected_indexes(ws.wiki, create=plan.create_indexes).items():
         try:
             current = path.read_bytes().decode("utf-8", "replace")

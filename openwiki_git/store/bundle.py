@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from openwiki_git.errors import SchemaError
+from openwiki_git.errors import OpenwikiError, SchemaError
 from openwiki_git.pages import frontmatter as fmt
 from openwiki_git.pages import okf
 from openwiki_git.pages.frontmatter_core import uses_okf
 from openwiki_git.pages.indexes import GENERATED_INDEX_MARK, is_generated_index
 
 if TYPE_CHECKING:
+    from openwiki_git.git.repo import Repo
     from openwiki_git.store.wiki import Wiki
     from openwiki_git.store.workspace import Workspace
 
@@ -84,6 +85,16 @@ def index_kind(path: Path) -> str:
     except (OSError, UnicodeDecodeError):
         return "hand-written"
     return "generated" if is_generated_index(text) else "hand-written"
+
+
+def generated_at_head(path: Path, repo: Repo) -> bool:
+    """Whether HEAD holds the tool's generated index at `path`: a root index.md deleted since
+    leaves a wiki the tool still keeps the indexes of (lint reports it, `--fix` writes it back)."""
+    try:
+        then = repo.read(path.relative_to(repo.root).as_posix(), "HEAD").text
+    except (OpenwikiError, ValueError):
+        return False
+    return then is not None and is_generated_index(then)
 
 
 def keeps_indexes(wiki: Wiki) -> bool:

@@ -88,7 +88,7 @@ def test_check_claim_worst_status_marker_and_notes():
     res = checker.check_claim("p.md", c, r, page_text="x [^c-11111111]")
     assert res.status == "unresolved" and res.marker_present
     res = checker.check_claim("p.md", claim(ok), r, page_text=None)
-    assert not res.marker_present and "the page does not exist" in res.notes
+    assert not res.marker_present and any(n.startswith("the page does not exist; its claims are in .claims/") for n in res.notes)
     marked = claim(ok, mark=Mark("stale", NOW))
     res = checker.check_claim("p.md", marked, r, page_text="", markers={"c-11111111"})
     assert res.status == "stale" and res.marker_present and "back to its verified version" in res.notes[0]
