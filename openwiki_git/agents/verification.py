@@ -203,7 +203,7 @@ def context(
     results = [checker.check_claim(page, c, resolver, page_text=text) for c in group]
     return build_context(
         page, [(r, sources_of(ws, r, resolver)) for r in results], text, system=SYSTEM_PROMPT, budget=budget,
-        wiki_path=ws.wiki.repo_path(page),
+        wiki_path=ws.wiki.repo_path(page), site=ws.wiki.site is not None,
     )
 
 

@@ -37,8 +37,8 @@ What keeps an answer from the cache equal to a fresh one:
   wrong. Symlinks, and paths through a symlinked directory, are never keyed.
 - The whole cache is keyed on FORMAT, `__version__`, the stat of the package's modules (an
   editable install changes code without changing the version), the config file's stat, the
-  wiki directory's presence, `--wiki-dir`, the work tree and the git directory. Any difference:
-  every page is judged again.
+  wiki directory's presence, `--wiki-dir`, the work tree, the git directory and site mode (the
+  records' markers' form: caches/site.py). Any difference: every page is judged again.
 - Due verdicts depend on the clock: an entry records the first instant at which one of its
   claims' `due` may change, and is not used from then on (nor when the clock went back).
 - It is read with cachepickle's unpickler allowing no class (only builtin containers and scalars),
@@ -58,6 +58,7 @@ import time
 from collections.abc import Iterator
 
 from openwiki_git import __version__
+from openwiki_git.caches.site import site_found
 from openwiki_git.formats import pagenames
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
@@ -76,20 +77,20 @@ CONFIG_FILE = (".openwiki", "config.yml")  # config.config_path, without importi
 # indirectly, is one of them (test_checkcache derives the closure): about 80 stats, 0.25 ms.
 CODE = (
     "caches/check", "caches/check_keys", "caches/check_reuse", "caches/cite_bytes", "caches/cites", "caches/graph", "caches/pickling",
-    "claims/accepts", "claims/causes", "claims/check", "claims/due", "claims/examples", "claims/fix", "claims/kinds", "claims/outcomes",
-    "claims/part", "claims/policy", "claims/relevance", "claims/report", "claims/sentence", "claims/sides", "claims/staleness",
-    "claims/symbols", "diff/cosmetic", "diff/hunks", "diff/signatures", "errors", "evidence/definitions", "evidence/docstrings",
-    "evidence/kinds", "evidence/plain", "evidence/relocation", "evidence/resolver", "evidence/resource", "evidence/tokens",
-    "evidence/treesitter", "formats/flatconfig", "formats/pagenames", "formats/schema", "formats/sidecar", "formats/sidecar_plain",
-    "formats/siteconf", "formats/timestamps", "formats/yamlio", "git/diff", "git/plain", "git/repo", "graph/build", "graph/buildlog",
-    "graph/citestale", "graph/claimcheck", "graph/claimpart", "graph/core", "graph/doc_standing", "graph/documents", "graph/inputs",
-    "graph/link", "graph/refs", "graph/search", "graph/split", "ground/broken", "ground/deterministic", "ground/examples", "ground/index",
-    "ground/names", "ground/pageformat", "ground/proves", "ground/refs", "ground/resolve", "ground/scope", "ground/sources", "hook/engine",
-    "markdown/blocks", "markdown/builder", "markdown/document", "markdown/keys", "markdown/refs", "markdown/refscan", "markdown/relations",
-    "markdown/rstdoc", "markdown/split", "model", "pages/badge", "pages/citations", "pages/examples", "pages/frontmatter",
-    "pages/frontmatter_core", "pages/indexes", "pages/markers", "pages/okf", "pages/rst", "pages/rst_markers", "pages/sentences",
-    "services/check", "services/check_examples", "services/check_halves", "services/check_lean", "services/check_stream", "store/config",
-    "store/editing", "store/locking", "store/site", "store/wiki", "store/workspace",
+    "caches/site", "claims/accepts", "claims/causes", "claims/check", "claims/due", "claims/examples", "claims/fix", "claims/kinds",
+    "claims/outcomes", "claims/part", "claims/policy", "claims/relevance", "claims/report", "claims/sentence", "claims/sides",
+    "claims/staleness", "claims/symbols", "diff/cosmetic", "diff/hunks", "diff/signatures", "errors", "evidence/definitions",
+    "evidence/docstrings", "evidence/kinds", "evidence/plain", "evidence/relocation", "evidence/resolver", "evidence/resource",
+    "evidence/tokens", "evidence/treesitter", "formats/flatconfig", "formats/pagenames", "formats/schema", "formats/sidecar",
+    "formats/sidecar_plain", "formats/siteconf", "formats/timestamps", "formats/yamlio", "git/diff", "git/plain", "git/repo", "graph/build",
+    "graph/buildlog", "graph/citestale", "graph/claimcheck", "graph/claimpart", "graph/core", "graph/doc_standing", "graph/documents",
+    "graph/inputs", "graph/link", "graph/refs", "graph/search", "graph/split", "ground/broken", "ground/deterministic", "ground/examples",
+    "ground/index", "ground/names", "ground/pageformat", "ground/proves", "ground/refs", "ground/resolve", "ground/scope", "ground/sources",
+    "hook/engine", "markdown/blocks", "markdown/builder", "markdown/document", "markdown/keys", "markdown/refs", "markdown/refscan",
+    "markdown/relations", "markdown/rstdoc", "markdown/split", "model", "pages/badge", "pages/citations", "pages/examples",
+    "pages/frontmatter", "pages/frontmatter_core", "pages/indexes", "pages/labels", "pages/markers", "pages/okf", "pages/rst",
+    "pages/rst_markers", "pages/sentences", "services/check", "services/check_examples", "services/check_halves", "services/check_lean",
+    "services/check_stream", "store/config", "store/editing", "store/locking", "store/site", "store/wiki", "store/workspace",
 )
 
 StatKey = tuple[int, int, int, int]  # st_mtime_ns, st_size, st_ino, st_ctime_ns
@@ -166,8 +167,7 @@ def read(path: str | Path) -> dict[str, Any] | None:
             data = cachepickle.Unpickler(fh, "the check cache").load()  # no class at all
     except Exception:  # noqa: BLE001 - whatever is wrong with the file, the cache is rebuilt
         return None
-    if type(data) is not dict or data.get("format") != FORMAT or type(data.get("pages")) is not dict \
-            or type(data.get("root")) is not str:
+    if type(data) is not dict or data.get("format") != FORMAT or type(data.get("pages")) is not dict or type(data.get("root")) is not str:
         return None
     for page, entry in data["pages"].items():
         if type(page) is not str or type(entry) is not dict or not _ENTRY_KEYS <= entry.keys():
@@ -269,8 +269,7 @@ def file_key_now(root: str, path: str, real_dirs: dict[str, str]) -> StatKey | N
     """The stat of a cited file as the working-tree reader would accept it: a regular file, no
     symlink, not reached through a symlinked directory; else None."""
     full = os.path.join(root, path)
-    st = lstat_file(full)
-    if st is None:
+    if (st := lstat_file(full)) is None:
         return None
     parent, _, name = path.rpartition("/")
     real_dir = real_dirs.get(parent)
@@ -319,8 +318,7 @@ def load(start: str | None) -> Loaded | None:
     """(work tree, git directory, the cache's data or None, when the run started) of the
     repository at `start`: the cache file read once for answer() and then trusted_location()."""
     started_ns = time.time_ns()  # before anything is read: the racy rule measures from here
-    found = locate(start)
-    if found is None:
+    if (found := locate(start)) is None:
         return None
     root, git_dir, _ = found
     return root, git_dir, read(os.path.join(git_dir, "openwiki-git", CACHE_NAME)), started_ns
@@ -361,6 +359,8 @@ def answer(start: str | None, wiki_dir_arg: str | None, loaded: Loaded | None = 
     wiki = os.path.join(root, data["wiki_dir"])
     if os.path.islink(wiki) or not os.path.isdir(os.path.join(wiki, ".claims")):
         return None  # whatever the full path says of a missing wiki, it says it
+    if data.get("site_found") != site_found(root, data["wiki_dir"]):
+        return None  # a site configuration came, went or changed: site mode may have
     pages = data["pages"]
     listed = _sidecar_pages(os.path.join(wiki, ".claims"))
     if listed is None or listed != sorted(pages):

@@ -23,6 +23,7 @@ from openwiki_git.caches.check import (
     stat_or_none,
 )
 from openwiki_git.caches.check_keys import Globs, PageKeys, may_name_elsewhere, verbatim
+from openwiki_git.caches.site import site_found
 
 if TYPE_CHECKING:
     from openwiki_git.caches.check import Entry, FileKey
@@ -62,8 +63,10 @@ def judge(
     root, git_dir = str(repo.root), str(repo.git_dir)
     path = ws.cache_path(CACHE_NAME)
     key = cache_key(root, git_dir, wiki_dir_arg)
+    site = {"site": ws.wiki.site is not None, "site_found": site_found(root, ws.config.wiki_dir)}  # the markers' form
     old = (cached or read(path)) if use_cache else None
-    if old is not None and (old.get("key") != key or started_ns < old.get("written_ns", 0)):
+    if old is not None and (old.get("key") != key or started_ns < old.get("written_ns", 0)
+                            or any(old.get(k) != v for k, v in site.items())):
         old = None
     index_path = repo.index_path
     index_now = lstat_file(index_path)
@@ -76,7 +79,7 @@ def judge(
         _judge_pages(ws, judged, found.loaded, found.keys, found.keep, record, findings, now, started_ns)
     if use_cache:
         data = {"format": FORMAT, "key": key, "root": root, "index_path": index_path, "wiki_dir": ws.config.wiki_dir,
-                "index": None if racy(started_ns, index_now) else index_now, "pages": _bounded(found.keep)}
+                "index": None if racy(started_ns, index_now) else index_now, "pages": _bounded(found.keep), **site}
         if old is None or _differs(old, data):
             data["written_ns"] = started_ns
             _write(ws, path, data)
@@ -278,7 +281,7 @@ def _bounded(entries: dict[str, Entry]) -> dict[str, Entry]:
 
 
 def _differs(old: dict[str, Any], new: dict[str, Any]) -> bool:
-    if any(old.get(k) != new[k] for k in ("key", "root", "index_path", "wiki_dir", "index")):
+    if any(old.get(k) != new[k] for k in ("key", "root", "index_path", "wiki_dir", "index", "site", "site_found")):
         return True
     a, b = old["pages"], new["pages"]
     return a.keys() != b.keys() or any(a[p] is not b[p] and a[p] != b[p] for p in b)

@@ -5,6 +5,7 @@ renamed. Pure; `cli/report.py` renders it (text, and the JSON text written as it
 from __future__ import annotations
 
 from openwiki_git import PRODUCER
+from openwiki_git.pages.labels import marker_text
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
 if TYPE_CHECKING:  # check's warm path imports neither the model nor the checker
@@ -24,7 +25,9 @@ def plain(page: str, page_path: str, claim: Claim) -> Plain:
     return (page, page_path, claim.id, claim.statement, tuple(e.resource for e in claim.evidence), claim.verified_at)
 
 
-def claim_data(r: ClaimResult, wiki_dir: str) -> dict[str, Any]:
+def claim_data(r: ClaimResult, wiki_dir: str, site: bool = False) -> dict[str, Any]:
+    """A claim's record. `marker` is the marker as its page carries it (pages/markers.marker_text:
+    `site`, the workspace is in site mode)."""
     out: dict[str, Any] = {
         "id": r.claim.id,
         "page": r.page,
@@ -41,7 +44,7 @@ def claim_data(r: ClaimResult, wiki_dir: str) -> dict[str, Any]:
             }
             for e in r.evidence
         ],
-        "marker": f"[^c-{r.claim.id.removeprefix('claim_')[:8]}]",
+        "marker": marker_text(r.claim.id, r.page, site),
         "marker_present": r.marker_present,
         "due": r.due,
         "verified_at": r.claim.verified_at,
@@ -105,21 +108,23 @@ def is_problem(c: dict[str, Any]) -> bool:
 
 
 def plain_claim_data(page: str, page_path: str, claim_id: str, statement: str, resources: tuple[str, ...],
-                     verified_at: str | None, marker_present: bool = True) -> dict[str, Any]:
-    """claim_data(r) of a plain claim (is_plain; is_plain_unmarked with `marker_present` False):
-    it follows from the claim alone."""
+                     verified_at: str | None, marker_present: bool = True, site: bool = False) -> dict[str, Any]:
+    """claim_data(r, wiki_dir, site) of a plain claim (is_plain; is_plain_unmarked with
+    `marker_present` False): it follows from the claim alone."""
     return {
         "id": claim_id, "page": page, "page_path": page_path, "statement": statement, "status": "fresh",
         "evidence": [
             {"resource": resource, "status": "fresh", "current_resource": resource, "reason": "unchanged"}
             for resource in resources
         ],
-        "marker": f"[^c-{claim_id.removeprefix('claim_')[:8]}]", "marker_present": marker_present,
+        "marker": marker_text(claim_id, page, site), "marker_present": marker_present,
         "due": False, "verified_at": verified_at, "notes": [],
     }
 
 
-def build(results: list[ClaimResult], *, wiki_dir: str, source: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def build(
+    results: list[ClaimResult], *, wiki_dir: str, source: str, extra: dict[str, Any] | None = None, site: bool = False
+) -> dict[str, Any]:
     from openwiki_git.claims.check import summarize
 
     report: dict[str, Any] = {
@@ -127,7 +132,7 @@ def build(results: list[ClaimResult], *, wiki_dir: str, source: str, extra: dict
         "tool": PRODUCER,
         "wiki_dir": wiki_dir,
         "source": source,
-        "claims": [claim_data(r, wiki_dir) for r in results],
+        "claims": [claim_data(r, wiki_dir, site) for r in results],
         "summary": summarize(results),
     }
     report.update(extra or {})

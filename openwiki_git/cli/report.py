@@ -9,6 +9,7 @@ from itertools import islice
 from json.encoder import encode_basestring  # what json.dumps(s, ensure_ascii=False) writes, in C
 
 from openwiki_git.claims.report import UNMARKED_LISTED, only_marker_missing, plain_claim_data
+from openwiki_git.pages.labels import label, marker_text
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
 if TYPE_CHECKING:
@@ -21,18 +22,18 @@ CLEAR_HINT = "clear them: openwiki-git review (one key per claim), or claim show
 
 
 def plain_claim_json(page: str, page_path: str, claim_id: str, statement: str, resources: tuple[str, ...],
-                     verified_at: str | None, marker_present: bool = True) -> str:
+                     verified_at: str | None, marker_present: bool = True, site: bool = False) -> str:
     """`claim_json(plain_claim_data(...))`, written without the dict and the pure-Python
     indenting encoder (tests compare the two, and with claim_data). A field added to claim_data
     must be added to both. The text a page's claims share (the page, the fixed keys and
     verified_at, which they mostly share too) is written once per page (_shared_text): this runs
     once per claim of a JSON report, 10,000 times for a 10,000-claim wiki."""
     if not resources:
-        return claim_json(plain_claim_data(page, page_path, claim_id, statement, resources, verified_at, marker_present))
+        return claim_json(plain_claim_data(page, page_path, claim_id, statement, resources, verified_at, marker_present, site))
     q = encode_basestring
     head, tail = _shared_text(page, page_path, verified_at, marker_present)
     evidence = ",\n".join([f"{_EVIDENCE_OPEN}{r}{_EVIDENCE_MIDDLE}{r}{_EVIDENCE_CLOSE}" for r in map(q, resources)])
-    marker = q("[^c-" + claim_id.removeprefix("claim_")[:8] + "]")
+    marker = q(marker_text(claim_id, page, site))
     return f'    {{\n      "id": {q(claim_id)}{head}{q(statement)}{_STATEMENT_TO_EVIDENCE}{evidence}{_EVIDENCE_TO_MARKER}{marker}{tail}'
 
 
@@ -69,22 +70,22 @@ def claim_json(c: dict[str, Any]) -> str:
     return "    " + json.dumps(c, indent=2, ensure_ascii=False).replace("\n", "\n    ")
 
 
-def item_json(c: Item) -> str:
+def item_json(c: Item, site: bool = False) -> str:
     """claim_json of one claim of a streamed report: its record, or a plainly fresh claim's Plain.
     A record that is a plain claim's but for its missing marker (a wiki without markers lists one
     per claim) is written as plain_claim_json writes it too: the indenting encoder took 85% of a
-    warm 100,000-claim JSON report."""
+    warm 100,000-claim JSON report. `site`: the workspace is in site mode (a marker's form)."""
     if not isinstance(c, dict):
-        return plain_claim_json(*c)
-    fields = _unmarked_plain(c)
-    return claim_json(c) if fields is None else plain_claim_json(*fields, marker_present=False)
+        return plain_claim_json(*c, site=site)
+    fields = _unmarked_plain(c, site)
+    return claim_json(c) if fields is None else plain_claim_json(*fields, marker_present=False, site=site)
 
 
 _PLAIN_KEYS = ("id", "page", "page_path", "statement", "status", "evidence", "marker", "marker_present", "due", "verified_at", "notes")
 _PLAIN_EVIDENCE_KEYS = ("resource", "status", "current_resource", "reason")
 
 
-def _unmarked_plain(c: dict[str, Any]) -> Plain | None:
+def _unmarked_plain(c: dict[str, Any], site: bool = False) -> Plain | None:
     """The fields of `c` when it is exactly plain_claim_data(..., marker_present=False) of them
     (the keys in order, every value as that writes it), else None."""
     if c.get("marker_present") is not False or tuple(c) != _PLAIN_KEYS:
@@ -101,7 +102,7 @@ def _unmarked_plain(c: dict[str, Any]) -> Plain | None:
     cid, statement, verified = c["id"], c["statement"], c["verified_at"]
     if type(cid) is not str or type(statement) is not str or not (verified is None or type(verified) is str):
         return None
-    if type(c["page"]) is not str or type(c["page_path"]) is not str or c["marker"] != f"[^c-{cid.removeprefix('claim_')[:8]}]":
+    if type(c["page"]) is not str or type(c["page_path"]) is not str or c["marker"] != marker_text(cid, c["page"], site):
         return None
     return c["page"], c["page_path"], cid, statement, tuple(resources), verified
 
@@ -126,20 +127,22 @@ def write_json(
     write("\n}\n")
 
 
-def write_report_json(write: Callable[[str], Any], report: dict[str, Any]) -> None:
+def write_report_json(write: Callable[[str], Any], report: dict[str, Any], site: bool = False) -> None:
     """`to_json(report)`, written through write_json: a plainly fresh claim's record (most of a
-    report) by plain_claim_json, without the pure-Python indenting encoder json.dumps uses."""
+    report) by plain_claim_json, without the pure-Python indenting encoder json.dumps uses.
+    `site`: the report's workspace is in site mode (its markers' form)."""
     keys = list(report)
     at = keys.index("claims")
     head = {k: report[k] for k in keys[:at]}
     tail = {k: report[k] for k in keys[at + 1 :]}
-    write_json(write, head, map(item_json, map(_as_item, report["claims"])), lambda: tail)
+    items = (item_json(_as_item(c, site), site) for c in report["claims"])
+    write_json(write, head, items, lambda: tail)
 
 
-def _as_item(c: dict[str, Any]) -> Item:
+def _as_item(c: dict[str, Any], site: bool) -> Item:
     """The Plain tuple of a record that is exactly plain_claim_data's, else the record."""
     plain = (c["page"], c["page_path"], c["id"], c["statement"], tuple(e["resource"] for e in c["evidence"]), c["verified_at"])
-    return plain if plain_claim_data(*plain) == c else c
+    return plain if plain_claim_data(*plain, site=site) == c else c
 
 
 def write_text(
@@ -154,7 +157,7 @@ def write_text(
         elif verbose:
             lines = [f"{c[1]}: {c[2]}: fresh: {c[3]}"]  # a plain claim's claim_line
         elif every:
-            lines = [_cut(f"{c[1]} {_label(c[2])} fresh {c[3]}", width)]
+            lines = [_cut(f"{c[1]} {label(c[2])} fresh {c[3]}", width)]
         else:
             lines = []
         if lines:
@@ -191,7 +194,7 @@ def claim_text(c: dict[str, Any], *, verbose: bool = False, every: bool = False,
     if status is None and not every:
         return []
     where = c["page_path"] + (f":{c['line']}" if c.get("line") else "")
-    head = f"{where} {_label(c['id'])} {status or 'fresh'} {c['statement']}"
+    head = f"{where} {label(c['id'])} {status or 'fresh'} {c['statement']}"
     return [_cut(head, width)] + [_cut(f"    {r}", width) for r in reasons(c)]
 
 
@@ -248,10 +251,6 @@ def detailed_text(c: dict[str, Any]) -> list[str]:
 
 def needs_attention(s: dict[str, Any]) -> bool:
     return bool(s["stale"] or s["unresolved"] or s["missing_markers"] or s["due"])
-
-
-def _label(claim_id: str) -> str:
-    return "c-" + claim_id.removeprefix("claim_")[:8]
 
 
 def _cut(line: str, width: int) -> str:

@@ -16,9 +16,34 @@ import re
 MKDOCS_CONFIGS = ("mkdocs.yml", "mkdocs.yaml")
 SPHINX_CONFIG = "conf.py"
 GENERATORS = ("mkdocs", "sphinx")
-_DOCS_DIR = re.compile(r"""^docs_dir\s*:\s*["']?([^"'\s#]+)""", re.MULTILINE)
+# Patterns, compiled on first use (re caches them): check's warm path imports this module for a
+# folder no site builds and reads no configuration.
+_DOCS_DIR = r"""(?m)^docs_dir\s*:\s*["']?([^"'\s#]+)"""
 # A conf.py is Sphinx's when it sets what Sphinx reads (a project's other conf.py files do not).
-_SPHINX_SETTING = re.compile(r"^(?:extensions|master_doc|root_doc|source_suffix|html_theme|project)\s*=", re.MULTILINE)
+_SPHINX_SETTING = r"(?m)^(?:extensions|master_doc|root_doc|source_suffix|html_theme|project)\s*="
+
+
+TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths; type checkers read it as True
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+def hidden(wiki_dir: str) -> bool:
+    """A wiki folder no site builds: one inside a hidden folder (`.openwiki/`)."""
+    return any(part.startswith(".") for part in wiki_dir.split("/"))
+
+
+def found(wiki_dir: str, read: Callable[[str], str | None]) -> tuple[str, str] | None:
+    """The nearest site configuration that builds `wiki_dir` (candidates, generator): its
+    generator and repository path, or None. `read(path)` gives a configuration's text, None when
+    there is none to read: the caller's I/O (store/site.py; the check cache's stdlib paths)."""
+    for path in candidates(wiki_dir):
+        text = read(path)
+        if text is not None:
+            name = generator(path, text, wiki_dir)
+            if name is not None:
+                return name, path
+    return None
 
 
 def candidates(wiki_dir: str) -> list[str]:
@@ -43,7 +68,7 @@ def generator(config: str, text: str, wiki_dir: str) -> str | None:
     if name in MKDOCS_CONFIGS:
         docs = docs_dir(config, text)
         return "mkdocs" if wiki == docs or wiki.startswith(docs + "/") else None
-    if name == SPHINX_CONFIG and _SPHINX_SETTING.search(text):
+    if name == SPHINX_CONFIG and re.search(_SPHINX_SETTING, text):
         src = posixpath.dirname(config) or "."
         inside = src == "." or wiki == src or wiki.startswith(src + "/")
         split_layout = src == posixpath.join(wiki, "source")  # docs/source/conf.py for wiki_dir docs
@@ -54,5 +79,5 @@ def generator(config: str, text: str, wiki_dir: str) -> str | None:
 
 def docs_dir(config: str, text: str) -> str:
     """The folder an `mkdocs.yml` at repository path `config` builds (`docs_dir`, default `docs`)."""
-    m = _DOCS_DIR.search(text)
+    m = re.search(_DOCS_DIR, text)
     return posixpath.normpath(posixpath.join(posixpath.dirname(config), m.group(1) if m else "docs"))

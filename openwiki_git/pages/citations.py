@@ -18,7 +18,7 @@ from openwiki_git.evidence.kinds import kind_link_path, looks_like_kind
 from openwiki_git.evidence.resource import parse_resource
 from openwiki_git.model import Claim
 from openwiki_git.pages import examples as page_examples
-from openwiki_git.pages import rst_markers, sentences
+from openwiki_git.pages import markers, rst_markers, sentences
 from openwiki_git.pages.frontmatter_core import body_start
 from openwiki_git.pages.markers import ANY, comment, footnote, markers_in
 from openwiki_git.pages.markers import BLOCK as _BLOCK
@@ -28,7 +28,7 @@ END = "<!-- openwiki-git:citations:end -->"
 
 
 def label(claim_id: str) -> str:
-    return "c-" + claim_id.removeprefix("claim_")[:8]
+    return markers.label(claim_id)
 
 
 def marker(claim_id: str) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from openwiki_git.pages import rst_markers
+from openwiki_git.pages.labels import comment, footnote, label, marker_text  # noqa: F401 - the forms' text (labels.py), here too
 
 _LABEL = r"c-[0-9a-f]{8,32}"
 PATTERN = r"\[\^(" + _LABEL + r")\](?!:)"  # the footnote form; group 1: the label, `c-1a2b3c4d`
@@ -37,16 +38,6 @@ RST_OPENING = ".. c-"  # the reStructuredText form, a comment line of its own (r
 BLOCK = re.compile(r"\n*<!-- openwiki-git:citations:begin[^\n]*-->\n.*?<!-- openwiki-git:citations:end -->\n?", re.S)
 _BEGIN = "<!-- openwiki-git:citations:begin"
 _END = "<!-- openwiki-git:citations:end -->"
-
-
-def footnote(label: str) -> str:
-    """The footnote form of the marker of `label` (`c-1a2b3c4d`)."""
-    return f"[^{label}]"
-
-
-def comment(label: str) -> str:
-    """The comment form of the marker of `label`."""
-    return f"<!-- {label} -->"
 
 
 def may_hold(text: str) -> bool:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from openwiki_git.pages.labels import rst_comment as comment
+
 # Directives whose content is code (a marker never goes into it): Sphinx's and its doctest extension's.
 CODE_DIRECTIVES = frozenset({
     "code-block", "sourcecode", "code", "testcode", "testsetup", "testcleanup", "testoutput", "doctest",
@@ -25,10 +27,6 @@ CODE_DIRECTIVES = frozenset({
 })
 _DIRECTIVE_START = re.compile(r"\.\.[ \t]+([A-Za-z][\w.:+-]*)::")
 LINE = re.compile(r"^([ \t]*)\.\.[ \t]+(c-[0-9a-f]{8,32})[ \t]*$", re.MULTILINE)  # group 2: the label
-
-
-def comment(label: str, indent: str = "") -> str:
-    return f"{indent}.. {label}"
 
 
 def labels_in(text: str) -> set[str]:

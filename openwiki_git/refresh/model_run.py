@@ -107,7 +107,7 @@ class ModelRun:
         t = group[0]
         return build_context(
             t.page, [(g.result, g.sources) for g in group], self.ws.page_text(t.page), system=SYSTEM_PROMPT,
-            budget=self.settings.context_tokens, wiki_path=self.ws.wiki.repo_path(t.page),
+            budget=self.settings.context_tokens, wiki_path=self.ws.wiki.repo_path(t.page), site=self.ws.wiki.site is not None,
         )
 
     # -- the plan ---------------------------------------------------------------------------------

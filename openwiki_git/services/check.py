@@ -49,12 +49,13 @@ class CheckOptions:
 
 class Checked:
     """What `run` found: the whole report (`data`), or for a run of the cache, its `stream`; `ok`:
-    exit 0; `written`: the files --fix rewrote."""
+    exit 0; `written`: the files --fix rewrote; `site`: site mode (the markers' form)."""
 
-    __slots__ = ("data", "stream", "ok", "written")
+    __slots__ = ("data", "stream", "ok", "written", "site")
 
-    def __init__(self, data: dict[str, Any] | None, stream: Stream | None, ok: bool, written: tuple[str, ...] = ()) -> None:
-        self.data, self.stream, self.ok, self.written = data, stream, ok, written
+    def __init__(self, data: dict[str, Any] | None, stream: Stream | None, ok: bool, written: tuple[str, ...] = (),
+                 site: bool = False) -> None:
+        self.data, self.stream, self.ok, self.written, self.site = data, stream, ok, written, site
 
 
 def run(options: CheckOptions) -> Checked:
@@ -64,7 +65,7 @@ def run(options: CheckOptions) -> Checked:
 
         lean = check_lean.judge(options.directory, options.wiki_dir)
         if lean is not None:  # every claim plainly fresh: the report follows from the sidecars (check_lean.py)
-            return _streamed(options, lean.wiki_dir, lean.entries, lean.pages, lean.items, {}, {})
+            return _streamed(options, lean.wiki_dir, lean.entries, lean.pages, lean.items, {}, {}, lean.site)
     loaded = checkcache.load(options.directory) if uses_cache else None  # the cache file, read once
     if uses_cache and not options.pages and options.source == "worktree":
         cached = checkcache.answer(options.directory, options.wiki_dir, loaded)
@@ -74,7 +75,7 @@ def run(options: CheckOptions) -> Checked:
     ws = _workspace(options) if trusted is None else _located_workspace(options, *trusted[:3])
     if options.base:
         data = ci_report(ws, options.base, options.head)
-        return Checked(data, None, is_clean_change(data))
+        return Checked(data, None, is_clean_change(data), site=ws.wiki.site is not None)
     if options.source != "worktree" or options.fix or not options.use_cache:
         return _run_uncached(ws, options)  # the reference the cache is tested against (test_check_differential)
     return _run_cached(ws, options, trusted[3] if trusted is not None else None)
@@ -103,10 +104,11 @@ def _located_workspace(options: CheckOptions, root: str, git_dir: str, tracked: 
 def _answered(options: CheckOptions, cached: dict[str, Any]) -> Checked:
     """The report of the cache's fast answer (checkcache.answer)."""
     entries = cached["pages"]
-    loader = sidecar_loader(cached["root"], cached["wiki_dir"], entries)
+    site = bool(cached.get("site"))  # what the run that wrote it found (checkcache.answer: still so)
+    loader = sidecar_loader(cached["root"], cached["wiki_dir"], entries, site)
     pages = sorted(entries)
     late, notices = _wiki_findings(lambda: _workspace(options), entries, pages)
-    return _streamed(options, cached["wiki_dir"], entries, pages, loader, late, notices)
+    return _streamed(options, cached["wiki_dir"], entries, pages, loader, late, notices, site)
 
 
 def _run_cached(ws: Workspace, options: CheckOptions, cached: dict[str, Any] | None) -> Checked:
@@ -114,24 +116,25 @@ def _run_cached(ws: Workspace, options: CheckOptions, cached: dict[str, Any] | N
     with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes
         judged = judge(ws, options, use_cache=True, cached=cached)
     wanted = _wanted(ws, options)
-    pages = [p for p in judged.pages if wanted is None or p in wanted]
+    pages, site = [p for p in judged.pages if wanted is None or p in wanted], ws.wiki.site is not None
 
     def items(page: str) -> Iterator[report.Item]:
         sc = judged.sidecars.get(page) or ws.wiki.load(page)
-        yield from items_of(page, f"{ws.config.wiki_dir}/{page}", judged.entries[page], sc)
+        yield from items_of(page, f"{ws.config.wiki_dir}/{page}", judged.entries[page], sc, site)
 
     late, notices = _wiki_findings(lambda: ws, judged.entries, pages, judged.sidecars)
-    return _streamed(options, ws.config.wiki_dir, judged.entries, pages, items, late, notices)
+    return _streamed(options, ws.config.wiki_dir, judged.entries, pages, items, late, notices, site)
 
 
 def _streamed(
     options: CheckOptions, wiki_dir: str, entries: dict[str, Any], pages: list[str], items: Callable[[str], Iterable[report.Item]],
-    late: dict[str, list[Any]], notices: dict[str, list[Any]],
+    late: dict[str, list[Any]], notices: dict[str, list[Any]], site: bool = False,
 ) -> Checked:
     """The streamed report of `pages` (check_stream.stream), with the head of this run."""
     head = {"$schema": report.REPORT_SCHEMA_ID, "tool": PRODUCER, "wiki_dir": wiki_dir, "source": options.source}
-    out = stream(head, entries, pages, items, every=options.every, only_problems=options.only_problems, late=late, notices=notices)
-    return Checked(None, out, is_clean(out.tail))
+    out = stream(head, entries, pages, items, every=options.every, only_problems=options.only_problems, late=late,
+                 notices=notices, site=site)
+    return Checked(None, out, is_clean(out.tail), site=site)
 
 
 def judge(ws: Workspace, options: CheckOptions, *, use_cache: bool, cached: dict[str, Any] | None = None) -> Judged:
@@ -139,14 +142,11 @@ def judge(ws: Workspace, options: CheckOptions, *, use_cache: bool, cached: dict
 
     from openwiki_git.caches import check_reuse
 
+    site = ws.wiki.site is not None  # the records' markers' form
     return check_reuse.judge(
-        ws,
-        cached=cached,
-        wiki_dir_arg=options.wiki_dir,
-        use_cache=use_cache,
-        record=lambda r: None if report.is_plain(r) or report.is_plain_unmarked(r) else report.claim_data(r, ws.config.wiki_dir),
-        findings=lambda page, text, sc: page_findings(ws, page, text, sc),
-        now=datetime.now(UTC),
+        ws, cached=cached, wiki_dir_arg=options.wiki_dir, use_cache=use_cache,
+        record=lambda r: None if report.is_plain(r) or report.is_plain_unmarked(r) else report.claim_data(r, ws.config.wiki_dir, site),
+        findings=lambda page, text, sc: page_findings(ws, page, text, sc), now=datetime.now(UTC),
     )
 
 
@@ -225,7 +225,7 @@ def _run_uncached(ws: Workspace, options: CheckOptions) -> Checked:
         written = apply_fix(ws, results, pages=_wanted(ws, options))
         if written:  # report what is true after the fix
             results, extra = collect(ws, options)
-    data = report.build(results, wiki_dir=ws.config.wiki_dir, source=options.source, extra=extra)
+    data = report.build(results, wiki_dir=ws.config.wiki_dir, source=options.source, extra=extra, site=(site := ws.wiki.site is not None))
     report.add_cited_documents(
         data, _stale_citations(ws, [r.claim for r in results]), {r.claim.id: ws.wiki.repo_path(r.page) for r in results}
     )
@@ -234,7 +234,7 @@ def _run_uncached(ws: Workspace, options: CheckOptions) -> Checked:
     if options.only_problems:
         data["claims"] = [c for c in data["claims"] if report.is_problem(c)]
         data["only_problems"] = True
-    return Checked(data, None, is_clean(data), tuple(written))
+    return Checked(data, None, is_clean(data), tuple(written), site)
 
 
 def _stale_citations(ws: Workspace, claims: list[Any]) -> dict[str, list[dict[str, Any]]]:
@@ -269,7 +269,7 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
     evaluation = engine.evaluate(ws, diff, current=head_id, index=index)
     results = _range_results(ws, head_id, evaluation.outcomes)
     extra = {"base": merge_base, "head": head_id, "base_rev": base_rev}
-    data = report.build(results, wiki_dir=ws.config.wiki_dir, source=head_id, extra=extra)
+    data = report.build(results, wiki_dir=ws.config.wiki_dir, source=head_id, extra=extra, site=ws.wiki.site is not None)
     # Every claim of the head commit whose cited document is superseded or amended since.
     citing = engine.sidecars_at(ws, head_id, index.sidecars_mentioning(head_id))
     claims = {c.id: (p, c) for p, sc in citing.items() for c in sc.claims}

@@ -62,16 +62,18 @@ SidecarClaim = tuple[str, str, tuple[str, ...], tuple[Cited, ...], str | None]
 class Lean:
     """What the lean judging found: the wiki directory, the pages (sorted), each page's entry as
     the check cache keeps it (summary, no notable claim, the unmarked ids, no finding) and every
-    claim in order (`items(page)`), for services/check.py's streamed report."""
+    claim in order (`items(page)`), for services/check.py's streamed report; `site`: whether a
+    docs site builds the wiki folder (site mode: the markers' form; the config's `site:` is left
+    to the full path)."""
 
-    __slots__ = ("wiki_dir", "pages", "entries", "claims")
+    __slots__ = ("wiki_dir", "pages", "entries", "claims", "site")
 
-    def __init__(self, wiki_dir: str, pages: list[str], entries: dict[str, Any], claims: dict[str, PageClaims]) -> None:
-        self.wiki_dir, self.pages, self.entries, self.claims = wiki_dir, pages, entries, claims
+    def __init__(self, wiki_dir: str, pages: list[str], entries: dict[str, Any], claims: dict[str, PageClaims], site: bool) -> None:
+        self.wiki_dir, self.pages, self.entries, self.claims, self.site = wiki_dir, pages, entries, claims, site
 
     def items(self, page: str) -> Iterator[report.Item]:
         for plain, marked in self.claims[page]:
-            yield plain if marked else report.plain_claim_data(*plain, marker_present=False)
+            yield plain if marked else report.plain_claim_data(*plain, marker_present=False, site=self.site)
 
 
 def judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
@@ -118,7 +120,9 @@ def _judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
         ids.update(page_ids)
         if len(ids) != count + len(page_ids):  # an id twice, on one page (sidecar.loads refuses it) or on two (Wiki.load_all)
             return None
-    return Lean(wiki_dir, pages, entries, listed)
+    from openwiki_git.caches.site import site_found
+
+    return Lean(wiki_dir, pages, entries, listed, site_found(root, wiki_dir) is not None)
 
 
 def _split_answers(pages: list[str], sidecars: str, files: _CitedFiles,

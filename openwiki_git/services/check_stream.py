@@ -20,10 +20,11 @@ class Stream:
     plainly fresh claims) and what follows them (`summary`, then the findings' keys). A plain
     class: a NamedTuple's class costs about half a millisecond to build, on the warm path."""
 
-    __slots__ = ("head", "claims", "tail", "unlisted_unmarked")
+    __slots__ = ("head", "claims", "tail", "unlisted_unmarked", "site")
 
-    def __init__(self, head: dict[str, Any], claims: Iterable[report.Item], tail: dict[str, Any], unlisted_unmarked: int = 0) -> None:
-        self.head, self.claims, self.tail = head, claims, tail
+    def __init__(self, head: dict[str, Any], claims: Iterable[report.Item], tail: dict[str, Any], unlisted_unmarked: int = 0,
+                 site: bool = False) -> None:
+        self.head, self.claims, self.tail, self.site = head, claims, tail, site  # site: its markers' form (site mode)
         # Claims whose only text line would be their missing marker's, left out of `claims`
         # (more than report.UNMARKED_LISTED of them, in the text of the notable claims).
         self.unlisted_unmarked = unlisted_unmarked
@@ -32,11 +33,13 @@ class Stream:
 def stream(
     head: dict[str, Any], entries: dict[str, Any], pages: list[str], items: Callable[[str], Iterable[report.Item]], *,
     every: bool, only_problems: bool, late: dict[str, list[Any]] | None = None, notices: dict[str, list[Any]] | None = None,
+    site: bool = False,
 ) -> Stream:
     """The report of `pages` (their entries give the summary and the notable claims; `items(page)`
     every claim, read only when every claim is listed), to be produced as it is read: every claim
     (`every`), else the notable ones (only the problems: `only_problems`). `late` and `notices`:
-    the wiki-wide findings and the claims they flag (services/check.py: _wiki_findings)."""
+    the wiki-wide findings and the claims they flag (services/check.py: _wiki_findings); `site`:
+    the workspace is in site mode (the claims' markers' form: pages/markers.marker_text)."""
     summary = _summary([entries[p]["summary"] for p in pages])
     findings: dict[str, Any] = {}
     for p in pages:
@@ -71,13 +74,13 @@ def stream(
         for c in listed():
             cid = c["id"] if isinstance(c, dict) else c[2]
             if cid in notices:  # rare: a claim citing a replaced document gets its record in full
-                c = dict(c) if isinstance(c, dict) else report.plain_claim_data(*c)
+                c = dict(c) if isinstance(c, dict) else report.plain_claim_data(*c, site=site)
                 c["cited_documents"] = notices[cid]
             yield c
 
     if only_problems:
         findings["only_problems"] = True
-    return Stream(head, claims(), {"summary": summary, **findings}, unlisted)
+    return Stream(head, claims(), {"summary": summary, **findings}, unlisted, site)
 
 
 def _unlisted_unmarked(entries: dict[str, Any], pages: list[str]) -> int:
@@ -92,17 +95,17 @@ def _unlisted_unmarked(entries: dict[str, Any], pages: list[str]) -> int:
     return n if n > report.UNMARKED_LISTED else 0
 
 
-def items_of(page: str, page_path: str, entry: dict[str, Any], sc: Any) -> Iterator[report.Item]:
+def items_of(page: str, page_path: str, entry: dict[str, Any], sc: Any, site: bool = False) -> Iterator[report.Item]:
     """Every claim of a page in order: its notable record, else the plain claim (a record when
-    its marker is missing)."""
+    its marker is missing; `site`: the workspace is in site mode)."""
     notable = {c["id"]: c for c in entry["notable"]}
     unmarked = set(entry["unmarked"].split("\n")) if entry["unmarked"] else ()
     for claim in sc.claims if sc is not None else ():
         plain = report.plain(page, page_path, claim)
-        yield notable.get(claim.id) or (report.plain_claim_data(*plain, marker_present=False) if claim.id in unmarked else plain)
+        yield notable.get(claim.id) or (report.plain_claim_data(*plain, marker_present=False, site=site) if claim.id in unmarked else plain)
 
 
-def sidecar_loader(root: str, wiki_dir: str, entries: dict[str, Any]) -> Callable[[str], Iterator[report.Item]]:
+def sidecar_loader(root: str, wiki_dir: str, entries: dict[str, Any], site: bool = False) -> Callable[[str], Iterator[report.Item]]:
     """items(page) for the fast answer, read only when every claim is listed. The sidecar is the
     one the cached run parsed (its stat is unchanged), which the careful reader accepted only
     with canonical resources and exact strings: its JSON fields are the claims' fields, so
@@ -119,7 +122,7 @@ def sidecar_loader(root: str, wiki_dir: str, entries: dict[str, Any]) -> Callabl
         for raw in claims:
             cid = raw["id"]
             plain = (page, page_path, cid, raw["statement"], tuple(e["resource"] for e in raw["evidence"]), raw.get("verifiedAt"))
-            yield notable.get(cid) or (report.plain_claim_data(*plain, marker_present=False) if cid in unmarked else plain)
+            yield notable.get(cid) or (report.plain_claim_data(*plain, marker_present=False, site=site) if cid in unmarked else plain)
 
     return items
 

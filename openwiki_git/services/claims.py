@@ -14,6 +14,7 @@ from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_res
 from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.model import Claim, ClaimResult, Evidence, Sidecar
 from openwiki_git.pages import citations
+from openwiki_git.pages.labels import marker_text
 from openwiki_git.store import editing
 from openwiki_git.store.editing import resolve_new_evidence
 from openwiki_git.store.workspace import Workspace, now_iso
@@ -243,9 +244,9 @@ def confirm(
         policy.enforce(ws.config.verify_policy, page, by)
         text = ws.page_text(page)
         if statement is None and not keep_statement and text is not None and citations.states(text, claim.id, claim.statement) is False:
-            said = citations.prose_before(text, claim.id)
+            said, marker = citations.prose_before(text, claim.id), marker_text(claim.id, page, ws.wiki.site is not None)
             raise UsageError(
-                f"{ws.wiki.repo_path(page)}: {claim.id}: the page's sentence before {citations.marker(claim.id)} "
+                f"{ws.wiki.repo_path(page)}: {claim.id}: the page's sentence before {marker} "
                 f"no longer states the claim (it says {said!r}; the claim says {claim.statement!r})",
                 "confirm what the page says with --statement '...', or the stored statement with --keep-statement",
             )

@@ -296,7 +296,7 @@ def check_worktree(ws: Workspace) -> dict[str, Any]:
         now=datetime.now(UTC),
         reverify_after=ws.config.reverify_policy,
     )
-    return report.build(results, wiki_dir=ws.config.wiki_dir, source="worktree")
+    return report.build(results, wiki_dir=ws.config.wiki_dir, source="worktree", site=ws.wiki.site is not None)
 
 
 def _fingerprint(ws: Workspace, data: Mapping[str, Any], options: RefreshOptions) -> str:

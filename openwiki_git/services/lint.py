@@ -18,6 +18,7 @@ from openwiki_git.model import Claim, Sidecar
 from openwiki_git.pages import citations, okf
 from openwiki_git.pages import frontmatter as fmt
 from openwiki_git.pages.frontmatter_core import uses_okf
+from openwiki_git.pages.labels import marker_text
 from openwiki_git.services import check_examples, lint_ground
 from openwiki_git.store import bundle, editing
 from openwiki_git.store.workspace import Workspace
@@ -176,7 +177,7 @@ def _markers_required(ws: Workspace, text: str) -> bool:
 
 
 def _markers(ws: Workspace, texts: dict[str, str], sidecars: dict[str, Sidecar], plan: Plan) -> list[Finding]:
-    out = []
+    out, site = [], ws.wiki.site is not None  # site mode: the markers' form (marker_text)
     for page, sc in sorted(sidecars.items()):
         text = texts.get(page)
         if text is None or not _markers_required(ws, text):
@@ -185,7 +186,7 @@ def _markers(ws: Workspace, texts: dict[str, str], sidecars: dict[str, Sidecar],
             if citations.has_marker(text, c.id):
                 if citations.states(text, c.id, c.statement) is False:
                     said = citations.prose_before(text, c.id) or ""
-                    out.append(Finding("prose-differs", ws.wiki.repo_path(page), 1, _differs(c, said)))
+                    out.append(Finding("prose-differs", ws.wiki.repo_path(page), 1, _differs(c, said, marker_text(c.id, page, site))))
                 continue
             placeable = citations.insert_marker(text, c.statement, c.id, rst=pagenames.is_rst(page)) is not None
             how = "--fix puts it after the statement" if placeable else "put it after the sentence that states the claim"
@@ -194,7 +195,7 @@ def _markers(ws: Workspace, texts: dict[str, str], sidecars: dict[str, Sidecar],
                     "missing-marker",
                     ws.wiki.repo_path(page),
                     1,
-                    f"{c.id}: marker {citations.marker(c.id)} is not in the prose; {how}",
+                    f"{c.id}: marker {marker_text(c.id, page, site)} is not in the prose; {how}",
                     placeable,
                 )
             )
@@ -232,10 +233,10 @@ def _policy(ws: Workspace, sidecars: dict[str, Sidecar]) -> list[Finding]:
     ]
 
 
-def _differs(c: Claim, said: str) -> str:
+def _differs(c: Claim, said: str, marker: str) -> str:
     cid, statement = c.id, c.statement
     return (
-        f"{cid}: the prose before {citations.marker(cid)} no longer states the claim: it says {said!r}, "
+        f"{cid}: the prose before {marker} no longer states the claim: it says {said!r}, "
         f"the claim says {statement!r}; re-read the cited lines, then `claim edit {citations.label(cid)} "
         "--statement ...` (or restore the sentence)"
     )

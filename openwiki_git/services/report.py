@@ -62,7 +62,7 @@ def whole_report(checked: check.Checked) -> dict[str, Any]:
         return checked.data
     assert checked.stream is not None
     s = checked.stream
-    claims = [c if isinstance(c, dict) else check_report.plain_claim_data(*c) for c in s.claims]
+    claims = [c if isinstance(c, dict) else check_report.plain_claim_data(*c, site=s.site) for c in s.claims]
     return {**s.head, "claims": claims, **s.tail}
 
 

@@ -30,7 +30,7 @@ def detect(root: Path, config: Config) -> Site | None:
     declared = config.raw.get("site")
     if declared == "none":
         return None
-    hidden = any(part.startswith(".") for part in config.wiki_dir.split("/"))  # `.openwiki/`: no site builds it
+    hidden = siteconf.hidden(config.wiki_dir)  # `.openwiki/`: no site builds it
     found = None if hidden or config.strict_openwiki else _configured(root, config.wiki_dir)
     if declared in siteconf.GENERATORS:
         return Site(declared, found.config if found is not None and found.generator == declared else None)
@@ -38,14 +38,8 @@ def detect(root: Path, config: Config) -> Site | None:
 
 
 def _configured(root: Path, wiki_dir: str) -> Site | None:
-    for path in siteconf.candidates(wiki_dir):
-        text = _read(root / path)
-        if text is None:
-            continue
-        generator = siteconf.generator(path, text, wiki_dir)
-        if generator is not None:
-            return Site(generator, path)
-    return None
+    got = siteconf.found(wiki_dir, lambda path: _read(root / path))
+    return None if got is None else Site(*got)
 
 
 # Where `init` looks for an existing site when no wiki folder is named: an `mkdocs.yml` at the

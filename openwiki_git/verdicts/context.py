@@ -24,6 +24,7 @@ from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError
 from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.model import Claim, ClaimResult
 from openwiki_git.pages import citations
+from openwiki_git.pages.labels import marker_text
 from openwiki_git.pages.markers import ANY
 from openwiki_git.verdicts.drift import Source, parse_or_none
 from openwiki_git.verdicts.prose import paragraph_of
@@ -128,10 +129,13 @@ def build_context(
     system: str,
     budget: int = DEFAULT_CONTEXT_TOKENS,
     wiki_path: str | None = None,
+    site: bool = False,
 ) -> ClaimContext:
     """Everything shown about one sentence's claims (the first is the one asked about), within
-    `budget` estimated tokens together with `system`."""
+    `budget` estimated tokens together with `system`. `site`: the workspace is in site mode (the
+    marker named is the page's own form: pages/markers.marker_text)."""
     first = claims[0][0]
+    where = (wiki_path, marker_text(first.claim.id, page, site))
     paragraph = paragraph_of(page_text, first.claim.id)
     sources = [s for _, ss in claims for s in ss]
     raw = [r.claim.statement for r, _ in claims] + [paragraph or "", page]
@@ -139,7 +143,7 @@ def build_context(
     tag = tag_for(raw)
     rendered, shown, parts, left = "", tuple[Shown, ...](), tuple[Part, ...](), tuple[str, ...]()
     for level in _LEVELS:
-        rendered, shown, parts, left = _render(page, claims, paragraph, tag, level, wiki_path)
+        rendered, shown, parts, left = _render(page, claims, paragraph, tag, level, where)
         if estimate_tokens(system + rendered) <= budget:
             break
     return ClaimContext(
@@ -152,9 +156,9 @@ def build_context(
 
 def _render(
     page: str, claims: Sequence[tuple[ClaimResult, Sequence[Source]]], paragraph: str | None, tag: str,
-    level: tuple[int, int, int | None], wiki_path: str | None,
+    level: tuple[int, int, int | None], where: tuple[str | None, str],
 ) -> tuple[str, tuple[Shown, ...], tuple[Part, ...], tuple[str, ...]]:
-    out = _head(page, [r for r, _ in claims], paragraph, tag, wiki_path, level[2])
+    out = _head(page, [r for r, _ in claims], paragraph, tag, where, level[2])
     shown: list[Shown] = []
     parts: list[Part] = []
     left: list[str] = []
@@ -182,10 +186,11 @@ def _render(
     return "\n".join(out) + "\n", tuple(shown), tuple(parts), tuple(left)
 
 
-def _head(page: str, results: Sequence[ClaimResult], paragraph: str | None, tag: str, wiki_path: str | None,
+def _head(page: str, results: Sequence[ClaimResult], paragraph: str | None, tag: str, where: tuple[str | None, str],
           limit: int | None) -> list[str]:
-    """The request's head: which claims, their status, the statement and the paragraph."""
-    first = results[0]
+    """The request's head: which claims, their status, the statement and the paragraph (`where`:
+    the page's path in the repository, the claim's marker as the page carries it)."""
+    (wiki_path, marker), first = where, results[0]
     claim = first.claim
     others = [r.claim.id for r in results[1:]]
     out = [f"Review claim {claim.id} on the wiki page {wiki_path or page}."]
@@ -201,7 +206,7 @@ def _head(page: str, results: Sequence[ClaimResult], paragraph: str | None, tag:
     out += ["", "The statement:", _block("statement", tag, claim.statement), ""]
     if paragraph and _plain(paragraph) != _plain(claim.statement):
         para = paragraph if limit is None or len(paragraph) <= limit * 80 else paragraph[: limit * 80] + " ..."
-        out += [f"The paragraph that carries it (its marker is {citations.marker(claim.id)}):", _block("paragraph", tag, para), ""]
+        out += [f"The paragraph that carries it (its marker is {marker}):", _block("paragraph", tag, para), ""]
     elif not paragraph:
         out += ["(The statement's marker was not found in the page.)", ""]
     return out

@@ -182,3 +182,37 @@ def test_a_rst_page_merges_whole_through_git(repo) -> None:  # type: ignore[no-u
     )
     p = subprocess.run(["git", "log", "-1", "--format=%s"], cwd=repo.root, capture_output=True, text=True)
     assert p.stdout.startswith("Merge branch 'topic'")
+
+
+def test_a_rst_pages_sidecar_merges_claim_by_claim_through_git(repo) -> None:  # type: ignore[no-untyped-def]
+    """A `.rst` page's sidecar is `.claims/<page>.rst.json` (formats/pagenames): the `.json` line
+    `install` writes covers it, and the driver reads it as that page's sidecar (its `page` field
+    is `api.rst`, not `api.rst.md`, in its errors): a mark on one branch and a re-anchoring on the other merge."""
+    def rst_sc(*claims: Claim) -> Sidecar:
+        return Sidecar("api.rst", "sha256:" + "0" * 64, tuple(claims))
+
+    o, a = rst_sc(claim(1), claim(2)), rst_sc(claim(1, mark=MARK), claim(2))
+    b = rst_sc(claim(1), claim(2, resource="repo://a.py#L9-L10"))
+    repo.write("a.py", "x\n" * 20)
+    repo.write("docs/conf.py", 'project = "shop"\n')
+    repo.write("docs/api.rst", RST)
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.write("docs/.claims/api.rst.json", codec.dumps(o))
+    assert repo.run("install") == 0
+    assert "docs/.claims/**/*.json merge=openwiki-git" in repo.read(".gitattributes").splitlines()
+    scripts = Path(sysconfig.get_path("scripts"))
+    env = {**os.environ, "PATH": f"{scripts}{os.pathsep}{os.environ.get('PATH', '')}"}
+    repo.commit_all("base")
+    repo.git("checkout", "-q", "-b", "topic")
+    repo.write("docs/.claims/api.rst.json", codec.dumps(b))
+    repo.commit_all("theirs")
+    repo.git("checkout", "-q", "main")
+    repo.write("docs/.claims/api.rst.json", codec.dumps(a))
+    repo.commit_all("ours")
+    attr = repo.git("check-attr", "merge", "docs/.claims/api.rst.json")
+    assert attr.strip().endswith("merge: openwiki-git"), attr
+    p = subprocess.run(["git", "merge", "--no-edit", "topic"], cwd=repo.root, capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stdout + p.stderr
+    data = json.loads(repo.read("docs/.claims/api.rst.json"))
+    assert data["claims"][0]["mark"]["status"] == "stale"
+    assert data["claims"][1]["evidence"][0]["resource"] == "repo://a.py#L9-L10"

@@ -68,3 +68,32 @@ def test_the_graph_checks_claims_by_checks_rules(tmp_path: Path, capsys: pytest.
     assert repo.run("check", "--format", "json") == 0
     assert json.loads(capsys.readouterr().out)["claims"][0]["evidence"][0]["reason"].startswith("cosmetic: comments")
     assert _stale(GraphService(repo.root)) == 0
+
+
+def _claim_status(g: object, claim_id: str) -> str:
+    node = g.node(claim_id)  # type: ignore[attr-defined]
+    assert node is not None, claim_id
+    return str(node.data.status)
+
+
+def test_a_cached_graph_sees_its_cited_lines_change(wiki_repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Built and cached, then the cited lines of a plain file change (nothing in the wiki does):
+    the next load is not the cached graph, and the claim's standing follows the code; loaded once
+    more with nothing changed, the graph comes from the cache again."""
+    from openwiki_git.graph.build import load
+    from openwiki_git.store.workspace import Workspace
+    from tests.support.repo import add_claim
+
+    monkeypatch.setattr(checkcache, "RACY_NS", 0)
+    cid = add_claim(wiki_repo, "guide.md", "Line ten says ten.", "repo://src/app.py#L10-L10")
+    wiki_repo.commit_all("claim")
+    g, info = load(Workspace.open(wiki_repo.root))
+    assert not info.cached and _claim_status(g, cid) == "fresh"
+    g, info = load(Workspace.open(wiki_repo.root))
+    assert info.cached and _claim_status(g, cid) == "fresh"
+    wiki_repo.write("src/app.py", wiki_repo.read("src/app.py").replace("line 10\n", "line ten, rewritten\n"))
+    g, info = load(Workspace.open(wiki_repo.root))
+    assert not info.cached and info.files_checked == 1
+    assert _claim_status(g, cid) != "fresh"
+    g, info = load(Workspace.open(wiki_repo.root))
+    assert info.cached and _claim_status(g, cid) != "fresh"

@@ -96,13 +96,14 @@ def _run(args: argparse.Namespace) -> int:
     if checked.stream is not None:
         stream = checked.stream
         if json_out:
-            report.write_json(sys.stdout.write, stream.head, map(report.item_json, stream.claims), lambda: stream.tail)
+            site = stream.site  # the markers' form (site mode)
+            report.write_json(sys.stdout.write, stream.head, (report.item_json(c, site) for c in stream.claims), lambda: stream.tail)
         else:
             report.write_text(sys.stdout.write, stream.claims, stream.tail, unlisted_unmarked=stream.unlisted_unmarked, **text)
     else:
         assert checked.data is not None
         if json_out:
-            report.write_report_json(sys.stdout.write, checked.data)
+            report.write_report_json(sys.stdout.write, checked.data, checked.site)
         else:
             sys.stdout.write(report.to_text(checked.data, **text))
     return 0 if checked.ok else 1

@@ -13,7 +13,7 @@ from typing import Any
 from openwiki_git.cli.args import add_format, open_workspace
 from openwiki_git.errors import UsageError
 from openwiki_git.evidence.resource import REPO_PREFIX
-from openwiki_git.pages import citations
+from openwiki_git.pages.labels import label, marker_text
 from openwiki_git.services import claims
 from openwiki_git.store.workspace import SOURCES_HELP
 
@@ -84,10 +84,11 @@ def cmd_add(args: argparse.Namespace) -> int:
     ws = open_workspace(args)
     page, claim, placed, extended = claims.add(ws, args.page, args.statement, args.evidence, by=args.by, source=args.source)
     print(claim.id)
+    marker = marker_text(claim.id, page, ws.wiki.site is not None)  # as the page carries it
     if extended:
-        print(f"the sentence carries {citations.marker(claim.id)} already: the evidence was added to that claim (one claim per sentence)")
+        print(f"the sentence carries {marker} already: the evidence was added to that claim (one claim per sentence)")
     if not placed:
-        print(f"put {citations.marker(claim.id)} after the sentence in {ws.wiki.repo_path(page)} that states it")
+        print(f"put {marker} after the sentence in {ws.wiki.repo_path(page)} that states it")
     return 0
 
 
@@ -114,7 +115,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(json.dumps(shown.to_json(), indent=2, ensure_ascii=False))
         return 0
     claim, result = shown.claim, shown.result
-    print(f"{claim.id} ({citations.label(claim.id)}) on {ws.wiki.repo_path(shown.page)}: {result.status}")
+    print(f"{claim.id} ({label(claim.id)}) on {ws.wiki.repo_path(shown.page)}: {result.status}")
     print(f"  {claim.statement}")
     if claim.mark is not None:
         print(
@@ -165,7 +166,8 @@ def cmd_edit(args: argparse.Namespace) -> int:
     print(f"edited {claim.id} on {ws.wiki.repo_path(page)}")
     if not states:
         print(
-            f"the sentence before {citations.marker(claim.id)} in {ws.wiki.repo_path(page)} does not state it yet: edit the prose to match"
+            f"the sentence before {marker_text(claim.id, page, ws.wiki.site is not None)} in {ws.wiki.repo_path(page)} "
+            "does not state it yet: edit the prose to match"
         )
     return 0
 
