@@ -118,26 +118,32 @@ def test_page_prose_conflict_is_a_true_conflict() -> None:
     assert conflicted and "<<<<<<<" in merged and citations.BEGIN in merged
 
 
+def merged_through_git(repo, path: str, ours: str, theirs: str) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
+    """`path` committed as the base, `theirs` on a branch `topic`, `ours` on main, then a real
+    `git merge topic` with the driver `install` set up. The driver line runs as written:
+    `openwiki-git` is found on PATH, here the console script of the environment running the tests
+    (as in a user's activated venv)."""
+    scripts = Path(sysconfig.get_path("scripts"))
+    assert (scripts / "openwiki-git").is_file() or (scripts / "openwiki-git.exe").is_file(), scripts
+    env = {**os.environ, "PATH": f"{scripts}{os.pathsep}{os.environ.get('PATH', '')}"}
+    repo.commit_all("base")
+    repo.git("checkout", "-q", "-b", "topic")
+    repo.write(path, theirs)
+    repo.commit_all("theirs")
+    repo.git("checkout", "-q", "main")
+    repo.write(path, ours)
+    repo.commit_all("ours")
+    return subprocess.run(["git", "merge", "--no-edit", "topic"], cwd=repo.root, capture_output=True, text=True, env=env)
+
+
 def test_driver_command_through_git_merge(repo) -> None:  # type: ignore[no-untyped-def]
     """`install`, then two branches editing the same sidecar merge without a conflict."""
     o, a, b = sc(claim(1), claim(2)), sc(claim(1, mark=MARK), claim(2)), sc(claim(1), claim(2, resource="repo://a.py#L9-L10"))
     repo.write("a.py", "x\n" * 20)
     repo.write(".openwiki/.claims/p.json", codec.dumps(o))
     assert repo.run("install") == 0
-    # The line `install` wrote is what runs, as written: `openwiki-git` is found on PATH, here the
-    # console script of the environment running the tests (as in a user's activated venv).
     assert repo.git("config", "merge.openwiki-git.driver").strip() == "openwiki-git merge-driver %O %A %B %P"
-    scripts = Path(sysconfig.get_path("scripts"))
-    assert (scripts / "openwiki-git").is_file() or (scripts / "openwiki-git.exe").is_file(), scripts
-    env = {**os.environ, "PATH": f"{scripts}{os.pathsep}{os.environ.get('PATH', '')}"}
-    repo.commit_all("base")
-    repo.git("checkout", "-q", "-b", "topic")
-    repo.write(".openwiki/.claims/p.json", codec.dumps(b))
-    repo.commit_all("theirs")
-    repo.git("checkout", "-q", "main")
-    repo.write(".openwiki/.claims/p.json", codec.dumps(a))
-    repo.commit_all("ours")
-    p = subprocess.run(["git", "merge", "--no-edit", "topic"], cwd=repo.root, capture_output=True, text=True, env=env)
+    p = merged_through_git(repo, ".openwiki/.claims/p.json", codec.dumps(a), codec.dumps(b))
     assert p.returncode == 0, p.stdout + p.stderr
     data = json.loads(repo.read(".openwiki/.claims/p.json"))
     assert data["claims"][0]["mark"]["status"] == "stale"
@@ -166,16 +172,9 @@ def test_a_rst_page_merges_whole_through_git(repo) -> None:  # type: ignore[no-u
     repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
     assert repo.run("install") == 0
     assert "docs/**/*.rst merge=openwiki-git" in repo.read(".gitattributes").splitlines()
-    scripts = Path(sysconfig.get_path("scripts"))
-    env = {**os.environ, "PATH": f"{scripts}{os.pathsep}{os.environ.get('PATH', '')}"}
-    repo.commit_all("base")
-    repo.git("checkout", "-q", "-b", "topic")
-    repo.write("docs/api.rst", RST.replace("The total adds them up.\n", "The total adds them up, tax included.\n\n.. c-bbbbbbbb\n"))
-    repo.commit_all("theirs")
-    repo.git("checkout", "-q", "main")
-    repo.write("docs/api.rst", RST.replace("The cart holds items.", "The cart holds the items of one order."))
-    repo.commit_all("ours")
-    p = subprocess.run(["git", "merge", "--no-edit", "topic"], cwd=repo.root, capture_output=True, text=True, env=env)
+    ours = RST.replace("The cart holds items.", "The cart holds the items of one order.")
+    theirs = RST.replace("The total adds them up.\n", "The total adds them up, tax included.\n\n.. c-bbbbbbbb\n")
+    p = merged_through_git(repo, "docs/api.rst", ours, theirs)
     assert p.returncode == 0, p.stdout + p.stderr
     assert repo.read("docs/api.rst") == RST.replace("The cart holds items.", "The cart holds the items of one order.").replace(
         "The total adds them up.\n", "The total adds them up, tax included.\n\n.. c-bbbbbbbb\n"
@@ -200,18 +199,9 @@ def test_a_rst_pages_sidecar_merges_claim_by_claim_through_git(repo) -> None:  #
     repo.write("docs/.claims/api.rst.json", codec.dumps(o))
     assert repo.run("install") == 0
     assert "docs/.claims/**/*.json merge=openwiki-git" in repo.read(".gitattributes").splitlines()
-    scripts = Path(sysconfig.get_path("scripts"))
-    env = {**os.environ, "PATH": f"{scripts}{os.pathsep}{os.environ.get('PATH', '')}"}
-    repo.commit_all("base")
-    repo.git("checkout", "-q", "-b", "topic")
-    repo.write("docs/.claims/api.rst.json", codec.dumps(b))
-    repo.commit_all("theirs")
-    repo.git("checkout", "-q", "main")
-    repo.write("docs/.claims/api.rst.json", codec.dumps(a))
-    repo.commit_all("ours")
     attr = repo.git("check-attr", "merge", "docs/.claims/api.rst.json")
     assert attr.strip().endswith("merge: openwiki-git"), attr
-    p = subprocess.run(["git", "merge", "--no-edit", "topic"], cwd=repo.root, capture_output=True, text=True, env=env)
+    p = merged_through_git(repo, "docs/.claims/api.rst.json", codec.dumps(a), codec.dumps(b))
     assert p.returncode == 0, p.stdout + p.stderr
     data = json.loads(repo.read("docs/.claims/api.rst.json"))
     assert data["claims"][0]["mark"]["status"] == "stale"

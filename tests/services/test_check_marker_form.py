@@ -40,12 +40,17 @@ def site_repo(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
     return repo
 
 
-def test_a_mkdocs_sites_page_reports_the_comment_marker(site_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
-    repo = site_repo
+def _site_claim(repo: GitRepo) -> str:
+    """An MkDocs site's page with one claim added: the claim's label."""
     repo.write("mkdocs.yml", "site_name: Shop\n")
     repo.write("docs/guide.md", "# Guide\n\nLine ten says ten.\n")
     cid = add_claim(repo, "guide.md", "Line ten says ten.", "repo://src/app.py#L10-L10")
-    label = "c-" + cid.removeprefix("claim_")[:8]
+    return "c-" + cid.removeprefix("claim_")[:8]
+
+
+def test_a_mkdocs_sites_page_reports_the_comment_marker(site_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = site_repo
+    label = _site_claim(repo)
     assert f"<!-- {label} -->" in repo.read("docs/guide.md") and "[^" not in repo.read("docs/guide.md")
     repo.commit_all("site")
     for got in _every_path(repo, capsys):
@@ -60,10 +65,7 @@ def test_a_mkdocs_sites_page_reports_the_comment_marker(site_repo: GitRepo, caps
 
 def test_a_missing_marker_on_a_site_page_is_named_in_the_pages_form(site_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
     repo = site_repo
-    repo.write("mkdocs.yml", "site_name: Shop\n")
-    repo.write("docs/guide.md", "# Guide\n\nLine ten says ten.\n")
-    cid = add_claim(repo, "guide.md", "Line ten says ten.", "repo://src/app.py#L10-L10")
-    label = "c-" + cid.removeprefix("claim_")[:8]
+    label = _site_claim(repo)
     repo.write("docs/guide.md", "# Guide\n\nLine ten says ten.\n")  # the marker removed by hand
     repo.commit_all("site")
     for argv in ((), (), ("--no-cache",)):
