@@ -137,7 +137,7 @@ class Replay:
 
     def write_wiki(self, claims: list[dict[str, Any]]) -> dict[str, str]:
         """The hand-written pages, then every claim through `claim add`: key -> claim id."""
-        self.tool("-C", str(self.repo), "init")
+        self.tool("-C", str(self.repo), "init", "--wiki-dir", WIKI)  # attrs has docs/conf.py: name the wiki, as a user must
         cfg = self.repo / WIKI / "config.yml"
         if self.settings:
             cfg.write_text(cfg.read_text() + "".join(f"{s.replace('=', ': ', 1)}\n" for s in self.settings))

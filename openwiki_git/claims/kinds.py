@@ -158,7 +158,7 @@ def _cosmetic(
         code = cosmetic.compare(sym.path, old_code, new_code, annotations=annotations) if old_code != new_code else ""
         if code is None or not code and not summary:
             return None
-        return ", ".join(filter(None, [code, f"cosmetic: {summary}" if summary else ""])).replace(", cosmetic: ", ", ")
+        return "cosmetic: " + ", ".join(filter(None, [code.removeprefix("cosmetic: "), summary]))
     added: frozenset[int] = frozenset()
     if not before_v2(version):  # its docstrings' prose the same, or only docstrings added: its code, compared
         found = _docstrings_added(old.docstring_proses(then_lines), ext.docstring_proses(lines))

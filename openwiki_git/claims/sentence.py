@@ -23,7 +23,6 @@ from openwiki_git.model import Cause, Claim, Mark
 from openwiki_git.pages import citations
 
 SENTENCE_CHANGED = "its sentence changed"
-SENTENCE_DELETED = "its sentence was deleted with its marker"
 
 Fate = tuple[Literal["changed", "deleted"], str]  # what became of the sentence, and the new one ("" when deleted)
 

@@ -19,66 +19,16 @@ def parameters_changed(
     default changed, when that is all that changed (as parameters_added reads it otherwise: names,
     kinds, order, annotations, decorators, the return annotation the same); None else, or when
     nothing did."""
-    changed = _defaults_changed(path, old_text, new_text, name, annotations)
-    if changed is None:
+    params = _compared(path, old_text, new_text, name, annotations)
+    if params is None:
         return None
-    names, reverted = changed
-    added = _gained(path, old_text, reverted, name, annotations)
-    if added is None or not (added or names):
+    old, new = params
+    was = {p[1]: p[3] for p in old}
+    changed = tuple(p[1] for p in new if p[3] is not None and was.get(p[1]) is not None and was[p[1]] != p[3])
+    added = _added(old, [(p[0], p[1], p[2], was[p[1]]) if p[1] in changed else p for p in new])  # the rest compared as before
+    if added is None or not (added or changed):
         return None
-    return tuple(added), names
-
-
-def _defaults_changed(
-    path: str, old_text: str, new_text: str, name: str, annotations: bool | None
-) -> tuple[tuple[str, ...], str] | None:
-    """The existing parameters whose default differs, and `new_text` with those defaults put back
-    (so that parameters_added compares the rest); None when a side does not parse."""
-    import ast
-
-    if not path.endswith(cosmetic.PYTHON_SUFFIXES):
-        return None
-    old, new = _function(old_text, name), _function(new_text, name)
-    if old is None or new is None:
-        return None
-    old_defaults = _defaults(old.args)
-    lines = new_text.splitlines(keepends=True)
-    names: list[str] = []
-    edits: list[tuple[ast.expr, str]] = []
-    for arg, default in _defaults(new.args).items():
-        was = old_defaults.get(arg)
-        if isinstance(was, ast.expr) and isinstance(default, ast.expr) and ast.dump(was) != ast.dump(default):
-            names.append(arg)
-            edits.append((default, ast.get_source_segment(old_text, was) or ast.unparse(was)))
-    for node, text in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):
-        if node.end_lineno is None or node.end_col_offset is None:
-            return None
-        start = sum(len(x) for x in lines[: node.lineno - 1]) + len(lines[node.lineno - 1].encode()[: node.col_offset].decode())
-        end = sum(len(x) for x in lines[: node.end_lineno - 1]) + len(lines[node.end_lineno - 1].encode()[: node.end_col_offset].decode())
-        joined = "".join(lines)
-        lines = (joined[:start] + text + joined[end:]).splitlines(keepends=True)
-    return tuple(names), "".join(lines)
-
-
-def _function(text: str, name: str):  # type: ignore[no-untyped-def]
-    """The function `name` is (a class: its `__init__`), or None."""
-    import ast
-
-    node = _named(text, name)
-    if isinstance(node, ast.ClassDef):
-        node = _named_in(node.body, "__init__")
-    return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
-
-
-def _defaults(args: object) -> dict[str, object]:
-    """Each parameter's default expression, by name (those without one left out)."""
-    import ast
-
-    assert isinstance(args, ast.arguments)
-    positional = [*args.posonlyargs, *args.args]
-    out: dict[str, object] = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults, strict=True))
-    out.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None})
-    return out
+    return tuple(added), changed
 
 
 def parameters_added(path: str, old_text: str, new_text: str, name: str, *, annotations: bool = False) -> tuple[str, ...] | None:
@@ -89,12 +39,16 @@ def parameters_added(path: str, old_text: str, new_text: str, name: str, *, anno
     annotations, return annotation, decorators, a class's bases) the same, annotations aside with
     `annotations=True`; `@overload` declarations before it are not compared (the head does not
     cover them). Else None (nothing added, an ambiguous name, a side not parsing)."""
-    added = _gained(path, old_text, new_text, name, annotations)
+    params = _compared(path, old_text, new_text, name, annotations)
+    added = _added(*params) if params is not None else None
     return tuple(added) if added else None
 
 
-def _gained(path: str, old_text: str, new_text: str, name: str, annotations: bool | None) -> list[str] | None:
-    """parameters_added's rule: the names added ([] when none), None when anything else changed."""
+def _compared(
+    path: str, old_text: str, new_text: str, name: str, annotations: bool | None
+) -> tuple[list[Param], list[Param]] | None:
+    """Both sides' parameters, when the rest of the signature (decorators, a class's bases, the
+    return annotation) is the same; None when it is not, or a side does not parse."""
     import ast
 
     if not path.endswith(cosmetic.PYTHON_SUFFIXES):
@@ -115,7 +69,7 @@ def _gained(path: str, old_text: str, new_text: str, name: str, annotations: boo
     old_rest, new_rest = (ast_key(n.decorator_list, r, getattr(n, "type_params", [])) for n, r in ((old, returns[0]), (new, returns[1])))
     if old_rest != new_rest:
         return None
-    return _added(_params(old.args, annotations), _params(new.args, annotations))
+    return _params(old.args, annotations), _params(new.args, annotations)
 
 
 Param = tuple[str, str, str, str | None]  # kind, name, annotation (dumped), default (dumped; None: none)

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from openwiki_git.markdown import rstdoc
 from openwiki_git.pages import rst_markers, sentences
 from openwiki_git.pages.citations import IGNORE
 from openwiki_git.pages.frontmatter_core import body_start as front_matter_end
@@ -172,7 +173,7 @@ def page_refs(text: str, blocks: Blocks | None = None) -> PageRefs:
         items = {sentence for sentence, s_start, _ in spans if _list_item(text, s_start)}
         refs.extend(r for _, got in found for r in got)
         level = _HEADING_LEVEL.match(chunk) if blocks is None else None
-        if level or blocks is not None and kind == "other" and _RST_UNDERLINE.match(text, _next_line(text, end)):
+        if level or blocks is not None and kind == "other" and rstdoc.is_adornment(_next_line(text, end)):
             classes = []
         if level:
             headings = [h for h in headings if h[0] < len(level.group(1))]
@@ -189,10 +190,6 @@ def page_refs(text: str, blocks: Blocks | None = None) -> PageRefs:
     return PageRefs(tuple(refs), frozenset(local), guards, ignored[0], context)
 
 
-# A reStructuredText section title's underline (`~~~~`): what ends a section's context.
-_RST_UNDERLINE = re.compile(r"""([=\-~^"'`#*+.:_])\1{2,}[ \t]*$""", re.M)
-
-
 _BULLET = re.compile(r"[ \t]*(?:[-*+]|\d+[.)]|#\.)[ \t]+")
 
 
@@ -202,9 +199,13 @@ def _list_item(text: str, at: int) -> bool:
     return bullet is not None and at <= bullet.end()
 
 
-def _next_line(text: str, at: int) -> int:
-    nl = text.find("\n", at)
-    return len(text) if nl < 0 else nl + 1
+def _next_line(text: str, at: int) -> str:
+    """The line after the one `at` is on ("" at the end): a reST title's underline ends a section's context."""
+    start = text.find("\n", at) + 1
+    if not start:
+        return ""
+    end = text.find("\n", start)
+    return text[start : end if end >= 0 else len(text)]
 
 
 def _class_like(ref: Ref) -> bool:

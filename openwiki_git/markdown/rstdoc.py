@@ -18,6 +18,11 @@ _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
 _DIRECTIVE = re.compile(r"^\s*\.\.[ \t]+([A-Za-z][\w.:+-]*)::")
 
 
+def is_adornment(line: str) -> bool:
+    """Whether `line` is a section title's adornment (an under- or overline of one punctuation character)."""
+    return _ADORNMENT.match(line) is not None
+
+
 def read(text: str, *, allow_title: bool = True) -> Builder:
     b = Builder(allow_title)
     lines = text.split("\n")
