@@ -11,9 +11,9 @@ The truth: the prose sentences of the parent's `.rst` pages (the changelog exclu
 removed or rewrote (a word differs; re-wrapping, inline markup and role prefixes do not count),
 read through the tool's own reST reader (pages/rst.py) and splitter. A sentence is **caught**
 when a claim that C flagged (not fresh) stands on its paragraph (its marker line follows it).
-Code examples (`testcode`, `code-block`, literal blocks) whose lines C changed are counted, not
-scored: the example guard is Markdown's (issue 32). **Noise**: flagged claims whose sentence C
-kept word for word.
+The code examples (`testcode`, `code-block`, literal and doctest blocks, as pages/rst_examples.py
+reads them) that C removed or rewrote are scored too: one is caught when a flagged claim's
+marker line follows it. **Noise**: flagged claims whose sentence (or example) C kept.
 
 Also printed per commit: claims made by `ground --all`, references and how they resolved.
 
@@ -35,7 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from openwiki_git.pages import rst, rst_markers, sentences  # noqa: E402
+from openwiki_git.pages import rst, rst_examples, rst_markers, sentences  # noqa: E402
 
 BUNDLE = Path("/work/shared/testdata/replay/tenacity.bundle")
 WIKI = "doc/source"
@@ -70,7 +70,8 @@ def prose(text: str) -> list[tuple[str, tuple[int, int]]]:
 
 
 def examples(text: str) -> set[str]:
-    return {" ".join(text[start:end].split()) for kind, start, end in rst.blocks(text) if kind == "code"}
+    """A page's code examples, each as its code with white space collapsed."""
+    return {" ".join(ex.code.split()) for ex in rst_examples.examples(text)}
 
 
 def pages_at(repo: Path, rev: str) -> dict[str, str]:
@@ -97,7 +98,8 @@ def measure(cache: Path, work: Path, commit: str) -> dict[str, Any]:
     before, after = pages_at(repo, f"{commit}^1"), pages_at(repo, commit)
     kept = {s for text in after.values() for s, _ in prose(text)}
     truth = [(page, s, span) for page, text in before.items() for s, span in prose(text) if s not in kept]
-    changed_examples = sum(len(examples(t) - examples(after.get(p, ""))) for p, t in before.items())
+    truth_examples = {(p, code) for p, t in before.items() for code in examples(t) - examples(after.get(p, ""))}
+    kept_examples = {code for t in after.values() for code in examples(t)}
     owg(repo, "init", "--wiki-dir", WIKI)
     grounded = json.loads(owg(repo, "ground", "--all", "--format", "json").stdout)
     ident = ["-c", "user.name=R", "-c", "user.email=r@example.invalid"]
@@ -108,10 +110,16 @@ def measure(cache: Path, work: Path, commit: str) -> dict[str, Any]:
     hook = owg(repo, "hook")
     report = json.loads(owg(repo, "check", "--format", "json").stdout)
     flagged = [c for c in report["claims"] if c["status"] != "fresh"]
-    caught, noise = set(), 0
+    caught, caught_examples, noise = set(), set(), 0
     for c in flagged:
         text = (repo / c["page_path"]).read_text()
         at = rst_markers.marker_at(text, "c-" + c["id"][6:14])
+        ex = rst_examples.closed_by(text, at) if at >= 0 else None
+        if ex is not None:
+            code = " ".join(ex.code.split())
+            caught_examples.update({(c["page_path"], code)} & truth_examples)
+            noise += code in kept_examples
+            continue
         para = rst_markers.paragraph_before(text, at) if at >= 0 else None
         said = norm(text[para[0] : para[1]]) if para else ""
         hits = [t for t in truth if t[0] == c["page_path"] and t[1] in said]
@@ -122,7 +130,7 @@ def measure(cache: Path, work: Path, commit: str) -> dict[str, Any]:
         "applied": applied.returncode == 0, "hook_exit": hook.returncode, "claims": len(report["claims"]),
         "ground": {k: grounded["summary"][k] for k in ("references", "added", "ambiguous", "broken", "unknown")},
         "truth_sentences": len(truth), "caught": len(caught), "flagged": len(flagged), "noise": noise,
-        "examples_changed_not_scored": changed_examples,
+        "truth_examples": len(truth_examples), "examples_caught": len(caught_examples),
         "missed": [s for _, s, _ in truth if (_, s) not in caught][:10],
     }
 
@@ -139,13 +147,13 @@ def main(argv: list[str] | None = None) -> int:
         sh(["git", "clone", "-q", "--bare", str(BUNDLE), str(cache)], args.scratch)
     commits = args.commit or co_changes(cache)
     rows = [measure(cache, args.scratch, c) for c in commits]
-    total = {k: sum(r[k] for r in rows) for k in ("truth_sentences", "caught", "flagged", "noise", "examples_changed_not_scored")}
+    total = {k: sum(r[k] for r in rows) for k in ("truth_sentences", "caught", "flagged", "noise", "truth_examples", "examples_caught")}
     if args.format == "json":
         print(json.dumps({"commits": rows, "total": total}, indent=2))
         return 0
     for r in rows:
         print(f"{r['commit']} {r['subject']}: {r['claims']} claims ({r['ground']}); truth {r['truth_sentences']}, "
-              f"caught {r['caught']}, flagged {r['flagged']}, noise {r['noise']}, examples changed {r['examples_changed_not_scored']}")
+              f"caught {r['caught']}, flagged {r['flagged']}, noise {r['noise']}, examples {r['examples_caught']}/{r['truth_examples']}")
     recall = total["caught"] / total["truth_sentences"] if total["truth_sentences"] else float("nan")
     print(f"total over {len(rows)} commits: {total}; sentence recall {recall:.2f}")
     return 0

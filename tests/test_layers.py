@@ -53,7 +53,7 @@ OWNERS = {
 }
 # Third-party libraries a pure core may use: computation only. Pygments' lexers turn text into
 # tokens (cosmetic.py asks it for a lexer class by file name, without its plugin lookup).
-PURE_THIRD_PARTY = {"diff.cosmetic": {"pygments"}, "evidence.treesitter": {"tree_sitter"}}
+PURE_THIRD_PARTY = {"diff.cosmetic": {"pygments"}, "evidence.treesitter": {"tree_sitter"}, "pages.rst": {"docutils"}}
 
 
 def module_name(path: Path) -> str:

@@ -71,25 +71,25 @@ FORMAT = 2
 RACY_NS = 2_000_000_000  # git's racy window is one timestamp tick; 2 s covers FAT and coarse clocks
 GIT_ENV = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES")
 CONFIG_FILE = (".openwiki", "config.yml")  # config.config_path, without importing config
-# The modules whose code decides what an entry holds (a verdict, a report record, a finding),
-# relative to the package root: their stats are part of the key, so that a change to any of them
-# (an upgrade, an edit in a checkout) invalidates every entry. Every module these import, however
-# indirectly, is one of them (test_checkcache derives the closure): about 80 stats, 0.25 ms.
+# The modules whose code decides what an entry holds (a verdict, a report record, a finding), from
+# the package root: their stats are part of the key, so that a change to any of them (an upgrade, an
+# edit) invalidates every entry. Every module these import is one (test_checkcache derives the closure).
 CODE = (
     "caches/check", "caches/check_keys", "caches/check_reuse", "caches/cite_bytes", "caches/cites", "caches/graph", "caches/pickling",
-    "caches/site", "claims/accepts", "claims/causes", "claims/check", "claims/due", "claims/examples", "claims/fix", "claims/kinds",
-    "claims/outcomes", "claims/part", "claims/policy", "claims/relevance", "claims/report", "claims/sentence", "claims/sides",
-    "claims/staleness", "claims/symbols", "diff/cosmetic", "diff/hunks", "diff/signatures", "errors", "evidence/definitions",
-    "evidence/docstrings", "evidence/kinds", "evidence/plain", "evidence/relocation", "evidence/resolver", "evidence/resource",
-    "evidence/tokens", "evidence/treesitter", "formats/flatconfig", "formats/pagenames", "formats/schema", "formats/sidecar",
-    "formats/sidecar_plain", "formats/siteconf", "formats/timestamps", "formats/yamlio", "git/diff", "git/plain", "git/repo", "graph/build",
-    "graph/buildlog", "graph/citestale", "graph/claimcheck", "graph/claimpart", "graph/core", "graph/doc_standing", "graph/documents",
-    "graph/inputs", "graph/link", "graph/refs", "graph/search", "graph/split", "ground/broken", "ground/deterministic", "ground/examples",
-    "ground/index", "ground/names", "ground/pageformat", "ground/proves", "ground/refs", "ground/resolve", "ground/scope", "ground/sources",
-    "hook/engine", "markdown/blocks", "markdown/builder", "markdown/document", "markdown/keys", "markdown/refs", "markdown/refscan",
-    "markdown/relations", "markdown/rstdoc", "markdown/split", "model", "pages/badge", "pages/citations", "pages/examples",
-    "pages/frontmatter", "pages/frontmatter_core", "pages/indexes", "pages/labels", "pages/markers", "pages/okf", "pages/rst",
-    "pages/rst_markers", "pages/sentences", "services/check", "services/check_examples", "services/check_halves", "services/check_lean",
+    "caches/site", "claims/accepts", "claims/causes", "claims/check", "claims/due", "claims/example_calls", "claims/examples",
+    "claims/fix", "claims/kinds", "claims/outcomes", "claims/part", "claims/policy", "claims/relevance", "claims/report",
+    "claims/sentence", "claims/sides", "claims/signature_edits", "claims/staleness", "claims/symbols", "diff/cosmetic", "diff/hunks",
+    "diff/signatures", "errors", "evidence/definitions", "evidence/docstrings", "evidence/kinds", "evidence/plain", "evidence/relocation",
+    "evidence/resolver", "evidence/resource", "evidence/tokens", "evidence/treesitter", "formats/flatconfig", "formats/pagenames",
+    "formats/schema", "formats/sidecar", "formats/sidecar_plain", "formats/siteconf", "formats/timestamps", "formats/yamlio", "git/diff",
+    "git/plain", "git/repo", "graph/build", "graph/buildlog", "graph/citestale", "graph/claimcheck", "graph/claimpart", "graph/core",
+    "graph/doc_standing", "graph/documents", "graph/inputs", "graph/link", "graph/refs", "graph/search", "graph/split", "ground/broken",
+    "ground/deterministic", "ground/examples", "ground/index", "ground/names", "ground/pageformat", "ground/proves", "ground/refs",
+    "ground/resolve", "ground/scope", "ground/sources", "hook/engine", "markdown/blocks", "markdown/builder", "markdown/document",
+    "markdown/keys", "markdown/refs", "markdown/refscan", "markdown/relations", "markdown/rstdoc", "markdown/split", "model",
+    "pages/badge", "pages/citations", "pages/example_reader", "pages/examples", "pages/frontmatter", "pages/frontmatter_core",
+    "pages/indexes", "pages/labels", "pages/markers", "pages/okf", "pages/rst", "pages/rst_examples", "pages/rst_markers",
+    "pages/sentences", "services/check", "services/check_examples", "services/check_halves", "services/check_lean",
     "services/check_stream", "store/config", "store/editing", "store/locking", "store/site", "store/wiki", "store/workspace",
 )
 

@@ -40,7 +40,33 @@ def signature(source: str, name: str) -> Signature | None:
     if isinstance(found[-1], ast.ClassDef):
         return _class_signature(found[-1])
     method = "." in name
-    return _merged([_function_signature(f, method) for f in found if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))])
+    return _merged([_function_signature(f, method) for f in _callable(found)])
+
+
+def _callable(found: list[ast.stmt]) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The definitions a caller is held to: the `@overload`s when there are some (the
+    implementation's `**kwargs` behind them accepts what they declare, as a type checker reads
+    it: tenacity's `retry(*dargs, **dkw)`), else every definition of the name."""
+    funcs = [f for f in found if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    overloads = [f for f in funcs if _is_overload(f)]
+    return overloads or funcs
+
+
+def _is_overload(f: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(ast.unparse(d).rsplit(".", 1)[-1] == "overload" for d in f.decorator_list)
+
+
+def overload_accepting(source: str, name: str, keywords: tuple[str, ...]) -> tuple[int, int] | None:
+    """The lines (first, last) of the last `@overload` of function `name` that declares every one
+    of `keywords`: what tells a caller the keywords are accepted; None when it has no overloads,
+    or none declares them all."""
+    tree = _tree(source)
+    found = _find(tree.body, name.split(".")) if tree is not None and keywords else []
+    method = "." in name
+    for f in reversed([f for f in _callable(found) if _is_overload(f)]):
+        if set(keywords) <= _function_signature(f, method).keywords:
+            return f.lineno if not f.decorator_list else min(d.lineno for d in f.decorator_list), f.end_lineno or f.lineno
+    return None
 
 
 def _find(body: list[ast.stmt], parts: list[str]) -> list[ast.stmt]:

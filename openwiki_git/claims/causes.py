@@ -31,6 +31,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), k) for p
     (r"lines deleted", "lines deleted"),
     (r"^deleted$|: deleted$|^\S+ deleted\b", "file deleted"),
     (r"^no definition named|: missing$|not tracked by git|: missing at ", "cited code gone"),
+    (r"does not parse as Python", "cited file unreadable"),
     (r"lines inserted next to it", "lines inserted next to it"),
     (r"keeps its size|changed text grew", "cited text grew"),
     (r"^renamed to .*: ", "file renamed and changed"),

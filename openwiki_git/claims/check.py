@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from openwiki_git.claims import kinds, relevance, symbols
+from openwiki_git.claims import kinds, relevance, signature_edits, symbols
 from openwiki_git.claims.due import ReverifyAfter
 from openwiki_git.evidence import tokens
 from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
@@ -167,9 +167,9 @@ class EvidenceResolver:
         span = verified_span(old, then.text, then_idx, ev.version)
         if span is None:
             return r
-        reason = cosmetic.compare(
-            new.path, then_idx.lines, idx.lines, old_span=span, new_span=(new.start, new.end),
-            annotations=self.cosmetic_annotations is not False,
+        reason = signature_edits.range_cosmetic(
+            new.path, then_idx.lines, idx.lines, span, (new.start, new.end),
+            annotations=self.cosmetic_annotations, parameters=self.cosmetic_parameters_added,
         )
         if reason is None:
             if not self.cosmetic_annotations and cosmetic.compare(
@@ -303,7 +303,8 @@ def check_claim(
     # check's text names a claim needing attention by PAGE:LINE; found here, it is cached with the record
     attention = status != "fresh" or due or claim.mark is not None
     line = citations.sentence_line(page_text, claim.id, claim.statement) if attention and marker and page_text is not None else None
-    return ClaimResult(page, claim, status, tuple(symbols.for_claim(r, claim.id) for r in results), marker, due, tuple(notes), line)
+    cited = [e.resource for e in claim.evidence]
+    return ClaimResult(page, claim, status, tuple(symbols.for_claim(r, claim.id, cited) for r in results), marker, due, tuple(notes), line)
 
 
 def is_due(

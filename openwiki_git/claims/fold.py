@@ -17,7 +17,7 @@ from __future__ import annotations
 from openwiki_git.claims.merge import merge_marks
 from openwiki_git.formats.timestamps import instant
 from openwiki_git.model import Claim, Evidence, Sidecar
-from openwiki_git.pages import citations, sentences
+from openwiki_git.pages import citations, rst_markers, sentences
 from openwiki_git.pages.frontmatter_core import body_start
 
 
@@ -27,11 +27,16 @@ def shared(text: str, claims: tuple[Claim, ...]) -> list[list[Claim]]:
     body = body_start(text)
     found = sentences.blocks(text, body)
     first = citations.first_markers(text, body)
+    rst = ".. c-" in text and bool(rst_markers.labels_in(text))
     by_key: dict[object, list[Claim]] = {}
     for c in claims:
         at = first.get(citations.label(c.id))
-        if at is None:
-            key: object = ("statement", " ".join(c.statement.split())) if not first else ("alone", c.id)
+        if rst:  # a marker line follows a paragraph (or a code example): one sentence of it, by its statement
+            para = citations.rst_paragraph(text, c.id)
+            key: object = ("alone", c.id) if para is None else ("paragraph", para[0], " ".join(c.statement.split()))
+            first.setdefault(citations.label(c.id), para[0] if para is not None else len(text))
+        elif at is None:
+            key = ("statement", " ".join(c.statement.split())) if not first else ("alone", c.id)
         else:
             span = sentences.before(text, at, body, found)
             key = ("sentence", span.start if span is not None else at)

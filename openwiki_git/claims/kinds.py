@@ -24,8 +24,11 @@ from openwiki_git.claims import part
 from openwiki_git.claims.causes import ANNOTATIONS_ONLY
 from openwiki_git.claims.outcomes import EvidenceOutcome
 from openwiki_git.claims.sides import MODE_GITLINK, MODE_LINK, Sides
+from openwiki_git.claims.signature_edits import DEFAULTS_CHANGED as DEFAULTS_CHANGED
+from openwiki_git.claims.signature_edits import PARAMETERS_ADDED as PARAMETERS_ADDED
+from openwiki_git.claims.signature_edits import head_parameters_changed
 from openwiki_git.claims.symbols import Elsewhere, before_v2, diff_elsewhere, head_v1, moved_hint, renamed, symbol_token, tracked_elsewhere
-from openwiki_git.diff import cosmetic, signatures
+from openwiki_git.diff import cosmetic
 from openwiki_git.diff.hunks import FileChange, Hunk
 from openwiki_git.evidence import definitions
 from openwiki_git.evidence.kinds import (
@@ -46,7 +49,6 @@ from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.model import Evidence, EvidenceResult, FileText, Status
 
 DOCSTRING_ADDED, DOCSTRING_REWRITTEN = "docstring added", "docstring rewritten"  # a head's summary edited, its code not
-PARAMETERS_ADDED, DEFAULTS_CHANGED = "parameters added", "defaults changed"  # a head's signature, nothing else
 __all__ = ["Member", "changed_scope", "members_now", "resolve", "set_reason", "symbol_result", "through_diff"]
 
 Reader = Callable[[str], FileText]
@@ -107,6 +109,9 @@ def symbol_result(
     lines = split_lines(ft.text)
     ext = definitions.find(sym.path, ft.text, sym.name)
     if ext is None:
+        broken = definitions.parse_problem(sym.path, ft.text)
+        if broken is not None:  # not gone: unreadable (the change may have left it where it was)
+            return EvidenceResult(resource, "unresolved", None, f"{broken}: #{what} cannot be read", blob=ft.blob)
         hint = renamed(sym, ft.text, version) or moved_hint(sym, version, elsewhere)
         reason = f"no definition named {sym.name} in {sym.path}" + hint
         return EvidenceResult(resource, "unresolved", None, reason, blob=ft.blob)
@@ -121,7 +126,7 @@ def symbol_result(
     if verified is not None and verified.text is not None:
         cosmetic_reason = _cosmetic(sym, verified.text, version, lines, ext, annotations)
         if cosmetic_reason is None and parameters is not False and sym.head:
-            cosmetic_reason = _parameters_changed(sym, verified.text, version, ft.text, ext, annotations)
+            cosmetic_reason = head_parameters_changed(sym, verified.text, version, ft.text, ext, annotations)
         if cosmetic_reason is not None and recognise:
             return EvidenceResult(resource, "fresh", current, cosmetic_reason, token, ft.blob)
         if cosmetic_reason is None and not annotations and _cosmetic(sym, verified.text, version, lines, ext, True) is not None:
@@ -194,29 +199,6 @@ def _summary_edit(then: str, now: str) -> str:
     if then == now:
         return ""
     return DOCSTRING_ADDED if not then else DOCSTRING_REWRITTEN
-
-
-def _parameters_changed(
-    sym: Symbol, then: str, version: str, now: str, ext: definitions.Extent, setting: bool | None
-) -> str | None:
-    """A head whose only change is parameters added with defaults and existing parameters'
-    defaults changed (signatures.parameters_changed, through `ast`; its summary's prose the same):
-    the reason, `cosmetic: parameters added (a, b), defaults changed (c)`, which relevance.py weighs
-    against the sentence. Heads only: a whole definition's token covers its body, which this does
-    not compare. Annotations are compared as written with `cosmetic_annotations: false`, not at all
-    with `true`, and unset with `Annotated[T, ...]` read as T (typer's `Doc("...")` metadata)."""
-    then_lines = split_lines(then)
-    old = definitions.find(sym.path, then, sym.name)
-    if old is None or symbol_token(sym, old, then_lines, version) != version:
-        return None
-    if old.head_summary(then_lines) != ext.head_summary(split_lines(now)):
-        return None
-    found = signatures.parameters_changed(sym.path, then, now, sym.name, annotations=setting)
-    if found is None:
-        return None
-    added, defaults = found
-    parts = [f"{PARAMETERS_ADDED} ({', '.join(added)})" if added else "", f"{DEFAULTS_CHANGED} ({', '.join(defaults)})" if defaults else ""]
-    return "cosmetic: " + ", ".join(filter(None, parts))
 
 
 def members_now(kind: GrepSet, paths: Sequence[str], read: Reader) -> list[Member]:

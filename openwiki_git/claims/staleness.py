@@ -47,7 +47,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from openwiki_git.claims import causes, kinds, relevance
+from openwiki_git.claims import causes, kinds, relevance, signature_edits
 from openwiki_git.claims import check as checker
 from openwiki_git.claims.outcomes import ClaimOutcome, EvidenceOutcome
 from openwiki_git.claims.sides import MODE_GITLINK, MODE_LINK, Reader, Sides
@@ -115,7 +115,7 @@ class Engine:
                     kind, ev, self.sides, cosmetic_edits=edits, annotations=self.options.cosmetic_annotations,
                     parameters=self.options.cosmetic_parameters_added, marks=marks,
                 )
-                got = None if got is None else for_claim(got, cur.id)  # the claim's label in a moved hint's command
+                got = None if got is None else for_claim(got, cur.id, [e.resource for e in cur.evidence])  # a moved hint's command
                 outcomes.append(got if got is not None else self._untouched(ev, marked))
                 affected = affected or got is not None
                 continue
@@ -233,9 +233,9 @@ class Engine:
         if verified is None:
             return o
         span = (new.start, new.end)
-        reason = cosmetic.compare(
-            new.path, old_idx.lines, new_idx.lines, old_span=verified, new_span=span,
-            annotations=self.options.cosmetic_annotations is not False,
+        reason = signature_edits.range_cosmetic(
+            new.path, old_idx.lines, new_idx.lines, verified, span,
+            annotations=self.options.cosmetic_annotations, parameters=self.options.cosmetic_parameters_added,
         )
         if reason is None:
             if not self.options.cosmetic_annotations and cosmetic.compare(

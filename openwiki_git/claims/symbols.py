@@ -129,18 +129,22 @@ def moved_hint(sym: Symbol, version: str, elsewhere: Elsewhere | None) -> str:
     return f"; moved to `{found[0][0]}#{found[0][1]}`? {_UNNAMED}{target}` re-points it"
 
 
-_MOVED = re.compile(r"`claim edit \S+ --evidence (\S+)` re-points it")
+_MOVED = re.compile(r"`claim edit \S+(?: --evidence \S+)* --evidence (\S+)` re-points it")  # the last: the target
 _UNNAMED = "`claim edit ID --evidence "
 
 
-def for_claim(result: _Result, claim_id: str) -> _Result:
+def for_claim(result: _Result, claim_id: str, evidence: Sequence[str] = ()) -> _Result:
     """An unresolved result with the claim's label (`c-1a2b3c4d`, which `claim edit` takes) in
-    `moved_hint`'s command, so that it runs as printed. The hint is computed per evidence item,
-    which several claims may share (the resolver caches its results per item): the claim's judge
-    (check_claim, the hook's) puts its id in."""
+    `moved_hint`'s command, so that it runs as printed, and the claim's other `evidence` before
+    the new target: `claim edit` replaces the whole list, and the others must stay. The hint is
+    computed per evidence item, which several claims may share (the resolver caches its results
+    per item): the claim's judge (check_claim, the hook's) puts its id and evidence in."""
     if result.status != "unresolved" or _UNNAMED not in result.reason:
         return result
-    return dataclasses.replace(result, reason=result.reason.replace(_UNNAMED, f"`claim edit {citations.label(claim_id)} --evidence "))
+    cited = result.resource if isinstance(result, EvidenceResult) else result.before.resource
+    others = "".join(f" --evidence {r}" for r in evidence if r != cited)
+    command = f"`claim edit {citations.label(claim_id)}{others} --evidence "
+    return dataclasses.replace(result, reason=result.reason.replace(_UNNAMED, command))
 
 
 def moved_target(reason: str) -> str | None:

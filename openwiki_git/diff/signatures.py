@@ -75,6 +75,20 @@ def _compared(
 Param = tuple[str, str, str, str | None]  # kind, name, annotation (dumped), default (dumped; None: none)
 
 
+def only_function(text: str) -> str | None:
+    """The name of the one function `text` defines at its top level and nothing else (a cited
+    `@overload` declaration), or None."""
+    import ast
+
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if len(body) != 1 or not isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return body[0].name
+
+
 def _named(text: str, name: str):  # type: ignore[no-untyped-def]
     """The one class or function `name` (dotted through classes) in `text`, or None."""
     import ast
@@ -93,12 +107,13 @@ def _named(text: str, name: str):  # type: ignore[no-untyped-def]
 def _named_in(body: Sequence[object], name: str):  # type: ignore[no-untyped-def]
     """The definition `name` binds in `body`: the only one, or the implementation after its
     `@overload` declarations (typer 0.8.0's `Argument` and `Option`; the one definitions.find
-    reads and a head covers: the declarations are not part of it). None when ambiguous."""
+    reads and a head covers: the declarations are not part of it); a declaration alone (one cited
+    by its lines: kinds.lines_parameters_changed). None when ambiguous."""
     import ast
 
     found = [n for n in body if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
     implementations = [n for n in found if not any(_is_overload(d) for d in getattr(n, "decorator_list", []))]
-    return found[-1] if found and implementations == [found[-1]] else None
+    return found[-1] if found and (implementations == [found[-1]] or len(found) == 1) else None
 
 
 def _is_overload(decorator: object) -> bool:

@@ -180,6 +180,20 @@ def docstring_lines(path: str, text: str) -> list[Span]:
     return sorted(found)
 
 
+def parse_problem(path: str, text: str) -> str | None:
+    """Why a Python file has no definitions to read: where it does not parse (a keyword of a
+    later Python used as a name, a syntax error), or None when it parses (or is no Python)."""
+    if not path.endswith((".py", ".pyi")):
+        return None
+    try:
+        ast.parse(text, filename=path)
+    except SyntaxError as e:
+        return f"{path} does not parse as Python (line {e.lineno}: {e.msg})"
+    except (ValueError, RecursionError):
+        return f"{path} does not parse as Python"
+    return None
+
+
 def find(path: str, text: str, name: str) -> Extent | None:
     """The definition named `name` (the last one, as Python binds it, when there are several; a
     property's setter or deleter is part of the property's, not one of its own)."""

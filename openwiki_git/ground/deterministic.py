@@ -27,8 +27,9 @@ from openwiki_git.ground import examples as ground_examples
 from openwiki_git.ground import pageformat
 from openwiki_git.ground import resolve as gr
 from openwiki_git.ground.broken import GROUND_BY, broken_references, grounded_pages  # noqa: F401 (check and lint import them here)
+from openwiki_git.ground.index import Definition
 from openwiki_git.ground.names import lineset
-from openwiki_git.ground.proves import Prover, named_resource
+from openwiki_git.ground.proves import Prover, named_resource, says_raised
 from openwiki_git.ground.refs import Ref, Sentence
 from openwiki_git.model import Claim, Evidence, Sidecar
 from openwiki_git.pages import citations
@@ -47,7 +48,8 @@ class Item:
     undecided: str = ""  # why the pass could not tell which code holds the behaviour (the model decides)
     # not a reference of the sentence's own: "heading" (a name of its section's heading),
     # "declaration" (the call declaring a flag it names, beside the lines that mention it),
-    # "writes" (the lines assigning an attribute it names, beside the attribute's declaration)
+    # "writes" (the lines assigning an attribute it names, beside the attribute's declaration),
+    # "uses" (the lines raising, catching or testing for an exception it says is raised)
     extra: str = ""
 
     def record(self, line: int, statement: str) -> dict[str, Any]:
@@ -152,11 +154,10 @@ def plan_page(ctx: Context, page: str, sidecar: Sidecar | None, text: str) -> Pa
 
 def _examples(ctx: Context, rep: PageReport, sidecar: Sidecar, text: str, page_repo: str) -> list[Proposal]:
     """One claim per code example that uses the project's API (ground/examples.py), its evidence
-    the heads of what it calls, its marker a comment on the line after the closing fence. A
-    reStructuredText page's examples are not read (a comment marker would show there)."""
-    if pagenames.is_rst(rep.page):
-        return []
-    rep.examples = ground_examples.plan(ctx.index, page_repo, text, sidecar.claims)
+    the heads of what it calls, its marker a comment on the line after the closing fence (in
+    reStructuredText, a marker line after the code block)."""
+    rst = pagenames.is_rst(rep.page)
+    rep.examples = ground_examples.plan(ctx.index, page_repo, text, sidecar.claims, rst=rst)
     out = []
     for ex in rep.examples.proposals:
         items = [Item(target, ground_examples.KIND, target, resource, "head" if resource.endswith(":head") else "lines", extra="example")
@@ -166,12 +167,12 @@ def _examples(ctx: Context, rep: PageReport, sidecar: Sidecar, text: str, page_r
             continue
         cid = ctx.reserve(rep.page, ex.statement, [e.resource for e in evidence])
         rep.examples_planned.append((ex, cid))
-        out.append(Proposal(rep.page, ex.sentence, tuple(usable), tuple(evidence), cid, place=partial(_place_example, ex)))
+        out.append(Proposal(rep.page, ex.sentence, tuple(usable), tuple(evidence), cid, place=partial(_place_example, ex, rst)))
     return out
 
 
-def _place_example(ex: Any, text: str, claim_id: str) -> str:
-    return ground_examples.insert_markers(text, [(ex, claim_id)])
+def _place_example(ex: Any, rst: bool, text: str, claim_id: str) -> str:
+    return ground_examples.insert_markers(text, [(ex, claim_id)], rst=rst)
 
 
 def _items(rep: PageReport, ctx: Context, sentence: Sentence, pairs: list[tuple[Ref, gr.Resolution]]) -> list[Item]:
@@ -198,10 +199,22 @@ def _items(rep: PageReport, ctx: Context, sentence: Sentence, pairs: list[tuple[
             assert res.target is not None
             fallback = named_resource(ctx.index, res.target, sentence.text)
             cite = ctx.prover.cite(res.target, sentence.text, fallback)
-            items.append(Item(ref.raw, ref.kind, res.target.qualname, cite.resource, cite.cites, cite.undecided))
+            raised = _raised(ctx, ref, res.target, sentence.text) if cite.undecided else []
+            items.append(Item(ref.raw, ref.kind, res.target.qualname, cite.resource, cite.cites, "" if raised else cite.undecided))
+            items.extend(raised)
             if res.target.kind == "attribute" and cite.cites != "parameter":
                 items.extend(_writes(ctx, ref, res.target.qualname))
     return items
+
+
+def _raised(ctx: Context, ref: Ref, d: Definition, sentence: str) -> list[Item]:
+    """An exception in a sentence about raising or catching it ("a `RetryError` is raised",
+    "by raising `TryAgain`"): what makes it true is where the code raises, catches or tests for
+    it, not the class's head: the lines of the package that use it, as a set, beside the head."""
+    if not says_raised(sentence) or not ctx.prover.is_exception(d):
+        return []
+    found = lineset(ctx.index, "uses", d.qualname.rsplit(".", 1)[-1])
+    return [Item(ref.raw, ref.kind, d.qualname, found.resource, "lineset", extra="uses")] if found else []
 
 
 def _writes(ctx: Context, ref: Ref, qualname: str) -> list[Item]:

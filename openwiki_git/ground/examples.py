@@ -11,7 +11,12 @@ libraries, the example's own names). Pure: the files come in through the index's
 
 An example that calls a name the project does not define, or passes a keyword the callee does not
 accept (and it takes no `**kwargs`), is reported broken with the call named; once it carries a
-claim, `check` and the hook say so whenever that becomes true (claims/examples.broken_calls).
+claim, `check` and the hook say so whenever that becomes true (claims/examples.broken_calls). A
+bare name only a `from pkg import *` could have bound is not broken when pkg lacks it (it may be
+the example's own, or Python's). Where the head does not show what a call passes, the evidence
+adds it: the `@overload` declaring the keywords of a function that takes `**kwargs`, the
+inherited `__init__` of a class that defines none. A reStructuredText page's code blocks are its
+examples too (pages/rst_examples.py), each guarded by a marker line after it.
 """
 
 from __future__ import annotations
@@ -29,10 +34,11 @@ from openwiki_git.evidence import definitions
 from openwiki_git.evidence.kinds import Symbol
 from openwiki_git.ground import resolve as gr
 from openwiki_git.ground.index import Definition, SourceIndex
-from openwiki_git.ground.proves import named_resource
+from openwiki_git.ground.names import lineset
+from openwiki_git.ground.proves import HEAD_AFTER, named_resource
 from openwiki_git.ground.refs import Ref, Sentence
 from openwiki_git.model import Claim
-from openwiki_git.pages import citations
+from openwiki_git.pages import citations, example_reader, rst_markers
 from openwiki_git.pages import examples as page_examples
 from openwiki_git.pages.examples import CONSOLE, Example
 
@@ -109,13 +115,14 @@ def programs(index: SourceIndex) -> dict[str, Program]:
     return out
 
 
-def plan(index: SourceIndex, page_repo_path: str, text: str, claims: Iterable[Claim]) -> ExamplePlan:
-    """The page's examples, each proposed for a claim, left alone (with why) or already guarded."""
+def plan(index: SourceIndex, page_repo_path: str, text: str, claims: Iterable[Claim], *, rst: bool = False) -> ExamplePlan:
+    """The page's examples, each proposed for a claim, left alone (with why) or already guarded.
+    `rst`: the page is reStructuredText (its code blocks are read, pages/rst_examples.py)."""
     index.build()
     out = ExamplePlan()
     labels = {citations.label(c.id) for c in claims}
     progs: dict[str, Program] | None = None
-    found, used = claim_examples.read_page(text)
+    found, used = claim_examples.read_page(text, rst)
     for k, ex in enumerate(found):
         out.found += 1
         if labels.intersection(ex.markers):
@@ -145,6 +152,9 @@ def _python(
         if call.name.split(".")[0] not in index.roots:
             continue  # the standard library's, another library's, or the example's own
         ours += 1
+        if call.attribute:  # `f.statistics` on a function a decorator of the project's returned
+            _attribute(index, call, cited, out)
+            continue
         ref = Ref("symbol", call.name, call.text, sentence, called=not call.imported)
         where = {"line": ex.code_line + call.line - 1, "reference": call.text, "kind": KIND, "statement": ex.statement}
         _cite(index, gr.resolve(ref, index, page_repo_path=page_repo_path), where, cited, out, call)
@@ -152,6 +162,18 @@ def _python(
         return tuple(cited), tuple(cited.values())
     out.left_alone[NOT_PYTHON if not used.parsed and not used.calls else NONE_RESOLVED if ours else NO_PROJECT_CALL] += 1
     return None
+
+
+def _attribute(index: SourceIndex, call: claim_examples.Call, cited: dict[str, str], out: ExamplePlan) -> None:
+    """An attribute the example reads on a function the project's decorator returned: the lines
+    of the package that set it on such an object (`wrapped_f.statistics = {}`: not `self`'s), as
+    a set; unknown (never broken) when none or too many do."""
+    found = lineset(index, "exposes", call.attribute)
+    if found is None:
+        out.calls["unknown"] += 1
+        return
+    out.calls["resolved"] += 1
+    cited.setdefault(found.resource, f"{call.name}: .{call.attribute}")
 
 
 def _console(index: SourceIndex, ex: Example, sentence: Sentence, progs: dict[str, Program], out: ExamplePlan) -> Found | None:
@@ -208,8 +230,16 @@ def _cite(
     why = None
     if res.outcome == gr.RESOLVED and res.target is not None:
         resource = head_resource(index, res.target)
+        if resource is not None and call is not None and call.coroutine:
+            resource = _whole_if_short(index, res.target, resource)  # what it does with a coroutine is in its body
         if resource is not None:
             cited.setdefault(resource, res.target.qualname)
+            declared = _overload_resource(index, res.target, call.keywords) if call is not None else None
+            if declared is not None:  # the head takes `**kwargs`: the overload declares the keywords passed
+                cited.setdefault(declared, res.target.qualname)
+            init = _inherited_init(index, res.target) if call is not None and _passes_arguments(call) else None
+            if init is not None and (init_head := head_resource(index, init)) is not None:
+                cited.setdefault(init_head, init.qualname)  # `Retrying(stop=...)`: BaseRetrying.__init__ takes them
         why = _keyword_problem(index, call, res.target) if call is not None else None
         if why is None:
             out.calls["resolved"] += 1
@@ -218,8 +248,8 @@ def _cite(
         out.calls["ambiguous"] += 1
         out.ambiguous.append({**where, "candidates": list(res.candidates)})
         return
-    elif res.outcome != gr.BROKEN:
-        out.calls["unknown"] += 1
+    elif res.outcome != gr.BROKEN or (call is not None and call.starred):
+        out.calls["unknown"] += 1  # a bare name under `from pkg import *` may be the example's own, or Python's
         return
     out.calls["broken"] += 1
     out.broken.append({**where, "reason": why or res.reason})
@@ -240,23 +270,62 @@ def head_resource(index: SourceIndex, d: Definition) -> str | None:
     return Symbol(d.path, in_file(index, d), True).canonical
 
 
+def _whole_if_short(index: SourceIndex, d: Definition, head: str) -> str:
+    """A decorator applied to a coroutine function: its whole definition when short (its body
+    tells what it does with one: tenacity's `retry` hands it to AsyncRetrying), else its head."""
+    if d.kind != "function" or d.end - d.start + 1 > HEAD_AFTER:
+        return head
+    return Symbol(d.path, in_file(index, d)).canonical
+
+
+def _overload_resource(index: SourceIndex, d: Definition, keywords: tuple[str, ...]) -> str | None:
+    """The lines of the `@overload` of function `d` that declares every keyword a call passes
+    (claims/accepts.overload_accepting), as a line range; None without one."""
+    text = index.text(d.path) if d.kind in ("function", "method") and keywords else None
+    lines = accepts.overload_accepting(text, in_file(index, d), keywords) if text else None
+    return f"repo://{d.path}#L{lines[0]}-L{lines[1]}" if lines else None
+
+
+def _passes_arguments(call: claim_examples.Call) -> bool:
+    """Whether a call passes arguments its callee's signature must accept (`X(...)`, not `X()`,
+    not a name only raised or caught)."""
+    return bool(call.keywords) or (not call.imported and call.text.endswith("...)"))
+
+
+def _inherited_init(index: SourceIndex, d: Definition) -> Definition | None:
+    """The `__init__` a class of the project takes its arguments with when it defines none
+    itself: its base class's, inheritance followed (tenacity's `Retrying` and BaseRetrying's)."""
+    if d.kind != "class":
+        return None
+    found = [x for x in index.expand(f"{d.qualname}.__init__") if x.kind == "method"]
+    return found[0] if len(found) == 1 and found[0].qualname != f"{d.qualname}.__init__" else None
+
+
 def _keyword_problem(index: SourceIndex, call: claim_examples.Call, d: Definition) -> str | None:
     if d.kind not in _CITED_KINDS or not call.keywords:
         return None
     text = index.text(d.path)
     sig = accepts.signature(text, in_file(index, d)) if text else None
+    init = _inherited_init(index, d) if sig is None else None
+    if init is not None and (init_text := index.text(init.path)):
+        sig = accepts.signature(init_text, in_file(index, init))
     return claim_examples.judge(call, call.name, True, sig, now=False)
 
 
-def insert_markers(text: str, items: Iterable[tuple[ExampleProposal, str]]) -> str:
-    """`text` with each claim's comment marker on the line after its example (found again by its
-    statement, the one nearest the line it was read on); nothing else changes."""
+def insert_markers(text: str, items: Iterable[tuple[ExampleProposal, str]], *, rst: bool = False) -> str:
+    """`text` with each claim's marker after its example (found again by its statement, the one
+    nearest the line it was read on): a comment on the line after a fence, or in
+    reStructuredText (`rst`) a marker line after the code block; nothing else changes."""
     for prop, claim_id in sorted(items, key=lambda item: item[0].example.end, reverse=True):
-        same = [ex for ex in page_examples.examples(text) if ex.statement == prop.statement]
+        same = [ex for ex in example_reader.read(text, rst) if ex.statement == prop.statement]
+        same = [ex for ex in same if not ex.markers] or same  # of two alike examples, the one not yet guarded
         if not same:
             continue  # the example changed since it was read: the next run proposes it again
         ex = min(same, key=lambda e: abs(e.line - prop.example.line))
-        text = citations.insert_comment_after(text, ex, claim_id)
+        if rst:
+            text = rst_markers.insert(text, ex.end, [citations.label(claim_id)], ex.indent)
+        else:
+            text = citations.insert_comment_after(text, ex, claim_id)
     return text
 
 

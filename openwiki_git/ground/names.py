@@ -54,8 +54,14 @@ def query(kind: str, name: str) -> str:
         return rf"\b{literal}\b"
     if kind == "word":  # a name the code uses but does not define (`watchgod`); not a docstring's ``name``
         return rf"(?<![\w`]){literal}(?![\w`])"
-    if kind == "writes":  # an attribute assigned: `self.idle_for = 0.0`, `rs.idle_for += sleep`; not `==`
-        return rf"\.{literal}\s*(?:[-+*/|&]|//)?=(?!=)"
+    if kind == "writes":  # an attribute assigned: `self.idle_for = 0.0`, `rs.idle_for += sleep`; not `==`;
+        # first of a tuple of attributes: `self.outcome, self.outcome_timestamp = fut, ts` (not `f(self.x, y=1)`)
+        return rf"\.{literal}(?:, ?\w{{1,40}}\.[\w.]{{1,80}})?\s*(?:[-+*/|&]|//)?=(?!=)"
+    if kind == "exposes":  # an attribute set on a plain name's object, not self's: `wrapped_f.statistics = {}`
+        return rf"^\s*(?!self\b)\w{{1,40}}\.{literal} ?=(?!=)"
+    if kind == "uses":  # a class used in code: `raise X`, `except X`, `isinstance(e, X)`, `cls: type[X] = X`;
+        # not its definition, an import, a comment or a string (`__all__`)
+        return rf"""^(?!\s*(?:from|import|class)\s)[^#"']*(?<![\w.]){literal}\b"""
     if kind == "literal":  # `X-Forwarded-For` as the code writes it, b"x-forwarded-for"; not a docstring's ``x=y``
         return rf"(?i)(?<![\w`-]){literal}(?![\w`-])"
     return rf"""["']{literal}["']"""  # a config key or a string constant, quoted
@@ -135,7 +141,7 @@ def _searched(path: str, kind: str) -> bool:
         return False
     if path.endswith(CODE_EXT):
         return True
-    if not path.endswith(_CONFIG_EXT) or kind in ("flag", "env", "writes"):
+    if not path.endswith(_CONFIG_EXT) or kind in ("flag", "env", "writes", "uses", "exposes"):
         return False
     return kind != "word" or "/" not in path
 

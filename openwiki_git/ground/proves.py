@@ -57,6 +57,15 @@ _NAMING = re.compile(
 )
 
 
+_EXCEPTION_SUFFIXES = ("Exception", "Error", "Warning")
+_RAISED = re.compile(r"\b(?:rais(?:e|es|ed|ing)|throw(?:s|n|ing)?|thrown|catch(?:es|ing)?|caught)\b", re.IGNORECASE)
+
+
+def says_raised(sentence: str) -> bool:
+    """Whether the sentence is about an exception being raised or caught."""
+    return _RAISED.search(re.sub(r"`[^`]*`", " X ", sentence)) is not None
+
+
 def sentence_kind(sentence: str) -> str:
     """behaviour, naming or neutral (see the module docstring)."""
     prose = re.sub(r"`[^`]*`", " X ", sentence)
@@ -220,6 +229,19 @@ class Prover:
                     return init[0] if init else None
                 return node
         return None
+
+    def is_exception(self, d: Definition) -> bool:
+        """Whether class `d` is an exception: a base of its is named `...Exception`, `...Error`
+        or `...Warning` (`class TryAgain(Exception)`), or it is named so itself."""
+        if d.kind != "class":
+            return False
+        if d.qualname.rsplit(".", 1)[-1].endswith(_EXCEPTION_SUFFIXES):
+            return True
+        tree = self._tree(d.path) if d.path.endswith((".py", ".pyi")) else None
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.ClassDef) and definitions.python_extent(node) == (d.start, d.end):
+                return any(ast.unparse(b).rsplit(".", 1)[-1].endswith(_EXCEPTION_SUFFIXES) for b in node.bases)
+        return False
 
     def _tree(self, path: str) -> ast.Module | None:
         if path not in self._trees:

@@ -115,6 +115,10 @@ def _resolve_symbol(ref: Ref, index: SourceIndex, local_names: frozenset[str], *
         exact = [d for d in exact if not SECONDARY.search(d.path)]
         if exact and all(d.kind == "module" and d.qualname in index.roots for d in exact):
             return Resolution(ref, UNKNOWN, reason="the project's own name")  # "each `uvicorn` process": no module's first line
+    if len(exact) > 1 and ref.called:
+        # `pkg.retry(...)`: the function pkg/__init__.py defines is the package's attribute, which
+        # shadows its submodule pkg/retry.py (a module is never called)
+        exact = [d for d in exact if d.kind != "module"] or exact
     if exact:
         return _one(ref, exact, "definition")
     if len(parts) == 1:

@@ -252,17 +252,15 @@ def _broken_examples(ws: Workspace, diff: gitdiff.Diff, result: Evaluation) -> N
     if not todo:
         return
     from openwiki_git.claims import examples as claim_examples
-    from openwiki_git.pages.markers import COMMENT
-
     def read(path: str) -> FileText:
         return gitdiff.read(ws.repo, diff.new, path)
 
-    pages: dict[str, Any] = {}  # page -> (its text, its examples read once when it carries a comment marker)
+    pages: dict[str, Any] = {}  # page -> (its text, its examples read once when it may carry an example's marker)
     for k in todo:
         o = result.outcomes[k]
         if o.page not in pages:
             text = read(ws.wiki.repo_path(o.page)).text
-            pages[o.page] = (text, claim_examples.read_page(text) if text is not None and COMMENT.search(text) else None)
+            pages[o.page] = (text, claim_examples.read_page(text) if text is not None and claim_examples.may_guard(text) else None)
         text, page = pages[o.page]
         broken = claim_examples.broken_calls(text, o.after, read, page) if page is not None else ()
         if broken:

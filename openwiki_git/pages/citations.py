@@ -18,7 +18,7 @@ from openwiki_git.evidence.kinds import kind_link_path, looks_like_kind
 from openwiki_git.evidence.resource import parse_resource
 from openwiki_git.model import Claim
 from openwiki_git.pages import examples as page_examples
-from openwiki_git.pages import markers, rst_markers, sentences
+from openwiki_git.pages import markers, rst_examples, rst_markers, sentences
 from openwiki_git.pages.frontmatter_core import body_start
 from openwiki_git.pages.markers import ANY, comment, footnote, markers_in
 from openwiki_git.pages.markers import BLOCK as _BLOCK
@@ -163,11 +163,39 @@ def _insert_rst(text: str, statement: str, claim_id: str) -> str | None:
     for start, end in rst_markers.paragraphs(text):
         if any(_norm(text[s.start : s.stop]) == wanted for s in sentences.split(text, start, end)):
             return rst_markers.insert(text, end, [label(claim_id)], rst_markers.indent_of(text, start))
+    if page_examples.is_statement(statement):
+        for ex in rst_examples.examples(text):
+            if _norm(ex.statement) == wanted:
+                return rst_markers.insert(text, ex.end, [label(claim_id)], ex.indent)
     return None
 
 
-def _rst_paragraph(text: str, claim_id: str) -> tuple[int, int] | None:
-    """The paragraph a reStructuredText marker line of the claim follows, or None (no such line)."""
+def example_marker_at(text: str, claim_id: str) -> int:
+    """Where the claim's marker starts when it is one that can close a code example: the comment
+    form (Markdown) or a reST marker line; -1 otherwise."""
+    m = own_marker(claim_id).search(text)
+    if m is not None and m.group(0).startswith("<!--"):
+        return m.start()
+    return rst_markers.marker_at(text, label(claim_id)) if ".. c-" in text else -1
+
+
+def rst_example(text: str, claim_id: str) -> page_examples.Example | None:
+    """The reStructuredText code example the claim's marker line follows, or None. The page is
+    parsed only when the block before the marker line is indented deeper than the marker, or is a
+    session (`>>>`): a paragraph's marker stands at the paragraph's own indentation."""
+    at = rst_markers.marker_at(text, label(claim_id)) if ".. c-" in text else -1
+    para = rst_markers.paragraph_before(text, at) if at >= 0 else None
+    if para is None:
+        return None
+    deeper = para[0] - (text.rfind("\n", 0, para[0]) + 1) > len(text[at:]) - len(text[at:].lstrip(" \t"))
+    if not deeper and not text.startswith(">>>", para[0]):
+        return None
+    return rst_examples.closed_by(text, at)
+
+
+def rst_paragraph(text: str, claim_id: str) -> tuple[int, int] | None:
+    """The paragraph (or a code block's last lines) a reStructuredText marker line of the claim
+    follows: its first character and the end of its last line; None without such a line."""
     if ".. c-" not in text:
         return None
     at = rst_markers.marker_at(text, label(claim_id))
@@ -176,23 +204,28 @@ def _rst_paragraph(text: str, claim_id: str) -> tuple[int, int] | None:
 
 def is_rst_marked(text: str, claim_id: str) -> bool:
     """Whether the claim's marker is a reStructuredText comment line after a paragraph."""
-    return _rst_paragraph(text, claim_id) is not None
+    return rst_paragraph(text, claim_id) is not None
 
 
 def paragraph_sentences(text: str, claim_id: str) -> list[str]:
     """The sentences of the reStructuredText paragraph the claim's marker line follows, each as a
     statement reads (white space collapsed); [] when there is none."""
-    para = _rst_paragraph(text, claim_id)
+    para = rst_paragraph(text, claim_id)
     if para is None:
         return []
+    ex = rst_example(text, claim_id)
+    if ex is not None:
+        return [_norm(ex.statement)]
     return [s for s in (_norm(text[sp.start : sp.end]) for sp in sentences.split(text, para[0], para[1])) if s]
 
 
 def rst_sentence(text: str, claim_id: str, statement: str) -> tuple[int, int] | None:
     """Where the claim's sentence is in a reStructuredText page: the sentence of the paragraph its
     marker line follows whose text is the statement (start, stop), or None."""
-    para = _rst_paragraph(text, claim_id)
-    return None if para is None else _sentence_in(text, para, statement)
+    para = rst_paragraph(text, claim_id)
+    if para is None or rst_example(text, claim_id) is not None:
+        return None  # no marker line; or it closes a code example, which is no sentence
+    return _sentence_in(text, para, statement)
 
 
 def _sentence_in(text: str, para: tuple[int, int], statement: str) -> tuple[int, int] | None:
@@ -226,9 +259,10 @@ def _marker_at(text: str, claim_id: str) -> int:
 def prose_before(text: str, claim_id: str) -> str | None:
     """The sentence the claim's marker follows (markers removed, white space collapsed), or None
     when the page has no such marker. In reStructuredText: the paragraph the marker line follows."""
-    para = _rst_paragraph(text, claim_id)
+    para = rst_paragraph(text, claim_id)
     if para is not None:
-        return _norm(text[para[0] : para[1]])
+        ex = rst_example(text, claim_id)
+        return ex.statement if ex is not None else _norm(text[para[0] : para[1]])
     at = _marker_at(text, claim_id)
     if at < 0:
         return None
@@ -244,8 +278,11 @@ def sentence_line(text: str, claim_id: str, statement: str | None = None) -> int
     marker): what `check` and `review` name as PAGE:LINE. The sentence is the one splitter's; in
     reStructuredText, where the marker line follows the paragraph, the sentence of that paragraph
     that is the `statement` (the paragraph's first line when none is, or no statement is given)."""
-    para = _rst_paragraph(text, claim_id)
+    para = rst_paragraph(text, claim_id)
     if para is not None:
+        ex = rst_example(text, claim_id)
+        if ex is not None:
+            return ex.line
         found = _sentence_in(text, para, statement) if statement is not None else None
         return text.count("\n", 0, found[0] if found is not None else para[0]) + 1
     return _sentence_line(text, _marker_at(text, claim_id), body_start(text), None)
@@ -306,7 +343,10 @@ def states(text: str, claim_id: str, statement: str) -> bool | None:
     markers aside); None when the page has no marker for it. A page edited so that the sentence
     carrying the marker no longer reads as the statement gives False. In reStructuredText: whether
     a sentence of the paragraph the marker line follows is the statement."""
-    if _rst_paragraph(text, claim_id) is not None:
+    if rst_paragraph(text, claim_id) is not None:
+        ex = rst_example(text, claim_id)
+        if ex is not None:
+            return _norm(ex.statement) == _norm(statement)
         return rst_sentence(text, claim_id, statement) is not None
     body = body_start(text)
     prose = _BLOCK.sub("", text[body:])

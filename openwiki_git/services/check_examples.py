@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from openwiki_git.pages.markers import COMMENT
 from openwiki_git.store.workspace import Workspace
 
 KEY = "broken_references"  # the report's key: an example's broken call is a broken reference of kind `example`
@@ -15,10 +14,13 @@ KEY = "broken_references"  # the report's key: an example's broken call is a bro
 
 def findings(ws: Workspace, page: str, text: str | None, sidecar: Any) -> dict[str, list[dict[str, Any]]]:
     """The page's findings, `{"broken_references": [...]}` when there are some (else `{}`; nothing
-    is read unless the page carries a comment marker)."""
-    if sidecar is None or text is None or not COMMENT.search(text):
-        return {}
+    is read unless the page may carry an example's marker: claims/examples.may_guard)."""
+    if sidecar is None or text is None or ("<!--" not in text and ".. c-" not in text):
+        return {}  # no marker that could close an example: the example reader is not even imported
     from openwiki_git.claims import examples as claim_examples
+
+    if not claim_examples.may_guard(text):
+        return {}
 
     found = claim_examples.broken_records(page, ws.wiki.repo_path(page), text, sidecar.claims, ws.reader("worktree"))
     return {KEY: found} if found else {}

@@ -17,7 +17,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from openwiki_git.pages import citations, examples, sentences
+from openwiki_git.pages import citations, examples, rst_markers, sentences
 from openwiki_git.pages.frontmatter_core import body_start
 from openwiki_git.pages.markers import ANY
 
@@ -71,6 +71,9 @@ def paragraph_of(page_text: str | None, claim_id: str) -> str | None:
     example's claim, the whole example with its marker line (pages/examples.py)."""
     if page_text is None:
         return None
+    rst = _rst_paragraph(page_text, claim_id)
+    if rst is not None:
+        return rst
     found = _find_marker(page_text, claim_id)
     if found is None:
         return None
@@ -82,6 +85,18 @@ def paragraph_of(page_text: str | None, claim_id: str) -> str | None:
         return page_text[first : len(page_text) if eol < 0 else eol]
     lo, hi = _paragraph(page_text, found[0])
     return page_text[lo:hi].strip("\n")
+
+
+def _rst_paragraph(text: str, claim_id: str) -> str | None:
+    """In reStructuredText: the paragraph the claim's marker line follows, with its marker lines;
+    for a code example's claim, the example from its directive (or introducing paragraph)."""
+    para = citations.rst_paragraph(text, claim_id)
+    if para is None:
+        return None
+    ex = citations.rst_example(text, claim_id)
+    start = len("".join(text.splitlines(keepends=True)[: ex.line - 1])) if ex is not None else text.rfind("\n", 0, para[0]) + 1
+    stop, _ = rst_markers.following(text, para[1])
+    return text[start:stop].strip("\n")
 
 
 def _paragraph(text: str, at: int) -> tuple[int, int]:

@@ -22,6 +22,7 @@ from openwiki_git.claims import causes
     ("src/shop/cart.py deleted; moved to `src/shop/basket.py#Cart.add`?", "file deleted"),
     ("no definition named Cart.add in src/shop/cart.py; renamed to `Cart.put`?", "cited code gone"),
     ("src/app.py: not tracked by git", "cited code gone"),
+    ("pkg/__init__.py does not parse as Python (line 3: invalid syntax): #retry cannot be read", "cited file unreadable"),
     ("lines inserted next to it (adjacent_insert: stale)", "lines inserted next to it"),
     ("moved past the bound: 4 cited lines, so the range keeps its size: a person or the refresher must set it", "cited text grew"),
     ("renamed to src/b.py: changed", "file renamed and changed"),

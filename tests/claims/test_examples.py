@@ -44,6 +44,7 @@ def test_calls_are_named_through_the_examples_imports() -> None:
         ("pkg.Client", "C(..., verify=...)", ("verify",)),
         ("pkg.Client.get", "client.get(..., follow=...)", ("follow",)),
         ("pkg.AsyncClient", "pkg.AsyncClient()", ()),
+        ("pkg.AsyncClient.__enter__", "with pkg.AsyncClient(...)", ()),  # the context manager it makes
         ("pkg.AsyncClient.post", "ac.post(...)", ()),
         ("pkg.Client.close", "pkg.Client().close()", ()),
         ("pkg.Client", "pkg.Client()", ()),
@@ -215,3 +216,86 @@ def test_hostile_code_is_read_in_bounded_time_without_a_crash() -> None:
     from openwiki_git.claims import accepts
 
     assert accepts.signature("def f(" + "(" * 5000, "f") is None
+
+
+def test_overloads_are_what_a_call_is_held_to() -> None:
+    """tenacity's `retry(*dargs, **dkw)` behind `@t.overload`s: a keyword no overload declares is
+    not accepted (the implementation's `**dkw` takes what they declare), and the overload that
+    declares every keyword a call passes is found by its lines."""
+    from openwiki_git.claims.accepts import overload_accepting, signature
+
+    source = ("import typing as t\n\n\n@t.overload\ndef retry(func): ...\n\n\n@t.overload\n"
+              "def retry(*, stop=None, wait=None): ...\n\n\ndef retry(*dargs, **dkw):\n    return dkw\n")
+    sig = signature(source, "retry")
+    assert sig is not None and not sig.var_keyword and sig.keywords == {"func", "stop", "wait"}
+    assert overload_accepting(source, "retry", ("stop", "wait")) == (8, 9)
+    assert overload_accepting(source, "retry", ("stop", "wiat")) is None
+    assert overload_accepting("def plain(**kw):\n    pass\n", "plain", ("x",)) is None
+
+
+def test_what_an_example_calls_without_a_call() -> None:
+    """An operator on an object the example made calls its class's special method (`|`: `__or__`),
+    so does iterating it or using it as a context manager; `raise X` and `except X` use X; the
+    body of an `except` is read too."""
+    code = (
+        "from pkg import Retrying, TryAgain, RetryError, stop_a, stop_b\n"
+        "stop = stop_a(1) | stop_b(2)\n"
+        "try:\n"
+        "    for attempt in Retrying(stop=stop):\n"
+        "        raise TryAgain\n"
+        "except (RetryError, ValueError):\n"
+        "    stop_a(3)\n"
+        "r = Retrying()\n"
+        "async def f():\n"
+        "    async for a in r:\n"
+        "        pass\n"
+        "x = 1 + 2\n"
+    )
+    got = [(n, t) for n, t, _ in calls(code) if not t.startswith("from ")]
+    assert got == [
+        ("pkg.stop_a.__or__", "stop_a(...) | ..."), ("pkg.stop_a", "stop_a(...)"), ("pkg.stop_b", "stop_b(...)"),
+        ("pkg.Retrying", "Retrying(stop=...)"), ("pkg.Retrying.__iter__", "for ... in Retrying(...)"),
+        ("pkg.TryAgain", "raise TryAgain"), ("pkg.RetryError", "except RetryError"), ("ValueError", "except ValueError"),
+        ("pkg.Retrying", "Retrying()"), ("pkg.Retrying.__aiter__", "async for ... in r"),
+    ]  # `stop_a(3)` in the except body is read (and is one use with `stop_a(1)`); `1 + 2` makes no object of the project's
+
+
+def test_a_class_without_init_is_judged_by_the_inherited_init_the_claim_cites() -> None:
+    """`Retrying(wait=...)`: Retrying defines no `__init__`; the claim cites BaseRetrying's (as
+    `ground` does), whose parameters judge the call; without it, the call is not judged."""
+    source = "class BaseRetrying:\n    def __init__(self, stop=None):\n        pass\n\n\nclass Retrying(BaseRetrying):\n    pass\n"
+    page = "```python\nfrom pkg import Retrying\nRetrying(wait=1)\n```\n<!-- c-1a2b3c4d -->\n"
+
+    def claim(*names: str) -> Claim:
+        return Claim(id="claim_1a2b3c4d" + "0" * 24, statement="s", evidence=tuple(
+            Evidence(resource=f"repo://pkg/core.py#{n}:head", version=FILE_PREFIX + "0" * 64) for n in names))
+
+    def read(path: str) -> FileText:
+        return FileText(path, source)
+
+    assert ce.broken_calls(page, claim("Retrying", "BaseRetrying.__init__"), read) == (
+        ("Retrying(wait=...)", "`wait` is no longer a parameter of pkg.Retrying"),)
+    assert ce.broken_calls(page, claim("Retrying"), read) == ()
+
+
+def test_a_decorated_coroutine_and_the_attributes_a_decorator_sets() -> None:
+    """`@retry` on an `async def` is marked (what it does with a coroutine is in its body); an
+    attribute read on a function a decorator returned (`f.statistics`, `f.retry_with(...)`) is a
+    use of what the decorator sets, named after it."""
+    code = (
+        "from pkg import retry\n"
+        "@retry(stop=1)\n"
+        "def f():\n"
+        "    pass\n"
+        "print(f.statistics)\n"
+        "f.retry_with(stop=2)()\n"
+        "@retry\n"
+        "async def g():\n"
+        "    pass\n"
+    )
+    got = [(c.name, c.text, c.coroutine, c.attribute) for c in ce.uses(one(code)).calls if not c.imported]
+    assert got == [
+        ("pkg.retry", "retry(stop=...)", False, ""), ("print", "print(...)", False, ""),
+        ("pkg.retry", "f.statistics", False, "statistics"), ("pkg.retry", "f.retry_with", False, "retry_with"),
+        ("pkg.retry", "@retry", True, ""),
+    ]

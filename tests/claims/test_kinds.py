@@ -368,3 +368,18 @@ def test_validate_in_openwiki_mode_reports_the_kinds_openwiki_cannot_read(
     assert all(p.startswith(".openwiki/.claims/guide.json: ") and p.endswith("use a line range") for p in problems)
     assert "#L11-L14" not in out.out + out.err and "Traceback" not in out.err
     assert repo.snapshot() == before
+
+
+def test_a_definition_in_a_file_that_no_longer_parses_is_unreadable_not_gone(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tenacity's `from tenacity.async import AsyncRetrying` (`async` a keyword since Python 3.7):
+    its file no longer parses, so its definitions cannot be read; the reason says so and where,
+    rather than that the definition is gone (no rename is guessed)."""
+    _setup(repo, capsys, ADD, "repo://src/shop/cart.py#Cart.add")
+    repo.write("src/shop/cart.py", CART + "\nfrom shop.async import later\n")
+    got, data = _check(repo, capsys)
+    item = data["claims"][0]["evidence"][0]
+    assert got == 1 and item["status"] == "unresolved", item
+    assert item["reason"].startswith("src/shop/cart.py does not parse as Python (line ")
+    assert item["reason"].endswith("#Cart.add cannot be read")

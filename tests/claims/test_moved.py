@@ -109,3 +109,26 @@ def test_a_deleted_file_names_where_its_definition_went(repo: GitRepo, capsys: p
     assert repo.run("hook") == 1
     out = unwrapped(capsys.readouterr().out)
     assert f"src/shop/cart.py deleted; {hint(cid)}" in out, out
+
+
+def test_the_printed_command_keeps_the_claims_other_evidence(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """`claim edit --evidence` replaces the whole list: the hint of a claim citing two items lists
+    the one still in place before the moved one's new place, so that running it as printed
+    re-points the one and keeps the other."""
+    cid = _setup(repo, capsys)
+    capsys.readouterr()
+    tax = "repo://src/shop/cart.py#L1-L1"
+    assert repo.run("claim", "add", "--page", "guide.md", "--statement", SENTENCE, "--evidence", tax) == 0  # evidence added to it
+    repo.commit_all("two items")
+    repo.write("src/shop/cart.py", "TAX = 2\n")
+    repo.write("src/shop/basket.py", MOVED)
+    repo.git("add", "-A")
+    capsys.readouterr()
+    assert repo.run("check", "--format", "json") == 1
+    [item] = [i for i in json.loads(capsys.readouterr().out)["claims"][0]["evidence"] if i["status"] == "unresolved"]
+    label = f"c-{cid.removeprefix('claim_')[:8]}"
+    command = f"claim edit {label} --evidence {tax} --evidence {TARGET}"
+    assert f"`{command}` re-points it" in item["reason"], item
+    assert repo.run(*command.split()) == 0
+    assert [e["resource"] for e in json.loads(repo.read(".openwiki/.claims/guide.json"))["claims"][0]["evidence"]] == [tax, TARGET]
+    assert repo.run("check") == 0

@@ -168,3 +168,22 @@ def test_unset_a_default_changed_marks_a_sentence_about_it_or_about_defaults(
     assert got == rc and data["claims"][0]["evidence"][0]["reason"] == "cosmetic: defaults changed (limit)", data
     got, out = _hook(repo, capsys)
     assert got == rc, out
+
+
+@pytest.mark.parametrize(("sentence", "rc"), [("`make` is called as shown.", 0), ("`make` takes `rich` for colour.", 1)])
+def test_an_overload_cited_by_its_lines_is_judged_as_a_head(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], sentence: str, rc: int
+) -> None:
+    """tenacity's `retry` gained `enabled: bool = ...` in its `@overload` declaration, which an
+    example's claim cites by its lines (an overload has no name of its own): a parameter added
+    with a default is the same cosmetic change as in a head, weighed against the sentence, in
+    `check` and in the hook (unset, the default)."""
+    declared = DECLARED + MAKE.split("\n\n\n", 1)[1]
+    code = MAKE.split("\n\n\n", 1)[0] + "\n\n\n" + declared
+    _setup(repo, capsys, sentence, "repo://src/shop/make.py#L4-L5", {"src/shop/make.py": code})
+    repo.write("src/shop/make.py", code.replace("def make(default: int, *, strict: bool = False) -> int: ...",
+                                                "def make(default: int, *, strict: bool = False, rich: bool = ...) -> int: ..."))
+    got, data = _check(repo, capsys)
+    assert got == rc and data["claims"][0]["evidence"][0]["reason"] == "cosmetic: parameters added (rich)", data
+    got, out = _hook(repo, capsys)
+    assert got == rc, out

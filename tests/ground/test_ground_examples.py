@@ -10,7 +10,9 @@ import json
 
 import pytest
 
+from openwiki_git.evidence.kinds import GrepSet, check_query
 from openwiki_git.formats import schema
+from openwiki_git.ground.names import query
 from tests.support.repo import GitRepo
 
 PYPROJECT = '[project]\nname = "pkg"\nversion = "1"\n\n[project.scripts]\npkgcli = "pkg.cli:main"\n'
@@ -228,3 +230,101 @@ def test_a_name_the_package_imports_from_another_library_is_not_broken(repo: Git
     examples = plan["pages"][0]["examples"]
     assert rc == 1 and [b["reference"] for b in examples["broken"]] == ["pkg.nothere()"]
     assert examples["calls"] == {"resolved": 1, "ambiguous": 0, "broken": 1, "unknown": 1}
+
+
+STRATEGIES = '''\
+class stop_base:
+    def __or__(self, other):
+        return stop_any(self, other)
+
+
+class stop_any(stop_base):
+    def __init__(self, *stops):
+        self.stops = stops
+
+
+class stop_after(stop_base):
+    def __init__(self, attempts):
+        self.attempts = attempts
+
+
+class BaseRetrying:
+    def __init__(self, stop=None, reraise=False):
+        self.stop = stop
+
+    def __iter__(self):
+        yield self
+
+
+class Retrying(BaseRetrying):
+    """Retrying controller."""
+'''
+
+
+def test_an_example_cites_what_it_calls_implicitly_and_an_inherited_init(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tenacity's examples: `stop_after(1) | stop_after(2)` calls the base class's `__or__`,
+    `for a in Retrying(...)` its `__iter__`, and `Retrying(stop=...)` takes its keywords with
+    BaseRetrying's `__init__`: each is cited, and a keyword that `__init__` does not take is broken."""
+    repo.write("pkg/__init__.py", "from pkg.core import Retrying, stop_after\n")
+    repo.write("pkg/core.py", STRATEGIES)
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.write("docs/use.md", "# Use\n\n```python\nfrom pkg import Retrying, stop_after\n\n"
+                              "for attempt in Retrying(stop=stop_after(1) | stop_after(2), reraise=True):\n    pass\n```\n\n"
+                              "```python\nimport pkg\npkg.Retrying(wait=1)\n```\n")
+    repo.commit_all("docs")
+    rc, plan = _json(repo, capsys, "ground", "--all", "--plan")
+    examples = plan["pages"][0]["examples"]
+    first = examples["added"][0]
+    assert first["evidence"] == [
+        "repo://pkg/core.py#Retrying:head", "repo://pkg/core.py#stop_after:head", "repo://pkg/core.py#BaseRetrying.__init__:head",
+        "repo://pkg/core.py#BaseRetrying.__iter__:head", "repo://pkg/core.py#stop_base.__or__:head",
+    ]
+    assert rc == 1 and [(b["reference"], b["reason"]) for b in examples["broken"]] == [
+        ("pkg.Retrying(wait=...)", "`wait` is not a parameter of pkg.Retrying")]
+
+
+DECORATOR = '''\
+import asyncio
+
+
+def retry(f):
+    """Retry the function."""
+    if asyncio.iscoroutinefunction(f):
+        return _async(f)
+
+    def wrapped():
+        return f()
+
+    wrapped.statistics = {}
+    return wrapped
+
+
+def _async(f):
+    async def wrapped():
+        return await f()
+
+    wrapped.statistics = {}
+    return wrapped
+'''
+
+
+def test_a_decorated_coroutine_cites_the_short_decorator_whole_and_an_attribute_its_setting(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tenacity's examples: `@retry` on an `async def` cites retry's whole definition (short: its
+    body tells what it does with a coroutine), and `f.statistics` the lines that set it on the
+    function a decorator returns (not `self`'s)."""
+    repo.write("pkg/__init__.py", "from pkg.core import retry\n")
+    repo.write("pkg/core.py", DECORATOR)
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.write("docs/use.md", "# Use\n\n```python\nfrom pkg import retry\n\n@retry\nasync def f():\n    pass\n```\n\n"
+                              "```python\nfrom pkg import retry\n\n@retry\ndef g():\n    pass\n\nprint(g.statistics)\n```\n")
+    repo.commit_all("docs")
+    rc, plan = _json(repo, capsys, "ground", "--all", "--plan")
+    first, second = plan["pages"][0]["examples"]["added"]
+    assert first["evidence"] == ["repo://pkg/core.py#retry:head", "repo://pkg/core.py#retry"]
+    assert second["evidence"] == ["repo://pkg/core.py#retry:head", GrepSet("pkg/core.py", query("exposes", "statistics")).canonical]
+    found = check_query(query("exposes", "statistics"))
+    assert [n for n, line in enumerate(DECORATOR.splitlines(), 1) if found.search(line)] == [12, 20]

@@ -10,6 +10,8 @@ import json
 
 import pytest
 
+from openwiki_git.evidence.kinds import GrepSet, check_query
+from openwiki_git.ground.names import query
 from openwiki_git.ground.proves import BEHAVIOUR, NAMING, NEUTRAL, sentence_kind
 from tests.support.repo import GitRepo
 
@@ -252,10 +254,67 @@ def test_a_list_of_members_after_a_sentence_naming_their_class(repo: GitRepo, ca
     capsys.readouterr()
     repo.run("ground", "--all", "--format", "json")
     got = cited(json.loads(capsys.readouterr().out))
-    writes = "repo://pkg/state.py?grep=%5C.{}%5Cs*(%3F%3A%5B-%2B*%2F%7C%26%5D%7C%2F%2F)%3F%3D(%3F!%3D)"
+    def writes(name: str) -> str:  # the lines of pkg/state.py assigning the attribute (ground/names.py's query)
+        return GrepSet("pkg/state.py", query("writes", name)).canonical
+
     assert got[f"{code}attempts{code} - the number of the current attempt, from 1."] == [
-        ("lines", "repo://pkg/state.py#L6-L6"), ("lineset", writes.format("attempts"))]
+        ("lines", "repo://pkg/state.py#L6-L6"), ("lineset", writes("attempts"))]
     assert got[f"{code}slept{code} - the seconds spent sleeping so far."] == [
-        ("lines", "repo://pkg/state.py#L7-L7"), ("lineset", writes.format("slept"))]
+        ("lines", "repo://pkg/state.py#L7-L7"), ("lineset", writes("slept"))]
     assert not any(s.startswith("Set ") for s in got)  # `fn`: CallState's and Retrying's; no class speaks for it now
     assert not any("seconds to wait" in s for s in got)  # a sibling item's class does not lead the next item
+
+
+def test_the_lines_assigning_an_attribute_include_a_tuple_of_attributes() -> None:
+    """tenacity's `self.outcome, self.outcome_timestamp = fut, ts` assigns `outcome` too; a call
+    passing it (`f(self.outcome, x=1)`) and a comparison do not."""
+    found = check_query(query("writes", "outcome"))
+    assert [line for line in (
+        "        self.outcome, self.outcome_timestamp = fut, ts", "self.outcome = None", "rs.outcome += 1",
+        "f(self.outcome, x=1)", "if self.outcome == 1:", "self.outcome_timestamp = ts",
+    ) if found.search(line)] == ["        self.outcome, self.outcome_timestamp = fut, ts", "self.outcome = None", "rs.outcome += 1"]
+
+
+ERRORS = '''\
+class TryAgain(Exception):
+    """Retry at once when raised."""
+
+
+class GiveUp(RuntimeError):
+    """The last attempt failed."""
+
+
+def run(fn, attempts):
+    for _ in range(attempts):
+        try:
+            return fn()
+        except TryAgain:  # raised by the caller: once more
+            continue
+    raise GiveUp(fn)
+'''
+
+
+def test_an_exception_said_to_be_raised_cites_where_the_code_raises_or_catches_it(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """"Raise `TryAgain` to retry at once": the class's head names it, the lines that catch it
+    make the sentence true (a set of the package's lines using it: not its definition, a comment
+    or an import); the pass has decided (nothing undecided for the model). A sentence that only
+    names the exception cites its head alone."""
+    repo.write("pkg/retrying.py", ERRORS)
+    repo.write("pkg/__init__.py", "from pkg.retrying import GiveUp, TryAgain, run\n")
+    data = grounded(repo, capsys, (
+        "# Guide\n\n"
+        "Raise `TryAgain` in the function to retry it at once.\n\n"
+        "When every attempt failed, a `GiveUp` is raised.\n\n"
+        "`TryAgain` is an exception class.\n\n"
+    ))
+    got = cited(data)
+    assert got["Raise `TryAgain` in the function to retry it at once."] == [
+        ("head", "repo://pkg/retrying.py#TryAgain:head"), ("lineset", GrepSet("pkg/retrying.py", query("uses", "TryAgain")).canonical)]
+    assert got["When every attempt failed, a `GiveUp` is raised."] == [
+        ("head", "repo://pkg/retrying.py#GiveUp:head"), ("lineset", GrepSet("pkg/retrying.py", query("uses", "GiveUp")).canonical)]
+    assert got["`TryAgain` is an exception class."] == [("head", "repo://pkg/retrying.py#TryAgain:head")]
+    assert not [i for p in data["pages"] for c in p["claims"] for i in c["items"] if i.get("undecided")]
+    found = check_query(query("uses", "TryAgain"))
+    assert [n for n, line in enumerate(ERRORS.splitlines(), 1) if found.search(line)] == [13]  # `except TryAgain:`

@@ -1,6 +1,6 @@
 """reStructuredText docs round the whole loop (issue 35, item 3), through the real CLI in a real
-git repository holding a Sphinx site: `ground` cites what the roles name, leaves code-block and
-doctest examples alone and writes `.. c-` comment lines; `check`, the hook, `claim show`, the
+git repository holding a Sphinx site: `ground` cites what the roles name, guards the code-block
+and doctest examples, and writes `.. c-` comment lines; `check`, the hook, `claim show`, the
 refresher's revise and retract, the agents' verification and the graph read them."""
 
 from __future__ import annotations
@@ -87,12 +87,20 @@ def test_rst_pages_are_grounded_by_their_roles_with_comment_lines(site: GitRepo,
     labels = [f"c-{a['id'][6:14]}" for a in page["added"]]
     assert f"counts the items in a cart.\n\n.. {labels[0]}\n.. {labels[1]}\n\n- A helper" in text
     assert "my_helper" not in json.dumps(page["broken"])  # defined by the page's own example
+    # the code-block and the doctest block are examples, each guarded by a marker line after it
+    examples = page["examples"]["added"]
+    assert [(e["line"], e["evidence"]) for e in examples] == [
+        (9, ["repo://shop/cart.py#Cart:head"]), (20, ["repo://shop/cart.py#total:head"]),
+    ]
+    assert "       return Cart()\n\n.. c-" + examples[0]["id"][6:14] + "\n\nCalling ``my_helper()``" in text
+    assert text.endswith(">>> from shop import total\n\n.. c-" + examples[1]["id"][6:14] + "\n")
     assert (site.root / "doc/.claims/index.rst.json").is_file()
     rc, again = _json(site, capsys, "ground", "--all")
     assert again["summary"]["added"] == 0 and again["summary"]["already_grounded"] == 2
+    assert again["summary"]["examples"]["already"] == 2 and again["summary"]["examples"]["added"] == 0
     assert site.read("doc/index.rst") == text
     rc, report = _json(site, capsys, "check")
-    assert report["summary"]["fresh"] == 2 and report["summary"]["missing_markers"] == 0
+    assert report["summary"]["fresh"] == 4 and report["summary"]["missing_markers"] == 0
     assert rc == 1 and [(b["reference"], b["line"]) for b in report["broken_references"]] == [("shop.discount", 10)]
     assert site.run("validate") == 0
 
@@ -124,7 +132,7 @@ def test_rst_claims_go_round_the_loop(site: GitRepo, capsys: pytest.CaptureFixtu
     text = site.read("doc/index.rst")
     assert "The function :func:`~shop.total` counts the items in a cart, returns included.\n\n.. c-" in text
     rc, report = _json(site, capsys, "check")
-    assert report["summary"]["fresh"] == 2 and report["summary"]["missing_markers"] == 0
+    assert report["summary"]["fresh"] == 4 and report["summary"]["missing_markers"] == 0  # with the two examples'
     capsys.readouterr()
     assert site.run("lint", "--format", "json") in (0, 1)
     assert not [f for f in json.loads(capsys.readouterr().out)["findings"] if f["kind"] in ("prose-differs", "missing-marker")]
@@ -182,4 +190,40 @@ def test_a_rst_sentence_reworded_or_deleted_through_the_hook(site: GitRepo, caps
     assert site.run("hook") == 1  # said once: two claims retracted, the sidecar staged
     assert site.run("hook") == 0
     sidecar = json.loads(site.read("doc/.claims/index.rst.json"))
-    assert sidecar["claims"] == [] and len(sidecar["retracted"]) == 2
+    assert len(sidecar["retracted"]) == 2
+    assert [c["statement"][:30] for c in sidecar["claims"]] == ["The python example starting `r", "The pycon example starting `fr"]
+
+
+def test_a_sphinx_doctest_example_is_guarded_and_breaks_with_the_code(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tenacity's docs: `testcode` blocks calling names a `testsetup`'s `from pkg import *` binds.
+    `ground` guards each block with a marker line after it (the function `pkg.retry` preferred
+    to the module pkg/retry.py: a module is never called); renaming a function it calls marks
+    the claim through the real hook and `check` names the broken call at the directive's line."""
+    retry = "\n\n\ndef retry(*dargs, **dkw):\n    return dargs[0] if dargs else None\n"
+    repo.write("pkg/__init__.py", "from pkg.stop import stop_after" + retry)
+    repo.write("pkg/retry.py", "def helper():\n    pass\n")
+    repo.write("pkg/stop.py", "def stop_after(attempts):\n    return attempts\n")
+    repo.write("doc/conf.py", 'project = "Pkg"\n')
+    repo.write("doc/index.rst", "Guide\n=====\n\n.. testsetup::\n\n    from pkg import *\n\nStop after three attempts.\n\n"
+                                ".. testcode::\n\n    @retry(stop=stop_after(3))\n    def f():\n        print('again')\n\nThe end.\n")
+    repo.commit_all("a Sphinx site")
+    assert repo.run("init", "--wiki-dir", "doc") == 0
+    rc, data = _json(repo, capsys, "ground", "--all")
+    [added] = data["pages"][0]["examples"]["added"]
+    assert rc == 0 and added["evidence"] == ["repo://pkg/__init__.py#retry:head", "repo://pkg/stop.py#stop_after:head"]
+    assert data["summary"]["examples"]["broken"] == 0  # `print` is Python's, not pkg's
+    text = repo.read("doc/index.rst")
+    assert f"        print('again')\n\n.. c-{added['id'][6:14]}\n\nThe end.\n" in text
+    repo.commit_all("grounded")
+    repo.write("pkg/stop.py", "def stop_after_attempt(attempts):\n    return attempts\n")
+    repo.write("pkg/__init__.py", "from pkg.stop import stop_after_attempt" + retry)
+    repo.git("add", "-A")
+    capsys.readouterr()
+    assert repo.run("hook") == 1
+    assert "breaks `stop_after(...)`" in capsys.readouterr().out
+    repo.commit_all("renamed")
+    rc, report = _json(repo, capsys, "check")
+    broken = [(b["reference"], b["line"], b["kind"]) for b in report["broken_references"]]
+    assert rc == 1 and broken == [("stop_after(...)", 10, "example")]

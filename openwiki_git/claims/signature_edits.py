@@ -1,0 +1,76 @@
+"""A signature's edits that are not code to every sentence: parameters added with defaults, and
+existing parameters' defaults changed (compared through `ast`, diff/signatures.py), in a head or
+in a cited line range that holds one `def` (an `@overload` declaration); and the one judgement of
+a cited range's cosmetic edit that claims/check.py (check) and claims/staleness.py (the hook)
+share. The reason names them, `cosmetic: parameters added (a, b), defaults changed (c)`, for
+claims/relevance.py to weigh against the sentence. Pure.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+
+from openwiki_git.claims.symbols import symbol_token
+from openwiki_git.diff import cosmetic, signatures
+from openwiki_git.evidence import definitions
+from openwiki_git.evidence.kinds import Symbol
+from openwiki_git.evidence.tokens import split_lines
+
+PARAMETERS_ADDED, DEFAULTS_CHANGED = "parameters added", "defaults changed"  # a signature's, nothing else
+
+
+def range_cosmetic(
+    path: str, old_lines: Sequence[str], new_lines: Sequence[str], old_span: tuple[int, int], new_span: tuple[int, int], *,
+    annotations: bool | None, parameters: bool | None,
+) -> str | None:
+    """Why a cited range's edit is cosmetic (`cosmetic: ...`: the same tokens, or a declaration's
+    parameters added), or None: code changed. `annotations`, `parameters`: the config's
+    `cosmetic_annotations` and `cosmetic_parameters_added`."""
+    reason = cosmetic.compare(path, old_lines, new_lines, old_span=old_span, new_span=new_span, annotations=annotations is not False)
+    if reason is None and parameters is not False:
+        reason = lines_parameters_changed(path, old_lines, new_lines, old_span, new_span, annotations)
+    return reason
+
+
+def head_parameters_changed(
+    sym: Symbol, then: str, version: str, now: str, ext: definitions.Extent, setting: bool | None
+) -> str | None:
+    """A head whose only change is parameters added with defaults and existing parameters'
+    defaults changed (signatures.parameters_changed, through `ast`; its summary's prose the same):
+    the reason, `cosmetic: parameters added (a, b), defaults changed (c)`, which relevance.py weighs
+    against the sentence. Heads only: a whole definition's token covers its body, which this does
+    not compare. Annotations are compared as written with `cosmetic_annotations: false`, not at all
+    with `true`, and unset with `Annotated[T, ...]` read as T (typer's `Doc("...")` metadata)."""
+    then_lines = split_lines(then)
+    old = definitions.find(sym.path, then, sym.name)
+    if old is None or symbol_token(sym, old, then_lines, version) != version:
+        return None
+    if old.head_summary(then_lines) != ext.head_summary(split_lines(now)):
+        return None
+    return _parameters_reason(signatures.parameters_changed(sym.path, then, now, sym.name, annotations=setting))
+
+
+def _parameters_reason(found: tuple[tuple[str, ...], tuple[str, ...]] | None) -> str | None:
+    """`cosmetic: parameters added (a, b), defaults changed (c)`, or None."""
+    if found is None:
+        return None
+    added, defaults = found
+    parts = [f"{PARAMETERS_ADDED} ({', '.join(added)})" if added else "", f"{DEFAULTS_CHANGED} ({', '.join(defaults)})" if defaults else ""]
+    return "cosmetic: " + ", ".join(filter(None, parts))
+
+
+def lines_parameters_changed(
+    path: str, old_lines: Sequence[str], new_lines: Sequence[str], old_span: tuple[int, int], new_span: tuple[int, int],
+    setting: bool | None,
+) -> str | None:
+    """A cited line range that holds one whole `def` on both sides (an `@overload` declaration, which
+    has no name of its own to cite its head by) whose only change is parameters added with defaults
+    or defaults changed: the reason as a head's (`_parameters_changed`), for claims/relevance.py to
+    weigh against the sentence; None else."""
+    old = textwrap.dedent("".join(old_lines[old_span[0] - 1 : old_span[1]]))
+    new = textwrap.dedent("".join(new_lines[new_span[0] - 1 : new_span[1]]))
+    name = signatures.only_function(old)
+    if name is None or name != signatures.only_function(new):
+        return None
+    return _parameters_reason(signatures.parameters_changed(path, old, new, name, annotations=setting))
