@@ -73,6 +73,16 @@ def _json(repo: GitRepo, capsys: pytest.CaptureFixture[str], *argv: str) -> tupl
     return rc, json.loads(capsys.readouterr().out)
 
 
+def _through_hook(repo: GitRepo, capsys: pytest.CaptureFixture[str], says: str, message: str) -> tuple[int, Any]:
+    """The change staged; the hook stops once, saying `says`; committed; `check`'s JSON."""
+    repo.git("add", "-A")
+    capsys.readouterr()
+    assert repo.run("hook") == 1
+    assert says in capsys.readouterr().out
+    repo.commit_all(message)
+    return _json(repo, capsys, "check")
+
+
 def test_rst_pages_are_grounded_by_their_roles_with_comment_lines(site: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
     rc, data = _json(site, capsys, "ground", "--all")
     assert rc == 1  # a broken reference: shop.discount names nothing
@@ -109,12 +119,7 @@ def test_rst_claims_go_round_the_loop(site: GitRepo, capsys: pytest.CaptureFixtu
     assert site.run("ground", "--all") == 1
     site.commit_all("grounded")
     site.write("shop/cart.py", SHOP.replace("The number of items in the cart.", "The number of items, returns included."))
-    site.git("add", "shop/cart.py")
-    capsys.readouterr()
-    assert site.run("hook") == 1
-    assert "The function :func:`~shop.total` counts the items in a cart." in capsys.readouterr().out
-    site.commit_all("a changed summary")
-    rc, report = _json(site, capsys, "check")
+    rc, report = _through_hook(site, capsys, "The function :func:`~shop.total` counts the items in a cart.", "a changed summary")
     [stale] = [c for c in report["claims"] if c["status"] == "stale"]
     assert rc == 1 and stale["line"] == 5 and stale["marker_present"]  # its sentence's line, not its paragraph's first
     capsys.readouterr()
@@ -219,11 +224,6 @@ def test_a_sphinx_doctest_example_is_guarded_and_breaks_with_the_code(
     repo.commit_all("grounded")
     repo.write("pkg/stop.py", "def stop_after_attempt(attempts):\n    return attempts\n")
     repo.write("pkg/__init__.py", "from pkg.stop import stop_after_attempt" + retry)
-    repo.git("add", "-A")
-    capsys.readouterr()
-    assert repo.run("hook") == 1
-    assert "breaks `stop_after(...)`" in capsys.readouterr().out
-    repo.commit_all("renamed")
-    rc, report = _json(repo, capsys, "check")
+    rc, report = _through_hook(repo, capsys, "breaks `stop_after(...)`", "renamed")
     broken = [(b["reference"], b["line"], b["kind"]) for b in report["broken_references"]]
     assert rc == 1 and broken == [("stop_after(...)", 10, "example")]
