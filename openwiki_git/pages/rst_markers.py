@@ -66,7 +66,9 @@ def insert(text: str, end: int, labels: list[str], indent: str) -> str:
 
 def paragraph_before(text: str, at: int) -> tuple[int, int] | None:
     """The paragraph a marker line starting at offset `at` follows (its first character, the
-    end of its last line), past blank lines and the other marker lines; None when none does."""
+    end of its last line), past blank lines and the other marker lines; None when none does, or
+    when what it follows is explicit markup at its own indentation (a directive left without its
+    content, a comment, a target): no paragraph, so no sentence of a claim."""
     lines_end = text.rfind("\n", 0, at)
     pos = lines_end
     while pos > 0:
@@ -82,8 +84,14 @@ def paragraph_before(text: str, at: int) -> tuple[int, int] | None:
                 break
             start = prev
         first = start + len(text[start:end]) - len(text[start:end].lstrip())
+        marker_indent = len(text[at:]) - len(text[at:].lstrip(" \t"))
+        if _EXPLICIT.match(text, first) and first - start <= marker_indent:
+            return None
         return first, end
     return None
+
+
+_EXPLICIT = re.compile(r"\.\.(?:[ \t]|$)", re.MULTILINE)  # `.. directive::`, `.. comment`, `.. _target:`
 
 
 def marker_at(text: str, label: str) -> int:

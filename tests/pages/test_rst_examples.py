@@ -107,3 +107,14 @@ def test_a_marker_is_inserted_after_an_example_by_its_statement() -> None:
     assert text is not None
     assert "     >>> pkg.Retrying()\n\n  .. c-90000000\n\n.. code-block:: console" in text
     assert rst_examples.examples(text)[3].markers == ("c-90000000",)
+
+
+def test_a_marker_line_after_a_directive_left_without_its_code_follows_no_paragraph() -> None:
+    """An example's code deleted and its directive and marker line left: the marker follows no
+    paragraph (explicit markup is none), so its claim's sentence is gone (the hook retracts it),
+    rather than the directive read as the claim's new sentence."""
+    cid = "claim_1a2b3c4d" + "0" * 24
+    text = "Guide\n=====\n\nRetry three times:\n\n.. testcode::\n\n.. c-1a2b3c4d\n\nThe end.\n"
+    assert citations.rst_paragraph(text, cid) is None and citations.prose_before(text, cid) is None
+    indented = "Retry::\n\n    .. not markup, code\n\n.. c-1a2b3c4d\n"  # a literal block's line that starts with `..`
+    assert citations.rst_paragraph(indented, cid) is not None
