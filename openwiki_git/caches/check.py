@@ -84,12 +84,12 @@ CODE = (
     "formats/schema", "formats/sidecar", "formats/sidecar_plain", "formats/siteconf", "formats/timestamps", "formats/yamlio", "git/diff",
     "git/plain", "git/repo", "graph/build", "graph/buildlog", "graph/citestale", "graph/claimcheck", "graph/claimpart", "graph/core",
     "graph/doc_standing", "graph/documents", "graph/inputs", "graph/link", "graph/refs", "graph/search", "graph/split", "ground/broken",
-    "ground/deterministic", "ground/examples", "ground/index", "ground/names", "ground/pageformat", "ground/proves", "ground/refs",
-    "ground/resolve", "ground/scope", "ground/sources", "hook/engine", "markdown/blocks", "markdown/builder", "markdown/document",
-    "markdown/keys", "markdown/refs", "markdown/refscan", "markdown/relations", "markdown/rstdoc", "markdown/split", "model",
-    "pages/badge", "pages/citations", "pages/example_reader", "pages/examples", "pages/frontmatter", "pages/frontmatter_core",
-    "pages/indexes", "pages/labels", "pages/markers", "pages/okf", "pages/rst", "pages/rst_examples", "pages/rst_markers",
-    "pages/sentences", "services/check", "services/check_examples", "services/check_halves", "services/check_lean",
+    "ground/deterministic", "ground/example_evidence", "ground/examples", "ground/index", "ground/names", "ground/pageformat",
+    "ground/proves", "ground/refs", "ground/resolve", "ground/scope", "ground/sources", "hook/engine", "markdown/blocks",
+    "markdown/builder", "markdown/document", "markdown/keys", "markdown/refs", "markdown/refscan", "markdown/relations", "markdown/rstdoc",
+    "markdown/split", "model", "pages/badge", "pages/citations", "pages/example_reader", "pages/examples", "pages/frontmatter",
+    "pages/frontmatter_core", "pages/indexes", "pages/labels", "pages/markers", "pages/okf", "pages/rst", "pages/rst_examples",
+    "pages/rst_markers", "pages/sentences", "services/check", "services/check_examples", "services/check_halves", "services/check_lean",
     "services/check_stream", "store/config", "store/editing", "store/locking", "store/site", "store/wiki", "store/workspace",
 )
 

@@ -56,6 +56,30 @@ def _is_overload(f: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(ast.unparse(d).rsplit(".", 1)[-1] == "overload" for d in f.decorator_list)
 
 
+def parameter_annotation(source: str, name: str, keyword: str) -> str | None:
+    """The annotation of parameter `keyword` of the function `name` (its `@overload`s first, or
+    a class's `__init__`), as written: `t.Callable[["RetryCallState"], None]`; None when none
+    declares it with one."""
+    tree = _tree(source)
+    found = _find(tree.body, name.split(".")) if tree is not None else []
+    if found and isinstance(found[-1], ast.ClassDef):
+        found = [n for n in _flat(found[-1].body) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"]
+    for f in _callable(found):
+        a = f.args
+        for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs):
+            if arg.arg == keyword and arg.annotation is not None:
+                return ast.unparse(arg.annotation)
+    return None
+
+
+def return_annotation(source: str, name: str) -> str | None:
+    """The return annotation of the function `name` as written (`t.Generator[AttemptManager, None,
+    None]`), or None."""
+    tree = _tree(source)
+    found = _callable(_find(tree.body, name.split(".")) if tree is not None else [])
+    return ast.unparse(found[-1].returns) if found and found[-1].returns is not None else None
+
+
 def overload_accepting(source: str, name: str, keywords: tuple[str, ...]) -> tuple[int, int] | None:
     """The lines (first, last) of the last `@overload` of function `name` that declares every one
     of `keywords`: what tells a caller the keywords are accepted; None when it has no overloads,

@@ -40,6 +40,9 @@ class Call:
     starred: bool = False  # a bare name read through `from pkg import *`: the package may not define it
     coroutine: bool = False  # a decorator applied to an `async def`: how it handles a coroutine is in its body
     attribute: str = ""  # not a call: this attribute read on a function the decorator `name` returned (`f.statistics`)
+    keyword: str = ""  # not a call: a function of the example's passed to `name` as this keyword (a callback), or
+    # `__iter__`/`__anext__`: the elements of iterating what `name` made ...
+    receives: tuple[str, ...] = ()  # ... and what is used on them: attributes (`retry_state.outcome`), `__enter__`
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +118,7 @@ def _read(ex: Example, imported: dict[str, str] | None) -> tuple[Uses, dict[str,
         parsed = False
     once: dict[tuple[str, str, tuple[str, ...], bool, bool], Call] = {}  # a call written the same way twice is one use
     for _, c in sorted(reader.calls, key=lambda item: item[0]):  # in the order of the source
-        once.setdefault((c.name, c.text, c.keywords, c.imported, c.coroutine), c)
+        once.setdefault((c.name, c.text, c.keywords, c.imported, c.coroutine), c)  # a callback's text names it
     return Uses(tuple(once.values()), parsed), reader.imports
 
 
@@ -128,12 +131,15 @@ class _Reader:
         self.instances: dict[str, str] = {}  # local name -> the dotted name of the class it was made from
         self.local: set[str] = set()  # names the example defines (def, class, other assignments)
         self.decorated: dict[str, str] = {}  # a function the example defines -> the decorator of the project's it went through
+        self.callbacks: dict[str, tuple[str, ...]] = {}  # a function the example defines -> attributes read on its first parameter
         self.calls: list[tuple[tuple[int, int], Call]] = []  # ((line, column), call)
 
     def read(self, tree: ast.Module) -> None:
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self.local.add(node.name)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.args.args:
+                self.callbacks[node.name] = _read_on(node, node.args.args[0].arg)
         for stmt in tree.body:
             self._statement(stmt)
 
@@ -203,11 +209,36 @@ class _Reader:
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             asynchronous = isinstance(stmt, ast.AsyncFor)
             self._implicit(stmt.iter, "__aiter__" if asynchronous else "__iter__", ("async for" if asynchronous else "for") + " ... in {}")
+            self._element(stmt, "__anext__" if asynchronous else "__iter__")
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             asynchronous = isinstance(stmt, ast.AsyncWith)
             shown = ("async with" if asynchronous else "with") + " {}"
             for item in stmt.items:
                 self._implicit(item.context_expr, "__aenter__" if asynchronous else "__enter__", shown)
+
+    def _element(self, stmt: ast.For | ast.AsyncFor, method: str) -> None:
+        """`for attempt in Retrying(...)`: what the loop's body does with each element (`with
+        attempt:`, `attempt.retry_state`), for ground to read on the type `method` (`__iter__`'s
+        `Generator[T, ...]`, `__anext__`'s T) gives."""
+        if not isinstance(stmt.target, ast.Name) or not isinstance(stmt.iter, ast.Call):
+            return
+        made = self._meaning(stmt.iter.func)
+        if made is None:
+            return
+        target = stmt.target.id
+        used: list[str] = []
+        for node in (n for part in stmt.body for n in ast.walk(part)):
+            if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                isinstance(i.context_expr, ast.Name) and i.context_expr.id == target for i in node.items
+            ):
+                used += ["__aenter__", "__aexit__"] if isinstance(node, ast.AsyncWith) else ["__enter__", "__exit__"]
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == target:
+                used.append(node.attr)
+        if used:
+            shown = f"for {target} in {ast.unparse(stmt.iter.func)}(...)"
+            starred = self._starred(stmt.iter.func)
+            element = Call(made, shown, (), stmt.lineno, starred=starred, keyword=method, receives=tuple(dict.fromkeys(used)))
+            self.calls.append(((stmt.lineno, stmt.col_offset), element))
 
     def _implicit(self, obj: ast.expr, dunder: str, shown: str) -> None:
         """A special method called on an object the example made (`X(...)`, or a name bound to
@@ -292,6 +323,16 @@ class _Reader:
         shown += [f"{k}={SHOWN_ARGUMENT}" for k in keywords]
         call = Call(name, f"{ast.unparse(node.func)}({', '.join(shown)})", keywords, node.lineno, starred=self._starred(node.func))
         self.calls.append(((node.lineno, node.col_offset), call))
+        for k in node.keywords:  # `before_sleep=my_before_sleep`: what the callback reads on what it is given
+            if k.arg is not None and isinstance(k.value, ast.Name) and self.callbacks.get(k.value.id) and k.value.id not in self.bound:
+                passed = Call(name, f"{k.arg}={k.value.id}", (), k.value.lineno, keyword=k.arg, receives=self.callbacks[k.value.id])
+                self.calls.append(((k.value.lineno, k.value.col_offset), passed))
+
+
+def _read_on(func: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> tuple[str, ...]:
+    """The attributes a function reads on its parameter `param` (`retry_state.outcome`), in order."""
+    found = [n.attr for n in ast.walk(func) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == param]
+    return tuple(dict.fromkeys(found))
 
 
 def _in_order(stmt: ast.stmt) -> Iterator[ast.AST]:

@@ -28,14 +28,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from openwiki_git.claims import accepts
 from openwiki_git.claims import examples as claim_examples
-from openwiki_git.evidence import definitions
-from openwiki_git.evidence.kinds import Symbol
+from openwiki_git.ground import example_evidence
 from openwiki_git.ground import resolve as gr
-from openwiki_git.ground.index import Definition, SourceIndex
-from openwiki_git.ground.names import lineset
-from openwiki_git.ground.proves import HEAD_AFTER, named_resource
+from openwiki_git.ground.index import SourceIndex
+from openwiki_git.ground.proves import named_resource
 from openwiki_git.ground.refs import Ref, Sentence
 from openwiki_git.model import Claim
 from openwiki_git.pages import citations, example_reader, rst_markers
@@ -43,7 +40,6 @@ from openwiki_git.pages import examples as page_examples
 from openwiki_git.pages.examples import CONSOLE, Example
 
 KIND = claim_examples.KIND  # the `kind` of an example's entry in ground's report
-_CITED_KINDS = ("class", "function", "method")
 # Why an example gets no claim (the report's `left_alone` counts).
 NOT_PYTHON = "did not parse as Python"
 NO_PROJECT_CALL = "uses nothing of the project's"
@@ -153,7 +149,13 @@ def _python(
             continue  # the standard library's, another library's, or the example's own
         ours += 1
         if call.attribute:  # `f.statistics` on a function a decorator of the project's returned
-            _attribute(index, call, cited, out)
+            example_evidence.attribute(index, call, cited, out.calls)
+            continue
+        if call.keyword in example_evidence.ELEMENT_METHODS:  # `for attempt in Retrying(...)`: `with attempt`, `attempt.retry_state`
+            example_evidence.elements(index, call, page_repo_path, sentence, cited)
+            continue
+        if call.keyword:  # `before_sleep=my_before_sleep`: what the callback reads on what it is given
+            example_evidence.callback(index, call, page_repo_path, sentence, cited)
             continue
         ref = Ref("symbol", call.name, call.text, sentence, called=not call.imported)
         where = {"line": ex.code_line + call.line - 1, "reference": call.text, "kind": KIND, "statement": ex.statement}
@@ -162,18 +164,6 @@ def _python(
         return tuple(cited), tuple(cited.values())
     out.left_alone[NOT_PYTHON if not used.parsed and not used.calls else NONE_RESOLVED if ours else NO_PROJECT_CALL] += 1
     return None
-
-
-def _attribute(index: SourceIndex, call: claim_examples.Call, cited: dict[str, str], out: ExamplePlan) -> None:
-    """An attribute the example reads on a function the project's decorator returned: the lines
-    of the package that set it on such an object (`wrapped_f.statistics = {}`: not `self`'s), as
-    a set; unknown (never broken) when none or too many do."""
-    found = lineset(index, "exposes", call.attribute)
-    if found is None:
-        out.calls["unknown"] += 1
-        return
-    out.calls["resolved"] += 1
-    cited.setdefault(found.resource, f"{call.name}: .{call.attribute}")
 
 
 def _console(index: SourceIndex, ex: Example, sentence: Sentence, progs: dict[str, Program], out: ExamplePlan) -> Found | None:
@@ -229,18 +219,9 @@ def _cite(
     signature: a keyword it does not accept is broken), reported when broken or ambiguous."""
     why = None
     if res.outcome == gr.RESOLVED and res.target is not None:
-        resource = head_resource(index, res.target)
-        if resource is not None and call is not None and call.coroutine:
-            resource = _whole_if_short(index, res.target, resource)  # what it does with a coroutine is in its body
-        if resource is not None:
-            cited.setdefault(resource, res.target.qualname)
-            declared = _overload_resource(index, res.target, call.keywords) if call is not None else None
-            if declared is not None:  # the head takes `**kwargs`: the overload declares the keywords passed
-                cited.setdefault(declared, res.target.qualname)
-            init = _inherited_init(index, res.target) if call is not None and _passes_arguments(call) else None
-            if init is not None and (init_head := head_resource(index, init)) is not None:
-                cited.setdefault(init_head, init.qualname)  # `Retrying(stop=...)`: BaseRetrying.__init__ takes them
-        why = _keyword_problem(index, call, res.target) if call is not None else None
+        for resource, target in example_evidence.called(index, res.target, call):
+            cited.setdefault(resource, target)
+        why = example_evidence.keyword_problem(index, call, res.target) if call is not None else None
         if why is None:
             out.calls["resolved"] += 1
             return
@@ -253,63 +234,6 @@ def _cite(
         return
     out.calls["broken"] += 1
     out.broken.append({**where, "reason": why or res.reason})
-
-
-def in_file(index: SourceIndex, d: Definition) -> str:
-    """`pkg._client.Client.get` -> `Client.get`: the definition's name inside its file."""
-    module = index.module_name(d.path)
-    return d.qualname[len(module) + 1 :] if module and d.qualname.startswith(module + ".") else d.qualname
-
-
-def head_resource(index: SourceIndex, d: Definition) -> str | None:
-    """The head of a class, function or method (`repo://pkg/x.py#Client:head`): what a caller
-    sees of it (its signature, decorators and docstring summary; a class's `__init__` signature);
-    None for what an example cannot call (a module, a variable)."""
-    if d.kind not in _CITED_KINDS or not d.path.endswith((".py", ".pyi")) or definitions.unsupported(d.path) is not None:
-        return None
-    return Symbol(d.path, in_file(index, d), True).canonical
-
-
-def _whole_if_short(index: SourceIndex, d: Definition, head: str) -> str:
-    """A decorator applied to a coroutine function: its whole definition when short (its body
-    tells what it does with one: tenacity's `retry` hands it to AsyncRetrying), else its head."""
-    if d.kind != "function" or d.end - d.start + 1 > HEAD_AFTER:
-        return head
-    return Symbol(d.path, in_file(index, d)).canonical
-
-
-def _overload_resource(index: SourceIndex, d: Definition, keywords: tuple[str, ...]) -> str | None:
-    """The lines of the `@overload` of function `d` that declares every keyword a call passes
-    (claims/accepts.overload_accepting), as a line range; None without one."""
-    text = index.text(d.path) if d.kind in ("function", "method") and keywords else None
-    lines = accepts.overload_accepting(text, in_file(index, d), keywords) if text else None
-    return f"repo://{d.path}#L{lines[0]}-L{lines[1]}" if lines else None
-
-
-def _passes_arguments(call: claim_examples.Call) -> bool:
-    """Whether a call passes arguments its callee's signature must accept (`X(...)`, not `X()`,
-    not a name only raised or caught)."""
-    return bool(call.keywords) or (not call.imported and call.text.endswith("...)"))
-
-
-def _inherited_init(index: SourceIndex, d: Definition) -> Definition | None:
-    """The `__init__` a class of the project takes its arguments with when it defines none
-    itself: its base class's, inheritance followed (tenacity's `Retrying` and BaseRetrying's)."""
-    if d.kind != "class":
-        return None
-    found = [x for x in index.expand(f"{d.qualname}.__init__") if x.kind == "method"]
-    return found[0] if len(found) == 1 and found[0].qualname != f"{d.qualname}.__init__" else None
-
-
-def _keyword_problem(index: SourceIndex, call: claim_examples.Call, d: Definition) -> str | None:
-    if d.kind not in _CITED_KINDS or not call.keywords:
-        return None
-    text = index.text(d.path)
-    sig = accepts.signature(text, in_file(index, d)) if text else None
-    init = _inherited_init(index, d) if sig is None else None
-    if init is not None and (init_text := index.text(init.path)):
-        sig = accepts.signature(init_text, in_file(index, init))
-    return claim_examples.judge(call, call.name, True, sig, now=False)
 
 
 def insert_markers(text: str, items: Iterable[tuple[ExampleProposal, str]], *, rst: bool = False) -> str:

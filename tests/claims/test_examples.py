@@ -299,3 +299,21 @@ def test_a_decorated_coroutine_and_the_attributes_a_decorator_sets() -> None:
         ("pkg.retry", "f.statistics", False, "statistics"), ("pkg.retry", "f.retry_with", False, "retry_with"),
         ("pkg.retry", "@retry", True, ""),
     ]
+
+
+def test_a_callback_passed_by_keyword_and_a_loops_elements_record_what_they_use() -> None:
+    """A function of the example's passed as `before=` records what it reads on its first
+    parameter; `for a in X(...)` records what the body uses of each element (`with a:`, `a.state`)."""
+    code = (
+        "from pkg import Retrying\n"
+        "def log(state):\n"
+        "    print(state.attempt, state.elapsed)\n"
+        "for a in Retrying(before=log):\n"
+        "    with a:\n"
+        "        print(a.state)\n"
+    )
+    got = [(c.name, c.text, c.keyword, c.receives) for c in ce.uses(one(code)).calls if c.keyword]
+    assert got == [
+        ("pkg.Retrying", "for a in Retrying(...)", "__iter__", ("__enter__", "__exit__", "state")),
+        ("pkg.Retrying", "before=log", "before", ("attempt", "elapsed")),
+    ]

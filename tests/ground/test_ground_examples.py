@@ -328,3 +328,58 @@ def test_a_decorated_coroutine_cites_the_short_decorator_whole_and_an_attribute_
     assert second["evidence"] == ["repo://pkg/core.py#retry:head", GrepSet("pkg/core.py", query("exposes", "statistics")).canonical]
     found = check_query(query("exposes", "statistics"))
     assert [n for n, line in enumerate(DECORATOR.splitlines(), 1) if found.search(line)] == [12, 20]
+
+
+STATE = '''\
+import typing as t
+
+
+class CallState:
+    def __init__(self, attempt: int):
+        self.attempt = attempt
+
+    @property
+    def elapsed(self) -> float:
+        return 0.0
+
+
+class Attempt:
+    def __init__(self, state: CallState):
+        self.state = state
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+class Retrying:
+    def __init__(self, before: t.Callable[["CallState"], None] | None = None):
+        self.before = before
+
+    def __iter__(self) -> t.Generator[Attempt, None, None]:
+        yield Attempt(CallState(1))
+'''
+
+
+def test_what_a_callback_and_a_loop_use_of_the_objects_they_are_given_is_cited(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tenacity's examples: a callback passed as `before=` reads `state.attempt` and
+    `state.elapsed` on the CallState its annotation `Callable[["CallState"], None]` says it gets;
+    `for a in Retrying(...)` then `with a:` and `a.state` use the Attempt `__iter__` is annotated
+    to generate. Each member used is cited: an attribute's declaration, a method's head."""
+    repo.write("pkg/__init__.py", "from pkg.core import Retrying\n")
+    repo.write("pkg/core.py", STATE)
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.write("docs/use.md", "# Use\n\n```python\nfrom pkg import Retrying\n\ndef log(state):\n    print(state.attempt, state.elapsed)\n\n"
+                              "for a in Retrying(before=log):\n    with a:\n        print(a.state)\n```\n")
+    repo.commit_all("docs")
+    rc, plan = _json(repo, capsys, "ground", "--all", "--plan")
+    [added] = plan["pages"][0]["examples"]["added"]
+    assert rc == 0 and added["targets"] == [
+        "pkg.core.Retrying", "pkg.core.Attempt.__enter__", "pkg.core.Attempt.__exit__", "pkg.core.Attempt.state",
+        "pkg.core.Retrying.__iter__", "pkg.core.CallState.attempt", "pkg.core.CallState.elapsed",
+    ], added
+    assert "repo://pkg/core.py#L6-L6" in added["evidence"] and "repo://pkg/core.py#CallState.elapsed:head" in added["evidence"]
