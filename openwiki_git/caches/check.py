@@ -357,12 +357,12 @@ def answer(start: str | None, wiki_dir_arg: str | None, loaded: Loaded | None = 
     if lstat_file(data["index_path"]) != data["index"] or started_ns < data.get("written_ns", 0):
         return None
     wiki = os.path.join(root, data["wiki_dir"])
-    if os.path.islink(wiki) or not os.path.isdir(os.path.join(wiki, ".claims")):
+    if os.path.islink(wiki) or not os.path.isdir(pagenames.claims_folder(wiki)):
         return None  # whatever the full path says of a missing wiki, it says it
     if data.get("site_found") != site_found(root, data["wiki_dir"]):
         return None  # a site configuration came, went or changed: site mode may have
     pages = data["pages"]
-    listed = _sidecar_pages(os.path.join(wiki, ".claims"))
+    listed = _sidecar_pages(pagenames.claims_folder(wiki))
     if listed is None or listed != sorted(pages):
         return None
     now = time.time()
@@ -371,7 +371,7 @@ def answer(start: str | None, wiki_dir_arg: str | None, loaded: Loaded | None = 
     grammar_keys: dict[Any, bool] = {}
     for page in listed:
         entry = pages[page]
-        side = lstat_file(os.path.join(wiki, ".claims", pagenames.sidecar_name(page)))
+        side = lstat_file(pagenames.sidecar_path(wiki, page))
         if side is None or side != entry["sidecar"] or stat_or_none(os.path.join(wiki, page)) != entry["page"]:
             return None
         if entry["until"] is not None and now >= entry["until"]:

@@ -98,16 +98,15 @@ def _judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
     if pages is None:
         return None
     files = _CitedFiles(root, git_dir)
-    sidecars = os.path.join(wiki, ".claims")
 
     def page_answer(page: str) -> tuple[list[str], tuple[dict[str, Any], PageClaims]] | None:
-        claims = _plain_sidecar(os.path.join(sidecars, pagenames.sidecar_name(page)), wiki_dir.lower())
+        claims = _plain_sidecar(pagenames.sidecar_path(wiki, page), wiki_dir.lower())
         if claims is None or not files.read(claims):
             return None
         judged = _judge_page(os.path.join(wiki, page), page, f"{wiki_dir}/{page}", claims, files.lines)
         return None if judged is None else ([c[0] for c in claims], judged)
 
-    answers = _split_answers(pages, sidecars, files, page_answer)
+    answers = _split_answers(pages, wiki, files, page_answer)
     ids: set[str] = set()
     entries: dict[str, Any] = {}
     listed: dict[str, PageClaims] = {}
@@ -125,7 +124,7 @@ def _judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
     return Lean(wiki_dir, pages, entries, listed, site_found(root, wiki_dir) is not None)
 
 
-def _split_answers(pages: list[str], sidecars: str, files: _CitedFiles,
+def _split_answers(pages: list[str], wiki: str, files: _CitedFiles,
                    page_answer: Callable[[str], Any]) -> dict[str, Any] | None:
     """Every page's answer judged on two CPUs (check_halves), when the wiki is large enough; else
     None (judged here in one process). A page answered None: every page answered None."""
@@ -134,7 +133,7 @@ def _split_answers(pages: list[str], sidecars: str, files: _CitedFiles,
     sizes = []
     try:
         for page in pages:
-            sizes.append(os.lstat(os.path.join(sidecars, pagenames.sidecar_name(page))).st_size)
+            sizes.append(os.lstat(pagenames.sidecar_path(wiki, page)).st_size)
     except OSError:
         return None
     if not check_halves.wanted(sum(sizes)):
@@ -182,7 +181,7 @@ def _wiki_dir(root: str, wiki_dir_arg: str | None) -> str | None:
     # Wiki.require: a real directory inside the repository, with a real .claims/ directory.
     if os.path.realpath(wiki) != wiki or not os.path.isdir(wiki):
         return None
-    claims = os.path.join(wiki, ".claims")
+    claims = pagenames.claims_folder(wiki)
     return cleaned if not os.path.islink(claims) and os.path.isdir(claims) else None
 
 
@@ -206,7 +205,7 @@ def _sidecar_pages(root: str, wiki: str) -> list[str] | None:
                 out.append(pagenames.page_of_sidecar(prefix + entry.name))
         return True
 
-    return sorted(out) if scan(os.path.join(wiki, ".claims"), "") else None
+    return sorted(out) if scan(pagenames.claims_folder(wiki), "") else None
 
 
 def _plain_sidecar(path: str, wiki: str) -> list[SidecarClaim] | None:

@@ -28,7 +28,7 @@ from openwiki_git.store.config import Config
 if TYPE_CHECKING:
     from openwiki_git.store.site import Site
 
-CLAIMS_DIR = ".claims"
+CLAIMS_DIR = pagenames.CLAIMS_DIR
 RESERVED_PAGES = {"index.md", "log.md", "instructions.md", "_plan.md"}
 LOCK_NAME = "openwiki-git.lock"
 
@@ -123,7 +123,7 @@ class Wiki:
         self.git_dir = git_dir or (root / ".git")
         self.wiki_dir = config.wiki_dir
         self.wiki_path = root / config.wiki_dir
-        self.claims_path = self.wiki_path / CLAIMS_DIR
+        self.claims_path = root / pagenames.claims_folder(config.wiki_dir)
 
     @functools.cached_property
     def site(self) -> Site | None:
@@ -160,7 +160,7 @@ class Wiki:
         return self.wiki_path / page
 
     def sidecar_path(self, page: str) -> Path:
-        return self.claims_path / pagenames.sidecar_name(page)
+        return self.root / pagenames.sidecar_path(self.wiki_dir, page)
 
     def repo_path(self, page: str) -> str:
         """The page's path relative to the repository root (`.openwiki/guides/a.md`)."""
