@@ -60,6 +60,7 @@ from collections.abc import Iterator
 from openwiki_git import __version__
 from openwiki_git.caches.site import site_found
 from openwiki_git.formats import pagenames
+from openwiki_git.store import listing
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
 if TYPE_CHECKING:  # pathlib (with fnmatch and urllib) is a good part of a warm check's imports
@@ -90,7 +91,8 @@ CODE = (
     "markdown/relations", "markdown/rstdoc", "markdown/split", "model", "pages/badge", "pages/citations", "pages/examples",
     "pages/frontmatter", "pages/frontmatter_core", "pages/indexes", "pages/labels", "pages/markers", "pages/okf", "pages/rst",
     "pages/rst_markers", "pages/sentences", "services/check", "services/check_examples", "services/check_halves", "services/check_lean",
-    "services/check_stream", "store/config", "store/editing", "store/locking", "store/site", "store/wiki", "store/workspace",
+    "services/check_stream", "store/config", "store/editing", "store/listing", "store/locking", "store/site", "store/wiki",
+    "store/workspace",
 )
 
 StatKey = tuple[int, int, int, int]  # st_mtime_ns, st_size, st_ino, st_ctime_ns
@@ -289,31 +291,6 @@ def file_holds(root: str, path: str, key: FileKey, real_dirs: dict[str, str]) ->
     return file_key_now(root, path, real_dirs) == key[:4]
 
 
-def _sidecar_pages(claims_dir: str) -> list[str] | None:
-    """The pages that have a sidecar, as Wiki.sidecar_pages() lists them; None on anything it
-    would refuse or treat specially (a symlink), which the full path reports."""
-    out: list[str] = []
-
-    def scan(folder: str, prefix: str) -> bool:
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            return True
-        for entry in entries:
-            if entry.is_symlink():
-                return False
-            if entry.is_dir():
-                if not scan(entry.path, prefix + entry.name + "/"):
-                    return False
-            elif entry.name.endswith(".json") and not entry.name.startswith("."):
-                out.append(pagenames.page_of_sidecar(prefix + entry.name))
-        return True
-
-    if os.path.islink(claims_dir) or not scan(claims_dir, ""):
-        return None
-    return sorted(out)
-
-
 def load(start: str | None) -> Loaded | None:
     """(work tree, git directory, the cache's data or None, when the run started) of the
     repository at `start`: the cache file read once for answer() and then trusted_location()."""
@@ -357,12 +334,13 @@ def answer(start: str | None, wiki_dir_arg: str | None, loaded: Loaded | None = 
     if lstat_file(data["index_path"]) != data["index"] or started_ns < data.get("written_ns", 0):
         return None
     wiki = os.path.join(root, data["wiki_dir"])
-    if os.path.islink(wiki) or not os.path.isdir(pagenames.claims_folder(wiki)):
+    claims = pagenames.claims_folder(wiki)
+    if os.path.islink(wiki) or os.path.islink(claims) or not os.path.isdir(claims):
         return None  # whatever the full path says of a missing wiki, it says it
     if data.get("site_found") != site_found(root, data["wiki_dir"]):
         return None  # a site configuration came, went or changed: site mode may have
     pages = data["pages"]
-    listed = _sidecar_pages(pagenames.claims_folder(wiki))
+    listed = listing.sidecar_pages_or_none(claims)  # as Wiki.sidecar_pages lists them, when it would without a word
     if listed is None or listed != sorted(pages):
         return None
     now = time.time()

@@ -40,6 +40,7 @@ from openwiki_git.formats.yamlio import MAX_BYTES as CONFIG_MAX_BYTES  # a large
 from openwiki_git.git import plain as plain_git
 from openwiki_git.pages.markers import markers_in
 from openwiki_git.services import check_halves
+from openwiki_git.store import listing
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ def _judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
     if wiki_dir is None:
         return None
     wiki = os.path.join(root, wiki_dir)
-    pages = _sidecar_pages(root, wiki)
+    pages = listing.sidecar_pages_or_none(pagenames.claims_folder(wiki))  # as Wiki.sidecar_pages lists them, when it would without a word
     if pages is None:
         return None
     files = _CitedFiles(root, git_dir)
@@ -183,29 +184,6 @@ def _wiki_dir(root: str, wiki_dir_arg: str | None) -> str | None:
         return None
     claims = pagenames.claims_folder(wiki)
     return cleaned if not os.path.islink(claims) and os.path.isdir(claims) else None
-
-
-def _sidecar_pages(root: str, wiki: str) -> list[str] | None:
-    """The pages that have a sidecar, as Wiki.sidecar_pages lists them, when it would list them
-    without a word: no symlink, no directory named like a sidecar, ASCII names; else None."""
-    out: list[str] = []
-
-    def scan(folder: str, prefix: str) -> bool:
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            return False
-        for entry in entries:
-            if entry.is_symlink() or not entry.name.isascii():
-                return False
-            if entry.is_dir():
-                if entry.name.endswith(".json") or not scan(entry.path, prefix + entry.name + "/"):
-                    return False
-            elif entry.name.endswith(".json") and not entry.name.startswith("."):
-                out.append(pagenames.page_of_sidecar(prefix + entry.name))
-        return True
-
-    return sorted(out) if scan(pagenames.claims_folder(wiki), "") else None
 
 
 def _plain_sidecar(path: str, wiki: str) -> list[SidecarClaim] | None:

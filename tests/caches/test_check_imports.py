@@ -25,11 +25,12 @@ ALLOWED_OWN = {
     "openwiki_git.caches.pickling",  # the restricted unpickler (pickle only: stdlib, no class of its own)
     "openwiki_git.cli.args",  # the commands' shared options (argparse, pathlib)
     "openwiki_git.formats.pagenames",  # a page's sidecar name and back (imports nothing)
+    "openwiki_git.store.listing",  # the one lister of a wiki's sidecars (os and pagenames only)
     "openwiki_git.pages.labels",  # a claim's marker in its page's form (pagenames only)
     "openwiki_git.caches.site", "openwiki_git.formats.siteconf",  # site mode kept (os, re: patterns compiled on use)
     # the packages on the way (their __init__ is a docstring: tests/test_layers.py)
     "openwiki_git.cli", "openwiki_git.caches", "openwiki_git.services", "openwiki_git.claims", "openwiki_git.formats",
-    "openwiki_git.pages",
+    "openwiki_git.pages", "openwiki_git.store",
 }
 HEAVY = {
     "pygit2", "_cffi_backend", "cffi", "sqlite3", "dataclasses", "inspect", "hashlib", "ssl", "ruamel",

@@ -205,6 +205,26 @@ def test_malformed_sidecar_still_exits_2(claims_repo, capsys, small_window):
     assert ".openwiki/.claims/guide.json" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("odd", ["a directory named like a sidecar", "a file name not UTF-8"])
+def test_an_entry_the_wiki_refuses_is_refused_warm(claims_repo, capsys, small_window, odd):
+    """An entry among the sidecars that Wiki.sidecar_pages refuses, added once the cache was
+    written, lists no page: the fast answer (store/listing.py, the one lister) hands the wiki to
+    the careful reader, which refuses it as `check --no-cache` does."""
+    repo = claims_repo
+    settle()
+    check(repo, capsys)
+    claims = repo.root / ".openwiki/.claims"
+    if odd.startswith("a directory"):
+        (claims / "third.json").mkdir()
+    else:
+        (claims / os.fsdecode(b"caf\xe9.txt")).write_text("x")
+    capsys.readouterr()
+    assert repo.run("check") == 2
+    warm = capsys.readouterr()
+    assert repo.run("check", "--no-cache") == 2
+    assert warm == capsys.readouterr() and ".openwiki/.claims/" in warm.err
+
+
 def test_duplicate_claim_id_across_pages_still_refused(claims_repo, capsys, small_window):
     repo = claims_repo
     settle()

@@ -131,7 +131,21 @@ STATES: dict[str, tuple[Callable[..., None], bool, tuple[str, ...]]] = {
     "no .claims directory": (lambda r: [p.unlink() for p in (r.root / ".openwiki/.claims").iterdir()]
                              and (r.root / ".openwiki/.claims").rmdir(), False, ()),
     "a conflict in the index": (lambda r: conflict(r, "lib/b.py"), False, ()),
+    # What the one lister (store/listing.py) passes over or refuses, as the full path does.
+    "a page with a non-ASCII name": (lambda r: rename_page(r, "second.md", "séconde.md"), True, ()),
+    "a symlink to a file among the sidecars": (lambda r: os.symlink("../guide.md", r.root / ".openwiki/.claims/notes.txt"), True, ()),
+    "a folder of no sidecar": (lambda r: (r.root / ".openwiki/.claims/old").mkdir(), True, ()),
+    "a directory named like a sidecar": (lambda r: (r.root / ".openwiki/.claims/third.json").mkdir(), False, ()),
+    "a file name not UTF-8 among the sidecars": (
+        lambda r: (r.root / ".openwiki/.claims").joinpath(os.fsdecode(b"caf\xe9.txt")).write_text("x"), False, ()),
 }
+
+
+def rename_page(repo, page: str, new: str) -> None:
+    """`page` and its sidecar renamed to `new` (the claims move with them)."""
+    wiki = repo.root / ".openwiki"
+    os.rename(wiki / page, wiki / new)
+    os.rename(wiki / ".claims" / f"{page[:-3]}.json", wiki / ".claims" / f"{new[:-3]}.json")
 
 
 def many_unmarked(data: dict) -> None:
