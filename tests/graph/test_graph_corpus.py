@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from openwiki_git.caches import check as checkcache
+from openwiki_git.caches import statkey
 from openwiki_git.cli.main import main
 from openwiki_git.graph import build as graph_build
 from openwiki_git.graph import core as graph
@@ -178,8 +178,8 @@ SMALL_WINDOW_NS = 50_000_000
 
 @pytest.fixture
 def small_window(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A 50 ms racy window (git's rule, checkcache.RACY_NS) instead of 2 s; `settle` waits it out."""
-    monkeypatch.setattr(checkcache, "RACY_NS", SMALL_WINDOW_NS)
+    """A 50 ms racy window (git's rule, statkey.RACY_NS) instead of 2 s; `settle` waits it out."""
+    monkeypatch.setattr(statkey, "RACY_NS", SMALL_WINDOW_NS)
 
 
 def settle() -> None:
