@@ -18,7 +18,7 @@ rules do not accept, a claim id on two pages, a page with `stale_after`, a claim
 untracked, a symlink, binary, not UTF-8 or holding a CR (line-ending rules), any evidence not
 plainly fresh, a missing page. Its reading is the full path's: the cited files are git's tracked
 working-tree files, each read once; a page's markers are found as citations.markers_in finds them.
-A large wiki's pages are judged in two processes (check_halves: the same per-page function in a
+A large wiki's pages are judged in two processes (parallel.py: the same per-page function in a
 forked child for about half of them), with the same answer as in one.
 """
 
@@ -29,6 +29,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 
+from openwiki_git import parallel
 from openwiki_git.caches import check as checkcache
 from openwiki_git.claims import report
 from openwiki_git.errors import ConfigError
@@ -39,7 +40,6 @@ from openwiki_git.formats.sidecar_plain import plain_claim, plain_claims
 from openwiki_git.formats.yamlio import MAX_BYTES as CONFIG_MAX_BYTES  # a larger config is refused unread
 from openwiki_git.git import plain as plain_git
 from openwiki_git.pages.markers import markers_in
-from openwiki_git.services import check_halves
 from openwiki_git.store import listing
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
@@ -54,6 +54,14 @@ NEUTRAL_SETTINGS = {"wiki_dir", "adjacent_insert", "rename_threshold", "max_grow
 # A page's claims as the report lists them: the Plain tuple of each (report.Plain) and whether its
 # marker is in the page's prose.
 PageClaims = list[tuple[report.Plain, bool]]
+# Below this many bytes of sidecars in all, the pages are judged in one process: the fork, the
+# marshalling and the copy-on-write faults cost about what half the judging saves. Measured
+# (check_lean.judge in fresh processes, 8 each, median one process / two; bench_check.build's
+# repositories, about 0.95 kB of sidecar a claim): 500 claims (0.5 MB) 8.0 / 11.8 ms; 1,000
+# (1.0 MB) 14.5 / 16.9 ms; 2,000 (1.9 MB) 26.8 / 27.9 ms; 4,000 (3.8 MB) 53.3 / 49.0 ms; 10,000
+# (9.4 MB) about 150-220 / 90-125 ms (docs/benchmarks.md). check --base's scan of the sidecars
+# shares them from the same size (services/check.py).
+SPLIT_MIN_BYTES = 2_500_000
 # A cited range: the file, its 0-based half-open span and the token recorded for it.
 Cited = tuple[str, int, int, str]
 # A claim as read from its sidecar: id, statement, its resources, its cited ranges, verifiedAt.
@@ -127,9 +135,9 @@ def _judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
 
 def _split_answers(pages: list[str], wiki: str, files: _CitedFiles,
                    page_answer: Callable[[str], Any]) -> dict[str, Any] | None:
-    """Every page's answer judged on two CPUs (check_halves), when the wiki is large enough; else
-    None (judged here in one process). A page answered None: every page answered None."""
-    if len(pages) < 2 or not check_halves.possible():  # then no sidecar's size is asked
+    """Every page's answer judged on two CPUs (parallel.map_in_halves), when the wiki is large
+    enough; else None (judged here in one process). A page answered None: every page answered None."""
+    if len(pages) < 2 or not parallel.may_fork():  # then no sidecar's size is asked
         return None
     sizes = []
     try:
@@ -137,13 +145,26 @@ def _split_answers(pages: list[str], wiki: str, files: _CitedFiles,
             sizes.append(os.lstat(pagenames.sidecar_path(wiki, page)).st_size)
     except OSError:
         return None
-    if not check_halves.wanted(sum(sizes)):
+    if sum(sizes) < SPLIT_MIN_BYTES:
         return None
     files.read_index()  # once, before the fork: both processes need it
-    answers = check_halves.each(pages, sizes, page_answer)
-    if answers is check_halves.NOT_SPLIT:
+    answers = parallel.map_in_halves(pages, sizes, page_answer)
+    if answers is parallel.NOT_SPLIT:
         return None
     return dict.fromkeys(pages) if answers is None else answers  # type: ignore[return-value]
+
+
+def sidecars_split() -> Callable[[list[str], list[int], Callable[[str], Any]], dict[str, Any] | None] | None:
+    """check --base's one-shot scan of the sidecars (caches/cites.CiteIndex's `split`) shared with
+    a second process as the pages are here, from SPLIT_MIN_BYTES of them (parallel.py); None when
+    this process may not fork."""
+    if not parallel.may_fork():
+        return None
+
+    def split(items: list[str], sizes: list[int], answer: Callable[[str], Any]) -> dict[str, Any] | None:
+        return parallel.map_all_in_halves(items, sizes, answer, min_size=SPLIT_MIN_BYTES)
+
+    return split
 
 
 def _wiki_dir(root: str, wiki_dir_arg: str | None) -> str | None:

@@ -19,8 +19,9 @@ from collections.abc import Callable
 
 import pytest
 
+from openwiki_git import parallel
 from openwiki_git.cli.main import main
-from openwiki_git.services import check_halves, check_lean
+from openwiki_git.services import check_lean
 from tests.support.repo import IMPORTS_PROBE, add_claim
 
 FILES = {
@@ -169,7 +170,7 @@ def run(repo, capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def forks(monkeypatch) -> list[int]:
-    """The split forced on (every wiki large enough): the children check_halves forks, listed."""
+    """The split forced on (every wiki large enough): the children parallel.map_in_halves forks, listed."""
     children: list[int] = []
     real_fork = os.fork
 
@@ -179,15 +180,15 @@ def forks(monkeypatch) -> list[int]:
             children.append(pid)
         return pid
 
-    monkeypatch.setattr(check_halves, "SPLIT_MIN_BYTES", 0)
-    monkeypatch.setattr(check_halves.os, "fork", fork)
+    monkeypatch.setattr(check_lean, "SPLIT_MIN_BYTES", 0)
+    monkeypatch.setattr(parallel.os, "fork", fork)
     return children
 
 
 @pytest.mark.parametrize("split", [False, True], ids=["one process", "split"])
 @pytest.mark.parametrize("state", list(STATES))
 def test_lean_answer_equals_the_full_path(wiki, capsys, monkeypatch, state, split):
-    """With `split`, a forked child judges second.md (check_halves.halves: the pages alternate by
+    """With `split`, a forked child judges second.md (parallel.halves: the pages alternate by
     size), so the states that change second.md are ones where the page the child judges needs the
     full path."""
     change, answers, extra = STATES[state]
@@ -252,9 +253,9 @@ def test_the_split_with_sigchld_ignored_judges_here(wiki, capsys, monkeypatch):
 
 
 def test_the_split_is_by_size_in_page_order():
-    mine, theirs = check_halves.halves(["a.md", "b.md", "c.md", "d.md", "e.md"], [10, 3, 3, 3, 1])
+    mine, theirs = parallel.halves(["a.md", "b.md", "c.md", "d.md", "e.md"], [10, 3, 3, 3, 1])
     assert (mine, theirs) == (["a.md"], ["b.md", "c.md", "d.md", "e.md"])  # 10 bytes against 3 + 3 + 3 + 1
-    assert check_halves.halves(["a.md"], [5]) == (["a.md"], [])
+    assert parallel.halves(["a.md"], [5]) == (["a.md"], [])
 
 
 def test_lean_answer_in_a_linked_worktree_equals_the_full_path(wiki, capsys, monkeypatch, tmp_path):

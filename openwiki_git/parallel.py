@@ -1,16 +1,16 @@
-"""check_lean's pages judged on two CPUs (and check --base's sidecars scanned on two: split_map):
-a forked child judges about half of them (by sidecar size, in page order) with the same per-page
-function, and sends its answers back over a pipe
-(`marshal` of the plain tuples, lists and dicts a page's answer is made of); this process judges
-the other half, then reads the child's answers to EOF and waits for it.
+"""Work shared with a forked child on two CPUs (check_lean's pages, check --base's sidecars):
+a forked child answers about half of the items (by size, in item order) with the same function,
+and sends its answers back over a pipe (`marshal` of the plain tuples, lists and dicts an answer
+is made of); this process answers the other half, then reads the child's answers to EOF and
+waits for it.
 
-The answer is always the one-process answer: None as soon as either half meets a page that is
-not plainly fresh (the child is then stopped: its pipe closed, SIGKILL, reaped); if the child
-fails (an exception, a signal, an exit status other than 0, answers that do not read back), its
-pages are judged here. The child ends with os._exit (no atexit handlers, no buffers flushed
-twice). Small wikis, one CPU, no os.fork, or other threads running (a fork copies only the calling
-thread, with whatever locks the others hold): `each` answers NOT_SPLIT and check_lean judges in
-one process.
+The answer is always the one-process answer: None as soon as either half meets an item answered
+None (the child is then stopped: its pipe closed, SIGKILL, reaped); if the child fails (an
+exception, a signal, an exit status other than 0, answers that do not read back), its items are
+answered here. The child ends with os._exit (no atexit handlers, no buffers flushed twice). It is
+used only when `may_fork()`: os.fork, two CPUs, and no other thread running (a fork copies only
+the calling thread, with whatever locks the others hold); the caller also decides whether its
+input is large enough to be worth a second process (check_lean.SPLIT_MIN_BYTES).
 """
 
 from __future__ import annotations
@@ -24,35 +24,23 @@ TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (
 if TYPE_CHECKING:
     from typing import Any
 
-# Below this many bytes of sidecars in all, check_lean judges in one process: the fork, the
-# marshalling and the copy-on-write faults cost about what half the judging saves. Measured
-# (check_lean.judge in fresh processes, 8 each, median one process / two; bench_check.build's
-# repositories, about 0.95 kB of sidecar a claim): 500 claims (0.5 MB) 8.0 / 11.8 ms; 1,000
-# (1.0 MB) 14.5 / 16.9 ms; 2,000 (1.9 MB) 26.8 / 27.9 ms; 4,000 (3.8 MB) 53.3 / 49.0 ms; 10,000
-# (9.4 MB) about 150-220 / 90-125 ms (docs/benchmarks.md).
-SPLIT_MIN_BYTES = 2_500_000
-
-NOT_SPLIT = object()  # `each`'s answer when it did not split: judge in one process
+NOT_SPLIT = object()  # map_in_halves' answer when it did not split: answer in one process
 
 
-def possible() -> bool:
-    """Whether this process may fork a second one to judge in: os.fork, two CPUs, one thread."""
+def may_fork() -> bool:
+    """Whether this process may fork a second one to share work with: os.fork, two CPUs, one thread."""
     threads = sys.modules.get("threading")
     return hasattr(os, "fork") and (os.cpu_count() or 1) > 1 and (threads is None or threads.active_count() == 1)
 
 
-def wanted(total_bytes: int) -> bool:
-    """Whether a wiki of `total_bytes` of sidecars is worth a second process here."""
-    return total_bytes >= SPLIT_MIN_BYTES and possible()
-
-
-def split_map(items: list[str], sizes: list[int], answer: Callable[[str], Any]) -> dict[str, Any] | None:
+def map_all_in_halves(items: list[str], sizes: list[int], answer: Callable[[str], Any], *, min_size: int) -> dict[str, Any] | None:
     """{item: answer(item)} from two processes, for an `answer` that is never None (check
     --base's one-shot scan of the sidecars, caches/cites.CiteIndex's `split`); None when the
-    items are too few bytes for a second process, or none could be started: answer them here."""
-    if not wanted(sum(sizes)):
+    items are fewer than `min_size` bytes in all (`sizes`), or no second process could be
+    started: answer them here."""
+    if not (sum(sizes) >= min_size and may_fork()):
         return None
-    got = each(items, sizes, answer)
+    got = map_in_halves(items, sizes, answer)
     return None if got is NOT_SPLIT or got is None else got  # type: ignore[return-value]
 
 
@@ -69,7 +57,7 @@ def halves(pages: list[str], sizes: list[int]) -> tuple[list[str], list[str]]:
     return mine, theirs
 
 
-def each(pages: list[str], sizes: list[int], judge: Callable[[str], Any]) -> dict[str, Any] | None | object:
+def map_in_halves(pages: list[str], sizes: list[int], judge: Callable[[str], Any]) -> dict[str, Any] | None | object:
     """{page: judge(page)} for every page, judged in two processes; None when a page's answer
     is None; NOT_SPLIT when no child could be started (nothing judged)."""
     mine, theirs = halves(pages, sizes)
@@ -174,3 +162,4 @@ def _stop(pid: int) -> None:
         os.waitpid(pid, 0)
     except ChildProcessError:
         pass
+
