@@ -1,16 +1,28 @@
-"""Work shared with a forked child on two CPUs (check_lean's pages, check --base's sidecars):
-a forked child answers about half of the items (by size, in item order) with the same function,
-and sends its answers back over a pipe (`marshal` of the plain tuples, lists and dicts an answer
-is made of); this process answers the other half, then reads the child's answers to EOF and
-waits for it.
+"""The one parallel map: work shared with a forked child on two CPUs, the only place a process is
+forked (tests/test_layers.py keeps it so), in the two shapes its callers need, each with the
+answer one process gives.
 
-The answer is always the one-process answer: None as soon as either half meets an item answered
-None (the child is then stopped: its pipe closed, SIGKILL, reaped); if the child fails (an
-exception, a signal, an exit status other than 0, answers that do not read back), its items are
-answered here. The child ends with os._exit (no atexit handlers, no buffers flushed twice). It is
-used only when `may_fork()`: os.fork, two CPUs, and no other thread running (a fork copies only
-the calling thread, with whatever locks the others hold); the caller also decides whether its
-input is large enough to be worth a second process (check_lean.SPLIT_MIN_BYTES).
+- `map_in_halves` (check_lean's pages, check --base's sidecars through `map_all_in_halves`): a
+  forked child answers about half of the items (by size, in item order) with the same function,
+  and sends its answers back over a pipe (`marshal` of the plain tuples, lists and dicts an
+  answer is made of); this process answers the other half, then reads the child's answers to EOF
+  and waits for it. The answer is always the one-process answer: None as soon as either half
+  meets an item answered None (the child is then stopped: its pipe closed, SIGKILL, reaped); if
+  the child fails (an exception, a signal, an exit status other than 0, answers that do not read
+  back), its items are answered here. The child ends with os._exit (no atexit handlers, no
+  buffers flushed twice). It imports no more than `marshal`: check's lean path uses it.
+- `SharedRange` (graph/split.py's documents): this process takes items from the front of one
+  shared range while a forked child (multiprocessing's fork context, imported only then) takes
+  them from the back, one at a time under a lock, until they meet: so the work is shared evenly
+  whatever this process does in the meantime. The child pickles each answer into a spool file as
+  soon as it has it and announces it on a pipe; this process reads them as it goes
+  (`receive`). An answer that does not read back, or a child that dies, lets the child go: the
+  caller answers whatever it did not receive.
+
+Either is used only when `may_fork()`: os.fork, two CPUs, and no other thread running (a fork
+copies only the calling thread, with whatever locks the others hold); each caller also decides
+whether its input is large enough to be worth a second process (check_lean.SPLIT_MIN_BYTES,
+graph/split.PARALLEL_MIN_CHARS).
 """
 
 from __future__ import annotations
@@ -163,3 +175,117 @@ def _stop(pid: int) -> None:
     except ChildProcessError:
         pass
 
+
+# -- one range shared from both ends (graph/split.py) -----------------------------------------------
+class SharedRange:
+    """Items [0, count) shared with a forked child: this process takes them from the front
+    (`take_front`), the child from the back, `work(i)` each, until they meet (see the module's
+    docstring). `receive` hands over the child's answers; `close` ends the child."""
+
+    def __init__(self, count: int, work: Callable[[int], Any], valid: Callable[[Any], bool]) -> None:
+        """Not started: `start_shared` starts one (None when no process could be had)."""
+        import multiprocessing  # only here: check's lean path imports this module
+        import struct
+        import tempfile
+
+        self.count, self._work, self._valid = count, work, valid
+        ctx = multiprocessing.get_context("fork")
+        self._lock = ctx.Lock()
+        self._ends = ctx.RawArray("q", [0, count])  # [lo, hi): lo taken by this process, hi by the child
+        self._spool = tempfile.TemporaryFile()  # the child's pickled answers
+        self._record = struct.Struct("<qqq")  # a child's message: the item, and where its answer is in the spool
+        self._ctx: Any = ctx
+        self._child: Any = None
+        self._recv: Any = None
+
+    def _start(self) -> bool:
+        recv, send = self._ctx.Pipe(duplex=False)
+        try:
+            child = self._ctx.Process(target=self._child_main, args=(send, recv), daemon=True)
+            child.start()
+        except OSError:  # no process to be had: the caller does everything
+            send.close()
+            recv.close()
+            self._spool.close()
+            return False
+        send.close()
+        self._child, self._recv = child, recv
+        return True
+
+    def take_front(self, limit: int) -> int | None:
+        """The next item from the front, if it is below `limit` and the child has not taken it."""
+        with self._lock:
+            lo, hi = self._ends
+            if lo >= min(hi, limit):
+                return None
+            self._ends[0] = lo + 1
+            return lo
+
+    def _take_back(self) -> int | None:
+        with self._lock:
+            lo, hi = self._ends
+            if lo >= hi:
+                return None
+            self._ends[1] = hi - 1
+            return hi - 1
+
+    def _child_main(self, send: Any, recv: Any) -> None:  # noqa: ANN401 (Connections)
+        """Work from the back; each answer is pickled into the spool file as soon as it is had (so
+        the pickling is done while this process still shares the work, and never waits for a
+        reader), and announced by a short message: (item, offset, length); b"" ends."""
+        import pickle
+
+        # The fork gave the child the pipe's read end too: closed, so that when the parent
+        # closes its own (`close`), the child's write fails instead of waiting for a reader.
+        recv.close()
+        try:
+            fd, offset = self._spool.fileno(), 0
+            while (i := self._take_back()) is not None:
+                data = pickle.dumps(self._work(i), pickle.HIGHEST_PROTOCOL)
+                view = memoryview(data)
+                while view:
+                    view = view[os.pwrite(fd, view, offset + len(data) - len(view)) :]
+                send.send_bytes(self._record.pack(i, offset, len(data)))
+                offset += len(data)
+            send.send_bytes(b"")
+        finally:
+            send.close()
+
+    def receive(self, keep: Callable[[int, Any], None], *, wait: bool) -> None:
+        """`keep(i, answer)` for each answer the child has announced; with `wait`, until it is done.
+        The child is let go when it is done, dies or sends what does not read back as a `valid`
+        answer (then its share is the caller's)."""
+        if self._child is None:
+            return
+        import pickle
+
+        try:
+            while wait or self._recv.poll():
+                message = self._recv.recv_bytes()
+                if not message:  # the child is done
+                    break
+                i, offset, length = self._record.unpack(message)
+                answer = pickle.loads(os.pread(self._spool.fileno(), length, offset))
+                if not self._valid(answer):
+                    raise TypeError(type(answer).__name__)
+                keep(i, answer)
+            else:
+                return  # nothing more announced yet: carry on
+        except Exception:  # noqa: BLE001, S110 (the child died or sent garbage: its share is the caller's)
+            pass
+        self.close()
+
+    def close(self) -> None:
+        """Done with the child (or giving up on it after an error here): closing the pipe ends it."""
+        if self._child is not None:
+            self._recv.close()
+            self._child.join()
+            self._child = None
+            self._spool.close()
+
+
+def start_shared(count: int, work: Callable[[int], Any], valid: Callable[[Any], bool]) -> SharedRange | None:
+    """A SharedRange of `count` items with its child started, or None when no process could be
+    had (the caller then does everything in this process)."""
+    shared = SharedRange(count, work, valid)
+    return shared if shared._start() else None
