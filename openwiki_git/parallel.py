@@ -2,7 +2,7 @@
 forked (tests/test_layers.py keeps it so), in the two shapes its callers need, each with the
 answer one process gives.
 
-- `map_in_halves` (check_lean's pages, check --base's sidecars through `map_all_in_halves`): a
+- `map_in_halves` (check_unchanged's pages, check --base's sidecars through `map_all_in_halves`): a
   forked child answers about half of the items (by size, in item order) with the same function,
   and sends its answers back over a pipe (`marshal` of the plain tuples, lists and dicts an
   answer is made of); this process answers the other half, then reads the child's answers to EOF
@@ -21,7 +21,7 @@ answer one process gives.
 
 Either is used only when `may_fork()`: os.fork, two CPUs, and no other thread running (a fork
 copies only the calling thread, with whatever locks the others hold); each caller also decides
-whether its input is large enough to be worth a second process (check_lean.SPLIT_MIN_BYTES,
+whether its input is large enough to be worth a second process (check_unchanged.SPLIT_MIN_BYTES,
 graph/split.PARALLEL_MIN_CHARS).
 """
 

@@ -91,7 +91,7 @@ CODE = (
     "markdown/keys", "markdown/refs", "markdown/refscan", "markdown/relations", "markdown/rstdoc", "markdown/split", "model",
     "pages/badge", "pages/citations", "pages/examples", "pages/frontmatter", "pages/frontmatter_core", "pages/indexes", "pages/labels",
     "pages/markers", "pages/okf", "pages/rst", "pages/rst_markers", "pages/sentences", "parallel", "services/check",
-    "services/check_examples", "services/check_lean", "services/check_stream", "store/config", "store/editing", "store/listing",
+    "services/check_examples", "services/check_stream", "services/check_unchanged", "store/config", "store/editing", "store/listing",
     "store/locking", "store/site", "store/wiki", "store/workspace",
 )
 

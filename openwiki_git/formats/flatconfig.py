@@ -1,6 +1,6 @@
 """The common `.openwiki/config.yml` (flat `key: scalar` lines) read without ruamel.yaml and
 jsonschema, and the one rule for a wiki directory's name. Pure, and `re` alone: store/config.py
-reads the config through it, and `check --no-cache`'s lean path (services/check_lean.py) too.
+reads the config through it, and `check --no-cache`'s lean path (services/check_unchanged.py) too.
 """
 
 from __future__ import annotations

@@ -61,10 +61,10 @@ class Checked:
 def run(options: CheckOptions) -> Checked:
     uses_cache = not (options.base or options.fix or not options.use_cache)
     if not (uses_cache or options.base or options.fix or options.pages) and options.source == "worktree":
-        from openwiki_git.services import check_lean
+        from openwiki_git.services import check_unchanged
 
-        lean = check_lean.judge(options.directory, options.wiki_dir)
-        if lean is not None:  # every claim plainly fresh: the report follows from the sidecars (check_lean.py)
+        lean = check_unchanged.judge(options.directory, options.wiki_dir)
+        if lean is not None:  # every claim plainly fresh: the report follows from the sidecars (check_unchanged.py)
             return _streamed(options, lean.wiki_dir, lean.entries, lean.pages, lean.items, {}, {}, lean.site)
     loaded = checkcache.load(options.directory) if uses_cache else None  # the cache file, read once
     if uses_cache and not options.pages and options.source == "worktree":
@@ -256,7 +256,7 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
     from openwiki_git.git import diff as gitdiff
     from openwiki_git.graph import citestale
     from openwiki_git.hook import engine
-    from openwiki_git.services.check_lean import sidecars_split
+    from openwiki_git.services.check_unchanged import sidecars_split
 
     head_id = ws.repo.commit_id(head or "HEAD")
     base_rev = ws.repo.commit_id(base)

@@ -2,7 +2,7 @@
 
 Each state is a real git repository changed one way; `check --no-cache` runs through the real CLI
 in the five output forms (text, `--all`, `-v`, JSON, JSON `--only-problems`), then again with the
-lean path switched off (check_lean.judge answering None, so services/check.py judges whole): exit
+lean path switched off (check_unchanged.judge answering None, so services/check.py judges whole): exit
 code, stdout and stderr must be equal. Each state also says whether the lean path answers it (so
 the comparison is not vacuous) or hands over (so what it is unsure of goes to the full path).
 """
@@ -21,7 +21,7 @@ import pytest
 
 from openwiki_git import parallel
 from openwiki_git.cli.main import main
-from openwiki_git.services import check_lean
+from openwiki_git.services import check_unchanged
 from tests.support.repo import IMPORTS_PROBE, add_claim
 
 FILES = {
@@ -180,7 +180,7 @@ def forks(monkeypatch) -> list[int]:
             children.append(pid)
         return pid
 
-    monkeypatch.setattr(check_lean, "SPLIT_MIN_BYTES", 0)
+    monkeypatch.setattr(check_unchanged, "SPLIT_MIN_BYTES", 0)
     monkeypatch.setattr(parallel.os, "fork", fork)
     return children
 
@@ -195,19 +195,19 @@ def test_lean_answer_equals_the_full_path(wiki, capsys, monkeypatch, state, spli
     change(wiki)
     wiki_dir = extra[1] if extra[:1] == ("--wiki-dir",) else None
     children = forks(monkeypatch) if split else []
-    assert (check_lean.judge(str(wiki.root), wiki_dir) is not None) == answers
+    assert (check_unchanged.judge(str(wiki.root), wiki_dir) is not None) == answers
     if split and answers:
         assert children, "the child judged nothing"
     lean = [run(wiki, capsys, *extra, *form) for form in FORMS]
-    monkeypatch.setattr(check_lean, "judge", lambda *args: None)
+    monkeypatch.setattr(check_unchanged, "judge", lambda *args: None)
     full = [run(wiki, capsys, *extra, *form) for form in FORMS]
     assert lean == full
     assert all(rc in (0, 1, 2) for rc, _, _ in full)
 
 
 def die_in_the_child(how: str) -> Callable[..., object]:
-    """check_lean._judge_page, failing `how` in a forked child (an exception or SIGKILL)."""
-    parent, judge_page = os.getpid(), check_lean._judge_page
+    """check_unchanged._judge_page, failing `how` in a forked child (an exception or SIGKILL)."""
+    parent, judge_page = os.getpid(), check_unchanged._judge_page
 
     def judge(*args: object) -> object:
         if os.getpid() != parent:
@@ -227,11 +227,11 @@ def test_a_failed_child_leaves_the_answer_as_it_was(wiki, capsys, monkeypatch, s
     change, answers, extra = STATES[state]
     change(wiki)
     children = forks(monkeypatch)
-    monkeypatch.setattr(check_lean, "_judge_page", die_in_the_child(how))
-    assert (check_lean.judge(str(wiki.root), None) is not None) == answers
+    monkeypatch.setattr(check_unchanged, "_judge_page", die_in_the_child(how))
+    assert (check_unchanged.judge(str(wiki.root), None) is not None) == answers
     assert children
     lean = [run(wiki, capsys, *form) for form in FORMS]
-    monkeypatch.setattr(check_lean, "judge", lambda *args: None)
+    monkeypatch.setattr(check_unchanged, "judge", lambda *args: None)
     assert lean == [run(wiki, capsys, *form) for form in FORMS]
     for pid in children:
         with pytest.raises(ChildProcessError):
@@ -245,7 +245,7 @@ def test_the_split_with_sigchld_ignored_judges_here(wiki, capsys, monkeypatch):
     alone = run(wiki, capsys, "--format", "json")
     previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     try:
-        assert check_lean.judge(str(wiki.root), None) is not None
+        assert check_unchanged.judge(str(wiki.root), None) is not None
         split = run(wiki, capsys, "--format", "json")
     finally:
         signal.signal(signal.SIGCHLD, previous)
@@ -262,7 +262,7 @@ def test_lean_answer_in_a_linked_worktree_equals_the_full_path(wiki, capsys, mon
     """A linked worktree (`.git` is a file naming its git directory, the index is that one's)."""
     linked = tmp_path / "linked"
     wiki.git("worktree", "add", "-q", str(linked))
-    assert check_lean.judge(str(linked), None) is not None
+    assert check_unchanged.judge(str(linked), None) is not None
 
     def both() -> list[tuple[int, str]]:
         out = []
@@ -273,7 +273,7 @@ def test_lean_answer_in_a_linked_worktree_equals_the_full_path(wiki, capsys, mon
         return out
 
     lean = both()
-    monkeypatch.setattr(check_lean, "judge", lambda *args: None)
+    monkeypatch.setattr(check_unchanged, "judge", lambda *args: None)
     assert lean == both()
     assert lean[0][0] == 0 and "4 claims: 4 fresh" in lean[0][1]
 
@@ -316,6 +316,6 @@ def test_the_lean_answer_imports_nothing_heavy(wiki):
         assert proc.returncode == 0, proc.stderr
         out, _, modules = proc.stdout.rstrip("\n").rpartition("\n")
         loaded = set(ast.literal_eval(modules))
-        assert "openwiki_git.services.check_lean" in loaded and ("4 claims: 4 fresh" in out or "\"total\": 4" in out)
+        assert "openwiki_git.services.check_unchanged" in loaded and ("4 claims: 4 fresh" in out or "\"total\": 4" in out)
         assert not {m.split(".")[0] for m in loaded} & HEAVY, sorted({m.split(".")[0] for m in loaded} & HEAVY)
         assert not loaded & HEAVY_OWN, sorted(loaded & HEAVY_OWN)

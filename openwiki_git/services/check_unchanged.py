@@ -1,13 +1,14 @@
-"""`check --no-cache` answered lean: a wiki whose every claim is plainly fresh (CI's usual case)
-judged with the standard library and the pure modules that state the rules, none of git's, the
-model's or the checker's machinery (pygit2, dataclasses, YAML, relocation) imported.
+"""`check --no-cache` answered when every cited range is unchanged (the lean path): a wiki whose
+every claim is plainly fresh (CI's usual case) judged with the standard library and the pure
+modules that state the rules, none of git's, the model's or the checker's machinery (pygit2,
+dataclasses, YAML, relocation) imported.
 
 A claim is plainly fresh when its sidecar entry is plain (sidecar_plain.plain_claim: no mark,
 canonical line ranges) and each evidence item's token is exactly the token of its recorded lines
 now (tokens.unchanged_lines): the checker then finds it fresh, unchanged, where it was, and its
 report record follows from the sidecar alone (claims/report.plain_claim_data). So the answer is
 the report of the check cache's streamed path (check_stream) built from per-page entries without
-a notable claim, which tests/services/test_check_lean.py compares with the full path's.
+a notable claim, which tests/services/test_check_unchanged.py compares with the full path's.
 
 `judge()` returns None, "judge it whole" (services/check.py's full path, which has the last word
 and every message), on anything it is not sure of: an environment override of git's paths, an
@@ -56,7 +57,7 @@ NEUTRAL_SETTINGS = {"wiki_dir", "adjacent_insert", "rename_threshold", "max_grow
 PageClaims = list[tuple[report.Plain, bool]]
 # Below this many bytes of sidecars in all, the pages are judged in one process: the fork, the
 # marshalling and the copy-on-write faults cost about what half the judging saves. Measured
-# (check_lean.judge in fresh processes, 8 each, median one process / two; bench_check.build's
+# (check_unchanged.judge in fresh processes, 8 each, median one process / two; bench_check.build's
 # repositories, about 0.95 kB of sidecar a claim): 500 claims (0.5 MB) 8.0 / 11.8 ms; 1,000
 # (1.0 MB) 14.5 / 16.9 ms; 2,000 (1.9 MB) 26.8 / 27.9 ms; 4,000 (3.8 MB) 53.3 / 49.0 ms; 10,000
 # (9.4 MB) about 150-220 / 90-125 ms (docs/benchmarks.md). check --base's scan of the sidecars
