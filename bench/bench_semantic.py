@@ -57,7 +57,7 @@ from tests.support import model_answers  # noqa: E402
 from tests.support.scripted_refresher import ScriptedRefresher  # noqa: E402
 
 BUNDLE = "/work/shared/testdata/replay/uvicorn.bundle"
-RACY_S = 2.1  # git's racy window (caches/check.py RACY_NS) and a little: a file's stat is trusted after it
+RACY_S = 2.1  # git's racy window (caches/statkey.py RACY_NS) and a little: a file's stat is trusted after it
 EXTRA = (  # (page, sentence, cited resource, or (path, a line's text) for the line that has it at the base)
     ("classes.md", "`Config` holds every setting of a server, from the host and port to the protocol classes.",
      "uvicorn/config.py#Config"),

@@ -11,6 +11,9 @@
   clock and network modules) and pure modules of their own or higher packages.
 - Third-party libraries stay in their adapter; only `cli/` prints; a command never imports
   another command.
+- One owner each (docs/architecture.md's Conventions): no module but `parallel.py` starts a
+  process, none but `caches/statkey.py` writes git's racy-file rule, none but
+  `formats/pagenames.py` spells a page's sidecar path.
 """
 
 from __future__ import annotations
@@ -414,3 +417,103 @@ def test_tests_mirror_the_packages():
     dirs = {p.name for p in tests.iterdir() if p.is_dir() and p.name != "__pycache__"}
     stray = dirs - set(package_table()) - {"e2e", "support", "fixtures", "data"}
     assert not stray, f"tests/{sorted(stray)} names no package of openwiki_git"
+
+
+# -- one owner each (issue 34): a rule written a second time fails here, naming its owner ------------
+# Each checker reads a module's source and returns the lines where it spells the rule itself.
+FORK_OWNER = "parallel"  # the one parallel map: the only module that forks
+RACY_OWNER = "caches.statkey"  # the stat key and git's racy-file rule, for every cache
+SIDECAR_PATH_OWNER = "formats.pagenames"  # a page's sidecar path, the sidecars' folder
+SIDECAR_FOLDER = re.compile(r"(?:^|/)\.claims(?:/|$)")  # `.claims` as a path segment, not `$.claims[2]`
+FORKING_NAMES = {"fork", "forkpty", "ProcessPoolExecutor"}
+FILE_TIMES = {"st_mtime", "st_mtime_ns", "st_ctime", "st_ctime_ns"}
+
+
+def _code_strings(tree: ast.AST) -> list[ast.Constant]:
+    """The string constants of the code, f-strings' literal parts included; not docstrings."""
+    docs = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body:
+            first = body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docs.add(id(first.value))
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs]
+
+
+def forks(source: str) -> list[int]:
+    """Where a module starts a process of its own: os.fork and the like, multiprocessing, a
+    process pool, the "fork" start method."""
+    tree = ast.parse(source)
+    lines = [n.lineno for n in _code_strings(tree) if n.value == "fork"]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in FORKING_NAMES or isinstance(node, ast.Name) and node.id in FORKING_NAMES:
+            lines.append(node.lineno)
+        elif isinstance(node, ast.Import) and any(a.name.split(".")[0] == "multiprocessing" for a in node.names):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.ImportFrom) and ((node.module or "").split(".")[0] == "multiprocessing"
+                                                   or any(a.name in FORKING_NAMES for a in node.names)):
+            lines.append(node.lineno)
+    return sorted(lines)
+
+
+def racy_rules(source: str) -> list[int]:
+    """Where a module writes git's racy-file rule itself: RACY_NS named (defined, imported or
+    measured from), or a file's mtime or ctime compared."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and node.id == "RACY_NS" or isinstance(node, ast.Attribute) and node.attr == "RACY_NS":
+            lines.append(node.lineno)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and any(a.name == "RACY_NS" for a in node.names):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.Compare) and any(isinstance(n, ast.Attribute) and n.attr in FILE_TIMES for n in ast.walk(node)):
+            lines.append(node.lineno)
+    return sorted(lines)
+
+
+def sidecar_paths(source: str) -> list[int]:
+    """Where a module spells the sidecars' folder or a page's sidecar path itself: `.claims` as a
+    path segment in a string, or sidecar_name (the name half of the rule) called."""
+    tree = ast.parse(source)
+    lines = [n.lineno for n in _code_strings(tree) if SIDECAR_FOLDER.search(n.value)]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id == "sidecar_name" or isinstance(func, ast.Attribute) and func.attr == "sidecar_name":
+                lines.append(node.lineno)
+    return sorted(lines)
+
+
+def test_the_owner_checkers_find_a_second_spelling():
+    assert forks("import os\npid = os.fork()\n") == [2]
+    assert forks("import multiprocessing\nctx = multiprocessing.get_context('fork')\n") == [1, 2]
+    assert forks("from concurrent.futures import ProcessPoolExecutor\n") == [1]
+    assert forks("from os import fork\n") == [1]
+    assert forks("import subprocess\nsubprocess.run(['git'])\n") == []
+    assert racy_rules("limit = started - RACY_NS\n") == [1]
+    assert racy_rules("racy = st.st_mtime_ns >= limit\n") == [1]
+    assert racy_rules("key = (st.st_mtime_ns, st.st_size)\n") == []
+    assert sidecar_paths('path = f"{wiki}/.claims/{name}"\n') == [1]
+    assert sidecar_paths('claims = os.path.join(wiki, ".claims")\nside = pagenames.sidecar_name(page)\n') == [1, 2]
+    assert sidecar_paths('where = "$.claims[2].id"\nNOTE = "generated from .claims; edit claims"\n"""`.claims/`: docs."""\n') == []
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_only_the_parallel_map_forks(name):
+    lines = [] if name == FORK_OWNER else forks(MODULES[name].read_text("utf-8"))
+    assert not lines, f"openwiki_git/{name} starts a process (lines {lines}): share the work through openwiki_git/parallel.py"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_only_statkey_writes_the_racy_rule(name):
+    lines = [] if name == RACY_OWNER else racy_rules(MODULES[name].read_text("utf-8"))
+    assert not lines, f"openwiki_git/{name} writes git's racy rule (lines {lines}): ask caches/statkey.py (racy, stat_key)"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_only_pagenames_spells_the_sidecar_path(name):
+    lines = [] if name == SIDECAR_PATH_OWNER else sidecar_paths(MODULES[name].read_text("utf-8"))
+    assert not lines, (
+        f"openwiki_git/{name} spells the sidecars' path (lines {lines}): ask formats/pagenames.py "
+        "(sidecar_path, claims_folder, page_of_path) or Wiki.sidecar_path"
+    )

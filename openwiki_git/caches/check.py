@@ -25,9 +25,9 @@ Two ways to use it:
 
 What keeps an answer from the cache equal to a fresh one:
 
-- Racy files (git's racy-index rule): a stat whose mtime or ctime is less than RACY_NS before the
-  check *started* (or later) is never stored, because an edit within the same timestamp tick
-  would leave it unchanged; a page that depends on one is judged again next time.
+- Racy files (git's racy-index rule, caches/statkey.py): a stat whose mtime or ctime is less than
+  RACY_NS before the check *started* (or later) is never stored, because an edit within the same
+  timestamp tick would leave it unchanged; a page that depends on one is judged again next time.
 - Tracking: the index file's stat is recorded; when it changed (`git add`, `git status`), every
   cited path's tracking, and every set's candidates, are looked up again in git's index before an
   entry is reused. Runs with
@@ -59,7 +59,9 @@ from collections.abc import Iterator
 
 from openwiki_git import __version__
 from openwiki_git.caches.site import site_found
+from openwiki_git.caches.statkey import StatKey, lstat_file, stat_or_none
 from openwiki_git.formats import pagenames
+from openwiki_git.store import listing
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
 if TYPE_CHECKING:  # pathlib (with fnmatch and urllib) is a good part of a warm check's imports
@@ -68,64 +70,38 @@ if TYPE_CHECKING:  # pathlib (with fnmatch and urllib) is a good part of a warm 
 
 CACHE_NAME = "check-cache-v2.pickle"
 FORMAT = 2
-RACY_NS = 2_000_000_000  # git's racy window is one timestamp tick; 2 s covers FAT and coarse clocks
 GIT_ENV = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES")
 CONFIG_FILE = (".openwiki", "config.yml")  # config.config_path, without importing config
-# The modules whose code decides what an entry holds (a verdict, a report record, a finding), from
-# the package root: their stats are part of the key, so that a change to any of them (an upgrade, an
-# edit) invalidates every entry. Every module these import is one (test_checkcache derives the closure).
+# The modules whose code decides what an entry holds (a verdict, a report record, a finding),
+# relative to the package root: their stats are part of the key, so that a change to any of them
+# (an upgrade, an edit in a checkout) invalidates every entry. Every module these import, however
+# indirectly, is one of them (test_checkcache derives the closure): about 80 stats, 0.25 ms.
 CODE = (
     "caches/check", "caches/check_keys", "caches/check_reuse", "caches/cite_bytes", "caches/cites", "caches/graph", "caches/pickling",
-    "caches/site", "claims/accepts", "claims/causes", "claims/check", "claims/due", "claims/example_calls", "claims/examples",
-    "claims/fix", "claims/kinds", "claims/outcomes", "claims/part", "claims/policy", "claims/relevance", "claims/report",
-    "claims/sentence", "claims/sides", "claims/signature_edits", "claims/staleness", "claims/symbols", "diff/cosmetic", "diff/hunks",
-    "diff/signatures", "errors", "evidence/definitions", "evidence/docstrings", "evidence/kinds", "evidence/plain", "evidence/relocation",
-    "evidence/resolver", "evidence/resource", "evidence/tokens", "evidence/treesitter", "formats/flatconfig", "formats/pagenames",
-    "formats/schema", "formats/sidecar", "formats/sidecar_plain", "formats/siteconf", "formats/timestamps", "formats/yamlio", "git/diff",
-    "git/plain", "git/repo", "graph/build", "graph/buildlog", "graph/citestale", "graph/claimcheck", "graph/claimpart", "graph/core",
-    "graph/doc_standing", "graph/documents", "graph/inputs", "graph/link", "graph/refs", "graph/search", "graph/split", "ground/broken",
-    "ground/deterministic", "ground/example_evidence", "ground/examples", "ground/index", "ground/names", "ground/pageformat",
-    "ground/proves", "ground/refs", "ground/resolve", "ground/scope", "ground/sources", "hook/engine", "markdown/blocks",
-    "markdown/builder", "markdown/document", "markdown/keys", "markdown/refs", "markdown/refscan", "markdown/relations", "markdown/rstdoc",
-    "markdown/split", "model", "pages/badge", "pages/citations", "pages/example_reader", "pages/examples", "pages/frontmatter",
-    "pages/frontmatter_core", "pages/indexes", "pages/labels", "pages/markers", "pages/okf", "pages/rst", "pages/rst_examples",
-    "pages/rst_markers", "pages/sentences", "services/check", "services/check_examples", "services/check_halves", "services/check_lean",
-    "services/check_stream", "store/config", "store/editing", "store/locking", "store/site", "store/wiki", "store/workspace",
+    "caches/site", "caches/statkey", "claims/accepts", "claims/causes", "claims/check", "claims/due", "claims/example_calls",
+    "claims/examples", "claims/fix", "claims/kinds", "claims/outcomes", "claims/part", "claims/policy", "claims/relevance",
+    "claims/report", "claims/sentence", "claims/sides", "claims/signature_edits", "claims/staleness", "claims/symbols", "diff/cosmetic",
+    "diff/hunks", "diff/signatures", "errors", "evidence/definitions", "evidence/docstrings", "evidence/kinds", "evidence/plain",
+    "evidence/relocation", "evidence/resolver", "evidence/resource", "evidence/tokens", "evidence/treesitter", "formats/flatconfig",
+    "formats/pagenames", "formats/schema", "formats/sidecar", "formats/sidecar_plain", "formats/siteconf", "formats/timestamps",
+    "formats/yamlio", "git/diff", "git/plain", "git/repo", "graph/build", "graph/buildlog", "graph/citestale", "graph/claimcheck",
+    "graph/claimpart", "graph/core", "graph/doc_standing", "graph/documents", "graph/inputs", "graph/link", "graph/refs", "graph/search",
+    "graph/split", "ground/broken", "ground/deterministic", "ground/example_evidence", "ground/examples", "ground/index", "ground/names",
+    "ground/pageformat", "ground/proves", "ground/refs", "ground/resolve", "ground/scope", "ground/sources", "hook/engine",
+    "markdown/blocks", "markdown/builder", "markdown/document", "markdown/keys", "markdown/refs", "markdown/refscan", "markdown/relations",
+    "markdown/rstdoc", "markdown/split", "model", "pages/badge", "pages/citations", "pages/example_reader", "pages/examples",
+    "pages/frontmatter", "pages/frontmatter_core", "pages/indexes", "pages/labels", "pages/markers", "pages/okf", "pages/rst",
+    "pages/rst_examples", "pages/rst_markers", "pages/sentences", "parallel", "services/check", "services/check_examples",
+    "services/check_stream", "services/check_unchanged", "store/config", "store/editing", "store/listing", "store/locking", "store/site",
+    "store/wiki", "store/workspace",
 )
 
-StatKey = tuple[int, int, int, int]  # st_mtime_ns, st_size, st_ino, st_ctime_ns
 if TYPE_CHECKING:
     Loaded = tuple[str, str, Any, int]  # load(): work tree, git directory, the cache's data (or None), started_ns
     # A cited file's key: (mtime, size, ino, ctime, blob) of a tracked verbatim file, or "missing"
     # (tracked, not on disk) or "untracked"; those two follow from the index alone.
     FileKey = Any
     Entry = dict[str, Any]  # sidecar, page, files, summary, notable, unmarked, ids, until, findings
-
-
-def stat_key(st: os.stat_result) -> StatKey:
-    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
-
-
-def lstat_file(path: str | Path) -> StatKey | None:
-    """The stat of a regular file that is no symlink, else None."""
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    return stat_key(st) if stat.S_ISREG(st.st_mode) else None
-
-
-def stat_or_none(path: str | Path) -> StatKey | None:
-    try:
-        return stat_key(os.stat(path))
-    except OSError:
-        return None
-
-
-def racy(started_ns: int, *stats: Any) -> bool:
-    """Whether a file may still change without its stat showing it (git's racy rule)."""
-    limit = started_ns - RACY_NS
-    return any(s is not None and type(s) is tuple and max(s[0], s[3]) >= limit for s in stats)
 
 
 def grammars_key(modules: Any) -> tuple[Any, ...]:
@@ -289,31 +265,6 @@ def file_holds(root: str, path: str, key: FileKey, real_dirs: dict[str, str]) ->
     return file_key_now(root, path, real_dirs) == key[:4]
 
 
-def _sidecar_pages(claims_dir: str) -> list[str] | None:
-    """The pages that have a sidecar, as Wiki.sidecar_pages() lists them; None on anything it
-    would refuse or treat specially (a symlink), which the full path reports."""
-    out: list[str] = []
-
-    def scan(folder: str, prefix: str) -> bool:
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            return True
-        for entry in entries:
-            if entry.is_symlink():
-                return False
-            if entry.is_dir():
-                if not scan(entry.path, prefix + entry.name + "/"):
-                    return False
-            elif entry.name.endswith(".json") and not entry.name.startswith("."):
-                out.append(pagenames.page_of_sidecar(prefix + entry.name))
-        return True
-
-    if os.path.islink(claims_dir) or not scan(claims_dir, ""):
-        return None
-    return sorted(out)
-
-
 def load(start: str | None) -> Loaded | None:
     """(work tree, git directory, the cache's data or None, when the run started) of the
     repository at `start`: the cache file read once for answer() and then trusted_location()."""
@@ -357,12 +308,13 @@ def answer(start: str | None, wiki_dir_arg: str | None, loaded: Loaded | None = 
     if lstat_file(data["index_path"]) != data["index"] or started_ns < data.get("written_ns", 0):
         return None
     wiki = os.path.join(root, data["wiki_dir"])
-    if os.path.islink(wiki) or not os.path.isdir(os.path.join(wiki, ".claims")):
+    claims = pagenames.claims_folder(wiki)
+    if os.path.islink(wiki) or os.path.islink(claims) or not os.path.isdir(claims):
         return None  # whatever the full path says of a missing wiki, it says it
     if data.get("site_found") != site_found(root, data["wiki_dir"]):
         return None  # a site configuration came, went or changed: site mode may have
     pages = data["pages"]
-    listed = _sidecar_pages(os.path.join(wiki, ".claims"))
+    listed = listing.sidecar_pages_or_none(claims)  # as Wiki.sidecar_pages lists them, when it would without a word
     if listed is None or listed != sorted(pages):
         return None
     now = time.time()
@@ -371,7 +323,7 @@ def answer(start: str | None, wiki_dir_arg: str | None, loaded: Loaded | None = 
     grammar_keys: dict[Any, bool] = {}
     for page in listed:
         entry = pages[page]
-        side = lstat_file(os.path.join(wiki, ".claims", pagenames.sidecar_name(page)))
+        side = lstat_file(pagenames.sidecar_path(wiki, page))
         if side is None or side != entry["sidecar"] or stat_or_none(os.path.join(wiki, page)) != entry["page"]:
             return None
         if entry["until"] is not None and now >= entry["until"]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from openwiki_git.caches.check import file_key_now, grammars_key, racy
+from openwiki_git.caches.check import file_key_now, grammars_key
+from openwiki_git.caches.statkey import racy
 from openwiki_git.evidence.kinds import looks_like_kind
 
 if TYPE_CHECKING:

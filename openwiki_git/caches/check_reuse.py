@@ -17,13 +17,11 @@ from openwiki_git.caches.check import (
     file_holds,
     file_key_now,
     grammars_key,
-    lstat_file,
-    racy,
     read,
-    stat_or_none,
 )
 from openwiki_git.caches.check_keys import Globs, PageKeys, may_name_elsewhere, verbatim
 from openwiki_git.caches.site import site_found
+from openwiki_git.caches.statkey import lstat_file, racy, stat_or_none
 
 if TYPE_CHECKING:
     from openwiki_git.caches.check import Entry, FileKey

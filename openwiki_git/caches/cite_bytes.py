@@ -141,7 +141,7 @@ def set_glob(cited: str) -> tuple[str, bool] | None:
 # What a one-shot scan notes of one sidecar: whether it cites one of the paths, its "id" values,
 # whether it holds the mention (plain values: a second process sends them back with marshal).
 Answer = tuple[bool, bytes, bool]
-# services/check_halves.split_map's shape: {item: answer(item)} from two processes, or None.
+# parallel.map_all_in_halves' shape: {item: answer(item)} from two processes, or None.
 Split = Callable[[list[str], list[int], Callable[[str], Any]], "dict[str, Any] | None"]
 
 

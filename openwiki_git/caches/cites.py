@@ -63,7 +63,7 @@ class CiteIndex:
         # bytes _scan reads anyway: check --base reads each sidecar once, not twice.
         self.mention = mention
         self._mentions_by_blob: dict[str, bool] = {}
-        # A one-shot scan's sidecars shared with a second process (services/check_halves): the
+        # A one-shot scan's sidecars shared with a second process (openwiki_git/parallel.py): the
         # caller's, so that this layer starts no process of its own.
         self.split = split
 

@@ -1,6 +1,6 @@
 """A `repo://` resource that is already canonical and plain, read without the general grammar
 (`plain_parts`), and the grammar's number limit. Pure, and the standard library's `re` alone: the
-checker, the sidecar reader and `check --no-cache`'s lean path (services/check_lean.py), which
+checker, the sidecar reader and `check --no-cache`'s lean path (services/check_unchanged.py), which
 imports nothing heavy, all read resources through it; resource.py has the general grammar.
 """
 

@@ -1,6 +1,6 @@
 """The common `.openwiki/config.yml` (flat `key: scalar` lines) read without ruamel.yaml and
 jsonschema, and the one rule for a wiki directory's name. Pure, and `re` alone: store/config.py
-reads the config through it, and `check --no-cache`'s lean path (services/check_lean.py) too.
+reads the config through it, and `check --no-cache`'s lean path (services/check_unchanged.py) too.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 
 from openwiki_git.errors import ConfigError
+from openwiki_git.formats.pagenames import CLAIMS_DIR
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
 if TYPE_CHECKING:
@@ -100,7 +101,7 @@ def clean_wiki_dir(value: str, where: str = "wiki_dir") -> str:
     cleaned = value.strip().rstrip("/")
     parts = cleaned.split("/")
     bad = not cleaned or cleaned.startswith("/") or "\\" in cleaned or ":" in parts[0]
-    bad = bad or any(not c.isprintable() for c in cleaned) or any(p.lower() == ".claims" for p in parts)
+    bad = bad or any(not c.isprintable() for c in cleaned) or any(p.lower() == CLAIMS_DIR for p in parts)
     if bad or any(p in ("", ".", "..") for p in parts) or parts[0].lower() == ".git":
         raise ConfigError(
             f"{where}: wiki_dir {value!r} must be a relative directory inside the repository", "e.g. .openwiki"

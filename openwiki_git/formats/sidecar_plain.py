@@ -1,7 +1,7 @@
 """The sidecar's plain claims: the field names and patterns of the sidecar JSON, and the rules by
 which a common, valid claim (no mark, canonical plain resources, exact strings) is accepted with
 a few C-level checks. Pure, and `re` alone: sidecar.py's fast path builds its records from
-`plain_claim`, and `check --no-cache`'s lean path (services/check_lean.py) reads sidecars with
+`plain_claim`, and `check --no-cache`'s lean path (services/check_unchanged.py) reads sidecars with
 json and these rules, importing nothing heavy. What they accept, the careful reader accepts
 identically (tests/formats/test_sidecar.py compares them); anything else goes to it.
 """
@@ -69,7 +69,7 @@ def plain_claim(raw: Any, wiki: str, *, token_forms: bool = True) -> PlainClaim 
 
     `token_forms=False` leaves each version's form unchecked (only that it is a string) for a
     caller that then requires every version to equal, exactly, a token it computes of the kind
-    the resource names (check_lean: tokens.unchanged_lines, which only a well-formed
+    the resource names (check_unchanged: tokens.unchanged_lines, which only a well-formed
     `repo-lines-v1` token can equal): scanning a token's 400 characters is half of this
     function's cost."""
     if type(raw) is not dict or "mark" in raw or not CLAIM_KEYS.issuperset(raw) or not _CLAIM_REQUIRED.issubset(raw):

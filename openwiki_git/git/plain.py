@@ -1,7 +1,7 @@
 """A repository read with the standard library alone (no pygit2), when it is plain: whether
 libgit2 would open it without a word (`opens_quietly`: its HEAD, config and packed refs), and the
 paths its index tracks (`tracked_paths`). What `check --no-cache`'s lean path
-(services/check_lean.py) asks of git, and all it asks.
+(services/check_unchanged.py) asks of git, and all it asks.
 
 Only the plain index is read: format version 2 or 3, every entry at stage 0 without extended flags
 (no conflict, no skip-worktree or intent-to-add entry), no split or sparse index, a trailing SHA-1

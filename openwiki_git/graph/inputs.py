@@ -1,4 +1,4 @@
-"""What a graph load reads, by stat: every input's stat key (git's racy rule), the prose documents
+"""What a graph load reads, by stat: every input's stat key (git's racy rule: caches/statkey.py), the prose documents
 the config's globs match, the tracked set, and a page's or document's text to split. A key that
 matches the cached one means the input is the one the cache was built from (graph_build).
 """
@@ -12,28 +12,23 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from openwiki_git.caches import check as checkcache
+from openwiki_git.caches import statkey
 from openwiki_git.evidence.kinds import glob_literal_start, glob_matches
 from openwiki_git.pages import citations
 from openwiki_git.store.workspace import Workspace
 
 DEFAULT_DOCS = ("docs/**/*.md", "doc/**/*.md", "adr/**/*.md", "decisions/**/*.md")
 
-StatKey = tuple[int, int, int, int] | None
+StatKey = statkey.StatKey | None
 
 
 def stat_key(path: Path, started_ns: int) -> StatKey:
     """(mtime, size, inode, ctime) of `path`, None when it is missing. A racy file (changed less
-    than RACY_NS before this load started: git's racy rule, see checkcache) could change again
+    than RACY_NS before this load started: git's racy rule, caches/statkey.py) could change again
     within the same timestamp tick without its stat showing it: it gets a key that no later load
     computes (negative, with this load's start time), so nothing is ever reused for it."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    if max(st.st_mtime_ns, st.st_ctime_ns) >= started_ns - checkcache.RACY_NS:
-        return (-1, -1, -1, started_ns)
-    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+    key = statkey.stat_or_none(path)
+    return (-1, -1, -1, started_ns) if key is not None and statkey.racy(started_ns, key) else key
 
 
 def cited_key(root: Path, path: str, started_ns: int) -> StatKey | str:

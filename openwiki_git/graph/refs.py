@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource
+from openwiki_git.formats import pagenames
 from openwiki_git.graph.core import INVERSE, LINE_ANCHOR, Unresolved, id_key
 from openwiki_git.markdown.document import Document
 from openwiki_git.markdown.refs import Ref
@@ -255,7 +256,7 @@ class Resolver:
         return hit, None
 
     def _file(self, path: str, anchor: str, target: str) -> tuple[str | None, str | None]:
-        if path.startswith(self.wiki_dir + "/.claims/"):
+        if pagenames.in_claims_folder(self.wiki_dir, path):
             return None, "points into the wiki's sidecars"
         if path in self.files:
             m = LINE_ANCHOR.match(anchor)

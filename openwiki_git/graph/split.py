@@ -3,30 +3,26 @@
 A `SplitJob` holds a list of (text, path) items. For a large input, a forked child starts at the
 back of the list (where the largest documents are put) and this process, when it asks for the
 front (`front(n)`: the wiki pages, which the claims need first), splits from the front; then
-both take what is left, one item at a time, from the two ends of one shared range. Neither waits
-for the other until the end (`result()`). So the work is shared evenly whatever this process did
-in the meantime (checking claims, building the claims' part of the graph) and however the costs
-of the items differ. The child pickles each document into a spool file as soon as it is split
-and announces it on a pipe; this process unpickles them between its own items, and the last
-ones at the end.
+both take what is left, one item at a time, from the two ends of one shared range
+(parallel.SharedRange: the fork, the range, the child's spool file and messages are the parallel
+map's). Neither waits for the other until the end (`result()`). So the work is shared evenly
+whatever this process did in the meantime (checking claims, building the claims' part of the
+graph) and however the costs of the items differ. The child pickles each document into a spool
+file as soon as it is split and announces it; this process unpickles them between its own items,
+and the last ones at the end.
 
 The result is always what splitting one by one in order gives; if the child fails, whatever it
-took is split here. Small inputs, one CPU, no 'fork' start method or other threads running:
-everything is split here.
+took is split here. Small inputs, or no second process to be had (parallel.may_fork: one CPU, no
+os.fork, other threads running): everything is split here.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-import pickle
-import struct
-import tempfile
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from openwiki_git.markdown import split as mdsplit
+from openwiki_git.parallel import SharedRange, may_fork, start_shared
 
 # Below this many characters in all, a job splits in this process: starting a second process
 # (a fork) and pickling its documents back saves nothing. Measured builds (bench_graph's
@@ -56,53 +52,26 @@ class SplitJob:
         self.after = after
         self.done: dict[int, mdsplit.Document] = {}
         self.extras: dict[int, Any] = {}
-        self._child: Any = None
-        self._recv: Any = None
-        self._lock: Any = None
-        self._ends: Any = None  # shared [lo, hi): lo taken by this process, hi by the child
-        self._spool: Any = None  # the child's pickled documents
+        self._shared: SharedRange | None = None  # the range shared with a child; None: no child was started
         if parallel is None:
             # Forking a process that runs other threads (an agent's runtime, say) can copy a lock
             # some thread holds: then everything is split here.
-            parallel = (
-                sum(len(t) for t, _ in items) >= PARALLEL_MIN_CHARS
-                and (os.cpu_count() or 1) >= 2
-                and "fork" in multiprocessing.get_all_start_methods()
-                and threading.active_count() == 1
-            )
+            parallel = sum(len(t) for t, _ in items) >= PARALLEL_MIN_CHARS and may_fork()
         if parallel and len(items) >= 2:
-            self._start()
+            self._shared = start_shared(len(items), self._split_one, _is_split)
 
-    def _start(self) -> None:
-        ctx = multiprocessing.get_context("fork")
-        self._lock = ctx.Lock()
-        self._ends = ctx.RawArray("q", [0, len(self.items)])
-        self._spool = tempfile.TemporaryFile()
-        recv, send = ctx.Pipe(duplex=False)
-        try:
-            child = ctx.Process(target=self._child_main, args=(send, recv), daemon=True)
-            child.start()
-        except OSError:  # no process to be had: split everything here
-            send.close()
-            recv.close()
-            self._spool.close()
-            self._ends = None
-            return
-        send.close()
-        self._child, self._recv = child, recv
+    def _split_one(self, i: int) -> tuple[mdsplit.Document, Any]:
+        """Item i split, with `after`'s answer (the child's work)."""
+        doc = mdsplit.split(*self.items[i])
+        return doc, self.after(i, doc) if self.after is not None else None
 
     # -- taking items ------------------------------------------------------------------------
     def _take_front(self, limit: int) -> int | None:
         """The next item from the front, if it is below `limit` and the child has not taken it."""
-        if self._ends is None:  # no child: the items are taken in order
+        if self._shared is None:  # no child: the items are taken in order
             i = len(self.done)
             return i if i < min(limit, len(self.items)) else None
-        with self._lock:
-            lo, hi = self._ends
-            if lo >= min(hi, limit):
-                return None
-            self._ends[0] = lo + 1
-            return lo
+        return self._shared.take_front(limit)
 
     def _take_batch(self, limit: int) -> list[int]:
         """Items from the front, one by one (the child takes from the other end meanwhile), up
@@ -118,40 +87,10 @@ class SplitJob:
     def _take_front_after(self, batch: list[int], limit: int) -> int | None:
         """`_take_front`, items already in `batch` counted as taken: without a child,
         `_take_front` takes the first item not done, and a batch is done only once split."""
-        if self._ends is None:
+        if self._shared is None:
             i = len(self.done) + len(batch)
             return i if i < min(limit, len(self.items)) else None
         return self._take_front(limit)
-
-    def _take_back(self) -> int | None:
-        with self._lock:
-            lo, hi = self._ends
-            if lo >= hi:
-                return None
-            self._ends[1] = hi - 1
-            return hi - 1
-
-    def _child_main(self, send: Any, recv: Any) -> None:  # noqa: ANN401 (Connections)
-        """Split from the back; each document is pickled into the spool file as soon as it is
-        split (so the pickling is done while this process still shares the work, and never waits
-        for a reader), and announced by a short message: (item, offset, length); b"" ends."""
-        # The fork gave the child the pipe's read end too: closed, so that when the parent
-        # closes its own (`close`), the child's write fails instead of waiting for a reader.
-        recv.close()
-        try:
-            fd, offset = self._spool.fileno(), 0
-            while (i := self._take_back()) is not None:
-                doc = mdsplit.split(*self.items[i])
-                extra = self.after(i, doc) if self.after is not None else None
-                data = pickle.dumps((doc, extra), pickle.HIGHEST_PROTOCOL)
-                view = memoryview(data)
-                while view:
-                    view = view[os.pwrite(fd, view, offset + len(data) - len(view)) :]
-                send.send_bytes(_RECORD.pack(i, offset, len(data)))
-                offset += len(data)
-            send.send_bytes(b"")
-        finally:
-            send.close()
 
     # -- results -----------------------------------------------------------------------------
     def front(self, n: int) -> list[mdsplit.Document]:
@@ -173,11 +112,8 @@ class SplitJob:
 
     def close(self) -> None:
         """Done with the child (or giving up on it after an error here): closing the pipe ends it."""
-        if self._child is not None:
-            self._recv.close()
-            self._child.join()
-            self._child = None
-            self._spool.close()
+        if self._shared is not None:
+            self._shared.close()
 
     def __enter__(self) -> SplitJob:
         return self
@@ -186,28 +122,16 @@ class SplitJob:
         self.close()
 
     def _receive(self, *, wait: bool) -> None:
-        """Unpickle the documents the child has announced; with `wait`, until it is done. The
-        child is let go when it is done, dies or sends garbage (then its share is split here)."""
-        if self._child is None:
-            return
-        try:
-            while wait or self._recv.poll():
-                message = self._recv.recv_bytes()
-                if not message:  # the child is done
-                    break
-                i, offset, length = _RECORD.unpack(message)
-                doc, extra = pickle.loads(os.pread(self._spool.fileno(), length, offset))
-                if not isinstance(doc, mdsplit.Document):
-                    raise TypeError(type(doc).__name__)
-                if i not in self.done:
-                    self.done[i] = doc
-                    if self.after is not None:
-                        self.extras[i] = extra
-            else:
-                return  # nothing more announced yet: carry on
-        except Exception:  # noqa: BLE001, S110 (the child died or sent garbage: split its share here)
-            pass
-        self.close()
+        """The documents the child has announced, unpickled; with `wait`, until it is done (see
+        parallel.SharedRange.receive: a child that dies or sends garbage leaves its share here)."""
+        if self._shared is not None:
+            self._shared.receive(self._received, wait=wait)
+
+    def _received(self, i: int, answer: tuple[mdsplit.Document, Any]) -> None:
+        if i not in self.done:
+            self.done[i] = answer[0]
+            if self.after is not None:
+                self.extras[i] = answer[1]
 
     def _join(self) -> None:
         """Wait for the child's documents; split here whatever it took and did not send."""
@@ -222,8 +146,9 @@ class SplitJob:
             self.extras[i] = self.after(i, doc)
 
 
-# A child's message: the item, and where its pickled document is in the spool file.
-_RECORD = struct.Struct("<qqq")
+def _is_split(answer: Any) -> bool:
+    """Whether a child's answer reads back as (document, after's answer)."""
+    return type(answer) is tuple and len(answer) == 2 and isinstance(answer[0], mdsplit.Document)
 
 
 def split_many(items: list[tuple[str, str]], *, parallel: bool | None = None) -> list[mdsplit.Document]:

@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from openwiki_git import PRODUCER
+from openwiki_git.caches import statkey
 from openwiki_git.errors import StoreError
 from openwiki_git.ground import pageformat, scope
 from openwiki_git.ground.sources import source_index, tracked
@@ -30,7 +31,6 @@ def grounded_pages(sidecars: dict[str, Sidecar]) -> list[str]:
 
 
 CACHE_NAME = "ground-broken-v2.json"  # under <git dir>/openwiki-git/: derived data
-RACY_NS = 2_000_000_000  # as checkcache: a file changed within 2 s of the run may change unseen
 
 
 def broken_references(ws: Workspace, sidecars: dict[str, Sidecar], source: str = "worktree") -> list[dict[str, Any]]:
@@ -75,7 +75,7 @@ def _cache_key(ws: Workspace, texts: dict[str, str | None], sidecars: dict[str, 
     h.update(json.dumps(exclude).encode("utf-8"))
     for page, text in sorted(texts.items()):
         h.update(json.dumps([page, text, sorted(c.statement for c in sidecars[page].claims)]).encode("utf-8"))
-    limit = time.time_ns() - RACY_NS
+    started = time.time_ns()
     racy = False
     for path in sorted(tracked(ws)):
         try:
@@ -83,7 +83,7 @@ def _cache_key(ws: Workspace, texts: dict[str, str | None], sidecars: dict[str, 
         except OSError:
             h.update(f"{path}\0-\n".encode())
             continue
-        racy = racy or st.st_mtime_ns >= limit  # written just now: a change within the tick is unseen
+        racy = racy or statkey.racy(started, statkey.stat_key(st))  # written just now: a change within the tick is unseen
         h.update(f"{path}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_size}\0{st.st_ino}\n".encode())
     return h.hexdigest(), racy
 

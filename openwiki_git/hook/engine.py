@@ -120,7 +120,7 @@ def _engine(ws: Workspace, diff: gitdiff.Diff) -> Engine:
 
 def claims_dir(ws: Workspace) -> str:
     """The sidecars' folder, relative to the repository (the cited-path index's `claims_dir`)."""
-    return f"{ws.config.wiki_dir}/.claims"
+    return pagenames.claims_folder(ws.config.wiki_dir)
 
 
 def _every_page(ws: Workspace, current: str) -> set[str]:
@@ -140,7 +140,6 @@ def _touched_pages(ws: Workspace, diff: gitdiff.Diff, index: cites.CiteIndex) ->
     file the diff changes, found through the cached reverse index (the wiki's other sidecars
     are not read), and those whose sidecar or page it changes."""
     wiki_prefix = ws.config.wiki_dir + "/"
-    sidecars = claims_dir(ws) + "/"
     touched: set[str] = set()
     # Both sides' paths: a set's glob also moves when a file is added to it. A set of files moves
     # only when a member comes or goes (edits inside one leave it as it was).
@@ -149,8 +148,9 @@ def _touched_pages(ws: Workspace, diff: gitdiff.Diff, index: cites.CiteIndex) ->
     pages = {page_of(s) for s in index.sidecars_citing(diff.old, sources, membership)}
     for c in diff.changes:
         for p in (c.old_path, c.new_path):
-            if p and p.startswith(sidecars) and p.endswith(".json"):
-                touched.add(page_of(p[len(sidecars) :]))
+            page = pagenames.page_of_path(ws.config.wiki_dir, p) if p else None  # a sidecar's
+            if page is not None:
+                touched.add(page)
             elif p and p.startswith(wiki_prefix) and p.endswith((".md", ".rst")):
                 touched.add(p[len(wiki_prefix) :])
     return pages | touched, touched
@@ -158,7 +158,7 @@ def _touched_pages(ws: Workspace, diff: gitdiff.Diff, index: cites.CiteIndex) ->
 
 def _previous(ws: Workspace, diff: gitdiff.Diff, page: str, blob: str | None, current: Sidecar) -> Sidecar | None:
     """The page's sidecar on the diff's old side (None when it had none, or it does not parse)."""
-    old_id = gitdiff.blob_id_at(ws.repo, diff.old, f"{ws.config.wiki_dir}/.claims/{pagenames.sidecar_name(page)}")
+    old_id = gitdiff.blob_id_at(ws.repo, diff.old, pagenames.sidecar_path(ws.config.wiki_dir, page))
     if old_id is None:
         return None
     if old_id == blob:

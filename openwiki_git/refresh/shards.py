@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from openwiki_git.errors import UsageError
+from openwiki_git.formats import pagenames
 from openwiki_git.refresh.results import cost_of
 from openwiki_git.store.workspace import Workspace
 
@@ -80,7 +81,7 @@ def merge(ws: Workspace, dirs: Sequence[Path], merge_sidecar: SidecarMerge) -> d
         raise UsageError("--from-shards: no shard directory given")
     results: list[dict[str, Any]] = []
     written: dict[str, bytes | None] = {}
-    claims_dir = ws.config.wiki_dir.rstrip("/") + "/.claims/"
+    wiki_dir = ws.config.wiki_dir.rstrip("/")
     for shard in dirs:
         decisions = shard / DECISIONS
         if not decisions.is_file():
@@ -91,7 +92,7 @@ def merge(ws: Workspace, dirs: Sequence[Path], merge_sidecar: SidecarMerge) -> d
             raise UsageError(f"{decisions}: not JSON ({e})") from None
         for path, data in _shard_files(ws, shard).items():
             if path in written and written[path] != data:
-                if data is None or written[path] is None or not path.startswith(claims_dir):
+                if data is None or written[path] is None or not pagenames.in_claims_folder(wiki_dir, path):
                     raise UsageError(f"{path}: changed differently by two shards", "shard by page: refresh --shard I/N")
                 base = ws.repo.read(path, "HEAD")
                 base_bytes = base.text.encode("utf-8") if base.text is not None else None

@@ -61,10 +61,10 @@ class Checked:
 def run(options: CheckOptions) -> Checked:
     uses_cache = not (options.base or options.fix or not options.use_cache)
     if not (uses_cache or options.base or options.fix or options.pages) and options.source == "worktree":
-        from openwiki_git.services import check_lean
+        from openwiki_git.services import check_unchanged
 
-        lean = check_lean.judge(options.directory, options.wiki_dir)
-        if lean is not None:  # every claim plainly fresh: the report follows from the sidecars (check_lean.py)
+        lean = check_unchanged.judge(options.directory, options.wiki_dir)
+        if lean is not None:  # every claim plainly fresh: the report follows from the sidecars (check_unchanged.py)
             return _streamed(options, lean.wiki_dir, lean.entries, lean.pages, lean.items, {}, {}, lean.site)
     loaded = checkcache.load(options.directory) if uses_cache else None  # the cache file, read once
     if uses_cache and not options.pages and options.source == "worktree":
@@ -256,7 +256,7 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
     from openwiki_git.git import diff as gitdiff
     from openwiki_git.graph import citestale
     from openwiki_git.hook import engine
-    from openwiki_git.services import check_halves
+    from openwiki_git.services.check_unchanged import sidecars_split
 
     head_id = ws.repo.commit_id(head or "HEAD")
     base_rev = ws.repo.commit_id(base)
@@ -264,7 +264,7 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
     diff = gitdiff.between(ws.repo, merge_base, head_id, rename_threshold=ws.config.rename_threshold)
     # A one-shot run (CI's fresh runner): no cited-path index is built; one scan of the sidecars
     # (on two CPUs for a large wiki) finds those citing the changed paths and those naming a document.
-    split = check_halves.split_map if check_halves.possible() else None
+    split = sidecars_split()
     index = CiteIndex(ws.repo, engine.claims_dir(ws), persist=False, mention=citestale.DOCUMENT_MENTION, split=split)
     evaluation = engine.evaluate(ws, diff, current=head_id, index=index)
     results = _range_results(ws, head_id, evaluation.outcomes)

@@ -114,7 +114,7 @@ def sidecar_loader(root: str, wiki_dir: str, entries: dict[str, Any], site: bool
     import os
 
     def items(page: str) -> Iterator[report.Item]:
-        path, page_path = os.path.join(root, wiki_dir, ".claims", pagenames.sidecar_name(page)), f"{wiki_dir}/{page}"
+        path, page_path = pagenames.sidecar_path(os.path.join(root, wiki_dir), page), f"{wiki_dir}/{page}"
         with open(path, "rb") as fh:
             claims = json.loads(fh.read())["claims"]
         notable = {c["id"]: c for c in entries[page]["notable"]}

@@ -11,12 +11,13 @@ from pathlib import Path
 from openwiki_git.errors import StoreError, UsageError
 from openwiki_git.evidence.resource import ResourceError, parse_resource
 from openwiki_git.formats import sidecar as sidecar_codec
+from openwiki_git.formats.pagenames import CLAIMS_DIR
 from openwiki_git.model import Sidecar
 from openwiki_git.pages import citations, okf
 from openwiki_git.pages import frontmatter as fmt
 from openwiki_git.services.init import config_text
 from openwiki_git.store.config import CONFIG_DIR, CONFIG_NAME
-from openwiki_git.store.wiki import CLAIMS_DIR, Wiki, is_grounded_page, page_version
+from openwiki_git.store.wiki import Wiki, is_grounded_page, page_version
 from openwiki_git.store.workspace import Workspace, now_iso
 
 

@@ -4,6 +4,7 @@ tests/cli/test_merge_driver.py.)"""
 
 from __future__ import annotations
 
+from openwiki_git.formats import pagenames
 from openwiki_git.store.wiki import atomic_write
 from openwiki_git.store.workspace import Workspace
 
@@ -14,7 +15,7 @@ DESCRIPTION = "openwiki-git sidecars, merged claim by claim"
 
 def attributes_lines(wiki_dir: str) -> list[str]:
     return [
-        f"{wiki_dir}/.claims/**/*.json merge={DRIVER_NAME}", f"{wiki_dir}/**/*.md merge={DRIVER_NAME}",
+        f"{pagenames.claims_folder(wiki_dir)}/**/*.json merge={DRIVER_NAME}", f"{wiki_dir}/**/*.md merge={DRIVER_NAME}",
         f"{wiki_dir}/**/*.rst merge={DRIVER_NAME}",
     ]
 

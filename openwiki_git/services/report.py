@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from openwiki_git.claims import health, trend
 from openwiki_git.claims import report as check_report
 from openwiki_git.errors import ConfigError, OpenwikiError, StoreError, UsageError
+from openwiki_git.formats import pagenames
 from openwiki_git.services import check
 from openwiki_git.store.config import CONFIG_DIR, CONFIG_NAME, config_settings, configured_wiki_dir
 from openwiki_git.store.workspace import Workspace
@@ -72,7 +73,7 @@ def _history(ws: Workspace, head: str | None, limit: int | None, stop: str | Non
     from openwiki_git.git import history
 
     commits = history.first_parent(ws.repo, head, limit=limit, stop=stop)
-    folder = f"{ws.config.wiki_dir}/.claims" if wiki_dir is not None else _claims_folder_at(ws)
+    folder = pagenames.claims_folder(ws.config.wiki_dir) if wiki_dir is not None else _claims_folder_at(ws)
     snapshots = ((s.commit.id, s.commit.time, s.changed, s.whole) for s in history.folder_history(ws.repo, commits, folder))
     return trend.walk(snapshots)
 
@@ -93,13 +94,13 @@ def _claims_folder_at(ws: Workspace) -> Callable[[Commit], str]:
                 settings[blob[0]] = _settings_or_none(blob[1], f"{commit.id[:12]}:{CONFIG_DIR}/{CONFIG_NAME}")
             data = settings[blob[0]]
         if data is None:
-            return f"{ws.config.wiki_dir}/.claims"
+            return pagenames.claims_folder(ws.config.wiki_dir)
 
         def is_dir(path: str) -> bool:
             entry = gitdiff.tree_entry_id(ws.repo, commit.id, path)
             return entry is not None and gitdiff.is_tree(ws.repo, entry)
 
-        return f"{configured_wiki_dir(data, is_dir)}/.claims"
+        return pagenames.claims_folder(configured_wiki_dir(data, is_dir))
 
     return folder
 

@@ -13,7 +13,7 @@ import functools
 import hashlib
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,13 +22,13 @@ from openwiki_git.formats import pagenames
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.model import Claim, Evidence, Sidecar
 from openwiki_git.pages.indexes import GENERATED_INDEX_MARK, is_generated_index, is_index_name
-from openwiki_git.store import locking
+from openwiki_git.store import listing, locking
 from openwiki_git.store.config import Config
 
 if TYPE_CHECKING:
     from openwiki_git.store.site import Site
 
-CLAIMS_DIR = ".claims"
+CLAIMS_DIR = pagenames.CLAIMS_DIR
 RESERVED_PAGES = {"index.md", "log.md", "instructions.md", "_plan.md"}
 LOCK_NAME = "openwiki-git.lock"
 
@@ -87,13 +87,15 @@ def _refuse_links(path: Path, root: Path) -> None:
             raise StoreError(f"{rel.as_posix()}: refusing to write through the symlink {current.relative_to(root)}")
 
 
-def _require_utf8_name(path: str, root: Path) -> None:
-    """A file name the wiki cannot record (sidecar paths and links are UTF-8 text) is refused."""
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        shown = os.fsencode(os.path.relpath(path, root)).decode("utf-8", "backslashreplace")
-        raise StoreError(f"{shown}: the file name is not valid UTF-8", "rename the file (wiki paths are UTF-8)") from None
+def _refusal(refused: listing.Refused, root: Path) -> StoreError:
+    """What the wiki says of an entry the lister refused (store/listing.py)."""
+    if refused.kind == listing.NAME:  # a name the wiki cannot record (sidecar paths and links are UTF-8 text)
+        shown = os.fsencode(os.path.relpath(refused.path, root)).decode("utf-8", "backslashreplace")
+        return StoreError(f"{shown}: the file name is not valid UTF-8", "rename the file (wiki paths are UTF-8)")
+    rel = Path(refused.path).relative_to(root).as_posix()
+    if refused.kind == listing.LINK:
+        return StoreError(f"{rel}: a symlink under {CLAIMS_DIR}/ is refused", "replace the link with the file or directory")
+    return StoreError(f"{rel}: a directory where a sidecar belongs", "move the directory away")
 
 
 def _keep_stored_tokens(sidecar: Sidecar, stored: Sidecar | None) -> Sidecar:
@@ -123,7 +125,7 @@ class Wiki:
         self.git_dir = git_dir or (root / ".git")
         self.wiki_dir = config.wiki_dir
         self.wiki_path = root / config.wiki_dir
-        self.claims_path = self.wiki_path / CLAIMS_DIR
+        self.claims_path = root / pagenames.claims_folder(config.wiki_dir)
 
     @functools.cached_property
     def site(self) -> Site | None:
@@ -160,7 +162,7 @@ class Wiki:
         return self.wiki_path / page
 
     def sidecar_path(self, page: str) -> Path:
-        return self.claims_path / pagenames.sidecar_name(page)
+        return self.root / pagenames.sidecar_path(self.wiki_dir, page)
 
     def repo_path(self, page: str) -> str:
         """The page's path relative to the repository root (`.openwiki/guides/a.md`)."""
@@ -209,7 +211,8 @@ class Wiki:
     def pages(self) -> list[str]:
         """Grounded pages, sorted by byte order; symlinks and `.claims` are skipped. A hand-written
         index.md (a project's landing page) is a page; a generated one is not."""
-        return sorted(p for p in self._walk(self.wiki_path, self.page_suffixes) if is_grounded_page(p) or self._landing_page(p))
+        listed = self._listed(lambda: listing.files(self.wiki_path, self.page_suffixes, skip=CLAIMS_DIR))
+        return sorted(p for p in listed if is_grounded_page(p) or self._landing_page(p))
 
     @property
     def page_suffixes(self) -> tuple[str, ...]:
@@ -223,8 +226,11 @@ class Wiki:
         Unlike pages, a symlinked sidecar or directory under `.claims/` is refused, not skipped:
         skipping it would silently drop its claims from every check (OpenWiki: fatal). So is a
         page with a sidecar that is a symlink leading outside the repository (check, validate
-        and the hook all list pages here: one rule)."""
-        pages = sorted(pagenames.page_of_sidecar(p) for p in self._walk(self.claims_path, ".json", refuse_links=True))
+        and the hook all list pages here, as check's fast paths do: store/listing.py)."""
+        for link in (self.wiki_path, self.claims_path):
+            if link.is_symlink():
+                raise StoreError(f"{link.relative_to(self.root).as_posix()}: a symlink is refused", "replace the link with the directory")
+        pages = self._listed(lambda: listing.sidecar_pages(self.claims_path))
         for page in pages:
             path = self.page_path(page)
             if path.is_symlink() and not path.resolve().is_relative_to(self.root.resolve()):
@@ -234,40 +240,12 @@ class Wiki:
                 )
         return pages
 
-    def _walk(self, top: Path, suffix: str | tuple[str, ...], *, refuse_links: bool = False) -> Iterator[str]:
-        if refuse_links:
-            for link in (self.wiki_path, top):
-                if link.is_symlink():
-                    raise StoreError(
-                        f"{link.relative_to(self.root).as_posix()}: a symlink is refused", "replace the link with the directory"
-                    )
-        if not top.is_dir():
-            return
-        yield from self._scan(top, "", suffix, refuse_links, top == self.wiki_path)
-
-    def _scan(self, folder: Path | str, prefix: str, suffix: str | tuple[str, ...], refuse_links: bool, wiki_top: bool) -> Iterator[str]:
-        """os.walk's reading of one directory, with os.scandir: an entry's type comes with it,
-        so no file is stat'ed (a wiki of thousands of pages is walked on every graph load)."""
+    def _listed(self, walk: Callable[[], Iterable[str]]) -> list[str]:
+        """What `walk` lists (store/listing.py), an entry it refuses said as the wiki says it."""
         try:
-            entries = list(os.scandir(folder))
-        except OSError:  # as os.walk: a directory that cannot be read is skipped
-            return
-        for entry in sorted(entries, key=lambda e: e.name):
-            name, link = entry.name, entry.is_symlink()
-            if not name.isascii():
-                _require_utf8_name(entry.path, self.root)
-            is_dir = entry.is_dir()  # follows links, as os.walk sorts names into dirnames
-            if refuse_links and link and (is_dir or name.endswith(suffix)):
-                rel = Path(entry.path).relative_to(self.root).as_posix()
-                raise StoreError(f"{rel}: a symlink under {CLAIMS_DIR}/ is refused", "replace the link with the file or directory")
-            if refuse_links and is_dir and name.endswith(suffix):
-                rel = Path(entry.path).relative_to(self.root).as_posix()
-                raise StoreError(f"{rel}: a directory where a sidecar belongs", "move the directory away")
-            if is_dir:
-                if not link and not (wiki_top and name == CLAIMS_DIR):
-                    yield from self._scan(entry.path, f"{prefix}{name}/", suffix, refuse_links, False)
-            elif name.endswith(suffix) and not link and not name.startswith("."):
-                yield prefix + name
+            return list(walk())
+        except listing.Refused as refused:
+            raise _refusal(refused, self.root) from None
 
     # -- sidecars ----------------------------------------------------------------------------
     def load(self, page: str) -> Sidecar | None:

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from openwiki_git.agents import verification
 from openwiki_git.agents.service import GraphService
-from openwiki_git.caches import check as checkcache
+from openwiki_git.caches import statkey
 from openwiki_git.store.workspace import Workspace
 from tests.support.agent_session import build_shared_file_repo
 from tests.support.repo import GitRepo
@@ -48,7 +48,7 @@ def _verdict(cid: str, name: str, kind: str, n: int) -> dict:
 def test_no_tool_fails_after_any_sequence_of_accepted_verdicts(
     built: tuple[Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, steps: list[tuple[str, str]]
 ) -> None:
-    monkeypatch.setattr(checkcache, "RACY_NS", 0)
+    monkeypatch.setattr(statkey, "RACY_NS", 0)
     origin, ids = built
     root = tmp_path / f"run{len(list(tmp_path.iterdir()))}"
     shutil.copytree(origin, root, symlinks=True)

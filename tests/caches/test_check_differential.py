@@ -20,7 +20,7 @@ import time
 import pytest
 
 from openwiki_git.caches import check as checkcache
-from openwiki_git.caches import check_reuse
+from openwiki_git.caches import check_reuse, statkey
 from tests.support.repo import add_claim
 
 FILES = {
@@ -33,7 +33,7 @@ WINDOW_NS = 50_000_000
 
 @pytest.fixture
 def small_window(monkeypatch):
-    monkeypatch.setattr(checkcache, "RACY_NS", WINDOW_NS)
+    monkeypatch.setattr(statkey, "RACY_NS", WINDOW_NS)
 
 
 
@@ -380,7 +380,7 @@ def test_a_definition_read_through_tree_sitter_follows_the_grammar_being_install
     shadow = tmp_path / "shadow" / "tree_sitter_javascript"
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("raise ImportError('the grammar is not installed here')\n", "utf-8")
-    time.sleep(checkcache.RACY_NS / 1e9 + 0.1)  # a new process keeps the racy window of 2 s
+    time.sleep(statkey.RACY_NS / 1e9 + 0.1)  # a new process keeps the racy window of 2 s
 
     def check(*argv: str, hidden: bool) -> tuple[int, dict]:
         env = dict(os.environ, PYTHONPATH=str(shadow.parent)) if hidden else dict(os.environ)

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from openwiki_git.caches import check as checkcache
+from openwiki_git.caches import statkey
 from tests.support.repo import IMPORTS_PROBE
 
 # The package modules the fast answer may load, and what it must never load.
@@ -23,13 +23,15 @@ ALLOWED_OWN = {
     "openwiki_git.services.check_stream",  # the report streamed from the cache's entries (typing only)
     "openwiki_git.claims.report",  # the report's records as data (typing only)
     "openwiki_git.caches.pickling",  # the restricted unpickler (pickle only: stdlib, no class of its own)
+    "openwiki_git.caches.statkey",  # a file's stat key and git's racy rule (os and stat only)
     "openwiki_git.cli.args",  # the commands' shared options (argparse, pathlib)
     "openwiki_git.formats.pagenames",  # a page's sidecar name and back (imports nothing)
+    "openwiki_git.store.listing",  # the one lister of a wiki's sidecars (os and pagenames only)
     "openwiki_git.pages.labels",  # a claim's marker in its page's form (pagenames only)
     "openwiki_git.caches.site", "openwiki_git.formats.siteconf",  # site mode kept (os, re: patterns compiled on use)
     # the packages on the way (their __init__ is a docstring: tests/test_layers.py)
     "openwiki_git.cli", "openwiki_git.caches", "openwiki_git.services", "openwiki_git.claims", "openwiki_git.formats",
-    "openwiki_git.pages",
+    "openwiki_git.pages", "openwiki_git.store",
 }
 HEAVY = {
     "pygit2", "_cffi_backend", "cffi", "sqlite3", "dataclasses", "inspect", "hashlib", "ssl", "ruamel",
@@ -51,7 +53,7 @@ def test_warm_check_imports_only_its_fast_answer(wiki_repo, capsys):
     assert repo.run("claim", "add", "--page", "guide.md", "--statement", "Line ten says ten.",
                     "--evidence", "repo://src/app.py#L10-L10") == 0
     repo.commit_all("claim")
-    time.sleep(checkcache.RACY_NS / 1e9 + 0.2)  # every file out of git's racy window: the cache keeps them
+    time.sleep(statkey.RACY_NS / 1e9 + 0.2)  # every file out of git's racy window: the cache keeps them
     capsys.readouterr()
     cold_rc, cold, _ = loaded_by(repo.root)  # judges and writes the cache
     assert "pygit2" in {m.split(".")[0] for m in cold}  # (the probe does see what a run imports)
@@ -73,7 +75,7 @@ def test_warm_check_listing_every_claim_parses_sidecars_without_git(wiki_repo, c
     assert repo.run("claim", "add", "--page", "guide.md", "--statement", "Line ten says ten.",
                     "--evidence", "repo://src/app.py#L10-L10") == 0
     repo.commit_all("claim")
-    time.sleep(checkcache.RACY_NS / 1e9 + 0.2)
+    time.sleep(statkey.RACY_NS / 1e9 + 0.2)
     capsys.readouterr()
     loaded_by(repo.root)
     for argv in (("--all",), ("--format", "json")):

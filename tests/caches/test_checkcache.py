@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from openwiki_git.caches import check as checkcache
+from openwiki_git.caches import statkey
 from openwiki_git.claims import check as checker
 from openwiki_git.git.repo import Repo
 from openwiki_git.store.workspace import Workspace
@@ -32,7 +33,7 @@ SMALL_WINDOW_NS = 50_000_000
 
 @pytest.fixture
 def small_window(monkeypatch):
-    monkeypatch.setattr(checkcache, "RACY_NS", SMALL_WINDOW_NS)
+    monkeypatch.setattr(statkey, "RACY_NS", SMALL_WINDOW_NS)
 
 
 def settle(seconds: float = 2 * SMALL_WINDOW_NS / 1e9) -> None:
@@ -152,7 +153,7 @@ def test_same_size_edit_with_mtime_restored_is_detected(claims_repo, capsys):
     """git's real 2-second window: the file is cached once it is older, and an edit that keeps
     size and mtime still changes the ctime, which is part of the key."""
     repo = claims_repo
-    settle(checkcache.RACY_NS / 1e9 + 0.2)
+    settle(statkey.RACY_NS / 1e9 + 0.2)
     _, before = check(repo, capsys)
     assert "src/app.py" in cited(repo)
     same_size_edit(repo.root / "src/app.py", "line 10\n", "LINE 10\n")
@@ -177,12 +178,12 @@ def test_racy_file_is_not_cached_and_its_edit_is_detected(claims_repo, capsys):
 
 def test_racy_rule():
     started = 100 * 10**9
-    window = checkcache.RACY_NS
+    window = statkey.RACY_NS
     old = (started - window - 1, 10, 1, started - window - 1)
-    assert not checkcache.racy(started, old)
-    assert checkcache.racy(started, (old[0], 10, 1, started - window))  # ctime in the window
-    assert checkcache.racy(started, (started + 5, 10, 1, old[3]))  # mtime after the start
-    assert not checkcache.racy(started, None, old, "missing")
+    assert not statkey.racy(started, old)
+    assert statkey.racy(started, (old[0], 10, 1, started - window))  # ctime in the window
+    assert statkey.racy(started, (started + 5, 10, 1, old[3]))  # mtime after the start
+    assert not statkey.racy(started, None, old, "missing")
 
 
 def test_sidecar_edit_is_detected(claims_repo, capsys, small_window):
@@ -203,6 +204,26 @@ def test_malformed_sidecar_still_exits_2(claims_repo, capsys, small_window):
     capsys.readouterr()
     assert claims_repo.run("check") == 2
     assert ".openwiki/.claims/guide.json" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("odd", ["a directory named like a sidecar", "a file name not UTF-8"])
+def test_an_entry_the_wiki_refuses_is_refused_warm(claims_repo, capsys, small_window, odd):
+    """An entry among the sidecars that Wiki.sidecar_pages refuses, added once the cache was
+    written, lists no page: the fast answer (store/listing.py, the one lister) hands the wiki to
+    the careful reader, which refuses it as `check --no-cache` does."""
+    repo = claims_repo
+    settle()
+    check(repo, capsys)
+    claims = repo.root / ".openwiki/.claims"
+    if odd.startswith("a directory"):
+        (claims / "third.json").mkdir()
+    else:
+        (claims / os.fsdecode(b"caf\xe9.txt")).write_text("x")
+    capsys.readouterr()
+    assert repo.run("check") == 2
+    warm = capsys.readouterr()
+    assert repo.run("check", "--no-cache") == 2
+    assert warm == capsys.readouterr() and ".openwiki/.claims/" in warm.err
 
 
 def test_duplicate_claim_id_across_pages_still_refused(claims_repo, capsys, small_window):

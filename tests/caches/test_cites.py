@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 import pytest
 
+from openwiki_git import parallel
 from openwiki_git.caches import cite_bytes, cites
 from openwiki_git.git.repo import Repo
-from openwiki_git.services import check_halves
 from tests.support.repo import GitRepo
 
 SPELLINGS = {
@@ -122,13 +122,12 @@ def test_one_shot_ids_noted_by_the_path_scan_serve_another_tree(repo: GitRepo) -
 
 
 def _two_processes(monkeypatch: pytest.MonkeyPatch) -> tuple[list[bool], cite_bytes.Split]:
-    """check_halves.split_map for sidecars of any size (a real fork), and a list of whether each
+    """parallel.map_all_in_halves for sidecars of any size (a real fork), and a list of whether each
     call split: a test that means to scan on two CPUs asserts that it did."""
-    monkeypatch.setattr(check_halves, "SPLIT_MIN_BYTES", 0)
     split_calls: list[bool] = []
 
     def split(items: list[str], sizes: list[int], answer: Callable[[str], object]) -> dict[str, object] | None:
-        got = check_halves.split_map(items, sizes, answer)
+        got = parallel.map_all_in_halves(items, sizes, answer, min_size=0)
         split_calls.append(got is not None)
         return got
 

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from openwiki_git.caches import check as checkcache
+from openwiki_git.caches import statkey
 from tests.support.kinds_repo import one_claim, unwrapped
 from tests.support.pty_session import PtySession, openwiki_git
 from tests.support.repo import GitRepo
@@ -42,7 +42,7 @@ def _reason(repo: GitRepo, capsys: pytest.CaptureFixture[str], *args: str) -> tu
 def test_check_names_the_one_definition_elsewhere_and_never_from_a_stale_cache(
     repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(checkcache, "RACY_NS", 50_000_000)  # files written here leave git's racy window at once
+    monkeypatch.setattr(statkey, "RACY_NS", 50_000_000)  # files written here leave git's racy window at once
     cid = _setup(repo, capsys)
     repo.write("src/shop/cart.py", "TAX = 2\n")
     rc, reason = _reason(repo, capsys)

@@ -10,7 +10,7 @@ import pytest
 
 from openwiki_git.agents import verification
 from openwiki_git.agents.service import GraphService
-from openwiki_git.caches import check as checkcache
+from openwiki_git.caches import statkey
 from openwiki_git.store.workspace import Workspace
 from tests.support.agent_session import build_shared_file_repo
 
@@ -19,7 +19,7 @@ def test_a_verified_head_claim_then_every_tool_on_a_page_reused_from_the_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo, ids = build_shared_file_repo(tmp_path / "repo")
-    monkeypatch.setattr(checkcache, "RACY_NS", 0)  # what a later call sees: the files' stat is trusted
+    monkeypatch.setattr(statkey, "RACY_NS", 0)  # what a later call sees: the files' stat is trusted
     service = GraphService(repo.root)
     assert service.call("check")["summary"]["stale"] == 2  # loaded: the per-file and per-page results cached
     verdict = {

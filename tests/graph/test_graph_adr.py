@@ -301,12 +301,12 @@ def test_the_standing_of_documents_is_cached_by_their_stat(root: Path) -> None:
 def test_the_text_index_is_cached_with_the_graph(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
-    from openwiki_git.caches import check as checkcache
+    from openwiki_git.caches import statkey
     from openwiki_git.graph import build as graph_build
     from openwiki_git.graph import context as graph_context
     from openwiki_git.graph import session as graph_session
 
-    monkeypatch.setattr(checkcache, "RACY_NS", 50_000_000)  # git's racy window, 50 ms instead of 2 s
+    monkeypatch.setattr(statkey, "RACY_NS", 50_000_000)  # git's racy window, 50 ms instead of 2 s
     time.sleep(0.1)
     first = GraphSession.open(root)
     top = first.locate("kubeconfig certificate")["results"][0]["id"]
@@ -376,9 +376,10 @@ def test_a_warm_check_flags_them_as_the_uncached_check_does(root: Path, monkeypa
     import io
 
     from openwiki_git.caches import check as checkcache
+    from openwiki_git.caches import statkey
     from openwiki_git.cli.main import main
 
-    monkeypatch.setattr(checkcache, "RACY_NS", 0)  # files written before a run may be cached at once
+    monkeypatch.setattr(statkey, "RACY_NS", 0)  # files written before a run may be cached at once
     answered: list[object] = []
     real = checkcache.answer
     monkeypatch.setattr(checkcache, "answer", lambda *a: answered.append(real(*a)) or answered[-1])

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from openwiki_git.agents.service import GraphService
-from openwiki_git.caches import check as checkcache
+from openwiki_git.caches import statkey
 from tests.support.repo import GitRepo
 
 SET = "repo://src/**/*.py?grep=%5CbSHOP_LIMIT%5Cb"
@@ -28,7 +28,7 @@ def _stale(service: GraphService) -> int:
 def test_a_set_of_lines_over_a_folder_is_checked_again_when_a_file_of_it_changes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(checkcache, "RACY_NS", 0)  # the files' stat is trusted, as a later call sees it
+    monkeypatch.setattr(statkey, "RACY_NS", 0)  # the files' stat is trusted, as a later call sees it
     (tmp_path / "repo").mkdir()
     repo = GitRepo(tmp_path / "repo")
     repo.git("init", "-q", "-b", "main")
@@ -84,7 +84,7 @@ def test_a_cached_graph_sees_its_cited_lines_change(wiki_repo: GitRepo, monkeypa
     from openwiki_git.store.workspace import Workspace
     from tests.support.repo import add_claim
 
-    monkeypatch.setattr(checkcache, "RACY_NS", 0)
+    monkeypatch.setattr(statkey, "RACY_NS", 0)
     cid = add_claim(wiki_repo, "guide.md", "Line ten says ten.", "repo://src/app.py#L10-L10")
     wiki_repo.commit_all("claim")
     g, info = load(Workspace.open(wiki_repo.root))

@@ -13,6 +13,7 @@ import pickle
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from openwiki_git.caches import check as checkcache
+from openwiki_git.caches import statkey
 from openwiki_git.cli.main import main
 from openwiki_git.graph import build as graph_build
 from openwiki_git.graph import core as graph
@@ -178,8 +179,8 @@ SMALL_WINDOW_NS = 50_000_000
 
 @pytest.fixture
 def small_window(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A 50 ms racy window (git's rule, checkcache.RACY_NS) instead of 2 s; `settle` waits it out."""
-    monkeypatch.setattr(checkcache, "RACY_NS", SMALL_WINDOW_NS)
+    """A 50 ms racy window (git's rule, statkey.RACY_NS) instead of 2 s; `settle` waits it out."""
+    monkeypatch.setattr(statkey, "RACY_NS", SMALL_WINDOW_NS)
 
 
 def settle() -> None:
@@ -246,12 +247,12 @@ def test_splitting_in_two_processes_builds_the_same_graph(
 
     root, _ = copy
     forks = []
-    start = graph_split.SplitJob._start
-    monkeypatch.setattr(graph_split.SplitJob, "_start", lambda job: (forks.append(len(job.items)), start(job)))
+    start = graph_split.start_shared
+    monkeypatch.setattr(graph_split, "start_shared", lambda count, work, valid: (forks.append(count), start(count, work, valid))[1])
     serial = [_state(load(root, use_cache=False, check=check)[0]) for check in (True, False)]
     assert forks == []
     monkeypatch.setattr(graph_split, "PARALLEL_MIN_CHARS", 1)
-    monkeypatch.setattr(graph_split.threading, "active_count", lambda: 1)  # whatever other tests left running
+    monkeypatch.setattr(threading, "active_count", lambda: 1)  # whatever other tests left running
     forked = [_state(load(root, use_cache=False, check=check)[0]) for check in (True, False)]
     assert forked == serial and forks == [44, 44]
     settle()

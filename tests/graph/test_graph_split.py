@@ -1,13 +1,16 @@
-"""graph_split: many texts split on two CPUs give what splitting them one by one gives."""
+"""graph_split: many texts split on two CPUs give what splitting them one by one gives (the range
+shared with the child is parallel.SharedRange's)."""
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from typing import Any
 
 import pytest
 
+from openwiki_git import parallel
 from openwiki_git.graph import split as graph_split
 from openwiki_git.markdown import split as mdsplit
 from tests.support.samples import DOC
@@ -51,7 +54,8 @@ def test_front_waits_for_what_the_child_took() -> None:
     documents instead of splitting them again."""
     items = [(DOC, f"x{i}.md") for i in range(6)]
     with graph_split.SplitJob(items, parallel=True) as job:
-        while job._ends[0] < job._ends[1]:  # the child takes everything (it sends on `front`'s wait)
+        assert job._shared is not None
+        while job._shared._ends[0] < job._shared._ends[1]:  # the child takes everything (it sends on `front`'s wait)
             time.sleep(0.01)
         front = job.front(3)
         rest = job.result()
@@ -60,13 +64,13 @@ def test_front_waits_for_what_the_child_took() -> None:
 
 
 def test_split_here_when_the_child_fails(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(self: graph_split.SplitJob, send: Any, recv: Any) -> None:  # noqa: ANN401
+    def broken(self: parallel.SharedRange, send: Any, recv: Any) -> None:  # noqa: ANN401
         while self._take_back() is not None:  # takes its share, then sends garbage
             pass
         send.send_bytes(b"not a pickle")
         send.close()
 
-    monkeypatch.setattr(graph_split.SplitJob, "_child_main", broken)
+    monkeypatch.setattr(parallel.SharedRange, "_child_main", broken)
     items = [(DOC, f"x{i}.md") for i in range(5)]
     with graph_split.SplitJob(items, parallel=True) as job:
         got = job.result()
@@ -77,7 +81,8 @@ def test_closing_early_ends_the_child() -> None:
     """An error while the child works: closing the job ends the child, nothing is left behind."""
     items = [(DOC * 50, f"x{i}.md") for i in range(40)]
     job = graph_split.SplitJob(items, parallel=True)
-    child = job._child
+    assert job._shared is not None
+    child = job._shared._child
     with pytest.raises(RuntimeError), job:
         raise RuntimeError("the claims check failed")
     assert child is not None and not child.is_alive()
@@ -93,12 +98,12 @@ def test_no_fork_while_other_threads_run(monkeypatch: pytest.MonkeyPatch) -> Non
     worker.start()
     try:
         job = graph_split.SplitJob(items)
-        assert job._child is None
+        assert job._shared is None
         assert [_state(d) for d in job.result()] == [_state(mdsplit.split(t, p)) for t, p in items]
     finally:
         stop.set()
         worker.join()
     with graph_split.SplitJob(items) as job:  # the thread is gone: a child again
-        forked = job._child is not None
+        forked = job._shared is not None
         job.result()
-    assert forked or (graph_split.os.cpu_count() or 1) == 1
+    assert forked or (os.cpu_count() or 1) == 1

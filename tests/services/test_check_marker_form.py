@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from openwiki_git.caches import check as checkcache
+from openwiki_git.caches import statkey
 from tests.support.repo import GitRepo, add_claim
 
 SOURCE = "".join(f"line {i}\n" for i in range(1, 21))
@@ -32,7 +32,7 @@ def _every_path(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> list[list[
 
 @pytest.fixture
 def site_repo(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
-    monkeypatch.setattr(checkcache, "RACY_NS", 0)  # the files' stat is trusted: the warm answer is taken
+    monkeypatch.setattr(statkey, "RACY_NS", 0)  # the files' stat is trusted: the warm answer is taken
     repo.write("src/app.py", SOURCE)
     repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
     repo.write("docs/.claims/.gitkeep", "")
@@ -91,7 +91,7 @@ def test_a_sphinx_sites_rst_page_reports_the_rst_comment_line(site_repo: GitRepo
 
 
 def test_a_plain_wiki_keeps_the_footnote(wiki_repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(checkcache, "RACY_NS", 0)
+    monkeypatch.setattr(statkey, "RACY_NS", 0)
     cid = add_claim(wiki_repo, "guide.md", "Line ten says ten.", "repo://src/app.py#L10-L10")
     wiki_repo.commit_all("claim")
     for got in _every_path(wiki_repo, capsys):

@@ -35,6 +35,7 @@ import sys
 from typing import TextIO
 
 from openwiki_git.cli.args import open_workspace
+from openwiki_git.formats import pagenames
 from openwiki_git.hook import commit
 from openwiki_git.hook.engine import Evaluation, policy_problems, staged_or_range
 from openwiki_git.pages import citations
@@ -233,7 +234,7 @@ def _verdict(ws: Workspace, done: commit.HookRun, width: int, every: bool) -> tu
             for path in paths:
                 say(f"{verb} {path}")
         else:
-            sidecars = sum(1 for p in paths if "/.claims/" in f"/{p}")
+            sidecars = sum(1 for p in paths if pagenames.inside_a_claims_folder(p) is not None)
             say(f"{verb} {len(paths)} files ({len(paths) - sidecars} pages, {sidecars} sidecars)")
 
     written, staged = done.written, done.staged

@@ -51,8 +51,6 @@ from openwiki_git.formats import pagenames
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.model import Sidecar
 
-CLAIMS_MARKER = "/.claims/"
-
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("merge-driver", help="git merge driver for sidecars (set up by `install`)", description=__doc__)
@@ -64,11 +62,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _page(path: str) -> str:
-    if CLAIMS_MARKER in "/" + path:
-        rel = ("/" + path).split(CLAIMS_MARKER, 1)[1]
-        if rel.endswith(".json"):
-            return pagenames.page_of_sidecar(rel)
-    return "page.md"
+    rel = pagenames.inside_a_claims_folder(path)
+    return pagenames.page_of_sidecar(rel) if rel is not None and rel.endswith(pagenames.SIDECAR) else "page.md"
 
 
 def _wiki_dir() -> str:

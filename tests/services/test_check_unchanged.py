@@ -2,7 +2,7 @@
 
 Each state is a real git repository changed one way; `check --no-cache` runs through the real CLI
 in the five output forms (text, `--all`, `-v`, JSON, JSON `--only-problems`), then again with the
-lean path switched off (check_lean.judge answering None, so services/check.py judges whole): exit
+lean path switched off (check_unchanged.judge answering None, so services/check.py judges whole): exit
 code, stdout and stderr must be equal. Each state also says whether the lean path answers it (so
 the comparison is not vacuous) or hands over (so what it is unsure of goes to the full path).
 """
@@ -19,8 +19,9 @@ from collections.abc import Callable
 
 import pytest
 
+from openwiki_git import parallel
 from openwiki_git.cli.main import main
-from openwiki_git.services import check_halves, check_lean
+from openwiki_git.services import check_unchanged
 from tests.support.repo import IMPORTS_PROBE, add_claim
 
 FILES = {
@@ -131,7 +132,21 @@ STATES: dict[str, tuple[Callable[..., None], bool, tuple[str, ...]]] = {
     "no .claims directory": (lambda r: [p.unlink() for p in (r.root / ".openwiki/.claims").iterdir()]
                              and (r.root / ".openwiki/.claims").rmdir(), False, ()),
     "a conflict in the index": (lambda r: conflict(r, "lib/b.py"), False, ()),
+    # What the one lister (store/listing.py) passes over or refuses, as the full path does.
+    "a page with a non-ASCII name": (lambda r: rename_page(r, "second.md", "séconde.md"), True, ()),
+    "a symlink to a file among the sidecars": (lambda r: os.symlink("../guide.md", r.root / ".openwiki/.claims/notes.txt"), True, ()),
+    "a folder of no sidecar": (lambda r: (r.root / ".openwiki/.claims/old").mkdir(), True, ()),
+    "a directory named like a sidecar": (lambda r: (r.root / ".openwiki/.claims/third.json").mkdir(), False, ()),
+    "a file name not UTF-8 among the sidecars": (
+        lambda r: (r.root / ".openwiki/.claims").joinpath(os.fsdecode(b"caf\xe9.txt")).write_text("x"), False, ()),
 }
+
+
+def rename_page(repo, page: str, new: str) -> None:
+    """`page` and its sidecar renamed to `new` (the claims move with them)."""
+    wiki = repo.root / ".openwiki"
+    os.rename(wiki / page, wiki / new)
+    os.rename(wiki / ".claims" / f"{page[:-3]}.json", wiki / ".claims" / f"{new[:-3]}.json")
 
 
 def many_unmarked(data: dict) -> None:
@@ -155,7 +170,7 @@ def run(repo, capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def forks(monkeypatch) -> list[int]:
-    """The split forced on (every wiki large enough): the children check_halves forks, listed."""
+    """The split forced on (every wiki large enough): the children parallel.map_in_halves forks, listed."""
     children: list[int] = []
     real_fork = os.fork
 
@@ -165,34 +180,34 @@ def forks(monkeypatch) -> list[int]:
             children.append(pid)
         return pid
 
-    monkeypatch.setattr(check_halves, "SPLIT_MIN_BYTES", 0)
-    monkeypatch.setattr(check_halves.os, "fork", fork)
+    monkeypatch.setattr(check_unchanged, "SPLIT_MIN_BYTES", 0)
+    monkeypatch.setattr(parallel.os, "fork", fork)
     return children
 
 
 @pytest.mark.parametrize("split", [False, True], ids=["one process", "split"])
 @pytest.mark.parametrize("state", list(STATES))
 def test_lean_answer_equals_the_full_path(wiki, capsys, monkeypatch, state, split):
-    """With `split`, a forked child judges second.md (check_halves.halves: the pages alternate by
+    """With `split`, a forked child judges second.md (parallel.halves: the pages alternate by
     size), so the states that change second.md are ones where the page the child judges needs the
     full path."""
     change, answers, extra = STATES[state]
     change(wiki)
     wiki_dir = extra[1] if extra[:1] == ("--wiki-dir",) else None
     children = forks(monkeypatch) if split else []
-    assert (check_lean.judge(str(wiki.root), wiki_dir) is not None) == answers
+    assert (check_unchanged.judge(str(wiki.root), wiki_dir) is not None) == answers
     if split and answers:
         assert children, "the child judged nothing"
     lean = [run(wiki, capsys, *extra, *form) for form in FORMS]
-    monkeypatch.setattr(check_lean, "judge", lambda *args: None)
+    monkeypatch.setattr(check_unchanged, "judge", lambda *args: None)
     full = [run(wiki, capsys, *extra, *form) for form in FORMS]
     assert lean == full
     assert all(rc in (0, 1, 2) for rc, _, _ in full)
 
 
 def die_in_the_child(how: str) -> Callable[..., object]:
-    """check_lean._judge_page, failing `how` in a forked child (an exception or SIGKILL)."""
-    parent, judge_page = os.getpid(), check_lean._judge_page
+    """check_unchanged._judge_page, failing `how` in a forked child (an exception or SIGKILL)."""
+    parent, judge_page = os.getpid(), check_unchanged._judge_page
 
     def judge(*args: object) -> object:
         if os.getpid() != parent:
@@ -212,11 +227,11 @@ def test_a_failed_child_leaves_the_answer_as_it_was(wiki, capsys, monkeypatch, s
     change, answers, extra = STATES[state]
     change(wiki)
     children = forks(monkeypatch)
-    monkeypatch.setattr(check_lean, "_judge_page", die_in_the_child(how))
-    assert (check_lean.judge(str(wiki.root), None) is not None) == answers
+    monkeypatch.setattr(check_unchanged, "_judge_page", die_in_the_child(how))
+    assert (check_unchanged.judge(str(wiki.root), None) is not None) == answers
     assert children
     lean = [run(wiki, capsys, *form) for form in FORMS]
-    monkeypatch.setattr(check_lean, "judge", lambda *args: None)
+    monkeypatch.setattr(check_unchanged, "judge", lambda *args: None)
     assert lean == [run(wiki, capsys, *form) for form in FORMS]
     for pid in children:
         with pytest.raises(ChildProcessError):
@@ -230,7 +245,7 @@ def test_the_split_with_sigchld_ignored_judges_here(wiki, capsys, monkeypatch):
     alone = run(wiki, capsys, "--format", "json")
     previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     try:
-        assert check_lean.judge(str(wiki.root), None) is not None
+        assert check_unchanged.judge(str(wiki.root), None) is not None
         split = run(wiki, capsys, "--format", "json")
     finally:
         signal.signal(signal.SIGCHLD, previous)
@@ -238,16 +253,16 @@ def test_the_split_with_sigchld_ignored_judges_here(wiki, capsys, monkeypatch):
 
 
 def test_the_split_is_by_size_in_page_order():
-    mine, theirs = check_halves.halves(["a.md", "b.md", "c.md", "d.md", "e.md"], [10, 3, 3, 3, 1])
+    mine, theirs = parallel.halves(["a.md", "b.md", "c.md", "d.md", "e.md"], [10, 3, 3, 3, 1])
     assert (mine, theirs) == (["a.md"], ["b.md", "c.md", "d.md", "e.md"])  # 10 bytes against 3 + 3 + 3 + 1
-    assert check_halves.halves(["a.md"], [5]) == (["a.md"], [])
+    assert parallel.halves(["a.md"], [5]) == (["a.md"], [])
 
 
 def test_lean_answer_in_a_linked_worktree_equals_the_full_path(wiki, capsys, monkeypatch, tmp_path):
     """A linked worktree (`.git` is a file naming its git directory, the index is that one's)."""
     linked = tmp_path / "linked"
     wiki.git("worktree", "add", "-q", str(linked))
-    assert check_lean.judge(str(linked), None) is not None
+    assert check_unchanged.judge(str(linked), None) is not None
 
     def both() -> list[tuple[int, str]]:
         out = []
@@ -258,7 +273,7 @@ def test_lean_answer_in_a_linked_worktree_equals_the_full_path(wiki, capsys, mon
         return out
 
     lean = both()
-    monkeypatch.setattr(check_lean, "judge", lambda *args: None)
+    monkeypatch.setattr(check_unchanged, "judge", lambda *args: None)
     assert lean == both()
     assert lean[0][0] == 0 and "4 claims: 4 fresh" in lean[0][1]
 
@@ -301,6 +316,6 @@ def test_the_lean_answer_imports_nothing_heavy(wiki):
         assert proc.returncode == 0, proc.stderr
         out, _, modules = proc.stdout.rstrip("\n").rpartition("\n")
         loaded = set(ast.literal_eval(modules))
-        assert "openwiki_git.services.check_lean" in loaded and ("4 claims: 4 fresh" in out or "\"total\": 4" in out)
+        assert "openwiki_git.services.check_unchanged" in loaded and ("4 claims: 4 fresh" in out or "\"total\": 4" in out)
         assert not {m.split(".")[0] for m in loaded} & HEAVY, sorted({m.split(".")[0] for m in loaded} & HEAVY)
         assert not loaded & HEAVY_OWN, sorted(loaded & HEAVY_OWN)

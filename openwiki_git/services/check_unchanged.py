@@ -1,13 +1,14 @@
-"""`check --no-cache` answered lean: a wiki whose every claim is plainly fresh (CI's usual case)
-judged with the standard library and the pure modules that state the rules, none of git's, the
-model's or the checker's machinery (pygit2, dataclasses, YAML, relocation) imported.
+"""`check --no-cache` answered when every cited range is unchanged (the lean path): a wiki whose
+every claim is plainly fresh (CI's usual case) judged with the standard library and the pure
+modules that state the rules, none of git's, the model's or the checker's machinery (pygit2,
+dataclasses, YAML, relocation) imported.
 
 A claim is plainly fresh when its sidecar entry is plain (sidecar_plain.plain_claim: no mark,
 canonical line ranges) and each evidence item's token is exactly the token of its recorded lines
 now (tokens.unchanged_lines): the checker then finds it fresh, unchanged, where it was, and its
 report record follows from the sidecar alone (claims/report.plain_claim_data). So the answer is
 the report of the check cache's streamed path (check_stream) built from per-page entries without
-a notable claim, which tests/services/test_check_lean.py compares with the full path's.
+a notable claim, which tests/services/test_check_unchanged.py compares with the full path's.
 
 `judge()` returns None, "judge it whole" (services/check.py's full path, which has the last word
 and every message), on anything it is not sure of: an environment override of git's paths, an
@@ -18,7 +19,7 @@ rules do not accept, a claim id on two pages, a page with `stale_after`, a claim
 untracked, a symlink, binary, not UTF-8 or holding a CR (line-ending rules), any evidence not
 plainly fresh, a missing page. Its reading is the full path's: the cited files are git's tracked
 working-tree files, each read once; a page's markers are found as citations.markers_in finds them.
-A large wiki's pages are judged in two processes (check_halves: the same per-page function in a
+A large wiki's pages are judged in two processes (parallel.py: the same per-page function in a
 forked child for about half of them), with the same answer as in one.
 """
 
@@ -29,6 +30,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 
+from openwiki_git import parallel
 from openwiki_git.caches import check as checkcache
 from openwiki_git.claims import report
 from openwiki_git.errors import ConfigError
@@ -39,7 +41,7 @@ from openwiki_git.formats.sidecar_plain import plain_claim, plain_claims
 from openwiki_git.formats.yamlio import MAX_BYTES as CONFIG_MAX_BYTES  # a larger config is refused unread
 from openwiki_git.git import plain as plain_git
 from openwiki_git.pages.markers import markers_in
-from openwiki_git.services import check_halves
+from openwiki_git.store import listing
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
 if TYPE_CHECKING:
@@ -53,6 +55,14 @@ NEUTRAL_SETTINGS = {"wiki_dir", "adjacent_insert", "rename_threshold", "max_grow
 # A page's claims as the report lists them: the Plain tuple of each (report.Plain) and whether its
 # marker is in the page's prose.
 PageClaims = list[tuple[report.Plain, bool]]
+# Below this many bytes of sidecars in all, the pages are judged in one process: the fork, the
+# marshalling and the copy-on-write faults cost about what half the judging saves. Measured
+# (check_unchanged.judge in fresh processes, 8 each, median one process / two; bench_check.build's
+# repositories, about 0.95 kB of sidecar a claim): 500 claims (0.5 MB) 8.0 / 11.8 ms; 1,000
+# (1.0 MB) 14.5 / 16.9 ms; 2,000 (1.9 MB) 26.8 / 27.9 ms; 4,000 (3.8 MB) 53.3 / 49.0 ms; 10,000
+# (9.4 MB) about 150-220 / 90-125 ms (docs/benchmarks.md). check --base's scan of the sidecars
+# shares them from the same size (services/check.py).
+SPLIT_MIN_BYTES = 2_500_000
 # A cited range: the file, its 0-based half-open span and the token recorded for it.
 Cited = tuple[str, int, int, str]
 # A claim as read from its sidecar: id, statement, its resources, its cited ranges, verifiedAt.
@@ -94,20 +104,19 @@ def _judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
     if wiki_dir is None:
         return None
     wiki = os.path.join(root, wiki_dir)
-    pages = _sidecar_pages(root, wiki)
+    pages = listing.sidecar_pages_or_none(pagenames.claims_folder(wiki))  # as Wiki.sidecar_pages lists them, when it would without a word
     if pages is None:
         return None
     files = _CitedFiles(root, git_dir)
-    sidecars = os.path.join(wiki, ".claims")
 
     def page_answer(page: str) -> tuple[list[str], tuple[dict[str, Any], PageClaims]] | None:
-        claims = _plain_sidecar(os.path.join(sidecars, pagenames.sidecar_name(page)), wiki_dir.lower())
+        claims = _plain_sidecar(pagenames.sidecar_path(wiki, page), wiki_dir.lower())
         if claims is None or not files.read(claims):
             return None
         judged = _judge_page(os.path.join(wiki, page), page, f"{wiki_dir}/{page}", claims, files.lines)
         return None if judged is None else ([c[0] for c in claims], judged)
 
-    answers = _split_answers(pages, sidecars, files, page_answer)
+    answers = _split_answers(pages, wiki, files, page_answer)
     ids: set[str] = set()
     entries: dict[str, Any] = {}
     listed: dict[str, PageClaims] = {}
@@ -125,25 +134,38 @@ def _judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
     return Lean(wiki_dir, pages, entries, listed, site_found(root, wiki_dir) is not None)
 
 
-def _split_answers(pages: list[str], sidecars: str, files: _CitedFiles,
+def _split_answers(pages: list[str], wiki: str, files: _CitedFiles,
                    page_answer: Callable[[str], Any]) -> dict[str, Any] | None:
-    """Every page's answer judged on two CPUs (check_halves), when the wiki is large enough; else
-    None (judged here in one process). A page answered None: every page answered None."""
-    if len(pages) < 2 or not check_halves.possible():  # then no sidecar's size is asked
+    """Every page's answer judged on two CPUs (parallel.map_in_halves), when the wiki is large
+    enough; else None (judged here in one process). A page answered None: every page answered None."""
+    if len(pages) < 2 or not parallel.may_fork():  # then no sidecar's size is asked
         return None
     sizes = []
     try:
         for page in pages:
-            sizes.append(os.lstat(os.path.join(sidecars, pagenames.sidecar_name(page))).st_size)
+            sizes.append(os.lstat(pagenames.sidecar_path(wiki, page)).st_size)
     except OSError:
         return None
-    if not check_halves.wanted(sum(sizes)):
+    if sum(sizes) < SPLIT_MIN_BYTES:
         return None
     files.read_index()  # once, before the fork: both processes need it
-    answers = check_halves.each(pages, sizes, page_answer)
-    if answers is check_halves.NOT_SPLIT:
+    answers = parallel.map_in_halves(pages, sizes, page_answer)
+    if answers is parallel.NOT_SPLIT:
         return None
     return dict.fromkeys(pages) if answers is None else answers  # type: ignore[return-value]
+
+
+def sidecars_split() -> Callable[[list[str], list[int], Callable[[str], Any]], dict[str, Any] | None] | None:
+    """check --base's one-shot scan of the sidecars (caches/cites.CiteIndex's `split`) shared with
+    a second process as the pages are here, from SPLIT_MIN_BYTES of them (parallel.py); None when
+    this process may not fork."""
+    if not parallel.may_fork():
+        return None
+
+    def split(items: list[str], sizes: list[int], answer: Callable[[str], Any]) -> dict[str, Any] | None:
+        return parallel.map_all_in_halves(items, sizes, answer, min_size=SPLIT_MIN_BYTES)
+
+    return split
 
 
 def _wiki_dir(root: str, wiki_dir_arg: str | None) -> str | None:
@@ -182,31 +204,8 @@ def _wiki_dir(root: str, wiki_dir_arg: str | None) -> str | None:
     # Wiki.require: a real directory inside the repository, with a real .claims/ directory.
     if os.path.realpath(wiki) != wiki or not os.path.isdir(wiki):
         return None
-    claims = os.path.join(wiki, ".claims")
+    claims = pagenames.claims_folder(wiki)
     return cleaned if not os.path.islink(claims) and os.path.isdir(claims) else None
-
-
-def _sidecar_pages(root: str, wiki: str) -> list[str] | None:
-    """The pages that have a sidecar, as Wiki.sidecar_pages lists them, when it would list them
-    without a word: no symlink, no directory named like a sidecar, ASCII names; else None."""
-    out: list[str] = []
-
-    def scan(folder: str, prefix: str) -> bool:
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            return False
-        for entry in entries:
-            if entry.is_symlink() or not entry.name.isascii():
-                return False
-            if entry.is_dir():
-                if entry.name.endswith(".json") or not scan(entry.path, prefix + entry.name + "/"):
-                    return False
-            elif entry.name.endswith(".json") and not entry.name.startswith("."):
-                out.append(pagenames.page_of_sidecar(prefix + entry.name))
-        return True
-
-    return sorted(out) if scan(os.path.join(wiki, ".claims"), "") else None
 
 
 def _plain_sidecar(path: str, wiki: str) -> list[SidecarClaim] | None:
