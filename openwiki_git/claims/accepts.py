@@ -1,8 +1,10 @@
 """What a definition accepts by keyword, read from its file's text: a function's or method's
 parameters (a method's `self` or `cls` is bound, not passed; positional-only ones cannot be named;
 every `@overload` counts), a class's `__init__` (or `__new__`), or a dataclass's or attrs class's
-fields; and whether it takes `**kwargs`. Pure: text in, a record out. claims/examples.py judges an
-example's calls with it.
+fields; and whether it takes `**kwargs`. Also what a parameter, a return or a member is
+annotated to be, and where a local function hands its `*args, **kwargs` on to. Pure: text in, a
+record out. claims/examples.py judges an example's calls with it; ground/example_evidence.py cites
+with it.
 """
 
 from __future__ import annotations
@@ -78,6 +80,73 @@ def return_annotation(source: str, name: str) -> str | None:
     tree = _tree(source)
     found = _callable(_find(tree.body, name.split(".")) if tree is not None else [])
     return ast.unparse(found[-1].returns) if found and found[-1].returns is not None else None
+
+
+def member_annotation(source: str, name: str, kind: str, line: int) -> str | None:
+    """What member `name` (`RetryCallState.outcome`) is annotated to be: a method's or property's
+    return; an attribute's own annotation at `line` (`self.outcome: Future | None = None`), or that
+    of the `__init__` parameter it is set from (`self.retry_state = retry_state`); None else."""
+    if kind in ("function", "method"):
+        return return_annotation(source, name)
+    tree = _tree(source)
+    owner = name.rpartition(".")[0]
+    found = _find(tree.body, owner.split(".")) if tree is not None and owner else []
+    if not found or not isinstance(found[-1], ast.ClassDef):
+        return None
+    for node in ast.walk(found[-1]):
+        if isinstance(node, ast.AnnAssign) and node.lineno == line:
+            return ast.unparse(node.annotation)
+        if isinstance(node, ast.Assign) and node.lineno == line and isinstance(node.value, ast.Name):
+            return parameter_annotation(source, owner, node.value.id)
+    return None
+
+
+def forwarded_to(source: str, line: int) -> str | None:
+    """What takes the arguments of the local function that line `line` sets as an attribute, when
+    it hands its `*args, **kwargs` on: `wrapped_f.retry_with = retry_with`, with `def
+    retry_with(*args, **kwargs): return self.copy(*args, **kwargs).wraps(f)` in the same method of
+    `BaseRetrying` -> `BaseRetrying.copy` (a top-level function's name when it calls one); None else."""
+    tree = _tree(source)
+    for owner, func in _functions(tree.body if tree is not None else [], ""):
+        if not func.lineno <= line <= (func.end_lineno or func.lineno):
+            continue
+        set_to = [n.value.id for n in ast.walk(func) if isinstance(n, ast.Assign) and n.lineno == line and isinstance(n.value, ast.Name)]
+        local = [n for n in ast.walk(func) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and set_to and n.name == set_to[0]]
+        for call in (n for f in local[:1] for n in ast.walk(f) if isinstance(n, ast.Call) and _forwards(n, f)):
+            if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id == "self" and owner:
+                return f"{owner}.{call.func.attr}"
+            if isinstance(call.func, ast.Name) and not owner:
+                return call.func.id
+    return None
+
+
+def set_to_self(source: str, line: int) -> str | None:
+    """The class whose method sets an attribute to the object itself at `line`
+    (`wrapped_f.retry = self` in BaseRetrying.wraps -> `BaseRetrying`); None else."""
+    tree = _tree(source)
+    for owner, func in _functions(tree.body if tree is not None else [], ""):
+        if owner and func.lineno <= line <= (func.end_lineno or func.lineno) and any(
+            isinstance(n, ast.Assign) and n.lineno == line and isinstance(n.value, ast.Name) and n.value.id == "self"
+            for n in ast.walk(func)
+        ):
+            return owner
+    return None
+
+
+def _functions(body: list[ast.stmt], owner: str) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """(the class holding it or "", function) for a file's top-level functions and its classes' methods."""
+    for node in _flat(body):
+        if isinstance(node, ast.ClassDef) and not owner:
+            yield from _functions(node.body, node.name)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield owner, node
+
+
+def _forwards(call: ast.Call, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`g(*args, **kwargs)` inside `def f(*args, **kwargs)`: every argument f got, handed on."""
+    a = func.args
+    starred = a.vararg is None or any(isinstance(x, ast.Starred) and ast.unparse(x.value) == a.vararg.arg for x in call.args)
+    return a.kwarg is not None and starred and any(k.arg is None and ast.unparse(k.value) == a.kwarg.arg for k in call.keywords)
 
 
 def overload_accepting(source: str, name: str, keywords: tuple[str, ...]) -> tuple[int, int] | None:

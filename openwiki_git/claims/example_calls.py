@@ -42,7 +42,7 @@ class Call:
     attribute: str = ""  # not a call: this attribute read on a function the decorator `name` returned (`f.statistics`)
     keyword: str = ""  # not a call: a function of the example's passed to `name` as this keyword (a callback), or
     # `__iter__`/`__anext__`: the elements of iterating what `name` made ...
-    receives: tuple[str, ...] = ()  # ... and what is used on them: attributes (`retry_state.outcome`), `__enter__`
+    receives: tuple[str, ...] = ()  # ... and what is used on them: members (`retry_state.outcome.failed`), `__enter__`
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +159,8 @@ class _Reader:
                         call = Call(f"{stmt.module}.{a.name}", f"from {stmt.module} import {a.name}", (), stmt.lineno, True)
                         self.calls.append(((stmt.lineno, a.col_offset), call))
             return
+        passed = {id(n.func): n for n in _in_order(stmt) if isinstance(n, ast.Call)}  # `f.retry_with(stop=...)`'s keywords
+        further = self._further(stmt)
         for node in _in_order(stmt):
             if isinstance(node, ast.Call):
                 self._call(node)
@@ -170,7 +172,9 @@ class _Reader:
                     self._named(t, "except")
             elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.decorated:
                 shown = f"{node.value.id}.{node.attr}"  # `raise_my_exception.statistics`: set by the decorator
-                read = Call(self.decorated[node.value.id], shown, (), node.lineno, attribute=node.attr)
+                keywords = tuple(k.arg for k in passed[id(node)].keywords if k.arg is not None) if id(node) in passed else ()
+                receives = tuple(dict.fromkeys(further.get(id(node), ())))  # `f.retry.wait`: `wait` on what `.retry` is
+                read = Call(self.decorated[node.value.id], shown, keywords, node.lineno, attribute=node.attr, receives=receives)
                 self.calls.append(((node.lineno, node.col_offset), read))
         self._implicit_in(stmt)
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -182,6 +186,24 @@ class _Reader:
             elif isinstance(child, (ast.ExceptHandler, ast.match_case)):  # their bodies are statements too
                 for inner in child.body:
                     self._statement(inner)
+
+    def _further(self, stmt: ast.stmt) -> dict[int, list[str]]:
+        """What a statement reads beyond an attribute of a decorated function, by the id of that
+        attribute's node: `f.retry.wait` -> `wait`; `mock.patch.object(f.retry, "wait", ...)`
+        patches (so relies on) `wait` too."""
+        out: dict[int, list[str]] = {}
+        for node in _in_order(stmt):
+            patched = isinstance(node, ast.Call) and ast.unparse(node.func).endswith("patch.object") and len(node.args) > 1
+            at, extra = node, []
+            if patched and isinstance(node, ast.Call) and isinstance(name := node.args[1], ast.Constant) and isinstance(name.value, str):
+                at, extra = node.args[0], [name.value]
+            names: list[str] = []
+            while isinstance(at, ast.Attribute):
+                names.append(at.attr)
+                inner, at = at, at.value
+            if isinstance(at, ast.Name) and at.id in self.decorated and names and (rest := [*reversed(names[:-1]), *extra]):
+                out.setdefault(id(inner), []).append(".".join(rest[:MEMBER_DEPTH]))
+        return out
 
     def _decorators(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
         """A definition's decorators: `@app.command` without parentheses is called too; one applied
@@ -232,8 +254,8 @@ class _Reader:
                 isinstance(i.context_expr, ast.Name) and i.context_expr.id == target for i in node.items
             ):
                 used += ["__aenter__", "__aexit__"] if isinstance(node, ast.AsyncWith) else ["__enter__", "__exit__"]
-            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == target:
-                used.append(node.attr)
+            elif isinstance(node, ast.Attribute) and (chain := _chain(node, target)):
+                used.append(chain)
         if used:
             shown = f"for {target} in {ast.unparse(stmt.iter.func)}(...)"
             starred = self._starred(stmt.iter.func)
@@ -330,9 +352,26 @@ class _Reader:
 
 
 def _read_on(func: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> tuple[str, ...]:
-    """The attributes a function reads on its parameter `param` (`retry_state.outcome`), in order."""
-    found = [n.attr for n in ast.walk(func) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == param]
+    """The attributes a function reads on its parameter `param`, in order, each as the chain read
+    (`retry_state.outcome.failed`: `outcome`, `outcome.failed`)."""
+    found = [chain for n in ast.walk(func) if isinstance(n, ast.Attribute) and (chain := _chain(n, param))]
     return tuple(dict.fromkeys(found))
+
+
+MEMBER_DEPTH = 3  # `attempt.retry_state.outcome.failed`: what a member's annotation types, read this far
+
+
+def _chain(node: ast.Attribute, root: str) -> str:
+    """`attempt.retry_state.attempt_number` with root `attempt`: `retry_state.attempt_number`
+    (members from the root on, at most MEMBER_DEPTH); "" when the chain does not start at `root`."""
+    names: list[str] = []
+    at: ast.expr = node
+    while isinstance(at, ast.Attribute):
+        names.append(at.attr)
+        at = at.value
+    if not isinstance(at, ast.Name) or at.id != root or len(names) > MEMBER_DEPTH:
+        return ""
+    return ".".join(reversed(names))
 
 
 def _in_order(stmt: ast.stmt) -> Iterator[ast.AST]:

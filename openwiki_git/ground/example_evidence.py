@@ -6,10 +6,11 @@ project hands it. Pure: the files come in through the index.
 - `overload_resource`, `inherited_init`, `keyword_problem`: the `@overload` declaring the keywords
   a call passes, the `__init__` a class inherits, and what either accepts;
 - `whole_if_short`: a decorator applied to a coroutine function, whole when short;
-- `attribute`: an attribute read on a decorated function, by the lines setting it (`exposes`);
+- `attribute`: an attribute read on a decorated function, by the lines setting it (`exposes`),
+  and the method a local function set there hands its arguments to;
 - `callback`, `elements`: the members a callback, or a loop's body, uses of the object the
   project's annotations say it gets (`Callable[["RetryCallState"], ...]`, `__iter__`'s
-  `Generator[AttemptManager, ...]`).
+  `Generator[AttemptManager, ...]`), and their members in turn, as annotated.
 """
 
 from __future__ import annotations
@@ -32,13 +33,26 @@ CITED_KINDS = ("class", "function", "method")  # what an example can call: what 
 def attribute(index: SourceIndex, call: claim_examples.Call, cited: dict[str, str], calls: Counter[str]) -> None:
     """An attribute the example reads on a function the project's decorator returned: the lines
     of the package that set it on such an object (`wrapped_f.statistics = {}`: not `self`'s), as
-    a set; unknown (never broken) when none or too many do."""
+    a set; unknown (never broken) when none or too many do. Called with keywords, and set to a
+    local function handing its `*args, **kwargs` on (`retry_with` to `self.copy`): the head of
+    what takes them too. Read further (`f.retry.wait`, or patched: `mock.patch.object(f.retry,
+    "wait", ...)`) when set to the object itself (`wrapped_f.retry = self`): its class's members."""
     found = lineset(index, "exposes", call.attribute)
     if found is None:
         calls["unknown"] += 1
         return
     calls["resolved"] += 1
     cited.setdefault(found.resource, f"{call.name}: .{call.attribute}")
+    for path, line, _ in found.hits if call.keywords or call.receives else ():
+        text, module = index.text(path), index.module_name(path)
+        target = accepts.forwarded_to(text, line) if text and call.keywords else None  # `f.retry_with(stop=...)`
+        methods = [d for d in index.expand(f"{module}.{target}") if d.kind in CITED_KINDS] if module and target else []
+        head = head_resource(index, methods[0]) if len(methods) == 1 else None
+        if head is not None:
+            cited.setdefault(head, methods[0].qualname)
+        owner = accepts.set_to_self(text, line) if text and call.receives else None  # `f.retry.wait`: `wrapped_f.retry = self`
+        classes = [d for d in index.expand(f"{module}.{owner}") if d.kind == "class"] if module and owner else []
+        cite_members(index, classes[0] if len(classes) == 1 else None, call.receives, cited)
 
 
 def callback(index: SourceIndex, call: claim_examples.Call, page_repo_path: str, sentence: Sentence, cited: dict[str, str]) -> None:
@@ -92,13 +106,44 @@ def element_type(annotation: str) -> str | None:
 
 def cite_members(index: SourceIndex, cls: Definition | None, members: tuple[str, ...], cited: dict[str, str]) -> None:
     """Each of `members` of class `cls` (inheritance followed): a method's or property's head, an
-    attribute's declaration lines."""
-    if cls is None:
-        return
-    for name in members:
-        found = index.expand(f"{cls.qualname}.{name}")
-        if len(found) == 1:
+    attribute's declaration lines. A chain (`retry_state.attempt_number`) goes on through what the
+    project's annotations say each member is (`retry_state: "RetryCallState"`), while they say."""
+    for chain in members:
+        owner = cls
+        for name in chain.split("."):
+            found = index.expand(f"{owner.qualname}.{name}") if owner is not None else []
+            if len(found) != 1:
+                break
             cited.setdefault(head_resource(index, found[0]) or found[0].resource, found[0].qualname)
+            owner = member_class(index, found[0])
+
+
+def member_class(index: SourceIndex, d: Definition) -> Definition | None:
+    """The project's class that member `d` is annotated to be (an attribute's annotation, or that
+    of the `__init__` parameter assigned to it; a property's or method's return), else None."""
+    text = index.text(d.path)
+    written = accepts.member_annotation(text, in_file(index, d), d.kind, d.start) if text else None
+    given = plain_type(written) if written else None
+    return class_named(index, d, given) if given else None
+
+
+def plain_type(annotation: str) -> str | None:
+    """The one class an annotation names: `"RetryCallState"`, `Future | None`, `t.Optional[Future]`
+    -> the name as written; None for anything else (a union of classes, a generic)."""
+    import ast
+
+    try:
+        node: ast.expr = ast.parse(annotation, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return plain_type(node.value) if len(node.value) < len(annotation) else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        sides = [s for s in (node.left, node.right) if not (isinstance(s, ast.Constant) and s.value is None)]
+        return plain_type(ast.unparse(sides[0])) if len(sides) == 1 else None
+    if isinstance(node, ast.Subscript) and ast.unparse(node.value).rsplit(".", 1)[-1] == "Optional":
+        return plain_type(ast.unparse(node.slice))
+    return ast.unparse(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
 
 
 def first_argument(annotation: str) -> str | None:

@@ -293,11 +293,11 @@ def test_a_decorated_coroutine_and_the_attributes_a_decorator_sets() -> None:
         "async def g():\n"
         "    pass\n"
     )
-    got = [(c.name, c.text, c.coroutine, c.attribute) for c in ce.uses(one(code)).calls if not c.imported]
+    got = [(c.name, c.text, c.coroutine, c.attribute, c.keywords) for c in ce.uses(one(code)).calls if not c.imported]
     assert got == [
-        ("pkg.retry", "retry(stop=...)", False, ""), ("print", "print(...)", False, ""),
-        ("pkg.retry", "f.statistics", False, "statistics"), ("pkg.retry", "f.retry_with", False, "retry_with"),
-        ("pkg.retry", "@retry", True, ""),
+        ("pkg.retry", "retry(stop=...)", False, "", ("stop",)), ("print", "print(...)", False, "", ()),
+        ("pkg.retry", "f.statistics", False, "statistics", ()), ("pkg.retry", "f.retry_with", False, "retry_with", ("stop",)),
+        ("pkg.retry", "@retry", True, "", ()),
     ]
 
 
@@ -317,3 +317,55 @@ def test_a_callback_passed_by_keyword_and_a_loops_elements_record_what_they_use(
         ("pkg.Retrying", "for a in Retrying(...)", "__iter__", ("__enter__", "__exit__", "state")),
         ("pkg.Retrying", "before=log", "before", ("attempt", "elapsed")),
     ]
+
+
+def test_members_of_members_are_recorded_as_chains() -> None:
+    """`a.state.outcome.failed` records every step from the element on (ground follows each
+    member's annotation); a chain longer than MEMBER_DEPTH keeps its first steps only."""
+    code = (
+        "from pkg import Retrying\n"
+        "def log(state):\n"
+        "    print(state.outcome.result())\n"
+        "for a in Retrying(before=log):\n"
+        "    if not a.state.outcome.failed:\n"
+        "        a.state.set_result(a.state.attempt)\n"
+        "    print(a.b.c.d.e)\n"
+    )
+    got = {c.keyword: c.receives for c in ce.uses(one(code)).calls if c.keyword}
+    assert got == {
+        "__iter__": ("state.outcome.failed", "state.outcome", "state.set_result", "state.attempt", "state", "b.c.d", "b.c", "b"),
+        "before": ("outcome.result", "outcome"),
+    }
+
+
+def test_what_a_member_is_annotated_to_be_and_where_arguments_are_handed_on() -> None:
+    """claims/accepts: a member's type from its annotation, the `__init__` parameter it is set
+    from, or a property's return; a local function set as an attribute that hands `*args,
+    **kwargs` on names what takes them, and one that hands on less names nothing."""
+    from openwiki_git.claims.accepts import forwarded_to, member_annotation  # noqa: PLC0415 - the module under test
+
+    source = (
+        "class State:\n"                                          # 1
+        "    def __init__(self, n: int, owner: 'Owner'):\n"       # 2
+        "        self.n: int = n\n"                               # 3
+        "        self.owner = owner\n"                            # 4
+        "    @property\n"                                         # 5
+        "    def done(self) -> 'Outcome | None':\n"               # 6
+        "        return None\n"                                   # 7
+        "    def wraps(self, f):\n"                               # 8
+        "        def again(*args, **kwargs):\n"                   # 9
+        "            return self.copy(*args, **kwargs).wraps(f)\n"  # 10
+        "        def part(*args, **kwargs):\n"                    # 11
+        "            return self.copy(*args)\n"                   # 12
+        "        f.again = again\n"                               # 13
+        "        f.part = part\n"                                 # 14
+        "        return f\n"                                      # 15
+    )
+    assert member_annotation(source, "State.n", "attribute", 3) == "int"
+    assert member_annotation(source, "State.owner", "attribute", 4) == "'Owner'"
+    assert member_annotation(source, "State.done", "method", 6) == "'Outcome | None'"
+    assert member_annotation(source, "State.n", "attribute", 99) is None
+    assert member_annotation("def f(:\n", "State.n", "attribute", 3) is None
+    assert forwarded_to(source, 13) == "State.copy"
+    assert forwarded_to(source, 14) is None  # `**kwargs` not handed on: what takes the keywords is not told
+    assert forwarded_to(source, 3) is None

@@ -383,3 +383,74 @@ def test_what_a_callback_and_a_loop_use_of_the_objects_they_are_given_is_cited(
         "pkg.core.Retrying.__iter__", "pkg.core.CallState.attempt", "pkg.core.CallState.elapsed",
     ], added
     assert "repo://pkg/core.py#L6-L6" in added["evidence"] and "repo://pkg/core.py#CallState.elapsed:head" in added["evidence"]
+
+
+CHAIN = '''\
+import typing as t
+
+
+class Outcome:
+    @property
+    def failed(self) -> bool:
+        return False
+
+
+class CallState:
+    def __init__(self, attempt: int):
+        self.attempt: int = attempt
+        self.outcome: Outcome | None = None
+
+    def set_result(self, value: object) -> None:
+        self.outcome = Outcome()
+
+
+class Attempt:
+    def __init__(self, state: "CallState"):
+        self.state = state
+
+
+class Retrying:
+    def __iter__(self) -> t.Generator[Attempt, None, None]:
+        yield Attempt(CallState(1))
+
+    def copy(self, stop: int | None = None) -> "Retrying":
+        return Retrying()
+
+    def wraps(self, f):
+        def retry_with(*args, **kwargs):
+            return self.copy(*args, **kwargs).wraps(f)
+
+        f.retry_with = retry_with
+        return f
+
+
+def retry(f):
+    return Retrying().wraps(f)
+'''
+
+
+def test_members_of_members_and_what_a_decorators_attribute_hands_its_keywords_to_are_cited(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tenacity's `attempt.retry_state.outcome.failed`: each member of the chain is cited through
+    what the project's annotations say the previous one is (`state: "CallState"`, `outcome:
+    Outcome | None`); `g.retry_with(stop=3)` cites the `copy` its local function hands `*args,
+    **kwargs` to, whose head tells that `stop` is taken."""
+    repo.write("pkg/__init__.py", "from pkg.core import Retrying, retry\n")
+    repo.write("pkg/core.py", CHAIN)
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.write("docs/use.md", "# Use\n\n```python\nfrom pkg import Retrying\n\nfor a in Retrying():\n"
+                              "    if not a.state.outcome.failed:\n        a.state.set_result(a.state.attempt)\n```\n\n"
+                              "```python\nfrom pkg import retry\n\n@retry\ndef g():\n    pass\n\ng.retry_with(stop=3)()\n```\n")
+    repo.commit_all("docs")
+    rc, plan = _json(repo, capsys, "ground", "--all", "--plan")
+    loop, decorated = plan["pages"][0]["examples"]["added"]
+    assert rc == 0 and loop["targets"] == [
+        "pkg.core.Retrying", "pkg.core.Attempt.state", "pkg.core.CallState.outcome", "pkg.core.Outcome.failed",
+        "pkg.core.CallState.set_result", "pkg.core.CallState.attempt", "pkg.core.Retrying.__iter__",
+    ], loop
+    assert "repo://pkg/core.py#Outcome.failed:head" in loop["evidence"] and "repo://pkg/core.py#L13-L13" in loop["evidence"], loop
+    assert decorated["evidence"] == [
+        "repo://pkg/core.py#retry:head", GrepSet("pkg/core.py", query("exposes", "retry_with")).canonical,
+        "repo://pkg/core.py#Retrying.copy:head",
+    ]
