@@ -363,10 +363,15 @@ def states(text: str, claim_id: str, statement: str) -> bool | None:
 def remove_marker(text: str, claim_id: str) -> str:
     """`text` without the claim's markers, in either form: a comment marker goes with the blanks
     before it, and with its line when it stands alone on it."""
+    return remove_label(text, label(claim_id))
+
+
+def remove_label(text: str, name: str) -> str:
+    """`text` without the markers of label `name` (`c-1a2b3c4d`), in any form (remove_marker)."""
     if ".. c-" in text:
-        text = rst_markers.remove(text, label(claim_id))
+        text = rst_markers.remove(text, name)
     if "<!--" in text:
-        lab = re.escape(label(claim_id))
+        lab = re.escape(name)
         text = re.sub(r"(?m)^[ \t]*<!--[ \t]*" + lab + r"[ \t]*-->[ \t]*(?:\r?\n|\Z)", "", text)
         text = re.sub(r"[ \t]*<!--[ \t]*" + lab + r"[ \t]*-->", "", text)
-    return text.replace(marker(claim_id), "")
+    return text.replace(footnote(name), "")

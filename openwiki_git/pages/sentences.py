@@ -136,6 +136,18 @@ def blocks(text: str, start: int = 0) -> list[tuple[str, int, int]]:
     return out
 
 
+def without_code(text: str) -> str:
+    """`text` with its code blanked, fenced and indented blocks and code spans alike (every
+    character but a line break a space: offsets and line numbers hold), so that what a page
+    shows as code (a marker quoted in a guide: `` `[^c-1a2b3c4d]` ``) is not read as prose."""
+    chars = list(text)
+    for kind, start, end in blocks(text):
+        if kind == "code":
+            chars[start:end] = [c if c in "\r\n" else " " for c in text[start:end]]
+    blanked = "".join(chars)
+    return _CODE_SPAN.sub(lambda m: "".join(c if c in "\r\n" else " " for c in m.group(0)), blanked)
+
+
 def prose(text: str, start: int = 0) -> list[Span]:
     """Every sentence of the prose blocks of `text[start:]`, in order."""
     return [s for kind, b_start, b_end in blocks(text, start) if kind == "prose" for s in split(text, b_start, b_end)]

@@ -14,18 +14,17 @@ from urllib.parse import unquote
 from openwiki_git.errors import OpenwikiError, SchemaError
 from openwiki_git.formats import pagenames
 from openwiki_git.markdown import refs
-from openwiki_git.model import Claim, Sidecar
+from openwiki_git.model import Sidecar
 from openwiki_git.pages import citations, okf
 from openwiki_git.pages import frontmatter as fmt
 from openwiki_git.pages.frontmatter_core import uses_okf
-from openwiki_git.pages.labels import marker_text
-from openwiki_git.services import check_examples, lint_ground
+from openwiki_git.services import check_examples, lint_ground, lint_markers
 from openwiki_git.store import bundle, editing
 from openwiki_git.store.workspace import Workspace
 
 KINDS = (
     "front-matter", "ungrounded", "orphan-sidecar", "missing-marker", "broken-link", "out-of-step", "index", "broken-reference",
-    "superseded-source", "prose-differs", "verify-policy", "several-claims",
+    "superseded-source", "prose-differs", "verify-policy", "several-claims", "stray-marker",
 )
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _LOCATED = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+): (?P<rest>.*)$")
@@ -50,9 +49,10 @@ class Plan:
     indexes: dict[Path, str] = field(default_factory=dict)  # index file -> its text
     create_indexes: bool | None = None  # create missing indexes: None = when the tool keeps the wiki's (bundle.keeps_indexes)
     folds: set[str] = field(default_factory=set)  # pages with sentences carrying several claims (lint_ground.py)
+    strays: dict[str, list[str]] = field(default_factory=dict)  # page -> labels of markers naming no claim of its sidecar
 
     def has_work(self) -> bool:
-        return bool(self.moves or self.markers or self.project or self.indexes or self.folds)
+        return bool(self.moves or self.markers or self.project or self.indexes or self.folds or self.strays)
 
 
 def run(ws: Workspace, *, fix: bool = False, create_indexes: bool = False) -> tuple[list[Finding], list[str]]:
@@ -96,7 +96,8 @@ def lint(ws: Workspace, *, create_indexes: bool | None = None) -> tuple[list[Fin
         else:
             msg = f"{wiki.repo_path(page)} does not exist; restore the page, or retract its claims (never deleted by lint)"
             found.append(Finding("orphan-sidecar", rel, 1, msg))
-    found += _markers(ws, texts, sidecars, plan)
+    found += [Finding(kind, ws.wiki.repo_path(page), line, msg, fixable) for kind, page, line, msg, fixable in
+              lint_markers.findings(ws, texts, sidecars, plan.markers, plan.strays)]
     found += [Finding("several-claims", wiki.repo_path(p), n, m, True) for p, n, m in lint_ground.findings(texts, sidecars, plan.folds)]
     found += _links(ws)
     found += [Finding("broken-reference", p, n, m) for p, n, m in lint_ground.broken_references(ws, sidecars)]
@@ -171,39 +172,6 @@ def _renames(
     return {old: v for old, v in out.items() if targets.count(v[0]) == 1}
 
 
-def _markers_required(ws: Workspace, text: str) -> bool:
-    """OpenWiki's pages carry no markers: on an OpenWiki wiki they are needed only on pages that use them."""
-    return not ws.config.strict_openwiki or bool(citations.markers_in(text))
-
-
-def _markers(ws: Workspace, texts: dict[str, str], sidecars: dict[str, Sidecar], plan: Plan) -> list[Finding]:
-    out, site = [], ws.wiki.site is not None  # site mode: the markers' form (marker_text)
-    for page, sc in sorted(sidecars.items()):
-        text = texts.get(page)
-        if text is None or not _markers_required(ws, text):
-            continue
-        for c in sc.claims:
-            if citations.has_marker(text, c.id):
-                if citations.states(text, c.id, c.statement) is False:
-                    said = citations.prose_before(text, c.id) or ""
-                    out.append(Finding("prose-differs", ws.wiki.repo_path(page), 1, _differs(c, said, marker_text(c.id, page, site))))
-                continue
-            placeable = citations.insert_marker(text, c.statement, c.id, rst=pagenames.is_rst(page)) is not None
-            how = "--fix puts it after the statement" if placeable else "put it after the sentence that states the claim"
-            out.append(
-                Finding(
-                    "missing-marker",
-                    ws.wiki.repo_path(page),
-                    1,
-                    f"{c.id}: marker {marker_text(c.id, page, site)} is not in the prose; {how}",
-                    placeable,
-                )
-            )
-            if placeable:
-                plan.markers.setdefault(page, []).append(c.id)
-    return out
-
-
 def _cited_documents(ws: Workspace, sidecars: dict[str, Sidecar]) -> list[Finding]:
     """Claims citing a superseded or later-amended document (citestale), named with the replacement."""
     from openwiki_git.graph import citestale
@@ -231,15 +199,6 @@ def _policy(ws: Workspace, sidecars: dict[str, Sidecar]) -> list[Finding]:
                 f"{p['claim_id']}: verified by {p['verified_by']}, which the verify policy forbids: {p['rule']}")
         for page, sc in sorted(sidecars.items()) for p in policy.problems(ws.config.verify_policy, page, sc.claims)
     ]
-
-
-def _differs(c: Claim, said: str, marker: str) -> str:
-    cid, statement = c.id, c.statement
-    return (
-        f"{cid}: the prose before {marker} no longer states the claim: it says {said!r}, "
-        f"the claim says {statement!r}; re-read the cited lines, then `claim edit {citations.label(cid)} "
-        "--statement ...` (or restore the sentence)"
-    )
 
 
 def _wiki_markdown(ws: Workspace) -> list[Path]:
@@ -378,6 +337,8 @@ def apply(ws: Workspace, plan: Plan) -> list[str]:
         for page in sorted((set(plan.markers) | plan.project) - set(plan.moves.values())):
             if page in sidecars:
                 written.extend(f"Rewriting {p}" for p in _save(ws, sidecars[page], plan.markers.get(page, [])))
+        for page, names in sorted(plan.strays.items()):
+            written += lint_markers.unmark(ws, page, names)
         current = bundle.expected_indexes(wiki, create=plan.create_indexes)  # judged again under the lock
         for path, text in sorted((p, current[p]) for p in plan.indexes if p in current):
             if wiki.write_bytes(path, text.encode("utf-8")):

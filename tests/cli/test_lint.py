@@ -213,3 +213,29 @@ def test_a_generated_index_is_regenerated_and_refused_as_a_page(grounded: GitRep
     err = capsys.readouterr().err
     assert "an index openwiki-git generated, not a wiki page that can hold claims" in err and "Traceback" not in err
     assert repo.snapshot() == before
+
+
+def test_a_stray_marker_is_reported_and_removed_leaving_the_rest_byte_for_byte(
+    grounded: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A marker naming no claim of its page (a retracted claim's, text copied from another page)
+    renders as a footnote with nothing to show: lint names its line, and --fix removes it, and
+    only it, from a CRLF page without touching its line endings or the claim's own marker."""
+    repo = grounded
+    own = citations.marker(claim_id(repo))
+    text = repo.read(".openwiki/guide.md")
+    quoted = "A marker reads `[^c-0badc0de]`:\n\n```md\nText.[^c-0badbeef]\n```\n\n"  # code: shown, not a marker
+    body = text.index("\n---\n") + len("\n---\n")
+    text = text[:body] + quoted + text[body:]
+    stray = text.replace(own, own + " Copied from elsewhere.[^c-0badc0de] <!-- c-0badbeef -->", 1).replace("\n", "\r\n")
+    (repo.root / ".openwiki/guide.md").write_bytes(stray.encode())
+    rc, data = lint(repo, capsys)
+    line = stray.split("\r\n").index(next(ln for ln in stray.split("\r\n") if "Copied from" in ln)) + 1
+    assert rc == 1 and [(f["kind"], f["line"], f["message"].split(" names")[0], f["fixable"]) for f in data["findings"]] == [
+        ("stray-marker", line, "marker c-0badbeef", True), ("stray-marker", line, "marker c-0badc0de", True),
+    ]
+    capsys.readouterr()
+    assert repo.run("lint", "--fix") == 0
+    assert "Removing 2 stray markers from .openwiki/guide.md" in capsys.readouterr().err
+    after = (repo.root / ".openwiki/guide.md").read_bytes().decode()
+    assert after == stray.replace(".[^c-0badc0de]", ".", 1).replace(" <!-- c-0badbeef -->", "") and own in after

@@ -227,3 +227,29 @@ def test_a_sphinx_doctest_example_is_guarded_and_breaks_with_the_code(
     rc, report = _through_hook(repo, capsys, "breaks `stop_after(...)`", "renamed")
     broken = [(b["reference"], b["line"], b["kind"]) for b in report["broken_references"]]
     assert rc == 1 and broken == [("stop_after(...)", 10, "example")]
+
+
+def test_an_examples_code_deleted_by_hand_leaves_a_stray_marker_that_lint_removes(
+    site: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An example's code deleted and its directive and marker line left (c026b97): the hook
+    retracts the claim, and the marker line, naming no claim now, is a `stray-marker` that
+    `lint --fix` removes (the directive is the author's to delete)."""
+    _json(site, capsys, "ground", "--all")
+    site.commit_all("grounded")
+    text = site.read("doc/index.rst")
+    code = "   from shop import Cart\n   def my_helper():\n       return Cart()\n"
+    site.write("doc/index.rst", text.replace(code, ""))
+    site.git("add", "-A")
+    assert site.run("hook") == 1  # the example's claim retracted, the sidecar staged
+    site.commit_all("the example's code deleted")
+    [gone] = json.loads(site.read("doc/.claims/index.rst.json"))["retracted"]
+    stray = ".. c-" + gone["claim"][6:14]
+    rc, data = _json(site, capsys, "lint")
+    found = [(f["kind"], f["line"]) for f in data["findings"] if f["kind"] == "stray-marker"]
+    assert rc == 1 and found == [("stray-marker", site.read("doc/index.rst").splitlines().index(stray) + 1)]
+    site.run("lint", "--fix")  # other findings may remain (the empty directive is no finding of ours)
+    after = site.read("doc/index.rst")
+    assert stray not in after.splitlines() and ".. code-block:: python\n" in after
+    rc, data = _json(site, capsys, "lint")
+    assert [f for f in data["findings"] if f["kind"] == "stray-marker"] == []
