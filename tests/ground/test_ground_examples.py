@@ -120,6 +120,17 @@ def _json(repo: GitRepo, capsys: pytest.CaptureFixture[str], *argv: str) -> tupl
     return rc, json.loads(capsys.readouterr().out)
 
 
+def _planned(repo: GitRepo, capsys: pytest.CaptureFixture[str], exports: str, source: str, page: str) -> tuple[int, dict]:  # type: ignore[type-arg]
+    """`ground --all --plan` on a package `pkg` (its `pkg/core.py` is `source`, `exports` what
+    `pkg/__init__.py` imports from it) and one docs page, `docs/use.md`."""
+    repo.write("pkg/__init__.py", f"from pkg.core import {exports}\n")
+    repo.write("pkg/core.py", source)
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.write("docs/use.md", page)
+    repo.commit_all("docs")
+    return _json(repo, capsys, "ground", "--all", "--plan")
+
+
 def test_ground_guards_examples_and_the_hook_check_and_lint_name_a_broken_call(
     examples_repo: GitRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -267,14 +278,9 @@ def test_an_example_cites_what_it_calls_implicitly_and_an_inherited_init(
     """tenacity's examples: `stop_after(1) | stop_after(2)` calls the base class's `__or__`,
     `for a in Retrying(...)` its `__iter__`, and `Retrying(stop=...)` takes its keywords with
     BaseRetrying's `__init__`: each is cited, and a keyword that `__init__` does not take is broken."""
-    repo.write("pkg/__init__.py", "from pkg.core import Retrying, stop_after\n")
-    repo.write("pkg/core.py", STRATEGIES)
-    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
-    repo.write("docs/use.md", "# Use\n\n```python\nfrom pkg import Retrying, stop_after\n\n"
+    rc, plan = _planned(repo, capsys, "Retrying, stop_after", STRATEGIES, "# Use\n\n```python\nfrom pkg import Retrying, stop_after\n\n"
                               "for attempt in Retrying(stop=stop_after(1) | stop_after(2), reraise=True):\n    pass\n```\n\n"
                               "```python\nimport pkg\npkg.Retrying(wait=1)\n```\n")
-    repo.commit_all("docs")
-    rc, plan = _json(repo, capsys, "ground", "--all", "--plan")
     examples = plan["pages"][0]["examples"]
     first = examples["added"][0]
     assert first["evidence"] == [
@@ -316,13 +322,8 @@ def test_a_decorated_coroutine_cites_the_short_decorator_whole_and_an_attribute_
     """tenacity's examples: `@retry` on an `async def` cites retry's whole definition (short: its
     body tells what it does with a coroutine), and `f.statistics` the lines that set it on the
     function a decorator returns (not `self`'s)."""
-    repo.write("pkg/__init__.py", "from pkg.core import retry\n")
-    repo.write("pkg/core.py", DECORATOR)
-    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
-    repo.write("docs/use.md", "# Use\n\n```python\nfrom pkg import retry\n\n@retry\nasync def f():\n    pass\n```\n\n"
-                              "```python\nfrom pkg import retry\n\n@retry\ndef g():\n    pass\n\nprint(g.statistics)\n```\n")
-    repo.commit_all("docs")
-    rc, plan = _json(repo, capsys, "ground", "--all", "--plan")
+    rc, plan = _planned(repo, capsys, "retry", DECORATOR, "# Use\n\n```python\nfrom pkg import retry\n\n@retry\nasync def f():\n"
+                        "    pass\n```\n\n```python\nfrom pkg import retry\n\n@retry\ndef g():\n    pass\n\nprint(g.statistics)\n```\n")
     first, second = plan["pages"][0]["examples"]["added"]
     assert first["evidence"] == ["repo://pkg/core.py#retry:head", "repo://pkg/core.py#retry"]
     assert second["evidence"] == ["repo://pkg/core.py#retry:head", GrepSet("pkg/core.py", query("exposes", "statistics")).canonical]
@@ -370,13 +371,9 @@ def test_what_a_callback_and_a_loop_use_of_the_objects_they_are_given_is_cited(
     `state.elapsed` on the CallState its annotation `Callable[["CallState"], None]` says it gets;
     `for a in Retrying(...)` then `with a:` and `a.state` use the Attempt `__iter__` is annotated
     to generate. Each member used is cited: an attribute's declaration, a method's head."""
-    repo.write("pkg/__init__.py", "from pkg.core import Retrying\n")
-    repo.write("pkg/core.py", STATE)
-    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
-    repo.write("docs/use.md", "# Use\n\n```python\nfrom pkg import Retrying\n\ndef log(state):\n    print(state.attempt, state.elapsed)\n\n"
-                              "for a in Retrying(before=log):\n    with a:\n        print(a.state)\n```\n")
-    repo.commit_all("docs")
-    rc, plan = _json(repo, capsys, "ground", "--all", "--plan")
+    rc, plan = _planned(repo, capsys, "Retrying", STATE, "# Use\n\n```python\nfrom pkg import Retrying\n\ndef log(state):\n"
+                        "    print(state.attempt, state.elapsed)\n\nfor a in Retrying(before=log):\n    with a:\n"
+                        "        print(a.state)\n```\n")
     [added] = plan["pages"][0]["examples"]["added"]
     assert rc == 0 and added["targets"] == [
         "pkg.core.Retrying", "pkg.core.Attempt.__enter__", "pkg.core.Attempt.__exit__", "pkg.core.Attempt.state",
@@ -436,14 +433,9 @@ def test_members_of_members_and_what_a_decorators_attribute_hands_its_keywords_t
     what the project's annotations say the previous one is (`state: "CallState"`, `outcome:
     Outcome | None`); `g.retry_with(stop=3)` cites the `copy` its local function hands `*args,
     **kwargs` to, whose head tells that `stop` is taken."""
-    repo.write("pkg/__init__.py", "from pkg.core import Retrying, retry\n")
-    repo.write("pkg/core.py", CHAIN)
-    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
-    repo.write("docs/use.md", "# Use\n\n```python\nfrom pkg import Retrying\n\nfor a in Retrying():\n"
+    rc, plan = _planned(repo, capsys, "Retrying, retry", CHAIN, "# Use\n\n```python\nfrom pkg import Retrying\n\nfor a in Retrying():\n"
                               "    if not a.state.outcome.failed:\n        a.state.set_result(a.state.attempt)\n```\n\n"
                               "```python\nfrom pkg import retry\n\n@retry\ndef g():\n    pass\n\ng.retry_with(stop=3)()\n```\n")
-    repo.commit_all("docs")
-    rc, plan = _json(repo, capsys, "ground", "--all", "--plan")
     loop, decorated = plan["pages"][0]["examples"]["added"]
     assert rc == 0 and loop["targets"] == [
         "pkg.core.Retrying", "pkg.core.Attempt.state", "pkg.core.CallState.outcome", "pkg.core.Outcome.failed",
