@@ -41,7 +41,7 @@ class Call:
     coroutine: bool = False  # a decorator applied to an `async def`: how it handles a coroutine is in its body
     attribute: str = ""  # not a call: this attribute read on a function the decorator `name` returned (`f.statistics`)
     keyword: str = ""  # not a call: a function of the example's passed to `name` as this keyword (a callback), or
-    # `__iter__`/`__anext__`: the elements of iterating what `name` made ...
+    # `__iter__`/`__anext__`: the elements of iterating what `name` made, or SUBCLASS: a class of the example's derives from `name` ...
     receives: tuple[str, ...] = ()  # ... and what is used on them: members (`retry_state.outcome.failed`), `__enter__`
 
 
@@ -177,6 +177,8 @@ class _Reader:
                 read = Call(self.decorated[node.value.id], shown, keywords, node.lineno, attribute=node.attr, receives=receives)
                 self.calls.append(((node.lineno, node.col_offset), read))
         self._implicit_in(stmt)
+        if isinstance(stmt, ast.ClassDef):
+            self._subclass(stmt)
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self._decorators(stmt)
         self._bind(stmt)
@@ -204,6 +206,19 @@ class _Reader:
             if isinstance(at, ast.Name) and at.id in self.decorated and names and (rest := [*reversed(names[:-1]), *extra]):
                 out.setdefault(id(inner), []).append(".".join(rest[:MEMBER_DEPTH]))
         return out
+
+    def _subclass(self, stmt: ast.ClassDef) -> None:
+        """`class MyWorker(UvicornWorker): CONFIG_KWARGS = {...}`: what the subclass sets or
+        defines again of what it inherits relies on the base's (ground cites the base's members)."""
+        own = [t.id for n in stmt.body if isinstance(n, (ast.Assign, ast.AnnAssign))
+               for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)]
+        own += [n.name for n in stmt.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        for base in stmt.bases if own else []:
+            name = self._meaning(base) if isinstance(base, (ast.Name, ast.Attribute)) else None
+            if name is not None:
+                shown = f"class {stmt.name}({ast.unparse(base)})"
+                call = Call(name, shown, (), stmt.lineno, starred=self._starred(base), keyword=SUBCLASS, receives=tuple(dict.fromkeys(own)))
+                self.calls.append(((stmt.lineno, stmt.col_offset), call))
 
     def _decorators(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
         """A definition's decorators: `@app.command` without parentheses is called too; one applied
@@ -358,6 +373,7 @@ def _read_on(func: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> tuple[
     return tuple(dict.fromkeys(found))
 
 
+SUBCLASS = "__subclass__"  # a Call's keyword: a class of the example's derives from `name`, and sets or defines `receives`
 MEMBER_DEPTH = 3  # `attempt.retry_state.outcome.failed`: what a member's annotation types, read this far
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from openwiki_git.claims.accepts import Signature, signature
-from openwiki_git.claims.example_calls import Call, Uses, page_uses, uses
+from openwiki_git.claims.example_calls import SUBCLASS, Call, Uses, page_uses, uses
 from openwiki_git.evidence import definitions
 from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
 from openwiki_git.evidence.resource import ResourceError
@@ -27,7 +27,7 @@ from openwiki_git.pages import citations, example_reader
 from openwiki_git.pages.examples import CONSOLE, Example
 from openwiki_git.pages.markers import COMMENT
 
-__all__ = ["KIND", "Call", "Signature", "Uses", "broken_calls", "broken_records", "judge", "may_guard", "page_uses",
+__all__ = ["KIND", "SUBCLASS", "Call", "Signature", "Uses", "broken_calls", "broken_records", "judge", "may_guard", "page_uses",
            "read_page", "signature", "uses"]
 
 KIND = "example"  # the `kind` of a broken example call in `broken_references`
@@ -41,7 +41,7 @@ def judge(call: Call, shown: str, defined: bool, sig: Signature | None, *, now: 
     is named beside the reason by the caller: `Client(verify=...)`."""
     if not defined:
         return f"{shown} is {'no longer' if now else 'not'} defined"
-    if call.imported or sig is None or sig.var_keyword:
+    if call.imported or call.attribute or sig is None or sig.var_keyword:  # `f.retry_with(stop=...)`: not retry's keywords
         return None
     bad = [k for k in call.keywords if k not in sig.keywords]
     if not bad:

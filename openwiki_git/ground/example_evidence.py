@@ -8,6 +8,7 @@ project hands it. Pure: the files come in through the index.
 - `whole_if_short`: a decorator applied to a coroutine function, whole when short;
 - `attribute`: an attribute read on a decorated function, by the lines setting it (`exposes`),
   and the method a local function set there hands its arguments to;
+- `overrides`: what a class of the example's sets again of the project's class it derives from;
 - `callback`, `elements`: the members a callback, or a loop's body, uses of the object the
   project's annotations say it gets (`Callable[["RetryCallState"], ...]`, `__iter__`'s
   `Generator[AttemptManager, ...]`), and their members in turn, as annotated.
@@ -68,6 +69,19 @@ def callback(index: SourceIndex, call: claim_examples.Call, page_repo_path: str,
     written = accepts.parameter_annotation(text, in_file(index, d), call.keyword) if text else None
     given = first_argument(written) if written else None
     cite_members(index, class_named(index, d, given) if given else None, call.receives, cited)
+
+
+def overrides(index: SourceIndex, call: claim_examples.Call, page_repo_path: str, sentence: Sentence, cited: dict[str, str]) -> None:
+    """A class of the example's deriving from one of the project's: the base's head, and each
+    member the subclass sets or defines again that the base has (its attribute's lines, its
+    method's head): what the subclass relies on keeping its meaning."""
+    res = gr.resolve(Ref("symbol", call.name, call.text, sentence, called=True), index, page_repo_path=page_repo_path)
+    if res.outcome != gr.RESOLVED or res.target is None or res.target.kind != "class":
+        return
+    head = head_resource(index, res.target)
+    if head is not None:
+        cited.setdefault(head, res.target.qualname)
+    cite_members(index, res.target, call.receives, cited)
 
 
 ELEMENT_METHODS = ("__iter__", "__anext__")

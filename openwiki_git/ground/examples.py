@@ -154,6 +154,9 @@ def _python(
         if call.keyword in example_evidence.ELEMENT_METHODS:  # `for attempt in Retrying(...)`: `with attempt`, `attempt.retry_state`
             example_evidence.elements(index, call, page_repo_path, sentence, cited)
             continue
+        if call.keyword == claim_examples.SUBCLASS:  # `class MyWorker(UvicornWorker): CONFIG_KWARGS = ...`
+            example_evidence.overrides(index, call, page_repo_path, sentence, cited)
+            continue
         if call.keyword:  # `before_sleep=my_before_sleep`: what the callback reads on what it is given
             example_evidence.callback(index, call, page_repo_path, sentence, cited)
             continue

@@ -17,7 +17,10 @@ plainly. Then, for a definition the sentence refers to:
   rewrite and refactoring in it);
 - a class: its head for a naming sentence or a neutral one. For a behaviour sentence that names no
   member, the deterministic pass cannot tell which method holds the behaviour: it cites the head,
-  and says so (`undecided`; `ground --plan` lists it, `ground --model` decides);
+  and says so (`undecided`; `ground --plan` lists it, `ground --model` decides). A class that
+  defines no function, no longer than a screen, is its attributes (uvicorn's `UvicornH11Worker`
+  is `CONFIG_KWARGS = {"loop": "asyncio", "http": "h11"}`; an enum, a dataclass's fields): its
+  whole definition, whatever the sentence (not an exception's: where it is raised says what it does);
 - anything else (a variable's assignment, a module, a file, a line): its lines.
 
 A method the sentence names through its class (`Client.send`, "`.send()` on a `Client`") cites the
@@ -128,6 +131,8 @@ class Prover:
         param = self.parameter(d, name, sentence)
         if param is not None:
             return param
+        if d.kind == "class" and d.end - d.start + 1 <= HEAD_AFTER and self.attributes_only(d) and not self.is_exception(d):
+            return Cite(Symbol(d.path, name).canonical, "body")  # `CONFIG_KWARGS = {"loop": "asyncio", ...}`: what it is
         if kind == NAMING:
             return Cite(Symbol(d.path, name, True).canonical, "head")
         if d.kind == "class":
@@ -241,6 +246,16 @@ class Prover:
         for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, ast.ClassDef) and definitions.python_extent(node) == (d.start, d.end):
                 return any(ast.unparse(b).rsplit(".", 1)[-1].endswith(_EXCEPTION_SUFFIXES) for b in node.bases)
+        return False
+
+    def attributes_only(self, d: Definition) -> bool:
+        """Whether class `d` defines no function: its body is its docstring and its attributes
+        (a worker's `CONFIG_KWARGS`, an enum's members, a dataclass's fields), which say what it is."""
+        tree = self._tree(d.path) if d.path.endswith((".py", ".pyi")) else None
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.ClassDef) and definitions.python_extent(node) == (d.start, d.end):
+                inner = (n for n in ast.walk(node) if n is not node)
+                return not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for n in inner)
         return False
 
     def _tree(self, path: str) -> ast.Module | None:

@@ -165,6 +165,8 @@ def test_judge_names_the_call_and_the_parameter() -> None:
     assert ce.judge(call, "pkg.Client", True, ce.Signature(frozenset(), True)) is None  # **kwargs takes it
     assert ce.judge(call, "pkg.Client", True, None) is None  # a signature that cannot be told is no finding
     assert ce.judge(call, "pkg.Client", False, None) == "pkg.Client is no longer defined"
+    read = ce.Call("pkg.retry", "f.retry_with", ("stop",), 1, attribute="retry_with")  # `f.retry_with(stop=...)`
+    assert ce.judge(read, "pkg.retry", True, ce.Signature(frozenset(), False)) is None  # not retry's own keywords
 
 
 def reader(files: dict[str, str]):  # type: ignore[no-untyped-def]

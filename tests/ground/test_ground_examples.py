@@ -446,3 +446,23 @@ def test_members_of_members_and_what_a_decorators_attribute_hands_its_keywords_t
         "repo://pkg/core.py#retry:head", GrepSet("pkg/core.py", query("exposes", "retry_with")).canonical,
         "repo://pkg/core.py#Retrying.copy:head",
     ]
+
+
+WORKER = '''\
+class Worker:
+    CONFIG_KWARGS = {"loop": "auto"}
+
+    def run(self) -> None:
+        pass
+'''
+
+
+def test_a_subclass_cites_what_it_sets_again_of_the_projects_class(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """uvicorn's `class MyUvicornWorker(UvicornWorker): CONFIG_KWARGS = {...}`: the example relies
+    on the base's `CONFIG_KWARGS` (its lines) and on the method it defines again (its head)."""
+    rc, plan = _planned(repo, capsys, "Worker", WORKER, "# Use\n\n```python\nfrom pkg import Worker\n\nclass Mine(Worker):\n"
+                        "    CONFIG_KWARGS = {\"loop\": \"asyncio\"}\n\n    def run(self):\n        pass\n```\n")
+    [added] = plan["pages"][0]["examples"]["added"]
+    assert rc == 0 and added["evidence"] == [
+        "repo://pkg/core.py#Worker:head", "repo://pkg/core.py#L2-L2", "repo://pkg/core.py#Worker.run:head",
+    ], added

@@ -318,3 +318,30 @@ def test_an_exception_said_to_be_raised_cites_where_the_code_raises_or_catches_i
     assert not [i for p in data["pages"] for c in p["claims"] for i in c["items"] if i.get("undecided")]
     found = check_query(query("uses", "TryAgain"))
     assert [n for n, line in enumerate(ERRORS.splitlines(), 1) if found.search(line)] == [13]  # `except TryAgain:`
+
+
+WORKERS = '''\
+class Worker:
+    """Runs the server in a process manager."""
+
+    CONFIG_KWARGS = {"loop": "auto", "http": "auto"}
+
+    def run(self) -> None:
+        pass
+
+
+class PlainWorker(Worker):
+    CONFIG_KWARGS = {"loop": "asyncio", "http": "h11"}
+'''
+
+
+def test_a_class_that_defines_no_function_is_cited_whole(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """uvicorn's `UvicornH11Worker` is its `CONFIG_KWARGS`: a class defining no function, no
+    longer than a screen, is cited whole whatever the sentence (a naming one included); a class
+    with methods keeps its head for a naming sentence."""
+    repo.write("pkg/workers.py", WORKERS)
+    data = grounded(repo, capsys, "# Guide\n\nFor a pure-Python set-up use `pkg.workers.PlainWorker`.\n\n"
+                                  "See `pkg.workers.Worker` for the details.\n")
+    got = cited(data)
+    assert got["For a pure-Python set-up use `pkg.workers.PlainWorker`."] == [("body", "repo://pkg/workers.py#PlainWorker")]
+    assert got["See `pkg.workers.Worker` for the details."] == [("head", "repo://pkg/workers.py#Worker:head")]
