@@ -22,8 +22,9 @@ claims/kinds.py's `marks` predicate) and `check` (claims/check.py's check_claim,
   window's one catch.)
 - A head's signature whose only change is parameters added with defaults or existing defaults
   changed (`cosmetic_parameters_added` unset, the default): it marks a sentence that names one of
-  those parameters, a sentence about defaults when a default changed, and a code example's claim
-  when a default changed; `true` never marks for added parameters, `false` makes any signature
+  those parameters, a sentence about defaults when a default changed, and, when a default changed,
+  the claim of a code example that shows its output (a `pycon` session, a console), not of one that
+  shows code; `true` never marks for added parameters, `false` makes any signature
   change code (the claim is stale whatever its sentence says).
 """
 
@@ -95,7 +96,7 @@ def marks(statement: str, reason: str, *, edits: str, annotations: bool | None, 
     example = page_examples.is_statement(statement)
     if kinds.DOCSTRING_REWRITTEN in reason and not example:
         return True
-    if _parameters(statement, reason, example=example, added_too=parameters is None):
+    if _parameters(statement, reason, example=page_examples.shows_output(statement), added_too=parameters is None):
         return True
     if annotations is None:
         types = cosmetic.annotation_types(reason)
@@ -106,8 +107,10 @@ def marks(statement: str, reason: str, *, edits: str, annotations: bool | None, 
 def _parameters(statement: str, reason: str, *, example: bool, added_too: bool) -> bool:
     """A signature whose only change is parameters added with defaults or defaults changed marks a
     sentence that names one of them (`` `limit` ``, "the limit", "the chunk size" for
-    `chunk_size`) or speaks of defaults; a changed default marks a code example's claim too (its
-    output may follow the default), an added parameter does not (its call runs as before).
+    `chunk_size`) or speaks of defaults; a changed default marks the claim of a code example that
+    shows its output too (a session's or a console's output may follow the default), not one that
+    shows code (`uvicorn.run(app, port=5000)` runs as written whatever `log_config` defaults to), and
+    an added parameter marks no example (its call runs as before).
     `added_too`: whether added parameters are weighed at all (`cosmetic_parameters_added` unset;
     `true` never marks for them)."""
     names = list(_named_in(reason, kinds.DEFAULTS_CHANGED))

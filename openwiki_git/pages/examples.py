@@ -196,6 +196,12 @@ def is_statement(text: str) -> bool:
     return _STATEMENT.fullmatch(text) is not None
 
 
+def shows_output(text: str) -> bool:
+    """Whether the example a claim's statement names shows what running it prints: a session
+    (`pycon`, doctest) or a console's commands with their output; a `python` block shows code."""
+    return is_statement(text) and text.startswith((f"The {PYCON} example", f"The {CONSOLE} example"))
+
+
 # -- a console example's commands ------------------------------------------------------------
 _DOTTED = re.compile(r"(?:--[\w-]+=)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?::[A-Za-z_]\w*)?")
 

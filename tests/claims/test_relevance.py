@@ -79,3 +79,20 @@ def test_a_parameter_added_marks_the_sentence_naming_it(statement: str, marked: 
     reason = "cosmetic: parameters added (verify, chunk_size)"
     assert relevance.marks(statement, reason, edits="fresh", annotations=None) is marked
     assert not relevance.marks(statement, reason, edits="fresh", annotations=None, parameters=True)
+
+
+@pytest.mark.parametrize(
+    ("statement", "marked"),
+    [
+        ('The python example starting `uvicorn.run(app, port=5000)` (1 line) works with the code as it is.', False),
+        ("The pycon example starting `>>> C()` (2 lines) works with the code as it is.", True),  # its output may follow
+        ("The console example starting `uvicorn --help` (96 lines) works with the code as it is.", True),
+        ("The server logs with its default configuration.", True),  # speaks of defaults
+    ],
+)
+def test_a_default_changed_marks_an_example_that_shows_output_not_one_that_shows_code(statement: str, marked: bool) -> None:
+    """uvicorn's `run(log_config=None)` becoming `LOGGING_CONFIG` left its `uvicorn.run(...)`
+    examples working as written: an example showing code is not marked; a session's or a
+    console's output may follow the default, so theirs are."""
+    reason = "cosmetic: defaults changed (log_config)"
+    assert relevance.marks(statement, reason, edits="fresh", annotations=None) is marked
