@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import statistics
 import subprocess
@@ -262,10 +263,16 @@ class State:
         return cls(claims, flagged, broken)
 
 
+_EXAMPLE_STATEMENT = re.compile(r"The [\w-]+ example starting `.*` \(\d+ lines?\) works with the code as it is\.")
+
+
 def multi_claims(claims: dict[str, Claim]) -> dict[str, int]:
     """Sentences carrying two or more claims after `ground --all` (a claim's statement is its
-    sentence): how many, and how many claims they carry."""
-    groups = Counter((c.page, padded(c.statement)) for c in claims.values())
+    sentence): how many, and how many claims they carry. An example's claim is its example's,
+    where its marker is: two examples of a page that start alike and are as long share a
+    statement, not a sentence."""
+    groups = Counter((c.page, padded(c.statement), c.line if _EXAMPLE_STATEMENT.fullmatch(c.statement) else None)
+                     for c in claims.values())
     many = [n for n in groups.values() if n >= 2]
     return {"sentences": len(many), "claims_on_them": sum(many), "most": max(many, default=0)}
 
