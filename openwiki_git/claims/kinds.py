@@ -26,7 +26,7 @@ from openwiki_git.claims.outcomes import EvidenceOutcome
 from openwiki_git.claims.sides import MODE_GITLINK, MODE_LINK, Sides
 from openwiki_git.claims.signature_edits import DEFAULTS_CHANGED as DEFAULTS_CHANGED
 from openwiki_git.claims.signature_edits import PARAMETERS_ADDED as PARAMETERS_ADDED
-from openwiki_git.claims.signature_edits import head_parameters_changed
+from openwiki_git.claims.signature_edits import head_parameters_changed, whole_parameters_changed
 from openwiki_git.claims.symbols import Elsewhere, before_v2, diff_elsewhere, head_v1, moved_hint, renamed, symbol_token, tracked_elsewhere
 from openwiki_git.diff import cosmetic
 from openwiki_git.diff.hunks import FileChange, Hunk
@@ -125,8 +125,9 @@ def symbol_result(
     reason = f"definition {what} changed ({now_at} now)"
     if verified is not None and verified.text is not None:
         cosmetic_reason = _cosmetic(sym, verified.text, version, lines, ext, annotations)
-        if cosmetic_reason is None and parameters is not False and sym.head:
-            cosmetic_reason = head_parameters_changed(sym, verified.text, version, ft.text, ext, annotations)
+        if cosmetic_reason is None and parameters is not False:
+            cosmetic_reason = (head_parameters_changed(sym, verified.text, version, ft.text, ext, annotations) if sym.head
+                               else whole_parameters_changed(sym, verified.text, version, ft.text, annotations))
         if cosmetic_reason is not None and recognise:
             return EvidenceResult(resource, "fresh", current, cosmetic_reason, token, ft.blob)
         if cosmetic_reason is None and not annotations and _cosmetic(sym, verified.text, version, lines, ext, True) is not None:

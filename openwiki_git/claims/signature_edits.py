@@ -1,6 +1,7 @@
 """A signature's edits that are not code to every sentence: parameters added with defaults, and
-existing parameters' defaults changed (compared through `ast`, diff/signatures.py), in a head or
-in a cited line range that holds one `def` (an `@overload` declaration); and the one judgement of
+existing parameters' defaults changed (compared through `ast`, diff/signatures.py), in a head, in a
+whole definition whose body is otherwise the same (the new parameters at most handed on by keyword),
+or in a cited line range that holds one `def` (an `@overload` declaration); and the one judgement of
 a cited range's cosmetic edit that claims/check.py (check) and claims/staleness.py (the hook)
 share. The reason names them, `cosmetic: parameters added (a, b), defaults changed (c)`, for
 claims/relevance.py to weigh against the sentence. Pure.
@@ -39,8 +40,8 @@ def head_parameters_changed(
     """A head whose only change is parameters added with defaults and existing parameters'
     defaults changed (signatures.parameters_changed, through `ast`; its summary's prose the same):
     the reason, `cosmetic: parameters added (a, b), defaults changed (c)`, which relevance.py weighs
-    against the sentence. Heads only: a whole definition's token covers its body, which this does
-    not compare. Annotations are compared as written with `cosmetic_annotations: false`, not at all
+    against the sentence. A whole definition's token covers its body too: whole_parameters_changed
+    compares it. Annotations are compared as written with `cosmetic_annotations: false`, not at all
     with `true`, and unset with `Annotated[T, ...]` read as T (typer's `Doc("...")` metadata)."""
     then_lines = split_lines(then)
     old = definitions.find(sym.path, then, sym.name)
@@ -49,6 +50,20 @@ def head_parameters_changed(
     if old.head_summary(then_lines) != ext.head_summary(split_lines(now)):
         return None
     return _parameters_reason(signatures.parameters_changed(sym.path, then, now, sym.name, annotations=setting))
+
+
+def whole_parameters_changed(sym: Symbol, then: str, version: str, now: str, setting: bool | None) -> str | None:
+    """A whole definition whose signature only gained parameters with defaults or changed
+    defaults (head_parameters_changed's rule), and whose body is the same but for the new
+    parameters handed on by keyword (signatures.same_body): the same reason, for relevance.py to
+    weigh. uvicorn's `run` gaining `h11_max_incomplete_event_size` and passing it to `Config`."""
+    old = definitions.find(sym.path, then, sym.name)
+    if old is None or symbol_token(sym, old, split_lines(then), version) != version:
+        return None
+    found = signatures.parameters_changed(sym.path, then, now, sym.name, annotations=setting)
+    if found is None or not signatures.same_body(sym.path, then, now, sym.name, found[0]):
+        return None
+    return _parameters_reason(found)
 
 
 def _parameters_reason(found: tuple[tuple[str, ...], tuple[str, ...]] | None) -> str | None:

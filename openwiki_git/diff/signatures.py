@@ -72,6 +72,32 @@ def _compared(
     return _params(old.args, annotations), _params(new.args, annotations)
 
 
+def same_body(path: str, old_text: str, new_text: str, name: str, handed_on: Sequence[str]) -> bool:
+    """Whether function `name` (dotted; a class: its `__init__`) has the same body in both
+    versions (its docstring included, compared through `ast`), but for the parameters `handed_on`
+    passed on by keyword under their own name (`h11_max_incomplete_event_size=h11_max_incomplete_event_size`
+    in a call): uvicorn's `run` gaining an option it hands to `Config` does nothing else."""
+    import ast
+
+    if not path.endswith(cosmetic.PYTHON_SUFFIXES):
+        return False
+    old, new = _named(old_text, name), _named(new_text, name)
+    if isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef):
+        old, new = _named_in(old.body, "__init__"), _named_in(new.body, "__init__")
+    if not isinstance(old, (ast.FunctionDef, ast.AsyncFunctionDef)) or type(old) is not type(new):
+        return False
+    passed = set(handed_on)
+
+    class _HandedOnOut(ast.NodeTransformer):
+        def visit_Call(self, node: ast.Call) -> ast.AST:
+            self.generic_visit(node)
+            node.keywords = [k for k in node.keywords if not (k.arg in passed and isinstance(k.value, ast.Name) and k.value.id == k.arg)]
+            return node
+
+    body = [_HandedOnOut().visit(stmt) for stmt in new.body] if passed else new.body
+    return ast_key(old.body) == ast_key(body)
+
+
 Param = tuple[str, str, str, str | None]  # kind, name, annotation (dumped), default (dumped; None: none)
 
 

@@ -91,10 +91,39 @@ def test_with_annotations_and_through_check_base(repo: GitRepo, capsys: pytest.C
     assert rc == 0 and data["claims"][0]["evidence"][0]["reason"] == "cosmetic: parameters added (args, quiet, kw)"
 
 
-def test_a_whole_definition_is_not_covered(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("body", "rc"),
+    [
+        ("", 0),  # the body the same: nothing it does changed
+        ("        self.items.append(item)\n        self.log(item, quiet=quiet)\n", 1),  # a new call: code
+        ("        self.items.append(item)\n        if quiet:\n            return\n", 1),  # the parameter used: code
+    ],
+)
+def test_a_whole_definition_is_covered_only_when_its_body_is_the_same(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], body: str, rc: int
+) -> None:
+    """A whole definition cited: its signature gaining `quiet=False` is cosmetic only when its
+    body does nothing new (at most hands the new parameter on by keyword: see same_body)."""
     _configured(repo, capsys, ON, "repo://src/shop/cart.py#Cart.add")
-    repo.write("src/shop/cart.py", CART.replace("def add(self, item):", "def add(self, item, quiet=False):"))
-    assert _check(repo, capsys)[0] == 1
+    new = CART.replace("def add(self, item):", "def add(self, item, quiet=False):")
+    repo.write("src/shop/cart.py", new.replace("        self.items.append(item)\n", body) if body else new)
+    got, data = _check(repo, capsys)
+    assert got == rc, data
+    assert (data["claims"][0]["evidence"][0]["reason"] == "cosmetic: parameters added (quiet)") == (rc == 0), data
+    got, out = _hook(repo, capsys)
+    assert got == rc, out
+
+
+def test_a_parameter_handed_on_by_keyword_is_all_a_body_may_gain() -> None:
+    """uvicorn's `run` gaining an option it passes to `Config` under its own name: the same body."""
+    from openwiki_git.diff.signatures import same_body  # noqa: PLC0415 - the function under test
+
+    old = "def run(app, port=8000):\n    \"Run.\"\n    config = Config(app, port=port)\n    return serve(config)\n"
+    new = old.replace("port=8000)", "port=8000, limit=None)").replace("port=port)", "port=port, limit=limit)")
+    assert same_body("m.py", old, new, "run", ("limit",))
+    assert not same_body("m.py", old, new.replace("limit=limit)", "limit=limit or 1)"), "run", ("limit",))
+    assert not same_body("m.py", old, new, "run", ())  # not one of the parameters added: code
+    assert not same_body("m.py", old, new.replace('"Run."', '"Serve."'), "run", ("limit",))  # the docstring counts
 
 
 MAKE = '''from typing import Any, overload
