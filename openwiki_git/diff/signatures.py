@@ -94,8 +94,11 @@ def same_body(path: str, old_text: str, new_text: str, name: str, handed_on: Seq
             node.keywords = [k for k in node.keywords if not (k.arg in passed and isinstance(k.value, ast.Name) and k.value.id == k.arg)]
             return node
 
-    body = [_HandedOnOut().visit(stmt) for stmt in new.body] if passed else new.body
-    return ast_key(old.body) == ast_key(body)
+    try:
+        body = [_HandedOnOut().visit(stmt) for stmt in new.body] if passed else new.body
+        return ast_key(old.body) == ast_key(body)
+    except RecursionError:  # nesting `ast` parsed but a walk cannot follow: not known to be the same
+        return False
 
 
 Param = tuple[str, str, str, str | None]  # kind, name, annotation (dumped), default (dumped; None: none)
