@@ -53,6 +53,7 @@ def judge(
     source: str = "worktree",
     wanted: set[str] | None = None,
     keep_results: bool = False,
+    known: dict[str, Entry] | None = None,
 ) -> Judged:
     """Every page's entry: reused while its keys hold (`use_cache`), else its sidecar loaded and
     its claims judged by the full rule against `source` (the working tree unless the cache is
@@ -63,7 +64,8 @@ def judge(
     unique). Without the cache only the `wanted` pages are judged (None: all); with it every
     page, so that the cache stays whole. With `use_cache`, what changed is written back
     (`cached`: the cache's data, when the caller has read it); `keep_results`: the judged
-    claims' results kept (`--fix`)."""
+    claims' results kept (`--fix`); `known`: the entries an earlier stage answered (the quick
+    judge's, with the cache off), taken as they are."""
     started_ns = time.time_ns()
     repo = ws.repo
     root, git_dir = str(repo.root), str(repo.git_dir)
@@ -79,7 +81,7 @@ def judge(
     recheck = old is None or old.get("index") != index_now or old.get("index_path") != index_path
     pages = ws.wiki.sidecar_pages()
     found = _Collected()
-    found.collect(ws, pages, old["pages"] if old is not None else {}, _Reuse(ws, root, recheck, started_ns), now)
+    found.collect(ws, pages, old["pages"] if old is not None else {}, _Reuse(ws, root, recheck, started_ns), now, known or {})
     judged = Judged([p for p in pages if p in found.entries or p in found.loaded], found.entries)
     todo = found.loaded if use_cache or wanted is None else {p: sc for p, sc in found.loaded.items() if p in wanted}
     if todo:
@@ -106,7 +108,7 @@ class _Collected:
         self.loaded: dict[str, Any] = {}
         self.keys: dict[str, tuple[Any, Any]] = {}
 
-    def collect(self, ws: Any, pages: list[str], old_pages: dict[str, Entry], check: _Reuse, now: Any) -> None:
+    def collect(self, ws: Any, pages: list[str], old_pages: dict[str, Entry], check: _Reuse, now: Any, known: dict[str, Entry]) -> None:
         from openwiki_git.errors import StoreError
 
         wiki = ws.wiki
@@ -114,6 +116,12 @@ class _Collected:
         for page in pages:
             side_key = lstat_file(wiki.sidecar_path(page))
             page_key = stat_or_none(wiki.page_path(page))
+            entry = known.get(page)
+            if entry is not None:  # answered by an earlier stage (not kept: the cache is off)
+                self.entries[page] = entry
+                ids = entry["ids"].split("\n") if entry["ids"] else []
+                ids_of[page] = ids
+                continue
             entry = old_pages.get(page)
             if entry is not None and not check.holds(entry, side_key, page_key, now):
                 entry = None

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from openwiki_git.caches.check_reuse import Judged
     from openwiki_git.model import ClaimResult
+    from openwiki_git.services.check_unchanged import Lean
     from openwiki_git.store.workspace import Workspace
 
 
@@ -82,15 +83,16 @@ def run(options: CheckOptions) -> Checked:
         cached = checkcache.answer(options.directory, options.wiki_dir, loaded)
         if cached is not None:  # stage 1 for every page: nothing changed since the last run, no git
             return _answered(options, cached)
+    lean = None
     if quick:
         from openwiki_git.services import check_unchanged
 
         lean = check_unchanged.judge(options.directory, options.wiki_dir)
-        if lean is not None:  # stage 2 for every page: each claim plainly fresh, from the sidecars
+        if lean is not None and not lean.rest:  # stage 2 for every page: each claim plainly fresh, no git
             return _assemble(options, lean.wiki_dir, lean.entries, lean.pages, lean.items, {}, {}, lean.site)
     trusted = checkcache.trusted_location(options.directory, loaded) if cache else None
     ws = _workspace(options) if trusted is None else _located_workspace(options, *trusted[:3])
-    return _judged(ws, options, cache, trusted[3] if trusted is not None else None)
+    return _judged(ws, options, cache, trusted[3] if trusted is not None else None, lean)
 
 
 def _workspace(options: CheckOptions) -> Workspace:
@@ -123,13 +125,15 @@ def _answered(options: CheckOptions, cached: dict[str, Any]) -> Checked:
     return _assemble(options, cached["wiki_dir"], entries, pages, loader, late, notices, site)
 
 
-def _judged(ws: Workspace, options: CheckOptions, cache: bool, cached: dict[str, Any] | None) -> Checked:
-    """Stages 1 and 3 page by page (caches/check_reuse.judge): each page's entry reused while its
-    keys hold (`cache`), else the page judged by the full rule; `--fix` rewrites the pages from
-    the judged results first, and what is true after the fix is reported."""
+def _judged(ws: Workspace, options: CheckOptions, cache: bool, cached: dict[str, Any] | None, lean: Lean | None = None) -> Checked:
+    """The chain page by page (caches/check_reuse.judge): each page's entry reused while its keys
+    hold (`cache`), or the quick judge's (`lean`), else the page judged by the full rule; `--fix`
+    rewrites the pages from the judged results first, and what is true after the fix is reported."""
     wanted = {ws.wiki.normalize_page(p) for p in options.pages} if options.pages else None
+    if lean is not None and (lean.wiki_dir != ws.config.wiki_dir or lean.site != (ws.wiki.site is not None)):
+        lean = None  # the quick judge read the wiki otherwise than the Workspace does: the full rule judges
     with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes
-        judged = judge(ws, options, use_cache=cache, cached=cached, wanted=wanted)
+        judged = judge(ws, options, use_cache=cache, cached=cached, wanted=wanted, known=lean.entries if lean is not None else None)
         written: list[str] = []
         if options.fix:
             written = apply_fix(ws, judged.results, pages=wanted)
@@ -138,6 +142,9 @@ def _judged(ws: Workspace, options: CheckOptions, cache: bool, cached: dict[str,
     pages, site = [p for p in judged.pages if p in judged.entries and (wanted is None or p in wanted)], ws.wiki.site is not None
 
     def items(page: str) -> Iterator[report.Item]:
+        if lean is not None and page in lean.claims:
+            yield from lean.items(page)
+            return
         sc = judged.sidecars.get(page) or ws.wiki.load(page)
         yield from items_of(page, f"{ws.config.wiki_dir}/{page}", judged.entries[page], sc, site)
 
@@ -157,7 +164,7 @@ def _assemble(
 
 
 def judge(ws: Workspace, options: CheckOptions, *, use_cache: bool, cached: dict[str, Any] | None = None,
-          wanted: set[str] | None = None) -> Judged:
+          wanted: set[str] | None = None, known: dict[str, Any] | None = None) -> Judged:
     from datetime import UTC, datetime
 
     from openwiki_git.caches import check_reuse
@@ -165,7 +172,7 @@ def judge(ws: Workspace, options: CheckOptions, *, use_cache: bool, cached: dict
     site = ws.wiki.site is not None  # the records' markers' form
     return check_reuse.judge(
         ws, cached=cached, wiki_dir_arg=options.wiki_dir, use_cache=use_cache, source=options.source, wanted=wanted,
-        keep_results=options.fix,
+        keep_results=options.fix, known=known,
         record=lambda r: None if report.is_plain(r) or report.is_plain_unmarked(r) else report.claim_data(r, ws.config.wiki_dir, site),
         findings=lambda page, text, sc: page_findings(ws, page, text, sc), now=datetime.now(UTC),
     )
