@@ -66,12 +66,12 @@ def run(options: CheckOptions) -> Checked:
     1. the cache entry, while it still holds (caches/check.py; `--no-cache`, `--fix` and another
        `--source` turn this stage off);
     2. else the quick judge, when every cited range's bytes are unchanged (check_unchanged.py;
-       on with the cache off, for the whole wiki, `--fix` and `--page` turn it off);
-    3. else the full rule (claims/check.py, through caches/check_reuse.py).
+       on with the cache off; `--fix` and `--page` turn it off);
+    3. else the full rule (claims/check.py, through caches/check_reuse.py's _FullRule).
 
-    Stages 1 and 2 first answer the whole wiki from the standard library, before git is opened
-    (a warm check, CI's plainly fresh wiki); a page they cannot answer leaves the rest to a run
-    with the Workspace, where each page keeps its held cache entry or is judged by the full rule.
+    Stages 1 and 2 first try the whole wiki from the standard library, before git is opened (a
+    warm check, CI's plainly fresh wiki); otherwise the Workspace is opened and each page keeps
+    its held cache entry or the quick judge's answer, or is judged by the full rule.
     `--base` is another rule (the claims a commit range touched, hook/engine.py), whose entries
     go through the same assembler."""
     if options.base:
