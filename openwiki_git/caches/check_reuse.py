@@ -31,12 +31,14 @@ MAX_NOTABLE = 20_000  # notable claim records kept at most; pages beyond are jud
 
 class Judged:
     """One run's view of the wiki: every page with a sidecar, in order, each with its entry (from
-    the cache or judged now); the sidecars of the pages judged now."""
+    the cache or judged now); the sidecars of the pages judged now, and (when asked: `--fix`
+    rewrites from them) their claims' results."""
 
     def __init__(self, pages: list[str], entries: dict[str, Entry]) -> None:
         self.pages = pages
         self.entries = entries
         self.sidecars: dict[str, Any] = {}  # page -> Sidecar, judged this run
+        self.results: list[Any] = []  # ClaimResult, kept with keep_results
 
 
 def judge(
@@ -48,14 +50,22 @@ def judge(
     findings: Any,
     now: Any,
     cached: dict[str, Any] | None = None,
+    source: str = "worktree",
+    wanted: set[str] | None = None,
+    keep_results: bool = False,
+    known: dict[str, Entry] | None = None,
 ) -> Judged:
     """Every page's entry: reused while its keys hold (`use_cache`), else its sidecar loaded and
-    its claims judged against the working tree. `record(result)` is a claim's report record, None
-    for a plainly fresh one (not stored: report.plain_claim_data follows from the claim).
-    `findings(page, text, sidecar)` gives a judged page's extra findings (services/check.py:
-    page_findings), kept with its entry. Errors are those of `Wiki.load_all`, in the same order.
-    With `use_cache`, what changed is written back (`cached`: the cache's data, when the caller
-    has read it)."""
+    its claims judged by the full rule against `source` (the working tree unless the cache is
+    off). `record(result)` is a claim's report record, None for a plainly fresh one (not stored:
+    report.plain_claim_data follows from the claim). `findings(page, text, sidecar)` gives a
+    judged page's extra findings (services/check.py: page_findings), kept with its entry. Errors
+    are those of `Wiki.load_all`, in the same order (every sidecar read, then the ids checked
+    unique). Without the cache only the `wanted` pages are judged (None: all); with it every
+    page, so that the cache stays whole. With `use_cache`, what changed is written back
+    (`cached`: the cache's data, when the caller has read it); `keep_results`: the judged
+    claims' results kept (`--fix`); `known`: the entries an earlier stage answered (the quick
+    judge's, with the cache off), taken as they are."""
     started_ns = time.time_ns()
     repo = ws.repo
     root, git_dir = str(repo.root), str(repo.git_dir)
@@ -71,10 +81,14 @@ def judge(
     recheck = old is None or old.get("index") != index_now or old.get("index_path") != index_path
     pages = ws.wiki.sidecar_pages()
     found = _Collected()
-    found.collect(ws, pages, old["pages"] if old is not None else {}, _Reuse(ws, root, recheck, started_ns), now)
+    found.collect(ws, pages, old["pages"] if old is not None else {}, _Reuse(ws, root, recheck, started_ns), now, known or {})
     judged = Judged([p for p in pages if p in found.entries or p in found.loaded], found.entries)
-    if found.loaded:
-        _judge_pages(ws, judged, found.loaded, found.keys, found.keep, record, findings, now, started_ns)
+    todo = found.loaded if use_cache or wanted is None else {p: sc for p, sc in found.loaded.items() if p in wanted}
+    if todo:
+        rule = _FullRule(ws, source, record, findings, now, keep_results)
+        rule.judge(judged, todo)
+        if use_cache:
+            _key_pages(ws, judged, todo, rule, found.keys, found.keep, started_ns)
     if use_cache:
         data = {"format": FORMAT, "key": key, "root": root, "index_path": index_path, "wiki_dir": ws.config.wiki_dir,
                 "index": None if racy(started_ns, index_now) else index_now, "pages": _bounded(found.keep), **site}
@@ -94,14 +108,20 @@ class _Collected:
         self.loaded: dict[str, Any] = {}
         self.keys: dict[str, tuple[Any, Any]] = {}
 
-    def collect(self, ws: Any, pages: list[str], old_pages: dict[str, Entry], check: _Reuse, now: Any) -> None:
+    def collect(self, ws: Any, pages: list[str], old_pages: dict[str, Entry], check: _Reuse, now: Any, known: dict[str, Entry]) -> None:
         from openwiki_git.errors import StoreError
 
         wiki = ws.wiki
-        owner: dict[str, str] = {}
+        ids_of: dict[str, list[str]] = {}
         for page in pages:
             side_key = lstat_file(wiki.sidecar_path(page))
             page_key = stat_or_none(wiki.page_path(page))
+            entry = known.get(page)
+            if entry is not None:  # answered by an earlier stage (not kept: the cache is off)
+                self.entries[page] = entry
+                ids = entry["ids"].split("\n") if entry["ids"] else []
+                ids_of[page] = ids
+                continue
             entry = old_pages.get(page)
             if entry is not None and not check.holds(entry, side_key, page_key, now):
                 entry = None
@@ -115,7 +135,10 @@ class _Collected:
                 self.loaded[page] = sc
                 self.keys[page] = (side_key, page_key)
                 ids = [c.id for c in sc.claims]
-            for claim_id in ids:
+            ids_of[page] = ids
+        owner: dict[str, str] = {}  # after every sidecar is read, as Wiki.load_all checks them (duplicate_ids)
+        for page in sorted(ids_of):
+            for claim_id in ids_of[page]:
                 if claim_id in owner:
                     raise StoreError(
                         f"{wiki.sidecar_path(page).relative_to(wiki.root).as_posix()}: claim {claim_id} "
@@ -213,51 +236,75 @@ class _Reuse:
         return (*st, ft.blob)
 
 
-def _judge_pages(ws: Any, judged: Judged, loaded: dict[str, Any], keys: dict[str, Any], keep: dict[str, Entry],
-                 record: Any, findings: Any, now: Any, started_ns: int) -> None:
-    """Judge the loaded pages' claims and build their entries."""
+class _FullRule:
+    """The full rule on loaded pages (claims/check.check_all, against `source`): each page's
+    entry as the cache keeps it (summary, notable records, unmarked ids, findings)."""
+
+    def __init__(self, ws: Any, source: str, record: Any, findings: Any, now: Any, keep_results: bool) -> None:
+        self.ws, self.record, self.findings, self.now, self.keep_results = ws, record, findings, now, keep_results
+        self.resolver = ws.resolver(source)
+        self.texts: dict[str, str | None] = {}
+        self.by_page: dict[str, list[Any]] = {}
+
+    def page_text(self, page: str) -> str | None:  # read once: by the check, then by the findings
+        if page not in self.texts:
+            self.texts[page] = self.ws.page_text(page)
+        return self.texts[page]
+
+    def judge(self, judged: Judged, loaded: dict[str, Any]) -> None:
+        from openwiki_git.claims import check as checker
+        from openwiki_git.claims.report import is_plain_unmarked
+
+        config, now, record = self.ws.config, self.now, self.record
+        results = checker.check_all(loaded, self.resolver, self.page_text, now=now, reverify_after=config.reverify_policy)
+        by_page = self.by_page
+        for r in results:
+            by_page.setdefault(r.page, []).append(r)
+        for page, sc in loaded.items():
+            rs = by_page.get(page, [])
+            text = self.page_text(page)
+            if config.strict_openwiki:
+                rs = by_page[page] = checker.markers_optional(rs, text)
+            judged.sidecars[page] = sc
+            if self.keep_results:
+                judged.results.extend(rs)
+            judged.entries[page] = {
+                "summary": checker.summarize(rs),
+                "notable": [c for c in map(record, rs) if c is not None],
+                # plain but for a missing marker: ids, not records (100,000 of them in a wiki without markers)
+                "unmarked": "\n".join(r.claim.id for r in rs if is_plain_unmarked(r)),
+                "findings": self.findings(page, text, sc),
+            }
+
+
+def _key_pages(ws: Any, judged: Judged, loaded: dict[str, Any], rule: _FullRule, keys: dict[str, Any],
+               keep: dict[str, Entry], started_ns: int) -> None:
+    """What each judged page's entry depends on (caches/check_keys.py), added to it; the entries
+    that can be kept go to `keep`, to be written."""
     from openwiki_git.claims import check as checker
-    from openwiki_git.claims.report import is_plain_unmarked
 
-    config = ws.config
-    resolver = ws.resolver("worktree")
-    texts: dict[str, str | None] = {}
-
-    def page_text(page: str) -> str | None:
-        if page not in texts:
-            texts[page] = ws.page_text(page)
-        return texts[page]
-
-    reverify_after = config.reverify_policy
-    results = checker.check_all(loaded, resolver, page_text, now=now, reverify_after=reverify_after)
-    by_page: dict[str, list[Any]] = {}
-    for r in results:
-        by_page.setdefault(r.page, []).append(r)
+    reverify_after = ws.config.reverify_policy
     real_dirs: dict[str, str] = {}
     root = str(ws.repo.root)
     globs = Globs(ws.repo)
+    now = rule.now
     for page, sc in loaded.items():
-        rs = by_page.get(page, [])
-        text = page_text(page)
-        if config.strict_openwiki:
-            rs = checker.markers_optional(rs, text)
-        judged.sidecars[page] = sc
+        rs = rule.by_page.get(page, [])
+        text = rule.page_text(page)
         stale_after = checker.page_stale_after(text)
         seconds = reverify_after.for_page(page, text) if reverify_after is not None else None
         untils = [checker.next_due_change(c, now, seconds, stale_after) for c in sc.claims]
         until = min((u for u in untils if u is not None), default=None)
-        cited = PageKeys(ws, root, resolver, real_dirs, started_ns, globs)
+        cited = PageKeys(ws, root, rule.resolver, real_dirs, started_ns, globs)
         for claim in sc.claims:
             for ev in claim.evidence:
                 cited.add(ev.resource)
         stable = cited.stable and not racy(started_ns, *keys[page]) and not any(may_name_elsewhere(e) for r in rs for e in r.evidence)
+        judged_entry = judged.entries[page]
         entry = {
             "sidecar": keys[page][0], "page": keys[page][1], "files": cited.files,
-            "summary": checker.summarize(rs),
-            "notable": [c for c in map(record, rs) if c is not None],
-            # plain but for a missing marker: ids, not records (100,000 of them in a wiki without markers)
-            "unmarked": "\n".join(r.claim.id for r in rs if is_plain_unmarked(r)),
-            "ids": "\n".join(c.id for c in sc.claims), "until": until, "findings": findings(page, text, sc),
+            "summary": judged_entry["summary"], "notable": judged_entry["notable"], "unmarked": judged_entry["unmarked"],
+            "ids": "\n".join(c.id for c in sc.claims), "until": until, "findings": judged_entry["findings"],
         }
         if cited.sets:
             entry["sets"], entry["members"] = cited.sets, cited.members

@@ -1,5 +1,5 @@
-"""Reporters: the check report (claims/report.py's data) rendered as text, and as the JSON text
-written as it streams."""
+"""Reporters: the check report (services/check_stream.Report) rendered as text, and as the JSON
+text, each written as the claims come."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from itertools import islice
 from json.encoder import encode_basestring  # what json.dumps(s, ensure_ascii=False) writes, in C
 
-from openwiki_git.claims.report import UNMARKED_LISTED, only_marker_missing, plain_claim_data
+from openwiki_git.claims.report import plain_claim_data
 from openwiki_git.pages.labels import label, marker_text
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
@@ -127,30 +127,13 @@ def write_json(
     write("\n}\n")
 
 
-def write_report_json(write: Callable[[str], Any], report: dict[str, Any], site: bool = False) -> None:
-    """`to_json(report)`, written through write_json: a plainly fresh claim's record (most of a
-    report) by plain_claim_json, without the pure-Python indenting encoder json.dumps uses.
-    `site`: the report's workspace is in site mode (its markers' form)."""
-    keys = list(report)
-    at = keys.index("claims")
-    head = {k: report[k] for k in keys[:at]}
-    tail = {k: report[k] for k in keys[at + 1 :]}
-    items = (item_json(_as_item(c, site), site) for c in report["claims"])
-    write_json(write, head, items, lambda: tail)
-
-
-def _as_item(c: dict[str, Any], site: bool) -> Item:
-    """The Plain tuple of a record that is exactly plain_claim_data's, else the record."""
-    plain = (c["page"], c["page_path"], c["id"], c["statement"], tuple(e["resource"] for e in c["evidence"]), c["verified_at"])
-    return plain if plain_claim_data(*plain, site=site) == c else c
-
-
 def write_text(
     write: Callable[[str], Any], claims: Iterable[Item], tail: dict[str, Any], *, verbose: bool = False, every: bool = False,
     width: int = MAX_WIDTH, unlisted_unmarked: int = 0,
 ) -> None:
-    """`to_text({"claims": [...], **tail})`, written as the claims come (see write_json); the
-    claims do not hold the `unlisted_unmarked` ones (check_stream.Stream), summarised instead."""
+    """The text report: each claim's lines (claim_text; a plain claim's only with `every` or
+    `verbose`), the findings, the summary line; written as the claims come (see write_json). The
+    claims do not hold the `unlisted_unmarked` ones (check_stream.Report), summarised in one line."""
     for c in claims:
         if isinstance(c, dict):
             lines = claim_text(c, verbose=verbose, every=every, width=width)
@@ -283,22 +266,6 @@ def claim_line(c: dict[str, Any]) -> str:
     details.extend(c["notes"])
     tail = f" ({'; '.join(details)})" if details else ""
     return f"{c['page_path']}: {c['id']}: {c['status']}: {c['statement']}{tail}"
-
-
-def to_text(report: dict[str, Any], *, verbose: bool = False, every: bool = False, width: int = MAX_WIDTH) -> str:
-    lines = []
-    unmarked = 0 if verbose or every else sum(1 for c in report["claims"] if only_marker_missing(c))
-    unlisted = unmarked if unmarked > UNMARKED_LISTED else 0
-    for c in report["claims"]:
-        if not (unlisted and only_marker_missing(c)):
-            lines.extend(claim_text(c, verbose=verbose, every=every, width=width))
-    lines.extend(findings_text(report))
-    if unlisted:
-        lines.append(unlisted_unmarked_line(unlisted))
-    lines.append(summary_line(report["summary"]))
-    if not verbose and needs_attention(report["summary"]):
-        lines.append(CLEAR_HINT)
-    return "\n".join(lines) + "\n"
 
 
 _BROKEN_KIND = {"example": "broken example call"}  # how a broken reference's kind is named, when not "broken reference"

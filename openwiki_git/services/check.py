@@ -10,7 +10,7 @@ from __future__ import annotations
 from openwiki_git import PRODUCER
 from openwiki_git.caches import check as checkcache
 from openwiki_git.claims import report
-from openwiki_git.services.check_stream import Stream, items_of, sidecar_loader, stream
+from openwiki_git.services.check_stream import Report, assemble, items_of, sidecar_loader
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
 if TYPE_CHECKING:
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from openwiki_git.caches.check_reuse import Judged
     from openwiki_git.model import ClaimResult
+    from openwiki_git.services.check_unchanged import Lean
     from openwiki_git.store.workspace import Workspace
 
 
@@ -48,37 +49,50 @@ class CheckOptions:
 
 
 class Checked:
-    """What `run` found: the whole report (`data`), or for a run of the cache, its `stream`; `ok`:
-    exit 0; `written`: the files --fix rewrote; `site`: site mode (the markers' form)."""
+    """What `run` found: the `report` (check_stream.Report: text, JSON and the hook's view are
+    rendered from it); `ok`: exit 0; `written`: the files --fix rewrote."""
 
-    __slots__ = ("data", "stream", "ok", "written", "site")
+    __slots__ = ("report", "ok", "written")
 
-    def __init__(self, data: dict[str, Any] | None, stream: Stream | None, ok: bool, written: tuple[str, ...] = (),
-                 site: bool = False) -> None:
-        self.data, self.stream, self.ok, self.written, self.site = data, stream, ok, written, site
+    def __init__(self, report: Report, ok: bool, written: tuple[str, ...] = ()) -> None:
+        self.report, self.ok, self.written = report, ok, written
 
 
 def run(options: CheckOptions) -> Checked:
-    uses_cache = not (options.base or options.fix or not options.use_cache)
-    if not (uses_cache or options.base or options.fix or options.pages) and options.source == "worktree":
+    """Every page of the wiki through one chain of stages, each giving the same per-page entry
+    (caches/check.py's: summary, notable records, unmarked ids, findings), then one report
+    assembled from the entries (check_stream.assemble):
+
+    1. the cache entry, while it still holds (caches/check.py; `--no-cache`, `--fix` and another
+       `--source` turn this stage off);
+    2. else the quick judge, when every cited range's bytes are unchanged (check_unchanged.py;
+       on with the cache off; `--fix` and `--page` turn it off);
+    3. else the full rule (claims/check.py, through caches/check_reuse.py's _FullRule).
+
+    Stages 1 and 2 first try the whole wiki from the standard library, before git is opened (a
+    warm check, CI's plainly fresh wiki); otherwise the Workspace is opened and each page keeps
+    its held cache entry or the quick judge's answer, or is judged by the full rule.
+    `--base` is another rule (the claims a commit range touched, hook/engine.py), whose entries
+    go through the same assembler."""
+    if options.base:
+        return _range(options)
+    cache = options.use_cache and not options.fix and options.source == "worktree"  # stage 1
+    quick = not (cache or options.fix or options.pages) and options.source == "worktree"  # stage 2
+    loaded = checkcache.load(options.directory) if cache else None  # the cache file, read once
+    if cache and not options.pages:
+        cached = checkcache.answer(options.directory, options.wiki_dir, loaded)
+        if cached is not None:  # stage 1 for every page: nothing changed since the last run, no git
+            return _answered(options, cached)
+    lean = None
+    if quick:
         from openwiki_git.services import check_unchanged
 
         lean = check_unchanged.judge(options.directory, options.wiki_dir)
-        if lean is not None:  # every claim plainly fresh: the report follows from the sidecars (check_unchanged.py)
-            return _streamed(options, lean.wiki_dir, lean.entries, lean.pages, lean.items, {}, {}, lean.site)
-    loaded = checkcache.load(options.directory) if uses_cache else None  # the cache file, read once
-    if uses_cache and not options.pages and options.source == "worktree":
-        cached = checkcache.answer(options.directory, options.wiki_dir, loaded)
-        if cached is not None:  # nothing changed since the last run: no git, no judging
-            return _answered(options, cached)
-    trusted = checkcache.trusted_location(options.directory, loaded) if uses_cache else None
+        if lean is not None and not lean.rest:  # stage 2 for every page: each claim plainly fresh, no git
+            return _assemble(options, lean.wiki_dir, lean.entries, lean.pages, lean.items, {}, {}, lean.site)
+    trusted = checkcache.trusted_location(options.directory, loaded) if cache else None
     ws = _workspace(options) if trusted is None else _located_workspace(options, *trusted[:3])
-    if options.base:
-        data = ci_report(ws, options.base, options.head)
-        return Checked(data, None, is_clean_change(data), site=ws.wiki.site is not None)
-    if options.source != "worktree" or options.fix or not options.use_cache:
-        return _run_uncached(ws, options)  # the reference the cache is tested against (test_check_differential)
-    return _run_cached(ws, options, trusted[3] if trusted is not None else None)
+    return _judged(ws, options, cache, trusted[3] if trusted is not None else None, lean)
 
 
 def _workspace(options: CheckOptions) -> Workspace:
@@ -108,43 +122,57 @@ def _answered(options: CheckOptions, cached: dict[str, Any]) -> Checked:
     loader = sidecar_loader(cached["root"], cached["wiki_dir"], entries, site)
     pages = sorted(entries)
     late, notices = _wiki_findings(lambda: _workspace(options), entries, pages)
-    return _streamed(options, cached["wiki_dir"], entries, pages, loader, late, notices, site)
+    return _assemble(options, cached["wiki_dir"], entries, pages, loader, late, notices, site)
 
 
-def _run_cached(ws: Workspace, options: CheckOptions, cached: dict[str, Any] | None) -> Checked:
-    """Every page's entry reused while its keys hold, the others judged and cached again."""
+def _judged(ws: Workspace, options: CheckOptions, cache: bool, cached: dict[str, Any] | None, lean: Lean | None = None) -> Checked:
+    """The chain page by page (caches/check_reuse.judge): each page's entry reused while its keys
+    hold (`cache`), or the quick judge's (`lean`), else the page judged by the full rule; `--fix`
+    rewrites the pages from the judged results first, and what is true after the fix is reported."""
+    wanted = {ws.wiki.normalize_page(p) for p in options.pages} if options.pages else None
+    if lean is not None and (lean.wiki_dir != ws.config.wiki_dir or lean.site != (ws.wiki.site is not None)):
+        lean = None  # the quick judge read the wiki otherwise than the Workspace does: the full rule judges
     with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes
-        judged = judge(ws, options, use_cache=True, cached=cached)
-    wanted = _wanted(ws, options)
-    pages, site = [p for p in judged.pages if wanted is None or p in wanted], ws.wiki.site is not None
+        judged = judge(ws, options, use_cache=cache, cached=cached, wanted=wanted, known=lean.entries if lean is not None else None)
+        written: list[str] = []
+        if options.fix:
+            written = apply_fix(ws, judged.results, pages=wanted)
+            if written:  # report what is true after the fix
+                judged = judge(ws, options, use_cache=False, wanted=wanted)
+    pages, site = [p for p in judged.pages if p in judged.entries and (wanted is None or p in wanted)], ws.wiki.site is not None
 
     def items(page: str) -> Iterator[report.Item]:
+        if lean is not None and page in lean.claims:
+            yield from lean.items(page)
+            return
         sc = judged.sidecars.get(page) or ws.wiki.load(page)
         yield from items_of(page, f"{ws.config.wiki_dir}/{page}", judged.entries[page], sc, site)
 
-    late, notices = _wiki_findings(lambda: ws, judged.entries, pages, judged.sidecars)
-    return _streamed(options, ws.config.wiki_dir, judged.entries, pages, items, late, notices, site)
+    late, notices = _wiki_findings(lambda: ws, judged.entries, pages, judged.sidecars, options.source)
+    return _assemble(options, ws.config.wiki_dir, judged.entries, pages, items, late, notices, site, tuple(written))
 
 
-def _streamed(
+def _assemble(
     options: CheckOptions, wiki_dir: str, entries: dict[str, Any], pages: list[str], items: Callable[[str], Iterable[report.Item]],
-    late: dict[str, list[Any]], notices: dict[str, list[Any]], site: bool = False,
+    late: dict[str, list[Any]], notices: dict[str, list[Any]], site: bool = False, written: tuple[str, ...] = (),
 ) -> Checked:
-    """The streamed report of `pages` (check_stream.stream), with the head of this run."""
+    """The report of `pages` (check_stream.assemble), with the head of this run."""
     head = {"$schema": report.REPORT_SCHEMA_ID, "tool": PRODUCER, "wiki_dir": wiki_dir, "source": options.source}
-    out = stream(head, entries, pages, items, every=options.every, only_problems=options.only_problems, late=late,
-                 notices=notices, site=site)
-    return Checked(None, out, is_clean(out.tail), site=site)
+    out = assemble(head, entries, pages, items, every=options.every, only_problems=options.only_problems, late=late,
+                   notices=notices, site=site)
+    return Checked(out, is_clean(out.tail), written)
 
 
-def judge(ws: Workspace, options: CheckOptions, *, use_cache: bool, cached: dict[str, Any] | None = None) -> Judged:
+def judge(ws: Workspace, options: CheckOptions, *, use_cache: bool, cached: dict[str, Any] | None = None,
+          wanted: set[str] | None = None, known: dict[str, Any] | None = None) -> Judged:
     from datetime import UTC, datetime
 
     from openwiki_git.caches import check_reuse
 
     site = ws.wiki.site is not None  # the records' markers' form
     return check_reuse.judge(
-        ws, cached=cached, wiki_dir_arg=options.wiki_dir, use_cache=use_cache,
+        ws, cached=cached, wiki_dir_arg=options.wiki_dir, use_cache=use_cache, source=options.source, wanted=wanted,
+        keep_results=options.fix, known=known,
         record=lambda r: None if report.is_plain(r) or report.is_plain_unmarked(r) else report.claim_data(r, ws.config.wiki_dir, site),
         findings=lambda page, text, sc: page_findings(ws, page, text, sc), now=datetime.now(UTC),
     )
@@ -155,7 +183,7 @@ def page_findings(ws: Workspace, page: str, text: str | None, sidecar: Any = Non
     in its prose or claims citing superseded documents: `{report key: [JSON-able records]}`.
 
     They are computed only when the page is judged (its sidecar, page or a cited file changed),
-    kept with the page's entry in the check cache, and merged into the report by check_stream.stream(): each
+    kept with the page's entry in the check cache, and merged into the report by check_stream.assemble(): each
     key becomes a top-level list of the report (pages in order), after `summary`. Add the key to
     schemas/check-report.schema.json. A finding that depends on a file other than the page and
     its cited files must make the cache key depend on it too (checkcache.cache_key), or be a
@@ -180,7 +208,8 @@ def page_findings(ws: Workspace, page: str, text: str | None, sidecar: Any = Non
 
 
 def _wiki_findings(
-    workspace: Callable[[], Workspace], entries: dict[str, Any], pages: list[str], sidecars: dict[str, Any] | None = None
+    workspace: Callable[[], Workspace], entries: dict[str, Any], pages: list[str], sidecars: dict[str, Any] | None = None,
+    source: str = "worktree",
 ) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
     """Findings that depend on more than a page and the files it cites, so that the per-page
     cache cannot keep them: broken code references on the pages `ground` grounded (they depend
@@ -200,7 +229,7 @@ def _wiki_findings(
     loaded: dict[str, Any] = {p: known.get(p) or ws.wiki.load(p) for p in {*grounded, *citing}}
     out: dict[str, Any] = {}
     if grounded:
-        broken = ground.broken_references(ws, {p: loaded[p] for p in grounded if loaded[p] is not None})
+        broken = ground.broken_references(ws, {p: loaded[p] for p in grounded if loaded[p] is not None}, source)
         if broken:
             out["broken_references"] = broken
     claims = {c.id: (p, c) for p in citing if loaded[p] is not None for c in loaded[p].claims}
@@ -210,31 +239,6 @@ def _wiki_findings(
         report.add_cited_documents(shell, notices, {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()})
         out["superseded_sources"] = shell["superseded_sources"]
     return out, notices
-
-
-def _wanted(ws: Workspace, options: CheckOptions) -> set[str] | None:
-    return {ws.wiki.normalize_page(p) for p in options.pages} if options.pages else None
-
-
-def _run_uncached(ws: Workspace, options: CheckOptions) -> Checked:
-    """--fix, --no-cache and sources other than the working tree: every claim judged, the report
-    built whole."""
-    results, extra = collect(ws, options)
-    written: list[str] = []
-    if options.fix:
-        written = apply_fix(ws, results, pages=_wanted(ws, options))
-        if written:  # report what is true after the fix
-            results, extra = collect(ws, options)
-    data = report.build(results, wiki_dir=ws.config.wiki_dir, source=options.source, extra=extra, site=(site := ws.wiki.site is not None))
-    report.add_cited_documents(
-        data, _stale_citations(ws, [r.claim for r in results]), {r.claim.id: ws.wiki.repo_path(r.page) for r in results}
-    )
-    if data.get("policy_problems"):
-        data["summary"]["policy_problems"] = len(data["policy_problems"])
-    if options.only_problems:
-        data["claims"] = [c for c in data["claims"] if report.is_problem(c)]
-        data["only_problems"] = True
-    return Checked(data, None, is_clean(data), tuple(written), site)
 
 
 def _stale_citations(ws: Workspace, claims: list[Any]) -> dict[str, list[dict[str, Any]]]:
@@ -248,11 +252,26 @@ def _stale_citations(ws: Workspace, claims: list[Any]) -> dict[str, list[dict[st
     return stale_citations(ws, claims)
 
 
+def _range(options: CheckOptions) -> Checked:
+    """`check --base`: the claims the commit range touched (ci_report's), through the same
+    assembler. Every claim it touched is listed (`--only-problems` lists them all too)."""
+    ws = _workspace(options)
+    out = range_report(ws, options.base or "", options.head, every=options.every or options.only_problems)
+    return Checked(out, is_clean_change(out.tail))
+
+
 def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
+    """check --base's report as one dict (range_report's, every claim listed): the GitHub comment's input."""
+    return range_report(ws, base, head).whole()
+
+
+def range_report(ws: Workspace, base: str, head: str | None, *, every: bool = True) -> Report:
     """The claims that the changes from merge-base(BASE, HEAD) to HEAD touched, judged on the
     commits (never the working tree): the same report as `check --format json`, each evidence item
-    with the `hunk` that changed it, plus `base` (the merge base), `head` and `base_rev`."""
+    with the `hunk` that changed it, plus `base` (the merge base), `head` and `base_rev`. Each
+    page's touched claims make its entry (every record listed, in the range's order)."""
     from openwiki_git.caches.cites import CiteIndex
+    from openwiki_git.claims.check import summarize
     from openwiki_git.git import diff as gitdiff
     from openwiki_git.graph import citestale
     from openwiki_git.hook import engine
@@ -268,18 +287,29 @@ def ci_report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
     index = CiteIndex(ws.repo, engine.claims_dir(ws), persist=False, mention=citestale.DOCUMENT_MENTION, split=split)
     evaluation = engine.evaluate(ws, diff, current=head_id, index=index)
     results = _range_results(ws, head_id, evaluation.outcomes)
-    extra = {"base": merge_base, "head": head_id, "base_rev": base_rev}
-    data = report.build(results, wiki_dir=ws.config.wiki_dir, source=head_id, extra=extra, site=ws.wiki.site is not None)
+    site, wiki_dir = ws.wiki.site is not None, ws.config.wiki_dir
+    by_page: dict[str, list[ClaimResult]] = {}
+    for r in results:  # the outcomes come page by page (engine.evaluate)
+        by_page.setdefault(r.page, []).append(r)
+    entries: dict[str, dict[str, Any]] = {
+        page: {"summary": summarize(rs), "notable": [report.claim_data(r, wiki_dir, site) for r in rs], "unmarked": "", "findings": {}}
+        for page, rs in by_page.items()
+    }
+    late: dict[str, list[Any]] = {}
     # Every claim of the head commit whose cited document is superseded or amended since.
     citing = engine.sidecars_at(ws, head_id, index.sidecars_mentioning(head_id))
     claims = {c.id: (p, c) for p, sc in citing.items() for c in sc.claims}
-    pages = {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()}
-    report.add_cited_documents(data, _stale_citations(ws, [c for _, c in claims.values()]), pages)
+    notices = _stale_citations(ws, [c for _, c in claims.values()])
+    if notices:
+        shell: dict[str, Any] = {"claims": [], "summary": {}}
+        report.add_cited_documents(shell, notices, {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()})
+        late["superseded_sources"] = shell["superseded_sources"]
     found = engine.policy_problems(ws, evaluation)  # e.g. a verifiedBy set by hand where the policy forbids it
     if found:
-        data["policy_problems"] = found
-        data["summary"]["policy_problems"] = len(found)
-    return data
+        late["policy_problems"] = found
+    head_fields = {"$schema": report.REPORT_SCHEMA_ID, "tool": PRODUCER, "wiki_dir": wiki_dir, "source": head_id}
+    return assemble(head_fields, entries, list(entries), lambda page: entries[page]["notable"], every=every, only_problems=False,
+                    late=late, notices=notices, site=site, fields={"base": merge_base, "head": head_id, "base_rev": base_rev})
 
 
 def _range_results(ws: Workspace, head_id: str, outcomes: list[Any]) -> list[ClaimResult]:
@@ -316,54 +346,6 @@ def is_clean(data: dict[str, Any]) -> bool:
     s = data["summary"]
     return (s["stale"] == 0 and s["unresolved"] == 0 and s["missing_markers"] == 0
             and not data.get("broken_references") and not data.get("superseded_sources") and not data.get("policy_problems"))
-
-
-def collect(ws: Workspace, options: CheckOptions) -> tuple[list[ClaimResult], dict[str, Any]]:
-    """Every claim's result (of the `pages`), judged from `options.source` without the cache,
-    and the pages' findings (page_findings) as the report's extra keys."""
-    from datetime import UTC, datetime
-
-    from openwiki_git.claims.check import check_all, markers_optional
-
-    with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes
-        sidecars = ws.wiki.load_all()
-        wanted = _wanted(ws, options)
-        if wanted is not None:
-            sidecars = {p: sc for p, sc in sidecars.items() if p in wanted}
-        texts: dict[str, str | None] = {}
-
-        def page_text(page: str) -> str | None:  # read once: by the check, then by page_findings
-            if page not in texts:
-                texts[page] = ws.page_text(page)
-            return texts[page]
-
-        results = check_all(
-            sidecars,
-            ws.resolver(options.source),
-            page_text,
-            now=datetime.now(UTC),
-            reverify_after=ws.config.reverify_policy,
-        )
-    if ws.config.strict_openwiki:
-        by_page: dict[str, list[ClaimResult]] = {}
-        for r in results:
-            by_page.setdefault(r.page, []).append(r)
-        results = [r for page, rs in by_page.items() for r in markers_optional(rs, page_text(page))]
-    return results, _collected_findings(ws, sidecars, page_text, options.source)
-
-
-def _collected_findings(ws: Workspace, sidecars: dict[str, Any], page_text: Callable[[str], str | None], source: str) -> dict[str, Any]:
-    extra: dict[str, Any] = {}
-    for page in sorted(sidecars):  # each page's findings, in the order check_stream adds them from the cache
-        for key, found in page_findings(ws, page, page_text(page), sidecars[page]).items():
-            if not key.startswith("_"):
-                extra.setdefault(key, []).extend(found)
-    from openwiki_git.ground import deterministic as ground  # wiki-wide: broken code references, on pages `ground` grounded only
-
-    broken = ground.broken_references(ws, sidecars, source)
-    if broken:
-        extra.setdefault("broken_references", []).extend(broken)
-    return extra
 
 
 def apply_fix(ws: Workspace, results: list[ClaimResult], *, pages: set[str] | None = None) -> list[str]:

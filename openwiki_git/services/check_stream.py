@@ -1,6 +1,9 @@
-"""The check report streamed from the check cache's entries: the summary and the findings
-summed from them, the claims produced as they are read (a page's sidecar is read only when every
-claim is listed). Imports only the standard library: the cache's warm answer goes through it.
+"""The one report assembler of `check`: every stage of the chain (services/check.run) gives each
+page the same entry (the check cache's: summary, notable records, unmarked ids, findings), and
+`assemble` builds the one result, `Report`, from them: the summary and the findings summed, the
+claims produced as they are read (a page's sidecar is read only when every claim is listed).
+Text, JSON (cli/report.py) and the hook's view are rendered from it. Imports only the standard
+library: the cache's warm answer goes through it.
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-class Stream:
-    """A report produced as it is read: its head fields, its claims (records, or Plain tuples of
-    plainly fresh claims) and what follows them (`summary`, then the findings' keys). A plain
-    class: a NamedTuple's class costs about half a millisecond to build, on the warm path."""
+class Report:
+    """`check`'s report, produced as it is read: its head fields, its claims (records, or Plain
+    tuples of plainly fresh claims; read once) and what follows them (`summary`, then the
+    findings' keys). A plain class: a NamedTuple's class costs about half a millisecond to build,
+    on the warm path."""
 
     __slots__ = ("head", "claims", "tail", "unlisted_unmarked", "site")
 
@@ -29,19 +33,25 @@ class Stream:
         # (more than report.UNMARKED_LISTED of them, in the text of the notable claims).
         self.unlisted_unmarked = unlisted_unmarked
 
+    def whole(self) -> dict[str, Any]:
+        """The report as one dict (the JSON document's data), its claims read to the end (plain claims as records)."""
+        claims = [c if isinstance(c, dict) else report.plain_claim_data(*c, site=self.site) for c in self.claims]
+        return {**self.head, "claims": claims, **self.tail}
 
-def stream(
+
+def assemble(
     head: dict[str, Any], entries: dict[str, Any], pages: list[str], items: Callable[[str], Iterable[report.Item]], *,
     every: bool, only_problems: bool, late: dict[str, list[Any]] | None = None, notices: dict[str, list[Any]] | None = None,
-    site: bool = False,
-) -> Stream:
+    site: bool = False, fields: dict[str, Any] | None = None,
+) -> Report:
     """The report of `pages` (their entries give the summary and the notable claims; `items(page)`
     every claim, read only when every claim is listed), to be produced as it is read: every claim
     (`every`), else the notable ones (only the problems: `only_problems`). `late` and `notices`:
     the wiki-wide findings and the claims they flag (services/check.py: _wiki_findings); `site`:
-    the workspace is in site mode (the claims' markers' form: pages/markers.marker_text)."""
+    the workspace is in site mode (the claims' markers' form: pages/markers.marker_text);
+    `fields`: keys that follow the summary as they are (check --base's commits)."""
     summary = _summary([entries[p]["summary"] for p in pages])
-    findings: dict[str, Any] = {}
+    findings: dict[str, Any] = dict(fields or {})
     for p in pages:
         for key, found in entries[p]["findings"].items():
             if not key.startswith("_"):
@@ -80,7 +90,7 @@ def stream(
 
     if only_problems:
         findings["only_problems"] = True
-    return Stream(head, claims(), {"summary": summary, **findings}, unlisted, site)
+    return Report(head, claims(), {"summary": summary, **findings}, unlisted, site)
 
 
 def _unlisted_unmarked(entries: dict[str, Any], pages: list[str]) -> int:

@@ -1,26 +1,28 @@
-"""`check --no-cache` answered when every cited range is unchanged (the lean path): a wiki whose
-every claim is plainly fresh (CI's usual case) judged with the standard library and the pure
-modules that state the rules, none of git's, the model's or the checker's machinery (pygit2,
-dataclasses, YAML, relocation) imported.
+"""The quick judge, stage 2 of check's chain (services/check.run): with the cache off (`check
+--no-cache`, CI's usual run), each page whose every cited range is unchanged is answered with the
+standard library and the pure modules that state the rules, none of git's, the model's or the
+checker's machinery (pygit2, dataclasses, YAML, relocation) imported; a wiki whose every page it
+answers (every claim plainly fresh) is reported without them.
 
 A claim is plainly fresh when its sidecar entry is plain (sidecar_plain.plain_claim: no mark,
 canonical line ranges) and each evidence item's token is exactly the token of its recorded lines
 now (tokens.unchanged_lines): the checker then finds it fresh, unchanged, where it was, and its
-report record follows from the sidecar alone (claims/report.plain_claim_data). So the answer is
-the report of the check cache's streamed path (check_stream) built from per-page entries without
-a notable claim, which tests/services/test_check_unchanged.py compares with the full path's.
+report record follows from the sidecar alone (claims/report.plain_claim_data). So a page's answer
+is the check cache's entry without a notable claim, which tests/services/test_check_unchanged.py
+compares with the full rule's.
 
-`judge()` returns None, "judge it whole" (services/check.py's full path, which has the last word
-and every message), on anything it is not sure of: an environment override of git's paths, an
-index or HEAD libgit2 should read, a config the flat reader leaves to YAML (or one asking for due
-dates, OpenWiki's format, a verify policy), a wiki or page that is a symlink, a sidecar the plain
-rules do not accept, a claim id on two pages, a page with `stale_after`, a claim a tool verified
-(ground's: broken references) or citing a Markdown document (its standing), a cited file that is
-untracked, a symlink, binary, not UTF-8 or holding a CR (line-ending rules), any evidence not
-plainly fresh, a missing page. Its reading is the full path's: the cited files are git's tracked
-working-tree files, each read once; a page's markers are found as citations.markers_in finds them.
-A large wiki's pages are judged in two processes (parallel.py: the same per-page function in a
-forked child for about half of them), with the same answer as in one.
+A page is left to the full rule (`Lean.rest`), which has the last word and every message, on
+anything the quick judge is not sure of: a page that is a symlink or missing, a sidecar the plain
+rules do not accept, a page with `stale_after`, a claim a tool verified (ground's: broken
+references) or citing a Markdown document (its standing), a cited file that is untracked, a
+symlink, binary, not UTF-8 or holding a CR (line-ending rules), any evidence not plainly fresh.
+`judge()` returns None, "the full rule judges every page", on what concerns the whole wiki: an
+environment override of git's paths, an index or HEAD libgit2 should read, a config the flat
+reader leaves to YAML (or one asking for due dates, OpenWiki's format, a verify policy), a wiki
+that is a symlink, a claim id on two of the pages it answers. Its reading is the full rule's: the
+cited files are git's tracked working-tree files, each read once; a page's markers are found as
+citations.markers_in finds them. A large wiki's pages are judged in two processes (parallel.py:
+the same per-page function in a forked child for about half of them), with the same answer as in one.
 """
 
 from __future__ import annotations
@@ -70,16 +72,19 @@ SidecarClaim = tuple[str, str, tuple[str, ...], tuple[Cited, ...], str | None]
 
 
 class Lean:
-    """What the lean judging found: the wiki directory, the pages (sorted), each page's entry as
-    the check cache keeps it (summary, no notable claim, the unmarked ids, no finding) and every
-    claim in order (`items(page)`), for services/check.py's streamed report; `site`: whether a
-    docs site builds the wiki folder (site mode: the markers' form; the config's `site:` is left
-    to the full path)."""
+    """What the quick judge found: the wiki directory, the pages it answered (sorted), each one's
+    entry as the check cache keeps it (summary, no notable claim, the unmarked ids, no finding;
+    and its claim ids) and every claim in order (`items(page)`), for services/check.py's report;
+    `rest`: the pages it could not answer (the full rule judges them); `site`: whether a docs
+    site builds the wiki folder (site mode: the markers' form; the config's `site:` is left to
+    the full path)."""
 
-    __slots__ = ("wiki_dir", "pages", "entries", "claims", "site")
+    __slots__ = ("wiki_dir", "pages", "entries", "claims", "site", "rest")
 
-    def __init__(self, wiki_dir: str, pages: list[str], entries: dict[str, Any], claims: dict[str, PageClaims], site: bool) -> None:
+    def __init__(self, wiki_dir: str, pages: list[str], entries: dict[str, Any], claims: dict[str, PageClaims], site: bool,
+                 rest: list[str] | None = None) -> None:
         self.wiki_dir, self.pages, self.entries, self.claims, self.site = wiki_dir, pages, entries, claims, site
+        self.rest = rest or []  # the pages left to the full rule
 
     def items(self, page: str) -> Iterator[report.Item]:
         for plain, marked in self.claims[page]:
@@ -87,8 +92,9 @@ class Lean:
 
 
 def judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
-    """The lean answer for the repository at `directory` (None: the current directory), or None
-    when the full path must judge (see the module's docstring)."""
+    """The quick judge's answer for the repository at `directory` (None: the current directory):
+    the pages it answers, and those it leaves to the full rule (`rest`); None when the full rule
+    must judge every page (see the module's docstring: what it is unsure of for the whole wiki)."""
     with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes
         return _judge(directory, wiki_dir_arg)
 
@@ -120,24 +126,27 @@ def _judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
     ids: set[str] = set()
     entries: dict[str, Any] = {}
     listed: dict[str, PageClaims] = {}
-    for page in pages:  # page by page, so that the first claim not plainly fresh ends it (the full path then judges)
+    rest = []
+    for page in pages:
         answer = page_answer(page) if answers is None else answers[page]
-        if answer is None:
-            return None
+        if not answer:  # a claim not plainly fresh, or a page or sidecar not plain: the full rule judges the page
+            rest.append(page)
+            continue
         page_ids, (entries[page], listed[page]) = answer
         count = len(ids)
         ids.update(page_ids)
         if len(ids) != count + len(page_ids):  # an id twice, on one page (sidecar.loads refuses it) or on two (Wiki.load_all)
             return None
+        entries[page]["ids"] = "\n".join(page_ids)  # for the full rule's check of the ids across the wiki
     from openwiki_git.caches.site import site_found
 
-    return Lean(wiki_dir, pages, entries, listed, site_found(root, wiki_dir) is not None)
+    return Lean(wiki_dir, [p for p in pages if p in entries], entries, listed, site_found(root, wiki_dir) is not None, rest)
 
 
 def _split_answers(pages: list[str], wiki: str, files: _CitedFiles,
                    page_answer: Callable[[str], Any]) -> dict[str, Any] | None:
     """Every page's answer judged on two CPUs (parallel.map_in_halves), when the wiki is large
-    enough; else None (judged here in one process). A page answered None: every page answered None."""
+    enough; else None (judged here in one process). A page not answered is answered False."""
     if len(pages) < 2 or not parallel.may_fork():  # then no sidecar's size is asked
         return None
     sizes = []
@@ -149,7 +158,7 @@ def _split_answers(pages: list[str], wiki: str, files: _CitedFiles,
     if sum(sizes) < SPLIT_MIN_BYTES:
         return None
     files.read_index()  # once, before the fork: both processes need it
-    answers = parallel.map_in_halves(pages, sizes, page_answer)
+    answers = parallel.map_in_halves(pages, sizes, lambda page: page_answer(page) or False)  # False: the page is the full rule's
     if answers is parallel.NOT_SPLIT:
         return None
     return dict.fromkeys(pages) if answers is None else answers  # type: ignore[return-value]

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openwiki_git.claims import health, trend
-from openwiki_git.claims import report as check_report
 from openwiki_git.errors import ConfigError, OpenwikiError, StoreError, UsageError
 from openwiki_git.formats import pagenames
 from openwiki_git.services import check
@@ -48,23 +47,13 @@ def run(options: ReportOptions) -> dict[str, Any]:
     head = ws.repo.head()
     stop = ws.repo.commit_id(options.since) if options.since else None
     checked = check.run(check.CheckOptions(directory=str(ws.repo.root), wiki_dir=options.wiki_dir, every=True))
-    data = whole_report(checked)
+    data = checked.report.whole()
     limit = options.history if options.history is not None else (None if stop else DEFAULT_HISTORY)
     history = _history(ws, head, limit, stop, options.wiki_dir)
     return health.build(
         data, _verifiers(ws), ws.wiki.pages(), history,
         now=datetime.now(UTC), head=head, link_base=_link_base(ws, head), since=stop,
     )
-
-
-def whole_report(checked: check.Checked) -> dict[str, Any]:
-    """check's report as one dict: a streamed one read to the end (plain claims as records)."""
-    if checked.data is not None:
-        return checked.data
-    assert checked.stream is not None
-    s = checked.stream
-    claims = [c if isinstance(c, dict) else check_report.plain_claim_data(*c, site=s.site) for c in s.claims]
-    return {**s.head, "claims": claims, **s.tail}
 
 
 def _history(ws: Workspace, head: str | None, limit: int | None, stop: str | None, wiki_dir: str | None) -> trend.History:

@@ -138,7 +138,7 @@ def edit(repo, rng: random.Random, saved: dict[str, str]) -> str:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_cached_check_equals_no_cache_after_random_edits(wiki, capsys, small_window, seed, monkeypatch):
     used = {"fast": 0, "reused": 0, "judged": 0, "located": 0}
-    real_answer, real_judge_pages, real_trusted = checkcache.answer, check_reuse._judge_pages, checkcache.trusted_location
+    real_answer, real_judge_pages, real_trusted = checkcache.answer, check_reuse._FullRule.judge, checkcache.trusted_location
 
     def trusted(*args):
         got = real_trusted(*args)
@@ -150,14 +150,14 @@ def test_cached_check_equals_no_cache_after_random_edits(wiki, capsys, small_win
         used["fast"] += got is not None
         return got
 
-    def judge_pages(ws, judged, loaded, *rest):
+    def judge_pages(rule, judged, loaded):
         used["judged"] += len(loaded)
         used["reused"] += len(judged.entries)  # the entries taken from the cache
-        return real_judge_pages(ws, judged, loaded, *rest)
+        return real_judge_pages(rule, judged, loaded)
 
     monkeypatch.setattr(checkcache, "answer", answer)
     monkeypatch.setattr(checkcache, "trusted_location", trusted)
-    monkeypatch.setattr(check_reuse, "_judge_pages", judge_pages)
+    monkeypatch.setattr(check_reuse._FullRule, "judge", judge_pages)
     rng = random.Random(seed)
     saved: dict[str, str] = {}
     kinds = []
@@ -321,19 +321,19 @@ def test_cached_check_equals_no_cache_with_sets_and_definitions(set_wiki, capsys
     moved; the cached check (fast answer, partial re-judging) always equals --no-cache, and the
     pages holding sets are answered from the cache while nothing they depend on changed."""
     used = {"fast": 0, "reused_set_pages": 0}
-    real_answer, real_judge_pages = checkcache.answer, check_reuse._judge_pages
+    real_answer, real_judge_pages = checkcache.answer, check_reuse._FullRule.judge
 
     def answer(*args):
         got = real_answer(*args)
         used["fast"] += got is not None
         return got
 
-    def judge_pages(ws, judged, loaded, *rest):
+    def judge_pages(rule, judged, loaded):
         used["reused_set_pages"] += sum(1 for e in judged.entries.values() if "sets" in e)
-        return real_judge_pages(ws, judged, loaded, *rest)
+        return real_judge_pages(rule, judged, loaded)
 
     monkeypatch.setattr(checkcache, "answer", answer)
-    monkeypatch.setattr(check_reuse, "_judge_pages", judge_pages)
+    monkeypatch.setattr(check_reuse._FullRule, "judge", judge_pages)
     rng = random.Random(seed)
     kinds = []
     for _step in range(30):

@@ -105,7 +105,8 @@ def test_streamed_report_is_to_json_of_the_whole():
 
 
 def test_a_whole_report_written_through_the_stream_is_to_json():
-    """check --no-cache's JSON (write_report_json: plain records by plain_claim_json) is to_json's."""
+    """A report's claims as the assembler gives them (a plain claim's Plain tuple, every other
+    claim's record: item_json writes both) written through write_json is to_json's."""
     rng = random.Random(11)
     results = [plain_result(rng, text(rng) + ".md") for _ in range(200)]
     for i in range(0, 200, 7):  # some not plain: no marker, due, a note
@@ -113,5 +114,8 @@ def test_a_whole_report_written_through_the_stream_is_to_json():
         results[i] = ClaimResult(r.page, r.claim, r.status, r.evidence, i % 2 == 0, i % 3 == 0, ("a note",) if i % 5 == 0 else ())
     data = records.build(results, wiki_dir=".openwiki", source="worktree", extra={"base": "abc"})
     out = io.StringIO()
-    report.write_report_json(out.write, data)
+    head = {k: data[k] for k in ("$schema", "tool", "wiki_dir", "source")}
+    items = (records.plain(r.page, f".openwiki/{r.page}", r.claim) if records.is_plain(r) else records.claim_data(r, ".openwiki")
+             for r in results)
+    report.write_json(out.write, head, (report.item_json(c) for c in items), lambda: {"summary": data["summary"], "base": "abc"})
     assert out.getvalue() == report.to_json(data)

@@ -1,10 +1,12 @@
-"""`check --no-cache`'s lean path answers exactly what the full path answers, or hands over.
+"""The quick judge (stage 2 of check's chain, `check --no-cache`) answers each page exactly as
+the full rule answers it, or hands the page over.
 
 Each state is a real git repository changed one way; `check --no-cache` runs through the real CLI
 in the five output forms (text, `--all`, `-v`, JSON, JSON `--only-problems`), then again with the
-lean path switched off (check_unchanged.judge answering None, so services/check.py judges whole): exit
-code, stdout and stderr must be equal. Each state also says whether the lean path answers it (so
-the comparison is not vacuous) or hands over (so what it is unsure of goes to the full path).
+quick judge switched off (check_unchanged.judge answering None, so the full rule judges every
+page): exit code, stdout and stderr must be equal. Each state also says whether the quick judge
+answers the whole wiki (so the comparison is not vacuous) or hands pages over (so what it is
+unsure of goes to the full rule, page by page: the other pages stay its answers).
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ def first_id(repo, page: str) -> str:
     return json.loads(repo.read(f".openwiki/.claims/{page[:-3]}.json"))["claims"][0]["id"]
 
 
-# state name -> (what is done to the repository, whether the lean path answers, extra arguments)
+# state name -> (what is done to the repository, whether the quick judge answers every page, extra arguments)
 STATES: dict[str, tuple[Callable[..., None], bool, tuple[str, ...]]] = {
     "every claim plain": (lambda r: None, True, ()),
     "a marker missing": (drop_marker, True, ()),
@@ -162,6 +164,11 @@ def conflict(repo, path: str) -> None:
     subprocess.run(["git", "update-index", "--index-info"], cwd=repo.root, input=info, text=True, check=True)
 
 
+def answers_whole(lean: check_unchanged.Lean | None) -> bool:
+    """Whether the quick judge answered every page (none left to the full rule)."""
+    return lean is not None and not lean.rest
+
+
 def run(repo, capsys, *argv: str) -> tuple[int, str, str]:
     capsys.readouterr()
     rc = repo.run("check", "--no-cache", *argv)
@@ -195,7 +202,7 @@ def test_lean_answer_equals_the_full_path(wiki, capsys, monkeypatch, state, spli
     change(wiki)
     wiki_dir = extra[1] if extra[:1] == ("--wiki-dir",) else None
     children = forks(monkeypatch) if split else []
-    assert (check_unchanged.judge(str(wiki.root), wiki_dir) is not None) == answers
+    assert answers_whole(check_unchanged.judge(str(wiki.root), wiki_dir)) == answers
     if split and answers:
         assert children, "the child judged nothing"
     lean = [run(wiki, capsys, *extra, *form) for form in FORMS]
@@ -228,7 +235,7 @@ def test_a_failed_child_leaves_the_answer_as_it_was(wiki, capsys, monkeypatch, s
     change(wiki)
     children = forks(monkeypatch)
     monkeypatch.setattr(check_unchanged, "_judge_page", die_in_the_child(how))
-    assert (check_unchanged.judge(str(wiki.root), None) is not None) == answers
+    assert answers_whole(check_unchanged.judge(str(wiki.root), None)) == answers
     assert children
     lean = [run(wiki, capsys, *form) for form in FORMS]
     monkeypatch.setattr(check_unchanged, "judge", lambda *args: None)
@@ -245,11 +252,34 @@ def test_the_split_with_sigchld_ignored_judges_here(wiki, capsys, monkeypatch):
     alone = run(wiki, capsys, "--format", "json")
     previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     try:
-        assert check_unchanged.judge(str(wiki.root), None) is not None
+        assert answers_whole(check_unchanged.judge(str(wiki.root), None))
         split = run(wiki, capsys, "--format", "json")
     finally:
         signal.signal(signal.SIGCHLD, previous)
     assert split == alone and split[0] == 0
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["one process", "split"])
+@pytest.mark.parametrize("state", ["a cited line changed", "a mark", "a page deleted", "a cited file moved down"])
+def test_a_page_the_quick_judge_leaves_goes_to_the_full_rule_alone(wiki, capsys, monkeypatch, state, split):
+    """One page not plain: the quick judge answers the other, the full rule judges that one only
+    (its entry), and the report is the one the full rule gives every page."""
+    change, _, _ = STATES[state]
+    change(wiki)
+    if split:
+        forks(monkeypatch)
+    lean = check_unchanged.judge(str(wiki.root), None)
+    assert lean is not None and len(lean.rest) == 1 and len(lean.pages) == 1, (lean.pages if lean else None)
+    from openwiki_git.caches import check_reuse
+
+    judged_by_rule: list[str] = []
+    real = check_reuse._FullRule.judge
+    monkeypatch.setattr(check_reuse._FullRule, "judge", lambda rule, judged, loaded: (judged_by_rule.extend(loaded),
+                                                                                       real(rule, judged, loaded))[1])
+    mixed = [run(wiki, capsys, *form) for form in FORMS]
+    assert set(judged_by_rule) == set(lean.rest)
+    monkeypatch.setattr(check_unchanged, "judge", lambda *args: None)
+    assert mixed == [run(wiki, capsys, *form) for form in FORMS]
 
 
 def test_the_split_is_by_size_in_page_order():

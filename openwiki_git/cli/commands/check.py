@@ -86,24 +86,16 @@ def _run(args: argparse.Namespace) -> int:
         use_cache=not args.no_cache,
         base=args.base,
         head=args.head,
-        # -v's long form lists every claim, fresh ones too (cli/report.to_text), as --all does
+        # -v's long form lists every claim, fresh ones too (cli/report.write_text), as --all does
         every=(args.all or bool(args.verbose)) if not json_out else not args.only_problems,
         only_problems=json_out and args.only_problems,
     ))
     for path in checked.written:
         print(f"Rewriting {path}", file=sys.stderr)
-    text = {"verbose": bool(args.verbose), "every": args.all, "width": _width()}
-    if checked.stream is not None:
-        stream = checked.stream
-        if json_out:
-            site = stream.site  # the markers' form (site mode)
-            report.write_json(sys.stdout.write, stream.head, (report.item_json(c, site) for c in stream.claims), lambda: stream.tail)
-        else:
-            report.write_text(sys.stdout.write, stream.claims, stream.tail, unlisted_unmarked=stream.unlisted_unmarked, **text)
+    out = checked.report
+    if json_out:
+        report.write_json(sys.stdout.write, out.head, (report.item_json(c, out.site) for c in out.claims), lambda: out.tail)
     else:
-        assert checked.data is not None
-        if json_out:
-            report.write_report_json(sys.stdout.write, checked.data, checked.site)
-        else:
-            sys.stdout.write(report.to_text(checked.data, **text))
+        report.write_text(sys.stdout.write, out.claims, out.tail, unlisted_unmarked=out.unlisted_unmarked,
+                          verbose=bool(args.verbose), every=args.all, width=_width())
     return 0 if checked.ok else 1

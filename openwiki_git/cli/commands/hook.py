@@ -212,9 +212,7 @@ def _check_like_check(args: argparse.Namespace, every: bool, width: int) -> int:
     checked = check.run(check.CheckOptions(
         directory=getattr(args, "directory", None), wiki_dir=getattr(args, "wiki_dir", None), every=False,
     ))
-    stream = checked.stream
-    claims = stream.claims if stream is not None else (checked.data or {}).get("claims", [])
-    marked = [commit.of_record(c) for c in claims if isinstance(c, dict) and c["status"] != "fresh"]
+    marked = [commit.of_record(c) for c in checked.report.claims if isinstance(c, dict) and c["status"] != "fresh"]
     _say_all(marks_message(marked, width=width, room=LIMIT - 1, every=every))
     if not checked.ok and not marked:
         print("openwiki-git: `openwiki-git check` reports problems other than stale claims: run it to see them", file=sys.stderr)
