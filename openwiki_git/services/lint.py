@@ -97,7 +97,7 @@ def lint(ws: Workspace, *, create_indexes: bool | None = None) -> tuple[list[Fin
             msg = f"{wiki.repo_path(page)} does not exist; restore the page, or retract its claims (never deleted by lint)"
             found.append(Finding("orphan-sidecar", rel, 1, msg))
     found += [Finding(kind, ws.wiki.repo_path(page), line, msg, fixable) for kind, page, line, msg, fixable in
-              lint_markers.findings(ws, texts, sidecars, plan.markers, plan.strays)]
+              lint_markers.findings(ws, texts, sidecars, plan.markers, plan.strays, plan.moves)]
     found += [Finding("several-claims", wiki.repo_path(p), n, m, True) for p, n, m in lint_ground.findings(texts, sidecars, plan.folds)]
     found += _links(ws)
     found += [Finding("broken-reference", p, n, m) for p, n, m in lint_ground.broken_references(ws, sidecars)]

@@ -17,12 +17,15 @@ Found = tuple[str, str, int, str, bool]  # (kind, page, line, message, fixable b
 
 
 def findings(
-    ws: Workspace, texts: dict[str, str], sidecars: dict[str, Sidecar], to_mark: dict[str, list[str]], strays: dict[str, list[str]]
+    ws: Workspace, texts: dict[str, str], sidecars: dict[str, Sidecar], to_mark: dict[str, list[str]], strays: dict[str, list[str]],
+    moves: dict[str, str] | None = None,
 ) -> list[Found]:
     """Every marker finding; what `--fix` will do is added to `to_mark` (page -> claim ids whose
-    marker it places) and `strays` (page -> labels it removes)."""
+    marker it places) and `strays` (page -> labels it removes). `moves`: renamed pages' sidecars
+    `--fix` moves along (old page -> new): their claims' markers on the new page are no strays."""
     out = _claims_markers(ws, texts, sidecars, to_mark)
-    for page, line, name, msg in stray_markers(ws, texts, sidecars):
+    arriving = {new: sidecars[old] for old, new in (moves or {}).items() if old in sidecars}
+    for page, line, name, msg in stray_markers(ws, texts, {**sidecars, **arriving}):
         out.append(("stray-marker", page, line, msg, True))
         strays.setdefault(page, []).append(name)
     return out

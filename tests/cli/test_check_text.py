@@ -84,3 +84,22 @@ def test_a_reason_is_never_said_twice() -> None:
     ci = {**record, "notes": []}
     del ci["mark"]  # check --base: the hunk is on the evidence, there is no mark
     assert report.claim_text(ci) == [".openwiki/g.md:3 c-aaaaaaaa stale S.", f"    now at a.py#L1-L3: changed by {hunk}"]
+
+
+def test_a_wiki_without_claims_is_nothing_checked_and_fails(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Never a silent green: `check` on a wiki that holds no claim (a fresh `init`), or on a
+    `--page` without one, says there was nothing to check and what grounds it, and exits 1; the
+    report is written as ever (0 claims)."""
+    capsys.readouterr()
+    assert wiki_repo.run("check") == 1
+    said = capsys.readouterr()
+    assert said.out.startswith("0 claims: 0 fresh, 0 stale, 0 unresolved")
+    assert said.err.startswith("nothing to check: .openwiki/ holds no claim; `openwiki-git ground --all --plan` lists")
+    assert wiki_repo.run("check", "--format", "json") == 1
+    said = capsys.readouterr()
+    assert json.loads(said.out)["summary"]["total"] == 0 and "nothing to check" in said.err
+    _stale(wiki_repo, capsys)  # one claim on guide.md
+    capsys.readouterr()
+    wiki_repo.write(".openwiki/other.md", "---\ntype: Note\n---\n\n# Other\n\nNo claim here.\n")
+    assert wiki_repo.run("check", "--page", "other.md") == 1
+    assert capsys.readouterr().err.startswith("nothing to check: other.md holds no claim")

@@ -257,8 +257,8 @@ def test_show_unknown_and_ambiguous(wiki_repo, capsys):
 
 
 def test_check_exit_codes_and_reports(wiki_repo, capsys):
-    rc, out, _ = run(wiki_repo, capsys, "check")
-    assert rc == 0 and "0 claims" in out
+    rc, out, err = run(wiki_repo, capsys, "check")
+    assert rc == 1 and "0 claims" in out and err.startswith("nothing to check: ")  # never a silent green
     cid = add(wiki_repo, capsys, "Line ten says ten.", "repo://src/app.py#L10-L12")
     rc, data = check_json(wiki_repo, capsys)
     assert rc == 0

@@ -98,6 +98,7 @@ def test_a_renamed_page_keeps_its_sidecar(grounded: GitRepo, capsys: pytest.Capt
     (orphan,) = [f for f in data["findings"] if f["kind"] == "orphan-sidecar"]
     assert orphan["fixable"] and "renamed to .openwiki/docs/guide.md" in orphan["message"]
     assert ("ungrounded", ".openwiki/docs/guide.md") not in kinds(data)
+    assert ("stray-marker", ".openwiki/docs/guide.md") not in kinds(data)  # its claims arrive with the sidecar
     assert "git rename detection" in orphan["message"] if how != "committed" else "markers" in orphan["message"]
     rc, data = lint(repo, capsys, "--fix")
     assert rc == 0, data

@@ -110,8 +110,9 @@ def test_check_and_lint_report_broken_references_on_grounded_pages(docs_repo: Gi
     docs_repo.write("docs/other.md", "Nothing here mentions `widgets.gone()` twice, said nobody.\n")
     docs_repo.commit_all()
     capsys.readouterr()
-    assert docs_repo.run("check", "--format", "json") == 0  # never grounded: no new findings
-    assert "broken_references" not in json.loads(capsys.readouterr().out)
+    assert docs_repo.run("check", "--format", "json") == 1  # never grounded: nothing to check, and no new findings
+    said = capsys.readouterr()
+    assert "broken_references" not in json.loads(said.out) and said.err.startswith("nothing to check: ")
     ground(docs_repo, capsys, "guide.md")
     docs_repo.commit_all()
     capsys.readouterr()

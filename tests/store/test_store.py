@@ -267,7 +267,7 @@ def test_cli_writer_refused_while_locked(wiki_repo, capsys, monkeypatch):
         assert rc == 2
         assert err.splitlines()[0].startswith("error: ") and "holds the lock" in err
         assert wiki_repo.snapshot() == before
-        # Readers do not take the lock.
-        assert wiki_repo.run("check") == 0
+        # Readers do not take the lock: check reads the (claimless) wiki and says there is nothing to check.
+        assert wiki_repo.run("check") == 1 and capsys.readouterr().err.startswith("nothing to check: ")
     finally:
         _stop(holder)

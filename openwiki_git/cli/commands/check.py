@@ -98,4 +98,9 @@ def _run(args: argparse.Namespace) -> int:
     else:
         report.write_text(sys.stdout.write, out.claims, out.tail, unlisted_unmarked=out.unlisted_unmarked,
                           verbose=bool(args.verbose), every=args.all, width=_width())
+    if not args.base and out.tail["summary"]["total"] == 0:  # a gate that checked nothing says so and fails
+        where = ", ".join(args.page) if args.page else f"{out.head['wiki_dir']}/"
+        print(f"nothing to check: {where} holds no claim; `openwiki-git ground --all --plan` lists the claims its code "
+              "references would make, `openwiki-git ground --all` writes them", file=sys.stderr)
+        return 1
     return 0 if checked.ok else 1
