@@ -32,7 +32,7 @@ from openwiki_git.graph import core as graph
 from openwiki_git.graph import inputs as graph_inputs
 from openwiki_git.graph import link as graph_link
 from openwiki_git.graph import split as graph_split
-from openwiki_git.graph.claimpart import claims_part
+from openwiki_git.graph.claim_graph import claims_part
 from openwiki_git.graph.documents import document_terms
 from openwiki_git.graph.session import GraphSession
 from openwiki_git.markdown import split as mdsplit

@@ -1,7 +1,7 @@
 """`check`'s summary cache with a Workspace: each page's entry reused while its keys hold (the
 sidecar's and page's stats, the clock, every cited file's key), the other pages' sidecars loaded
 and their claims judged again, and what changed written back. The keys, the file's format and the
-standard-library fast answer are check.py's.
+standard-library fast answer are check_entries.py's.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from openwiki_git.caches.check import (
+from openwiki_git.caches.check_entries import (
     CACHE_NAME,
     FORMAT,
     cache_key,
@@ -24,7 +24,7 @@ from openwiki_git.caches.site import site_found
 from openwiki_git.caches.statkey import lstat_file, racy, stat_or_none
 
 if TYPE_CHECKING:
-    from openwiki_git.caches.check import Entry, FileKey
+    from openwiki_git.caches.check_entries import Entry, FileKey
 
 MAX_NOTABLE = 20_000  # notable claim records kept at most; pages beyond are judged on each run
 
@@ -237,7 +237,7 @@ class _Reuse:
 
 
 class _FullRule:
-    """The full rule on loaded pages (claims/check.check_all, against `source`): each page's
+    """The full rule on loaded pages (claims/freshness.check_all, against `source`): each page's
     entry as the cache keeps it (summary, notable records, unmarked ids, findings)."""
 
     def __init__(self, ws: Any, source: str, record: Any, findings: Any, now: Any, keep_results: bool) -> None:
@@ -252,8 +252,8 @@ class _FullRule:
         return self.texts[page]
 
     def judge(self, judged: Judged, loaded: dict[str, Any]) -> None:
-        from openwiki_git.claims import check as checker
-        from openwiki_git.claims.report import is_plain_unmarked
+        from openwiki_git.claims import freshness as checker
+        from openwiki_git.claims.records import is_plain_unmarked
 
         config, now, record = self.ws.config, self.now, self.record
         results = checker.check_all(loaded, self.resolver, self.page_text, now=now, reverify_after=config.reverify_policy)
@@ -281,7 +281,7 @@ def _key_pages(ws: Any, judged: Judged, loaded: dict[str, Any], rule: _FullRule,
                keep: dict[str, Entry], started_ns: int) -> None:
     """What each judged page's entry depends on (caches/check_keys.py), added to it; the entries
     that can be kept go to `keep`, to be written."""
-    from openwiki_git.claims import check as checker
+    from openwiki_git.claims import freshness as checker
 
     reverify_after = ws.config.reverify_policy
     real_dirs: dict[str, str] = {}

@@ -1,7 +1,7 @@
 """Claims and a diff in, per-evidence outcomes out: what the hook marks and CI reports. Pure.
 
 One cohesive thing: the judging of an evidence item, whose old-side and new-side paths call each
-other and share the engine's options and the diff's sides (sides.py reads those; outcomes.py
+other and share the engine's options and the diff's sides (diff_texts.py reads those; outcomes.py
 holds the records it returns).
 
 The evidence of a claim is read on one of two bases:
@@ -48,9 +48,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from openwiki_git.claims import causes, kinds, relevance, signature_edits
-from openwiki_git.claims import check as checker
+from openwiki_git.claims import freshness as checker
+from openwiki_git.claims.diff_texts import MODE_GITLINK, MODE_LINK, DiffTexts, Reader
 from openwiki_git.claims.outcomes import ClaimOutcome, EvidenceOutcome
-from openwiki_git.claims.sides import MODE_GITLINK, MODE_LINK, Reader, Sides
 from openwiki_git.claims.symbols import for_claim
 from openwiki_git.diff import cosmetic
 from openwiki_git.diff import hunks as diffmap
@@ -84,12 +84,12 @@ def _lines(res: Resource) -> tuple[int, int] | None:
 
 
 class Engine:
-    """Judges claims against one diff, whose sides (sides.py) read each file at most once,
+    """Judges claims against one diff, whose sides (diff_texts.py) read each file at most once,
     lazily: a file the diff does not touch is never read on the old-side basis."""
 
     def __init__(self, changes: Sequence[FileChange], read_old: Reader, read_new: Reader, options: Options) -> None:
         self.options = options
-        self.sides = Sides(changes, read_old, read_new, options.wiki_dir)
+        self.sides = DiffTexts(changes, read_old, read_new, options.wiki_dir)
 
     # -- claims ------------------------------------------------------------------------------
     def judge(self, page: str, prev: Claim | None, cur: Claim) -> ClaimOutcome:

@@ -5,7 +5,7 @@ A pure port of OpenWiki 0.3.3 (langchain-ai/openwiki, MIT), as described in
 shared/docs/openwiki-claims-format.md §2 and Appendix A. Stdlib only: no I/O, no git.
 
 - `parse_resource` / `format_resource`: the grammar and its round-trip rule (§2.2, §2.3).
-- `plain_parts` (evidence/plain.py, re-exported): `(path, start, end)` of a canonical, plain resource,
+- `plain_parts` (evidence/canonical.py, re-exported): `(path, start, end)` of a canonical, plain resource,
   without the general machinery.
 - `Resource`: a parsed resource; `canonical` is its one spelling.
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from openwiki_git.evidence.plain import MAX_SAFE_INTEGER, plain_parts
+from openwiki_git.evidence.canonical import MAX_SAFE_INTEGER, plain_parts
 
 __all__ = [
     "MAX_SAFE_INTEGER",

@@ -1,4 +1,4 @@
-"""Sidecar JSON <-> model. With sidecar_plain.py (its field names and the plain claims' rules), the
+"""Sidecar JSON <-> model. With sidecar_common.py (its field names and the plain claims' rules), the
 only module that knows the sidecar's field names.
 
 Reading is strict and fail-closed like OpenWiki's (an unknown key is an error), but every error
@@ -14,7 +14,7 @@ from typing import Any
 from openwiki_git.errors import SchemaError
 from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
 from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource, plain_parts
-from openwiki_git.formats.sidecar_plain import BLOB, CLAIM_ID, CLAIM_KEYS, EVIDENCE_KEYS, PAGE_VERSION, ROOT_KEYS, VERSION, plain_claim
+from openwiki_git.formats.sidecar_common import BLOB, CLAIM_ID, CLAIM_KEYS, EVIDENCE_KEYS, PAGE_VERSION, ROOT_KEYS, VERSION, plain_claim
 from openwiki_git.model import Cause, Claim, Evidence, Mark, Retracted, Sidecar, Verification
 
 DEF_VERSION = re.compile(r"^repo-def-v[12]:sha256:[0-9a-f]{64}$")  # a definition by name (evidence/kinds.py); v1: before v2
@@ -181,7 +181,7 @@ def _retracted(r: _Reader, raw: Any) -> tuple[Retracted, ...]:
     return tuple(out)
 
 
-# The fast path: the common, valid claim is accepted with a few C-level checks (sidecar_plain);
+# The fast path: the common, valid claim is accepted with a few C-level checks (sidecar_common);
 # anything else (a mark, an escape in a path, any problem) goes through the careful reader, which
 # has the last word and the error messages. The fast path accepts only what the careful reader accepts.
 def plain_resource(resource: str, wiki: str = "") -> Resource | None:

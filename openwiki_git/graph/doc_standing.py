@@ -14,7 +14,7 @@ from openwiki_git import __version__
 from openwiki_git.caches import graph as graph_cache
 from openwiki_git.graph import split as graph_split
 from openwiki_git.graph.build import CACHE_FORMAT, cache_folder
-from openwiki_git.graph.claimpart import claims_part
+from openwiki_git.graph.claim_graph import claims_part
 from openwiki_git.graph.core import Graph
 from openwiki_git.graph.inputs import doc_globs, doc_paths, read_text, stat_key
 from openwiki_git.graph.link import link

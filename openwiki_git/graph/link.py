@@ -1,9 +1,9 @@
-"""Building the evidence graph (`build`): documents and pages, then claims (claimpart), then the
+"""Building the evidence graph (`build`): documents and pages, then claims (claim_graph), then the
 references between them (refs), then the search index. Pure: no I/O.
 
 A build records how it went (buildlog.BuildLog), so that a rebuild given the previous graph
 redoes only what changed and still gives exactly the graph a fresh build gives. The claims' part
-depends on no prose document (`claimpart.claims_part`), so graph_build builds it while the
+depends on no prose document (`claim_graph.claims_part`), so graph_build builds it while the
 documents are still being split, and `link` adds the documents to it.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from openwiki_git.graph.buildlog import BuildLog, replay
-from openwiki_git.graph.claimpart import ClaimsPart, claims_part
+from openwiki_git.graph.claim_graph import ClaimsPart, claims_part
 from openwiki_git.graph.core import Graph
 from openwiki_git.graph.documents import add_document, document_terms
 from openwiki_git.graph.refs import Resolver

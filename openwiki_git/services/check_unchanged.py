@@ -4,10 +4,10 @@ standard library and the pure modules that state the rules, none of git's, the m
 checker's machinery (pygit2, dataclasses, YAML, relocation) imported; a wiki whose every page it
 answers (every claim plainly fresh) is reported without them.
 
-A claim is plainly fresh when its sidecar entry is plain (sidecar_plain.plain_claim: no mark,
+A claim is plainly fresh when its sidecar entry is plain (sidecar_common.plain_claim: no mark,
 canonical line ranges) and each evidence item's token is exactly the token of its recorded lines
 now (tokens.unchanged_lines): the checker then finds it fresh, unchanged, where it was, and its
-report record follows from the sidecar alone (claims/report.plain_claim_data). So a page's answer
+report record follows from the sidecar alone (claims/records.plain_claim_data). So a page's answer
 is the check cache's entry without a notable claim, which tests/services/test_check_unchanged.py
 compares with the full rule's.
 
@@ -33,15 +33,15 @@ import stat
 from collections.abc import Callable, Iterator
 
 from openwiki_git import parallel
-from openwiki_git.caches import check as checkcache
-from openwiki_git.claims import report
+from openwiki_git.caches import check_entries as checkcache
+from openwiki_git.claims import records
 from openwiki_git.errors import ConfigError
 from openwiki_git.evidence.tokens import CONTEXT_LINES, unchanged_lines
 from openwiki_git.formats import flatconfig, pagenames
 from openwiki_git.formats.flatconfig import CONFIG_DIR, CONFIG_NAME, DEFAULT_WIKI_DIR, OPENWIKI_WIKI_DIR
-from openwiki_git.formats.sidecar_plain import plain_claim, plain_claims
+from openwiki_git.formats.sidecar_common import plain_claim, plain_claims
 from openwiki_git.formats.yamlio import MAX_BYTES as CONFIG_MAX_BYTES  # a larger config is refused unread
-from openwiki_git.git import plain as plain_git
+from openwiki_git.git import tracked
 from openwiki_git.pages.markers import markers_in
 from openwiki_git.store import listing
 
@@ -54,9 +54,9 @@ CONFIG = os.path.join(CONFIG_DIR, CONFIG_NAME)  # store/config.config_path, with
 NEUTRAL_SETTINGS = {"wiki_dir", "adjacent_insert", "rename_threshold", "max_growth", "cosmetic_edits",
                     "range_growth_factor", "range_growth_lines", "hook"}
 
-# A page's claims as the report lists them: the Plain tuple of each (report.Plain) and whether its
+# A page's claims as the report lists them: the Plain tuple of each (records.Plain) and whether its
 # marker is in the page's prose.
-PageClaims = list[tuple[report.Plain, bool]]
+PageClaims = list[tuple[records.Plain, bool]]
 # Below this many bytes of sidecars in all, the pages are judged in one process: the fork, the
 # marshalling and the copy-on-write faults cost about what half the judging saves. Measured
 # (check_unchanged.judge in fresh processes, 8 each, median one process / two; bench_check.build's
@@ -86,9 +86,9 @@ class Lean:
         self.wiki_dir, self.pages, self.entries, self.claims, self.site = wiki_dir, pages, entries, claims, site
         self.rest = rest or []  # the pages left to the full rule
 
-    def items(self, page: str) -> Iterator[report.Item]:
+    def items(self, page: str) -> Iterator[records.Item]:
         for plain, marked in self.claims[page]:
-            yield plain if marked else report.plain_claim_data(*plain, marker_present=False, site=self.site)
+            yield plain if marked else records.plain_claim_data(*plain, marker_present=False, site=self.site)
 
 
 def judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
@@ -104,7 +104,7 @@ def _judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
     if found is None:
         return None
     root, git_dir, common = found
-    if not plain_git.opens_quietly(root, git_dir, common, directory):
+    if not tracked.opens_quietly(root, git_dir, common, directory):
         return None
     wiki_dir = _wiki_dir(root, wiki_dir_arg)
     if wiki_dir is None:
@@ -219,7 +219,7 @@ def _wiki_dir(root: str, wiki_dir_arg: str | None) -> str | None:
 
 def _plain_sidecar(path: str, wiki: str) -> list[SidecarClaim] | None:
     """A sidecar's claims as (id, statement, resources, cited ranges, verifiedAt) when the careful reader would
-    accept every one as it is (sidecar_plain) and none is a tool's (ground's claims bring broken
+    accept every one as it is (sidecar_common) and none is a tool's (ground's claims bring broken
     references) or cites a Markdown document (its standing is the graph's); else None."""
     try:
         with open(path, "rb") as fh:
@@ -293,7 +293,7 @@ class _CitedFiles:
     def read_index(self) -> frozenset[str]:
         """The tracked paths (git's index read the first time)."""
         if self.tracked is None:
-            self.tracked = plain_git.tracked_paths(os.path.join(self.git_dir, "index")) or frozenset()
+            self.tracked = tracked.tracked_paths(os.path.join(self.git_dir, "index")) or frozenset()
         return self.tracked
 
     def _read(self, path: str) -> bytes | None:
@@ -321,7 +321,7 @@ class _CitedFiles:
             data = None
         finally:
             os.close(fd)
-        if data is None or b"\0" in data or b"\r" in data or data.startswith(plain_git.LFS_POINTER) or not (data.isascii() or _utf8(data)):
+        if data is None or b"\0" in data or b"\r" in data or data.startswith(tracked.LFS_POINTER) or not (data.isascii() or _utf8(data)):
             return None
         return data
 

@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from openwiki_git.caches import check as checkcache
+from openwiki_git.caches import check_entries as checkcache
 from openwiki_git.caches import check_reuse, statkey
 from tests.support.repo import add_claim
 
@@ -197,8 +197,8 @@ def test_claims_without_markers_are_summarised_alike_cached_or_not(wiki, capsys,
     """Past report.UNMARKED_LISTED claims whose only line is their missing marker, the text says
     so in one line; the cache keeps them as ids; JSON lists each. Cached equals --no-cache as the
     number crosses the limit, and with a stale claim among them."""
-    from openwiki_git.claims.report import UNMARKED_LISTED
-    from openwiki_git.cli.report import unlisted_unmarked_line
+    from openwiki_git.claims.records import UNMARKED_LISTED
+    from openwiki_git.cli.check_output import unlisted_unmarked_line
 
     base = json.loads(run(wiki, capsys, "--format", "json")[1])["summary"]["missing_markers"]  # the fixture's own
     _unmarked_page(wiki, UNMARKED_LISTED + 10)

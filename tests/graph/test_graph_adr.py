@@ -375,7 +375,7 @@ def test_a_warm_check_flags_them_as_the_uncached_check_does(root: Path, monkeypa
     import contextlib
     import io
 
-    from openwiki_git.caches import check as checkcache
+    from openwiki_git.caches import check_entries as checkcache
     from openwiki_git.caches import statkey
     from openwiki_git.cli.main import main
 

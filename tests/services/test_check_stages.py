@@ -1,7 +1,7 @@
 """Each stage of check's chain (services/check.run) answers a page as the full rule does.
 
 Every stage gives a page the same entry (summary, notable records, unmarked ids, findings), from
-which the one assembler (services/check_stream.assemble) builds the report. So the report is the
+which the one assembler (services/check_report.assemble) builds the report. So the report is the
 full rule's when each stage's entry for a page is the full rule's entry for it, and its claims
 (`items`) are the ones the full rule's entry and sidecar give. Each state is a real repository:
 the full rule's entries (caches/check_reuse.judge with the cache off, no earlier stage) are
@@ -21,10 +21,10 @@ import time
 
 import pytest
 
-from openwiki_git.caches import check as checkcache
+from openwiki_git.caches import check_entries as checkcache
 from openwiki_git.caches import statkey
 from openwiki_git.services import check, check_unchanged
-from openwiki_git.services.check_stream import items_of
+from openwiki_git.services.check_report import items_of
 from openwiki_git.store.workspace import Workspace
 from tests.support.repo import add_claim
 

@@ -333,7 +333,7 @@ PROBE = IMPORTS_PROBE
 # the check cache's pickle, a token writer's base64, typing for annotations: TYPE_CHECKING = False).
 HEAVY = {"pygit2", "_cffi_backend", "dataclasses", "inspect", "ruamel", "jsonschema", "sqlite3", "fcntl", "tempfile",
          "pathlib", "datetime", "traceback", "pickletools", "pickle", "base64", "typing"}
-HEAVY_OWN = {"openwiki_git.model", "openwiki_git.claims.check", "openwiki_git.store.workspace", "openwiki_git.git.repo",
+HEAVY_OWN = {"openwiki_git.model", "openwiki_git.claims.freshness", "openwiki_git.store.workspace", "openwiki_git.git.repo",
              "openwiki_git.evidence.resource", "openwiki_git.formats.sidecar", "openwiki_git.pages.citations"}
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from openwiki_git.caches.check import no_gc
-from openwiki_git.cli import report
+from openwiki_git.caches.check_entries import no_gc
+from openwiki_git.cli import check_output
 from openwiki_git.cli.args import add_format
 from openwiki_git.errors import UsageError
 
@@ -56,10 +56,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def _width() -> int:
     """A claim's line is cut to the terminal's width (200 characters at most, and off a terminal)."""
     if not sys.stdout.isatty():
-        return report.MAX_WIDTH
+        return check_output.MAX_WIDTH
     import shutil
 
-    return min(shutil.get_terminal_size().columns, report.MAX_WIDTH)
+    return min(shutil.get_terminal_size().columns, check_output.MAX_WIDTH)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,7 +86,7 @@ def _run(args: argparse.Namespace) -> int:
         use_cache=not args.no_cache,
         base=args.base,
         head=args.head,
-        # -v's long form lists every claim, fresh ones too (cli/report.write_text), as --all does
+        # -v's long form lists every claim, fresh ones too (cli/check_output.write_text), as --all does
         every=(args.all or bool(args.verbose)) if not json_out else not args.only_problems,
         only_problems=json_out and args.only_problems,
     ))
@@ -94,8 +94,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"Rewriting {path}", file=sys.stderr)
     out = checked.report
     if json_out:
-        report.write_json(sys.stdout.write, out.head, (report.item_json(c, out.site) for c in out.claims), lambda: out.tail)
+        check_output.write_json(sys.stdout.write, out.head, (check_output.item_json(c, out.site) for c in out.claims), lambda: out.tail)
     else:
-        report.write_text(sys.stdout.write, out.claims, out.tail, unlisted_unmarked=out.unlisted_unmarked,
+        check_output.write_text(sys.stdout.write, out.claims, out.tail, unlisted_unmarked=out.unlisted_unmarked,
                           verbose=bool(args.verbose), every=args.all, width=_width())
     return 0 if checked.ok else 1

@@ -1,4 +1,4 @@
-"""The streamed JSON report is byte for byte `report.to_json` of the whole report, and a plain
+"""The streamed JSON report is byte for byte `check_output.to_json` of the whole report, and a plain
 claim written from its claim alone is its claim_data record."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import io
 import random
 
-from openwiki_git.claims import report as records
-from openwiki_git.cli import report
+from openwiki_git.claims import records as records
+from openwiki_git.cli import check_output
 from openwiki_git.model import Claim, ClaimResult, Evidence, EvidenceResult
 
 ALPHABET = "ab \"\\/\n\t\x01\u00e9\u2028\U0001f600<>&'"
@@ -37,7 +37,7 @@ def test_plain_claim_json_is_its_record():
         record = records.claim_data(r, ".openwiki")
         fields = records.plain(page, f".openwiki/{page}", r.claim)
         assert records.plain_claim_data(*fields) == record
-        assert report.plain_claim_json(*fields) == report.claim_json(record)
+        assert check_output.plain_claim_json(*fields) == check_output.claim_json(record)
 
 
 def test_a_record_plain_but_for_its_marker_is_written_as_the_encoder_writes_it():
@@ -54,9 +54,9 @@ def test_a_record_plain_but_for_its_marker_is_written_as_the_encoder_writes_it()
         record = records.claim_data(unmarked, ".openwiki")
         fields = records.plain(page, f".openwiki/{page}", r.claim)
         assert records.plain_claim_data(*fields, marker_present=False) == record
-        assert report.plain_claim_json(*fields, marker_present=False) == report.claim_json(record)
-        assert report.item_json(record) == report.claim_json(record)
-        assert report._unmarked_plain(record) == fields
+        assert check_output.plain_claim_json(*fields, marker_present=False) == check_output.claim_json(record)
+        assert check_output.item_json(record) == check_output.claim_json(record)
+        assert check_output._unmarked_plain(record) == fields
     base = records.plain_claim_data("p.md", ".openwiki/p.md", f"claim_{1:032x}", "S.", ("repo://a.py#L1-L2",), None, False)
     evidence = base["evidence"][0]
     near_misses = [
@@ -75,10 +75,10 @@ def test_a_record_plain_but_for_its_marker_is_written_as_the_encoder_writes_it()
         {**base, "evidence": [{**evidence, "hunk": "@@ -1 +1 @@"}]},
         {**base, "evidence": [{k: evidence[k] for k in reversed(evidence)}]},
     ]
-    assert report._unmarked_plain(base) is not None
+    assert check_output._unmarked_plain(base) is not None
     for record in near_misses:
-        assert report._unmarked_plain(record) is None, record
-        assert report.item_json(record) == report.claim_json(record)
+        assert check_output._unmarked_plain(record) is None, record
+        assert check_output.item_json(record) == check_output.claim_json(record)
 
 
 def test_not_plain():
@@ -98,10 +98,10 @@ def test_streamed_report_is_to_json_of_the_whole():
         whole = records.build(results, wiki_dir=".openwiki", source="worktree", extra={"only_problems": True})
         out = io.StringIO()
         head = {k: whole[k] for k in ("$schema", "tool", "wiki_dir", "source")}
-        claims = (report.claim_json(c) for c in whole["claims"])
+        claims = (check_output.claim_json(c) for c in whole["claims"])
         tail = {"summary": whole["summary"], "only_problems": True}
-        report.write_json(out.write, head, claims, lambda tail=tail: tail)
-        assert out.getvalue() == report.to_json(whole)
+        check_output.write_json(out.write, head, claims, lambda tail=tail: tail)
+        assert out.getvalue() == check_output.to_json(whole)
 
 
 def test_a_whole_report_written_through_the_stream_is_to_json():
@@ -117,5 +117,6 @@ def test_a_whole_report_written_through_the_stream_is_to_json():
     head = {k: data[k] for k in ("$schema", "tool", "wiki_dir", "source")}
     items = (records.plain(r.page, f".openwiki/{r.page}", r.claim) if records.is_plain(r) else records.claim_data(r, ".openwiki")
              for r in results)
-    report.write_json(out.write, head, (report.item_json(c) for c in items), lambda: {"summary": data["summary"], "base": "abc"})
-    assert out.getvalue() == report.to_json(data)
+    check_output.write_json(
+        out.write, head, (check_output.item_json(c) for c in items), lambda: {"summary": data["summary"], "base": "abc"})
+    assert out.getvalue() == check_output.to_json(data)

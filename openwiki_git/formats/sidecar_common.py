@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from openwiki_git.evidence.plain import plain_parts
+from openwiki_git.evidence.canonical import plain_parts
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
 if TYPE_CHECKING:

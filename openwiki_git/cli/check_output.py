@@ -1,4 +1,4 @@
-"""Reporters: the check report (services/check_stream.Report) rendered as text, and as the JSON
+"""Reporters: the check report (services/check_report.Report) rendered as text, and as the JSON
 text, each written as the claims come."""
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ from collections.abc import Callable, Iterable
 from itertools import islice
 from json.encoder import encode_basestring  # what json.dumps(s, ensure_ascii=False) writes, in C
 
-from openwiki_git.claims.report import plain_claim_data
+from openwiki_git.claims.records import plain_claim_data
 from openwiki_git.pages.labels import label, marker_text
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
 if TYPE_CHECKING:
     from typing import Any
 
-    from openwiki_git.claims.report import Item, Plain
+    from openwiki_git.claims.records import Item, Plain
 
 MAX_WIDTH = 200  # a claim's line is cut to the terminal's width, and never longer than this
 CLEAR_HINT = "clear them: openwiki-git review (one key per claim), or claim show|confirm|edit|retract c-xxxxxxxx"
@@ -133,7 +133,7 @@ def write_text(
 ) -> None:
     """The text report: each claim's lines (claim_text; a plain claim's only with `every` or
     `verbose`), the findings, the summary line; written as the claims come (see write_json). The
-    claims do not hold the `unlisted_unmarked` ones (check_stream.Report), summarised in one line."""
+    claims do not hold the `unlisted_unmarked` ones (check_report.Report), summarised in one line."""
     for c in claims:
         if isinstance(c, dict):
             lines = claim_text(c, verbose=verbose, every=every, width=width)

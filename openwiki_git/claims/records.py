@@ -1,6 +1,6 @@
 """The check report as data: each claim's record, the whole report, the findings added to it.
 The JSON shape is a contract (schemas/check-report.schema.json): fields may be added, never
-renamed. Pure; `cli/report.py` renders it (text, and the JSON text written as it streams)."""
+renamed. Pure; `cli/check_output.py` renders it (text, and the JSON text written as it streams)."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def _plain_but_for_the_marker(r: ClaimResult) -> bool:
 
 
 def only_marker_missing(c: dict[str, Any]) -> bool:
-    """A record whose only text line is its missing marker's (cli/report.claim_text, not --all):
+    """A record whose only text line is its missing marker's (cli/check_output.claim_text, not --all):
     past UNMARKED_LISTED of them, the text summarises them in one line instead."""
     return c["status"] == "fresh" and not c["marker_present"] and not c["due"]
 
@@ -125,7 +125,7 @@ def plain_claim_data(page: str, page_path: str, claim_id: str, statement: str, r
 def build(
     results: list[ClaimResult], *, wiki_dir: str, source: str, extra: dict[str, Any] | None = None, site: bool = False
 ) -> dict[str, Any]:
-    from openwiki_git.claims.check import summarize
+    from openwiki_git.claims.freshness import summarize
 
     report: dict[str, Any] = {
         "$schema": REPORT_SCHEMA_ID,
