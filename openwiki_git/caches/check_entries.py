@@ -10,7 +10,7 @@ a note) but for those plain except for a missing marker (their ids only, `unmark
 without markers would otherwise store a record per claim), its claim ids (the cross-page
 duplicate check) and when a due verdict may next change.
 A plain fresh claim is not stored at all: its report record follows from its sidecar alone
-(`claims/records.plain_claim_data`). So the cache is small (a few bytes per plain claim) and bounded
+(`claims/records.fresh_record_data`). So the cache is small (a few bytes per plain claim) and bounded
 (at most check_reuse.MAX_NOTABLE notable records are kept; pages beyond are judged again on each run).
 
 Two ways to use it:
@@ -18,7 +18,7 @@ Two ways to use it:
 - `answer()`: when nothing changed (the index file, every sidecar, page and cited file, the
   config file and the code have the stat recorded), the report is answered from the cache
   without git, pygit2 or any sidecar parse: this module imports only the standard library.
-- `check_reuse.judge()`: with a Workspace, each page whose keys still hold keeps its entry; only
+- `check_reuse.reuse_or_judge()`: with a Workspace, each page whose keys still hold keeps its entry; only
   the others are loaded and judged again. A file whose stat changed but whose blob did not
   (touched, checked out again) keeps its pages' entries. This module holds the keys, the file and
   the fast answer; check_reuse.py, above it, the judging.

@@ -44,7 +44,7 @@ def scope_of(resource: str) -> Scope:
     from openwiki_git.formats import sidecar
 
     if not looks_like_kind(resource):
-        plain = sidecar.plain_parts(resource)
+        plain = sidecar.canonical_parts(resource)
         if plain is not None:
             return plain[0], None, False, False
         try:

@@ -41,7 +41,7 @@ class Judged:
         self.results: list[Any] = []  # ClaimResult, kept with keep_results
 
 
-def judge(
+def reuse_or_judge(
     ws: Any,
     *,
     wiki_dir_arg: str | None,
@@ -58,7 +58,7 @@ def judge(
     """Every page's entry: reused while its keys hold (`use_cache`), else its sidecar loaded and
     its claims judged by the full rule against `source` (the working tree unless the cache is
     off). `record(result)` is a claim's report record, None for a plainly fresh one (not stored:
-    report.plain_claim_data follows from the claim). `findings(page, text, sidecar)` gives a
+    report.fresh_record_data follows from the claim). `findings(page, text, sidecar)` gives a
     judged page's extra findings (services/check.py: page_findings), kept with its entry. Errors
     are those of `Wiki.load_all`, in the same order (every sidecar read, then the ids checked
     unique). Without the cache only the `wanted` pages are judged (None: all); with it every
@@ -86,7 +86,7 @@ def judge(
     todo = found.loaded if use_cache or wanted is None else {p: sc for p, sc in found.loaded.items() if p in wanted}
     if todo:
         rule = _FullRule(ws, source, record, findings, now, keep_results)
-        rule.judge(judged, todo)
+        rule.judge_loaded(judged, todo)
         if use_cache:
             _key_pages(ws, judged, todo, rule, found.keys, found.keep, started_ns)
     if use_cache:
@@ -251,9 +251,9 @@ class _FullRule:
             self.texts[page] = self.ws.page_text(page)
         return self.texts[page]
 
-    def judge(self, judged: Judged, loaded: dict[str, Any]) -> None:
+    def judge_loaded(self, judged: Judged, loaded: dict[str, Any]) -> None:
         from openwiki_git.claims import freshness as checker
-        from openwiki_git.claims.records import is_plain_unmarked
+        from openwiki_git.claims.records import is_plainly_fresh_unmarked
 
         config, now, record = self.ws.config, self.now, self.record
         results = checker.check_all(loaded, self.resolver, self.page_text, now=now, reverify_after=config.reverify_policy)
@@ -272,7 +272,7 @@ class _FullRule:
                 "summary": checker.summarize(rs),
                 "notable": [c for c in map(record, rs) if c is not None],
                 # plain but for a missing marker: ids, not records (100,000 of them in a wiki without markers)
-                "unmarked": "\n".join(r.claim.id for r in rs if is_plain_unmarked(r)),
+                "unmarked": "\n".join(r.claim.id for r in rs if is_plainly_fresh_unmarked(r)),
                 "findings": self.findings(page, text, sc),
             }
 

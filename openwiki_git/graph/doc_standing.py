@@ -34,7 +34,7 @@ class StandingCache:
 
 
 def document_standing(ws: Workspace, paths: set[str]) -> dict[str, dict[str, Any]]:
-    """The standing of the prose documents among `paths` (citestale.judge's `standing`): what
+    """The standing of the prose documents among `paths` (citestale.superseded_notices's `standing`): what
     supersedes and amends each, with titles and dates. The table of every document is cached
     under the git directory, keyed by every document's stat (so a check pays a glob and a stat
     per document when none changed); otherwise the documents alone are split and linked (no
@@ -98,4 +98,4 @@ def stale_citations(ws: Workspace, claims: list[Any]) -> dict[str, list[dict[str
     if not cited:
         return {}
     table = document_standing(ws, cited)
-    return citestale.judge(claims, table.get)
+    return citestale.superseded_notices(claims, table.get)

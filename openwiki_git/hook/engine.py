@@ -198,7 +198,7 @@ def evaluate(
             before = earlier.get(claim.id)
             if engine.unaffected(before, claim):
                 continue  # judge would find it unaffected: nothing to report or write
-            outcome = engine.judge(page, before, claim)
+            outcome = engine.claim_outcome(page, before, claim)
             if outcome.affected:
                 result.outcomes.append(outcome)
     _require_unique_ids(ws, diff, current, result.sidecars, index)  # before anything is written or reported

@@ -87,7 +87,7 @@ def run(options: CheckOptions) -> Checked:
     if quick:
         from openwiki_git.services import check_unchanged
 
-        lean = check_unchanged.judge(options.directory, options.wiki_dir)
+        lean = check_unchanged.answer_unchanged(options.directory, options.wiki_dir)
         if lean is not None and not lean.rest:  # stage 2 for every page: each claim plainly fresh, no git
             return _assemble(options, lean.wiki_dir, lean.entries, lean.pages, lean.items, {}, {}, lean.site)
     trusted = checkcache.trusted_location(options.directory, loaded) if cache else None
@@ -126,19 +126,19 @@ def _answered(options: CheckOptions, cached: dict[str, Any]) -> Checked:
 
 
 def _judged(ws: Workspace, options: CheckOptions, cache: bool, cached: dict[str, Any] | None, lean: Lean | None = None) -> Checked:
-    """The chain page by page (caches/check_reuse.judge): each page's entry reused while its keys
+    """The chain page by page (caches/check_reuse.reuse_or_judge): each page's entry reused while its keys
     hold (`cache`), or the quick judge's (`lean`), else the page judged by the full rule; `--fix`
     rewrites the pages from the judged results first, and what is true after the fix is reported."""
     wanted = {ws.wiki.normalize_page(p) for p in options.pages} if options.pages else None
     if lean is not None and (lean.wiki_dir != ws.config.wiki_dir or lean.site != (ws.wiki.site is not None)):
         lean = None  # the quick judge read the wiki otherwise than the Workspace does: the full rule judges
     with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes
-        judged = judge(ws, options, use_cache=cache, cached=cached, wanted=wanted, known=lean.entries if lean is not None else None)
+        judged = page_entries(ws, options, use_cache=cache, cached=cached, wanted=wanted, known=lean.entries if lean is not None else None)
         written: list[str] = []
         if options.fix:
             written = apply_fix(ws, judged.results, pages=wanted)
             if written:  # report what is true after the fix
-                judged = judge(ws, options, use_cache=False, wanted=wanted)
+                judged = page_entries(ws, options, use_cache=False, wanted=wanted)
     pages, site = [p for p in judged.pages if p in judged.entries and (wanted is None or p in wanted)], ws.wiki.site is not None
 
     def items(page: str) -> Iterator[records.Item]:
@@ -163,17 +163,18 @@ def _assemble(
     return Checked(out, is_clean(out.tail), written)
 
 
-def judge(ws: Workspace, options: CheckOptions, *, use_cache: bool, cached: dict[str, Any] | None = None,
+def page_entries(ws: Workspace, options: CheckOptions, *, use_cache: bool, cached: dict[str, Any] | None = None,
           wanted: set[str] | None = None, known: dict[str, Any] | None = None) -> Judged:
     from datetime import UTC, datetime
 
     from openwiki_git.caches import check_reuse
 
     site = ws.wiki.site is not None  # the records' markers' form
-    return check_reuse.judge(
+    return check_reuse.reuse_or_judge(
         ws, cached=cached, wiki_dir_arg=options.wiki_dir, use_cache=use_cache, source=options.source, wanted=wanted,
         keep_results=options.fix, known=known,
-        record=lambda r: None if records.is_plain(r) or records.is_plain_unmarked(r) else records.claim_data(r, ws.config.wiki_dir, site),
+        record=lambda r: (None if records.is_plainly_fresh(r) or records.is_plainly_fresh_unmarked(r)
+                          else records.claim_data(r, ws.config.wiki_dir, site)),
         findings=lambda page, text, sc: page_findings(ws, page, text, sc), now=datetime.now(UTC),
     )
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 class Report:
-    """`check`'s report, produced as it is read: its head fields, its claims (records, or Plain
+    """`check`'s report, produced as it is read: its head fields, its claims (records, or FreshRecord
     tuples of plainly fresh claims; read once) and what follows them (`summary`, then the
     findings' keys). A plain class: a NamedTuple's class costs about half a millisecond to build,
     on the warm path."""
@@ -35,7 +35,7 @@ class Report:
 
     def whole(self) -> dict[str, Any]:
         """The report as one dict (the JSON document's data), its claims read to the end (plain claims as records)."""
-        claims = [c if isinstance(c, dict) else records.plain_claim_data(*c, site=self.site) for c in self.claims]
+        claims = [c if isinstance(c, dict) else records.fresh_record_data(*c, site=self.site) for c in self.claims]
         return {**self.head, "claims": claims, **self.tail}
 
 
@@ -84,7 +84,7 @@ def assemble(
         for c in listed():
             cid = c["id"] if isinstance(c, dict) else c[2]
             if cid in notices:  # rare: a claim citing a replaced document gets its record in full
-                c = dict(c) if isinstance(c, dict) else records.plain_claim_data(*c, site=site)
+                c = dict(c) if isinstance(c, dict) else records.fresh_record_data(*c, site=site)
                 c["cited_documents"] = notices[cid]
             yield c
 
@@ -106,14 +106,14 @@ def _unlisted_unmarked(entries: dict[str, Any], pages: list[str]) -> int:
 
 
 def items_of(page: str, page_path: str, entry: dict[str, Any], sc: Any, site: bool = False) -> Iterator[records.Item]:
-    """Every claim of a page in order: its notable record, else the plain claim (a record when
+    """Every claim of a page in order: its notable record, else the plainly fresh claim (a record when
     its marker is missing; `site`: the workspace is in site mode)."""
     notable = {c["id"]: c for c in entry["notable"]}
     unmarked = set(entry["unmarked"].split("\n")) if entry["unmarked"] else ()
     for claim in sc.claims if sc is not None else ():
-        plain = records.plain(page, page_path, claim)
+        plain = records.fresh_record(page, page_path, claim)
         yield notable.get(claim.id) or (
-            records.plain_claim_data(*plain, marker_present=False, site=site) if claim.id in unmarked else plain)
+            records.fresh_record_data(*plain, marker_present=False, site=site) if claim.id in unmarked else plain)
 
 
 def sidecar_loader(root: str, wiki_dir: str, entries: dict[str, Any], site: bool = False) -> Callable[[str], Iterator[records.Item]]:
@@ -133,7 +133,7 @@ def sidecar_loader(root: str, wiki_dir: str, entries: dict[str, Any], site: bool
         for raw in claims:
             cid = raw["id"]
             plain = (page, page_path, cid, raw["statement"], tuple(e["resource"] for e in raw["evidence"]), raw.get("verifiedAt"))
-            yield notable.get(cid) or (records.plain_claim_data(*plain, marker_present=False, site=site) if cid in unmarked else plain)
+            yield notable.get(cid) or (records.fresh_record_data(*plain, marker_present=False, site=site) if cid in unmarked else plain)
 
     return items
 

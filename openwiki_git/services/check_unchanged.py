@@ -4,10 +4,10 @@ standard library and the pure modules that state the rules, none of git's, the m
 checker's machinery (pygit2, dataclasses, YAML, relocation) imported; a wiki whose every page it
 answers (every claim plainly fresh) is reported without them.
 
-A claim is plainly fresh when its sidecar entry is plain (sidecar_common.plain_claim: no mark,
+A claim is plainly fresh when its sidecar entry is plain (sidecar_common.common_claim: no mark,
 canonical line ranges) and each evidence item's token is exactly the token of its recorded lines
 now (tokens.unchanged_lines): the checker then finds it fresh, unchanged, where it was, and its
-report record follows from the sidecar alone (claims/records.plain_claim_data). So a page's answer
+report record follows from the sidecar alone (claims/records.fresh_record_data). So a page's answer
 is the check cache's entry without a notable claim, which tests/services/test_check_unchanged.py
 compares with the full rule's.
 
@@ -16,7 +16,7 @@ anything the quick judge is not sure of: a page that is a symlink or missing, a 
 rules do not accept, a page with `stale_after`, a claim a tool verified (ground's: broken
 references) or citing a Markdown document (its standing), a cited file that is untracked, a
 symlink, binary, not UTF-8 or holding a CR (line-ending rules), any evidence not plainly fresh.
-`judge()` returns None, "the full rule judges every page", on what concerns the whole wiki: an
+`answer_unchanged()` returns None, "the full rule judges every page", on what concerns the whole wiki: an
 environment override of git's paths, an index or HEAD libgit2 should read, a config the flat
 reader leaves to YAML (or one asking for due dates, OpenWiki's format, a verify policy), a wiki
 that is a symlink, a claim id on two of the pages it answers. Its reading is the full rule's: the
@@ -39,7 +39,7 @@ from openwiki_git.errors import ConfigError
 from openwiki_git.evidence.tokens import CONTEXT_LINES, unchanged_lines
 from openwiki_git.formats import flatconfig, pagenames
 from openwiki_git.formats.flatconfig import CONFIG_DIR, CONFIG_NAME, DEFAULT_WIKI_DIR, OPENWIKI_WIKI_DIR
-from openwiki_git.formats.sidecar_common import plain_claim, plain_claims
+from openwiki_git.formats.sidecar_common import common_claim, plain_claims
 from openwiki_git.formats.yamlio import MAX_BYTES as CONFIG_MAX_BYTES  # a larger config is refused unread
 from openwiki_git.git import tracked
 from openwiki_git.pages.markers import markers_in
@@ -54,12 +54,12 @@ CONFIG = os.path.join(CONFIG_DIR, CONFIG_NAME)  # store/config.config_path, with
 NEUTRAL_SETTINGS = {"wiki_dir", "adjacent_insert", "rename_threshold", "max_growth", "cosmetic_edits",
                     "range_growth_factor", "range_growth_lines", "hook"}
 
-# A page's claims as the report lists them: the Plain tuple of each (records.Plain) and whether its
+# A page's claims as the report lists them: the FreshRecord tuple of each (records.FreshRecord) and whether its
 # marker is in the page's prose.
-PageClaims = list[tuple[records.Plain, bool]]
+PageClaims = list[tuple[records.FreshRecord, bool]]
 # Below this many bytes of sidecars in all, the pages are judged in one process: the fork, the
 # marshalling and the copy-on-write faults cost about what half the judging saves. Measured
-# (check_unchanged.judge in fresh processes, 8 each, median one process / two; bench_check.build's
+# (check_unchanged.answer_unchanged in fresh processes, 8 each, median one process / two; bench_check.build's
 # repositories, about 0.95 kB of sidecar a claim): 500 claims (0.5 MB) 8.0 / 11.8 ms; 1,000
 # (1.0 MB) 14.5 / 16.9 ms; 2,000 (1.9 MB) 26.8 / 27.9 ms; 4,000 (3.8 MB) 53.3 / 49.0 ms; 10,000
 # (9.4 MB) about 150-220 / 90-125 ms (docs/benchmarks.md). check --base's scan of the sidecars
@@ -88,18 +88,18 @@ class Lean:
 
     def items(self, page: str) -> Iterator[records.Item]:
         for plain, marked in self.claims[page]:
-            yield plain if marked else records.plain_claim_data(*plain, marker_present=False, site=self.site)
+            yield plain if marked else records.fresh_record_data(*plain, marker_present=False, site=self.site)
 
 
-def judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
+def answer_unchanged(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
     """The quick judge's answer for the repository at `directory` (None: the current directory):
     the pages it answers, and those it leaves to the full rule (`rest`); None when the full rule
     must judge every page (see the module's docstring: what it is unsure of for the whole wiki)."""
     with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes
-        return _judge(directory, wiki_dir_arg)
+        return _answer_unchanged(directory, wiki_dir_arg)
 
 
-def _judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
+def _answer_unchanged(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
     found = checkcache.locate(directory)
     if found is None:
         return None
@@ -231,7 +231,7 @@ def _plain_sidecar(path: str, wiki: str) -> list[SidecarClaim] | None:
         return None
     out: list[SidecarClaim] = []
     for raw in claims:
-        claim = plain_claim(raw, wiki, token_forms=False)  # every token is compared exactly below
+        claim = common_claim(raw, wiki, token_forms=False)  # every token is compared exactly below
         if claim is None:
             return None
         claim_id, statement, evidence, verified_at, verified_by = claim
@@ -369,7 +369,7 @@ def _judge_page(
         for path, start0, end0, version in cited:
             if not unchanged_lines(texts[path], start0, end0, version):
                 return None
-        marked = "c-" + claim_id[6:14] in markers  # citations.label: the id is claim_<32 hex> (plain_claim)
+        marked = "c-" + claim_id[6:14] in markers  # citations.label: the id is claim_<32 hex> (common_claim)
         if not marked:
             unmarked.append(claim_id)
         listed.append(((page, page_path, claim_id, statement, resources, verified_at), marked))
