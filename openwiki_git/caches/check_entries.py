@@ -84,7 +84,7 @@ CODE = (
     "claims/symbols", "diff/cosmetic", "diff/hunks", "diff/signatures", "errors", "evidence/canonical", "evidence/definitions",
     "evidence/docstrings", "evidence/kinds", "evidence/relocation", "evidence/resolver", "evidence/resource", "evidence/tokens",
     "evidence/treesitter", "formats/flatconfig", "formats/pagenames", "formats/schema", "formats/sidecar", "formats/sidecar_common",
-    "formats/siteconf", "formats/timestamps", "formats/yamlio", "git/diff", "git/tracked", "git/repo", "graph/build", "graph/buildlog",
+    "formats/siteconf", "formats/timestamps", "formats/yamlio", "git/diff", "git/repo", "git/tracked", "graph/build", "graph/buildlog",
     "graph/citestale", "graph/claim_graph", "graph/claimcheck", "graph/core", "graph/doc_standing", "graph/documents", "graph/inputs",
     "graph/link", "graph/refs", "graph/search", "graph/split", "ground/broken", "ground/deterministic", "ground/example_evidence",
     "ground/examples", "ground/index", "ground/names", "ground/pageformat", "ground/proves", "ground/refs", "ground/resolve",
@@ -92,7 +92,7 @@ CODE = (
     "markdown/refs", "markdown/refscan", "markdown/relations", "markdown/rstdoc", "markdown/split", "model", "pages/badge",
     "pages/citations", "pages/example_reader", "pages/examples", "pages/frontmatter", "pages/frontmatter_core", "pages/indexes",
     "pages/labels", "pages/markers", "pages/okf", "pages/rst", "pages/rst_examples", "pages/rst_markers", "pages/sentences", "parallel",
-    "services/check", "services/check_examples", "services/check_report", "services/check_unchanged", "store/config", "store/editing",
+    "services/check_chain", "services/check_examples", "services/check_report", "services/check_unchanged", "store/config", "store/editing",
     "store/listing", "store/locking", "store/site", "store/wiki", "store/workspace",
 )
 

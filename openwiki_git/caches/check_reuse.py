@@ -59,7 +59,7 @@ def reuse_or_judge(
     its claims judged by the full rule against `source` (the working tree unless the cache is
     off). `record(result)` is a claim's report record, None for a plainly fresh one (not stored:
     report.fresh_record_data follows from the claim). `findings(page, text, sidecar)` gives a
-    judged page's extra findings (services/check.py: page_findings), kept with its entry. Errors
+    judged page's extra findings (services/check_chain.py: page_findings), kept with its entry. Errors
     are those of `Wiki.load_all`, in the same order (every sidecar read, then the ids checked
     unique). Without the cache only the `wanted` pages are judged (None: all); with it every
     page, so that the cache stays whole. With `use_cache`, what changed is written back

@@ -1,4 +1,4 @@
-"""The one report assembler of `check`: every stage of the chain (services/check.run) gives each
+"""The one report assembler of `check`: every stage of the chain (services/check_chain.run) gives each
 page the same entry (the check cache's: summary, notable records, unmarked ids, findings), and
 `assemble` builds the one result, `Report`, from them: the summary and the findings summed, the
 claims produced as they are read (a page's sidecar is read only when every claim is listed).
@@ -47,7 +47,7 @@ def assemble(
     """The report of `pages` (their entries give the summary and the notable claims; `items(page)`
     every claim, read only when every claim is listed), to be produced as it is read: every claim
     (`every`), else the notable ones (only the problems: `only_problems`). `late` and `notices`:
-    the wiki-wide findings and the claims they flag (services/check.py: _wiki_findings); `site`:
+    the wiki-wide findings and the claims they flag (services/check_chain.py: _wiki_findings); `site`:
     the workspace is in site mode (the claims' markers' form: pages/markers.marker_text);
     `fields`: keys that follow the summary as they are (check --base's commits)."""
     summary = _summary([entries[p]["summary"] for p in pages])

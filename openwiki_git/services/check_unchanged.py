@@ -1,4 +1,4 @@
-"""The quick judge, stage 2 of check's chain (services/check.run): with the cache off (`check
+"""The quick judge, stage 2 of check's chain (services/check_chain.run): with the cache off (`check
 --no-cache`, CI's usual run), each page whose every cited range is unchanged is answered with the
 standard library and the pure modules that state the rules, none of git's, the model's or the
 checker's machinery (pygit2, dataclasses, YAML, relocation) imported; a wiki whose every page it
@@ -63,7 +63,7 @@ PageClaims = list[tuple[records.FreshRecord, bool]]
 # repositories, about 0.95 kB of sidecar a claim): 500 claims (0.5 MB) 8.0 / 11.8 ms; 1,000
 # (1.0 MB) 14.5 / 16.9 ms; 2,000 (1.9 MB) 26.8 / 27.9 ms; 4,000 (3.8 MB) 53.3 / 49.0 ms; 10,000
 # (9.4 MB) about 150-220 / 90-125 ms (docs/benchmarks.md). check --base's scan of the sidecars
-# shares them from the same size (services/check.py).
+# shares them from the same size (services/check_chain.py).
 SPLIT_MIN_BYTES = 2_500_000
 # A cited range: the file, its 0-based half-open span and the token recorded for it.
 Cited = tuple[str, int, int, str]
@@ -74,7 +74,7 @@ SidecarClaim = tuple[str, str, tuple[str, ...], tuple[Cited, ...], str | None]
 class Lean:
     """What the quick judge found: the wiki directory, the pages it answered (sorted), each one's
     entry as the check cache keeps it (summary, no notable claim, the unmarked ids, no finding;
-    and its claim ids) and every claim in order (`items(page)`), for services/check.py's report;
+    and its claim ids) and every claim in order (`items(page)`), for services/check_chain.py's report;
     `rest`: the pages it could not answer (the full rule judges them); `site`: whether a docs
     site builds the wiki folder (site mode: the markers' form; the config's `site:` is left to
     the full path)."""

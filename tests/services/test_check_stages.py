@@ -1,4 +1,4 @@
-"""Each stage of check's chain (services/check.run) answers a page as the full rule does.
+"""Each stage of check's chain (services/check_chain.run) answers a page as the full rule does.
 
 Every stage gives a page the same entry (summary, notable records, unmarked ids, findings), from
 which the one assembler (services/check_report.assemble) builds the report. So the report is the
@@ -23,7 +23,7 @@ import pytest
 
 from openwiki_git.caches import check_entries as checkcache
 from openwiki_git.caches import statkey
-from openwiki_git.services import check, check_unchanged
+from openwiki_git.services import check_chain, check_unchanged
 from openwiki_git.services.check_report import items_of
 from openwiki_git.store.workspace import Workspace
 from tests.support.repo import add_claim
@@ -75,7 +75,7 @@ STATES = {
 def full_rule(root) -> tuple[Workspace, dict]:
     """Every page's entry from the full rule alone (no cache, no quick judge)."""
     ws = Workspace.open(root)
-    judged = check.page_entries(ws, check.CheckOptions(use_cache=False), use_cache=False)
+    judged = check_chain.page_entries(ws, check_chain.CheckOptions(use_cache=False), use_cache=False)
     return ws, judged
 
 
@@ -111,7 +111,7 @@ def test_a_cache_entry_answers_a_page_as_the_full_rule(wiki, capsys, state):
     ws, full = full_rule(wiki.root)
     answered = checkcache.answer(str(wiki.root), None)  # stage 1 for the whole wiki, without git
     assert answered is not None and sorted(answered["pages"]) == sorted(full.entries)
-    held = check.page_entries(ws, check.CheckOptions(), use_cache=True)  # stage 1 page by page, with a Workspace
+    held = check_chain.page_entries(ws, check_chain.CheckOptions(), use_cache=True)  # stage 1 page by page, with a Workspace
     assert not held.sidecars  # every entry held: no page judged again
     for page, entry in full.entries.items():
         assert reported(answered["pages"][page]) == reported(entry), page

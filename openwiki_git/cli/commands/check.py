@@ -16,10 +16,10 @@ from openwiki_git.cli import check_output
 from openwiki_git.cli.args import add_format
 from openwiki_git.errors import UsageError
 
-# A warm check with nothing changed is answered from the check cache by services/check.py with
+# A warm check with nothing changed is answered from the check cache by services/check_chain.py with
 # the standard library alone: the model, the checker, git and pygit2 are imported only when
 # something must be judged.
-from openwiki_git.services import check
+from openwiki_git.services import check_chain
 
 SOURCE_HELP = "where evidence is read: worktree (the default, which the cache answers), index, or a revision such as HEAD"
 
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     json_out = args.format == "json"
-    checked = check.run(check.CheckOptions(
+    checked = check_chain.run(check_chain.CheckOptions(
         directory=getattr(args, "directory", None),
         wiki_dir=getattr(args, "wiki_dir", None),
         source=args.source,
