@@ -28,7 +28,7 @@ from openwiki_git.graph import claimcheck
 from openwiki_git.graph import inputs as graph_inputs
 from openwiki_git.graph import search as graph_search
 from openwiki_git.graph.buildlog import BuildLog
-from openwiki_git.graph.claim_graph import claims_part
+from openwiki_git.graph.claim_graph import build_claim_graph
 from openwiki_git.graph.claimcheck import Parts
 from openwiki_git.graph.core import Graph
 from openwiki_git.graph.documents import document_terms
@@ -150,7 +150,7 @@ def _relink(
         return None
     with _Splitting(ws, now, cache.header, cache.graph, info) as split:
         pages = split.pages()
-        part = claims_part(
+        part = build_claim_graph(
             pages=sorted(pages.items()), sidecars=None, results=None, wiki_dir=ws.config.wiki_dir, previous=previous
         )
         docs = split.docs()
@@ -188,7 +188,7 @@ def _rebuild(
             p for p, (_, sc) in new.sidecars.items()
             if parts.sidecars.get(p, (None, None))[1] is sc and was.get(p, "gone") == now.pages.get(p, "gone")
         }
-        part = claims_part(
+        part = build_claim_graph(
             pages=sorted(pages.items()), sidecars=sidecars, results=results, wiki_dir=ws.config.wiki_dir,
             previous=previous, unchanged=unchanged,
         )
