@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from openwiki_git.caches.check_reuse import Judged
     from openwiki_git.model import ClaimResult
-    from openwiki_git.services.check_unchanged import Lean
+    from openwiki_git.services.check_unchanged import UnchangedAnswer
     from openwiki_git.store.workspace import Workspace
 
 
@@ -125,7 +125,8 @@ def _answered(options: CheckOptions, cached: dict[str, Any]) -> Checked:
     return _assemble(options, cached["wiki_dir"], entries, pages, loader, late, notices, site)
 
 
-def _judged(ws: Workspace, options: CheckOptions, cache: bool, cached: dict[str, Any] | None, lean: Lean | None = None) -> Checked:
+def _judged(ws: Workspace, options: CheckOptions, cache: bool, cached: dict[str, Any] | None,
+            lean: UnchangedAnswer | None = None) -> Checked:
     """The chain page by page (caches/check_reuse.reuse_or_judge): each page's entry reused while its keys
     hold (`cache`), or the quick judge's (`lean`), else the page judged by the full rule; `--fix`
     rewrites the pages from the judged results first, and what is true after the fix is reported."""

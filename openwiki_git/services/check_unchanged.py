@@ -11,7 +11,7 @@ report record follows from the sidecar alone (claims/records.fresh_record_data).
 is the check cache's entry without a notable claim, which tests/services/test_check_unchanged.py
 compares with the full rule's.
 
-A page is left to the full rule (`Lean.rest`), which has the last word and every message, on
+A page is left to the full rule (`UnchangedAnswer.rest`), which has the last word and every message, on
 anything the quick judge is not sure of: a page that is a symlink or missing, a sidecar the plain
 rules do not accept, a page with `stale_after`, a claim a tool verified (ground's: broken
 references) or citing a Markdown document (its standing), a cited file that is untracked, a
@@ -71,7 +71,7 @@ Cited = tuple[str, int, int, str]
 SidecarClaim = tuple[str, str, tuple[str, ...], tuple[Cited, ...], str | None]
 
 
-class Lean:
+class UnchangedAnswer:
     """What the quick judge found: the wiki directory, the pages it answered (sorted), each one's
     entry as the check cache keeps it (summary, no notable claim, the unmarked ids, no finding;
     and its claim ids) and every claim in order (`items(page)`), for services/check_chain.py's report;
@@ -91,7 +91,7 @@ class Lean:
             yield plain if marked else records.fresh_record_data(*plain, marker_present=False, site=self.site)
 
 
-def answer_unchanged(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
+def answer_unchanged(directory: str | None, wiki_dir_arg: str | None) -> UnchangedAnswer | None:
     """The quick judge's answer for the repository at `directory` (None: the current directory):
     the pages it answers, and those it leaves to the full rule (`rest`); None when the full rule
     must judge every page (see the module's docstring: what it is unsure of for the whole wiki)."""
@@ -99,7 +99,7 @@ def answer_unchanged(directory: str | None, wiki_dir_arg: str | None) -> Lean | 
         return _answer_unchanged(directory, wiki_dir_arg)
 
 
-def _answer_unchanged(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
+def _answer_unchanged(directory: str | None, wiki_dir_arg: str | None) -> UnchangedAnswer | None:
     found = checkcache.locate(directory)
     if found is None:
         return None
@@ -140,7 +140,7 @@ def _answer_unchanged(directory: str | None, wiki_dir_arg: str | None) -> Lean |
         entries[page]["ids"] = "\n".join(page_ids)  # for the full rule's check of the ids across the wiki
     from openwiki_git.caches.site import site_found
 
-    return Lean(wiki_dir, [p for p in pages if p in entries], entries, listed, site_found(root, wiki_dir) is not None, rest)
+    return UnchangedAnswer(wiki_dir, [p for p in pages if p in entries], entries, listed, site_found(root, wiki_dir) is not None, rest)
 
 
 def _split_answers(pages: list[str], wiki: str, files: _CitedFiles,

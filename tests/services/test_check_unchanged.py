@@ -164,7 +164,7 @@ def conflict(repo, path: str) -> None:
     subprocess.run(["git", "update-index", "--index-info"], cwd=repo.root, input=info, text=True, check=True)
 
 
-def answers_whole(lean: check_unchanged.Lean | None) -> bool:
+def answers_whole(lean: check_unchanged.UnchangedAnswer | None) -> bool:
     """Whether the quick judge answered every page (none left to the full rule)."""
     return lean is not None and not lean.rest
 
