@@ -49,7 +49,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from openwiki_git.caches import check as checkcache
+from openwiki_git.caches import check_entries as checkcache
 from openwiki_git.cli.main import main
 from openwiki_git.evidence.resource import format_resource
 from openwiki_git.evidence.tokens import lines_version, split_lines
@@ -61,7 +61,7 @@ from openwiki_git.store.wiki import page_version
 try:
     from openwiki_git.caches.statkey import RACY_NS
 except ImportError:  # a version from before caches/statkey.py (timed from outside the checkout) kept it here
-    from openwiki_git.caches.check import RACY_NS
+    from openwiki_git.caches.check_entries import RACY_NS
 
 LINES_PER_FILE = 400
 RANGE_LINES = 4

@@ -32,7 +32,7 @@ from openwiki_git.graph import core as graph
 from openwiki_git.graph import inputs as graph_inputs
 from openwiki_git.graph import link as graph_link
 from openwiki_git.graph import split as graph_split
-from openwiki_git.graph.claimpart import claims_part
+from openwiki_git.graph.claim_graph import build_claim_graph
 from openwiki_git.graph.documents import document_terms
 from openwiki_git.graph.session import GraphSession
 from openwiki_git.markdown import split as mdsplit
@@ -168,7 +168,7 @@ def bench_inputs(ws: Workspace) -> None:
         after = lambda i, d: document_terms(d) if i >= n else None  # noqa: E731
         with graph_split.SplitJob(page_items + doc_items, parallel=parallel, after=after) as job:
             split_pages = list(zip(pages, job.front(n)))
-            part = claims_part(pages=split_pages, sidecars=sidecars, results={}, wiki_dir=".openwiki")
+            part = build_claim_graph(pages=split_pages, sidecars=sidecars, results={}, wiki_dir=".openwiki")
             docs = job.result()[n:]
         terms = {job.done[i].path: t for i, t in job.extras.items() if t is not None}
         return graph_link.link(part, docs=docs, files=tracked, wiki_dir=".openwiki", terms=terms)

@@ -221,7 +221,7 @@ class GraphService:
         stale: set[str] = set()
         sidecars = self.ws.wiki.load_all()
         table = standing_table(g)  # the loaded graph knows every document's standing
-        notices = citestale.judge([c for sc in sidecars.values() for c in sc.claims], table.get)
+        notices = citestale.superseded_notices([c for sc in sidecars.values() for c in sc.claims], table.get)
         for cid, _ in claims:
             summary = graph_summary.summary(g, cid, stale)
             if cid in notices:

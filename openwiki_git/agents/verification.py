@@ -4,7 +4,7 @@ verdict in the refresher's own format, checked by the one validator, applied by 
 and `add_claim` (a new claim whose quotes must match).
 
 One validator and one writer, the verdicts package's: a verdict is checked by
-`verdicts/check.check_verdict` against the same `ClaimContext` the refresher builds for its model
+`verdicts/validator.check_verdict` against the same `ClaimContext` the refresher builds for its model
 (`verdicts/sources` + `verdicts/context`: one sentence's claims, their cited parts as verified
 and now, at the file's real line numbers), so an agent may cite exactly what the model may; an
 accepted verdict goes through `verdicts/writer.Writer` and `verdicts/edits.apply_plan` (checked
@@ -19,9 +19,9 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from openwiki_git.claims import check as checker
+from openwiki_git.claims import freshness as checker
 from openwiki_git.claims import policy
-from openwiki_git.claims.report import cause_data
+from openwiki_git.claims.records import cause_data
 from openwiki_git.errors import OpenwikiError, UsageError
 from openwiki_git.git import diff as gitdiff
 from openwiki_git.graph import inputs as graph_inputs
@@ -33,11 +33,11 @@ from openwiki_git.refresh.protocol import schema_problems
 from openwiki_git.store import editing
 from openwiki_git.store.workspace import Workspace, now_iso
 from openwiki_git.verdicts import prose
-from openwiki_git.verdicts.check import check_cited, check_verdict
 from openwiki_git.verdicts.context import ClaimContext, build_context
 from openwiki_git.verdicts.edits import VerdictError, apply_plan
 from openwiki_git.verdicts.sources import sentences, sources_of
 from openwiki_git.verdicts.statement import check_statement
+from openwiki_git.verdicts.validator import check_cited, check_verdict
 from openwiki_git.verdicts.writer import Writer
 
 SCOPES = ("worktree", "staged", "branch")

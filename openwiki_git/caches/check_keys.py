@@ -1,7 +1,7 @@
 """What a page's cached `check` answer depends on besides its sidecar and page, taken when the
 page is judged (caches/check_reuse.py): each cited file's key (stat and blob), a set's glob's
 candidates (the index's regular files it matches) and each one's presence or content, and the
-tree-sitter modules a definition is read through. check.py checks these keys on the fast answer;
+tree-sitter modules a definition is read through. check_entries.py checks these keys on the fast answer;
 this module takes them, with the Workspace's repository and resolver.
 """
 
@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from openwiki_git.caches.check import file_key_now, grammars_key
+from openwiki_git.caches.check_entries import file_key_now, grammars_key
 from openwiki_git.caches.statkey import racy
 from openwiki_git.evidence.kinds import looks_like_kind
 
 if TYPE_CHECKING:
-    from openwiki_git.caches.check import FileKey
+    from openwiki_git.caches.check_entries import FileKey
 
 
 def file_key_after(ws: Any, root: str, path: str, resolver: Any, real_dirs: dict[str, str], started_ns: int) -> FileKey | None:
@@ -44,7 +44,7 @@ def scope_of(resource: str) -> Scope:
     from openwiki_git.formats import sidecar
 
     if not looks_like_kind(resource):
-        plain = sidecar.plain_parts(resource)
+        plain = sidecar.canonical_parts(resource)
         if plain is not None:
             return plain[0], None, False, False
         try:

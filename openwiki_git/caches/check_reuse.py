@@ -1,7 +1,7 @@
 """`check`'s summary cache with a Workspace: each page's entry reused while its keys hold (the
 sidecar's and page's stats, the clock, every cited file's key), the other pages' sidecars loaded
 and their claims judged again, and what changed written back. The keys, the file's format and the
-standard-library fast answer are check.py's.
+standard-library fast answer are check_entries.py's.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from openwiki_git.caches.check import (
+from openwiki_git.caches.check_entries import (
     CACHE_NAME,
     FORMAT,
     cache_key,
@@ -24,7 +24,7 @@ from openwiki_git.caches.site import site_found
 from openwiki_git.caches.statkey import lstat_file, racy, stat_or_none
 
 if TYPE_CHECKING:
-    from openwiki_git.caches.check import Entry, FileKey
+    from openwiki_git.caches.check_entries import Entry, FileKey
 
 MAX_NOTABLE = 20_000  # notable claim records kept at most; pages beyond are judged on each run
 
@@ -41,7 +41,7 @@ class Judged:
         self.results: list[Any] = []  # ClaimResult, kept with keep_results
 
 
-def judge(
+def reuse_or_judge(
     ws: Any,
     *,
     wiki_dir_arg: str | None,
@@ -58,8 +58,8 @@ def judge(
     """Every page's entry: reused while its keys hold (`use_cache`), else its sidecar loaded and
     its claims judged by the full rule against `source` (the working tree unless the cache is
     off). `record(result)` is a claim's report record, None for a plainly fresh one (not stored:
-    report.plain_claim_data follows from the claim). `findings(page, text, sidecar)` gives a
-    judged page's extra findings (services/check.py: page_findings), kept with its entry. Errors
+    report.fresh_record_data follows from the claim). `findings(page, text, sidecar)` gives a
+    judged page's extra findings (services/check_chain.py: page_findings), kept with its entry. Errors
     are those of `Wiki.load_all`, in the same order (every sidecar read, then the ids checked
     unique). Without the cache only the `wanted` pages are judged (None: all); with it every
     page, so that the cache stays whole. With `use_cache`, what changed is written back
@@ -86,7 +86,7 @@ def judge(
     todo = found.loaded if use_cache or wanted is None else {p: sc for p, sc in found.loaded.items() if p in wanted}
     if todo:
         rule = _FullRule(ws, source, record, findings, now, keep_results)
-        rule.judge(judged, todo)
+        rule.judge_loaded(judged, todo)
         if use_cache:
             _key_pages(ws, judged, todo, rule, found.keys, found.keep, started_ns)
     if use_cache:
@@ -237,7 +237,7 @@ class _Reuse:
 
 
 class _FullRule:
-    """The full rule on loaded pages (claims/check.check_all, against `source`): each page's
+    """The full rule on loaded pages (claims/freshness.check_all, against `source`): each page's
     entry as the cache keeps it (summary, notable records, unmarked ids, findings)."""
 
     def __init__(self, ws: Any, source: str, record: Any, findings: Any, now: Any, keep_results: bool) -> None:
@@ -251,9 +251,9 @@ class _FullRule:
             self.texts[page] = self.ws.page_text(page)
         return self.texts[page]
 
-    def judge(self, judged: Judged, loaded: dict[str, Any]) -> None:
-        from openwiki_git.claims import check as checker
-        from openwiki_git.claims.report import is_plain_unmarked
+    def judge_loaded(self, judged: Judged, loaded: dict[str, Any]) -> None:
+        from openwiki_git.claims import freshness as checker
+        from openwiki_git.claims.records import is_plainly_fresh_unmarked
 
         config, now, record = self.ws.config, self.now, self.record
         results = checker.check_all(loaded, self.resolver, self.page_text, now=now, reverify_after=config.reverify_policy)
@@ -272,7 +272,7 @@ class _FullRule:
                 "summary": checker.summarize(rs),
                 "notable": [c for c in map(record, rs) if c is not None],
                 # plain but for a missing marker: ids, not records (100,000 of them in a wiki without markers)
-                "unmarked": "\n".join(r.claim.id for r in rs if is_plain_unmarked(r)),
+                "unmarked": "\n".join(r.claim.id for r in rs if is_plainly_fresh_unmarked(r)),
                 "findings": self.findings(page, text, sc),
             }
 
@@ -281,7 +281,7 @@ def _key_pages(ws: Any, judged: Judged, loaded: dict[str, Any], rule: _FullRule,
                keep: dict[str, Entry], started_ns: int) -> None:
     """What each judged page's entry depends on (caches/check_keys.py), added to it; the entries
     that can be kept go to `keep`, to be written."""
-    from openwiki_git.claims import check as checker
+    from openwiki_git.claims import freshness as checker
 
     reverify_after = ws.config.reverify_policy
     real_dirs: dict[str, str] = {}

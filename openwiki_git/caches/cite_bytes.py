@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from openwiki_git.evidence.kinds import FileSet, glob_matches, kind_scope, looks_like_kind, stored_kind
-from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, parse_resource, plain_parts
+from openwiki_git.evidence.resource import REPO_PREFIX, ResourceError, canonical_parts, parse_resource
 from openwiki_git.formats import sidecar as sidecar_codec
 
 
@@ -46,7 +46,7 @@ def read_cites(data: bytes) -> tuple[set[str], set[str]]:
                 if scope is not None:
                     out.add(scope)
                 continue
-            plain = plain_parts(resource)
+            plain = canonical_parts(resource)
             if plain is not None:
                 out.add(plain[0])  # the common case, no need for the full grammar
                 continue

@@ -41,7 +41,7 @@ class CiteIndex:
     the tree in memory.
     """
 
-    # 2: paths read by resource.plain_parts / parse_resource alike; 3: claim ids too; 4: definitions'
+    # 2: paths read by resource.canonical_parts / parse_resource alike; 3: claim ids too; 4: definitions'
     # files, sets' globs; 5: sets' globs in their own table, by literal start; 6: that table (`sets`)
     # says which globs are sets of files (matched against membership changes only)
     SCHEMA = 6

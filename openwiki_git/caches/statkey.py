@@ -1,5 +1,5 @@
 """A file's stat key and git's racy-file rule: the one owner every stat-keyed cache asks (check's
-summary, caches/check*.py; the graph's inputs, graph/inputs.py; ground's broken references,
+summary, caches/check_entries*.py; the graph's inputs, graph/inputs.py; ground's broken references,
 ground/broken.py). Standard library alone: check's fast answer imports it.
 
 A stat key is a file's (mtime, size, inode, ctime), in nanoseconds: a file whose key is the one a

@@ -93,7 +93,7 @@ def cause_of(items: Sequence[tuple[str, str, str | None]]) -> Cause:
 
 
 def of_record(c: Mapping[str, Any]) -> Cause:
-    """A check record's cause (claims/report.py's `claim_data`): its mark's causes, which say what
+    """A check record's cause (claims/records.py's `claim_data`): its mark's causes, which say what
     the change that marked it was, else its evidence's reasons now."""
     mark = c.get("mark") or {}
     items = [(mark.get("status", "stale"), x.get("reason") or "", x.get("resource")) for x in mark.get("causes") or ()]

@@ -1,6 +1,6 @@
 """When a claim is due for re-verification by age: `reverify_after` per page, by page glob or
 OKF `type:` with a default. Pure. check resolves a page's duration once, then compares each of
-its claims' `verifiedAt` (claims/check.py's `is_due`)."""
+its claims' `verifiedAt` (claims/freshness.py's `is_due`)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 
 - (claims/example_calls.py reads what an example calls: `uses`, `page_uses`, `Call`; and
   claims/accepts.py what a definition accepts: `signature`, `Signature`.)
-- `judge`: one call against what its name means now: broken when the name is no longer defined,
+- `why_broken`: one call against what its name means now: broken when the name is no longer defined,
   or when it passes a keyword the signature no longer accepts and takes no `**kwargs`.
 - `broken_calls`: THE check-side rule, the one function every route calls for a claim that
   guards an example (its marker closes the example: a comment after a fence, a reST marker line
@@ -27,14 +27,14 @@ from openwiki_git.pages import citations, example_reader
 from openwiki_git.pages.examples import CONSOLE, Example
 from openwiki_git.pages.markers import COMMENT
 
-__all__ = ["KIND", "SUBCLASS", "Call", "Signature", "Uses", "broken_calls", "broken_records", "judge", "may_guard", "page_uses",
-           "read_page", "signature", "uses"]
+__all__ = ["KIND", "SUBCLASS", "Call", "Signature", "Uses", "broken_calls", "broken_records", "may_guard", "page_uses",
+           "read_page", "signature", "uses", "why_broken"]
 
 KIND = "example"  # the `kind` of a broken example call in `broken_references`
 
 
 # -- the rule -----------------------------------------------------------------------------------
-def judge(call: Call, shown: str, defined: bool, sig: Signature | None, *, now: bool = True) -> str | None:
+def why_broken(call: Call, shown: str, defined: bool, sig: Signature | None, *, now: bool = True) -> str | None:
     """Why `call` is broken, or None: `shown` names what it means (`pkg.Client`); `defined`:
     whether the project still defines it; `sig`: what it accepts (None: unknown). `now`: say
     "no longer" (a claim's example, judged after a change) rather than "not". The call itself
@@ -55,7 +55,7 @@ def broken_calls(
     page_text: str | None, claim: Claim, read: Callable[[str], FileText], page: tuple[list[Example], list[Uses]] | None = None
 ) -> tuple[tuple[str, str], ...]:
     """The calls of the example the claim guards that are broken now, each (the call as written,
-    why: `judge`), each said once;
+    why: `why_broken`), each said once;
     () when the claim guards no example (its marker closes no code example) or nothing broke.
     `read(path)` reads a cited file now (its text None: the file is gone). Each call is matched to
     the definition the claim cites by name: its dotted name ends with the cited one's
@@ -85,7 +85,7 @@ def broken_calls(
         sig = signature(text, sym.name) if text and defined else None
         if sig is None and defined and call.keywords:
             sig = _inherited_init(cited, sym, read)
-        why = judge(call, call.name, defined, sig)
+        why = why_broken(call, call.name, defined, sig)
         if why is not None and (call.text, why) not in out:
             out.append((call.text, why))
     return tuple(out)

@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 
 from openwiki_git.claims import part
 from openwiki_git.claims.causes import ANNOTATIONS_ONLY
+from openwiki_git.claims.diff_texts import MODE_GITLINK, MODE_LINK, DiffTexts
 from openwiki_git.claims.outcomes import EvidenceOutcome
-from openwiki_git.claims.sides import MODE_GITLINK, MODE_LINK, Sides
 from openwiki_git.claims.signature_edits import DEFAULTS_CHANGED as DEFAULTS_CHANGED
 from openwiki_git.claims.signature_edits import PARAMETERS_ADDED as PARAMETERS_ADDED
 from openwiki_git.claims.signature_edits import head_parameters_changed, whole_parameters_changed
@@ -270,7 +270,7 @@ def _show(m: Member) -> str:
     return m if isinstance(m, str) else f"{m[0]}: {m[1].strip()[:120]}"
 
 
-def changed_scope(kind: Kind, sides: Sides) -> list[FileChange]:
+def changed_scope(kind: Kind, sides: DiffTexts) -> list[FileChange]:
     """The diff's changes that touch the item's scope (old or new path in it)."""
     return sides.in_scope(kind_scope(kind)[0])
 
@@ -305,7 +305,7 @@ def set_through_diff(
 
 
 def through_diff(
-    kind: Kind, ev: Evidence, sides: Sides, *, cosmetic_edits: str, annotations: bool | None, parameters: bool | None = False,
+    kind: Kind, ev: Evidence, sides: DiffTexts, *, cosmetic_edits: str, annotations: bool | None, parameters: bool | None = False,
     marks: Callable[[str], bool] | None = None,
 ) -> EvidenceOutcome | None:
     """The item after the diff `sides` holds; None when the diff does not touch its scope (a

@@ -4,7 +4,7 @@ The cosmetic rules (diff/cosmetic.py, and signatures.py for parameters added) sa
 did and name it in the reason (`cosmetic: comments`, `cosmetic: annotations (removed int; added
 str)`); `marks` says whether that edit matters to the claim's sentence. It is the one rule every
 route asks, per evidence item: the hook and `check --base` (claims/staleness.py, through
-claims/kinds.py's `marks` predicate) and `check` (claims/check.py's check_claim, through
+claims/kinds.py's `marks` predicate) and `check` (claims/freshness.py's check_claim, through
 `result`), so they agree by construction.
 
 - `cosmetic_edits: mark`: every cosmetic edit marks (the claim is stale with the cosmetic reason,

@@ -2,7 +2,7 @@
 existing parameters' defaults changed (compared through `ast`, diff/signatures.py), in a head, in a
 whole definition whose body is otherwise the same (the new parameters at most handed on by keyword),
 or in a cited line range that holds one `def` (an `@overload` declaration); and the one judgement of
-a cited range's cosmetic edit that claims/check.py (check) and claims/staleness.py (the hook)
+a cited range's cosmetic edit that claims/freshness.py (check) and claims/staleness.py (the hook)
 share. The reason names them, `cosmetic: parameters added (a, b), defaults changed (c)`, for
 claims/relevance.py to weigh against the sentence. Pure.
 """

@@ -1,7 +1,7 @@
 """Claims and a diff in, per-evidence outcomes out: what the hook marks and CI reports. Pure.
 
 One cohesive thing: the judging of an evidence item, whose old-side and new-side paths call each
-other and share the engine's options and the diff's sides (sides.py reads those; outcomes.py
+other and share the engine's options and the diff's sides (diff_texts.py reads those; outcomes.py
 holds the records it returns).
 
 The evidence of a claim is read on one of two bases:
@@ -48,9 +48,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from openwiki_git.claims import causes, kinds, relevance, signature_edits
-from openwiki_git.claims import check as checker
+from openwiki_git.claims import freshness as checker
+from openwiki_git.claims.diff_texts import MODE_GITLINK, MODE_LINK, DiffTexts, Reader
 from openwiki_git.claims.outcomes import ClaimOutcome, EvidenceOutcome
-from openwiki_git.claims.sides import MODE_GITLINK, MODE_LINK, Reader, Sides
 from openwiki_git.claims.symbols import for_claim
 from openwiki_git.diff import cosmetic
 from openwiki_git.diff import hunks as diffmap
@@ -58,7 +58,7 @@ from openwiki_git.diff.hunks import FileChange, Hunk, context_kept
 from openwiki_git.evidence.kinds import Kind, looks_like_kind, parse_kind
 from openwiki_git.evidence.relocation import GROWTH_FACTOR, GROWTH_LINES, bounded, relocate
 from openwiki_git.evidence.resolver import LineIndex
-from openwiki_git.evidence.resource import REPO_PREFIX, Resource, ResourceError, parse_resource, plain_parts
+from openwiki_git.evidence.resource import REPO_PREFIX, Resource, ResourceError, canonical_parts, parse_resource
 from openwiki_git.evidence.tokens import Anchors, decode_anchors, lines_version
 from openwiki_git.model import Claim, Evidence, FileText, Mark, Status, worst
 
@@ -84,15 +84,15 @@ def _lines(res: Resource) -> tuple[int, int] | None:
 
 
 class Engine:
-    """Judges claims against one diff, whose sides (sides.py) read each file at most once,
+    """Judges claims against one diff, whose sides (diff_texts.py) read each file at most once,
     lazily: a file the diff does not touch is never read on the old-side basis."""
 
     def __init__(self, changes: Sequence[FileChange], read_old: Reader, read_new: Reader, options: Options) -> None:
         self.options = options
-        self.sides = Sides(changes, read_old, read_new, options.wiki_dir)
+        self.sides = DiffTexts(changes, read_old, read_new, options.wiki_dir)
 
     # -- claims ------------------------------------------------------------------------------
-    def judge(self, page: str, prev: Claim | None, cur: Claim) -> ClaimOutcome:
+    def claim_outcome(self, page: str, prev: Claim | None, cur: Claim) -> ClaimOutcome:
         """`cur` as stored now; `prev` the claim with the same id on the old side (None: new)."""
         outcomes: list[EvidenceOutcome] = []
         affected = prev is None or prev.evidence != cur.evidence or prev.mark != cur.mark
@@ -136,16 +136,16 @@ class Engine:
         return ClaimOutcome(page, cur, after, self.decide(outcomes, after), tuple(outcomes), affected)
 
     def unaffected(self, prev: Claim | None, cur: Claim) -> bool:
-        """Whether `judge(page, prev, cur)` would find the claim unaffected, known without judging
+        """Whether `claim_outcome(page, prev, cur)` would find the claim unaffected, known without judging
         it: the claim is as on the old side, and no item of it is a definition or a set or cites a
-        file the diff changes (judge's own tests, reading nothing). The hook skips these claims of
+        file the diff changes (claim_outcome's own tests, reading nothing). The hook skips these claims of
         the pages it loads: most claims of a page cite files the diff leaves alone."""
         if prev is None or (prev is not cur and prev != cur):
             return False
         for ev in cur.evidence:
             if _kind(ev) is not None:
                 return False
-            plain = plain_parts(ev.resource)  # the path parse_resource gives, without the grammar
+            plain = canonical_parts(ev.resource)  # the path parse_resource gives, without the grammar
             res = _parse(ev.resource) if plain is None else None
             path = plain[0] if plain is not None else res.path if res is not None else None
             if path is not None and path in self.sides.by_old:
@@ -155,7 +155,7 @@ class Engine:
     # -- the one place where a claim's status is decided ---------------------------------------
     def decide(self, outcomes: Sequence[EvidenceOutcome], after: Claim) -> Status:
         """The claim's status from its evidence outcomes. Each item's outcome is decided in one
-        place, the loop of `judge` (old side: `_through_diff` then `_settle`; new side:
+        place, the loop of `claim_outcome` (old side: `_through_diff` then `_settle`; new side:
         `_on_new_side`); a check that re-decides a stale outcome (cosmetic edits) goes right after
         it, in that loop. A mark stays until something verifies the claim."""
         status = worst([o.status for o in outcomes])

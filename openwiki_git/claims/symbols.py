@@ -18,8 +18,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
+from openwiki_git.claims.diff_texts import DiffTexts
 from openwiki_git.claims.outcomes import EvidenceOutcome
-from openwiki_git.claims.sides import Sides
 from openwiki_git.evidence import definitions
 from openwiki_git.evidence.kinds import DEF_PREFIX, Symbol, def_v2_version, def_version, head_version
 from openwiki_git.evidence.tokens import split_lines
@@ -171,7 +171,7 @@ def tracked_elsewhere(tracked: Callable[[], Sequence[str]], read: Reader) -> Els
     return files
 
 
-def diff_elsewhere(sides: Sides) -> Elsewhere:
+def diff_elsewhere(sides: DiffTexts) -> Elsewhere:
     """The diff's added, modified or renamed files with the cited file's extension, new side (the
     hook, `check --base`: a definition moved in this diff went to a file the diff touches)."""
 

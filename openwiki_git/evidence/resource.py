@@ -1,11 +1,11 @@
 """The `repo://path[#Lx-Ly]` grammar (OpenWiki's §2, plus our refused paths): parse, canonical
-form, and the one fast path for resources that are already canonical (`plain_parts`).
+form, and the one fast path for resources that are already canonical (`canonical_parts`).
 
 A pure port of OpenWiki 0.3.3 (langchain-ai/openwiki, MIT), as described in
 shared/docs/openwiki-claims-format.md §2 and Appendix A. Stdlib only: no I/O, no git.
 
 - `parse_resource` / `format_resource`: the grammar and its round-trip rule (§2.2, §2.3).
-- `plain_parts` (evidence/plain.py, re-exported): `(path, start, end)` of a canonical, plain resource,
+- `canonical_parts` (evidence/canonical.py, re-exported): `(path, start, end)` of a canonical, plain resource,
   without the general machinery.
 - `Resource`: a parsed resource; `canonical` is its one spelling.
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from openwiki_git.evidence.plain import MAX_SAFE_INTEGER, plain_parts
+from openwiki_git.evidence.canonical import MAX_SAFE_INTEGER, canonical_parts
 
 __all__ = [
     "MAX_SAFE_INTEGER",
@@ -27,7 +27,7 @@ __all__ = [
     "as_resource",
     "format_resource",
     "parse_resource",
-    "plain_parts",
+    "canonical_parts",
 ]
 
 REPO_PREFIX = "repo://"
@@ -114,7 +114,7 @@ def parse_resource(text: str, *, wiki_dir: str = "openwiki", allow_nested_git: b
     depth; it defaults to True because the compat vectors require `vendor/lib/.git/config` to
     parse. Raises ResourceError with a one-line message.
     """
-    parts = plain_parts(text) if isinstance(text, str) else None
+    parts = canonical_parts(text) if isinstance(text, str) else None
     if parts is None:
         return _parse_general(text, wiki_dir, allow_nested_git)
     # Already canonical: nothing to decode or normalise (checks 1-6 cannot fail), so only the

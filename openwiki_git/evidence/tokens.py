@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 
-from openwiki_git.evidence.plain import MAX_SAFE_INTEGER
+from openwiki_git.evidence.canonical import MAX_SAFE_INTEGER
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ def unchanged_lines(
     """Whether `version` is exactly `lines_version()` of these lines' text at `[start0, end0)`:
     `lines` are the UTF-8 bytes of the lines, terminators kept (a window from CONTEXT_LINES
     before the span to CONTEXT_LINES after it is enough). The cited text and its context are
-    unchanged at the resource's own lines: the common case of a check (claims/check.py's
+    unchanged at the resource's own lines: the common case of a check (claims/freshness.py's
     unchanged_at_hint, `check --no-cache`'s lean path), run once per cited range, so written for
     speed: the content hash is compared first (changed text costs one hash), the anchors are
     written without json.dumps, which dominates lines_version()'s cost (tests compare the two on

@@ -1,4 +1,4 @@
-"""Sidecar JSON <-> model. With sidecar_plain.py (its field names and the plain claims' rules), the
+"""Sidecar JSON <-> model. With sidecar_common.py (its field names and the plain claims' rules), the
 only module that knows the sidecar's field names.
 
 Reading is strict and fail-closed like OpenWiki's (an unknown key is an error), but every error
@@ -13,8 +13,8 @@ from typing import Any
 
 from openwiki_git.errors import SchemaError
 from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
-from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource, plain_parts
-from openwiki_git.formats.sidecar_plain import BLOB, CLAIM_ID, CLAIM_KEYS, EVIDENCE_KEYS, PAGE_VERSION, ROOT_KEYS, VERSION, plain_claim
+from openwiki_git.evidence.resource import Resource, ResourceError, canonical_parts, parse_resource
+from openwiki_git.formats.sidecar_common import BLOB, CLAIM_ID, CLAIM_KEYS, EVIDENCE_KEYS, PAGE_VERSION, ROOT_KEYS, VERSION, common_claim
 from openwiki_git.model import Cause, Claim, Evidence, Mark, Retracted, Sidecar, Verification
 
 DEF_VERSION = re.compile(r"^repo-def-v[12]:sha256:[0-9a-f]{64}$")  # a definition by name (evidence/kinds.py); v1: before v2
@@ -181,17 +181,17 @@ def _retracted(r: _Reader, raw: Any) -> tuple[Retracted, ...]:
     return tuple(out)
 
 
-# The fast path: the common, valid claim is accepted with a few C-level checks (sidecar_plain);
+# The fast path: the common, valid claim is accepted with a few C-level checks (sidecar_common);
 # anything else (a mark, an escape in a path, any problem) goes through the careful reader, which
 # has the last word and the error messages. The fast path accepts only what the careful reader accepts.
 def plain_resource(resource: str, wiki: str = "") -> Resource | None:
-    """plain_parts() as a resource.Resource."""
-    parts = plain_parts(resource, wiki)
+    """canonical_parts() as a resource.Resource."""
+    parts = canonical_parts(resource, wiki)
     return None if parts is None else Resource(*parts)
 
 
 def _fast_claim(raw: Any, wiki: str) -> Claim | None:
-    plain = plain_claim(raw, wiki)
+    plain = common_claim(raw, wiki)
     if plain is None:
         return None
     claim_id, statement, evidence, verified_at, verified_by = plain
@@ -372,7 +372,7 @@ def cause_path(cause: dict[str, Any]) -> str:
 def resource_path(resource: str) -> str:
     """The file a `repo://` resource cites, as the resolver parses it; the text before `#` or `?`
     when it cannot be parsed (a reader that counts still names the file)."""
-    parts = plain_parts(resource)
+    parts = canonical_parts(resource)
     if parts is not None:
         return parts[0]
     try:

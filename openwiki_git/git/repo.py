@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openwiki_git.errors import GitError
-from openwiki_git.git.plain import LFS_POINTER
+from openwiki_git.git.tracked import LFS_POINTER
 from openwiki_git.model import FileText
 
 if TYPE_CHECKING:

@@ -23,13 +23,13 @@ from typing import Any
 
 from openwiki_git import __version__
 from openwiki_git.caches import graph as graph_cache
-from openwiki_git.caches.check import no_gc
+from openwiki_git.caches.check_entries import no_gc
 from openwiki_git.graph import claimcheck
 from openwiki_git.graph import inputs as graph_inputs
 from openwiki_git.graph import search as graph_search
 from openwiki_git.graph.buildlog import BuildLog
+from openwiki_git.graph.claim_graph import build_claim_graph
 from openwiki_git.graph.claimcheck import Parts
-from openwiki_git.graph.claimpart import claims_part
 from openwiki_git.graph.core import Graph
 from openwiki_git.graph.documents import document_terms
 from openwiki_git.graph.inputs import Inputs, StatKey, cited_key, doc_globs, stat_inputs
@@ -150,7 +150,7 @@ def _relink(
         return None
     with _Splitting(ws, now, cache.header, cache.graph, info) as split:
         pages = split.pages()
-        part = claims_part(
+        part = build_claim_graph(
             pages=sorted(pages.items()), sidecars=None, results=None, wiki_dir=ws.config.wiki_dir, previous=previous
         )
         docs = split.docs()
@@ -181,14 +181,14 @@ def _rebuild(
         if check:
             results, info.files_checked = claimcheck.check(ws, sidecars, pages, now, new, parts)
         # Sidecar pages whose sidecar and page text are unchanged: the claims' part of the graph
-        # has the same shape as the cached graph's (claimpart reads it off, then applies new
+        # has the same shape as the cached graph's (claim_graph reads it off, then applies new
         # results).
         was = cache.header.pages if cache.header is not None else {}
         unchanged = {
             p for p, (_, sc) in new.sidecars.items()
             if parts.sidecars.get(p, (None, None))[1] is sc and was.get(p, "gone") == now.pages.get(p, "gone")
         }
-        part = claims_part(
+        part = build_claim_graph(
             pages=sorted(pages.items()), sidecars=sidecars, results=results, wiki_dir=ws.config.wiki_dir,
             previous=previous, unchanged=unchanged,
         )

@@ -3,7 +3,7 @@ what changed, and still gives exactly the graph a fresh build gives (same nodes 
 edges in the same order, same unresolved list). Pure: no I/O.
 
 - claims: when no sidecar page changed (nor its page), the claims' part of the graph is the
-  previous graph's, read off as slices (it is built first, before any reference: claimpart);
+  previous graph's, read off as slices (it is built first, before any reference: claim_graph);
   check results that changed only change node data, so those claims and the spans they cite are
   recomputed;
 - references: each document's resolved references are logged (refs.Resolver) and the log is

@@ -2,7 +2,7 @@
 the claim was verified, is a stale belief even when the cited lines are unchanged. Pure: judges
 from the claims and the standing of the documents they cite; no I/O.
 
-    judge(claims, standing) -> {claim id: [notice, ...]}
+    superseded_notices(claims, standing) -> {claim id: [notice, ...]}
 
 `standing(path)` gives a cited document's standing ({"superseded_by": [(path, title)],
 "amended_by": [(path, title, date or None)]}) or None when the path is no prose document.
@@ -39,7 +39,7 @@ def cited_documents(claims: Iterable[Any], wiki_dir: str) -> set[str]:
 DOCUMENT_MENTION = b".md"
 
 
-def judge(claims: Iterable[Any], standing: Callable[[str], Standing | None]) -> dict[str, list[dict[str, Any]]]:
+def superseded_notices(claims: Iterable[Any], standing: Callable[[str], Standing | None]) -> dict[str, list[dict[str, Any]]]:
     """Notices by claim id, for claims citing a superseded (or later amended) document."""
     out: dict[str, list[dict[str, Any]]] = {}
     for claim in claims:

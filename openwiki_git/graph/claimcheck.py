@@ -1,5 +1,5 @@
 """The claims' statuses for a graph load: the sidecars read where their stat changed, and every
-claim checked against the working tree (claims.check), reusing the results of cited files whose
+claim checked against the working tree (claims.freshness), reusing the results of cited files whose
 stat and tracking are unchanged (`Parts`, cached as graph.parts.pickle by graph_build).
 """
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-from openwiki_git.claims.check import EvidenceResolver, check_claim
+from openwiki_git.claims.freshness import EvidenceResolver, check_claim
 from openwiki_git.errors import StoreError
 from openwiki_git.graph.core import split_canonical
 from openwiki_git.graph.inputs import Inputs, StatKey, cited_key
@@ -107,7 +107,7 @@ def check(
     new: Parts,
     parts: Parts,
 ) -> tuple[dict[str, ClaimResult], int]:
-    """Every claim's status (claims.check.check_claim), and how many cited files were checked
+    """Every claim's status (claims.freshness.check_claim), and how many cited files were checked
     again; evidence in files whose stat and tracking are unchanged is reused from `parts`."""
     by_file: dict[str, list[tuple[str, str]]] = {}
     path_of: dict[str, str] = {}  # resource -> the file it cites (core.split_canonical's path)

@@ -14,7 +14,7 @@ from openwiki_git import __version__
 from openwiki_git.caches import graph as graph_cache
 from openwiki_git.graph import split as graph_split
 from openwiki_git.graph.build import CACHE_FORMAT, cache_folder
-from openwiki_git.graph.claimpart import claims_part
+from openwiki_git.graph.claim_graph import build_claim_graph
 from openwiki_git.graph.core import Graph
 from openwiki_git.graph.inputs import doc_globs, doc_paths, read_text, stat_key
 from openwiki_git.graph.link import link
@@ -34,7 +34,7 @@ class StandingCache:
 
 
 def document_standing(ws: Workspace, paths: set[str]) -> dict[str, dict[str, Any]]:
-    """The standing of the prose documents among `paths` (citestale.judge's `standing`): what
+    """The standing of the prose documents among `paths` (citestale.superseded_notices's `standing`): what
     supersedes and amends each, with titles and dates. The table of every document is cached
     under the git directory, keyed by every document's stat (so a check pays a glob and a stat
     per document when none changed); otherwise the documents alone are split and linked (no
@@ -51,7 +51,7 @@ def document_standing(ws: Workspace, paths: set[str]) -> dict[str, dict[str, Any
     else:
         items = [(read_text(root / p, strip=False), p) for p in on_disk]
         docs = graph_split.split_many(items)
-        part = claims_part(pages=[], sidecars={}, results={}, wiki_dir=ws.config.wiki_dir)
+        part = build_claim_graph(pages=[], sidecars={}, results={}, wiki_dir=ws.config.wiki_dir)
         g = link(part, docs=docs, files=frozenset(on_disk), wiki_dir=ws.config.wiki_dir)
         table = standing_table(g)
         graph_cache.write(folder, STANDING_NAME, graph_cache.dumps([StandingCache(key, table)]), ws.repo.git_dir)
@@ -98,4 +98,4 @@ def stale_citations(ws: Workspace, claims: list[Any]) -> dict[str, list[dict[str
     if not cited:
         return {}
     table = document_standing(ws, cited)
-    return citestale.judge(claims, table.get)
+    return citestale.superseded_notices(claims, table.get)

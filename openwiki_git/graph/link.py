@@ -1,9 +1,9 @@
-"""Building the evidence graph (`build`): documents and pages, then claims (claimpart), then the
+"""Building the evidence graph (`build`): documents and pages, then claims (claim_graph), then the
 references between them (refs), then the search index. Pure: no I/O.
 
 A build records how it went (buildlog.BuildLog), so that a rebuild given the previous graph
 redoes only what changed and still gives exactly the graph a fresh build gives. The claims' part
-depends on no prose document (`claimpart.claims_part`), so graph_build builds it while the
+depends on no prose document (`claim_graph.build_claim_graph`), so graph_build builds it while the
 documents are still being split, and `link` adds the documents to it.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from openwiki_git.graph.buildlog import BuildLog, replay
-from openwiki_git.graph.claimpart import ClaimsPart, claims_part
+from openwiki_git.graph.claim_graph import ClaimGraph, build_claim_graph
 from openwiki_git.graph.core import Graph
 from openwiki_git.graph.documents import add_document, document_terms
 from openwiki_git.graph.refs import Resolver
@@ -41,14 +41,14 @@ def build(
     instead of worked out again: `unchanged` names the sidecar pages whose sidecar and page text
     are those `previous` was built from (their check results may differ); `sidecars=None` says
     every sidecar page and every check result is unchanged (`results` is then not read)."""
-    part = claims_part(
+    part = build_claim_graph(
         pages=pages, sidecars=sidecars, results=results, wiki_dir=wiki_dir, previous=previous, unchanged=unchanged
     )
     return link(part, docs=docs, files=files, wiki_dir=wiki_dir, previous=previous)
 
 
 def link(
-    part: ClaimsPart,
+    part: ClaimGraph,
     *,
     docs: Sequence[Document],
     files: Collection[str],

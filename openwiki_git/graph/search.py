@@ -1,7 +1,7 @@
 """Lexical search for the evidence graph: the tokeniser and a BM25 index. Pure: no I/O.
 
 The index covers page titles, document titles, headings and claim statements (documents.py
-and claimpart.py choose the entries). Building tokenises every entry in one pass over their
+and claim_graph.py choose the entries). Building tokenises every entry in one pass over their
 joined text and keeps the terms as one string; a term's posting and BM25 weights are worked out
 on its first query (`Index.posting`), so building costs little more than tokenising.
 """

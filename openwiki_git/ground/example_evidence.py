@@ -262,4 +262,4 @@ def keyword_problem(index: SourceIndex, call: claim_examples.Call, d: Definition
     init = inherited_init(index, d) if sig is None else None
     if init is not None and (init_text := index.text(init.path)):
         sig = accepts.signature(init_text, in_file(index, init))
-    return claim_examples.judge(call, call.name, True, sig, now=False)
+    return claim_examples.why_broken(call, call.name, True, sig, now=False)

@@ -3,7 +3,7 @@ class does that names none of its members, or about what a definition longer tha
 (proves.py cites the head and lists it as undecided). The model is shown the sentence and the
 definition with line numbers (up to MAX_LINES) and answers in the
 refresher's verdict format: `confirm` quoting the lines that do what the sentence says, or
-`retract` when none do. Its answer goes through the one quote check (`validated`: verdicts/check's
+`retract` when none do. Its answer goes through the one quote check (`validated`: verdicts/validator's
 `check_cited`, as the refresher, the agents and review use it), then the lines it quoted become the evidence:
 the method of the class that holds them (`#Client.send`), else the lines themselves. The claim keeps its id
 and statement; its head evidence is replaced, its verifier becomes `model:<name>`. A `retract`
@@ -108,13 +108,13 @@ class Decision:
 
 def validated(data: Any, ctx: Any, read: Any, wiki_dir: str) -> Decision:
     """The answer checked against the verdict schema and, quote by quote, by the one quote check
-    (verdicts/check.check_cited, the refresher's, the agents' and review's): the claim asked
+    (verdicts/validator.check_cited, the refresher's, the agents' and review's): the claim asked
     about, lines shown, quotes equal to the text there, code rather than comments. Any lines of
     the class shown may be quoted: which of them hold the behaviour is the question (a confirm
     of the refresher's kind would hold the model to the head it cites). Raises VerdictError."""
     from openwiki_git.refresh import protocol
-    from openwiki_git.verdicts.check import check_cited
     from openwiki_git.verdicts.edits import VerdictError
+    from openwiki_git.verdicts.validator import check_cited
 
     problems = protocol.schema_problems(data)
     if problems:

@@ -129,7 +129,7 @@ def of_outcome(page_path: str, o: ClaimOutcome) -> Marked:
 
 
 def of_record(c: dict[str, Any]) -> Marked:
-    """check's record of a claim (claims/report.py's `claim_data`); its cause is its mark's (what
+    """check's record of a claim (claims/records.py's `claim_data`); its cause is its mark's (what
     the change that marked it was), else its evidence's reasons now."""
     bad = [e for e in c["evidence"] if e["status"] != "fresh"]
     details = tuple(((e["current_resource"] or e["resource"]).removeprefix("repo://"), e["reason"], e.get("hunk")) for e in bad)

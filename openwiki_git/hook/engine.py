@@ -4,7 +4,7 @@
 the claims it touches (`claims.staleness` decides each one), `candidates` names the files
 `apply` may write, `apply` writes the re-anchored and marked claims and re-renders the pages
 whose generated parts are out of step. Used by the commit loop (`hook/commit.py`) and by the CI
-report (`services/check.ci_report`), which evaluates the commits of a pull request.
+report (`services/check_chain.ci_report`), which evaluates the commits of a pull request.
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ def evaluate(
     (what the hook writes) or a commit id. `everything`: judge every claim against the new side
     (no diff to follow). `index`: the cited-path index to ask (default: the cached one); a
     one-shot run (CI) passes one that scans the sidecars for the changed paths instead
-    (services/check.ci_report)."""
+    (services/check_chain.ci_report)."""
     engine = _engine(ws, diff)
     # One index for both questions: a one-shot scan notes the sidecars' ids as it reads them for
     # the paths, so that the duplicate-id guard reads no sidecar a second time.
@@ -198,7 +198,7 @@ def evaluate(
             before = earlier.get(claim.id)
             if engine.unaffected(before, claim):
                 continue  # judge would find it unaffected: nothing to report or write
-            outcome = engine.judge(page, before, claim)
+            outcome = engine.claim_outcome(page, before, claim)
             if outcome.affected:
                 result.outcomes.append(outcome)
     _require_unique_ids(ws, diff, current, result.sidecars, index)  # before anything is written or reported

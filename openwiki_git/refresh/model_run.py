@@ -31,9 +31,9 @@ from openwiki_git.refresh.results import Decision, RefreshResult
 from openwiki_git.refresh.settings import Settings
 from openwiki_git.refresh.targets import Target
 from openwiki_git.store.workspace import Workspace
-from openwiki_git.verdicts.check import check_verdict
 from openwiki_git.verdicts.context import ClaimContext, build_context
 from openwiki_git.verdicts.edits import Plan, VerdictError, apply_plan
+from openwiki_git.verdicts.validator import check_verdict
 from openwiki_git.verdicts.writer import Writer
 
 PLANNED_OUTPUT_TOKENS = 200  # a verdict's typical size, for --plan's estimate

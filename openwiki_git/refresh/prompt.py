@@ -1,6 +1,6 @@
 """What the refresher's model is told: the system prompt (the verdict's rules) and the prompt of
 a retry. What it is shown of a sentence's claims is verdicts/context.py's (the agents' tools show
-the same), checked by verdicts/check.py.
+the same), checked by verdicts/validator.py.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from openwiki_git.claims import check as checker
+from openwiki_git.claims import freshness as checker
 from openwiki_git.model import Claim, ClaimResult
 from openwiki_git.refresh.settings import RefreshOptions
 from openwiki_git.store.workspace import Workspace

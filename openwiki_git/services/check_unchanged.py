@@ -1,22 +1,22 @@
-"""The quick judge, stage 2 of check's chain (services/check.run): with the cache off (`check
+"""The quick judge, stage 2 of check's chain (services/check_chain.run): with the cache off (`check
 --no-cache`, CI's usual run), each page whose every cited range is unchanged is answered with the
 standard library and the pure modules that state the rules, none of git's, the model's or the
 checker's machinery (pygit2, dataclasses, YAML, relocation) imported; a wiki whose every page it
 answers (every claim plainly fresh) is reported without them.
 
-A claim is plainly fresh when its sidecar entry is plain (sidecar_plain.plain_claim: no mark,
+A claim is plainly fresh when its sidecar entry is plain (sidecar_common.common_claim: no mark,
 canonical line ranges) and each evidence item's token is exactly the token of its recorded lines
 now (tokens.unchanged_lines): the checker then finds it fresh, unchanged, where it was, and its
-report record follows from the sidecar alone (claims/report.plain_claim_data). So a page's answer
+report record follows from the sidecar alone (claims/records.fresh_record_data). So a page's answer
 is the check cache's entry without a notable claim, which tests/services/test_check_unchanged.py
 compares with the full rule's.
 
-A page is left to the full rule (`Lean.rest`), which has the last word and every message, on
+A page is left to the full rule (`UnchangedAnswer.rest`), which has the last word and every message, on
 anything the quick judge is not sure of: a page that is a symlink or missing, a sidecar the plain
 rules do not accept, a page with `stale_after`, a claim a tool verified (ground's: broken
 references) or citing a Markdown document (its standing), a cited file that is untracked, a
 symlink, binary, not UTF-8 or holding a CR (line-ending rules), any evidence not plainly fresh.
-`judge()` returns None, "the full rule judges every page", on what concerns the whole wiki: an
+`answer_unchanged()` returns None, "the full rule judges every page", on what concerns the whole wiki: an
 environment override of git's paths, an index or HEAD libgit2 should read, a config the flat
 reader leaves to YAML (or one asking for due dates, OpenWiki's format, a verify policy), a wiki
 that is a symlink, a claim id on two of the pages it answers. Its reading is the full rule's: the
@@ -33,15 +33,15 @@ import stat
 from collections.abc import Callable, Iterator
 
 from openwiki_git import parallel
-from openwiki_git.caches import check as checkcache
-from openwiki_git.claims import report
+from openwiki_git.caches import check_entries as checkcache
+from openwiki_git.claims import records
 from openwiki_git.errors import ConfigError
 from openwiki_git.evidence.tokens import CONTEXT_LINES, unchanged_lines
 from openwiki_git.formats import flatconfig, pagenames
 from openwiki_git.formats.flatconfig import CONFIG_DIR, CONFIG_NAME, DEFAULT_WIKI_DIR, OPENWIKI_WIKI_DIR
-from openwiki_git.formats.sidecar_plain import plain_claim, plain_claims
+from openwiki_git.formats.sidecar_common import common_claim, plain_claims
 from openwiki_git.formats.yamlio import MAX_BYTES as CONFIG_MAX_BYTES  # a larger config is refused unread
-from openwiki_git.git import plain as plain_git
+from openwiki_git.git import tracked
 from openwiki_git.pages.markers import markers_in
 from openwiki_git.store import listing
 
@@ -54,16 +54,16 @@ CONFIG = os.path.join(CONFIG_DIR, CONFIG_NAME)  # store/config.config_path, with
 NEUTRAL_SETTINGS = {"wiki_dir", "adjacent_insert", "rename_threshold", "max_growth", "cosmetic_edits",
                     "range_growth_factor", "range_growth_lines", "hook"}
 
-# A page's claims as the report lists them: the Plain tuple of each (report.Plain) and whether its
+# A page's claims as the report lists them: the FreshRecord tuple of each (records.FreshRecord) and whether its
 # marker is in the page's prose.
-PageClaims = list[tuple[report.Plain, bool]]
+PageClaims = list[tuple[records.FreshRecord, bool]]
 # Below this many bytes of sidecars in all, the pages are judged in one process: the fork, the
 # marshalling and the copy-on-write faults cost about what half the judging saves. Measured
-# (check_unchanged.judge in fresh processes, 8 each, median one process / two; bench_check.build's
+# (check_unchanged.answer_unchanged in fresh processes, 8 each, median one process / two; bench_check.build's
 # repositories, about 0.95 kB of sidecar a claim): 500 claims (0.5 MB) 8.0 / 11.8 ms; 1,000
 # (1.0 MB) 14.5 / 16.9 ms; 2,000 (1.9 MB) 26.8 / 27.9 ms; 4,000 (3.8 MB) 53.3 / 49.0 ms; 10,000
 # (9.4 MB) about 150-220 / 90-125 ms (docs/benchmarks.md). check --base's scan of the sidecars
-# shares them from the same size (services/check.py).
+# shares them from the same size (services/check_chain.py).
 SPLIT_MIN_BYTES = 2_500_000
 # A cited range: the file, its 0-based half-open span and the token recorded for it.
 Cited = tuple[str, int, int, str]
@@ -71,10 +71,10 @@ Cited = tuple[str, int, int, str]
 SidecarClaim = tuple[str, str, tuple[str, ...], tuple[Cited, ...], str | None]
 
 
-class Lean:
+class UnchangedAnswer:
     """What the quick judge found: the wiki directory, the pages it answered (sorted), each one's
     entry as the check cache keeps it (summary, no notable claim, the unmarked ids, no finding;
-    and its claim ids) and every claim in order (`items(page)`), for services/check.py's report;
+    and its claim ids) and every claim in order (`items(page)`), for services/check_chain.py's report;
     `rest`: the pages it could not answer (the full rule judges them); `site`: whether a docs
     site builds the wiki folder (site mode: the markers' form; the config's `site:` is left to
     the full path)."""
@@ -86,25 +86,25 @@ class Lean:
         self.wiki_dir, self.pages, self.entries, self.claims, self.site = wiki_dir, pages, entries, claims, site
         self.rest = rest or []  # the pages left to the full rule
 
-    def items(self, page: str) -> Iterator[report.Item]:
+    def items(self, page: str) -> Iterator[records.Item]:
         for plain, marked in self.claims[page]:
-            yield plain if marked else report.plain_claim_data(*plain, marker_present=False, site=self.site)
+            yield plain if marked else records.fresh_record_data(*plain, marker_present=False, site=self.site)
 
 
-def judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
+def answer_unchanged(directory: str | None, wiki_dir_arg: str | None) -> UnchangedAnswer | None:
     """The quick judge's answer for the repository at `directory` (None: the current directory):
     the pages it answers, and those it leaves to the full rule (`rest`); None when the full rule
     must judge every page (see the module's docstring: what it is unsure of for the whole wiki)."""
     with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes
-        return _judge(directory, wiki_dir_arg)
+        return _answer_unchanged(directory, wiki_dir_arg)
 
 
-def _judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
+def _answer_unchanged(directory: str | None, wiki_dir_arg: str | None) -> UnchangedAnswer | None:
     found = checkcache.locate(directory)
     if found is None:
         return None
     root, git_dir, common = found
-    if not plain_git.opens_quietly(root, git_dir, common, directory):
+    if not tracked.opens_quietly(root, git_dir, common, directory):
         return None
     wiki_dir = _wiki_dir(root, wiki_dir_arg)
     if wiki_dir is None:
@@ -140,7 +140,7 @@ def _judge(directory: str | None, wiki_dir_arg: str | None) -> Lean | None:
         entries[page]["ids"] = "\n".join(page_ids)  # for the full rule's check of the ids across the wiki
     from openwiki_git.caches.site import site_found
 
-    return Lean(wiki_dir, [p for p in pages if p in entries], entries, listed, site_found(root, wiki_dir) is not None, rest)
+    return UnchangedAnswer(wiki_dir, [p for p in pages if p in entries], entries, listed, site_found(root, wiki_dir) is not None, rest)
 
 
 def _split_answers(pages: list[str], wiki: str, files: _CitedFiles,
@@ -219,7 +219,7 @@ def _wiki_dir(root: str, wiki_dir_arg: str | None) -> str | None:
 
 def _plain_sidecar(path: str, wiki: str) -> list[SidecarClaim] | None:
     """A sidecar's claims as (id, statement, resources, cited ranges, verifiedAt) when the careful reader would
-    accept every one as it is (sidecar_plain) and none is a tool's (ground's claims bring broken
+    accept every one as it is (sidecar_common) and none is a tool's (ground's claims bring broken
     references) or cites a Markdown document (its standing is the graph's); else None."""
     try:
         with open(path, "rb") as fh:
@@ -231,7 +231,7 @@ def _plain_sidecar(path: str, wiki: str) -> list[SidecarClaim] | None:
         return None
     out: list[SidecarClaim] = []
     for raw in claims:
-        claim = plain_claim(raw, wiki, token_forms=False)  # every token is compared exactly below
+        claim = common_claim(raw, wiki, token_forms=False)  # every token is compared exactly below
         if claim is None:
             return None
         claim_id, statement, evidence, verified_at, verified_by = claim
@@ -293,7 +293,7 @@ class _CitedFiles:
     def read_index(self) -> frozenset[str]:
         """The tracked paths (git's index read the first time)."""
         if self.tracked is None:
-            self.tracked = plain_git.tracked_paths(os.path.join(self.git_dir, "index")) or frozenset()
+            self.tracked = tracked.tracked_paths(os.path.join(self.git_dir, "index")) or frozenset()
         return self.tracked
 
     def _read(self, path: str) -> bytes | None:
@@ -321,7 +321,7 @@ class _CitedFiles:
             data = None
         finally:
             os.close(fd)
-        if data is None or b"\0" in data or b"\r" in data or data.startswith(plain_git.LFS_POINTER) or not (data.isascii() or _utf8(data)):
+        if data is None or b"\0" in data or b"\r" in data or data.startswith(tracked.LFS_POINTER) or not (data.isascii() or _utf8(data)):
             return None
         return data
 
@@ -369,7 +369,7 @@ def _judge_page(
         for path, start0, end0, version in cited:
             if not unchanged_lines(texts[path], start0, end0, version):
                 return None
-        marked = "c-" + claim_id[6:14] in markers  # citations.label: the id is claim_<32 hex> (plain_claim)
+        marked = "c-" + claim_id[6:14] in markers  # citations.label: the id is claim_<32 hex> (common_claim)
         if not marked:
             unmarked.append(claim_id)
         listed.append(((page, page_path, claim_id, statement, resources, verified_at), marked))

@@ -96,7 +96,7 @@ def find(ws: Workspace, claim_id: str, page: str | None = None) -> tuple[str, Si
 def show(ws: Workspace, claim_id: str, source: str, *, page: str | None = None) -> Shown:
     """The claim's status and cause, and per evidence item where the cited text is now and the
     text as verified against the text now (read from the blob recorded when it was verified)."""
-    from openwiki_git.claims import check as checker
+    from openwiki_git.claims import freshness as checker
 
     page, _, claim = find(ws, claim_id, page)
     resolver = ws.resolver(source)
@@ -110,7 +110,7 @@ def show(ws: Workspace, claim_id: str, source: str, *, page: str | None = None) 
 
 def evidence_view(ws: Workspace, resolver, claim: Claim, ev: Evidence, r) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """One evidence item for `claim show`: where it is now, and the verified and current texts."""
-    from openwiki_git.claims import check as checker
+    from openwiki_git.claims import freshness as checker
 
     out: dict[str, Any] = {
         "resource": ev.resource, "status": r.status, "current_resource": r.current_resource, "reason": r.reason,
@@ -236,8 +236,8 @@ def confirm(
     re-established where its text is now and the mark cleared; (the page, the claim, its check).
     With `restate_prose` the page's sentence carrying the marker is rewritten to `statement`
     (review's restatement: the person wrote the new sentence once, for both)."""
-    from openwiki_git.claims import check as checker
     from openwiki_git.claims import fix as fixer
+    from openwiki_git.claims import freshness as checker
 
     with ws.wiki.lock():
         page, sidecar, claim = find(ws, claim_id, page)

@@ -169,7 +169,7 @@ def add_causes(ws: Workspace, data: dict[str, Any]) -> None:
 
 def _report(ws: Workspace, base: str, head: str | None) -> dict[str, Any]:
     """check's CI report between base and head; a missing base commit names the shallow checkout."""
-    from openwiki_git.services.check import ci_report
+    from openwiki_git.services.check_chain import ci_report
 
     try:
         return ci_report(ws, base, head)

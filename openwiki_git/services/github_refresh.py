@@ -286,8 +286,8 @@ def check_worktree(ws: Workspace) -> dict[str, Any]:
     """The plain check report of the working tree (the claims the refresher would take)."""
     from datetime import datetime
 
-    from openwiki_git.claims import report
-    from openwiki_git.claims.check import check_all
+    from openwiki_git.claims import records
+    from openwiki_git.claims.freshness import check_all
 
     results = check_all(
         ws.wiki.load_all(),
@@ -296,7 +296,7 @@ def check_worktree(ws: Workspace) -> dict[str, Any]:
         now=datetime.now(UTC),
         reverify_after=ws.config.reverify_policy,
     )
-    return report.build(results, wiki_dir=ws.config.wiki_dir, source="worktree", site=ws.wiki.site is not None)
+    return records.build(results, wiki_dir=ws.config.wiki_dir, source="worktree", site=ws.wiki.site is not None)
 
 
 def _fingerprint(ws: Workspace, data: Mapping[str, Any], options: RefreshOptions) -> str:

@@ -49,7 +49,7 @@ def resolve_pages(ws: Workspace, names: list[str], *, every: bool = False) -> tu
 
 def ground(ws: Workspace, options: GroundOptions, client: Any = None) -> dict[str, Any]:
     """Ground the pages; the report (report_data). `client`: the model client (None: refresh's)."""
-    from openwiki_git.ground import report, writing
+    from openwiki_git.ground import run_summary, writing
     from openwiki_git.ground.sources import source_index
 
     index = source_index(ws, options.source)
@@ -62,7 +62,7 @@ def ground(ws: Workspace, options: GroundOptions, client: Any = None) -> dict[st
     if options.model is not None:
         pages = [r.page for r in reports if not r.left_alone]
         model = model_pass(ws, options.model, pages, index, reports, plan=options.plan, source=options.source, client=client)
-    data = report.report_data(ws, reports, plan=options.plan, model=model)
+    data = run_summary.report_data(ws, reports, plan=options.plan, model=model)
     site = site_notice(ws)
     if site is not None:
         data["site"] = site

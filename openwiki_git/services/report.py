@@ -1,5 +1,5 @@
 """`report`: the wiki's health at a glance. The current numbers are check's own report (the same
-`services/check.run` the `check` command runs, every claim listed), the past is the sidecars'
+`services/check_chain.run` the `check` command runs, every claim listed), the past is the sidecars'
 history along the first-parent line (git/history.py, claims/trend.py); claims/health.py makes the
 numbers, github/health_html.py and github/health_markdown.py render them.
 It is a report, not a gate: the caller exits 0 whenever it reported.
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from openwiki_git.claims import health, trend
 from openwiki_git.errors import ConfigError, OpenwikiError, StoreError, UsageError
 from openwiki_git.formats import pagenames
-from openwiki_git.services import check
+from openwiki_git.services import check_chain
 from openwiki_git.store.config import CONFIG_DIR, CONFIG_NAME, config_settings, configured_wiki_dir
 from openwiki_git.store.workspace import Workspace
 
@@ -46,7 +46,7 @@ def run(options: ReportOptions) -> dict[str, Any]:
     ws = Workspace.open(Path(options.directory) if options.directory else None, wiki_dir=options.wiki_dir)
     head = ws.repo.head()
     stop = ws.repo.commit_id(options.since) if options.since else None
-    checked = check.run(check.CheckOptions(directory=str(ws.repo.root), wiki_dir=options.wiki_dir, every=True))
+    checked = check_chain.run(check_chain.CheckOptions(directory=str(ws.repo.root), wiki_dir=options.wiki_dir, every=True))
     data = checked.report.whole()
     limit = options.history if options.history is not None else (None if stop else DEFAULT_HISTORY)
     history = _history(ws, head, limit, stop, options.wiki_dir)

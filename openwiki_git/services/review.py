@@ -84,7 +84,7 @@ def default_actor(ws: Workspace) -> str:
 def queue(ws: Workspace, pages: tuple[str, ...] = (), claim_ids: tuple[str, ...] = (), source: str = "worktree") -> list[Entry]:
     """The claims needing attention, in page then claim order; only `pages` and `claim_ids`
     when given (either matches)."""
-    from openwiki_git.claims import check as checker
+    from openwiki_git.claims import freshness as checker
 
     sidecars = ws.wiki.load_all()
     wanted_pages = {ws.wiki.normalize_page(p) for p in pages}

@@ -57,7 +57,7 @@ class Config:
     def reverify_policy(self) -> ReverifyAfter | None:
         """`reverify_after` as check applies it, page by page (None: nothing is ever due by age).
         A mapping's keys are page globs (first match in the order written wins), else OKF types,
-        and `default`; see claims/check.py's ReverifyAfter."""
+        and `default`; see claims/freshness.py's ReverifyAfter."""
         from openwiki_git.claims.due import ReverifyAfter, is_page_glob, page_glob
 
         value = self.reverify_after

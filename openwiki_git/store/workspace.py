@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from openwiki_git.claims.check import EvidenceResolver
+from openwiki_git.claims.freshness import EvidenceResolver
 from openwiki_git.git.repo import Repo
 from openwiki_git.model import FileText
 from openwiki_git.store.config import Config, load_config

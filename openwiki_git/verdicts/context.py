@@ -7,7 +7,7 @@ verified against the text now, a few lines around each change (the whole part wh
 every line numbered with the file's real line number, the cause's hunk, and for a range a few
 lines around it; an unchanged item its current lines. Nothing is sent twice. Within the budget
 (`context_tokens`) the context narrows step by step and says what it left out. `ClaimContext`
-keeps what was shown, for the validator (verdicts/check.py): the lines shown per file, and each
+keeps what was shown, for the validator (verdicts/validator.py): the lines shown per file, and each
 evidence item's part now.
 """
 

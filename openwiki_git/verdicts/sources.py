@@ -10,7 +10,7 @@ import functools
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from openwiki_git.claims import check as checker
+from openwiki_git.claims import freshness as checker
 from openwiki_git.errors import OpenwikiError
 from openwiki_git.evidence.kinds import Symbol, kind_scope, looks_like_kind, parse_kind
 from openwiki_git.evidence.resource import Resource, ResourceError

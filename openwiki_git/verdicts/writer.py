@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from openwiki_git import PRODUCER
-from openwiki_git.claims import check as checker
+from openwiki_git.claims import freshness as checker
 from openwiki_git.claims import policy
 from openwiki_git.formats import sidecar as sidecar_codec
 from openwiki_git.model import Claim, ClaimResult, Sidecar, Verification

@@ -21,7 +21,7 @@ from openwiki_git.agents.service import GraphService  # noqa: E402
 from openwiki_git.cli import crashlog  # noqa: E402
 from tests.support.agent_session import build_shared_file_repo, data, server_params  # noqa: E402
 
-RACY_S = 2.1  # past git's racy window (caches/check.py): the graph's per-file results are reused from then on
+RACY_S = 2.1  # past git's racy window (caches/check_entries.py): the graph's per-file results are reused from then on
 
 
 def test_every_tool_answers_after_a_head_claim_is_verified_over_the_real_client(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from openwiki_git.caches import check as checkcache
+from openwiki_git.caches import check_entries as checkcache
 from openwiki_git.caches import check_reuse, statkey
 from tests.support.repo import add_claim
 
@@ -138,7 +138,7 @@ def edit(repo, rng: random.Random, saved: dict[str, str]) -> str:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_cached_check_equals_no_cache_after_random_edits(wiki, capsys, small_window, seed, monkeypatch):
     used = {"fast": 0, "reused": 0, "judged": 0, "located": 0}
-    real_answer, real_judge_pages, real_trusted = checkcache.answer, check_reuse._FullRule.judge, checkcache.trusted_location
+    real_answer, real_judge_pages, real_trusted = checkcache.answer, check_reuse._FullRule.judge_loaded, checkcache.trusted_location
 
     def trusted(*args):
         got = real_trusted(*args)
@@ -157,7 +157,7 @@ def test_cached_check_equals_no_cache_after_random_edits(wiki, capsys, small_win
 
     monkeypatch.setattr(checkcache, "answer", answer)
     monkeypatch.setattr(checkcache, "trusted_location", trusted)
-    monkeypatch.setattr(check_reuse._FullRule, "judge", judge_pages)
+    monkeypatch.setattr(check_reuse._FullRule, "judge_loaded", judge_pages)
     rng = random.Random(seed)
     saved: dict[str, str] = {}
     kinds = []
@@ -197,8 +197,8 @@ def test_claims_without_markers_are_summarised_alike_cached_or_not(wiki, capsys,
     """Past report.UNMARKED_LISTED claims whose only line is their missing marker, the text says
     so in one line; the cache keeps them as ids; JSON lists each. Cached equals --no-cache as the
     number crosses the limit, and with a stale claim among them."""
-    from openwiki_git.claims.report import UNMARKED_LISTED
-    from openwiki_git.cli.report import unlisted_unmarked_line
+    from openwiki_git.claims.records import UNMARKED_LISTED
+    from openwiki_git.cli.check_output import unlisted_unmarked_line
 
     base = json.loads(run(wiki, capsys, "--format", "json")[1])["summary"]["missing_markers"]  # the fixture's own
     _unmarked_page(wiki, UNMARKED_LISTED + 10)
@@ -321,7 +321,7 @@ def test_cached_check_equals_no_cache_with_sets_and_definitions(set_wiki, capsys
     moved; the cached check (fast answer, partial re-judging) always equals --no-cache, and the
     pages holding sets are answered from the cache while nothing they depend on changed."""
     used = {"fast": 0, "reused_set_pages": 0}
-    real_answer, real_judge_pages = checkcache.answer, check_reuse._FullRule.judge
+    real_answer, real_judge_pages = checkcache.answer, check_reuse._FullRule.judge_loaded
 
     def answer(*args):
         got = real_answer(*args)
@@ -333,7 +333,7 @@ def test_cached_check_equals_no_cache_with_sets_and_definitions(set_wiki, capsys
         return real_judge_pages(rule, judged, loaded)
 
     monkeypatch.setattr(checkcache, "answer", answer)
-    monkeypatch.setattr(check_reuse._FullRule, "judge", judge_pages)
+    monkeypatch.setattr(check_reuse._FullRule, "judge_loaded", judge_pages)
     rng = random.Random(seed)
     kinds = []
     for _step in range(30):

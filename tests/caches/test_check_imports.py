@@ -1,5 +1,5 @@
 """What a warm `check` imports: nothing but the standard library modules it uses and the six
-modules of its fast answer (checkcache.answer, through services/check.py). A change that makes the warm path import pygit2,
+modules of its fast answer (checkcache.answer, through services/check_chain.py). A change that makes the warm path import pygit2,
 the model, the checker or any other heavy module fails here; `python -X importtime -m openwiki_git
 check` shows what it costs. (Startup is most of a warm check's time, so this is its budget.)
 """
@@ -18,10 +18,10 @@ from tests.support.repo import IMPORTS_PROBE
 # The package modules the fast answer may load, and what it must never load.
 ALLOWED_OWN = {
     "openwiki_git", "openwiki_git.cli.main", "openwiki_git.errors", "openwiki_git.cli.commands",
-    "openwiki_git.cli.commands.check", "openwiki_git.caches.check", "openwiki_git.cli.report",
-    "openwiki_git.services.check",  # check's service: its judging imports lazily what it needs
-    "openwiki_git.services.check_stream",  # the report streamed from the cache's entries (typing only)
-    "openwiki_git.claims.report",  # the report's records as data (typing only)
+    "openwiki_git.cli.commands.check", "openwiki_git.caches.check_entries", "openwiki_git.cli.check_output",
+    "openwiki_git.services.check_chain",  # check's service: its judging imports lazily what it needs
+    "openwiki_git.services.check_report",  # the report streamed from the cache's entries (typing only)
+    "openwiki_git.claims.records",  # the report's records as data (typing only)
     "openwiki_git.caches.pickling",  # the restricted unpickler (pickle only: stdlib, no class of its own)
     "openwiki_git.caches.statkey",  # a file's stat key and git's racy rule (os and stat only)
     "openwiki_git.cli.args",  # the commands' shared options (argparse, pathlib)

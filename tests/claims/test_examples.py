@@ -158,15 +158,15 @@ def test_signatures_read_from_the_definitions_file() -> None:
 def test_judge_names_the_call_and_the_parameter() -> None:
     call = ce.Call("pkg.Client", "Client(verify=...)", ("verify", "timeout"), 1)
     sig = ce.Signature(frozenset({"timeout"}), False)
-    assert ce.judge(call, "pkg.Client", True, sig) == "`verify` is no longer a parameter of pkg.Client"
-    assert ce.judge(call, "pkg.Client", True, ce.Signature(frozenset(), False), now=False) == (
+    assert ce.why_broken(call, "pkg.Client", True, sig) == "`verify` is no longer a parameter of pkg.Client"
+    assert ce.why_broken(call, "pkg.Client", True, ce.Signature(frozenset(), False), now=False) == (
         "`verify`, `timeout` are not a parameter of pkg.Client"
     )
-    assert ce.judge(call, "pkg.Client", True, ce.Signature(frozenset(), True)) is None  # **kwargs takes it
-    assert ce.judge(call, "pkg.Client", True, None) is None  # a signature that cannot be told is no finding
-    assert ce.judge(call, "pkg.Client", False, None) == "pkg.Client is no longer defined"
+    assert ce.why_broken(call, "pkg.Client", True, ce.Signature(frozenset(), True)) is None  # **kwargs takes it
+    assert ce.why_broken(call, "pkg.Client", True, None) is None  # a signature that cannot be told is no finding
+    assert ce.why_broken(call, "pkg.Client", False, None) == "pkg.Client is no longer defined"
     read = ce.Call("pkg.retry", "f.retry_with", ("stop",), 1, attribute="retry_with")  # `f.retry_with(stop=...)`
-    assert ce.judge(read, "pkg.retry", True, ce.Signature(frozenset(), False)) is None  # not retry's own keywords
+    assert ce.why_broken(read, "pkg.retry", True, ce.Signature(frozenset(), False)) is None  # not retry's own keywords
 
 
 def reader(files: dict[str, str]):  # type: ignore[no-untyped-def]

@@ -75,7 +75,7 @@ class Sides:
 def test_untouched_file_is_fresh_and_never_read() -> None:
     sides = Sides({"a.py": SRC, "b.py": SRC}, {"a.py": SRC, "b.py": SRC[:5] + ["x\n"] + SRC[5:]})
     c = claim(ev("a.py", SRC, 10, 12))
-    out = sides.engine().judge("g.md", c, c)
+    out = sides.engine().claim_outcome("g.md", c, c)
     assert out.status == "fresh" and not out.affected and out.after == c
     assert sides.reads == []
 
@@ -84,7 +84,7 @@ def test_shift_re_anchors_with_a_fresh_token() -> None:
     new = ["new\n"] * 3 + SRC
     sides = Sides({"a.py": SRC}, {"a.py": new})
     c = claim(ev("a.py", SRC, 10, 12))
-    out = sides.engine().judge("g.md", c, c)
+    out = sides.engine().claim_outcome("g.md", c, c)
     assert out.status == "fresh" and out.affected and out.after.mark is None
     (e,) = out.after.evidence
     assert e.resource == "repo://a.py#L13-L15"
@@ -96,7 +96,7 @@ def test_edit_inside_marks_stale_with_the_hunk_and_keeps_the_verified_version() 
     new = ["top\n"] + SRC[:10] + ["changed\n"] + SRC[11:]
     sides = Sides({"a.py": SRC}, {"a.py": new})
     c = claim(ev("a.py", SRC, 10, 12))
-    out = sides.engine().judge("g.md", c, c)
+    out = sides.engine().claim_outcome("g.md", c, c)
     assert out.status == "stale"
     (o,) = out.evidence
     assert o.hunk == "@@ -11 +12 @@"
@@ -114,9 +114,9 @@ def test_judging_the_result_again_changes_nothing() -> None:
     new = ["top\n"] * 2 + SRC[:10] + ["changed\n"] + SRC[11:25] + SRC[26:]
     sides = Sides({"a.py": SRC}, {"a.py": new})
     c = claim(ev("a.py", SRC, 10, 12), ev("a.py", SRC, 30, 31))
-    first = sides.engine().judge("g.md", c, c)
+    first = sides.engine().claim_outcome("g.md", c, c)
     assert [o.status for o in first.evidence] == ["stale", "fresh"]
-    second = sides.engine().judge("g.md", c, first.after)
+    second = sides.engine().claim_outcome("g.md", c, first.after)
     assert second.after == first.after and second.status == "stale"
 
 
@@ -125,7 +125,7 @@ def test_adjacent_insert_setting(policy: str) -> None:
     new = SRC[:12] + ["appended\n"] + SRC[12:]
     sides = Sides({"a.py": SRC}, {"a.py": new})
     c = claim(ev("a.py", SRC, 10, 12))
-    out = sides.engine(adjacent_insert=policy).judge("g.md", c, c)
+    out = sides.engine(adjacent_insert=policy).claim_outcome("g.md", c, c)
     assert out.status == policy
     assert out.after.evidence[0].resource == "repo://a.py#L10-L12"
 
@@ -133,7 +133,7 @@ def test_adjacent_insert_setting(policy: str) -> None:
 def test_rename_is_followed_and_the_claim_stays_fresh() -> None:
     sides = Sides({"a.py": SRC}, {"b/a.py": SRC}, renames={"a.py": "b/a.py"})
     c = claim(ev("a.py", SRC, 10, 12))
-    out = sides.engine().judge("g.md", c, c)
+    out = sides.engine().claim_outcome("g.md", c, c)
     assert out.status == "fresh"
     assert out.after.evidence[0].resource == "repo://b/a.py#L10-L12"
     assert out.evidence[0].path == "b/a.py"
@@ -143,7 +143,7 @@ def test_rename_with_edits_inside_is_stale_at_the_new_path() -> None:
     new = SRC[:10] + ["changed\n"] + SRC[11:]
     sides = Sides({"a.py": SRC}, {"b.py": new}, renames={"a.py": "b.py"})
     c = claim(ev("a.py", SRC, 10, 12))
-    out = sides.engine().judge("g.md", c, c)
+    out = sides.engine().claim_outcome("g.md", c, c)
     assert out.status == "stale"
     assert out.evidence[0].reason == "renamed and changed"
     assert out.after.mark is not None and out.after.mark.causes[0].path == "b.py"
@@ -153,7 +153,7 @@ def test_rename_with_edits_inside_is_stale_at_the_new_path() -> None:
 def test_deleted_file_is_unresolved() -> None:
     sides = Sides({"a.py": SRC}, {})
     c = claim(ev("a.py", SRC, 10, 12))
-    out = sides.engine().judge("g.md", c, c)
+    out = sides.engine().claim_outcome("g.md", c, c)
     assert out.status == "unresolved" and out.evidence[0].reason == "deleted"
     assert out.after.mark is not None and out.after.mark.status == "unresolved"
     assert out.after.evidence == c.evidence
@@ -163,7 +163,7 @@ def test_lines_moved_to_another_file_are_followed() -> None:
     moved = SRC[8:13]
     sides = Sides({"a.py": SRC, "b.py": ["b\n"] * 5}, {"a.py": SRC[:8] + SRC[13:], "b.py": ["b\n"] * 5 + moved})
     c = claim(ev("a.py", SRC, 10, 12))
-    out = sides.engine().judge("g.md", c, c)
+    out = sides.engine().claim_outcome("g.md", c, c)
     assert out.status == "fresh", out.evidence
     assert out.after.evidence[0].resource == "repo://b.py#L7-L9"
     assert out.evidence[0].path == "b.py"
@@ -172,7 +172,7 @@ def test_lines_moved_to_another_file_are_followed() -> None:
 def test_a_file_split_in_two_is_followed_into_the_new_file() -> None:
     sides = Sides({"a.py": SRC}, {"a.py": SRC[:20], "a2.py": SRC[20:]})
     c = claim(ev("a.py", SRC, 25, 27))
-    out = sides.engine().judge("g.md", c, c)
+    out = sides.engine().claim_outcome("g.md", c, c)
     assert out.status == "fresh"
     assert out.after.evidence[0].resource == "repo://a2.py#L5-L7"
 
@@ -181,7 +181,7 @@ def test_a_move_to_two_places_is_not_guessed() -> None:
     block = SRC[9:12]
     sides = Sides({"a.py": SRC}, {"a.py": SRC[:9] + SRC[12:], "b.py": block + ["x\n"] + block})
     c = claim(ev("a.py", SRC, 10, 12))
-    out = sides.engine().judge("g.md", c, c)
+    out = sides.engine().claim_outcome("g.md", c, c)
     assert out.status == "unresolved"  # every cited line deleted here, two copies there
 
 
@@ -191,7 +191,7 @@ def test_pre_existing_copy_elsewhere_is_not_a_move() -> None:
     new = SRC[:10] + ["changed\n"] + SRC[11:] + SRC[9:12]
     sides = Sides({"a.py": old}, {"a.py": new})
     c = claim(ev("a.py", old, 10, 12))
-    out = sides.engine().judge("g.md", c, c)
+    out = sides.engine().claim_outcome("g.md", c, c)
     assert out.status == "stale"
 
 
@@ -201,7 +201,7 @@ def test_range_that_does_not_match_the_old_side_falls_back_to_relocation() -> No
     sides = Sides({"a.py": SRC}, {"a.py": new})
     good = ev("a.py", SRC, 10, 12)
     c = claim(Evidence("repo://a.py#L20-L22", good.version, None))
-    out = sides.engine().judge("g.md", c, c)
+    out = sides.engine().claim_outcome("g.md", c, c)
     assert out.status == "fresh"
     assert out.after.evidence[0].resource == "repo://a.py#L11-L13"
     assert "did not match the old side" in out.evidence[0].reason
@@ -220,7 +220,7 @@ def test_unreadable_new_side_is_unresolved_with_the_reason(problem: str | None, 
         Options(now="2026-12-01T00:00:00Z"),
     )
     c = claim(ev("a.py", SRC, 10, 12))
-    out = engine.judge("g.md", c, c)
+    out = engine.claim_outcome("g.md", c, c)
     assert out.status == "unresolved"
     assert out.evidence[0].reason == (problem or "replaced by a submodule")
 
@@ -231,12 +231,12 @@ def test_marked_claim_follows_its_text_and_is_not_unmarked() -> None:
     verified = ev("a.py", SRC, 10, 12)
     c = claim(Evidence(verified.resource, verified.version), mark=mark)  # stored at `changed`
     sides = Sides({"a.py": changed}, {"a.py": ["top\n"] + changed})
-    out = sides.engine().judge("g.md", c, c)
+    out = sides.engine().claim_outcome("g.md", c, c)
     assert out.status == "stale" and out.after.mark == mark
     assert out.after.evidence[0].resource == "repo://a.py#L11-L13"
     # reverted: the verified text is back; the evidence is fresh but the mark stays (check --fix clears it)
     sides = Sides({"a.py": changed}, {"a.py": SRC})
-    out = sides.engine().judge("g.md", c, c)
+    out = sides.engine().claim_outcome("g.md", c, c)
     assert out.evidence[0].status == "fresh" and out.status == "stale" and out.after.mark == mark
 
 
@@ -244,7 +244,7 @@ def test_new_claim_is_located_on_the_new_side() -> None:
     new = ["x\n"] + SRC
     sides = Sides({"a.py": SRC}, {"a.py": new})
     c = claim(ev("a.py", new, 11, 13))
-    out = sides.engine().judge("g.md", None, c)
+    out = sides.engine().claim_outcome("g.md", None, c)
     assert out.affected and out.status == "fresh" and out.after == c
 
 
@@ -253,10 +253,10 @@ def test_whole_file_evidence() -> None:
     whole = Evidence("repo://a.py", file_version(text))
     c = claim(whole)
     sides = Sides({"a.py": SRC}, {"b.py": SRC}, renames={"a.py": "b.py"})
-    out = sides.engine().judge("g.md", c, c)
+    out = sides.engine().claim_outcome("g.md", c, c)
     assert out.status == "fresh" and out.after.evidence[0].resource == "repo://b.py"
     sides = Sides({"a.py": SRC}, {"a.py": SRC + ["more\n"]})
-    out = sides.engine().judge("g.md", c, c)
+    out = sides.engine().claim_outcome("g.md", c, c)
     assert out.status == "stale" and out.evidence[0].hunk == "@@ -40,0 +41 @@"
 
 
@@ -288,7 +288,7 @@ def test_a_mark_cleared_since_the_old_side_stays_cleared() -> None:
     sides = Sides({"a.py": SRC, "b.py": SRC}, {"a.py": SRC, "b.py": ["x\n"] + SRC})
     e = ev("a.py", SRC, 10, 12)
     marked = claim(e, mark=Mark("stale", "2026-01-01T00:00:00Z", (Cause(e.resource, "changed", "@@ -11 +11 @@"),), "d" * 40))
-    out = sides.engine().judge("g.md", marked, claim(e))
+    out = sides.engine().claim_outcome("g.md", marked, claim(e))
     assert out.status == "fresh" and out.after.mark is None and not out.newly_flagged
 
 
@@ -296,11 +296,11 @@ def test_a_mark_written_on_this_base_is_kept_as_it_is_by_a_second_run() -> None:
     new = SRC[:10] + ["changed\n"] + SRC[11:]
     sides = Sides({"a.py": SRC}, {"a.py": new})
     c = claim(ev("a.py", SRC, 10, 12))
-    first = sides.engine().judge("g.md", c, c)
+    first = sides.engine().claim_outcome("g.md", c, c)
     assert first.newly_flagged
     later = Engine(sides.changes, lambda p: sides._read(sides.old, p), lambda p: sides._read(sides.new, p),
                    Options(now="2026-12-02T00:00:00Z", commit="c" * 40))
-    second = later.judge("g.md", c, first.after)
+    second = later.claim_outcome("g.md", c, first.after)
     assert second.after == first.after and not second.changed and not second.newly_flagged
 
 
@@ -312,7 +312,7 @@ def test_an_adjacent_insert_names_the_setting_that_applied(policy: str) -> None:
     verified = ev("a.py", SRC, 10, 12)
     c = claim(Evidence(verified.resource, verified.version), mark=Mark("stale", "2026-11-01T00:00:00Z"))
     sides = Sides({"a.py": changed}, {"a.py": changed[:12] + ["appended\n"] + changed[12:]})
-    out = sides.engine(adjacent_insert=policy).judge("g.md", c, c)
+    out = sides.engine(adjacent_insert=policy).claim_outcome("g.md", c, c)
     (o,) = out.evidence
     assert o.status == "stale"
     if policy == "stale":
@@ -325,7 +325,7 @@ def test_unaffected_is_said_only_of_claims_judge_finds_unaffected() -> None:
     """The hook skips a claim `unaffected` names without judging it: for every kind of claim (an
     untouched range, a range on a changed, renamed or deleted file, a changed item, a new claim, a
     mark, a definition, a set, a resource that does not parse) `unaffected` is True only where
-    `judge` returns an unaffected outcome, and True for the claims that only cite untouched files."""
+    `claim_outcome` returns an unaffected outcome, and True for the claims that only cite untouched files."""
     from openwiki_git.evidence.kinds import FileSet, Symbol, set_version
 
     old = {"a.py": SRC, "b.py": SRC, "gone.py": SRC, "moved.py": SRC, "c.py": SRC}
@@ -354,5 +354,5 @@ def test_unaffected_is_said_only_of_claims_judge_finds_unaffected() -> None:
     for prev, cur, expected in cases:
         assert engine.unaffected(prev, cur) is expected, cur
         if expected:
-            assert not engine.judge("g.md", prev, cur).affected, cur
+            assert not engine.claim_outcome("g.md", prev, cur).affected, cur
     assert sides.reads == []  # unaffected reads nothing

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from openwiki_git.cli import report
+from openwiki_git.cli import check_output
 from tests.support.pty_session import PtySession, openwiki_git
 
 LONG = "The tenth line says ten, " + "and this statement goes on and on about it, " * 8 + "to the end."
@@ -79,11 +79,11 @@ def test_a_reason_is_never_said_twice() -> None:
         "mark": {"status": "stale", "since": "x", "commit": None,
                  "causes": [{"resource": "repo://a.py#L1-L3", "reason": "changed", "hunk": hunk}]},
     }
-    lines = report.claim_text(record)
+    lines = check_output.claim_text(record)
     assert lines == [".openwiki/g.md:3 c-aaaaaaaa stale S.", "    now at a.py#L1-L3: changed", f"    cause: a.py#L1-L3 by {hunk}"]
     ci = {**record, "notes": []}
     del ci["mark"]  # check --base: the hunk is on the evidence, there is no mark
-    assert report.claim_text(ci) == [".openwiki/g.md:3 c-aaaaaaaa stale S.", f"    now at a.py#L1-L3: changed by {hunk}"]
+    assert check_output.claim_text(ci) == [".openwiki/g.md:3 c-aaaaaaaa stale S.", f"    now at a.py#L1-L3: changed by {hunk}"]
 
 
 def test_a_wiki_without_claims_is_nothing_checked_and_fails(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]

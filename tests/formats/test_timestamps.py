@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from openwiki_git.claims import check as checker
+from openwiki_git.claims import freshness as checker
 from openwiki_git.claims import merge as claims_merge
 from openwiki_git.formats.timestamps import instant
 from openwiki_git.model import Claim, Evidence

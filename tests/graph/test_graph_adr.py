@@ -255,7 +255,7 @@ def test_the_graph_flags_a_claim_citing_a_superseded_document(session: GraphSess
 def test_the_pr_comment_names_the_replacing_document(root: Path) -> None:
     from openwiki_git.github import comment as ghcomment
     from openwiki_git.github import render as ghactions
-    from openwiki_git.services.check import ci_report
+    from openwiki_git.services.check_chain import ci_report
     from openwiki_git.store.workspace import Workspace
 
     data = ci_report(Workspace.open(root), "HEAD~1", "HEAD")
@@ -375,7 +375,7 @@ def test_a_warm_check_flags_them_as_the_uncached_check_does(root: Path, monkeypa
     import contextlib
     import io
 
-    from openwiki_git.caches import check as checkcache
+    from openwiki_git.caches import check_entries as checkcache
     from openwiki_git.caches import statkey
     from openwiki_git.cli.main import main
 

@@ -215,7 +215,7 @@ def test_a_warm_check_still_reports_broken_references(
 ) -> None:
     """The check cache answers a warm run without judging pages; broken references depend on
     every tracked file, not only the cited ones, so they are still reported (and updated) then."""
-    from openwiki_git.caches import check as checkcache
+    from openwiki_git.caches import check_entries as checkcache
     from openwiki_git.caches import statkey
 
     monkeypatch.setattr(statkey, "RACY_NS", 0)  # files written before a run may be cached at once

@@ -127,7 +127,7 @@ def test_rst_claims_go_round_the_loop(site: GitRepo, capsys: pytest.CaptureFixtu
     assert "counts the items in a cart." in capsys.readouterr().out
 
     ws = Workspace.open(site.root)
-    # the docstring with the code it documents: a docstring alone proves no code (verdicts/check.py)
+    # the docstring with the code it documents: a docstring alone proves no code (verdicts/validator.py)
     quote = '    """The number of items, returns included."""\n    return sum(quantity for _, quantity in cart.items)'
     revise = {"claim_id": stale["id"], "verdict": "revise", "revised_statement": "The function :func:`~shop.total` counts "
               "the items in a cart, returns included.", "cited_ranges": [{"resource": "repo://shop/cart.py#total", "quote": quote}],

@@ -241,7 +241,7 @@ def test_check_base_reports_the_range_with_hunks(claimed, capsys) -> None:  # ty
     assert by_id[b]["status"] == "fresh"
     assert by_id[b]["evidence"][0]["current_resource"] == "repo://src/app.py#L31-L32"
     assert data["summary"]["stale"] == 1
-    from openwiki_git.services.check import ci_report
+    from openwiki_git.services.check_chain import ci_report
     from openwiki_git.store.workspace import Workspace
 
     assert ci_report(Workspace.open(claimed.root), "main", "topic")["claims"] == data["claims"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from openwiki_git.caches import check as checkcache
+from openwiki_git.caches import check_entries as checkcache
 from openwiki_git.cli.main import main
 from tests.support.repo import GitRepo
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from openwiki_git.claims import check as checker
+from openwiki_git.claims import freshness as checker
 from openwiki_git.errors import SchemaError
 from openwiki_git.markdown import split as mdsplit
 from openwiki_git.pages import citations, frontmatter

@@ -3,7 +3,7 @@ the full rule answers it, or hands the page over.
 
 Each state is a real git repository changed one way; `check --no-cache` runs through the real CLI
 in the five output forms (text, `--all`, `-v`, JSON, JSON `--only-problems`), then again with the
-quick judge switched off (check_unchanged.judge answering None, so the full rule judges every
+quick judge switched off (check_unchanged.answer_unchanged answering None, so the full rule judges every
 page): exit code, stdout and stderr must be equal. Each state also says whether the quick judge
 answers the whole wiki (so the comparison is not vacuous) or hands pages over (so what it is
 unsure of goes to the full rule, page by page: the other pages stay its answers).
@@ -164,7 +164,7 @@ def conflict(repo, path: str) -> None:
     subprocess.run(["git", "update-index", "--index-info"], cwd=repo.root, input=info, text=True, check=True)
 
 
-def answers_whole(lean: check_unchanged.Lean | None) -> bool:
+def answers_whole(lean: check_unchanged.UnchangedAnswer | None) -> bool:
     """Whether the quick judge answered every page (none left to the full rule)."""
     return lean is not None and not lean.rest
 
@@ -202,11 +202,11 @@ def test_lean_answer_equals_the_full_path(wiki, capsys, monkeypatch, state, spli
     change(wiki)
     wiki_dir = extra[1] if extra[:1] == ("--wiki-dir",) else None
     children = forks(monkeypatch) if split else []
-    assert answers_whole(check_unchanged.judge(str(wiki.root), wiki_dir)) == answers
+    assert answers_whole(check_unchanged.answer_unchanged(str(wiki.root), wiki_dir)) == answers
     if split and answers:
         assert children, "the child judged nothing"
     lean = [run(wiki, capsys, *extra, *form) for form in FORMS]
-    monkeypatch.setattr(check_unchanged, "judge", lambda *args: None)
+    monkeypatch.setattr(check_unchanged, "answer_unchanged", lambda *args: None)
     full = [run(wiki, capsys, *extra, *form) for form in FORMS]
     assert lean == full
     assert all(rc in (0, 1, 2) for rc, _, _ in full)
@@ -235,10 +235,10 @@ def test_a_failed_child_leaves_the_answer_as_it_was(wiki, capsys, monkeypatch, s
     change(wiki)
     children = forks(monkeypatch)
     monkeypatch.setattr(check_unchanged, "_judge_page", die_in_the_child(how))
-    assert answers_whole(check_unchanged.judge(str(wiki.root), None)) == answers
+    assert answers_whole(check_unchanged.answer_unchanged(str(wiki.root), None)) == answers
     assert children
     lean = [run(wiki, capsys, *form) for form in FORMS]
-    monkeypatch.setattr(check_unchanged, "judge", lambda *args: None)
+    monkeypatch.setattr(check_unchanged, "answer_unchanged", lambda *args: None)
     assert lean == [run(wiki, capsys, *form) for form in FORMS]
     for pid in children:
         with pytest.raises(ChildProcessError):
@@ -252,7 +252,7 @@ def test_the_split_with_sigchld_ignored_judges_here(wiki, capsys, monkeypatch):
     alone = run(wiki, capsys, "--format", "json")
     previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     try:
-        assert answers_whole(check_unchanged.judge(str(wiki.root), None))
+        assert answers_whole(check_unchanged.answer_unchanged(str(wiki.root), None))
         split = run(wiki, capsys, "--format", "json")
     finally:
         signal.signal(signal.SIGCHLD, previous)
@@ -268,17 +268,17 @@ def test_a_page_the_quick_judge_leaves_goes_to_the_full_rule_alone(wiki, capsys,
     change(wiki)
     if split:
         forks(monkeypatch)
-    lean = check_unchanged.judge(str(wiki.root), None)
+    lean = check_unchanged.answer_unchanged(str(wiki.root), None)
     assert lean is not None and len(lean.rest) == 1 and len(lean.pages) == 1, (lean.pages if lean else None)
     from openwiki_git.caches import check_reuse
 
     judged_by_rule: list[str] = []
-    real = check_reuse._FullRule.judge
-    monkeypatch.setattr(check_reuse._FullRule, "judge", lambda rule, judged, loaded: (judged_by_rule.extend(loaded),
+    real = check_reuse._FullRule.judge_loaded
+    monkeypatch.setattr(check_reuse._FullRule, "judge_loaded", lambda rule, judged, loaded: (judged_by_rule.extend(loaded),
                                                                                        real(rule, judged, loaded))[1])
     mixed = [run(wiki, capsys, *form) for form in FORMS]
     assert set(judged_by_rule) == set(lean.rest)
-    monkeypatch.setattr(check_unchanged, "judge", lambda *args: None)
+    monkeypatch.setattr(check_unchanged, "answer_unchanged", lambda *args: None)
     assert mixed == [run(wiki, capsys, *form) for form in FORMS]
 
 
@@ -292,7 +292,7 @@ def test_lean_answer_in_a_linked_worktree_equals_the_full_path(wiki, capsys, mon
     """A linked worktree (`.git` is a file naming its git directory, the index is that one's)."""
     linked = tmp_path / "linked"
     wiki.git("worktree", "add", "-q", str(linked))
-    assert check_unchanged.judge(str(linked), None) is not None
+    assert check_unchanged.answer_unchanged(str(linked), None) is not None
 
     def both() -> list[tuple[int, str]]:
         out = []
@@ -303,7 +303,7 @@ def test_lean_answer_in_a_linked_worktree_equals_the_full_path(wiki, capsys, mon
         return out
 
     lean = both()
-    monkeypatch.setattr(check_unchanged, "judge", lambda *args: None)
+    monkeypatch.setattr(check_unchanged, "answer_unchanged", lambda *args: None)
     assert lean == both()
     assert lean[0][0] == 0 and "4 claims: 4 fresh" in lean[0][1]
 
@@ -333,7 +333,7 @@ PROBE = IMPORTS_PROBE
 # the check cache's pickle, a token writer's base64, typing for annotations: TYPE_CHECKING = False).
 HEAVY = {"pygit2", "_cffi_backend", "dataclasses", "inspect", "ruamel", "jsonschema", "sqlite3", "fcntl", "tempfile",
          "pathlib", "datetime", "traceback", "pickletools", "pickle", "base64", "typing"}
-HEAVY_OWN = {"openwiki_git.model", "openwiki_git.claims.check", "openwiki_git.store.workspace", "openwiki_git.git.repo",
+HEAVY_OWN = {"openwiki_git.model", "openwiki_git.claims.freshness", "openwiki_git.store.workspace", "openwiki_git.git.repo",
              "openwiki_git.evidence.resource", "openwiki_git.formats.sidecar", "openwiki_git.pages.citations"}
 
 

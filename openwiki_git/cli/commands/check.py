@@ -11,15 +11,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from openwiki_git.caches.check import no_gc
-from openwiki_git.cli import report
+from openwiki_git.caches.check_entries import no_gc
+from openwiki_git.cli import check_output
 from openwiki_git.cli.args import add_format
 from openwiki_git.errors import UsageError
 
-# A warm check with nothing changed is answered from the check cache by services/check.py with
+# A warm check with nothing changed is answered from the check cache by services/check_chain.py with
 # the standard library alone: the model, the checker, git and pygit2 are imported only when
 # something must be judged.
-from openwiki_git.services import check
+from openwiki_git.services import check_chain
 
 SOURCE_HELP = "where evidence is read: worktree (the default, which the cache answers), index, or a revision such as HEAD"
 
@@ -56,10 +56,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def _width() -> int:
     """A claim's line is cut to the terminal's width (200 characters at most, and off a terminal)."""
     if not sys.stdout.isatty():
-        return report.MAX_WIDTH
+        return check_output.MAX_WIDTH
     import shutil
 
-    return min(shutil.get_terminal_size().columns, report.MAX_WIDTH)
+    return min(shutil.get_terminal_size().columns, check_output.MAX_WIDTH)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     json_out = args.format == "json"
-    checked = check.run(check.CheckOptions(
+    checked = check_chain.run(check_chain.CheckOptions(
         directory=getattr(args, "directory", None),
         wiki_dir=getattr(args, "wiki_dir", None),
         source=args.source,
@@ -86,7 +86,7 @@ def _run(args: argparse.Namespace) -> int:
         use_cache=not args.no_cache,
         base=args.base,
         head=args.head,
-        # -v's long form lists every claim, fresh ones too (cli/report.write_text), as --all does
+        # -v's long form lists every claim, fresh ones too (cli/check_output.write_text), as --all does
         every=(args.all or bool(args.verbose)) if not json_out else not args.only_problems,
         only_problems=json_out and args.only_problems,
     ))
@@ -94,9 +94,9 @@ def _run(args: argparse.Namespace) -> int:
         print(f"Rewriting {path}", file=sys.stderr)
     out = checked.report
     if json_out:
-        report.write_json(sys.stdout.write, out.head, (report.item_json(c, out.site) for c in out.claims), lambda: out.tail)
+        check_output.write_json(sys.stdout.write, out.head, (check_output.item_json(c, out.site) for c in out.claims), lambda: out.tail)
     else:
-        report.write_text(sys.stdout.write, out.claims, out.tail, unlisted_unmarked=out.unlisted_unmarked,
+        check_output.write_text(sys.stdout.write, out.claims, out.tail, unlisted_unmarked=out.unlisted_unmarked,
                           verbose=bool(args.verbose), every=args.all, width=_width())
     if not args.base and out.tail["summary"]["total"] == 0:  # a gate that checked nothing says so and fails
         where = ", ".join(args.page) if args.page else f"{out.head['wiki_dir']}/"

@@ -39,7 +39,7 @@ from openwiki_git.formats import pagenames
 from openwiki_git.hook import commit
 from openwiki_git.hook.engine import Evaluation, policy_problems, staged_or_range
 from openwiki_git.pages import citations
-from openwiki_git.services import check
+from openwiki_git.services import check_chain
 from openwiki_git.store.workspace import Workspace
 
 
@@ -209,7 +209,7 @@ def _check_like_check(args: argparse.Namespace, every: bool, width: int) -> int:
     `check` does, whatever the wiki's size), with its exit code. One line per claim that is not
     fresh, as on the staged diff (counted per cause past the message's bound); check's other
     findings (missing markers, due claims, broken references, replaced documents) are counted on stderr."""
-    checked = check.run(check.CheckOptions(
+    checked = check_chain.run(check_chain.CheckOptions(
         directory=getattr(args, "directory", None), wiki_dir=getattr(args, "wiki_dir", None), every=False,
     ))
     marked = [commit.of_record(c) for c in checked.report.claims if isinstance(c, dict) and c["status"] != "fresh"]

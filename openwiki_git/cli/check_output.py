@@ -1,4 +1,4 @@
-"""Reporters: the check report (services/check_stream.Report) rendered as text, and as the JSON
+"""Reporters: the check report (services/check_report.Report) rendered as text, and as the JSON
 text, each written as the claims come."""
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ from collections.abc import Callable, Iterable
 from itertools import islice
 from json.encoder import encode_basestring  # what json.dumps(s, ensure_ascii=False) writes, in C
 
-from openwiki_git.claims.report import plain_claim_data
+from openwiki_git.claims.records import fresh_record_data
 from openwiki_git.pages.labels import label, marker_text
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
 if TYPE_CHECKING:
     from typing import Any
 
-    from openwiki_git.claims.report import Item, Plain
+    from openwiki_git.claims.records import FreshRecord, Item
 
 MAX_WIDTH = 200  # a claim's line is cut to the terminal's width, and never longer than this
 CLEAR_HINT = "clear them: openwiki-git review (one key per claim), or claim show|confirm|edit|retract c-xxxxxxxx"
@@ -23,13 +23,13 @@ CLEAR_HINT = "clear them: openwiki-git review (one key per claim), or claim show
 
 def plain_claim_json(page: str, page_path: str, claim_id: str, statement: str, resources: tuple[str, ...],
                      verified_at: str | None, marker_present: bool = True, site: bool = False) -> str:
-    """`claim_json(plain_claim_data(...))`, written without the dict and the pure-Python
+    """`claim_json(fresh_record_data(...))`, written without the dict and the pure-Python
     indenting encoder (tests compare the two, and with claim_data). A field added to claim_data
     must be added to both. The text a page's claims share (the page, the fixed keys and
     verified_at, which they mostly share too) is written once per page (_shared_text): this runs
     once per claim of a JSON report, 10,000 times for a 10,000-claim wiki."""
     if not resources:
-        return claim_json(plain_claim_data(page, page_path, claim_id, statement, resources, verified_at, marker_present, site))
+        return claim_json(fresh_record_data(page, page_path, claim_id, statement, resources, verified_at, marker_present, site))
     q = encode_basestring
     head, tail = _shared_text(page, page_path, verified_at, marker_present)
     evidence = ",\n".join([f"{_EVIDENCE_OPEN}{r}{_EVIDENCE_MIDDLE}{r}{_EVIDENCE_CLOSE}" for r in map(q, resources)])
@@ -71,8 +71,8 @@ def claim_json(c: dict[str, Any]) -> str:
 
 
 def item_json(c: Item, site: bool = False) -> str:
-    """claim_json of one claim of a streamed report: its record, or a plainly fresh claim's Plain.
-    A record that is a plain claim's but for its missing marker (a wiki without markers lists one
+    """claim_json of one claim of a streamed report: its record, or a plainly fresh claim's FreshRecord.
+    A record that is a plainly fresh claim's but for its missing marker (a wiki without markers lists one
     per claim) is written as plain_claim_json writes it too: the indenting encoder took 85% of a
     warm 100,000-claim JSON report. `site`: the workspace is in site mode (a marker's form)."""
     if not isinstance(c, dict):
@@ -85,8 +85,8 @@ _PLAIN_KEYS = ("id", "page", "page_path", "statement", "status", "evidence", "ma
 _PLAIN_EVIDENCE_KEYS = ("resource", "status", "current_resource", "reason")
 
 
-def _unmarked_plain(c: dict[str, Any], site: bool = False) -> Plain | None:
-    """The fields of `c` when it is exactly plain_claim_data(..., marker_present=False) of them
+def _unmarked_plain(c: dict[str, Any], site: bool = False) -> FreshRecord | None:
+    """The fields of `c` when it is exactly fresh_record_data(..., marker_present=False) of them
     (the keys in order, every value as that writes it), else None."""
     if c.get("marker_present") is not False or tuple(c) != _PLAIN_KEYS:
         return None
@@ -131,14 +131,14 @@ def write_text(
     write: Callable[[str], Any], claims: Iterable[Item], tail: dict[str, Any], *, verbose: bool = False, every: bool = False,
     width: int = MAX_WIDTH, unlisted_unmarked: int = 0,
 ) -> None:
-    """The text report: each claim's lines (claim_text; a plain claim's only with `every` or
+    """The text report: each claim's lines (claim_text; a plainly fresh claim's only with `every` or
     `verbose`), the findings, the summary line; written as the claims come (see write_json). The
-    claims do not hold the `unlisted_unmarked` ones (check_stream.Report), summarised in one line."""
+    claims do not hold the `unlisted_unmarked` ones (check_report.Report), summarised in one line."""
     for c in claims:
         if isinstance(c, dict):
             lines = claim_text(c, verbose=verbose, every=every, width=width)
         elif verbose:
-            lines = [f"{c[1]}: {c[2]}: fresh: {c[3]}"]  # a plain claim's claim_line
+            lines = [f"{c[1]}: {c[2]}: fresh: {c[3]}"]  # a plainly fresh claim's claim_line
         elif every:
             lines = [_cut(f"{c[1]} {label(c[2])} fresh {c[3]}", width)]
         else:

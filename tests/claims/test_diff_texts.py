@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openwiki_git.claims.sides import Sides
+from openwiki_git.claims.diff_texts import DiffTexts
 from openwiki_git.diff.hunks import FileChange
 from openwiki_git.evidence.kinds import glob_matches
 from openwiki_git.model import FileText
@@ -37,7 +37,7 @@ changes = st.lists(
 @settings(max_examples=200, deadline=None)
 @given(changes)
 def test_in_scope_is_every_change_matched_against_the_scope(diff: list[FileChange]) -> None:
-    sides = Sides(diff, _unread, _unread, ".openwiki")
+    sides = DiffTexts(diff, _unread, _unread, ".openwiki")
     for scope in SCOPES:
         expected = [c for c in diff if any(p is not None and glob_matches(scope, p) for p in (c.old_path, c.new_path))]
         assert sides.in_scope(scope) == expected, scope
@@ -45,6 +45,6 @@ def test_in_scope_is_every_change_matched_against_the_scope(diff: list[FileChang
 
 def test_in_scope_keeps_the_diffs_order_and_each_change_once() -> None:
     diff = [_change("renamed", "src/b.py", "src/a.py"), _change("modified", "lib/m1.py", "lib/m1.py"), _change("added", None, "src/c.py")]
-    sides = Sides(diff, _unread, _unread, ".openwiki")
+    sides = DiffTexts(diff, _unread, _unread, ".openwiki")
     assert sides.in_scope("src/*.py") == [diff[0], diff[2]]
     assert sides.in_scope("lib/m?.py") == [diff[1]] and sides.in_scope("docs/*.md") == []

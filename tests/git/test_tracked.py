@@ -1,4 +1,4 @@
-"""git/plain.py: the paths of a plain index, read without pygit2, are git's; any index it
+"""git/tracked.py: the paths of a plain index, read without pygit2, are git's; any index it
 cannot be sure of is None (libgit2 reads it)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from openwiki_git.git.plain import opens_quietly, tracked_paths
+from openwiki_git.git.tracked import opens_quietly, tracked_paths
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from openwiki_git.claims import check as checker
 from openwiki_git.claims import fix as fixer
+from openwiki_git.claims import freshness as checker
 from openwiki_git.evidence.relocation import relocate
 from openwiki_git.evidence.tokens import file_version, lines_version, split_lines, unchanged_lines
 from openwiki_git.model import Claim, ClaimResult, Evidence, EvidenceResult, FileText, Mark, Sidecar

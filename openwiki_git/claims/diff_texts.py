@@ -14,7 +14,7 @@ from openwiki_git.evidence.resolver import LineIndex, context_ok
 from openwiki_git.evidence.tokens import Anchors
 from openwiki_git.model import FileText
 
-__all__ = ["MODE_GITLINK", "MODE_LINK", "Found", "Reader", "Sides"]
+__all__ = ["MODE_GITLINK", "MODE_LINK", "Found", "Reader", "DiffTexts"]
 
 Reader = Callable[[str], FileText]
 Found = tuple[str, LineIndex, int, str | None]  # path, its index, the 0-based start, its blob
@@ -23,7 +23,7 @@ MODE_LINK = 0o120000
 MODE_GITLINK = 0o160000
 
 
-class Sides:
+class DiffTexts:
     """The old and new side of one diff. A file the diff does not touch is never read on the old
     side by the engine (it asks only for files in `by_old`)."""
 

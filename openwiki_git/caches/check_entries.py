@@ -10,7 +10,7 @@ a note) but for those plain except for a missing marker (their ids only, `unmark
 without markers would otherwise store a record per claim), its claim ids (the cross-page
 duplicate check) and when a due verdict may next change.
 A plain fresh claim is not stored at all: its report record follows from its sidecar alone
-(`claims/report.plain_claim_data`). So the cache is small (a few bytes per plain claim) and bounded
+(`claims/records.fresh_record_data`). So the cache is small (a few bytes per plain claim) and bounded
 (at most check_reuse.MAX_NOTABLE notable records are kept; pages beyond are judged again on each run).
 
 Two ways to use it:
@@ -18,7 +18,7 @@ Two ways to use it:
 - `answer()`: when nothing changed (the index file, every sidecar, page and cited file, the
   config file and the code have the stat recorded), the report is answered from the cache
   without git, pygit2 or any sidecar parse: this module imports only the standard library.
-- `check_reuse.judge()`: with a Workspace, each page whose keys still hold keeps its entry; only
+- `check_reuse.reuse_or_judge()`: with a Workspace, each page whose keys still hold keeps its entry; only
   the others are loaded and judged again. A file whose stat changed but whose blob did not
   (touched, checked out again) keeps its pages' entries. This module holds the keys, the file and
   the fast answer; check_reuse.py, above it, the judging.
@@ -75,25 +75,25 @@ CONFIG_FILE = (".openwiki", "config.yml")  # config.config_path, without importi
 # The modules whose code decides what an entry holds (a verdict, a report record, a finding),
 # relative to the package root: their stats are part of the key, so that a change to any of them
 # (an upgrade, an edit in a checkout) invalidates every entry. Every module these import, however
-# indirectly, is one of them (test_checkcache derives the closure): about 80 stats, 0.25 ms.
+# indirectly, is one of them (test_check_entries derives the closure): about 80 stats, 0.25 ms.
 CODE = (
-    "caches/check", "caches/check_keys", "caches/check_reuse", "caches/cite_bytes", "caches/cites", "caches/graph", "caches/pickling",
-    "caches/site", "caches/statkey", "claims/accepts", "claims/causes", "claims/check", "claims/due", "claims/example_calls",
-    "claims/examples", "claims/fix", "claims/kinds", "claims/outcomes", "claims/part", "claims/policy", "claims/relevance",
-    "claims/report", "claims/sentence", "claims/sides", "claims/signature_edits", "claims/staleness", "claims/symbols", "diff/cosmetic",
-    "diff/hunks", "diff/signatures", "errors", "evidence/definitions", "evidence/docstrings", "evidence/kinds", "evidence/plain",
-    "evidence/relocation", "evidence/resolver", "evidence/resource", "evidence/tokens", "evidence/treesitter", "formats/flatconfig",
-    "formats/pagenames", "formats/schema", "formats/sidecar", "formats/sidecar_plain", "formats/siteconf", "formats/timestamps",
-    "formats/yamlio", "git/diff", "git/plain", "git/repo", "graph/build", "graph/buildlog", "graph/citestale", "graph/claimcheck",
-    "graph/claimpart", "graph/core", "graph/doc_standing", "graph/documents", "graph/inputs", "graph/link", "graph/refs", "graph/search",
-    "graph/split", "ground/broken", "ground/deterministic", "ground/example_evidence", "ground/examples", "ground/index", "ground/names",
-    "ground/pageformat", "ground/proves", "ground/refs", "ground/resolve", "ground/scope", "ground/sources", "hook/engine",
-    "markdown/blocks", "markdown/builder", "markdown/document", "markdown/keys", "markdown/refs", "markdown/refscan", "markdown/relations",
-    "markdown/rstdoc", "markdown/split", "model", "pages/badge", "pages/citations", "pages/example_reader", "pages/examples",
-    "pages/frontmatter", "pages/frontmatter_core", "pages/indexes", "pages/labels", "pages/markers", "pages/okf", "pages/rst",
-    "pages/rst_examples", "pages/rst_markers", "pages/sentences", "parallel", "services/check", "services/check_examples",
-    "services/check_stream", "services/check_unchanged", "store/config", "store/editing", "store/listing", "store/locking", "store/site",
-    "store/wiki", "store/workspace",
+    "caches/check_entries", "caches/check_keys", "caches/check_reuse", "caches/cite_bytes", "caches/cites", "caches/graph",
+    "caches/pickling", "caches/site", "caches/statkey", "claims/accepts", "claims/causes", "claims/diff_texts", "claims/due",
+    "claims/example_calls", "claims/examples", "claims/fix", "claims/freshness", "claims/kinds", "claims/outcomes", "claims/part",
+    "claims/policy", "claims/records", "claims/relevance", "claims/sentence", "claims/signature_edits", "claims/staleness",
+    "claims/symbols", "diff/cosmetic", "diff/hunks", "diff/signatures", "errors", "evidence/canonical", "evidence/definitions",
+    "evidence/docstrings", "evidence/kinds", "evidence/relocation", "evidence/resolver", "evidence/resource", "evidence/tokens",
+    "evidence/treesitter", "formats/flatconfig", "formats/pagenames", "formats/schema", "formats/sidecar", "formats/sidecar_common",
+    "formats/siteconf", "formats/timestamps", "formats/yamlio", "git/diff", "git/repo", "git/tracked", "graph/build", "graph/buildlog",
+    "graph/citestale", "graph/claim_graph", "graph/claimcheck", "graph/core", "graph/doc_standing", "graph/documents", "graph/inputs",
+    "graph/link", "graph/refs", "graph/search", "graph/split", "ground/broken", "ground/deterministic", "ground/example_evidence",
+    "ground/examples", "ground/index", "ground/names", "ground/pageformat", "ground/proves", "ground/refs", "ground/resolve",
+    "ground/scope", "ground/sources", "hook/engine", "markdown/blocks", "markdown/builder", "markdown/document", "markdown/keys",
+    "markdown/refs", "markdown/refscan", "markdown/relations", "markdown/rstdoc", "markdown/split", "model", "pages/badge",
+    "pages/citations", "pages/example_reader", "pages/examples", "pages/frontmatter", "pages/frontmatter_core", "pages/indexes",
+    "pages/labels", "pages/markers", "pages/okf", "pages/rst", "pages/rst_examples", "pages/rst_markers", "pages/sentences", "parallel",
+    "services/check_chain", "services/check_examples", "services/check_report", "services/check_unchanged", "store/config", "store/editing",
+    "store/listing", "store/locking", "store/site", "store/wiki", "store/workspace",
 )
 
 if TYPE_CHECKING:

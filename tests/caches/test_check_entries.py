@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from openwiki_git.caches import check as checkcache
+from openwiki_git.caches import check_entries as checkcache
 from openwiki_git.caches import statkey
-from openwiki_git.claims import check as checker
+from openwiki_git.claims import freshness as checker
 from openwiki_git.git.repo import Repo
 from openwiki_git.store.workspace import Workspace
 from tests.support.repo import add_claim
@@ -435,7 +435,7 @@ def test_help_documents_no_cache(repo, capsys):
 def test_code_key_names_modules_that_exist():
     """The cache is invalidated when the code that fills it changes: every module it names must
     exist, or a moved module would silently stop invalidating it."""
-    from openwiki_git.caches import check as cache_module
+    from openwiki_git.caches import check_entries as cache_module
 
     key = cache_module.code_key()
     missing = [name for name, stat in zip(cache_module.CODE, key) if stat is None]

@@ -1,6 +1,6 @@
 """The check report as data: each claim's record, the whole report, the findings added to it.
 The JSON shape is a contract (schemas/check-report.schema.json): fields may be added, never
-renamed. Pure; `cli/report.py` renders it (text, and the JSON text written as it streams)."""
+renamed. Pure; `cli/check_output.py` renders it (text, and the JSON text written as it streams)."""
 
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ if TYPE_CHECKING:  # check's warm path imports neither the model nor the checker
 
 REPORT_SCHEMA_ID = "https://openwiki-git.dev/schemas/check-report.schema.json"
 # One claim of a streamed report: its record (claim_data), or for a plainly fresh claim, whose
-# record follows from the claim alone (plain_claim_data), the Plain fields of its sidecar.
-Plain = tuple[str, str, str, str, tuple[str, ...], str | None]  # page, page_path, id, statement, resources, verified_at
+# record follows from the claim alone (fresh_record_data), the FreshRecord fields of its sidecar.
+FreshRecord = tuple[str, str, str, str, tuple[str, ...], str | None]  # page, page_path, id, statement, resources, verified_at
 if TYPE_CHECKING:
-    Item = dict[str, Any] | Plain
+    Item = dict[str, Any] | FreshRecord
 
 
-def plain(page: str, page_path: str, claim: Claim) -> Plain:
+def fresh_record(page: str, page_path: str, claim: Claim) -> FreshRecord:
     return (page, page_path, claim.id, claim.statement, tuple(e.resource for e in claim.evidence), claim.verified_at)
 
 
@@ -72,19 +72,19 @@ def cause_data(c: Cause) -> dict[str, Any]:
     }
 
 
-def is_plain(r: ClaimResult) -> bool:
-    """Whether the claim's record is plain_claim_data's: fresh, its marker present, not due, no
+def is_plainly_fresh(r: ClaimResult) -> bool:
+    """Whether the claim's record is fresh_record_data's: fresh, its marker present, not due, no
     note, no mark, and every evidence fresh where it was, unchanged."""
-    return r.marker_present and _plain_but_for_the_marker(r)
+    return r.marker_present and _plainly_fresh_but_for_the_marker(r)
 
 
-def is_plain_unmarked(r: ClaimResult) -> bool:
-    """Whether the claim's record is plain_claim_data's but for its missing marker: the check
+def is_plainly_fresh_unmarked(r: ClaimResult) -> bool:
+    """Whether the claim's record is fresh_record_data's but for its missing marker: the check
     cache keeps such claims as ids (a wiki without markers has one per claim), not as records."""
-    return not r.marker_present and _plain_but_for_the_marker(r)
+    return not r.marker_present and _plainly_fresh_but_for_the_marker(r)
 
 
-def _plain_but_for_the_marker(r: ClaimResult) -> bool:
+def _plainly_fresh_but_for_the_marker(r: ClaimResult) -> bool:
     if r.status != "fresh" or r.due or r.notes or r.claim.mark is not None:
         return False
     return all(
@@ -94,7 +94,7 @@ def _plain_but_for_the_marker(r: ClaimResult) -> bool:
 
 
 def only_marker_missing(c: dict[str, Any]) -> bool:
-    """A record whose only text line is its missing marker's (cli/report.claim_text, not --all):
+    """A record whose only text line is its missing marker's (cli/check_output.claim_text, not --all):
     past UNMARKED_LISTED of them, the text summarises them in one line instead."""
     return c["status"] == "fresh" and not c["marker_present"] and not c["due"]
 
@@ -107,9 +107,9 @@ def is_problem(c: dict[str, Any]) -> bool:
     return c["status"] != "fresh" or not c["marker_present"] or bool(c["due"])
 
 
-def plain_claim_data(page: str, page_path: str, claim_id: str, statement: str, resources: tuple[str, ...],
+def fresh_record_data(page: str, page_path: str, claim_id: str, statement: str, resources: tuple[str, ...],
                      verified_at: str | None, marker_present: bool = True, site: bool = False) -> dict[str, Any]:
-    """claim_data(r, wiki_dir, site) of a plain claim (is_plain; is_plain_unmarked with
+    """claim_data(r, wiki_dir, site) of a plainly fresh claim (is_plainly_fresh; is_plainly_fresh_unmarked with
     `marker_present` False): it follows from the claim alone."""
     return {
         "id": claim_id, "page": page, "page_path": page_path, "statement": statement, "status": "fresh",
@@ -125,7 +125,7 @@ def plain_claim_data(page: str, page_path: str, claim_id: str, statement: str, r
 def build(
     results: list[ClaimResult], *, wiki_dir: str, source: str, extra: dict[str, Any] | None = None, site: bool = False
 ) -> dict[str, Any]:
-    from openwiki_git.claims.check import summarize
+    from openwiki_git.claims.freshness import summarize
 
     report: dict[str, Any] = {
         "$schema": REPORT_SCHEMA_ID,

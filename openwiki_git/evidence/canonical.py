@@ -1,5 +1,5 @@
 """A `repo://` resource that is already canonical and plain, read without the general grammar
-(`plain_parts`), and the grammar's number limit. Pure, and the standard library's `re` alone: the
+(`canonical_parts`), and the grammar's number limit. Pure, and the standard library's `re` alone: the
 checker, the sidecar reader and `check --no-cache`'s lean path (services/check_unchanged.py), which
 imports nothing heavy, all read resources through it; resource.py has the general grammar.
 """
@@ -10,7 +10,7 @@ import re
 
 MAX_SAFE_INTEGER = 2**53 - 1  # JavaScript's Number.MAX_SAFE_INTEGER
 
-# A resource that is already canonical (plain_parts): segments of unreserved characters, none `.`
+# A resource that is already canonical (canonical_parts): segments of unreserved characters, none `.`
 # or `..`, the first not .git, openwiki or .openwiki; an `#L<n>-L<m>` range. No `%`, `\\`, `//` or `:`.
 _PLAIN_SEGMENT = r"(?!\.\.?(?:/|#|$))[A-Za-z0-9\-_.!~*'()]+"
 _TOP = r"(?!(?i:\.git|openwiki|\.openwiki)(?:/|#|$))"
@@ -19,7 +19,7 @@ _PLAIN_RESOURCE = re.compile(
 )
 
 
-def plain_parts(resource: str, wiki: str = "") -> tuple[str, int | None, int | None] | None:
+def canonical_parts(resource: str, wiki: str = "") -> tuple[str, int | None, int | None] | None:
     """`(path, start, end)` of a canonical, plain resource (no escapes, no `.`/`..` segment, not
     under `.git`, `openwiki`, `.openwiki` or `wiki`, which is lower case), read without the
     general machinery; None means "ask parse_resource", which agrees on plain input. The one

@@ -24,9 +24,9 @@ _new = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (ho
 
 
 @dataclass
-class ClaimsPart:
+class ClaimGraph:
     """The first half of a build, which needs no prose document: the pages and the claims (see
-    `claims_part`). `link` adds the documents and the references."""
+    `build_claim_graph`). `link` adds the documents and the references."""
 
     graph: Graph
     pages: list[tuple[str, Document]]
@@ -34,7 +34,7 @@ class ClaimsPart:
     terms: Terms  # the search index's entries for pages, their sections and claims
 
 
-def claims_part(
+def build_claim_graph(
     *,
     pages: Sequence[tuple[str, Document]],
     sidecars: Mapping[str, Sidecar] | None,
@@ -42,7 +42,7 @@ def claims_part(
     wiki_dir: str,
     previous: Graph | None = None,
     unchanged: Collection[str] = (),
-) -> ClaimsPart:
+) -> ClaimGraph:
     """The pages and their claims, in a graph of their own: the part of a build that depends on
     no prose document, so it can be built while the documents are still being split."""
     g = Graph()
@@ -62,7 +62,7 @@ def claims_part(
     else:
         terms = tokenize(index_items(g, g.docs, claims=True))
     log.terms[""] = (read_from, terms)
-    return ClaimsPart(g, pages, log, terms)
+    return ClaimGraph(g, pages, log, terms)
 
 
 # -- claims -----------------------------------------------------------------------------------

@@ -1,15 +1,15 @@
-"""Each stage of check's chain (services/check.run) answers a page as the full rule does.
+"""Each stage of check's chain (services/check_chain.run) answers a page as the full rule does.
 
 Every stage gives a page the same entry (summary, notable records, unmarked ids, findings), from
-which the one assembler (services/check_stream.assemble) builds the report. So the report is the
+which the one assembler (services/check_report.assemble) builds the report. So the report is the
 full rule's when each stage's entry for a page is the full rule's entry for it, and its claims
 (`items`) are the ones the full rule's entry and sidecar give. Each state is a real repository:
-the full rule's entries (caches/check_reuse.judge with the cache off, no earlier stage) are
+the full rule's entries (caches/check_reuse.reuse_or_judge with the cache off, no earlier stage) are
 compared with
 
 - stage 1, the cache: the entries a warm check answers from (checkcache.answer, no git) and the
-  entries held page by page with a Workspace (check_reuse.judge with the cache on);
-- stage 2, the quick judge (check_unchanged.judge): the pages it answers.
+  entries held page by page with a Workspace (check_reuse.reuse_or_judge with the cache on);
+- stage 2, the quick judge (check_unchanged.answer_unchanged): the pages it answers.
 
 The whole reports are compared through the CLI in tests/caches/test_check_differential.py
 (cache against --no-cache) and tests/services/test_check_unchanged.py (quick judge off and on).
@@ -21,10 +21,10 @@ import time
 
 import pytest
 
-from openwiki_git.caches import check as checkcache
+from openwiki_git.caches import check_entries as checkcache
 from openwiki_git.caches import statkey
-from openwiki_git.services import check, check_unchanged
-from openwiki_git.services.check_stream import items_of
+from openwiki_git.services import check_chain, check_unchanged
+from openwiki_git.services.check_report import items_of
 from openwiki_git.store.workspace import Workspace
 from tests.support.repo import add_claim
 
@@ -75,7 +75,7 @@ STATES = {
 def full_rule(root) -> tuple[Workspace, dict]:
     """Every page's entry from the full rule alone (no cache, no quick judge)."""
     ws = Workspace.open(root)
-    judged = check.judge(ws, check.CheckOptions(use_cache=False), use_cache=False)
+    judged = check_chain.page_entries(ws, check_chain.CheckOptions(use_cache=False), use_cache=False)
     return ws, judged
 
 
@@ -91,7 +91,7 @@ def claims_of(ws: Workspace, judged, page: str, entry: dict) -> list:
 def test_the_quick_judge_answers_a_page_as_the_full_rule(wiki, state):
     STATES[state](wiki)
     ws, full = full_rule(wiki.root)
-    lean = check_unchanged.judge(str(wiki.root), None)
+    lean = check_unchanged.answer_unchanged(str(wiki.root), None)
     assert lean is not None and sorted([*lean.pages, *lean.rest]) == sorted(full.entries)
     for page in lean.pages:
         assert reported(lean.entries[page]) == reported(full.entries[page]), page
@@ -111,7 +111,7 @@ def test_a_cache_entry_answers_a_page_as_the_full_rule(wiki, capsys, state):
     ws, full = full_rule(wiki.root)
     answered = checkcache.answer(str(wiki.root), None)  # stage 1 for the whole wiki, without git
     assert answered is not None and sorted(answered["pages"]) == sorted(full.entries)
-    held = check.judge(ws, check.CheckOptions(), use_cache=True)  # stage 1 page by page, with a Workspace
+    held = check_chain.page_entries(ws, check_chain.CheckOptions(), use_cache=True)  # stage 1 page by page, with a Workspace
     assert not held.sidecars  # every entry held: no page judged again
     for page, entry in full.entries.items():
         assert reported(answered["pages"][page]) == reported(entry), page

@@ -1,7 +1,7 @@
 """The sidecar's plain claims: the field names and patterns of the sidecar JSON, and the rules by
 which a common, valid claim (no mark, canonical plain resources, exact strings) is accepted with
 a few C-level checks. Pure, and `re` alone: sidecar.py's fast path builds its records from
-`plain_claim`, and `check --no-cache`'s lean path (services/check_unchanged.py) reads sidecars with
+`common_claim`, and `check --no-cache`'s lean path (services/check_unchanged.py) reads sidecars with
 json and these rules, importing nothing heavy. What they accept, the careful reader accepts
 identically (tests/formats/test_sidecar.py compares them); anything else goes to it.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from openwiki_git.evidence.plain import plain_parts
+from openwiki_git.evidence.canonical import canonical_parts
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
 if TYPE_CHECKING:
@@ -31,10 +31,10 @@ _EVIDENCE_REQUIRED = frozenset({"resource", "version"})
 _FILE_VERSION = re.compile(r"repo-file-v1:sha256:[0-9a-f]{64}")
 _LINES_VERSION = re.compile(r"repo-lines-v1:sha256:[0-9a-f]{64}:[A-Za-z0-9_-]+")
 
-# One evidence item of a plain claim: resource, version, blob, and plain_parts(resource).
+# One evidence item of a plain claim: resource, version, blob, and canonical_parts(resource).
 PlainEvidence = tuple[str, str, str | None, tuple[str, int | None, int | None]]
 # A plain claim: id, statement, evidence, verifiedAt, verifiedBy.
-PlainClaim = tuple[str, str, tuple[PlainEvidence, ...], str | None, str | None]
+CommonClaim = tuple[str, str, tuple[PlainEvidence, ...], str | None, str | None]
 
 
 def plain_text(value: Any) -> bool:
@@ -61,7 +61,7 @@ def plain_claims(data: Any) -> list[Any] | None:
     return claims
 
 
-def plain_claim(raw: Any, wiki: str, *, token_forms: bool = True) -> PlainClaim | None:
+def common_claim(raw: Any, wiki: str, *, token_forms: bool = True) -> CommonClaim | None:
     """The fields of a claim the careful reader accepts as they are: no mark, every resource
     canonical and plain (not under `wiki`, lower case), cited once, with a token of its kind;
     None: ask the careful reader, which has the last word and the error messages. (Runs once per
@@ -88,7 +88,7 @@ def plain_claim(raw: Any, wiki: str, *, token_forms: bool = True) -> PlainClaim 
         resource, version = e["resource"], e["version"]
         if type(resource) is not str or type(version) is not str:
             return None
-        parsed = plain_parts(resource, wiki)
+        parsed = canonical_parts(resource, wiki)
         if parsed is None or token_forms and not (_FILE_VERSION if parsed[1] is None else _LINES_VERSION).fullmatch(version):
             return None
         blob = e.get("blob")

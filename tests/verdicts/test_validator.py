@@ -1,4 +1,4 @@
-"""The one validator (verdicts/check.py), as the refresher's model and an agent's verify_claim meet
+"""The one validator (verdicts/validator.py), as the refresher's model and an agent's verify_claim meet
 it: answers shaped as the real model gave them are accepted the first time, and what is refused
 is refused on both paths alike, with nothing written (issue 33, item 1)."""
 

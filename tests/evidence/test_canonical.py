@@ -1,4 +1,4 @@
-"""One fast grammar for plain resources (resource.plain_parts), used by parse_resource, the sidecar
+"""One fast grammar for plain resources (resource.canonical_parts), used by parse_resource, the sidecar
 reader, the checker, the check cache and the cited-path index. It must agree with the general
 parser wherever it answers; the cited-path index's own copy did not (it took `src/..`,
 `openwiki/x` and a bad range as cited paths)."""
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from openwiki_git.caches import cite_bytes
 from openwiki_git.evidence.kinds import kind_scope, parse_kind
-from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource, plain_parts
+from openwiki_git.evidence.resource import Resource, ResourceError, canonical_parts, parse_resource
 from openwiki_git.formats import sidecar
 
 PLAIN = ["repo://src/a.py", "repo://src/a.py#L1-L2", "repo://.github/x.yml#L3-L3", "repo://a/...b/c", "repo://a/..b",
@@ -26,14 +26,14 @@ GENERAL = ["repo://src/../a.py", "repo://src/./a.py", "repo://src//a.py", "repo:
 
 @pytest.mark.parametrize("resource", PLAIN)
 def test_plain_resources_take_the_fast_path_and_agree(resource: str) -> None:
-    parts = plain_parts(resource)
+    parts = canonical_parts(resource)
     assert parts is not None and Resource(*parts) == parse_resource(resource)
-    assert sidecar.plain_parts is plain_parts
+    assert sidecar.canonical_parts is canonical_parts
 
 
 @pytest.mark.parametrize("resource", GENERAL)
 def test_other_resources_go_to_the_general_parser(resource: str) -> None:
-    assert plain_parts(resource) is None
+    assert canonical_parts(resource) is None
 
 
 def _cited(resource: str) -> set[str]:
@@ -67,6 +67,6 @@ def test_the_cited_path_index_learns_definitions_and_scopes(resource: str, expec
 @given(st.text(alphabet="ab./#L0123-%_", max_size=24))
 def test_the_fast_path_never_disagrees(tail: str) -> None:
     resource = "repo://" + tail
-    parts = plain_parts(resource)
+    parts = canonical_parts(resource)
     if parts is not None:
         assert Resource(*parts) == parse_resource(resource)

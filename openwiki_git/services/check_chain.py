@@ -1,6 +1,6 @@
 """`check`'s judging: every claim judged (through the check cache when it can answer), the
 page's and the wiki's findings added, `--fix` applied, and the CI report of a commit range. `run(CheckOptions)` is the
-one entry: it returns the report as data (`Checked`), which `cli/report.py` renders.
+one entry: it returns the report as data (`Checked`), which `cli/check_output.py` renders.
 A warm run with nothing changed is answered by `checkcache.answer()` from the standard library alone: this module
 imports the model, the checker, git and pygit2 only when something must be judged (test_check_imports keeps it so).
 """
@@ -8,9 +8,9 @@ imports the model, the checker, git and pygit2 only when something must be judge
 from __future__ import annotations
 
 from openwiki_git import PRODUCER
-from openwiki_git.caches import check as checkcache
-from openwiki_git.claims import report
-from openwiki_git.services.check_stream import Report, assemble, items_of, sidecar_loader
+from openwiki_git.caches import check_entries as checkcache
+from openwiki_git.claims import records
+from openwiki_git.services.check_report import Report, assemble, items_of, sidecar_loader
 
 TYPE_CHECKING = False  # typing is not imported on check's lean and warm paths (2-3 ms); type checkers read it as True
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from openwiki_git.caches.check_reuse import Judged
     from openwiki_git.model import ClaimResult
-    from openwiki_git.services.check_unchanged import Lean
+    from openwiki_git.services.check_unchanged import UnchangedAnswer
     from openwiki_git.store.workspace import Workspace
 
 
@@ -49,7 +49,7 @@ class CheckOptions:
 
 
 class Checked:
-    """What `run` found: the `report` (check_stream.Report: text, JSON and the hook's view are
+    """What `run` found: the `report` (check_report.Report: text, JSON and the hook's view are
     rendered from it); `ok`: exit 0; `written`: the files --fix rewrote."""
 
     __slots__ = ("report", "ok", "written")
@@ -60,14 +60,14 @@ class Checked:
 
 def run(options: CheckOptions) -> Checked:
     """Every page of the wiki through one chain of stages, each giving the same per-page entry
-    (caches/check.py's: summary, notable records, unmarked ids, findings), then one report
-    assembled from the entries (check_stream.assemble):
+    (caches/check_entries.py's: summary, notable records, unmarked ids, findings), then one report
+    assembled from the entries (check_report.assemble):
 
-    1. the cache entry, while it still holds (caches/check.py; `--no-cache`, `--fix` and another
+    1. the cache entry, while it still holds (caches/check_entries.py; `--no-cache`, `--fix` and another
        `--source` turn this stage off);
     2. else the quick judge, when every cited range's bytes are unchanged (check_unchanged.py;
        on with the cache off; `--fix` and `--page` turn it off);
-    3. else the full rule (claims/check.py, through caches/check_reuse.py's _FullRule).
+    3. else the full rule (claims/freshness.py, through caches/check_reuse.py's _FullRule).
 
     Stages 1 and 2 first try the whole wiki from the standard library, before git is opened (a
     warm check, CI's plainly fresh wiki); otherwise the Workspace is opened and each page keeps
@@ -87,7 +87,7 @@ def run(options: CheckOptions) -> Checked:
     if quick:
         from openwiki_git.services import check_unchanged
 
-        lean = check_unchanged.judge(options.directory, options.wiki_dir)
+        lean = check_unchanged.answer_unchanged(options.directory, options.wiki_dir)
         if lean is not None and not lean.rest:  # stage 2 for every page: each claim plainly fresh, no git
             return _assemble(options, lean.wiki_dir, lean.entries, lean.pages, lean.items, {}, {}, lean.site)
     trusted = checkcache.trusted_location(options.directory, loaded) if cache else None
@@ -125,23 +125,24 @@ def _answered(options: CheckOptions, cached: dict[str, Any]) -> Checked:
     return _assemble(options, cached["wiki_dir"], entries, pages, loader, late, notices, site)
 
 
-def _judged(ws: Workspace, options: CheckOptions, cache: bool, cached: dict[str, Any] | None, lean: Lean | None = None) -> Checked:
-    """The chain page by page (caches/check_reuse.judge): each page's entry reused while its keys
+def _judged(ws: Workspace, options: CheckOptions, cache: bool, cached: dict[str, Any] | None,
+            lean: UnchangedAnswer | None = None) -> Checked:
+    """The chain page by page (caches/check_reuse.reuse_or_judge): each page's entry reused while its keys
     hold (`cache`), or the quick judge's (`lean`), else the page judged by the full rule; `--fix`
     rewrites the pages from the judged results first, and what is true after the fix is reported."""
     wanted = {ws.wiki.normalize_page(p) for p in options.pages} if options.pages else None
     if lean is not None and (lean.wiki_dir != ws.config.wiki_dir or lean.site != (ws.wiki.site is not None)):
         lean = None  # the quick judge read the wiki otherwise than the Workspace does: the full rule judges
     with checkcache.no_gc():  # tens of thousands of records and no cycles: skip the collector's passes
-        judged = judge(ws, options, use_cache=cache, cached=cached, wanted=wanted, known=lean.entries if lean is not None else None)
+        judged = page_entries(ws, options, use_cache=cache, cached=cached, wanted=wanted, known=lean.entries if lean is not None else None)
         written: list[str] = []
         if options.fix:
             written = apply_fix(ws, judged.results, pages=wanted)
             if written:  # report what is true after the fix
-                judged = judge(ws, options, use_cache=False, wanted=wanted)
+                judged = page_entries(ws, options, use_cache=False, wanted=wanted)
     pages, site = [p for p in judged.pages if p in judged.entries and (wanted is None or p in wanted)], ws.wiki.site is not None
 
-    def items(page: str) -> Iterator[report.Item]:
+    def items(page: str) -> Iterator[records.Item]:
         if lean is not None and page in lean.claims:
             yield from lean.items(page)
             return
@@ -153,27 +154,28 @@ def _judged(ws: Workspace, options: CheckOptions, cache: bool, cached: dict[str,
 
 
 def _assemble(
-    options: CheckOptions, wiki_dir: str, entries: dict[str, Any], pages: list[str], items: Callable[[str], Iterable[report.Item]],
+    options: CheckOptions, wiki_dir: str, entries: dict[str, Any], pages: list[str], items: Callable[[str], Iterable[records.Item]],
     late: dict[str, list[Any]], notices: dict[str, list[Any]], site: bool = False, written: tuple[str, ...] = (),
 ) -> Checked:
-    """The report of `pages` (check_stream.assemble), with the head of this run."""
-    head = {"$schema": report.REPORT_SCHEMA_ID, "tool": PRODUCER, "wiki_dir": wiki_dir, "source": options.source}
+    """The report of `pages` (check_report.assemble), with the head of this run."""
+    head = {"$schema": records.REPORT_SCHEMA_ID, "tool": PRODUCER, "wiki_dir": wiki_dir, "source": options.source}
     out = assemble(head, entries, pages, items, every=options.every, only_problems=options.only_problems, late=late,
                    notices=notices, site=site)
     return Checked(out, is_clean(out.tail), written)
 
 
-def judge(ws: Workspace, options: CheckOptions, *, use_cache: bool, cached: dict[str, Any] | None = None,
+def page_entries(ws: Workspace, options: CheckOptions, *, use_cache: bool, cached: dict[str, Any] | None = None,
           wanted: set[str] | None = None, known: dict[str, Any] | None = None) -> Judged:
     from datetime import UTC, datetime
 
     from openwiki_git.caches import check_reuse
 
     site = ws.wiki.site is not None  # the records' markers' form
-    return check_reuse.judge(
+    return check_reuse.reuse_or_judge(
         ws, cached=cached, wiki_dir_arg=options.wiki_dir, use_cache=use_cache, source=options.source, wanted=wanted,
         keep_results=options.fix, known=known,
-        record=lambda r: None if report.is_plain(r) or report.is_plain_unmarked(r) else report.claim_data(r, ws.config.wiki_dir, site),
+        record=lambda r: (None if records.is_plainly_fresh(r) or records.is_plainly_fresh_unmarked(r)
+                          else records.claim_data(r, ws.config.wiki_dir, site)),
         findings=lambda page, text, sc: page_findings(ws, page, text, sc), now=datetime.now(UTC),
     )
 
@@ -183,7 +185,7 @@ def page_findings(ws: Workspace, page: str, text: str | None, sidecar: Any = Non
     in its prose or claims citing superseded documents: `{report key: [JSON-able records]}`.
 
     They are computed only when the page is judged (its sidecar, page or a cited file changed),
-    kept with the page's entry in the check cache, and merged into the report by check_stream.assemble(): each
+    kept with the page's entry in the check cache, and merged into the report by check_report.assemble(): each
     key becomes a top-level list of the report (pages in order), after `summary`. Add the key to
     schemas/check-report.schema.json. A finding that depends on a file other than the page and
     its cited files must make the cache key depend on it too (checkcache.cache_key), or be a
@@ -236,7 +238,7 @@ def _wiki_findings(
     notices = _stale_citations(ws, [c for _, c in claims.values()]) if claims else {}
     if notices:
         shell: dict[str, Any] = {"claims": [], "summary": {}}
-        report.add_cited_documents(shell, notices, {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()})
+        records.add_cited_documents(shell, notices, {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()})
         out["superseded_sources"] = shell["superseded_sources"]
     return out, notices
 
@@ -271,7 +273,7 @@ def range_report(ws: Workspace, base: str, head: str | None, *, every: bool = Tr
     with the `hunk` that changed it, plus `base` (the merge base), `head` and `base_rev`. Each
     page's touched claims make its entry (every record listed, in the range's order)."""
     from openwiki_git.caches.cites import CiteIndex
-    from openwiki_git.claims.check import summarize
+    from openwiki_git.claims.freshness import summarize
     from openwiki_git.git import diff as gitdiff
     from openwiki_git.graph import citestale
     from openwiki_git.hook import engine
@@ -292,7 +294,7 @@ def range_report(ws: Workspace, base: str, head: str | None, *, every: bool = Tr
     for r in results:  # the outcomes come page by page (engine.evaluate)
         by_page.setdefault(r.page, []).append(r)
     entries: dict[str, dict[str, Any]] = {
-        page: {"summary": summarize(rs), "notable": [report.claim_data(r, wiki_dir, site) for r in rs], "unmarked": "", "findings": {}}
+        page: {"summary": summarize(rs), "notable": [records.claim_data(r, wiki_dir, site) for r in rs], "unmarked": "", "findings": {}}
         for page, rs in by_page.items()
     }
     late: dict[str, list[Any]] = {}
@@ -302,12 +304,12 @@ def range_report(ws: Workspace, base: str, head: str | None, *, every: bool = Tr
     notices = _stale_citations(ws, [c for _, c in claims.values()])
     if notices:
         shell: dict[str, Any] = {"claims": [], "summary": {}}
-        report.add_cited_documents(shell, notices, {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()})
+        records.add_cited_documents(shell, notices, {cid: ws.wiki.repo_path(p) for cid, (p, _) in claims.items()})
         late["superseded_sources"] = shell["superseded_sources"]
     found = engine.policy_problems(ws, evaluation)  # e.g. a verifiedBy set by hand where the policy forbids it
     if found:
         late["policy_problems"] = found
-    head_fields = {"$schema": report.REPORT_SCHEMA_ID, "tool": PRODUCER, "wiki_dir": wiki_dir, "source": head_id}
+    head_fields = {"$schema": records.REPORT_SCHEMA_ID, "tool": PRODUCER, "wiki_dir": wiki_dir, "source": head_id}
     return assemble(head_fields, entries, list(entries), lambda page: entries[page]["notable"], every=every, only_problems=False,
                     late=late, notices=notices, site=site, fields={"base": merge_base, "head": head_id, "base_rev": base_rev})
 

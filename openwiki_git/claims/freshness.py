@@ -19,7 +19,7 @@ from openwiki_git.evidence.resolver import LineIndex
 from openwiki_git.evidence.resource import Resource, ResourceError, parse_resource
 from openwiki_git.evidence.tokens import CONTEXT_LINES, decode_anchors, file_version, lines_version
 from openwiki_git.formats import pagenames
-from openwiki_git.formats.sidecar import plain_parts
+from openwiki_git.formats.sidecar import canonical_parts
 from openwiki_git.formats.timestamps import instant
 from openwiki_git.model import Cause, Claim, ClaimResult, Evidence, EvidenceResult, FileText, Sidecar, Status, worst
 from openwiki_git.pages import citations
@@ -98,7 +98,7 @@ class EvidenceResolver:
     def _relocated(self, resource: str, version: str, blob: str | None = None) -> EvidenceResult:
         if looks_like_kind(resource):
             return self._kind(resource, version, blob)
-        plain = plain_parts(resource)
+        plain = canonical_parts(resource)
         if plain is not None:
             path, start, end = plain
             if start is not None and end is not None:
