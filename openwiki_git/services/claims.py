@@ -210,11 +210,14 @@ def _with_diff(out: dict[str, Any], current: str) -> dict[str, Any]:
 
 def edit(
     ws: Workspace, claim_id: str, *, evidence: list[str] | None, statement: str | None, by: str | None, source: str,
-    page: str | None = None,
+    page: str | None = None, add: tuple[str, ...] = (), drop: tuple[str, ...] = (),
 ) -> tuple[str, Claim, bool]:
     """Re-point the claim's evidence and/or restate it, keeping its id, marker and place (new
     evidence is a verification: the mark is cleared); (the page, the claim as it was, whether
-    the page's sentence states the new statement: False when it does not yet)."""
+    the page's sentence states the new statement: False when it does not yet). `add`, `drop`:
+    items added to and taken from its evidence (or from `evidence`), the others kept."""
+    if add or drop:
+        evidence = _changed_evidence(ws, claim_id, page, evidence, add, drop)
     resolved = resolve_new_evidence(ws, evidence, source) if evidence else None
     with ws.wiki.lock():
         page, sidecar, claim = find(ws, claim_id, page)
@@ -226,6 +229,24 @@ def edit(
         editing.save_page(ws.wiki, sidecar.with_claim(new))
     text = ws.page_text(page)
     return page, claim, not (text is not None and citations.states(text, claim.id, new.statement) is False)
+
+
+def _changed_evidence(
+    ws: Workspace, claim_id: str, page: str | None, evidence: list[str] | None, add: tuple[str, ...], drop: tuple[str, ...]
+) -> list[str]:
+    """The claim's evidence (or `evidence`) with `add` appended and `drop` taken out; a drop that
+    names no item, or one that leaves nothing, is a usage error naming the items there are."""
+    _, _, claim = find(ws, claim_id, page)
+    base = list(evidence) if evidence else [e.resource for e in claim.evidence]
+    missing = [r for r in drop if r not in base]
+    if missing:
+        raise UsageError(f"--drop-evidence {missing[0]}: not among the evidence of {claim.id}",
+                         "name an item as `claim show` lists it: " + ", ".join(base))
+    out = [r for r in dict.fromkeys([*base, *add]) if r not in drop]
+    if not out:
+        raise UsageError(f"--drop-evidence takes every item of {claim.id}: a claim cites something",
+                         f"re-point it with --add-evidence, or retract it: openwiki-git claim retract {claim.id}")
+    return out
 
 
 def confirm(

@@ -67,6 +67,29 @@ def test_edit_re_points_evidence_keeping_id_and_marker(wiki_repo, capsys) -> Non
     assert wiki_repo.run("check") == 0
 
 
+def test_edit_adds_and_drops_evidence_keeping_the_rest(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]
+    """`--add-evidence` and `--drop-evidence` change some items and keep the others (`--evidence`
+    replaces them all: following a printed hint with it dropped a claim's other evidence); a drop
+    that names no item, or that leaves none, is refused with the items there are, nothing written."""
+    cid = _add(wiki_repo, capsys)
+    label = citations.label(cid)
+    assert wiki_repo.run("claim", "edit", label, "--add-evidence", "repo://src/app.py#L20-L21", "--by", "human:ann") == 0
+    assert [e["resource"] for e in _claim(wiki_repo)["evidence"]] == ["repo://src/app.py#L10-L12", "repo://src/app.py#L20-L21"]
+    assert wiki_repo.run("claim", "edit", label, "--drop-evidence", "repo://src/app.py#L10-L12",
+                         "--add-evidence", "repo://src/app.py#L10-L10") == 0
+    assert [e["resource"] for e in _claim(wiki_repo)["evidence"]] == ["repo://src/app.py#L20-L21", "repo://src/app.py#L10-L10"]
+    before = wiki_repo.read(".openwiki/.claims/guide.json")
+    capsys.readouterr()
+    assert wiki_repo.run("claim", "edit", label, "--drop-evidence", "repo://src/app.py#L1-L2") == 2
+    err = capsys.readouterr().err
+    assert "not among the evidence of" in err and "repo://src/app.py#L20-L21, repo://src/app.py#L10-L10" in err
+    assert wiki_repo.run("claim", "edit", label, "--drop-evidence", "repo://src/app.py#L20-L21",
+                         "--drop-evidence", "repo://src/app.py#L10-L10") == 2
+    assert "claim retract" in capsys.readouterr().err
+    assert wiki_repo.read(".openwiki/.claims/guide.json") == before
+    assert wiki_repo.run("check") == 0
+
+
 def test_edit_refuses_bad_input(wiki_repo, capsys) -> None:  # type: ignore[no-untyped-def]
     cid = _add(wiki_repo, capsys)
     before = wiki_repo.read(".openwiki/.claims/guide.json")

@@ -51,6 +51,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     ed = csub.add_parser("edit", help="re-point a claim's evidence or restate it, keeping its id", description=cmd_edit.__doc__)
     ed.add_argument("id", help=ID_HELP)
     ed.add_argument("--evidence", action="append", metavar="RES", help=EVIDENCE_HELP + " (repeatable): replaces all the evidence")
+    ed.add_argument("--add-evidence", action="append", metavar="RES", help="an item to add to the claim's evidence (repeatable)")
+    ed.add_argument("--drop-evidence", action="append", metavar="RES",
+                    help="an item of the claim's evidence to drop, as `claim show` lists it (repeatable)")
     ed.add_argument("--statement", help="the new statement (write the page's sentence to match)")
     ed.add_argument("--by", help="who checked it, e.g. human:alice")
     ed.add_argument("--source", default="worktree", help=SOURCES_HELP)
@@ -151,18 +154,22 @@ def _print_evidence(item: dict[str, Any]) -> None:
 
 def cmd_edit(args: argparse.Namespace) -> int:
     """Re-point a claim's evidence (`--evidence`, resolved at the literal lines given, as `claim
-    add` does) and/or restate it (`--statement`), keeping its id, its marker in the page and its
-    place in the sidecar. New evidence is a person's verification: the mark is cleared and the
-    verification (when, `--by`) recorded. A new statement alone keeps the mark."""
-    if not args.evidence and args.statement is None:
-        raise UsageError("claim edit needs --evidence or --statement", "e.g. claim edit c-1a2b3c4d --evidence repo://src/a.py#L10-L14")
+    add` does; or `--add-evidence`/`--drop-evidence` to change some items and keep the others)
+    and/or restate it (`--statement`), keeping its id, its marker in the page and its place in the
+    sidecar. New evidence is a person's verification: every item is resolved where it reads now,
+    the mark is cleared and the verification (when, `--by`) recorded. A new statement alone keeps
+    the mark."""
+    if not (args.evidence or args.add_evidence or args.drop_evidence) and args.statement is None:
+        raise UsageError("claim edit needs --evidence, --add-evidence, --drop-evidence or --statement",
+                         "e.g. claim edit c-1a2b3c4d --add-evidence repo://src/a.py#L10-L14")
     if args.by is not None and not args.by.strip():
         raise UsageError("--by is empty", "name who checked it, e.g. --by human:alice")
     statement = args.statement.strip() if args.statement is not None else None
     if statement == "":
         raise UsageError("--statement is empty", "write the proposition the evidence supports")
     ws = open_workspace(args)
-    page, claim, states = claims.edit(ws, args.id, evidence=args.evidence, statement=statement, by=args.by, source=args.source)
+    page, claim, states = claims.edit(ws, args.id, evidence=args.evidence, statement=statement, by=args.by, source=args.source,
+                                      add=tuple(args.add_evidence or ()), drop=tuple(args.drop_evidence or ()))
     print(f"edited {claim.id} on {ws.wiki.repo_path(page)}")
     if not states:
         print(
