@@ -106,30 +106,35 @@ def forwarded_to(source: str, line: int) -> str | None:
     it hands its `*args, **kwargs` on: `wrapped_f.retry_with = retry_with`, with `def
     retry_with(*args, **kwargs): return self.copy(*args, **kwargs).wraps(f)` in the same method of
     `BaseRetrying` -> `BaseRetrying.copy` (a top-level function's name when it calls one); None else."""
-    tree = _tree(source)
-    for owner, func in _functions(tree.body if tree is not None else [], ""):
-        if not func.lineno <= line <= (func.end_lineno or func.lineno):
-            continue
-        set_to = [n.value.id for n in ast.walk(func) if isinstance(n, ast.Assign) and n.lineno == line and isinstance(n.value, ast.Name)]
-        local = [n for n in ast.walk(func) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and set_to and n.name == set_to[0]]
-        for call in (n for f in local[:1] for n in ast.walk(f) if isinstance(n, ast.Call) and _forwards(n, f)):
-            if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id == "self" and owner:
-                return f"{owner}.{call.func.attr}"
-            if isinstance(call.func, ast.Name) and not owner:
-                return call.func.id
+    found = _assigned_at(source, line)
+    if found is None:
+        return None
+    owner, func, value = found
+    local = [n for n in ast.walk(func) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == value]
+    for call in (n for f in local[:1] for n in ast.walk(f) if isinstance(n, ast.Call) and _forwards(n, f)):
+        if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id == "self" and owner:
+            return f"{owner}.{call.func.attr}"
+        if isinstance(call.func, ast.Name) and not owner:
+            return call.func.id
     return None
 
 
 def set_to_self(source: str, line: int) -> str | None:
     """The class whose method sets an attribute to the object itself at `line`
     (`wrapped_f.retry = self` in BaseRetrying.wraps -> `BaseRetrying`); None else."""
+    found = _assigned_at(source, line)
+    return found[0] if found is not None and found[0] and found[2] == "self" else None
+
+
+def _assigned_at(source: str, line: int) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, str] | None:
+    """(the class holding it or "", the function, the name assigned) for an assignment of a plain
+    name at `line` inside one of the file's functions or methods (`wrapped_f.retry_with = retry_with`)."""
     tree = _tree(source)
     for owner, func in _functions(tree.body if tree is not None else [], ""):
-        if owner and func.lineno <= line <= (func.end_lineno or func.lineno) and any(
-            isinstance(n, ast.Assign) and n.lineno == line and isinstance(n.value, ast.Name) and n.value.id == "self"
-            for n in ast.walk(func)
-        ):
-            return owner
+        if func.lineno <= line <= (func.end_lineno or func.lineno):
+            for n in ast.walk(func):
+                if isinstance(n, ast.Assign) and n.lineno == line and isinstance(n.value, ast.Name):
+                    return owner, func, n.value.id
     return None
 
 
