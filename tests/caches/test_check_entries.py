@@ -24,7 +24,7 @@ from openwiki_git.caches import statkey
 from openwiki_git.claims import freshness as checker
 from openwiki_git.git.repo import Repo
 from openwiki_git.store.workspace import Workspace
-from tests.support.repo import add_claim
+from tests.support.repo import add_claim, claims_over
 
 APP = "".join(f"line {i}\n" for i in range(1, 41))
 OTHER = "".join(f"other {i}\n" for i in range(1, 21))
@@ -45,15 +45,13 @@ def settle(seconds: float = 2 * SMALL_WINDOW_NS / 1e9) -> None:
 @pytest.fixture
 def claims_repo(wiki_repo, capsys):
     """Two pages, claims on two files (ranges and a whole file), all committed."""
-    wiki_repo.write("src/app.py", APP)
-    wiki_repo.write("src/other.py", OTHER)
-    wiki_repo.write(".openwiki/second.md", "---\ntype: Reference\ntitle: Second\n---\n\n# Second\n\nOther.\n")
-    wiki_repo.commit_all("sources")
-    add_claim(wiki_repo, "guide.md", "Line ten says ten.", "repo://src/app.py#L10-L10")
-    add_claim(wiki_repo, "guide.md", "Lines twenty on.", "repo://src/app.py#L20-L22", "repo://src/other.py#L3-L4")
-    add_claim(wiki_repo, "second.md", "The other file.", "repo://src/other.py")
-    add_claim(wiki_repo, "second.md", "Other five.", "repo://src/other.py#L5-L5")
-    wiki_repo.commit_all("claims")
+    second = "---\ntype: Reference\ntitle: Second\n---\n\n# Second\n\nOther.\n"
+    claims_over(wiki_repo, {"src/app.py": APP, "src/other.py": OTHER, ".openwiki/second.md": second}, [
+        ("guide.md", "Line ten says ten.", "repo://src/app.py#L10-L10"),
+        ("guide.md", "Lines twenty on.", "repo://src/app.py#L20-L22", "repo://src/other.py#L3-L4"),
+        ("second.md", "The other file.", "repo://src/other.py"),
+        ("second.md", "Other five.", "repo://src/other.py#L5-L5"),
+    ])
     capsys.readouterr()
     return wiki_repo
 

@@ -26,7 +26,7 @@ from openwiki_git.caches import statkey
 from openwiki_git.services import check_chain, check_unchanged
 from openwiki_git.services.check_report import items_of
 from openwiki_git.store.workspace import Workspace
-from tests.support.repo import add_claim
+from tests.support.repo import claims_over
 
 WINDOW_NS = 50_000_000
 A = "".join(f"alpha {i}\n" for i in range(1, 31))
@@ -38,15 +38,13 @@ REPORTED = ("summary", "notable", "unmarked", "findings")  # what the assembler 
 def wiki(wiki_repo, capsys, monkeypatch):
     monkeypatch.setattr(statkey, "RACY_NS", WINDOW_NS)
     repo = wiki_repo
-    repo.write("src/a.py", A)
-    repo.write("lib/b.py", B)
-    repo.write(".openwiki/second.md", "---\ntype: Reference\ntitle: Second\n---\n\n# Second\n\nBeta nineteen.\n")
-    repo.commit_all("sources")
-    add_claim(repo, "guide.md", "Alpha three.", "repo://src/a.py#L3-L4")
-    add_claim(repo, "guide.md", "Alpha and beta.", "repo://src/a.py#L10-L12", "repo://lib/b.py#L2-L2")
-    add_claim(repo, "second.md", "Beta nineteen.", "repo://lib/b.py#L19-L20")
-    add_claim(repo, "second.md", "Beta five.", "repo://lib/b.py#L5-L5")
-    repo.commit_all("claims")
+    second = "---\ntype: Reference\ntitle: Second\n---\n\n# Second\n\nBeta nineteen.\n"
+    claims_over(repo, {"src/a.py": A, "lib/b.py": B, ".openwiki/second.md": second}, [
+        ("guide.md", "Alpha three.", "repo://src/a.py#L3-L4"),
+        ("guide.md", "Alpha and beta.", "repo://src/a.py#L10-L12", "repo://lib/b.py#L2-L2"),
+        ("second.md", "Beta nineteen.", "repo://lib/b.py#L19-L20"),
+        ("second.md", "Beta five.", "repo://lib/b.py#L5-L5"),
+    ])
     capsys.readouterr()
     return repo
 

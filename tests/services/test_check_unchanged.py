@@ -24,7 +24,7 @@ import pytest
 from openwiki_git import parallel
 from openwiki_git.cli.main import main
 from openwiki_git.services import check_unchanged
-from tests.support.repo import IMPORTS_PROBE, add_claim
+from tests.support.repo import IMPORTS_PROBE, add_claim, claims_over
 
 FILES = {
     "src/a.py": "".join(f"alpha {i}\n" for i in range(1, 31)),
@@ -38,16 +38,16 @@ FORMS = ((), ("--all",), ("-v",), ("--format", "json"), ("--format", "json", "--
 @pytest.fixture
 def wiki(wiki_repo, capsys):
     repo = wiki_repo
-    for path, text in FILES.items():
-        repo.write(path, text)
-    repo.write(".openwiki/guide.md", "---\ntype: Reference\ntitle: Guide\n---\n\n# Guide\n\nAlpha three. Alpha and beta.\n")
-    repo.write(".openwiki/second.md", "---\ntype: Reference\ntitle: Second\n---\n\n# Second\n\nBeta nineteen.\n\nOdd one.\n")
-    repo.commit_all("sources")
-    add_claim(repo, "guide.md", "Alpha three.", "repo://src/a.py#L3-L4")
-    add_claim(repo, "guide.md", "Alpha and beta.", "repo://src/a.py#L10-L12", "repo://lib/b.py#L2-L2")
-    add_claim(repo, "second.md", "Beta nineteen.", "repo://lib/b.py#L19-L20")
-    add_claim(repo, "second.md", "Odd one.", "repo://src/odd.py#L1-L1")
-    repo.commit_all("claims")
+    pages = {
+        ".openwiki/guide.md": "---\ntype: Reference\ntitle: Guide\n---\n\n# Guide\n\nAlpha three. Alpha and beta.\n",
+        ".openwiki/second.md": "---\ntype: Reference\ntitle: Second\n---\n\n# Second\n\nBeta nineteen.\n\nOdd one.\n",
+    }
+    claims_over(repo, {**FILES, **pages}, [
+        ("guide.md", "Alpha three.", "repo://src/a.py#L3-L4"),
+        ("guide.md", "Alpha and beta.", "repo://src/a.py#L10-L12", "repo://lib/b.py#L2-L2"),
+        ("second.md", "Beta nineteen.", "repo://lib/b.py#L19-L20"),
+        ("second.md", "Odd one.", "repo://src/odd.py#L1-L1"),
+    ])
     capsys.readouterr()
     assert repo.run("check") == 0 and "4 claims: 4 fresh, 0 stale, 0 unresolved\n" in capsys.readouterr().out
     return repo

@@ -62,6 +62,18 @@ def add_claim(repo: GitRepo, page: str, statement: str, *evidence: str) -> str:
     return str(json.loads(sidecar.read_text("utf-8"))["claims"][-1]["id"])
 
 
+def claims_over(repo: GitRepo, files: dict[str, str], claims: list[tuple[str, ...]]) -> GitRepo:
+    """`files` written and committed ("sources"), then each claim (page, statement, evidence...)
+    added through the real CLI and committed ("claims"): a wiki of hand-made claims."""
+    for path, text in files.items():
+        repo.write(path, text)
+    repo.commit_all("sources")
+    for page, statement, *evidence in claims:
+        add_claim(repo, page, statement, *evidence)
+    repo.commit_all("claims")
+    return repo
+
+
 # Run in a fresh interpreter: the CLI's exit code, then the modules it imported (its last line).
 IMPORTS_PROBE = (
     "import sys\n"
