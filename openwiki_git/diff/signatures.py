@@ -7,6 +7,7 @@ existing ones true.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from openwiki_git.diff import cosmetic
@@ -78,6 +79,7 @@ def same_body(path: str, old_text: str, new_text: str, name: str, handed_on: Seq
     passed on by keyword under their own name (`h11_max_incomplete_event_size=h11_max_incomplete_event_size`
     in a call): uvicorn's `run` gaining an option it hands to `Config` does nothing else."""
     import ast
+    import copy
 
     if not path.endswith(cosmetic.PYTHON_SUFFIXES):
         return False
@@ -95,7 +97,7 @@ def same_body(path: str, old_text: str, new_text: str, name: str, handed_on: Seq
             return node
 
     try:
-        body = [_HandedOnOut().visit(stmt) for stmt in new.body] if passed else new.body
+        body = [_HandedOnOut().visit(copy.deepcopy(stmt)) for stmt in new.body] if passed else new.body
         return ast_key(old.body) == ast_key(body)
     except RecursionError:  # nesting `ast` parsed but a walk cannot follow: not known to be the same
         return False
@@ -118,13 +120,23 @@ def only_function(text: str) -> str | None:
     return body[0].name
 
 
-def _named(text: str, name: str):  # type: ignore[no-untyped-def]
-    """The one class or function `name` (dotted through classes) in `text`, or None."""
+@functools.lru_cache(maxsize=4)
+def _module(text: str):  # type: ignore[no-untyped-def]
+    """`text` parsed, or None: one parse per version of a file while the hook or `check` judges
+    every claim citing it (a commit marking many claims on one file asks for the same two texts
+    for each). Callers never change the tree (same_body edits a copy)."""
     import ast
 
     try:
-        node: object = ast.parse(text)
-    except (SyntaxError, ValueError):
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _named(text: str, name: str):  # type: ignore[no-untyped-def]
+    """The one class or function `name` (dotted through classes) in `text`, or None."""
+    node: object = _module(text)
+    if node is None:
         return None
     for part in name.split("."):
         node = _named_in(getattr(node, "body", []), part)
