@@ -2,6 +2,10 @@
 
 Cost follows the number of cited files: each file is read once and its line index is shared by
 every claim that cites it, and each (resource, version) pair is resolved once.
+
+One cohesive thing: the `Resolver` re-resolves an item (relocation, a definition or a set, the
+cosmetic and the syntax-follow judgements that re-decide a changed range) and `check_claim` /
+`check_all` fold its results into claims; the two share the memo and the file reads.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from datetime import datetime
 
 from openwiki_git.claims import kinds, relevance, signature_edits, symbols
 from openwiki_git.claims.due import ReverifyAfter
+from openwiki_git.diff import cosmetic, units
 from openwiki_git.evidence import tokens
 from openwiki_git.evidence.kinds import Symbol, looks_like_kind, parse_kind
 from openwiki_git.evidence.relocation import GROWTH_FACTOR, GROWTH_LINES, bounded, relocate
@@ -91,8 +96,9 @@ class EvidenceResolver:
 
     def _resolve(self, resource: str, version: str, blob: str | None = None) -> EvidenceResult:
         r = self._relocated(resource, version, blob)
-        if blob and r.status == "stale" and self.key(resource, version, blob) != (resource, version):
-            r = self.cosmetic(Evidence(resource, version, blob), r)
+        if blob and r.status != "fresh" and self.key(resource, version, blob) != (resource, version):
+            ev = Evidence(resource, version, blob)
+            r = self.cosmetic(ev, self.followed(ev, r))
         return r
 
     def _relocated(self, resource: str, version: str, blob: str | None = None) -> EvidenceResult:
@@ -142,6 +148,24 @@ class EvidenceResolver:
             parameters=self.cosmetic_parameters_added,
         )
 
+    def followed(self, ev: Evidence, r: EvidenceResult) -> EvidenceResult:
+        """A changed range that cited whole parameters, an assignment or a definition (read in the
+        blob it was verified in) is stale where that syntax is now by name, all of its lines
+        (diff/units.py): the hook's rule when a hunk rewrote the lines around it, so both say the
+        same of typer's parameters rewritten as `Annotated[bool, Doc("...")]`. Else `r`."""
+        old = _parse_or_none(ev.resource)
+        if self.blob_text is None or not ev.blob or old is None or not (old.is_range and old.path.endswith(cosmetic.PYTHON_SUFFIXES)):
+            return r
+        then, (ft, idx) = self.blob_text(old.path, ev.blob), self.file(old.path)
+        if then.text is None or ft.text is None or idx is None:
+            return r
+        span = verified_span(old, then.text, LineIndex(then.text), ev.version)
+        found = units.follow(old.path, then.text, ft.text, *span) if span is not None else None
+        if found is None:
+            return r
+        current = Resource(old.path, *found).canonical
+        return EvidenceResult(ev.resource, "stale", current, "changed", lines_version(idx.lines, found[0] - 1, found[1]), ft.blob)
+
     def cosmetic(self, ev: Evidence, r: EvidenceResult) -> EvidenceResult:
         """A stale result whose edit is cosmetic (the verified text, read from the blob it was
         verified in, has the same tokens as the text now): fresh, with the reason and the token
@@ -150,8 +174,6 @@ class EvidenceResolver:
         claims/relevance.py's, per claim (check_claim)."""
         if r.status != "stale" or self.cosmetic_edits == "stale" or self.blob_text is None or not ev.blob:
             return r
-        from openwiki_git.diff import cosmetic
-
         try:
             old = parse_resource(ev.resource, wiki_dir="\0")
             new = parse_resource(r.current_resource or "", wiki_dir="\0")
@@ -182,6 +204,13 @@ class EvidenceResolver:
             return r
         token = lines_version(idx.lines, new.start - 1, new.end)
         return EvidenceResult(r.resource, "fresh", r.current_resource, reason, token, ft.blob)
+
+
+def _parse_or_none(resource: str) -> Resource | None:
+    try:
+        return parse_resource(resource, wiki_dir="\0")
+    except ResourceError:
+        return None
 
 
 def verified_span(res: Resource, text: str, idx: LineIndex, version: str) -> tuple[int, int] | None:

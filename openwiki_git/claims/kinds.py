@@ -25,6 +25,8 @@ from openwiki_git.claims.causes import ANNOTATIONS_ONLY
 from openwiki_git.claims.diff_texts import MODE_GITLINK, MODE_LINK, DiffTexts
 from openwiki_git.claims.outcomes import EvidenceOutcome
 from openwiki_git.claims.signature_edits import DEFAULTS_CHANGED as DEFAULTS_CHANGED
+from openwiki_git.claims.signature_edits import DOCSTRING_ADDED as DOCSTRING_ADDED
+from openwiki_git.claims.signature_edits import DOCSTRING_REWRITTEN as DOCSTRING_REWRITTEN
 from openwiki_git.claims.signature_edits import PARAMETERS_ADDED as PARAMETERS_ADDED
 from openwiki_git.claims.signature_edits import head_parameters_changed, whole_parameters_changed
 from openwiki_git.claims.symbols import Elsewhere, before_v2, diff_elsewhere, head_v1, moved_hint, renamed, symbol_token, tracked_elsewhere
@@ -48,7 +50,6 @@ from openwiki_git.evidence.resource import ResourceError
 from openwiki_git.evidence.tokens import split_lines
 from openwiki_git.model import Evidence, EvidenceResult, FileText, Status
 
-DOCSTRING_ADDED, DOCSTRING_REWRITTEN = "docstring added", "docstring rewritten"  # a head's summary edited, its code not
 __all__ = ["Member", "changed_scope", "members_now", "resolve", "set_reason", "symbol_result", "through_diff"]
 
 Reader = Callable[[str], FileText]

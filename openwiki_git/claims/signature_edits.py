@@ -19,6 +19,7 @@ from openwiki_git.evidence.kinds import Symbol
 from openwiki_git.evidence.tokens import split_lines
 
 PARAMETERS_ADDED, DEFAULTS_CHANGED = "parameters added", "defaults changed"  # a signature's, nothing else
+DOCSTRING_ADDED, DOCSTRING_REWRITTEN = "docstring added", "docstring rewritten"  # a head's summary edited, its code not
 
 
 def range_cosmetic(
@@ -41,15 +42,20 @@ def head_parameters_changed(
     defaults changed (signatures.parameters_changed, through `ast`; its summary's prose the same):
     the reason, `cosmetic: parameters added (a, b), defaults changed (c)`, which relevance.py weighs
     against the sentence. A whole definition's token covers its body too: whole_parameters_changed
-    compares it. Annotations are compared as written with `cosmetic_annotations: false`, not at all
+    compares it. A summary added where there was none goes with them (`docstring added`: it marks
+    nothing). Annotations are compared as written with `cosmetic_annotations: false`, not at all
     with `true`, and unset with `Annotated[T, ...]` read as T (typer's `Doc("...")` metadata)."""
     then_lines = split_lines(then)
     old = definitions.find(sym.path, then, sym.name)
     if old is None or symbol_token(sym, old, then_lines, version) != version:
         return None
-    if old.head_summary(then_lines) != ext.head_summary(split_lines(now)):
+    summary_then, summary_now = old.head_summary(then_lines), ext.head_summary(split_lines(now))
+    if summary_then != summary_now and summary_then:  # rewritten: the sentence may have its words from it
         return None
-    return _parameters_reason(signatures.parameters_changed(sym.path, then, now, sym.name, annotations=setting))
+    reason = _parameters_reason(signatures.parameters_changed(sym.path, then, now, sym.name, annotations=setting))
+    if reason is not None and summary_then != summary_now:  # typer's `command` given a docstring with its `Doc(...)`s
+        reason += f", {DOCSTRING_ADDED}"
+    return reason
 
 
 def whole_parameters_changed(sym: Symbol, then: str, version: str, now: str, setting: bool | None) -> str | None:

@@ -52,7 +52,7 @@ from openwiki_git.claims import freshness as checker
 from openwiki_git.claims.diff_texts import MODE_GITLINK, MODE_LINK, DiffTexts, Reader
 from openwiki_git.claims.outcomes import ClaimOutcome, EvidenceOutcome
 from openwiki_git.claims.symbols import for_claim
-from openwiki_git.diff import cosmetic
+from openwiki_git.diff import cosmetic, units
 from openwiki_git.diff import hunks as diffmap
 from openwiki_git.diff.hunks import FileChange, Hunk, context_kept
 from openwiki_git.evidence.kinds import Kind, looks_like_kind, parse_kind
@@ -321,16 +321,26 @@ class Engine:
         moved = self._moved(ev, content_hash, parsed[1])
         if moved is not None:
             return moved
-        if m.status == "deleted":
-            reason = "lines deleted"
-            return EvidenceOutcome(
-                ev, ev, "unresolved", reason, None, m.hunks, old_lines, None, new_path if renamed else None,
-                verified_blob=change.old_blob if matches else None,
-            )
-        assert m.start is not None and m.end is not None
-        reason = "renamed and changed" if renamed else "changed"
         blob = change.old_blob if matches else None
-        return self._stale_at(ev, new_path, (m.start, m.end), old_lines, m.hunks, reason, renamed, blob, len(new_idx))
+        if m.status == "deleted":
+            return EvidenceOutcome(
+                ev, ev, "unresolved", "lines deleted", None, m.hunks, old_lines, None, new_path if renamed else None,
+                verified_blob=blob,
+            )
+        followed = units.follow(new_path, old_ft.text, new_ft.text, res.start, res.end) if matches else None
+        return self._rewritten(ev, new_path, m, followed, old_lines, renamed, blob, len(new_idx))
+
+    def _rewritten(
+        self, ev: Evidence, path: str, m: diffmap.Mapped, followed: tuple[int, int] | None, old_lines: tuple[int, int],
+        renamed: bool, blob: str | None, n_lines: int,
+    ) -> EvidenceOutcome:
+        """A hunk changed the cited lines: stale where the hunks put them, or (`followed`) where the
+        same parameters, assignment or definition are now by name (diff/units.py), all of its lines."""
+        reason = "renamed and changed" if renamed else "changed"
+        if followed is not None:
+            return self._stale_at(ev, path, followed, old_lines, m.hunks, reason, renamed, blob, syntax=True)
+        assert m.start is not None and m.end is not None
+        return self._stale_at(ev, path, (m.start, m.end), old_lines, m.hunks, reason, renamed, blob, n_lines)
 
     def _whole_file(
         self,
@@ -398,14 +408,19 @@ class Engine:
         renamed: bool,
         verified_blob: str | None = None,
         n_lines: int | None = None,
+        *,
+        syntax: bool = False,
     ) -> EvidenceOutcome:
         """Changed text: the range follows it to `span` of `path`; the verified version is kept.
-        A span past the growth bound keeps the cited size instead (from its first line)."""
-        cited = old_lines[1] - old_lines[0] + 1
-        parsed = decode_anchors(ev.version)
-        if parsed is not None:
-            cited = int(parsed[1]["selectedLineCount"])
-        span, note = bounded(span, cited, self.options.growth_factor, self.options.growth_lines, n_lines)
+        A span past the growth bound keeps the cited size instead (from its first line); with
+        `syntax`, `span` is the extent of the cited syntax (diff/units.py) and is not bounded."""
+        note = ""
+        if not syntax:
+            cited = old_lines[1] - old_lines[0] + 1
+            parsed = decode_anchors(ev.version)
+            if parsed is not None:
+                cited = int(parsed[1]["selectedLineCount"])
+            span, note = bounded(span, cited, self.options.growth_factor, self.options.growth_lines, n_lines)
         resource = Resource(path, span[0], span[1]).canonical
         after = ev if resource == ev.resource else Evidence(resource, ev.version, ev.blob)
         return EvidenceOutcome(

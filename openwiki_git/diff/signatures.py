@@ -121,7 +121,7 @@ def only_function(text: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=4)
-def _module(text: str):  # type: ignore[no-untyped-def]
+def module_of(text: str):  # type: ignore[no-untyped-def]
     """`text` parsed, or None: one parse per version of a file while the hook or `check` judges
     every claim citing it (a commit marking many claims on one file asks for the same two texts
     for each). Callers never change the tree (same_body edits a copy)."""
@@ -135,7 +135,7 @@ def _module(text: str):  # type: ignore[no-untyped-def]
 
 def _named(text: str, name: str):  # type: ignore[no-untyped-def]
     """The one class or function `name` (dotted through classes) in `text`, or None."""
-    node: object = _module(text)
+    node: object = module_of(text)
     if node is None:
         return None
     for part in name.split("."):

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from openwiki_git.evidence.docstrings import docstring_prose, summary_prose
 from openwiki_git.evidence.tokens import split_lines
 
-__all__ = ["Extent", "definitions", "docstring_lines", "find", "merged_spans", "python_extent", "summary_prose", "unsupported"]
+__all__ = ["Extent", "definitions", "docstring_lines", "find", "merged_spans", "python_extent", "signature_end", "summary_prose", "unsupported"]
 
 Span = tuple[int, int]  # 1-based, inclusive
 
@@ -209,14 +209,14 @@ def _python(body: list[ast.stmt], prefix: str, text_lines: list[str], docs: list
         name = f"{prefix}{node.name}"
         start, end = python_extent(node)
         end = property_ends.get(id(node), end)
-        signature = (start, _signature_end(node))
+        signature = (start, signature_end(node))
         docstring = _docstring(node)
         summary = _summary(docstring, text_lines) if docstring else None
         extra = []
         if isinstance(node, ast.ClassDef):
             init = next((n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"), None)
             if init is not None:
-                extra.append((python_extent(init)[0], _signature_end(init)))
+                extra.append((python_extent(init)[0], signature_end(init)))
         kind = "class" if isinstance(node, ast.ClassDef) else "method" if prefix else "function"  # only classes' bodies are walked
         head = merged_spans([signature, *([summary] if summary else []), *extra])
         head_v1 = merged_spans([signature, *docstring, *extra])
@@ -248,7 +248,7 @@ def _accessors(body: list[ast.stmt]) -> tuple[set[int], dict[int, int]]:
     return accessors, ends
 
 
-def _signature_end(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int:
+def signature_end(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int:
     """The last line of the `def`/`class` statement itself (before its body starts)."""
     first = node.body[0]
     first_line = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))])
