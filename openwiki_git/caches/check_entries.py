@@ -86,7 +86,7 @@ CODE = (
     "evidence/treesitter", "formats/flatconfig", "formats/pagenames", "formats/schema", "formats/sidecar", "formats/sidecar_common",
     "formats/siteconf", "formats/timestamps", "formats/yamlio", "git/diff", "git/repo", "git/tracked", "graph/build", "graph/buildlog",
     "graph/citestale", "graph/claim_graph", "graph/claimcheck", "graph/core", "graph/doc_standing", "graph/documents", "graph/inputs",
-    "graph/link", "graph/refs", "graph/search", "graph/split", "ground/broken", "ground/deterministic", "ground/example_evidence",
+    "graph/link", "graph/refs", "graph/search", "graph/split", "ground/broken", "ground/dependencies", "ground/deterministic", "ground/example_evidence",
     "ground/examples", "ground/index", "ground/names", "ground/pageformat", "ground/proves", "ground/refs", "ground/resolve",
     "ground/scope", "ground/sources", "hook/engine", "markdown/blocks", "markdown/builder", "markdown/document", "markdown/keys",
     "markdown/refs", "markdown/refscan", "markdown/relations", "markdown/rstdoc", "markdown/split", "model", "pages/badge",

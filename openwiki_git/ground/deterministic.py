@@ -23,6 +23,7 @@ from typing import Any
 
 from openwiki_git.errors import EvidenceError
 from openwiki_git.formats import pagenames
+from openwiki_git.ground import dependencies
 from openwiki_git.ground import examples as ground_examples
 from openwiki_git.ground import pageformat
 from openwiki_git.ground import resolve as gr
@@ -49,7 +50,8 @@ class Item:
     # not a reference of the sentence's own: "heading" (a name of its section's heading),
     # "declaration" (the call declaring a flag it names, beside the lines that mention it),
     # "writes" (the lines assigning an attribute it names, beside the attribute's declaration),
-    # "uses" (the lines raising, catching or testing for an exception it says is raised)
+    # "uses" (the lines raising, catching or testing for an exception it says is raised),
+    # "detects" (the lines checking that a dependency it says is installed is: dependencies.py)
     extra: str = ""
 
     def record(self, line: int, statement: str) -> dict[str, Any]:
@@ -139,10 +141,17 @@ def plan_page(ctx: Context, page: str, sidecar: Sidecar | None, text: str) -> Pa
     for ref in found.refs:
         res = gr.resolve(ref, ctx.index, page_repo_path=page_repo, local_names=found.local_names)
         by_sentence.setdefault(ref.sentence, []).append((ref, res))
+    known = dependencies.detections(ctx.index)
+    present = {s: got for s in (pageformat.sentences_of(page, text) if known else ()) for got in [dependencies.named(s.text, known)] if got}
+    for sentence in present:
+        by_sentence.setdefault(sentence, [])
     sidecar = sidecar or Sidecar(page, "")
     for sentence, pairs in sorted(by_sentence.items(), key=lambda kv: kv[0].end):
         context = [_resolved(ctx, r, page_repo, found.local_names) for r in found.context.get(sentence, ())]
         items = _items(rep, ctx, sentence, _through_classes(pairs, ctx.index, context))
+        items += [  # "If you have Rich installed": the lines that check it is
+            Item(d.name, "dependency", d.name, r, "lines", extra="detects") for d in present.get(sentence, ()) for r in d.resources
+        ]
         if not sentence.claimable:
             rep.no_claim += len(items)
             continue

@@ -1,0 +1,114 @@
+"""A sentence about an optional dependency being installed is grounded in the lines where the
+package checks for it (ground/dependencies.py), and the commit that changes that check marks it:
+typer's "If you have **Rich** installed ..." sentences and its `HAS_RICH = find_spec("rich")`,
+rewritten when Rich became required. Through the real CLI and the hook on a real repository."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from openwiki_git.ground.dependencies import detections, named
+from openwiki_git.ground.index import SourceIndex
+from tests.support.kinds_repo import staged_hook
+from tests.support.repo import GitRepo
+
+CORE = '''import importlib.util
+
+HAS_RICH = importlib.util.find_spec("rich") is not None
+
+try:
+    import uvloop
+except ImportError:
+    uvloop = None
+
+try:
+    from click.shell_completion import split
+except ImportError:
+    from click.parser import split
+
+
+def show(error: Exception) -> str:
+    return str(error)
+'''
+
+RELOAD = '''from watchgod import watch
+
+
+def changes(path: str) -> object:
+    return watch(path)
+'''
+
+SUPERVISORS = '''try:
+    from pkg.watchgodreload import changes
+except ImportError:
+    changes = None
+'''
+
+PAGE = """# Errors
+
+If you have **Rich** installed, errors are printed nicely.
+
+If you don't have Rich installed, the error is printed plainly.
+
+Rich text makes errors readable.
+
+Install [watchgod](https://pypi.org/project/watchgod/) to reload on changes.
+
+The loop is faster when `uvloop` is available.
+
+Click is what the package is built on, once installed.
+"""
+
+
+def _index(files: dict[str, str]) -> SourceIndex:
+    return SourceIndex(files, files.get)
+
+
+def test_the_checks_found_and_the_sentences_that_name_them() -> None:
+    found = detections(_index({"pkg/core.py": CORE, "pkg/watchgodreload.py": RELOAD, "pkg/supervisors.py": SUPERVISORS,
+                               "tests/test_core.py": "try:\n    import pytest_xdist\nexcept ImportError:\n    pass\n"}))
+    assert {n: d.resources for n, d in found.items()} == {
+        "rich": ("repo://pkg/core.py#L3-L3",),
+        "uvloop": ("repo://pkg/core.py#L5-L8",),
+        "watchgod": ("repo://pkg/supervisors.py#L1-L4",),  # through the package's module that imports it
+    }  # not click: imported again in the handler, a shim for its versions; not a test's import
+    assert [d.name for d in named("If you have **Rich** installed, errors are printed nicely.", found)] == ["rich"]
+    assert named("Rich text makes errors readable.", found) == []  # says nothing of it being there
+    assert named("Set `rich_markup_mode` when Rich is installed.", found)[0].name == "rich"
+    assert named("Installing enriched output.", found) == []  # not the word
+
+
+def test_a_presence_sentence_is_grounded_in_the_check_and_marked_when_it_changes(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/core.py", CORE)
+    repo.write("pkg/watchgodreload.py", RELOAD)
+    repo.write("pkg/supervisors.py", SUPERVISORS)
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.write("docs/errors.md", PAGE)
+    repo.commit_all("docs")
+    capsys.readouterr()
+    repo.run("ground", "--all", "--format", "json")
+    data = json.loads(capsys.readouterr().out)
+    got = {c["statement"]: [(i["kind"], i["evidence"]) for i in c["items"]] for p in data["pages"] for c in p["claims"]}
+    rich = [("dependency", "repo://pkg/core.py#L3-L3")]
+    assert got["If you have **Rich** installed, errors are printed nicely."] == rich
+    assert got["If you don't have Rich installed, the error is printed plainly."] == rich
+    assert got["Install [watchgod](https://pypi.org/project/watchgod/) to reload on changes."] == [
+        ("dependency", "repo://pkg/supervisors.py#L1-L4")
+    ]
+    # `uvloop` in backticks is the name the `except` binds (line 8): the check's lines overlap it, cited once
+    assert got["The loop is faster when `uvloop` is available."] == [("symbol", "repo://pkg/core.py#L8-L8")]
+    assert "Rich text makes errors readable." not in got
+    assert not any(s.startswith("Click is") for s in got)
+    repo.commit_all("grounded")
+    assert repo.run("check") == 0
+
+    repo.write("pkg/core.py", CORE.replace('HAS_RICH = importlib.util.find_spec("rich") is not None', "HAS_RICH = True"))
+    rc, out = staged_hook(repo, capsys)
+    assert rc == 1, out
+    assert "marked 2 claims stale" in out, out
+    assert "If you have **Rich** installed" in out and "If you don't have Rich installed" in out
