@@ -15,7 +15,8 @@ code that decides whether a dependency is there is small and findable:
 
 A sentence is about such a dependency when it names it as a word (any case: `**Rich**`,
 `[watchgod](https://...)`, `` `uvloop` ``) and says something of its presence: installed,
-install, available, optional, "do not have", "cannot use". Its claim cites those lines (up to
+install, available, optional, or "don't have" / "can't use" right before its name (not "the flag
+doesn't have effect on the `websockets` implementation"). Its claim cites those lines (up to
 MAX_SITES of them), so a change to how the package finds the dependency marks it.
 """
 
@@ -32,10 +33,9 @@ __all__ = ["Detection", "detections", "named"]
 MAX_SITES = 3  # a dependency checked in more places than this is everywhere: no one place proves a sentence
 MAX_LINES = 40  # a `try` longer than this holds more than the check
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError"}
-_PRESENCE = re.compile(
-    r"\b(?:install(?:ed|ing|s)?|available|optional(?:ly)?|(?:do|does|did)(?:n't| not) have|(?:can't|cannot|can not) (?:install|use))\b",
-    re.I,
-)
+_PRESENCE = re.compile(r"\b(?:install(?:ed|ing|s)?|available|optional(?:ly)?)\b", re.I)
+# "If you don't have Rich", "if you can't use Rich": the name right after; not "doesn't have effect"
+_LACKING = r"(?:n't|not)\s+(?:have|use)\s+[*_`\[]*"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,10 +72,15 @@ def detections(index: SourceIndex) -> dict[str, Detection]:
 
 def named(sentence: str, known: dict[str, Detection]) -> list[Detection]:
     """The optional dependencies `sentence` names as a word and says something of the presence of."""
-    if not known or not _PRESENCE.search(sentence):
+    if not known:
         return []
     lower = sentence.lower()
-    return [d for name, d in sorted(known.items()) if name in lower and re.search(rf"(?<![\w./-]){re.escape(name)}(?![\w-])", lower)]
+    presence = _PRESENCE.search(lower) is not None
+    return [
+        d for name, d in sorted(known.items())
+        if name in lower and re.search(rf"(?<![\w./-]){re.escape(name)}(?![\w-])", lower)
+        and (presence or re.search(_LACKING + re.escape(name), lower))
+    ]
 
 
 def _parse(index: SourceIndex, path: str) -> ast.Module | None:
