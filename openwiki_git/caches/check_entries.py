@@ -78,7 +78,7 @@ CONFIG_FILE = (".openwiki", "config.yml")  # config.config_path, without importi
 # indirectly, is one of them (test_check_entries derives the closure): about 80 stats, 0.25 ms.
 CODE = (
     "caches/check_entries", "caches/check_keys", "caches/check_reuse", "caches/cite_bytes", "caches/cites", "caches/graph",
-    "caches/pickling", "caches/site", "caches/statkey", "claims/accepts", "claims/causes", "claims/diff_texts", "claims/due",
+    "caches/pickling", "caches/site", "caches/statkey", "claims/accepts", "claims/causes", "claims/diff_texts", "claims/docstring_edits", "claims/due",
     "claims/example_calls", "claims/examples", "claims/fix", "claims/freshness", "claims/kinds", "claims/outcomes", "claims/part",
     "claims/policy", "claims/records", "claims/relevance", "claims/sentence", "claims/signature_edits", "claims/staleness",
     "claims/symbols", "diff/cosmetic", "diff/hunks", "diff/signatures", "diff/units", "errors", "evidence/canonical", "evidence/definitions",

@@ -18,9 +18,11 @@ are, whatever else changes in their files.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable, Sequence
 
-from openwiki_git.claims import part
+from openwiki_git.claims import docstring_edits, part
 from openwiki_git.claims.causes import ANNOTATIONS_ONLY
 from openwiki_git.claims.diff_texts import MODE_GITLINK, MODE_LINK, DiffTexts
 from openwiki_git.claims.outcomes import EvidenceOutcome
@@ -160,47 +162,32 @@ def _cosmetic(
         old_head, new_head = split_lines(old.text(then_lines, head=True, v1=True)), split_lines(ext.text(lines, head=True, v1=True))
         return cosmetic.compare(sym.path, old_head, new_head, annotations=annotations)
     if sym.head:  # its code compared; its summary's prose too (relevance.py weighs a summary edit)
-        summary = _summary_edit(old.head_summary(then_lines), ext.head_summary(lines))
+        summary = docstring_edits.summary_edit(old.head_summary(then_lines), ext.head_summary(lines), sym)
         old_code, new_code = split_lines(old.head_code(then_lines)), split_lines(ext.head_code(lines))
         code = cosmetic.compare(sym.path, old_code, new_code, annotations=annotations) if old_code != new_code else ""
         if code is None or not code and not summary:
             return None
         return "cosmetic: " + ", ".join(filter(None, [code.removeprefix("cosmetic: "), summary]))
     added: frozenset[int] = frozenset()
-    if not before_v2(version):  # its docstrings' prose the same, or only docstrings added: its code, compared
-        found = _docstrings_added(old.docstring_proses(then_lines), ext.docstring_proses(lines))
-        if found is None:
+    rewritten = ""
+    if not before_v2(version):  # its docstrings' prose the same, only docstrings added, or rewritten in place: its code, compared
+        then_docs, now_docs = old.docstring_proses(then_lines), ext.docstring_proses(lines)
+        found = docstring_edits.docstrings_added(then_docs, now_docs)
+        if found is None and len(then_docs) != len(now_docs):
             return None
-        added = found
+        if found is None:  # as many docstrings, some reworded: the code decides, the words go to relevance.py
+            rewritten = docstring_edits.summary_edit(" ".join(then_docs), " ".join(now_docs), sym)
+        added = found or frozenset()
         then_lines, lines = old.code_lines(then_lines), ext.code_lines(lines, dropped=added)
     code = cosmetic.compare(
         sym.path, then_lines, lines, old_span=(old.start, old.end), new_span=(ext.start, ext.end), annotations=annotations
     )
-    if not added:
+    edit = rewritten or (DOCSTRING_ADDED if added else "")
+    if not edit:
         return code
     if code is None and then_lines[old.start - 1 : old.end] != lines[ext.start - 1 : ext.end]:
         return None  # the code changed too
-    return f"{code}, {DOCSTRING_ADDED}" if code else f"cosmetic: {DOCSTRING_ADDED}"
-
-
-def _docstrings_added(then: list[str], now: list[str]) -> frozenset[int] | None:
-    """Which of `now`'s docstrings an edit added (indexes), when every one of `then` is still
-    there, in order and word for word; None when one was rewritten or removed."""
-    added, i = set(), 0
-    for j, prose in enumerate(now):
-        if i < len(then) and prose == then[i]:
-            i += 1
-        else:
-            added.add(j)
-    return frozenset(added) if i == len(then) else None
-
-
-def _summary_edit(then: str, now: str) -> str:
-    """What an edit did to a head's docstring summary (its prose): "" (nothing), "docstring
-    added" (the head had none), "docstring rewritten"."""
-    if then == now:
-        return ""
-    return DOCSTRING_ADDED if not then else DOCSTRING_REWRITTEN
+    return f"{code}, {edit}" if code else f"cosmetic: {edit}"
 
 
 def members_now(kind: GrepSet, paths: Sequence[str], read: Reader) -> list[Member]:

@@ -20,6 +20,7 @@ from openwiki_git.evidence.tokens import split_lines
 
 PARAMETERS_ADDED, DEFAULTS_CHANGED = "parameters added", "defaults changed"  # a signature's, nothing else
 DOCSTRING_ADDED, DOCSTRING_REWRITTEN = "docstring added", "docstring rewritten"  # a head's summary edited, its code not
+DOCSTRING_EXTENDED = "docstring extended"  # words added to it, none taken out
 
 
 def range_cosmetic(

@@ -95,14 +95,11 @@ def test_a_restyled_docstring_leaves_a_whole_definition_fresh(
 @pytest.mark.parametrize(
     ("old", "new", "what"),
     [
-        ("What is added.", "What is removed.", "a parameter's description"),
-        ("            limit:", "            size:", "a parameter's name"),
-        (".. versionadded:: 18.1.0", ".. versionadded:: 18.2.0", "the release"),
         ("*, limit=10", "limit=10", "the signature"),  # a default changed alone is weighed (test_parameters_added)
         ('raise OverflowError("full")', 'raise ValueError("full")', "the body"),
     ],
 )
-def test_a_changed_word_signature_or_body_marks_a_whole_definition(
+def test_a_changed_signature_or_body_marks_a_whole_definition(
     repo: GitRepo, capsys: pytest.CaptureFixture[str], old: str, new: str, what: str
 ) -> None:
     _setup(repo, capsys)
@@ -114,6 +111,31 @@ def test_a_changed_word_signature_or_body_marks_a_whole_definition(
     repo.write("src/shop.py", RESTYLED.replace(old, new))
     rc, out = _hook(repo, capsys)
     assert rc == 1 and "definition Cart.add changed" in out, (what, out)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "sentence", "marks", "reason"),
+    [
+        ("What is added.", "What is removed.", SENTENCE, False, "docstring rewritten (added)"),
+        ("What is added.", "What is removed.", "`Cart.add` puts what is added in the cart.", True, "docstring rewritten (added)"),
+        (".. versionadded:: 18.1.0", ".. versionadded:: 18.2.0", SENTENCE, False, "docstring rewritten (18.1)"),
+        (".. versionadded:: 18.1.0", ".. versionadded:: 18.2.0", "`Cart.add` is new in 18.1.0.", True, "docstring rewritten (18.1)"),
+        ("When it is full.", "When it is full, or closed.", "`Cart.add` raises when the cart is full.", False, "docstring extended"),
+    ],
+)
+def test_a_reworded_docstring_marks_only_a_sentence_that_has_the_words_it_took_out(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], old: str, new: str, sentence: str, marks: bool, reason: str
+) -> None:
+    """The code the same, a docstring's rewrite cannot make a sentence about the code false; it may
+    take back what a sentence repeated from it: the words it took out (the release too) decide."""
+    page = "---\ntype: Reference\ntitle: Guide\n---\n\n# Guide\n\n" + sentence + "\n"
+    one_claim(repo, capsys, {"src/shop.py": RESTYLED}, page, sentence, WHOLE)
+    assert old in RESTYLED
+    repo.write("src/shop.py", RESTYLED.replace(old, new))
+    capsys.readouterr()
+    assert repo.run("check") == (1 if marks else 0)  # before the commit, as the hook says
+    rc, out = _hook(repo, capsys)
+    assert rc == (1 if marks else 0) and reason in out, out
 
 
 def test_a_whole_definition_verified_before_v2_is_read_as_written_until_confirmed(

@@ -1,7 +1,7 @@
 """A docstring edited in a cited head while its code stays the same (claims/kinds.py says what
 the edit did, claims/relevance.py whether it marks), through `ground`, the hook and `check` in a
-real repository: a docstring added marks nothing (in a head or a whole definition); a summary
-rewritten marks a sentence but not a code example's claim; `Annotated[T, Doc("...")]` names T, not the words of its prose."""
+real repository: a docstring added or extended marks nothing (in a head or a whole definition); a
+summary rewritten marks a sentence that has the words it took out, but not a code example's claim; `Annotated[T, Doc("...")]` names T, not the words of its prose."""
 
 from __future__ import annotations
 
@@ -62,14 +62,28 @@ def test_a_docstring_added_marks_nothing(repo: GitRepo, capsys: pytest.CaptureFi
     assert _stale(repo, capsys) == set()
 
 
-def test_a_summary_rewritten_marks_the_sentence_not_the_example(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_summary_rewritten_marks_a_sentence_with_the_words_it_took_out_not_the_example(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
     ids = _grounded(repo, capsys, SHOP)
-    repo.write("src/shop.py", SHOP.replace("Add an item to", "Put an item into"))
-    assert _stale(repo, capsys) == {ids["sentence"], ids["behaviour"]}  # check, before the commit
+    repo.write("src/shop.py", SHOP.replace("Add an item to the cart.", "Append the value to the list."))
+    # "`add` appends the item to the cart." has both words the rewrite took out; "See `add` to put a
+    # string in the cart." one of them; the example runs the code
+    assert _stale(repo, capsys) == {ids["behaviour"]}  # check, before the commit
     rc, out = staged_hook(repo, capsys)
-    assert rc == 1 and "docstring rewritten" in out, out
+    assert rc == 1 and "docstring rewritten (item, cart)" in out, out
     repo.commit_all("summary")
-    assert _stale(repo, capsys) == {ids["sentence"], ids["behaviour"]}  # the hook agrees
+    assert _stale(repo, capsys) == {ids["behaviour"]}  # the hook agrees
+
+
+def test_a_summary_extended_marks_nothing(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """attrs' `attrib`: "Create a new attribute on a class." became "Create a new field / attribute
+    on a class.": nothing a sentence repeated from it was taken back."""
+    _grounded(repo, capsys, SHOP)
+    repo.write("src/shop.py", SHOP.replace("Add an item to the cart.", "Add an item, a string, to the cart."))
+    assert _stale(repo, capsys) == set()
+    rc, out = staged_hook(repo, capsys)
+    assert rc == 0 and "docstring extended" in out, out
 
 
 def test_annotated_doc_prose_names_no_type(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:

@@ -118,7 +118,8 @@ def test_rst_pages_are_grounded_by_their_roles_with_comment_lines(site: GitRepo,
 def test_rst_claims_go_round_the_loop(site: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
     assert site.run("ground", "--all") == 1
     site.commit_all("grounded")
-    site.write("shop/cart.py", SHOP.replace("The number of items in the cart.", "The number of items, returns included."))
+    returns = SHOP.replace("The number of items in the cart.", "The number of items, returns included.")
+    site.write("shop/cart.py", returns.replace("sum(quantity for", "sum(abs(quantity) for"))  # the code too
     rc, report = _through_hook(site, capsys, "The function :func:`~shop.total` counts the items in a cart.", "a changed summary")
     [stale] = [c for c in report["claims"] if c["status"] == "stale"]
     assert rc == 1 and stale["line"] == 5 and stale["marker_present"]  # its sentence's line, not its paragraph's first
@@ -128,7 +129,7 @@ def test_rst_claims_go_round_the_loop(site: GitRepo, capsys: pytest.CaptureFixtu
 
     ws = Workspace.open(site.root)
     # the docstring with the code it documents: a docstring alone proves no code (verdicts/validator.py)
-    quote = '    """The number of items, returns included."""\n    return sum(quantity for _, quantity in cart.items)'
+    quote = '    """The number of items, returns included."""\n    return sum(abs(quantity) for _, quantity in cart.items)'
     revise = {"claim_id": stale["id"], "verdict": "revise", "revised_statement": "The function :func:`~shop.total` counts "
               "the items in a cart, returns included.", "cited_ranges": [{"resource": "repo://shop/cart.py#total", "quote": quote}],
               "rationale": "the summary changed"}

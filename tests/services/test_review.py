@@ -309,7 +309,7 @@ def test_a_sites_rst_and_markdown_claims_are_named_by_their_sentences_line(repo,
     assert repo.run("ground", "--all") == 0
     assert ".. c-" in repo.read("doc/index.rst") and "<!-- c-" in repo.read("doc/guide.md")
     repo.commit_all("grounded")
-    repo.write("shop.py", SHOP.replace("The number of items", "The count of items"))
+    repo.write("shop.py", SHOP.replace("The number of items in the cart.", "The count of units."))  # "items", "cart" taken out
     repo.git("add", "shop.py")
     assert repo.run("hook") == 1
     repo.commit_all("the docstring changed")
