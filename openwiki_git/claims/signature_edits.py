@@ -9,6 +9,7 @@ claims/relevance.py to weigh against the sentence. Pure.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Sequence
 
@@ -53,10 +54,39 @@ def head_parameters_changed(
     summary_then, summary_now = old.head_summary(then_lines), ext.head_summary(split_lines(now))
     if summary_then != summary_now and summary_then:  # rewritten: the sentence may have its words from it
         return None
-    reason = _parameters_reason(signatures.parameters_changed(sym.path, then, now, sym.name, annotations=setting))
+    reason = _changed_with_annotations(sym.path, then, now, sym.name, setting)
     if reason is not None and summary_then != summary_now:  # typer's `command` given a docstring with its `Doc(...)`s
         reason += f", {DOCSTRING_ADDED}"
     return reason
+
+
+def _changed_with_annotations(path: str, then: str, now: str, name: str, setting: bool | None) -> str | None:
+    """The parameters rule's reason; with `cosmetic_annotations` unset, also when annotations
+    changed beside the defaults (uvicorn's `run`: `ssl_version: int = int(SSL_PROTOCOL_VERSION)`
+    becoming `= SSL_PROTOCOL_VERSION` in the commit that widened a dozen annotations), the
+    annotations' types named as the annotation rule names them, for relevance.py to weigh both."""
+    found = signatures.parameters_changed(path, then, now, name, annotations=setting)
+    if found is not None or setting is not None:
+        return _parameters_reason(found)
+    found = signatures.parameters_changed(path, then, now, name, annotations=True)
+    reason = _parameters_reason(found)
+    if reason is None:
+        return None
+    return reason.replace("cosmetic: ", f"cosmetic: annotations{_types_changed(path, then, now, name)}, ", 1)
+
+
+def _types_changed(path: str, then: str, now: str, name: str) -> str:
+    """` (removed X; added Y)`: the types each existing parameter's annotation (and the return's)
+    names on one side and not the other, read as diff/cosmetic.py reads them; "" when they name the same."""
+    old, new = signatures.annotations_of(then, name) or {}, signatures.annotations_of(now, name) or {}
+    removed: set[str] = set()
+    added: set[str] = set()
+    for site in set(old) & set(new):  # a new parameter's annotation is the parameters rule's
+        was, is_ = (cosmetic.type_names(re.findall(r"[\w.]+|'[^']*'|\"[^\"]*\"|\S", side.get(site, ""))) for side in (old, new))
+        removed |= was - is_
+        added |= is_ - was
+    parts = [f"{word} {', '.join(sorted(names))}" for word, names in (("removed", removed), ("added", added)) if names]
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def whole_parameters_changed(sym: Symbol, then: str, version: str, now: str, setting: bool | None) -> str | None:
@@ -67,10 +97,11 @@ def whole_parameters_changed(sym: Symbol, then: str, version: str, now: str, set
     old = definitions.find(sym.path, then, sym.name)
     if old is None or symbol_token(sym, old, split_lines(then), version) != version:
         return None
-    found = signatures.parameters_changed(sym.path, then, now, sym.name, annotations=setting)
-    if found is None or not signatures.same_body(sym.path, then, now, sym.name, found[0]):
+    reason = _changed_with_annotations(sym.path, then, now, sym.name, setting)
+    found = signatures.parameters_changed(sym.path, then, now, sym.name, annotations=True if setting is None else setting)
+    if reason is None or found is None or not signatures.same_body(sym.path, then, now, sym.name, found[0]):
         return None
-    return _parameters_reason(found)
+    return reason
 
 
 def _parameters_reason(found: tuple[tuple[str, ...], tuple[str, ...]] | None) -> str | None:

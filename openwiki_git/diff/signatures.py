@@ -32,6 +32,24 @@ def parameters_changed(
     return tuple(added), changed
 
 
+def annotations_of(text: str, name: str) -> dict[str, str] | None:
+    """The definition `name`'s annotations as written (a class: its `__init__`'s), by parameter
+    and `->` for the return; None when it is not one function of that name."""
+    import ast
+
+    node = _named(text, name)
+    if isinstance(node, ast.ClassDef):
+        node = _named_in(node.body, "__init__")
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    a = node.args
+    every = [*a.posonlyargs, *a.args, *([a.vararg] if a.vararg else []), *a.kwonlyargs, *([a.kwarg] if a.kwarg else [])]
+    found = {p.arg: ast.unparse(p.annotation) for p in every if p.annotation is not None}
+    if node.returns is not None:
+        found["->"] = ast.unparse(node.returns)
+    return found
+
+
 def parameters_added(path: str, old_text: str, new_text: str, name: str, *, annotations: bool = False) -> tuple[str, ...] | None:
     """The parameters the definition `name` (dotted; a class: its `__init__`'s) gained between two
     versions of its file when that is its signature's only change: each new one with a default

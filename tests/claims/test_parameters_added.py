@@ -59,7 +59,6 @@ def test_a_keyword_added_with_a_default_is_cosmetic_only_with_the_setting(
         ("def __init__(self, limit: int = 3) -> None:", "a default changed"),
         ("def __init__(self, limit: int, rich: bool) -> None:", "added without a default"),
         ("def __init__(self, rich: bool = False, limit: int = 0) -> None:", "inserted before"),
-        ("def __init__(self, limit: int, rich: bool = False) -> bool:", "the return annotation changed"),
     ],
 )
 def test_any_other_signature_change_still_marks_the_head(
@@ -216,3 +215,39 @@ def test_an_overload_cited_by_its_lines_is_judged_as_a_head(
     assert got == rc and data["claims"][0]["evidence"][0]["reason"] == "cosmetic: parameters added (rich)", data
     got, out = _hook(repo, capsys)
     assert got == rc, out
+
+
+@pytest.mark.parametrize(
+    ("sentence", "rc"),
+    [
+        (SENTENCE, 0),  # names neither the new parameter nor a type the annotations added
+        ("A `Cart` takes a limit, a number or a string.", 1),  # names `str`, which the annotations added
+        ("A `Cart` can be rich.", 1),  # names the parameter added
+    ],
+)
+def test_annotations_changed_beside_a_parameter_added_are_weighed_by_both_rules(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], sentence: str, rc: int
+) -> None:
+    """uvicorn's `run` (c322a066cd): a dozen annotations widened and two defaults changed in one
+    commit; neither rule alone read it, so every sentence citing `run` was marked."""
+    _setup(repo, capsys, sentence, HEAD)
+    repo.write("src/shop/cart.py", CART.replace(SIG, "def __init__(self, limit: int | str, *, rich: bool = False) -> None:"))
+    got, data = _check(repo, capsys)
+    reason = data["claims"][0]["evidence"][0]["reason"]
+    assert got == rc, reason
+    if rc == 0:
+        assert reason == "cosmetic: annotations (added str), parameters added (rich)"
+    got, out = _hook(repo, capsys)
+    assert got == rc, out
+    assert "cosmetic: annotations (added str), parameters added (rich)" in out, out
+
+
+def test_a_return_annotation_changed_beside_a_parameter_added_marks_a_sentence_naming_its_type(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each rule alone leaves "A `Cart` takes a limit." true (an annotation-only edit names no type
+    it says; a keyword added with a default it does not name): together they do too."""
+    _configured(repo, capsys, ON)
+    repo.write("src/shop/cart.py", CART.replace(SIG, "def __init__(self, limit: int, rich: bool = False) -> bool:"))
+    rc, data = _check(repo, capsys)
+    assert rc == 0 and data["claims"][0]["evidence"][0]["reason"] == "cosmetic: annotations (removed None; added bool), parameters added (rich)"
