@@ -20,6 +20,7 @@ two, a name found twice, a file that does not parse) is None and the hunks decid
 from __future__ import annotations
 
 import ast
+import functools
 from collections import Counter
 from collections.abc import Iterator
 
@@ -38,16 +39,10 @@ def follow(path: str, old_text: str, new_text: str, start: int, end: int) -> Spa
     docstring), or None."""
     if not path.endswith(cosmetic.PYTHON_SUFFIXES):
         return None
-    old_tree, new_tree = module_of(old_text), module_of(new_text)
-    if old_tree is None or new_tree is None:
-        return None
-    try:
-        old_units = _units(old_tree)
-        keys = _cited(old_units, start, end)
-        if not keys:
-            return None
-        new_units = _units(new_tree)
-    except RecursionError:  # nesting `ast` parsed but a walk cannot follow
+    old_units = _units_of(old_text)
+    keys = _cited(old_units, start, end) if old_units is not None else []
+    new_units = _units_of(new_text) if keys else None
+    if new_units is None:
         return None
     spans = [new_units.get(k) for k in keys]
     if any(s is None for s in spans):
@@ -73,11 +68,20 @@ def _cited(units: dict[Key, Span | None], start: int, end: int) -> list[Key]:
     return [k for k, _ in params]
 
 
-def _units(tree: ast.Module) -> dict[Key, Span | None]:
-    """Every unit of the file by its key; None for a key found more than once (ambiguous)."""
+@functools.lru_cache(maxsize=4)
+def _units_of(text: str) -> dict[Key, Span | None] | None:
+    """Every unit of the file by its key (None for a key found more than once: ambiguous), or
+    None when it does not parse: once per version of a file however many claims cite it (the
+    hook follows every cited range a commit rewrote; callers never change the map)."""
+    tree = module_of(text)
+    if tree is None:
+        return None
     found: dict[Key, Span | None] = {}
-    for key, span in _walk(tree.body, ""):
-        found[key] = None if key in found else span
+    try:
+        for key, span in _walk(tree.body, ""):
+            found[key] = None if key in found else span
+    except RecursionError:  # nesting `ast` parsed but a walk cannot follow
+        return None
     return found
 
 
