@@ -10,44 +10,18 @@ import json
 
 import pytest
 
+from tests.support.annotated_app import ANNOTATED_APP, APP
 from tests.support.kinds_repo import first_claim, one_claim, staged_hook
 from tests.support.repo import GitRepo
 
-APP = '''class App:
-    def __init__(
-        self,
-        name: str = "app",
-        show_locals: bool = True,
-        short: bool = True,
-    ) -> None:
-        self.show_locals = show_locals
-'''
-
-ANNOTATED = '''from typing import Annotated
+ANNOTATED = """from typing import Annotated
 
 
 def Doc(text: str) -> str:
     return text
 
 
-class App:
-    def __init__(
-        self,
-        name: Annotated[
-            str,
-            Doc("The app's name."),
-        ] = "app",
-        show_locals: Annotated[
-            bool,
-            Doc("Show the values of local variables in tracebacks."),
-        ] = True,
-        short: Annotated[
-            bool,
-            Doc("Short tracebacks."),
-        ] = True,
-    ) -> None:
-        self.show_locals = show_locals
-'''
+""" + ANNOTATED_APP
 
 SENTENCE = "Set `show_locals=False` when creating an `App` to hide local variables."
 PAGE = "---\ntype: Reference\ntitle: Guide\n---\n\n# Guide\n\n{}\n"

@@ -6,27 +6,20 @@ from __future__ import annotations
 import pytest
 
 from openwiki_git.diff.units import follow
+from tests.support.annotated_app import ANNOTATED_APP, APP
 
-OLD = '''import os
+OLD = """import os
 
 HAS_RICH = os.getenv("RICH")
 
 
-class App:
-    def __init__(
-        self,
-        name: str = "app",
-        show_locals: bool = True,
-        short: bool = True,
-    ) -> None:
-        self.name = name
-
+""" + APP + """
 
 def launch(url: str, wait: bool = False) -> int:
     return 0
-'''
+"""
 
-NEW = '''import os
+NEW = """import os
 from typing import Annotated
 
 HAS_RICH = os.getenv(
@@ -34,33 +27,14 @@ HAS_RICH = os.getenv(
 )
 
 
-class App:
-    """An app."""
-
-    def __init__(
-        self,
-        name: Annotated[
-            str,
-            Doc("The name."),
-        ] = "app",
-        show_locals: Annotated[
-            bool,
-            Doc("Show locals."),
-        ] = True,
-        short: Annotated[
-            bool,
-            Doc("Short."),
-        ] = True,
-    ) -> None:
-        self.name = name
-
+""" + ANNOTATED_APP.replace("class App:\n", 'class App:\n    """An app."""\n\n') + """
 
 def launch(
     url: Annotated[str, Doc("The URL.")],
     wait: bool = False,
 ) -> int:
     return 0
-'''
+"""
 
 
 def _line(text: str, needle: str) -> int:
@@ -69,12 +43,12 @@ def _line(text: str, needle: str) -> int:
 
 def test_a_parameter_is_followed_to_all_its_new_lines() -> None:
     line = _line(OLD, "show_locals: bool")
-    assert follow("app.py", OLD, NEW, line, line) == (_line(NEW, "show_locals: Annotated"), _line(NEW, 'Doc("Show locals') + 1)
+    assert follow("app.py", OLD, NEW, line, line) == (_line(NEW, "show_locals: Annotated"), _line(NEW, 'Doc("Show the values') + 1)
 
 
 def test_several_parameters_of_one_function_are_followed_together() -> None:
     first, last = _line(OLD, "name: str"), _line(OLD, "short: bool")
-    assert follow("app.py", OLD, NEW, first, last) == (_line(NEW, "name: Annotated"), _line(NEW, 'Doc("Short') + 1)
+    assert follow("app.py", OLD, NEW, first, last) == (_line(NEW, "name: Annotated"), _line(NEW, 'Doc("Short tracebacks') + 1)
 
 
 def test_a_one_line_signature_is_followed_to_its_new_lines() -> None:
@@ -85,14 +59,14 @@ def test_a_one_line_signature_is_followed_to_its_new_lines() -> None:
 def test_an_assignment_and_a_whole_definition_are_followed() -> None:
     line = _line(OLD, "HAS_RICH")
     assert follow("app.py", OLD, NEW, line, line) == (_line(NEW, "HAS_RICH"), _line(NEW, "HAS_RICH") + 2)
-    start, end = _line(OLD, "class App"), _line(OLD, "self.name = name")
-    assert follow("app.py", OLD, NEW, start, end) == (_line(NEW, "class App"), _line(NEW, "self.name = name"))
+    start, end = _line(OLD, "class App"), _line(OLD, "self.show_locals = show_locals")
+    assert follow("app.py", OLD, NEW, start, end) == (_line(NEW, "class App"), _line(NEW, "self.show_locals = show_locals"))
 
 
 @pytest.mark.parametrize(
     ("start_needle", "end_needle", "why"),
     [
-        ("show_locals: bool", "self.name = name", "parameters and the body: not one thing"),
+        ("show_locals: bool", "self.show_locals = show_locals", "parameters and the body: not one thing"),
         ("import os", "import os", "an import is not followed"),
         ("return 0", "return 0", "a statement inside a body is not followed"),
     ],
