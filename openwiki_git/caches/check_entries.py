@@ -87,7 +87,7 @@ CODE = (
     "formats/siteconf", "formats/timestamps", "formats/yamlio", "git/diff", "git/repo", "git/tracked", "graph/build", "graph/buildlog",
     "graph/citestale", "graph/claim_graph", "graph/claimcheck", "graph/core", "graph/doc_standing", "graph/documents", "graph/inputs",
     "graph/link", "graph/refs", "graph/search", "graph/split", "ground/broken", "ground/dependencies", "ground/deterministic", "ground/example_evidence",
-    "ground/examples", "ground/index", "ground/names", "ground/pageformat", "ground/proves", "ground/refs", "ground/resolve",
+    "ground/examples", "ground/index", "ground/installs", "ground/names", "ground/pageformat", "ground/proves", "ground/refs", "ground/resolve",
     "ground/scope", "ground/sources", "hook/engine", "markdown/blocks", "markdown/builder", "markdown/document", "markdown/keys",
     "markdown/refs", "markdown/refscan", "markdown/relations", "markdown/rstdoc", "markdown/split", "model", "pages/badge",
     "pages/citations", "pages/example_reader", "pages/examples", "pages/frontmatter", "pages/frontmatter_core", "pages/indexes",

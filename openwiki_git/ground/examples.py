@@ -2,7 +2,8 @@
 its marker a comment on the line after the closing fence (pages/examples.py), its evidence the
 heads of the project's definitions the example calls, constructs or imports (`#Client:head`); a
 console example's evidence is the line that declares the program it runs (`[project.scripts]`, or
-a console script of setup.cfg or setup.py), the head of the function it runs when the example shows
+a console script of setup.cfg or setup.py; for `pip install "pkg[extra]"`, the lines naming the
+distribution and declaring the extra: installs.py), the head of the function it runs when the example shows
 its `--help` (every option is declared there, with click), and the lines
 that declare the options it passes (cited as ground cites a flag named in prose). The calls are
 read by claims/examples.py and resolved here through ground's own resolver (resolve.py): a name
@@ -30,6 +31,7 @@ from typing import Any
 
 from openwiki_git.claims import examples as claim_examples
 from openwiki_git.ground import example_evidence
+from openwiki_git.ground import installs as ground_installs
 from openwiki_git.ground import resolve as gr
 from openwiki_git.ground.index import SourceIndex
 from openwiki_git.ground.proves import named_resource
@@ -172,6 +174,8 @@ def _python(
 def _console(index: SourceIndex, ex: Example, sentence: Sentence, progs: dict[str, Program], out: ExamplePlan) -> Found | None:
     cited: dict[str, str] = {}
     for cmd in page_examples.commands(ex):
+        for resource, what in ground_installs.installs(index, cmd.text).items():  # `pip install "pkg[extra]"`
+            cited.setdefault(resource, what)
         for name in cmd.names:  # `gunicorn -k pkg.workers.Worker`: the class it names
             if name.split(".")[0] in index.roots:
                 _console_name(index, ex, sentence, name, cmd, cited, out)

@@ -1,0 +1,99 @@
+"""A console example that installs the project (`pip install "typer-slim[standard]"`, `uv add
+pkg`, `poetry add pkg`) grounded in the packaging lines that make it work: the line naming the
+distribution (`name = "typer-slim"`) and, for each extra it asks for, the lines declaring that
+extra (`standard = [...]` under `[project.optional-dependencies]`, or `"standard": [...]` in
+setup.py's `extras_require`). When the project drops the extra (typer's commit making typer-slim
+a shallow wrapper deleted `standard`), the lines go and the claim is flagged. Pure: the files come
+in through the index.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from openwiki_git.ground.index import SourceIndex
+
+__all__ = ["installs"]
+
+PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg")
+_INSTALLERS = {("pip", "install"), ("pip3", "install"), ("pipx", "install"), ("uv", "add"), ("poetry", "add")}
+_SPEC = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[([A-Za-z0-9_,.\s-]+)\])?")
+
+
+def installs(index: SourceIndex, command: str) -> dict[str, str]:
+    """The packaging lines an install command relies on (resource -> what it is), when it installs
+    a distribution the repository declares; {} else."""
+    specs = _specs(command)
+    if not specs:
+        return {}
+    cited: dict[str, str] = {}
+    for name, extras in specs:
+        for path in PACKAGING:
+            text = index.text(path) if path in index.path_set else None
+            if not text:
+                continue
+            lines = text.splitlines()
+            named = [n for n, ln in enumerate(lines, 1) if _names(ln, name)]
+            if not named:
+                continue
+            for n in named[:3]:
+                cited.setdefault(f"repo://{path}#L{n}-L{n}", name)
+            for extra in extras:
+                span = _extra(lines, extra)
+                if span is not None:
+                    cited.setdefault(f"repo://{path}#L{span[0]}-L{span[1]}", f"{name}[{extra}]")
+    return cited
+
+
+def _specs(command: str) -> list[tuple[str, tuple[str, ...]]]:
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return []
+    if words[:3] in (["python", "-m", "pip"], ["python3", "-m", "pip"]):
+        words = ["pip", *words[3:]]
+    if words[:2] == ["uv", "pip"]:
+        words = ["pip", *words[2:]]
+    if len(words) < 3 or (words[0], words[1]) not in _INSTALLERS:
+        return []
+    out = []
+    for w in words[2:]:
+        m = _SPEC.fullmatch(w.split(";", 1)[0].split("==", 1)[0].split(">=", 1)[0].strip())
+        if w.startswith("-") or m is None:
+            continue
+        extras = tuple(e.strip() for e in (m.group(2) or "").split(",") if e.strip())
+        out.append((m.group(1), extras))
+    return out
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _names(line: str, name: str) -> bool:
+    """`name = "typer-slim"` (pyproject.toml, setup.cfg) or `name="uvicorn",` (setup.py)."""
+    m = re.match(r"""\s*name\s*[=:]\s*["']?([A-Za-z0-9._-]+)["']?\s*,?\s*$""", line)
+    return m is not None and _norm(m.group(1)) == _norm(name)
+
+
+def _extra(lines: list[str], extra: str) -> tuple[int, int] | None:
+    """The lines declaring `extra`: `standard = [` through its `]` (a TOML array under an
+    optional-dependencies table), or `"standard": [` through its `]` (setup.py's extras_require)."""
+    key = re.escape(extra)
+    start = re.compile(rf"""\s*(?:["']{key}["']\s*:|{key}\s*=|["']{key}["']\s*=)\s*\[""")
+    table = ""
+    for n, ln in enumerate(lines, 1):
+        if ln.startswith("["):
+            table = ln
+        if not start.match(ln):
+            continue
+        if ln.lstrip().startswith(extra) and "optional-dependencies" not in table:
+            continue  # a TOML key of another table (a tool's `standard = [...]`)
+        depth = 0
+        for m, rest in enumerate(lines[n - 1 :], n):
+            depth += rest.count("[") - rest.count("]")
+            if depth <= 0:
+                return (n, m)
+        return None
+    return None

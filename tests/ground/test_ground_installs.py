@@ -1,0 +1,102 @@
+"""A console example that installs the project (`pip install "pkg[extra]"`) is guarded by the
+packaging lines it relies on (ground/installs.py): the line naming the distribution and the lines
+declaring the extra; dropping the extra flags it. typer's commit making typer-slim a shallow
+wrapper deleted `[project.optional-dependencies] standard` under two `pip install
+"typer-slim[standard]"` examples. Through the real CLI and the hook on a real repository."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from openwiki_git.ground.index import SourceIndex
+from openwiki_git.ground.installs import installs
+from tests.support.kinds_repo import staged_hook
+from tests.support.repo import GitRepo
+
+PYPROJECT = """[project]
+name = "widgets"
+dependencies = [
+    "click >= 8.0.0",
+]
+
+[project.optional-dependencies]
+standard = [
+    "rich >=10.11.0",
+    "shellingham >=1.3.0",
+]
+
+[tool.other]
+standard = ["not", "an", "extra"]
+"""
+
+SETUP = """from setuptools import setup
+
+setup(
+    name="widgets",
+    extras_require={
+        "standard": [
+            "rich",
+        ],
+    },
+)
+"""
+
+PAGE = """# Install
+
+```console
+$ pip install "widgets[standard]"
+```
+
+```bash
+uv add widgets
+```
+
+```console
+$ pip install requests
+```
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "cited"),
+    [
+        ('pip install "widgets[standard]"', {"repo://pyproject.toml#L2-L2": "widgets", "repo://pyproject.toml#L8-L11": "widgets[standard]"}),
+        ("python -m pip install -U Widgets", {"repo://pyproject.toml#L2-L2": "Widgets"}),  # names compare as PEP 503 does
+        ("uv add widgets[missing]", {"repo://pyproject.toml#L2-L2": "widgets"}),  # no such extra: the name alone
+        ("pip install requests", {}),  # another project's
+        ("pip list", {}),
+    ],
+)
+def test_what_an_install_relies_on(command: str, cited: dict[str, str]) -> None:
+    files = {"pyproject.toml": PYPROJECT, "widgets/__init__.py": ""}
+    assert installs(SourceIndex(files, files.get), command) == cited
+
+
+def test_setup_py_extras_are_read_too() -> None:
+    files = {"setup.py": SETUP}
+    assert installs(SourceIndex(files, files.get), "pip install 'widgets[standard]'") == {
+        "repo://setup.py#L4-L4": "widgets", "repo://setup.py#L6-L8": "widgets[standard]",
+    }
+
+
+def test_an_install_example_is_flagged_when_its_extra_is_dropped(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.write("pyproject.toml", PYPROJECT)
+    repo.write("widgets/__init__.py", "")
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.write("docs/install.md", PAGE)
+    repo.commit_all("docs")
+    capsys.readouterr()
+    repo.run("ground", "--all", "--format", "json")
+    added = json.loads(capsys.readouterr().out)["pages"][0]["examples"]["added"]
+    assert [(a["line"], a["evidence"]) for a in added] == [
+        (3, ["repo://pyproject.toml#L2-L2", "repo://pyproject.toml#L8-L11"]), (7, ["repo://pyproject.toml#L2-L2"]),
+    ]  # not `pip install requests`
+    repo.commit_all("grounded")
+    assert repo.run("check") == 0
+
+    repo.write("pyproject.toml", PYPROJECT.replace('[project.optional-dependencies]\nstandard = [\n    "rich >=10.11.0",\n    "shellingham >=1.3.0",\n]\n', ""))
+    rc, out = staged_hook(repo, capsys)
+    assert rc == 1 and "marked 1 claim" in out, out
+    assert 'pip install "widgets[standard]"' in out
