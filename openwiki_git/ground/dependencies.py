@@ -56,6 +56,9 @@ def detections(index: SourceIndex) -> dict[str, Detection]:
     for path in index.paths:
         if not path.endswith(".py") or SECONDARY.search(path) or path.startswith(".") or "/." in path:
             continue
+        text = index.text(path) or ""
+        if not any(word in text for word in ("ImportError", "ModuleNotFoundError", "find_spec")):
+            continue  # no check here: not parsed (ground reads every file of the package)
         tree = _parse(index, path)
         if tree is None:
             continue
