@@ -40,7 +40,7 @@ def installs(index: SourceIndex, command: str) -> dict[str, str]:
             for n in named[:3]:
                 cited.setdefault(f"repo://{path}#L{n}-L{n}", name)
             for extra in extras:
-                span = _extra(lines, extra)
+                span = _extra(lines, extra, python=path.endswith(".py"))
                 if span is not None:
                     cited.setdefault(f"repo://{path}#L{span[0]}-L{span[1]}", f"{name}[{extra}]")
     return cited
@@ -77,19 +77,18 @@ def _names(line: str, name: str) -> bool:
     return m is not None and _norm(m.group(1)) == _norm(name)
 
 
-def _extra(lines: list[str], extra: str) -> tuple[int, int] | None:
-    """The lines declaring `extra`: `standard = [` through its `]` (a TOML array under an
-    optional-dependencies table), or `"standard": [` through its `]` (setup.py's extras_require)."""
+def _extra(lines: list[str], extra: str, *, python: bool) -> tuple[int, int] | None:
+    """The lines declaring `extra`: `"standard": [` through its `]` in setup.py's `extras_require`
+    (`python`), else `standard = [` through its `]` under a TOML optional-dependencies table (not
+    another table's key of that name: typer's build tool has one)."""
     key = re.escape(extra)
-    start = re.compile(rf"""\s*(?:["']{key}["']\s*:|{key}\s*=|["']{key}["']\s*=)\s*\[""")
+    start = re.compile(rf"""\s*["']{key}["']\s*:\s*\[""" if python else rf"""\s*["']?{key}["']?\s*=\s*\[""")
     table = ""
     for n, ln in enumerate(lines, 1):
         if ln.startswith("["):
             table = ln
-        if not start.match(ln):
+        if not start.match(ln) or (not python and "optional-dependencies" not in table):
             continue
-        if ln.lstrip().startswith(extra) and "optional-dependencies" not in table:
-            continue  # a TOML key of another table (a tool's `standard = [...]`)
         depth = 0
         for m, rest in enumerate(lines[n - 1 :], n):
             depth += rest.count("[") - rest.count("]")
