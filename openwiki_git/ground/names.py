@@ -87,8 +87,8 @@ def _lineset(index: SourceIndex, kind: str, name: str) -> LineSet | None:
         if not _searched(path, kind):
             continue
         text = index.text(path)
-        if not text or name not in text:
-            continue
+        if not text or (name not in text if kind != "literal" else name.lower() not in text.lower()):
+            continue  # a literal in any case: `X-Forwarded-For` finds b"x-forwarded-for"
         hits.extend((path, n, line) for n, line in enumerate(text.splitlines(), 1) if compiled.search(line))
     scope = _scope([p for p, _, _ in hits if not SECONDARY.search(p)])
     if scope is None:

@@ -30,6 +30,11 @@ KINDS = ("symbol", "path", "flag", "env", "key", "string", "literal")
 NAME_KINDS = ("flag", "env", "key", "string", "literal")
 
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+# A header-like word written in prose, each part capitalised (`X-Forwarded-Port`, `Keep-Alive`),
+# not in a code span or a link's target: grounded, like a literal in a code span, only where the
+# package's code mentions it (uvicorn's proxy middleware dropping b"x-forwarded-port").
+_HEADER_WORD = re.compile(r"(?<![\w`/.-])([A-Z][A-Za-z0-9]*(?:-[A-Z][A-Za-z0-9]*)+)(?![\w`/-])")
+_LINK_TEXT = re.compile(r"\]\([^)]*\)|<[^>]*>")  # a link's target and HTML tags: not prose
 _LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _ROLE = re.compile(r"(?:\{(?:py:)?([a-z]+)\}|(?<![\w`]):(?:py:)?([a-z]+):)$")  # MyST {func}`x`, reST :func:`x`
 _LIST = re.compile(r"^(\s*)(?:[-*+]|\d{1,9}[.)])\s+")
@@ -242,6 +247,10 @@ def _refs_in(text: str, start: int, end: int, sentence: Sentence, ignored: list[
             continue
         if got is not None:
             out.append(Ref(got[0], got[1], m.group(2), sentence, got[2], role))
+    bare = _CODE_SPAN.sub(lambda c: " " * len(c.group(0)), _LINK_TEXT.sub(lambda c: " " * len(c.group(0)), span))
+    for m in _HEADER_WORD.finditer(bare):  # X-Forwarded-Port in prose: a literal the code may spell out
+        if not _IGNORE.match(text, start + m.end()):
+            out.append(Ref("literal", m.group(1), m.group(1), sentence))
     for m in _LINK.finditer(span):
         target = m.group(1).split("#", 1)[0]
         if not target or ":" in target or target.startswith(("/", "#", "mailto")):
