@@ -18,8 +18,6 @@ are, whatever else changes in their files.
 
 from __future__ import annotations
 
-import re
-
 from collections.abc import Callable, Sequence
 
 from openwiki_git.claims import docstring_edits, part

@@ -39,7 +39,10 @@ from dataclasses import dataclass
 from openwiki_git.evidence.docstrings import docstring_prose, summary_prose
 from openwiki_git.evidence.tokens import split_lines
 
-__all__ = ["Extent", "definitions", "docstring_lines", "find", "merged_spans", "python_extent", "signature_end", "summary_prose", "unsupported"]
+__all__ = [
+    "Extent", "definitions", "docstring_lines", "find", "merged_spans", "python_extent", "signature_end", "summary_prose",
+    "unsupported",
+]
 
 Span = tuple[int, int]  # 1-based, inclusive
 

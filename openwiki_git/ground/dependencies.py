@@ -108,9 +108,9 @@ def _checks(index: SourceIndex, path: str, tree: ast.Module) -> list[tuple[str, 
         elif isinstance(node, (ast.If, ast.Assign, ast.AnnAssign, ast.Return, ast.Expr)):
             part = node.test if isinstance(node, ast.If) else node
             for call in (n for n in ast.walk(part) if isinstance(n, ast.Call)):
-                name = _find_spec_of(call)
-                if name is not None:
-                    found.append((name, node.lineno, part.end_lineno or node.lineno))
+                checked = _find_spec_of(call)
+                if checked is not None:
+                    found.append((checked, node.lineno, part.end_lineno or node.lineno))
     return found
 
 

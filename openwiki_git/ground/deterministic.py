@@ -23,9 +23,8 @@ from typing import Any
 
 from openwiki_git.errors import EvidenceError
 from openwiki_git.formats import pagenames
-from openwiki_git.ground import dependencies
+from openwiki_git.ground import dependencies, pageformat
 from openwiki_git.ground import examples as ground_examples
-from openwiki_git.ground import pageformat
 from openwiki_git.ground import resolve as gr
 from openwiki_git.ground.broken import GROUND_BY, broken_references, grounded_pages  # noqa: F401 (check and lint import them here)
 from openwiki_git.ground.index import Definition

@@ -1,7 +1,8 @@
 """A docstring edited in a cited head while its code stays the same (claims/kinds.py says what
 the edit did, claims/relevance.py whether it marks), through `ground`, the hook and `check` in a
 real repository: a docstring added or extended marks nothing (in a head or a whole definition); a
-summary rewritten marks a sentence that has the words it took out, but not a code example's claim; `Annotated[T, Doc("...")]` names T, not the words of its prose."""
+summary rewritten marks a sentence that has the words it took out, but not a code example's claim;
+`Annotated[T, Doc("...")]` names T, not the words of its prose."""
 
 from __future__ import annotations
 

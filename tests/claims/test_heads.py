@@ -53,7 +53,8 @@ def test_a_head_ignores_the_rest_of_its_docstring_and_its_summarys_markup(repo: 
         assert rc == 0, out
         repo.commit_all("docstring")
     for edit, why in (
-        (SHOP.replace("Add ``item`` to the cart.", "Add ``item`` to the basket."), "cosmetic: docstring rewritten (cart)"),  # a word the sentence has
+        # a word the sentence has, taken out
+        (SHOP.replace("Add ``item`` to the cart.", "Add ``item`` to the basket."), "cosmetic: docstring rewritten (cart)"),
         (SHOP.replace("limit=10", "size=10"), "definition add:head changed"),  # a parameter renamed
     ):
         repo.write("src/shop.py", edit)

@@ -250,4 +250,5 @@ def test_a_return_annotation_changed_beside_a_parameter_added_marks_a_sentence_n
     _configured(repo, capsys, ON)
     repo.write("src/shop/cart.py", CART.replace(SIG, "def __init__(self, limit: int, rich: bool = False) -> bool:"))
     rc, data = _check(repo, capsys)
-    assert rc == 0 and data["claims"][0]["evidence"][0]["reason"] == "cosmetic: annotations (removed None; added bool), parameters added (rich)"
+    reason = data["claims"][0]["evidence"][0]["reason"]
+    assert rc == 0 and reason == "cosmetic: annotations (removed None; added bool), parameters added (rich)"

@@ -59,7 +59,8 @@ def test_a_parameter_rewritten_with_its_neighbours_is_followed_and_its_default_c
     rc, claim = _check(repo, capsys, "--base", base)
     assert (rc, claim["status"]) == (0, "fresh"), claim
 
-    repo.write("src/app.py", ANNOTATED.replace('Doc("Show the values of local variables in tracebacks."),\n        ] = True', 'Doc("Show the values of local variables in tracebacks."),\n        ] = False'))
+    shown = 'Doc("Show the values of local variables in tracebacks."),\n        ] = '
+    repo.write("src/app.py", ANNOTATED.replace(shown + "True", shown + "False"))
     rc, claim = _check(repo, capsys)
     assert (rc, claim["status"]) == (1, "stale"), claim
     rc, out = staged_hook(repo, capsys)

@@ -87,7 +87,10 @@ def test_an_overloaded_name_is_told_apart_by_its_place_when_both_sides_have_as_m
     new = old.replace("a: str = 's'", "a: Annotated[\n    str,\n    Doc('A.'),\n] = 's'")
     line = _line(old, "a: str")
     assert follow("m.py", old, new, line, line) == (line, line + 3)  # the one-line `def` is its signature
-    old2 = "@overload\ndef f(\n    a: int = 1,\n) -> int: ...\n@overload\ndef f(\n    a: str = 's',\n) -> str: ...\ndef f(a=None):\n    return a\n"
+    old2 = (
+        "@overload\ndef f(\n    a: int = 1,\n) -> int: ...\n@overload\ndef f(\n    a: str = 's',\n) -> str: ...\n"
+        "def f(a=None):\n    return a\n"
+    )
     new2 = old2.replace("    a: str = 's',", "    a: Annotated[\n        str,\n        Doc('A.'),\n    ] = 's',")
     line = _line(old2, "a: str")
     assert follow("m.py", old2, new2, line, line) == (line, line + 3)

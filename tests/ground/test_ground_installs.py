@@ -62,7 +62,10 @@ $ pip install requests
 @pytest.mark.parametrize(
     ("command", "cited"),
     [
-        ('pip install "widgets[standard]"', {"repo://pyproject.toml#L2-L2": "widgets", "repo://pyproject.toml#L8-L11": "widgets[standard]"}),
+        (
+            'pip install "widgets[standard]"',
+            {"repo://pyproject.toml#L2-L2": "widgets", "repo://pyproject.toml#L8-L11": "widgets[standard]"},
+        ),
         ("python -m pip install -U Widgets", {"repo://pyproject.toml#L2-L2": "Widgets"}),  # names compare as PEP 503 does
         ("uv add widgets[missing]", {"repo://pyproject.toml#L2-L2": "widgets"}),  # no such extra: the name alone
         ("pip install requests", {}),  # another project's
@@ -96,7 +99,9 @@ def test_an_install_example_is_flagged_when_its_extra_is_dropped(repo: GitRepo, 
     repo.commit_all("grounded")
     assert repo.run("check") == 0
 
-    repo.write("pyproject.toml", PYPROJECT.replace('[project.optional-dependencies]\nstandard = [\n    "rich >=10.11.0",\n    "shellingham >=1.3.0",\n]\n', ""))
+    extra = '[project.optional-dependencies]\nstandard = [\n    "rich >=10.11.0",\n    "shellingham >=1.3.0",\n]\n'
+    assert extra in PYPROJECT
+    repo.write("pyproject.toml", PYPROJECT.replace(extra, ""))
     rc, out = staged_hook(repo, capsys)
     assert rc == 1 and "marked 1 claim" in out, out
     assert 'pip install "widgets[standard]"' in out

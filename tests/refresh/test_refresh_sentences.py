@@ -66,7 +66,8 @@ def test_a_sentence_with_two_claims_is_one_request_and_one_decision(wiki_repo: A
     result = run_refresh(Workspace.open(repo.root), RefreshOptions(), fake)
     assert len(fake.history) == 1 and f"Its sentence also carries {second}" in fake.history[0].messages[0]
     prompt = fake.history[0].messages[0]
-    assert "Evidence 2 of 2: repo://src/net.py#L2-L2" in prompt  # every evidence item, in one request (each line its own assignment: diff/units.py)
+    # every evidence item, in one request (each line its own assignment, followed by diff/units.py)
+    assert "Evidence 2 of 2: repo://src/net.py#L2-L2" in prompt
     assert prompt.count("2 | WAIT = 2") == 1 and "-     2 | WAIT = 1" in prompt  # no text twice (here: around the first)
     by_id = {d.claim_id: d for d in result.decisions}
     assert by_id[first].verdict == "revise" and by_id[second].verdict == "revise" and by_id[second].decided_with == first
