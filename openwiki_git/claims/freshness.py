@@ -44,6 +44,7 @@ class EvidenceResolver:
         self._files: dict[str, tuple[FileText, LineIndex | None]] = {}
         self._lines: dict[str, tuple[FileText, list[str] | None]] = {}
         self._memo: dict[tuple[str, ...], EvidenceResult] = {}  # key(): (resource, version[, blob])
+        self._verified_memo: dict[tuple[str, str, str], tuple[Resource, LineIndex, tuple[int, int]] | None] = {}
         self.max_growth = max_growth
         self.growth = growth  # a stale span's bound: relocation.range_limit(cited, *growth)
         # Cosmetic edits (cosmetic.py): off unless the workspace configures them, with a way to
@@ -148,19 +149,36 @@ class EvidenceResolver:
             parameters=self.cosmetic_parameters_added,
         )
 
+    def _verified(self, ev: Evidence) -> tuple[Resource, LineIndex, tuple[int, int]] | None:
+        """The item's cited range, the blob it was verified in (indexed) and where its verified
+        text is there: what `followed` and `cosmetic` both read, read once per item."""
+        if self.blob_text is None or not ev.blob:
+            return None
+        key = (ev.resource, ev.version, ev.blob)
+        if key not in self._verified_memo:
+            old = _parse_or_none(ev.resource)
+            then = self.blob_text(old.path, ev.blob) if old is not None and old.is_range else None
+            got = None
+            if old is not None and then is not None and then.text is not None:
+                then_idx = LineIndex(then.text)
+                span = verified_span(old, then.text, then_idx, ev.version)
+                got = (old, then_idx, span) if span is not None else None
+            self._verified_memo[key] = got
+        return self._verified_memo[key]
+
     def followed(self, ev: Evidence, r: EvidenceResult) -> EvidenceResult:
         """A changed range that cited whole parameters, an assignment or a definition (read in the
         blob it was verified in) is stale where that syntax is now by name, all of its lines
         (diff/units.py): the hook's rule when a hunk rewrote the lines around it, so both say the
         same of typer's parameters rewritten as `Annotated[bool, Doc("...")]`. Else `r`."""
         old = _parse_or_none(ev.resource)
-        if self.blob_text is None or not ev.blob or old is None or not (old.is_range and old.path.endswith(cosmetic.PYTHON_SUFFIXES)):
+        if old is None or not (old.is_range and old.path.endswith(cosmetic.PYTHON_SUFFIXES)):
             return r
-        then, (ft, idx) = self.blob_text(old.path, ev.blob), self.file(old.path)
-        if then.text is None or ft.text is None or idx is None:
+        verified, (ft, idx) = self._verified(ev), self.file(old.path)
+        if verified is None or ft.text is None or idx is None:
             return r
-        span = verified_span(old, then.text, LineIndex(then.text), ev.version)
-        found = units.follow(old.path, then.text, ft.text, *span) if span is not None else None
+        _, then_idx, span = verified
+        found = units.follow(old.path, then_idx.text, ft.text, *span)
         if found is None:
             return r
         current = Resource(old.path, *found).canonical
@@ -174,21 +192,13 @@ class EvidenceResolver:
         claims/relevance.py's, per claim (check_claim)."""
         if r.status != "stale" or self.cosmetic_edits == "stale" or self.blob_text is None or not ev.blob:
             return r
-        try:
-            old = parse_resource(ev.resource, wiki_dir="\0")
-            new = parse_resource(r.current_resource or "", wiki_dir="\0")
-        except ResourceError:
+        new = _parse_or_none(r.current_resource or "")
+        if new is None or not (new.start and new.end):
             return r
-        if not (old.is_range and new.start and new.end):
+        verified, (ft, idx) = self._verified(ev), self.file(new.path)
+        if verified is None or idx is None:
             return r
-        then = self.blob_text(old.path, ev.blob)
-        ft, idx = self.file(new.path)
-        if then.text is None or idx is None:
-            return r
-        then_idx = LineIndex(then.text)
-        span = verified_span(old, then.text, then_idx, ev.version)
-        if span is None:
-            return r
+        _, then_idx, span = verified
         reason = signature_edits.range_cosmetic(
             new.path, then_idx.lines, idx.lines, span, (new.start, new.end),
             annotations=self.cosmetic_annotations, parameters=self.cosmetic_parameters_added,

@@ -65,14 +65,21 @@ def _changed_with_annotations(path: str, then: str, now: str, name: str, setting
     changed beside the defaults (uvicorn's `run`: `ssl_version: int = int(SSL_PROTOCOL_VERSION)`
     becoming `= SSL_PROTOCOL_VERSION` in the commit that widened a dozen annotations), the
     annotations' types named as the annotation rule names them, for relevance.py to weigh both."""
+    return _changed_found(path, then, now, name, setting)[0]
+
+
+def _changed_found(
+    path: str, then: str, now: str, name: str, setting: bool | None
+) -> tuple[str | None, tuple[tuple[str, ...], tuple[str, ...]] | None]:
+    """`_changed_with_annotations`'s reason and the parameters it found (added, defaults changed)."""
     found = signatures.parameters_changed(path, then, now, name, annotations=setting)
     if found is not None or setting is not None:
-        return _parameters_reason(found)
+        return _parameters_reason(found), found
     found = signatures.parameters_changed(path, then, now, name, annotations=True)
     reason = _parameters_reason(found)
     if reason is None:
-        return None
-    return reason.replace("cosmetic: ", f"cosmetic: annotations{_types_changed(path, then, now, name)}, ", 1)
+        return None, None
+    return reason.replace("cosmetic: ", f"cosmetic: annotations{_types_changed(path, then, now, name)}, ", 1), found
 
 
 def _types_changed(path: str, then: str, now: str, name: str) -> str:
@@ -97,8 +104,7 @@ def whole_parameters_changed(sym: Symbol, then: str, version: str, now: str, set
     old = definitions.find(sym.path, then, sym.name)
     if old is None or symbol_token(sym, old, split_lines(then), version) != version:
         return None
-    reason = _changed_with_annotations(sym.path, then, now, sym.name, setting)
-    found = signatures.parameters_changed(sym.path, then, now, sym.name, annotations=True if setting is None else setting)
+    reason, found = _changed_found(sym.path, then, now, sym.name, setting)
     if reason is None or found is None or not signatures.same_body(sym.path, then, now, sym.name, found[0]):
         return None
     return reason

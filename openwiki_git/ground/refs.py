@@ -247,7 +247,7 @@ def _refs_in(text: str, start: int, end: int, sentence: Sentence, ignored: list[
             continue
         if got is not None:
             out.append(Ref(got[0], got[1], m.group(2), sentence, got[2], role))
-    bare = _CODE_SPAN.sub(lambda c: " " * len(c.group(0)), _LINK_TEXT.sub(lambda c: " " * len(c.group(0)), span))
+    bare = _CODE_SPAN.sub(_blanked, _LINK_TEXT.sub(_blanked, span)) if "-" in span else ""
     for m in _HEADER_WORD.finditer(bare):  # X-Forwarded-Port in prose: a literal the code may spell out
         if not _IGNORE.match(text, start + m.end()):
             out.append(Ref("literal", m.group(1), m.group(1), sentence))
@@ -262,6 +262,11 @@ def _refs_in(text: str, start: int, end: int, sentence: Sentence, ignored: list[
             continue  # links between pages are lint's broken-link business
         out.append(Ref("path", target, m.group(1), sentence, link=True))
     return out
+
+
+def _blanked(m: re.Match[str]) -> str:
+    """A match replaced by as many spaces: offsets into the sentence stay where they were."""
+    return " " * len(m.group(0))
 
 
 def _mask_generated(text: str) -> str:

@@ -5,12 +5,11 @@ rewritten when Rich became required. Through the real CLI and the hook on a real
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from openwiki_git.ground.dependencies import detections, named
 from openwiki_git.ground.index import SourceIndex
+from tests.support.ground_docs import ground_all
 from tests.support.kinds_repo import staged_hook
 from tests.support.repo import GitRepo
 
@@ -83,16 +82,8 @@ def test_the_checks_found_and_the_sentences_that_name_them() -> None:
 def test_a_presence_sentence_is_grounded_in_the_check_and_marked_when_it_changes(
     repo: GitRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    repo.write("pkg/__init__.py", "")
-    repo.write("pkg/core.py", CORE)
-    repo.write("pkg/watchgodreload.py", RELOAD)
-    repo.write("pkg/supervisors.py", SUPERVISORS)
-    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
-    repo.write("docs/errors.md", PAGE)
-    repo.commit_all("docs")
-    capsys.readouterr()
-    repo.run("ground", "--all", "--format", "json")
-    data = json.loads(capsys.readouterr().out)
+    files = {"pkg/__init__.py": "", "pkg/core.py": CORE, "pkg/watchgodreload.py": RELOAD, "pkg/supervisors.py": SUPERVISORS}
+    data = ground_all(repo, capsys, {**files, "docs/errors.md": PAGE})
     got = {c["statement"]: [(i["kind"], i["evidence"]) for i in c["items"]] for p in data["pages"] for c in p["claims"]}
     rich = [("dependency", "repo://pkg/core.py#L3-L3")]
     assert got["If you have **Rich** installed, errors are printed nicely."] == rich

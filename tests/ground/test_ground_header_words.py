@@ -5,11 +5,10 @@ the real CLI and the hook on a real repository."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from openwiki_git.ground.refs import page_refs
+from tests.support.ground_docs import ground_all
 from tests.support.kinds_repo import staged_hook
 from tests.support.repo import GitRepo
 
@@ -33,14 +32,7 @@ def test_header_words_in_prose_are_literals_not_in_links_or_code_spans() -> None
 
 
 def test_a_header_word_the_code_stops_reading_flags_its_sentence(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
-    repo.write("proxy/__init__.py", "")
-    repo.write("proxy/middleware.py", MIDDLEWARE)
-    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
-    repo.write("docs/proxies.md", PAGE)
-    repo.commit_all("docs")
-    capsys.readouterr()
-    repo.run("ground", "--all", "--format", "json")
-    pages = json.loads(capsys.readouterr().out)["pages"]
+    pages = ground_all(repo, capsys, {"proxy/__init__.py": "", "proxy/middleware.py": MIDDLEWARE, "docs/proxies.md": PAGE})["pages"]
     claims = {c["statement"]: [i["evidence"] for i in c["items"]] for p in pages for c in p["claims"]}
     assert len(claims[SENTENCE]) == 2 and all("?grep=" in e for e in claims[SENTENCE])
     repo.commit_all("grounded")

@@ -6,12 +6,11 @@ wrapper deleted `[project.optional-dependencies] standard` under two `pip instal
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from openwiki_git.ground.index import SourceIndex
 from openwiki_git.ground.installs import installs
+from tests.support.ground_docs import ground_all
 from tests.support.kinds_repo import staged_hook
 from tests.support.repo import GitRepo
 
@@ -85,14 +84,8 @@ def test_setup_py_extras_are_read_too() -> None:
 
 
 def test_an_install_example_is_flagged_when_its_extra_is_dropped(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
-    repo.write("pyproject.toml", PYPROJECT)
-    repo.write("widgets/__init__.py", "")
-    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
-    repo.write("docs/install.md", PAGE)
-    repo.commit_all("docs")
-    capsys.readouterr()
-    repo.run("ground", "--all", "--format", "json")
-    added = json.loads(capsys.readouterr().out)["pages"][0]["examples"]["added"]
+    data = ground_all(repo, capsys, {"pyproject.toml": PYPROJECT, "widgets/__init__.py": "", "docs/install.md": PAGE})
+    added = data["pages"][0]["examples"]["added"]
     assert [(a["line"], a["evidence"]) for a in added] == [
         (3, ["repo://pyproject.toml#L2-L2", "repo://pyproject.toml#L8-L11"]), (7, ["repo://pyproject.toml#L2-L2"]),
     ]  # not `pip install requests`

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 
 from tests.support.repo import GitRepo
@@ -74,3 +77,14 @@ def docs_repo(repo: GitRepo) -> GitRepo:
     repo.write("docs/guide.md", GUIDE)
     repo.commit_all("docs")
     return repo
+
+
+def ground_all(repo: GitRepo, capsys: pytest.CaptureFixture[str], files: dict[str, str]) -> dict[str, Any]:
+    """`files` written (a docs/ wiki among them), committed, `init` done by config, and
+    `ground --all --format json` run: its report."""
+    for path, text in {".openwiki/config.yml": "wiki_dir: docs\n", **files}.items():
+        repo.write(path, text)
+    repo.commit_all("docs")
+    capsys.readouterr()
+    repo.run("ground", "--all", "--format", "json")
+    return dict(json.loads(capsys.readouterr().out))
