@@ -116,6 +116,34 @@ def _run(quote: Sequence[str], got: Sequence[str]) -> bool:
     return list(got[1:-1]) == list(quote[1:-1])
 
 
+def _annotated_prose(text: str, lines: Sequence[str]) -> set[int]:
+    """The lines that hold nothing but an `Annotated[T, ...]` parameter's prose metadata (typer's
+    `Doc("Show the values of local variables.")`, a bare string): documentation, as a docstring
+    is, now that a cited parameter runs over them (diff/units.py follows it whole)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        named = node.value if isinstance(node, ast.Subscript) else None
+        if not (isinstance(named, (ast.Name, ast.Attribute)) and (getattr(named, "id", "") or getattr(named, "attr", "")) == "Annotated"):
+            continue
+        assert isinstance(node, ast.Subscript)
+        meta = node.slice.elts[1:] if isinstance(node.slice, ast.Tuple) else []
+        for m in meta:
+            strings = [m] if isinstance(m, ast.Constant) else m.args if isinstance(m, ast.Call) and not m.keywords else []
+            if not strings or not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in strings):
+                continue
+            first, last = m.lineno, m.end_lineno or m.lineno
+            if lines[first - 1][: m.col_offset].strip() or lines[last - 1][m.end_col_offset or 0 :].strip() not in ("", ",", "),", "],"):
+                continue  # the line holds code too (`x: Annotated[int, Doc("n")] = 1`)
+            out.update(range(first, last + 1))
+    return out
+
+
 def prose_lines(path: str, text: str, lines: Sequence[str]) -> set[int]:
     """The file's lines that are comments or docstrings (Python: its docstrings by `ast`; a line
     that is only a string outside Python), and blank ones: what a quote of proves no code."""
@@ -123,6 +151,8 @@ def prose_lines(path: str, text: str, lines: Sequence[str]) -> set[int]:
 
     python = path.endswith((".py", ".pyi"))
     out = {n for a, b in docstring_lines(path, text) for n in range(a, b + 1)}
+    if python and "Annotated" in text:
+        out |= _annotated_prose(text, lines)
     for n, line in enumerate(lines, 1):
         comment = _PY_COMMENT.match(line) if python else _COMMENT.match(line) or _STRING_ONLY.match(line)
         if not line.strip() or comment:

@@ -53,3 +53,23 @@ def test_docstrings_and_comments_are_prose_code_lines_are_not() -> None:
     assert quotes.prose_lines("x.js", "// note\nconst a = 1;\n", ["// note\n", "const a = 1;\n"]) == {1}
     assert 4 not in quotes.prose_lines("x.py", "def f(\n    a,\n    *args,\n):\n    pass\n",
                                        ["def f(\n", "    a,\n", "    *args,\n", "):\n", "    pass\n"])
+
+
+def test_an_annotated_parameters_doc_prose_is_prose_its_code_is_not() -> None:
+    """typer's `Annotated[bool, Doc("...")]`: a cited parameter runs over its `Doc` lines now
+    (diff/units.py follows it whole); quoting them alone must not confirm a claim about the code."""
+    text = (
+        "def f(\n"
+        "    show: Annotated[\n"
+        "        bool,\n"
+        '        Doc("Show the values of local variables."),\n'
+        "    ] = False,\n"
+        '    n: Annotated[int, Doc("inline")] = 1,\n'
+        '    t: Annotated[int, Gt(0), "a note"] = 2,\n'
+        "):\n"
+        "    pass\n"
+    )
+    lines = text.splitlines(keepends=True)
+    prose = quotes.prose_lines("x.py", text, lines)
+    assert 4 in prose  # Doc("...") on its own line
+    assert not {2, 3, 5, 6, 7} & prose  # the name, the type, the default; a line that holds code too
