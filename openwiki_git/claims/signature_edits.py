@@ -100,13 +100,19 @@ def whole_parameters_changed(sym: Symbol, then: str, version: str, now: str, set
     """A whole definition whose signature only gained parameters with defaults or changed
     defaults (head_parameters_changed's rule), and whose body is the same but for the new
     parameters handed on by keyword (signatures.same_body): the same reason, for relevance.py to
-    weigh. uvicorn's `run` gaining `h11_max_incomplete_event_size` and passing it to `Config`."""
+    weigh. uvicorn's `run` gaining `h11_max_incomplete_event_size` and passing it to `Config`;
+    typer's `command` given `Doc("...")` annotations, sentinel defaults and a docstring, its body
+    the same (`docstring added`: it marks nothing)."""
     old = definitions.find(sym.path, then, sym.name)
     if old is None or symbol_token(sym, old, split_lines(then), version) != version:
         return None
     reason, found = _changed_found(sym.path, then, now, sym.name, setting)
     if reason is None or found is None or not signatures.same_body(sym.path, then, now, sym.name, found[0]):
         return None
+    summary_then = old.head_summary(split_lines(then))
+    ext = definitions.find(sym.path, now, sym.name)
+    if not summary_then and ext is not None and ext.head_summary(split_lines(now)):  # same_body let a docstring added by
+        reason += f", {DOCSTRING_ADDED}"
     return reason
 
 

@@ -93,7 +93,8 @@ def _compared(
 
 def same_body(path: str, old_text: str, new_text: str, name: str, handed_on: Sequence[str]) -> bool:
     """Whether function `name` (dotted; a class: its `__init__`) has the same body in both
-    versions (its docstring included, compared through `ast`), but for the parameters `handed_on`
+    versions (its docstring included, compared through `ast`; one added where there was none is
+    prose, no code: typer's `command` documented with its parameters), but for the parameters `handed_on`
     passed on by keyword under their own name (`h11_max_incomplete_event_size=h11_max_incomplete_event_size`
     in a call): uvicorn's `run` gaining an option it hands to `Config` does nothing else."""
     import ast
@@ -107,6 +108,7 @@ def same_body(path: str, old_text: str, new_text: str, name: str, handed_on: Seq
     if not isinstance(old, (ast.FunctionDef, ast.AsyncFunctionDef)) or type(old) is not type(new):
         return False
     passed = set(handed_on)
+    new_body = new.body[1:] if _docstring(new.body) and not _docstring(old.body) else new.body  # a docstring added: prose, no code
 
     class _HandedOnOut(ast.NodeTransformer):
         def visit_Call(self, node: ast.Call) -> ast.AST:
@@ -115,10 +117,18 @@ def same_body(path: str, old_text: str, new_text: str, name: str, handed_on: Seq
             return node
 
     try:
-        body = [_HandedOnOut().visit(copy.deepcopy(stmt)) for stmt in new.body] if passed else new.body
+        body = [_HandedOnOut().visit(copy.deepcopy(stmt)) for stmt in new_body] if passed else new_body
         return ast_key(old.body) == ast_key(body)
     except RecursionError:  # nesting `ast` parsed but a walk cannot follow: not known to be the same
         return False
+
+
+def _docstring(body: Sequence[object]) -> bool:
+    """Whether a function's body starts with its docstring."""
+    import ast
+
+    first = body[0] if body else None
+    return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
 
 
 Param = tuple[str, str, str, str | None]  # kind, name, annotation (dumped), default (dumped; None: none)

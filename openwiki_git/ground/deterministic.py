@@ -252,8 +252,11 @@ def _through_classes(
     adds nothing of its own (SUBSUMED). A sentence that names no class reads its section's earlier
     ones (`context`: "an object of `RetryCallState`. Its attributes: ``attempt_number`` ...").
     The member wins over an unresolved or ambiguous name and over the lines that merely mention
-    it (a quoted `"attempt_number"` key of another dict)."""
+    it (a quoted `"attempt_number"` key of another dict). A method called on the reader's object
+    (`@app.callback()`, `runner.invoke()`) is the member of a class the sentence or its section
+    names, else the project's one method of the name (resolve.through_receiver)."""
     classes = _classes(r for _, r in pairs) or _classes(context or ())
+    around = [*_classes(r for _, r in pairs), *_classes(context or ())]
     out = []
     for ref, res in pairs:
         unsure = res.outcome in (gr.AMBIGUOUS, gr.UNKNOWN) or res.lineset is not None
@@ -261,6 +264,8 @@ def _through_classes(
             members = {(d.path, d.start, d.end): d for c in classes for d in index.expand(f"{c.qualname}.{ref.name}")}
             if len(members) == 1:
                 res = gr.Resolution(ref, gr.RESOLVED, next(iter(members.values())), reason="a member of the class the sentence names")
+        elif ref.kind == "symbol" and res.outcome == gr.UNKNOWN:  # `@app.callback()`: the method on the object
+            res = gr.through_receiver(ref, index, around) or res
         out.append((ref, res))
     named = {r.target.qualname for _, r in out if r.outcome == gr.RESOLVED and r.target is not None}
     return [

@@ -56,6 +56,7 @@ class _Module:
     stars: list[str] = field(default_factory=list)
     bases: dict[str, list[str]] = field(default_factory=dict)  # class qualname -> base expressions
     has_getattr: bool = False
+    imported: set[str] = field(default_factory=set)  # the names its `import x` statements bind (`click`, `rich`)
 
 
 class SourceIndex:
@@ -75,6 +76,7 @@ class SourceIndex:
         self._flags: dict[str, list[tuple[str, int, str]]] | None = None
         self._envs: dict[str, list[tuple[str, int, str]]] | None = None
         self._words: set[str] | None = None
+        self._imported: set[str] | None = None
         self._memo: dict[str, list[Definition]] = {}  # expand's answers, each name resolved once
         self._pending: dict[str, list[Definition]] = {}  # empty answers found through a cycle's cut
         self._active: set[str] = set()  # the names being resolved (the cycle guard)
@@ -192,6 +194,7 @@ class SourceIndex:
                         mod.aliases[a.asname or a.name] = f"{base}.{a.name}" if base else a.name
             elif toplevel and isinstance(node, ast.Import):
                 for a in node.names:
+                    mod.imported.add(a.asname or a.name.split(".")[0])
                     if a.asname:
                         mod.aliases[a.asname] = a.name
             elif isinstance(node, (ast.If, ast.Try, ast.With)) and toplevel:
@@ -346,6 +349,15 @@ class SourceIndex:
                 out.extend(self.defs[q])
         # re-exports whose public name ends so: `attrs.define` found from `define`
         return self._pick(out)
+
+    def imported(self) -> set[str]:
+        """The names the project's own modules bind by importing (`click`, `echo` of `from click
+        import echo`; not its tests' or docs' examples): in prose, `click.echo()` is that
+        library's, never a method of an object of ours."""
+        if self._imported is None:
+            self.build()
+            self._imported = {n for m in self.modules.values() if not SECONDARY.search(m.path) for n in (*m.imported, *m.aliases)}
+        return self._imported
 
     def words(self) -> set[str]:
         if self._words is None:

@@ -10,8 +10,9 @@ plainly. Then, for a definition the sentence refers to:
   when its default is `None` (the default is then set in the body);
 - a function or a method: its whole definition (the body holds the behaviour) for a behaviour
   sentence, its head (signature and docstring summary) for a naming one; otherwise its whole
-  definition when short, its head when longer than a screen unless the sentence quotes what only
-  the body has (body_quotes). A behaviour sentence about a definition longer than a screen that
+  definition when short, its head when its body (the lines past the head: a long signature is no
+  long body) is longer than a screen unless the sentence quotes what only the body has
+  (body_quotes). A behaviour sentence about a definition whose body is longer than a screen that
   quotes nothing only its body has cites the head and is `undecided`: which of its lines hold the
   behaviour is the model's to say (a 300-line body cited whole is marked by every docstring
   rewrite and refactoring in it);
@@ -137,7 +138,7 @@ class Prover:
             return Cite(Symbol(d.path, name, True).canonical, "head")
         if d.kind == "class":
             return self._class(d, name, sentence, kind)
-        if kind == BEHAVIOUR and (d.end - d.start + 1 <= HEAD_AFTER or _what(fallback) == "body"):
+        if kind == BEHAVIOUR and _what(fallback) == "body":  # named_resource found its body short
             return Cite(Symbol(d.path, name).canonical, "body")
         if kind == BEHAVIOUR:  # longer than a screen, quoting nothing only its body has
             return Cite(fallback, "head", "a sentence about what a long definition does: which of its lines hold it?")
@@ -319,10 +320,17 @@ def named_resource(index: SourceIndex, d: Definition, sentence: str) -> str:
     ext = definitions.find(d.path, text, name) if text else None
     if text is None or ext is None or (ext.start, ext.end) != (d.start, d.end):
         return d.resource
-    head = d.kind == "class" or ext.end - ext.start + 1 > HEAD_AFTER
+    head = d.kind == "class" or long_body(ext)
     if head and body_quotes(index, sentence, ext, split_lines(text)):
         head = False
     return Symbol(d.path, name, head).canonical
+
+
+def long_body(ext: definitions.Extent) -> bool:
+    """Whether a definition's lines past its head fill more than a screen. The head is not
+    counted: typer's `Typer.callback` declares twenty parameters over a twenty-line body, and it
+    is the body that a sentence about what the decorator does needs."""
+    return ext.end - ext.head[-1][1] > HEAD_AFTER
 
 
 def _in_file(index: SourceIndex, d: Definition) -> str:

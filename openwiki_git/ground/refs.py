@@ -117,6 +117,9 @@ def classify(raw: str, role: str | None = None) -> tuple[str, str, bool] | None:
     m = _ENV.match(text)
     if m and (text.startswith("$") or "_" in text):
         return "env", m.group(1), False
+    if text.startswith("@") and text[1:2].isidentifier() and not role:  # a decorator: `@app.command()`, `@define`
+        got = classify(text[1:])  # a bare `@frozen` may be a variable (`frozen = partial(define, ...)`): not called
+        return ("symbol", got[1], got[2] or "." in got[1]) if got is not None and got[0] == "symbol" else None
     if text.startswith(".") and not role:  # `.auth_flow()`: a method of something, named by its own name
         call = _CALL.match(text[1:])
         if not call or not _SYMBOL.match(call.group(1).strip()):

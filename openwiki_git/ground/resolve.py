@@ -16,6 +16,10 @@ git or the clock.
 Every outcome is one of: resolved (exactly one definition), ambiguous (several, listed, never
 picked), broken (the reference names something of this project that does not exist) and unknown
 (not recognisably this project's: stdlib, other tools, a tutorial's own names).
+
+One cohesive thing: every kind of reference goes through the same outcomes, and the kinds defer
+to one another (a variable's name tried as a constant first, a key as a config field, a symbol
+as a member of a class or a method of the reader's object), so the rules live side by side.
 """
 
 from __future__ import annotations
@@ -133,6 +137,33 @@ def _resolve_symbol(ref: Ref, index: SourceIndex, local_names: frozenset[str], *
     if quiet or parts[0] not in index.roots:
         return Resolution(ref, UNKNOWN)
     return _missing_member(ref, index, parts)
+
+
+def through_receiver(ref: Ref, index: SourceIndex, classes: list[Definition]) -> Resolution | None:
+    """`@app.command()`, `runner.invoke()`: a method called on an object, written through the
+    reader's name for it (a lower-case name that is none of the project's modules and no name
+    its modules import: `click.echo()` is click's). The member of a class the sentence or its
+    section names (`classes`); else the one method of that name in the project's own code;
+    several: ambiguous, listed. None when the reference is no such call (the caller keeps its
+    outcome)."""
+    receiver, _, member = ref.name.partition(".")
+    if (
+        not ref.called or not member or "." in member or ref.role is not None or not receiver[:1].islower()
+        or receiver in _BUILTINS or receiver in index.roots or receiver in index.imported() or member.startswith("_")
+    ):
+        return None
+    members = {(d.path, d.start): d for c in classes for d in index.expand(f"{c.qualname}.{member}") if d.kind == "method"}
+    if len(members) == 1:
+        return Resolution(ref, RESOLVED, next(iter(members.values())), reason="a method of the class the sentence names")
+    methods = [
+        d for q in index.by_last.get(member, []) for d in index.defs[q]
+        if d.kind == "method" and not SECONDARY.search(d.path) and not q.rsplit(".", 2)[-2].startswith("_")
+    ]
+    if len(methods) == 1:
+        return Resolution(ref, RESOLVED, methods[0], reason="the one method of the name")
+    if 1 < len(methods) <= PLAIN_AMBIGUOUS:
+        return Resolution(ref, AMBIGUOUS, candidates=tuple(sorted(d.resource for d in methods)), reason=f"{len(methods)} methods")
+    return None
 
 
 def _resolve_bare(ref: Ref, index: SourceIndex, local_names: frozenset[str], *, quiet: bool) -> Resolution:

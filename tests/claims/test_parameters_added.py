@@ -113,6 +113,21 @@ def test_a_whole_definition_is_covered_only_when_its_body_is_the_same(
     assert got == rc, out
 
 
+def test_a_docstring_added_with_the_parameters_keeps_a_whole_definition_fresh(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """typer's reference-docs commit gave `Typer.command` a docstring and its parameters
+    `Doc("...")` annotations, its body the same: prose added to a definition that does what it
+    did. A docstring rewritten, or added with the body changed, still marks it."""
+    _configured(repo, capsys, ON, "repo://src/shop/cart.py#Cart.add")
+    documented = CART.replace("def add(self, item):\n", 'def add(self, item, quiet=False):\n        """Add an item."""\n')
+    repo.write("src/shop/cart.py", documented)
+    got, data = _check(repo, capsys)
+    assert got == 0 and data["claims"][0]["evidence"][0]["reason"] == "cosmetic: parameters added (quiet), docstring added", data
+    got, out = _hook(repo, capsys)
+    assert got == 0, out
+    repo.write("src/shop/cart.py", documented.replace("raise OverflowError", "raise ValueError"))
+    assert _check(repo, capsys)[0] == 1
+
+
 def test_a_parameter_handed_on_by_keyword_is_all_a_body_may_gain() -> None:
     """uvicorn's `run` gaining an option it passes to `Config` under its own name: the same body."""
     from openwiki_git.diff.signatures import same_body  # noqa: PLC0415 - the function under test
@@ -123,6 +138,8 @@ def test_a_parameter_handed_on_by_keyword_is_all_a_body_may_gain() -> None:
     assert not same_body("m.py", old, new.replace("limit=limit)", "limit=limit or 1)"), "run", ("limit",))
     assert not same_body("m.py", old, new, "run", ())  # not one of the parameters added: code
     assert not same_body("m.py", old, new.replace('"Run."', '"Serve."'), "run", ("limit",))  # the docstring counts
+    bare = old.replace('    "Run."\n', "")
+    assert same_body("m.py", bare, new, "run", ("limit",))  # ... but one added is prose, no code
 
 
 MAKE = '''from typing import Any, overload

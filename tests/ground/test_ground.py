@@ -156,6 +156,10 @@ def test_usage_errors(docs_repo: GitRepo, capsys: pytest.CaptureFixture[str]) ->
         ("--workers <int>", ("flag", "--workers", False)),
         ("--use-colors / --no-use-colors", ("flag", "--use-colors", False)),
         ('"auto"', ("string", "auto", False)),
+        ("@app.command()", ("symbol", "app.command", True)),  # a decorator: a call of the method
+        ("@app.command", ("symbol", "app.command", True)),
+        ("@frozen", ("symbol", "frozen", False)),  # a bare one may be a variable (`frozen = partial(define, ...)`)
+        ("user@example.com", None),
         ("pip install -e .", None),
         ("x + 1", None),
         ("True", None),

@@ -345,3 +345,70 @@ def test_a_class_that_defines_no_function_is_cited_whole(repo: GitRepo, capsys: 
     got = cited(data)
     assert got["For a pure-Python set-up use `pkg.workers.PlainWorker`."] == [("body", "repo://pkg/workers.py#PlainWorker")]
     assert got["See `pkg.workers.Worker` for the details."] == [("head", "repo://pkg/workers.py#Worker:head")]
+
+
+_PARAMETERS = "".join(f"        option_{n}: int = {n},\n" for n in range(30))  # a head longer than a screen
+CLI = f'''\
+import click
+
+
+class App:
+    """A command-line program."""
+
+    def __init__(self, callback=None):
+        self.registered_callback = callback
+        self.registered_commands = []
+
+    def command(
+        self,
+        name=None,
+{_PARAMETERS}    ):
+        def decorator(f):
+            self.registered_commands.append((name, f))
+            return f
+
+        return decorator
+
+    def callback(self):
+        def decorator(f):
+            self.registered_callback = f
+            return f
+
+        return decorator
+
+
+class Runner:
+    def invoke(self, app, args):
+        return app, args
+
+
+class Group:
+    def invoke(self, ctx):
+        return click.echo(ctx)
+'''
+
+
+def test_a_method_called_on_the_readers_object_cites_the_method(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """typer's docs write `@app.callback()` and `@app.command()`: `app` is the reader's object, no
+    name of the project's. The method is the member of the class the sentence names, else the one
+    method of that name; the class's own reference then adds nothing. A long signature is no long
+    body: `command` is cited whole for what it does. A name the package imports (`click.echo()`)
+    is that library's; a method several classes define is listed as ambiguous."""
+    repo.write("pkg/cli.py", CLI)
+    data = grounded(repo, capsys, (
+        "# Guide\n\n"
+        "When you use `@app.command()` the function under the decorator is registered in the app.\n\n"
+        "If you gave a callback to `pkg.cli.App()`, you can override it with `@app.callback()`.\n\n"
+        "Call `click.echo()` to print what you like.\n\n"
+        "The first parameter of `runner.invoke()` is the app.\n"
+    ))
+    got = cited(data)
+    assert got["When you use `@app.command()` the function under the decorator is registered in the app."] == [
+        ("body", "repo://pkg/cli.py#App.command")]
+    assert got["If you gave a callback to `pkg.cli.App()`, you can override it with `@app.callback()`."] == [
+        ("body", "repo://pkg/cli.py#App.callback")]
+    assert "Call `click.echo()` to print what you like." not in got
+    (ambiguous,) = data["pages"][0]["ambiguous"]
+    assert ambiguous["reference"] == "runner.invoke()"
+    invokes = [n for n, line in enumerate(CLI.splitlines(), 1) if "def invoke" in line]
+    assert ambiguous["candidates"] == [f"repo://pkg/cli.py#L{n}-L{n + 1}" for n in invokes]
