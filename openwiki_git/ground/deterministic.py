@@ -147,7 +147,7 @@ def plan_page(ctx: Context, page: str, sidecar: Sidecar | None, text: str) -> Pa
     sidecar = sidecar or Sidecar(page, "")
     for sentence, pairs in sorted(by_sentence.items(), key=lambda kv: kv[0].end):
         context = [_resolved(ctx, r, page_repo, found.local_names) for r in found.context.get(sentence, ())]
-        items = _items(rep, ctx, sentence, _through_classes(pairs, ctx.index, context))
+        items = _items(rep, ctx, sentence, _programs(_through_classes(pairs, ctx.index, context), ctx))
         items += [  # "If you have Rich installed": the lines that check it is
             Item(d.name, "dependency", d.name, r, "lines", extra="detects") for d in present.get(sentence, ()) for r in d.resources
         ]
@@ -274,6 +274,14 @@ def _through_classes(
         else (ref, res)
         for ref, res in out
     ]
+
+
+def _programs(pairs: list[tuple[Ref, gr.Resolution]], ctx: Context) -> list[tuple[Ref, gr.Resolution]]:
+    """"Install the `typer` command": the lines declaring it, from its table's header (examples.named_program)."""
+    found = [(ref, res, ground_examples.named_program(ctx.index, ref.sentence.text, ref.name) if res.outcome == gr.UNKNOWN else None)
+             for ref, res in pairs]
+    return [(ref, res if p is None else gr.Resolution(ref, gr.RESOLVED, Definition(ref.name, p.path, p.table or p.line, p.line, "line")))
+            for ref, res, p in found]
 
 
 def _classes(resolutions: Iterable[gr.Resolution]) -> list[Any]:

@@ -82,6 +82,7 @@ class Program:
     path: str  # the file that declares it: pyproject.toml, setup.cfg or setup.py
     line: int  # its line there
     target: str  # the function it runs, dotted: `pkg.cli:main` -> `pkg.cli.main`
+    table: int = 0  # the line of its table's header (`[project.scripts]`), when it is one of pyproject's; else 0
 
 
 _ENTRY_POINT = re.compile(r"""^\s*["']?([\w.-]+)\s*=\s*([\w.]+:[\w.]+)""")  # `name = pkg.mod:func`, in setup.py or setup.cfg
@@ -93,14 +94,16 @@ def programs(index: SourceIndex) -> dict[str, Program]:
     text = index.text("pyproject.toml")
     out: dict[str, Program] = {}
     try:
-        scripts = tomllib.loads(text).get("project", {}).get("scripts", {}) if text else {}
-    except (tomllib.TOMLDecodeError, AttributeError):
-        scripts = {}
+        tables = _script_tables(tomllib.loads(text)) if text else []
+    except tomllib.TOMLDecodeError:
+        tables = []
     lines = text.splitlines() if text else []
-    for name, target in scripts.items() if isinstance(scripts, dict) else ():
-        pattern = re.compile(r"^\s*[\"']?" + re.escape(name) + r"[\"']?\s*=")
-        line = next((n for n, ln in enumerate(lines, 1) if pattern.match(ln)), 1)
-        out[name] = Program("pyproject.toml", line, str(target).split("[", 1)[0].strip().replace(":", "."))
+    for table, scripts in tables:
+        header = next((n for n, ln in enumerate(lines) if ln.strip().replace(" ", "") == f"[{table}]"), 0)
+        for name, target in scripts.items():
+            pattern = re.compile(r"^\s*[\"']?" + re.escape(name) + r"[\"']?\s*=")
+            line = next((n for n, ln in enumerate(lines[header:], header + 1) if pattern.match(ln)), 1)
+            out.setdefault(name, Program("pyproject.toml", line, str(target).split("[", 1)[0].strip().replace(":", "."), header + 1))
     for path in ("setup.cfg", "setup.py"):
         if out:
             break
@@ -111,6 +114,38 @@ def programs(index: SourceIndex) -> dict[str, Program]:
             if m:
                 out.setdefault(m.group(1), Program(path, n, m.group(2).replace(":", ".")))
     return out
+
+
+def _script_tables(data: Any, path: tuple[str, ...] = ()) -> list[tuple[str, dict[str, str]]]:
+    """(dotted table name, its scripts) of every `scripts` table of a project's or Poetry's
+    (`[project.scripts]`, `[tool.poetry.scripts]`, and such tables nested in a build tool's own
+    (typer's `[tool.tiangolo._internal-slim-build.packages.typer.project.scripts]`), in order."""
+    if not isinstance(data, dict) or len(path) > 8:
+        return []
+    found = []
+    for key, value in data.items():
+        if key == "scripts" and path[-1:] in (("project",), ("poetry",)) and isinstance(value, dict):
+            found.append((".".join((*path, key)), {k: v for k, v in value.items() if isinstance(v, str)}))
+        elif isinstance(value, dict):
+            found.extend(_script_tables(value, (*path, key)))
+    return sorted(found, key=lambda t: (t[0] != "project.scripts", t[0]))
+
+
+_AS_PROGRAM = r"(?:command|program|CLI|executable|script)s?\b"
+# What a package gives or withholds: "have the `typer` command", "it adds a `typer` command",
+# "the `typer` command is only included in ...". What the command does is its code's, not this.
+_GIVES = r"(?:ha(?:ve|s|ving)|includ(?:e|es|ed|ing)|add(?:s|ed)?|install(?:s|ed)?|comes? with|ships?)"
+_GIVEN = r"(?:is|are)\s+(?:only\s+|not\s+)?(?:included|installed|shipped|added)"
+
+
+def named_program(index: SourceIndex, sentence: str, name: str) -> Program | None:
+    """The program a sentence says a package installs or lacks ("If you don't want to have the
+    `typer` command, install `typer-slim`"): a name the project declares as a program, written
+    as one. A project's own name alone is the project (`typer` is a library too), and what the
+    command does is in its code, not in the line declaring it."""
+    span = rf"`{re.escape(name)}`\s+{_AS_PROGRAM}"
+    said = rf"\b{_GIVES}\s+(?:(?:a|an|the|its)\s+)?{span}|{span}(?:/\w+)?\s+{_GIVEN}"
+    return programs(index).get(name) if re.search(said, sentence, re.IGNORECASE) else None
 
 
 def plan(index: SourceIndex, page_repo_path: str, text: str, claims: Iterable[Claim], *, rst: bool = False) -> ExamplePlan:

@@ -220,7 +220,14 @@ def test_the_projects_programs_from_pyproject_setup_cfg_or_setup_py() -> None:
     def index(files: dict[str, str]) -> SourceIndex:
         return SourceIndex(files, files.get)
 
-    assert programs(index({"pyproject.toml": PYPROJECT})) == {"pkgcli": Program("pyproject.toml", 6, "pkg.cli.main")}
+    assert programs(index({"pyproject.toml": PYPROJECT})) == {"pkgcli": Program("pyproject.toml", 6, "pkg.cli.main", table=5)}
+    poetry = '[tool.poetry]\nname = "pkg"\n\n[tool.poetry.scripts]\npkgcli = "pkg.cli:main"\n'
+    assert programs(index({"pyproject.toml": poetry})) == {"pkgcli": Program("pyproject.toml", 5, "pkg.cli.main", table=4)}
+    nested = (  # typer's build tool: its `typer` distribution's scripts, in a table of its own
+        '[project]\nname = "typer-slim"\n\n[tool.build.packages.typer.project]\noptional-dependencies = {}\n\n'
+        '[tool.build.packages.typer.project.scripts]\ntyper = "typer.cli:main"\n'
+    )
+    assert programs(index({"pyproject.toml": nested})) == {"typer": Program("pyproject.toml", 8, "typer.cli.main", table=7)}
     setup_py = 'setup(\n    entry_points="""\n    [console_scripts]\n    uvicorn=uvicorn.main:main\n    """,\n)\n'
     assert programs(index({"setup.py": setup_py})) == {"uvicorn": Program("setup.py", 4, "uvicorn.main.main")}
     setup_cfg = "[options.entry_points]\nconsole_scripts =\n    tool = pkg.cli:run\n"
@@ -466,3 +473,30 @@ def test_a_subclass_cites_what_it_sets_again_of_the_projects_class(repo: GitRepo
     assert rc == 0 and added["evidence"] == [
         "repo://pkg/core.py#Worker:head", "repo://pkg/core.py#L2-L2", "repo://pkg/core.py#Worker.run:head",
     ], added
+
+
+def test_a_sentence_saying_a_package_has_a_command_cites_the_lines_declaring_it(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """typer's "If you don't want to have the `typer` command, install `typer-slim`": the
+    table and line declaring the program, so moving the command to another distribution (the
+    commit making typer-slim a shallow wrapper) marks it. What the command does, or the project's
+    name alone, is no such sentence."""
+    from openwiki_git.ground.examples import named_program
+    from openwiki_git.ground.index import SourceIndex
+
+    index = SourceIndex(["pyproject.toml"], {"pyproject.toml": PYPROJECT}.get)
+    assert named_program(index, "If you don't want to have the `pkgcli` command, install pkg-slim.", "pkgcli") is not None
+    assert named_program(index, "The `pkgcli` command is only included in the full package.", "pkgcli") is not None
+    assert named_program(index, "The `pkgcli` command runs any script.", "pkgcli") is None  # its code's
+    assert named_program(index, "Installing `pkgcli` is easy.", "pkgcli") is None  # the name alone
+    repo.write("pyproject.toml", PYPROJECT)
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/cli.py", "def main():\n    return 0\n")
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.write("docs/guide.md", "# Guide\n\nWhen you install `pkg`, it adds a `pkgcli` command to your shell.\n")
+    repo.commit_all("docs")
+    capsys.readouterr()
+    repo.run("ground", "--all", "--format", "json")
+    (claim,) = json.loads(capsys.readouterr().out)["pages"][0]["claims"]
+    assert claim["evidence"] == ["repo://pyproject.toml#L5-L6"]
