@@ -145,9 +145,10 @@ def plan_page(ctx: Context, page: str, sidecar: Sidecar | None, text: str) -> Pa
     for sentence in present:
         by_sentence.setdefault(sentence, [])
     sidecar = sidecar or Sidecar(page, "")
+    page_classes = _classes(res for pairs in by_sentence.values() for _, res in pairs)  # `runner.invoke()`: CliRunner's, named above
     for sentence, pairs in sorted(by_sentence.items(), key=lambda kv: kv[0].end):
         context = [_resolved(ctx, r, page_repo, found.local_names) for r in found.context.get(sentence, ())]
-        items = _items(rep, ctx, sentence, _programs(_through_classes(pairs, ctx.index, context), ctx))
+        items = _items(rep, ctx, sentence, _programs(_through_classes(pairs, ctx.index, context, page_classes), ctx))
         items += [  # "If you have Rich installed": the lines that check it is
             Item(d.name, "dependency", d.name, r, "lines", extra="detects") for d in present.get(sentence, ()) for r in d.resources
         ]
@@ -245,7 +246,7 @@ SUBSUMED = "subsumed: the sentence names one of its members"
 
 
 def _through_classes(
-    pairs: list[tuple[Ref, gr.Resolution]], index: Any, context: list[gr.Resolution] | None = None
+    pairs: list[tuple[Ref, gr.Resolution]], index: Any, context: list[gr.Resolution] | None = None, page: list[Any] | None = None
 ) -> list[tuple[Ref, gr.Resolution]]:
     """A method named through its class (`.send()` on a `Client`): a bare name that one class the
     sentence names has as a member resolves to the member; a class whose member the sentence cites
@@ -254,7 +255,8 @@ def _through_classes(
     The member wins over an unresolved or ambiguous name and over the lines that merely mention
     it (a quoted `"attempt_number"` key of another dict). A method called on the reader's object
     (`@app.callback()`, `runner.invoke()`) is the member of a class the sentence or its section
-    names, else the project's one method of the name (resolve.through_receiver)."""
+    names, else the project's one method of the name, or of several the one whose class the page
+    names (resolve.through_receiver)."""
     classes = _classes(r for _, r in pairs) or _classes(context or ())
     around = [*_classes(r for _, r in pairs), *_classes(context or ())]
     out = []
@@ -265,7 +267,7 @@ def _through_classes(
             if len(members) == 1:
                 res = gr.Resolution(ref, gr.RESOLVED, next(iter(members.values())), reason="a member of the class the sentence names")
         elif ref.kind == "symbol" and res.outcome == gr.UNKNOWN:  # `@app.callback()`: the method on the object
-            res = gr.through_receiver(ref, index, around) or res
+            res = gr.through_receiver(ref, index, around, page or []) or res
         out.append((ref, res))
     named = {r.target.qualname for _, r in out if r.outcome == gr.RESOLVED and r.target is not None}
     return [

@@ -33,8 +33,8 @@ from openwiki_git.claims import examples as claim_examples
 from openwiki_git.ground import example_evidence
 from openwiki_git.ground import installs as ground_installs
 from openwiki_git.ground import resolve as gr
-from openwiki_git.ground.index import SourceIndex
-from openwiki_git.ground.proves import named_resource
+from openwiki_git.ground.index import SECONDARY, SourceIndex
+from openwiki_git.ground.proves import HEAD_AFTER, named_resource
 from openwiki_git.ground.refs import Ref, Sentence
 from openwiki_git.model import Claim
 from openwiki_git.pages import citations, example_reader, rst_markers
@@ -217,7 +217,10 @@ def _console(index: SourceIndex, ex: Example, sentence: Sentence, progs: dict[st
         if cmd.program not in progs and cmd.program not in index.roots:
             continue  # another program's options are not the project's
         prog = progs.get(cmd.program) or next((p for p in progs.values() if p.target.split(".")[0] == cmd.program), None)
-        if prog is not None and cmd.program in progs:
+        main = _main_module(index, cmd.program) if cmd.module else None
+        if main is not None:  # `python -m typer`: typer/__main__.py runs, whatever the console script says
+            cited.setdefault(main, f"{cmd.program}.__main__")
+        elif prog is not None and cmd.program in progs:
             cited.setdefault(f"repo://{prog.path}#L{prog.line}-L{prog.line}", cmd.program)
         if cmd.help and prog is not None:  # its help shows every option: the head of the function declaring them
             _console_name(index, ex, sentence, prog.target, cmd, cited, out)
@@ -234,6 +237,15 @@ def _console(index: SourceIndex, ex: Example, sentence: Sentence, progs: dict[st
         return tuple(cited), tuple(cited.values())
     out.left_alone[NO_PROGRAM] += 1
     return None
+
+
+def _main_module(index: SourceIndex, package: str) -> str | None:
+    """The lines of the package's `__main__.py`, what `python -m package` runs (cited whole up to a
+    screen, else its first line); None when it has none."""
+    tail = package.replace(".", "/") + "/__main__.py"
+    found = [p for p in index.paths if (p == tail or p.endswith("/" + tail)) and not SECONDARY.search(p)]
+    n = len(index.lines(found[0])) if len(found) == 1 else 0
+    return f"repo://{found[0]}#L1-L{n if n <= HEAD_AFTER else 1}" if n else None
 
 
 def _option_resource(index: SourceIndex, res: gr.Resolution, sentence: str) -> str:

@@ -28,6 +28,7 @@ import builtins
 import posixpath
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from keyword import iskeyword
@@ -139,13 +140,14 @@ def _resolve_symbol(ref: Ref, index: SourceIndex, local_names: frozenset[str], *
     return _missing_member(ref, index, parts)
 
 
-def through_receiver(ref: Ref, index: SourceIndex, classes: list[Definition]) -> Resolution | None:
+def through_receiver(ref: Ref, index: SourceIndex, classes: list[Definition], page: Sequence[Definition] = ()) -> Resolution | None:
     """`@app.command()`, `runner.invoke()`: a method called on an object, written through the
     reader's name for it (a lower-case name that is none of the project's modules and no name
     its modules import: `click.echo()` is click's). The member of a class the sentence or its
-    section names (`classes`); else the one method of that name in the project's own code;
-    several: ambiguous, listed. None when the reference is no such call (the caller keeps its
-    outcome)."""
+    section names (`classes`); else the one method of that name in the project's own code, or of
+    several the one whose class the page names somewhere (`page`: typer's testing page names
+    `CliRunner` sections before `runner.invoke()`); else ambiguous, listed. None when the
+    reference is no such call (the caller keeps its outcome)."""
     receiver, _, member = ref.name.partition(".")
     if (
         not ref.called or not member or "." in member or ref.role is not None or not receiver[:1].islower()
@@ -159,8 +161,10 @@ def through_receiver(ref: Ref, index: SourceIndex, classes: list[Definition]) ->
         d for q in index.by_last.get(member, []) for d in index.defs[q]
         if d.kind == "method" and not SECONDARY.search(d.path) and not q.rsplit(".", 2)[-2].startswith("_")
     ]
-    if len(methods) == 1:
-        return Resolution(ref, RESOLVED, methods[0], reason="the one method of the name")
+    named = {c.qualname for c in page}
+    on_page = [d for d in methods if d.qualname.rpartition(".")[0] in named]
+    if len(methods) == 1 or len(on_page) == 1:
+        return Resolution(ref, RESOLVED, (on_page or methods)[0], reason="the one method of the name")
     if 1 < len(methods) <= PLAIN_AMBIGUOUS:
         return Resolution(ref, AMBIGUOUS, candidates=tuple(sorted(d.resource for d in methods)), reason=f"{len(methods)} methods")
     return None

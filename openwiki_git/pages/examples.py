@@ -68,6 +68,7 @@ class Command:
     text: str  # the command line, its prompt removed
     line: int
     help: bool = False  # it asks for the program's help (`--help`, `-h`): the example shows what the CLI declares
+    module: bool = False  # run as `python -m pkg`: the package's `__main__.py` runs, not its console script
 
 
 def examples(text: str) -> list[Example]:
@@ -223,9 +224,10 @@ def commands(ex: Example) -> tuple[Command, ...]:
         program, rest = _program(words)
         if program is None:
             continue
+        module = len(words) > len(rest) + 1 and words[len(words) - len(rest) - 2] == "-m"
         options = tuple(dict.fromkeys(w.split("=", 1)[0] for w in rest if w.startswith("--") and len(w) > 3))
         names = tuple(dict.fromkeys(m.group(1) for w in rest if (m := _DOTTED.fullmatch(w)) and not _FILE.search(m.group(1))))
-        out.append(Command(program, options, names, s, n, "--help" in rest or "-h" in rest))
+        out.append(Command(program, options, names, s, n, "--help" in rest or "-h" in rest, module))
     return tuple(out)
 
 

@@ -500,3 +500,19 @@ def test_a_sentence_saying_a_package_has_a_command_cites_the_lines_declaring_it(
     repo.run("ground", "--all", "--format", "json")
     (claim,) = json.loads(capsys.readouterr().out)["pages"][0]["claims"]
     assert claim["evidence"] == ["repo://pyproject.toml#L5-L6"]
+
+
+def test_python_dash_m_cites_the_packages_main_module(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m pkg` runs pkg/__main__.py, not the console script pyproject declares: its lines
+    are the evidence; a package without one keeps the console script's line."""
+    repo.write("pyproject.toml", PYPROJECT)
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/cli.py", "def main():\n    return 0\n")
+    repo.write("pkg/__main__.py", "from pkg.cli import main\n\nmain()\n")
+    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
+    repo.write("docs/guide.md", "# Guide\n\n```console\n$ python -m pkg\n```\n\n```console\n$ pkgcli\n```\n")
+    repo.commit_all("docs")
+    capsys.readouterr()
+    repo.run("ground", "--all", "--format", "json")
+    claims = json.loads(capsys.readouterr().out)["pages"][0]["claims"]
+    assert [c["evidence"] for c in claims] == [["repo://pkg/__main__.py#L1-L3"], ["repo://pyproject.toml#L6-L6"]]

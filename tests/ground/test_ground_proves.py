@@ -393,8 +393,11 @@ def test_a_method_called_on_the_readers_object_cites_the_method(repo: GitRepo, c
     name of the project's. The method is the member of the class the sentence names, else the one
     method of that name; the class's own reference then adds nothing. A long signature is no long
     body: `command` is cited whole for what it does. A name the package imports (`click.echo()`)
-    is that library's; a method several classes define is listed as ambiguous."""
+    is that library's; a method several classes define is listed as ambiguous, unless the page
+    names one of their classes (typer's testing page: `CliRunner`, sections before)."""
     repo.write("pkg/cli.py", CLI)
+    repo.write("docs/testing.md", "# Testing\n\nCreate a `pkg.cli.Runner` first.\n\n## Invoking\n\n"
+                                  "The first parameter of `runner.invoke()` is the app.\n")
     data = grounded(repo, capsys, (
         "# Guide\n\n"
         "When you use `@app.command()` the function under the decorator is registered in the app.\n\n"
@@ -412,3 +415,4 @@ def test_a_method_called_on_the_readers_object_cites_the_method(repo: GitRepo, c
     assert ambiguous["reference"] == "runner.invoke()"
     invokes = [n for n, line in enumerate(CLI.splitlines(), 1) if "def invoke" in line]
     assert ambiguous["candidates"] == [f"repo://pkg/cli.py#L{n}-L{n + 1}" for n in invokes]
+    assert got["The first parameter of `runner.invoke()` is the app."] == [("body", "repo://pkg/cli.py#Runner.invoke")]
