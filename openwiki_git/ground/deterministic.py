@@ -23,13 +23,13 @@ from typing import Any
 
 from openwiki_git.errors import EvidenceError
 from openwiki_git.formats import pagenames
-from openwiki_git.ground import dependencies, pageformat
+from openwiki_git.ground import dependencies, dispatch, pageformat
 from openwiki_git.ground import examples as ground_examples
 from openwiki_git.ground import resolve as gr
 from openwiki_git.ground.broken import GROUND_BY, broken_references, grounded_pages  # noqa: F401 (check and lint import them here)
 from openwiki_git.ground.index import Definition
 from openwiki_git.ground.names import lineset
-from openwiki_git.ground.proves import Prover, named_resource, says_raised
+from openwiki_git.ground.proves import Prover, named_resource, says_does, says_raised
 from openwiki_git.ground.refs import Ref, Sentence
 from openwiki_git.model import Claim, Evidence, Sidecar
 from openwiki_git.pages import citations
@@ -148,7 +148,8 @@ def plan_page(ctx: Context, page: str, sidecar: Sidecar | None, text: str) -> Pa
     page_classes = _classes(res for pairs in by_sentence.values() for _, res in pairs)  # `runner.invoke()`: CliRunner's, named above
     for sentence, pairs in sorted(by_sentence.items(), key=lambda kv: kv[0].end):
         context = [_resolved(ctx, r, page_repo, found.local_names) for r in found.context.get(sentence, ())]
-        items = _items(rep, ctx, sentence, _programs(_through_classes(pairs, ctx.index, context, page_classes), ctx))
+        named = _through_classes(pairs, ctx.index, context, page_classes)
+        items = _items(rep, ctx, sentence, ground_examples.through_programs(named, ctx.index))
         items += [  # "If you have Rich installed": the lines that check it is
             Item(d.name, "dependency", d.name, r, "lines", extra="detects") for d in present.get(sentence, ()) for r in d.resources
         ]
@@ -204,6 +205,9 @@ def _items(rep: PageReport, ctx: Context, sentence: Sentence, pairs: list[tuple[
             items.append(Item(ref.raw, ref.kind, res.target.qualname, res.lineset.resource, "lineset"))
             if res.lineset.declaration is not None:  # the flag's call: its help, type and default
                 items.append(Item(ref.raw, ref.kind, res.target.qualname, res.lineset.declaration, "declaration", extra="declaration"))
+            switched = dispatch.dispatched(ctx.index, ref.name, ctx.prover.tree) if ref.kind == "flag" and says_does(sentence.text) else []
+            cites = [ctx.prover.cite(d, sentence.text, named_resource(ctx.index, d, sentence.text)) for d in switched]
+            items.extend(Item(ref.raw, ref.kind, ref.name, c.resource, c.cites, extra="dispatch") for c in cites)  # what it switches on
         else:
             assert res.target is not None
             fallback = named_resource(ctx.index, res.target, sentence.text)
@@ -276,14 +280,6 @@ def _through_classes(
         else (ref, res)
         for ref, res in out
     ]
-
-
-def _programs(pairs: list[tuple[Ref, gr.Resolution]], ctx: Context) -> list[tuple[Ref, gr.Resolution]]:
-    """"Install the `typer` command": the lines declaring it, from its table's header (examples.named_program)."""
-    found = [(ref, res, ground_examples.named_program(ctx.index, ref.sentence.text, ref.name) if res.outcome == gr.UNKNOWN else None)
-             for ref, res in pairs]
-    return [(ref, res if p is None else gr.Resolution(ref, gr.RESOLVED, Definition(ref.name, p.path, p.table or p.line, p.line, "line")))
-            for ref, res, p in found]
 
 
 def _classes(resolutions: Iterable[gr.Resolution]) -> list[Any]:

@@ -33,7 +33,7 @@ from openwiki_git.claims import examples as claim_examples
 from openwiki_git.ground import example_evidence
 from openwiki_git.ground import installs as ground_installs
 from openwiki_git.ground import resolve as gr
-from openwiki_git.ground.index import SECONDARY, SourceIndex
+from openwiki_git.ground.index import SECONDARY, Definition, SourceIndex
 from openwiki_git.ground.proves import HEAD_AFTER, named_resource
 from openwiki_git.ground.refs import Ref, Sentence
 from openwiki_git.model import Claim
@@ -146,6 +146,17 @@ def named_program(index: SourceIndex, sentence: str, name: str) -> Program | Non
     span = rf"`{re.escape(name)}`\s+{_AS_PROGRAM}"
     said = rf"\b{_GIVES}\s+(?:(?:a|an|the|its)\s+)?{span}|{span}(?:/\w+)?\s+{_GIVEN}"
     return programs(index).get(name) if re.search(said, sentence, re.IGNORECASE) else None
+
+
+def through_programs(pairs: list[tuple[Ref, gr.Resolution]], index: SourceIndex) -> list[tuple[Ref, gr.Resolution]]:
+    """Each unknown name a sentence says a package has or installs as a program (named_program)
+    resolved to the lines declaring it, from its table's header; the other pairs as they are."""
+    out = []
+    for ref, res in pairs:
+        p = named_program(index, ref.sentence.text, ref.name) if res.outcome == gr.UNKNOWN else None
+        found = None if p is None else Definition(ref.name, p.path, p.table or p.line, p.line, "line")
+        out.append((ref, res if found is None else gr.Resolution(ref, gr.RESOLVED, found)))
+    return out
 
 
 def plan(index: SourceIndex, page_repo_path: str, text: str, claims: Iterable[Claim], *, rst: bool = False) -> ExamplePlan:

@@ -70,6 +70,11 @@ def says_raised(sentence: str) -> bool:
     return _RAISED.search(re.sub(r"`[^`]*`", " X ", sentence)) is not None
 
 
+def says_does(sentence: str) -> bool:
+    """Whether the sentence is about what code does (BEHAVIOUR)."""
+    return sentence_kind(sentence) == BEHAVIOUR
+
+
 def sentence_kind(sentence: str) -> str:
     """behaviour, naming or neutral (see the module docstring)."""
     prose = re.sub(r"`[^`]*`", " X ", sentence)
@@ -212,7 +217,7 @@ class Prover:
 
     def _overloads(self, path: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
         """The `@overload`-decorated functions of `node`'s name in the body that holds it."""
-        tree = self._tree(path)
+        tree = self.tree(path)
         for parent in ast.walk(tree) if tree is not None else ():
             body = getattr(parent, "body", None)
             if isinstance(body, list) and any(n is node for n in body):
@@ -224,7 +229,7 @@ class Prover:
         """The function's (or the class's `__init__`'s) node."""
         if not d.path.endswith((".py", ".pyi")):
             return None
-        tree = self._tree(d.path)
+        tree = self.tree(d.path)
         if tree is None:
             return None
         defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -243,7 +248,7 @@ class Prover:
             return False
         if d.qualname.rsplit(".", 1)[-1].endswith(_EXCEPTION_SUFFIXES):
             return True
-        tree = self._tree(d.path) if d.path.endswith((".py", ".pyi")) else None
+        tree = self.tree(d.path) if d.path.endswith((".py", ".pyi")) else None
         for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, ast.ClassDef) and definitions.python_extent(node) == (d.start, d.end):
                 return any(ast.unparse(b).rsplit(".", 1)[-1].endswith(_EXCEPTION_SUFFIXES) for b in node.bases)
@@ -252,14 +257,15 @@ class Prover:
     def attributes_only(self, d: Definition) -> bool:
         """Whether class `d` defines no function: its body is its docstring and its attributes
         (a worker's `CONFIG_KWARGS`, an enum's members, a dataclass's fields), which say what it is."""
-        tree = self._tree(d.path) if d.path.endswith((".py", ".pyi")) else None
+        tree = self.tree(d.path) if d.path.endswith((".py", ".pyi")) else None
         for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, ast.ClassDef) and definitions.python_extent(node) == (d.start, d.end):
                 inner = (n for n in ast.walk(node) if n is not node)
                 return not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for n in inner)
         return False
 
-    def _tree(self, path: str) -> ast.Module | None:
+    def tree(self, path: str) -> ast.Module | None:
+        """The file parsed, once a run (None: unparsable)."""
         if path not in self._trees:
             text = self.index.text(path)
             try:

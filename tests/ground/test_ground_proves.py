@@ -416,3 +416,50 @@ def test_a_method_called_on_the_readers_object_cites_the_method(repo: GitRepo, c
     invokes = [n for n, line in enumerate(CLI.splitlines(), 1) if "def invoke" in line]
     assert ambiguous["candidates"] == [f"repo://pkg/cli.py#L{n}-L{n + 1}" for n in invokes]
     assert got["The first parameter of `runner.invoke()` is the app."] == [("body", "repo://pkg/cli.py#Runner.invoke")]
+
+
+SUPERVISOR = '''\
+class Multiprocess:
+    def __init__(self, config):
+        self.config = config
+
+    def run(self):
+        for _ in range(self.config.workers):
+            start(self.config)
+
+
+def start(config):
+    return config
+'''
+MAIN = '''\
+import argparse
+
+from pkg.supervisors import Multiprocess
+
+
+def main(argv):
+    p = argparse.ArgumentParser()
+    p.add_argument("--workers", type=int, default=1, help="Number of worker processes.")
+    config = p.parse_args(argv)
+    if config.workers > 1:
+        Multiprocess(config).run()
+    return config
+'''
+
+
+def test_a_sentence_about_what_an_option_does_cites_what_a_branch_on_it_runs(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """uvicorn's "run multiple worker processes, for example `--workers 4`, but does not provide
+    any process monitoring": `run` reads `elif config.workers > 1:` and runs
+    `Multiprocess(config, ...).run()`, which the new multiprocess manager rewrote. A sentence that
+    only says what the option is keeps the declaration and the lines naming it."""
+    repo.write("pkg/supervisors.py", SUPERVISOR)
+    repo.write("pkg/main.py", MAIN)
+    data = grounded(repo, capsys, (
+        "# Guide\n\nRun `--workers 4` to start four processes; a process that dies is not restarted.\n\n"
+        "* `--workers <int>` - The number of worker processes.\n"
+    ))
+    got = cited(data)
+    flag = "repo://pkg/main.py?grep=%5B%22'%2F%5D--workers(%3F!%5B%5Cw-%5D)"
+    assert got["Run `--workers 4` to start four processes; a process that dies is not restarted."] == [
+        ("lineset", flag), ("body", "repo://pkg/supervisors.py#Multiprocess.run")]
+    assert got["`--workers <int>` - The number of worker processes."] == [("lineset", flag)]
