@@ -14,6 +14,7 @@ the class or function called. uvicorn's new multiprocess manager rewrote `Multip
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 
 from openwiki_git.ground.index import SECONDARY, Definition, SourceIndex
@@ -29,12 +30,20 @@ def dispatched(index: SourceIndex, option: str, parse: Callable[[str], ast.Modul
     dest = option.lstrip("-").split("=", 1)[0].replace("-", "_")
     if not dest.isidentifier():
         return []
+    key = ("dispatch", dest)  # an option named in several sentences is looked up once a run
+    if key not in index.mentions:
+        index.mentions[key] = _dispatched(index, dest, parse)
+    return list(index.mentions[key])  # type: ignore[call-overload]
+
+
+def _dispatched(index: SourceIndex, dest: str, parse: Callable[[str], ast.Module | None]) -> list[Definition]:
+    tested = re.compile(rf"^[ \t]*(?:el)?if\b.*\b{dest}\b", re.M)  # a file is parsed only when a test's first line names it
     branches: list[tuple[str, ast.If]] = []
     for path in index.paths:
         if not path.endswith(".py") or SECONDARY.search(path):
             continue
         text = index.text(path)
-        tree = parse(path) if text and dest in text else None
+        tree = parse(path) if text and dest in text and tested.search(text) else None
         if tree is None:
             continue
         branches += [(path, node) for node in ast.walk(tree) if isinstance(node, ast.If) and _reads(node.test, dest)]
