@@ -99,11 +99,11 @@ def programs(index: SourceIndex) -> dict[str, Program]:
         tables = []
     lines = text.splitlines() if text else []
     for table, scripts in tables:
-        header = next((n for n, ln in enumerate(lines) if ln.strip().replace(" ", "") == f"[{table}]"), 0)
+        header = next((n for n, ln in enumerate(lines, 1) if ln.strip().replace(" ", "") == f"[{table}]"), 0)  # 0: written inline
         for name, target in scripts.items():
             pattern = re.compile(r"^\s*[\"']?" + re.escape(name) + r"[\"']?\s*=")
             line = next((n for n, ln in enumerate(lines[header:], header + 1) if pattern.match(ln)), 1)
-            out.setdefault(name, Program("pyproject.toml", line, str(target).split("[", 1)[0].strip().replace(":", "."), header + 1))
+            out.setdefault(name, Program("pyproject.toml", line, str(target).split("[", 1)[0].strip().replace(":", "."), header))
     for path in ("setup.cfg", "setup.py"):
         if out:
             break
