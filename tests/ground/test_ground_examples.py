@@ -13,6 +13,7 @@ import pytest
 from openwiki_git.evidence.kinds import GrepSet, check_query
 from openwiki_git.formats import schema
 from openwiki_git.ground.names import query
+from tests.support.ground_docs import ground_all
 from tests.support.repo import GitRepo
 
 PYPROJECT = '[project]\nname = "pkg"\nversion = "1"\n\n[project.scripts]\npkgcli = "pkg.cli:main"\n'
@@ -477,6 +478,9 @@ def test_a_subclass_cites_what_it_sets_again_of_the_projects_class(repo: GitRepo
     ], added
 
 
+_CLI_PACKAGE = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/cli.py": "def main():\n    return 0\n"}
+
+
 def test_a_sentence_saying_a_package_has_a_command_cites_the_lines_declaring_it(
     repo: GitRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -492,29 +496,15 @@ def test_a_sentence_saying_a_package_has_a_command_cites_the_lines_declaring_it(
     assert named_program(index, "The `pkgcli` command is only included in the full package.", "pkgcli") is not None
     assert named_program(index, "The `pkgcli` command runs any script.", "pkgcli") is None  # its code's
     assert named_program(index, "Installing `pkgcli` is easy.", "pkgcli") is None  # the name alone
-    repo.write("pyproject.toml", PYPROJECT)
-    repo.write("pkg/__init__.py", "")
-    repo.write("pkg/cli.py", "def main():\n    return 0\n")
-    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
-    repo.write("docs/guide.md", "# Guide\n\nWhen you install `pkg`, it adds a `pkgcli` command to your shell.\n")
-    repo.commit_all("docs")
-    capsys.readouterr()
-    repo.run("ground", "--all", "--format", "json")
-    (claim,) = json.loads(capsys.readouterr().out)["pages"][0]["claims"]
+    page = "# Guide\n\nWhen you install `pkg`, it adds a `pkgcli` command to your shell.\n"
+    (claim,) = ground_all(repo, capsys, {**_CLI_PACKAGE, "docs/guide.md": page})["pages"][0]["claims"]
     assert claim["evidence"] == ["repo://pyproject.toml#L5-L6"]
 
 
 def test_python_dash_m_cites_the_packages_main_module(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
     """`python -m pkg` runs pkg/__main__.py, not the console script pyproject declares: its lines
     are the evidence; a package without one keeps the console script's line."""
-    repo.write("pyproject.toml", PYPROJECT)
-    repo.write("pkg/__init__.py", "")
-    repo.write("pkg/cli.py", "def main():\n    return 0\n")
-    repo.write("pkg/__main__.py", "from pkg.cli import main\n\nmain()\n")
-    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
-    repo.write("docs/guide.md", "# Guide\n\n```console\n$ python -m pkg\n```\n\n```console\n$ pkgcli\n```\n")
-    repo.commit_all("docs")
-    capsys.readouterr()
-    repo.run("ground", "--all", "--format", "json")
-    claims = json.loads(capsys.readouterr().out)["pages"][0]["claims"]
+    page = "# Guide\n\n```console\n$ python -m pkg\n```\n\n```console\n$ pkgcli\n```\n"
+    files = {**_CLI_PACKAGE, "pkg/__main__.py": "from pkg.cli import main\n\nmain()\n", "docs/guide.md": page}
+    claims = ground_all(repo, capsys, files)["pages"][0]["claims"]
     assert [c["evidence"] for c in claims] == [["repo://pkg/__main__.py#L1-L3"], ["repo://pyproject.toml#L6-L6"]]
