@@ -102,7 +102,8 @@ def programs(index: SourceIndex) -> dict[str, Program]:
         header = next((n for n, ln in enumerate(lines, 1) if ln.strip().replace(" ", "") == f"[{table}]"), 0)  # 0: written inline
         for name, target in scripts.items():
             pattern = re.compile(r"^\s*[\"']?" + re.escape(name) + r"[\"']?\s*=")
-            line = next((n for n, ln in enumerate(lines[header:], header + 1) if pattern.match(ln)), 1)
+            inline = re.compile(r"\bscripts\s*=\s*\{.*[\"']?" + re.escape(name) + r"[\"']?\s*=")  # `scripts = { name = ... }`
+            line = next((n for n, ln in enumerate(lines[header:], header + 1) if pattern.match(ln) or inline.search(ln)), 1)
             out.setdefault(name, Program("pyproject.toml", line, str(target).split("[", 1)[0].strip().replace(":", "."), header))
     for path in ("setup.cfg", "setup.py"):
         if out:

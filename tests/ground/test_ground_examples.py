@@ -230,7 +230,7 @@ def test_the_projects_programs_from_pyproject_setup_cfg_or_setup_py() -> None:
     )
     assert programs(index({"pyproject.toml": nested})) == {"typer": Program("pyproject.toml", 8, "typer.cli.main", table=7)}
     inline = '[project]\nname = "pkg"\nscripts = { pkgcli = "pkg.cli:main" }\n'  # no header of its own: its line alone
-    assert programs(index({"pyproject.toml": inline})) == {"pkgcli": Program("pyproject.toml", 1, "pkg.cli.main", table=0)}
+    assert programs(index({"pyproject.toml": inline})) == {"pkgcli": Program("pyproject.toml", 3, "pkg.cli.main", table=0)}
     setup_py = 'setup(\n    entry_points="""\n    [console_scripts]\n    uvicorn=uvicorn.main:main\n    """,\n)\n'
     assert programs(index({"setup.py": setup_py})) == {"uvicorn": Program("setup.py", 4, "uvicorn.main.main")}
     setup_cfg = "[options.entry_points]\nconsole_scripts =\n    tool = pkg.cli:run\n"
