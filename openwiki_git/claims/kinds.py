@@ -128,7 +128,7 @@ def symbol_result(
         cosmetic_reason = _cosmetic(sym, verified.text, version, lines, ext, annotations)
         if cosmetic_reason is None and parameters is not False:
             cosmetic_reason = (head_parameters_changed(sym, verified.text, version, ft.text, ext, annotations) if sym.head
-                               else whole_parameters_changed(sym, verified.text, version, ft.text, annotations))
+                               else whole_parameters_changed(sym, verified.text, version, ft.text, ext, annotations))
         if cosmetic_reason is not None and recognise:
             return EvidenceResult(resource, "fresh", current, cosmetic_reason, token, ft.blob)
         if cosmetic_reason is None and not annotations and _cosmetic(sym, verified.text, version, lines, ext, True) is not None:

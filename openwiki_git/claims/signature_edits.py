@@ -54,24 +54,20 @@ def head_parameters_changed(
     summary_then, summary_now = old.head_summary(then_lines), ext.head_summary(split_lines(now))
     if summary_then != summary_now and summary_then:  # rewritten: the sentence may have its words from it
         return None
-    reason = _changed_with_annotations(sym.path, then, now, sym.name, setting)
+    reason = _changed_with_annotations(sym.path, then, now, sym.name, setting)[0]
     if reason is not None and summary_then != summary_now:  # typer's `command` given a docstring with its `Doc(...)`s
         reason += f", {DOCSTRING_ADDED}"
     return reason
 
 
-def _changed_with_annotations(path: str, then: str, now: str, name: str, setting: bool | None) -> str | None:
-    """The parameters rule's reason; with `cosmetic_annotations` unset, also when annotations
-    changed beside the defaults (uvicorn's `run`: `ssl_version: int = int(SSL_PROTOCOL_VERSION)`
-    becoming `= SSL_PROTOCOL_VERSION` in the commit that widened a dozen annotations), the
-    annotations' types named as the annotation rule names them, for relevance.py to weigh both."""
-    return _changed_found(path, then, now, name, setting)[0]
-
-
-def _changed_found(
+def _changed_with_annotations(
     path: str, then: str, now: str, name: str, setting: bool | None
 ) -> tuple[str | None, tuple[tuple[str, ...], tuple[str, ...]] | None]:
-    """`_changed_with_annotations`'s reason and the parameters it found (added, defaults changed)."""
+    """The parameters rule's reason and the parameters it found (added, defaults changed); with
+    `cosmetic_annotations` unset, also when annotations changed beside the defaults (uvicorn's
+    `run`: `ssl_version: int = int(SSL_PROTOCOL_VERSION)` becoming `= SSL_PROTOCOL_VERSION` in the
+    commit that widened a dozen annotations), the annotations' types named as the annotation rule
+    names them, for relevance.py to weigh both."""
     found = signatures.parameters_changed(path, then, now, name, annotations=setting)
     if found is not None or setting is not None:
         return _parameters_reason(found), found
@@ -79,39 +75,35 @@ def _changed_found(
     reason = _parameters_reason(found)
     if reason is None:
         return None, None
-    return reason.replace("cosmetic: ", f"cosmetic: annotations{_types_changed(path, then, now, name)}, ", 1), found
+    return reason.replace("cosmetic: ", f"cosmetic: annotations{_types_changed(then, now, name)}, ", 1), found
 
 
-def _types_changed(path: str, then: str, now: str, name: str) -> str:
-    """` (removed X; added Y)`: the types each existing parameter's annotation (and the return's)
-    names on one side and not the other, read as diff/cosmetic.py reads them; "" when they name the same."""
+def _types_changed(then: str, now: str, name: str) -> str:
+    """` (removed X; added Y)` of the existing parameters' annotations (and the return's), by
+    cosmetic.types_changed; a new parameter's annotation is the parameters rule's."""
     old, new = signatures.annotations_of(then, name) or {}, signatures.annotations_of(now, name) or {}
-    removed: set[str] = set()
-    added: set[str] = set()
-    for site in set(old) & set(new):  # a new parameter's annotation is the parameters rule's
-        was, is_ = (cosmetic.type_names(re.findall(r"[\w.]+|'[^']*'|\"[^\"]*\"|\S", side.get(site, ""))) for side in (old, new))
-        removed |= was - is_
-        added |= is_ - was
-    parts = [f"{word} {', '.join(sorted(names))}" for word, names in (("removed", removed), ("added", added)) if names]
-    return f" ({'; '.join(parts)})" if parts else ""
+    shared = sorted(set(old) & set(new))
+    tokens = [[(site, re.findall(r"[\w.]+|'[^']*'|\"[^\"]*\"|\S", side[site])) for site in shared] for side in (old, new)]
+    return cosmetic.types_changed(*tokens)
 
 
-def whole_parameters_changed(sym: Symbol, then: str, version: str, now: str, setting: bool | None) -> str | None:
+def whole_parameters_changed(
+    sym: Symbol, then: str, version: str, now: str, ext: definitions.Extent, setting: bool | None
+) -> str | None:
     """A whole definition whose signature only gained parameters with defaults or changed
     defaults (head_parameters_changed's rule), and whose body is the same but for the new
     parameters handed on by keyword (signatures.same_body): the same reason, for relevance.py to
     weigh. uvicorn's `run` gaining `h11_max_incomplete_event_size` and passing it to `Config`;
     typer's `command` given `Doc("...")` annotations, sentinel defaults and a docstring, its body
-    the same (`docstring added`: it marks nothing)."""
+    the same (`docstring added`: it marks nothing). `ext`: the definition in `now`."""
+    then_lines = split_lines(then)
     old = definitions.find(sym.path, then, sym.name)
-    if old is None or symbol_token(sym, old, split_lines(then), version) != version:
+    if old is None or symbol_token(sym, old, then_lines, version) != version:
         return None
-    reason, found = _changed_found(sym.path, then, now, sym.name, setting)
+    reason, found = _changed_with_annotations(sym.path, then, now, sym.name, setting)
     if reason is None or found is None or not signatures.same_body(sym.path, then, now, sym.name, found[0]):
         return None
-    summary_then = old.head_summary(split_lines(then))
-    ext = definitions.find(sym.path, now, sym.name)
-    if not summary_then and ext is not None and ext.head_summary(split_lines(now)):  # same_body let a docstring added by
+    if not old.head_summary(then_lines) and ext.head_summary(split_lines(now)):  # same_body let a docstring added by
         reason += f", {DOCSTRING_ADDED}"
     return reason
 

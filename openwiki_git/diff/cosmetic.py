@@ -62,7 +62,7 @@ def compare(
     if a.rows != b.rows or a.commas != b.commas:
         kinds.append("line wrapping")
     if a.annotations != b.annotations:
-        kinds.append("annotations" + _types_changed(a.annotations, b.annotations))
+        kinds.append("annotations" + types_changed(a.annotations, b.annotations))
     return "cosmetic: " + ", ".join(kinds or ["whitespace"])
 
 
@@ -121,10 +121,11 @@ def _outside_metadata(tokens: Sequence[str]) -> list[str]:
     return out
 
 
-def _types_changed(old: tuple[tuple[int, tuple[str, ...]], ...], new: tuple[tuple[int, tuple[str, ...]], ...]) -> str:
+def types_changed(old: Sequence[tuple[object, Sequence[str]]], new: Sequence[tuple[object, Sequence[str]]]) -> str:
     """` (removed int; added str)`: the types named at each annotation site (the same place in the
     code, annotations aside) on one side and not the other; "" when every site names the same
-    types (`typing.Callable[P, typing.Any]` becoming `Callable[P, Any]`)."""
+    types (`typing.Callable[P, typing.Any]` becoming `Callable[P, Any]`). A site is any key: a
+    place in the token stream here, a parameter's name in claims/signature_edits.py."""
     before, after = dict(old), dict(new)
     removed: set[str] = set()
     added: set[str] = set()

@@ -221,10 +221,9 @@ def commands(ex: Example) -> tuple[Command, ...]:
             words = shlex.split(s, comments=True)
         except ValueError:
             words = s.split()
-        program, rest = _program(words)
+        program, rest, module = _program(words)
         if program is None:
             continue
-        module = len(words) > len(rest) + 1 and words[len(words) - len(rest) - 2] == "-m"
         options = tuple(dict.fromkeys(w.split("=", 1)[0] for w in rest if w.startswith("--") and len(w) > 3))
         names = tuple(dict.fromkeys(m.group(1) for w in rest if (m := _DOTTED.fullmatch(w)) and not _FILE.search(m.group(1))))
         out.append(Command(program, options, names, s, n, "--help" in rest or "-h" in rest, module))
@@ -247,13 +246,13 @@ def _command_lines(code: str) -> Iterator[tuple[int, str]]:
         i += 1
 
 
-def _program(words: list[str]) -> tuple[str | None, list[str]]:
+def _program(words: list[str]) -> tuple[str | None, list[str], bool]:
     """The program a command line runs, past an environment assignment, `uv run`, `poetry run`,
-    `pipx run` or `python -m`."""
+    `pipx run` or `python -m` (then True: the module runs, not a console script)."""
     while words and "=" in words[0] and not words[0].startswith("-"):
         words = words[1:]
     if words[:2] in (["uv", "run"], ["poetry", "run"], ["pipx", "run"], ["pdm", "run"], ["hatch", "run"]):
         words = words[2:]
     if len(words) >= 3 and words[0].rsplit("/", 1)[-1].startswith("python") and words[1] == "-m":
-        return words[2], words[3:]
-    return (words[0], words[1:]) if words else (None, [])
+        return words[2], words[3:], True
+    return (words[0], words[1:], False) if words else (None, [], False)
