@@ -90,6 +90,7 @@ CODE = (
     "graph/inputs", "graph/link", "graph/refs", "graph/search", "graph/split", "ground/broken", "ground/dependencies",
     "ground/deterministic", "ground/dispatch", "ground/example_evidence", "ground/examples", "ground/index", "ground/installs",
     "ground/names", "ground/pageformat", "ground/proves", "ground/refs", "ground/resolve", "ground/scope", "ground/sources",
+    "ground/subcommands",
     "hook/engine",
     "markdown/blocks", "markdown/builder", "markdown/document", "markdown/keys", "markdown/refs", "markdown/refscan",
     "markdown/relations", "markdown/rstdoc", "markdown/split", "model", "pages/badge", "pages/citations", "pages/example_reader",

@@ -49,8 +49,8 @@ class Item:
     # not a reference of the sentence's own: "heading" (a name of its section's heading),
     # "declaration" (the call declaring a flag it names, beside the lines that mention it),
     # "writes" (the lines assigning an attribute it names, beside the attribute's declaration),
-    # "uses" (the lines raising, catching or testing for an exception it says is raised),
-    # "detects" (the lines checking that a dependency it says is installed is: dependencies.py)
+    # "uses" (the lines raising, catching or testing for an exception it says is raised), "detects" (the lines
+    # checking that a dependency it says is installed is: dependencies.py), "dispatch" (where a flag takes effect: dispatch.py)
     extra: str = ""
 
     def record(self, line: int, statement: str) -> dict[str, Any]:
@@ -205,9 +205,11 @@ def _items(rep: PageReport, ctx: Context, sentence: Sentence, pairs: list[tuple[
             items.append(Item(ref.raw, ref.kind, res.target.qualname, res.lineset.resource, "lineset"))
             if res.lineset.declaration is not None:  # the flag's call: its help, type and default
                 items.append(Item(ref.raw, ref.kind, res.target.qualname, res.lineset.declaration, "declaration", extra="declaration"))
-            switched = dispatch.dispatched(ctx.index, ref.name, ctx.prover.tree) if ref.kind == "flag" and says_does(sentence.text) else []
+            effect = dispatch.dispatched(ctx.index, ref.name, ctx.prover.tree) if ref.kind == "flag" and says_does(sentence.text) else None
+            switched = effect.definitions if effect else ()
             cites = [ctx.prover.cite(d, sentence.text, named_resource(ctx.index, d, sentence.text)) for d in switched]
-            items.extend(Item(ref.raw, ref.kind, ref.name, c.resource, c.cites, extra="dispatch") for c in cites)  # what it switches on
+            found = [*((c.resource, c.cites) for c in cites), *((r, "lines") for r in (effect.resources if effect else []))]
+            items.extend(Item(ref.raw, ref.kind, ref.name, r, how, extra="dispatch") for r, how in found)  # where it takes effect
         else:
             assert res.target is not None
             fallback = named_resource(ctx.index, res.target, sentence.text)
@@ -239,11 +241,13 @@ def _writes(ctx: Context, ref: Ref, qualname: str) -> list[Item]:
 
 
 def _guard(ctx: Context, ref: Ref, page_repo: str, local: frozenset[str]) -> Item | None:
-    """A name of the sentence's section heading or list item lead, as an item of the sentence."""
+    """A name of the sentence's section heading, its list item's lead or the code span it leads
+    into, as an item of the sentence."""
     res = _resolved(ctx, ref, page_repo, local)
-    if res.outcome != gr.RESOLVED or res.lineset is None:
-        return None
-    return Item(ref.raw, ref.kind, ref.name, res.lineset.resource, "lineset", extra="heading")
+    if res.outcome != gr.RESOLVED or res.target is None or res.lineset is None and ref.kind != "setting":
+        return None  # a setting is cited by the configuration line setting it (resolve._setting)
+    resource, how = (res.lineset.resource, "lineset") if res.lineset is not None else (res.target.resource, "lines")
+    return Item(ref.raw, ref.kind, ref.name, resource, how, extra="heading")
 
 
 SUBSUMED = "subsumed: the sentence names one of its members"

@@ -33,6 +33,7 @@ from openwiki_git.claims import examples as claim_examples
 from openwiki_git.ground import example_evidence
 from openwiki_git.ground import installs as ground_installs
 from openwiki_git.ground import resolve as gr
+from openwiki_git.ground import subcommands as ground_subcommands
 from openwiki_git.ground.index import SECONDARY, Definition, SourceIndex
 from openwiki_git.ground.proves import HEAD_AFTER, named_resource
 from openwiki_git.ground.refs import Ref, Sentence
@@ -234,6 +235,9 @@ def _console(index: SourceIndex, ex: Example, sentence: Sentence, progs: dict[st
             cited.setdefault(main, f"{cmd.program}.__main__")
         elif prog is not None and cmd.program in progs:
             cited.setdefault(f"repo://{prog.path}#L{prog.line}-L{prog.line}", cmd.program)
+        if prog is not None and cmd.program in progs:  # `typer main.py run`: where the program declares `run`
+            for resource, what in ground_subcommands.declared(index, prog.target, cmd.words).items():
+                cited.setdefault(resource, what)
         if cmd.help and prog is not None:  # its help shows every option: the head of the function declaring them
             _console_name(index, ex, sentence, prog.target, cmd, cited, out)
         for option in (o for o in cmd.options if o != "--help"):

@@ -1,6 +1,7 @@
 """A console example that installs the project (`pip install "typer-slim[standard]"`, `uv add
 pkg`, `poetry add pkg`) grounded in the packaging lines that make it work: the line naming the
-distribution (`name = "typer-slim"`) and, for each extra it asks for, the lines declaring that
+distribution (`name = "typer-slim"`; in pyproject.toml its whole table instead, when the table is
+short) and, for each extra it asks for, the lines declaring that
 extra (`standard = [...]` under `[project.optional-dependencies]`, or `"standard": [...]` in
 setup.py's `extras_require`). When the project drops the extra (typer's commit making typer-slim
 a shallow wrapper deleted `standard`), the lines go and the claim is flagged. Pure: the files come
@@ -38,7 +39,9 @@ def installs(index: SourceIndex, command: str) -> dict[str, str]:
             if not named:
                 continue
             for n in named[:3]:
-                cited.setdefault(f"repo://{path}#L{n}-L{n}", name)
+                spans = _declares(lines, n) if path == "pyproject.toml" else []
+                for a, z in spans if any(a <= n <= z for a, z in spans) else [(n, n), *spans]:  # a short table holds its name
+                    cited.setdefault(f"repo://{path}#L{a}-L{z}", name)
             for extra in extras:
                 span = _extra(lines, extra, python=path.endswith(".py"))
                 if span is not None:
@@ -75,6 +78,21 @@ def _names(line: str, name: str) -> bool:
     """`name = "typer-slim"` (pyproject.toml, setup.cfg) or `name="uvicorn",` (setup.py)."""
     m = re.match(r"""\s*name\s*[=:]\s*["']?([A-Za-z0-9._-]+)["']?\s*,?\s*$""", line)
     return m is not None and _norm(m.group(1)) == _norm(name)
+
+
+SHORT_TABLE = 6  # lines: a distribution's table this short is cited whole (with the blank line ending it)
+
+
+def _declares(lines: list[str], named: int) -> list[tuple[int, int]]:
+    """What installing the distribution named on line `named` of pyproject.toml brings, when its
+    table is short: the whole table, to the blank line before the next one (typer's typer-slim
+    table was its header and name; making typer-slim a shallow wrapper added its dependencies
+    there, under `pip install typer-slim`). A long table is a project's own: its `dependencies`
+    move with every minimum version raised, which makes no install example false (typer's four
+    such commits in 40 would have marked its ten `pip install typer` examples each time)."""
+    header = next((n for n in range(named, 0, -1) if lines[n - 1].startswith("[")), 0)
+    end = next((n - 1 for n in range(named + 1, len(lines) + 1) if lines[n - 1].startswith("[")), len(lines))
+    return [(header, end)] if header and end - header + 1 <= SHORT_TABLE else []
 
 
 def _extra(lines: list[str], extra: str, *, python: bool) -> tuple[int, int] | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from openwiki_git.markdown import rstdoc
 from openwiki_git.pages import rst_markers, sentences
@@ -24,10 +24,11 @@ from openwiki_git.pages.citations import IGNORE
 from openwiki_git.pages.frontmatter_core import body_start as front_matter_end
 from openwiki_git.pages.markers import ANY, strip
 
-KINDS = ("symbol", "path", "flag", "env", "key", "string", "literal")
-# Names that are not definitions: grounded in the lines that mention them (names.py); one in a
-# section heading guards its section's sentences.
-NAME_KINDS = ("flag", "env", "key", "string", "literal")
+KINDS = ("symbol", "path", "flag", "env", "key", "string", "literal", "setting")
+# Names that are not definitions: grounded in the lines that mention them (names.py) or, a
+# setting, in the configuration line setting it (resolve.py); one in a section heading guards its
+# section's sentences.
+NAME_KINDS = ("flag", "env", "key", "string", "literal", "setting")
 
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 # A header-like word written in prose, each part capitalised (`X-Forwarded-Port`, `Keep-Alive`),
@@ -52,6 +53,10 @@ _FLAG_USAGE = re.compile(r"^(--[A-Za-z][A-Za-z0-9-]*)(?:=\S*|\s+(?:<[^<>]+>|\[[^
 _LITERAL = re.compile(r"^(?=[^\s`]*[A-Za-z]{2})(?=[^\s`]*[-_=:\[./][\w\[])[A-Za-z0-9_][\w.:\[\]=+-]{2,59}$")
 _STRING = re.compile(r"""^(["'])([\w.:/@<>*+-]{2,60})\1$""")  # `"auto"`, `'127.0.0.1'`: a string constant
 _ENV = re.compile(r"^\$?\{?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\}?$")
+# a setting quoted with its value inside a longer span, in a configuration file's spelling
+# (`fail-under=95`, `fail_under = 95`); not a flag's (`--cov-fail-under=95`)
+_SETTING = re.compile(r"(?<![\w-])([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+) ?= ?[\w\"'.]")
+_BARE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1[.;,]?")  # a sentence that is one code span, no words around it
 _KEY = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 _PATH = re.compile(r"^\.{0,2}/?[\w.@+-]+(?:/[\w.@+-]+)*/?$")
 _EXT = re.compile(r"\.[A-Za-z0-9]{1,8}$")
@@ -86,7 +91,10 @@ class PageRefs:
     # per prose sentence, the names (NAME_KINDS) of its section's headings: what the sentence is
     # about though it does not repeat them (a heading carries no marker, so each sentence of the
     # section carries them). A list item led by a name (`* `--workers <int>` - ...`) is guarded by
-    # its first sentence's claim: the item is one unit for a reader and for the report.
+    # its first sentence's claim: the item is one unit for a reader and for the report. A sentence
+    # leading into sentences that are each one code span ("you will see this message:" then
+    # `... fail-under=95`; "e.g.:" then a list of `--install-completion bash`) is guarded by those
+    # spans' names, and each such span, a statement of its own there, gets a claim.
     guards: dict[Sentence, tuple[Ref, ...]] = field(default_factory=dict)
     ignored: int = 0  # references followed by `<!-- openwiki-git: ignore -->`
     # per prose sentence, the class-like names (`Client`, :class:`x.Retrying`) that the earlier
@@ -144,6 +152,9 @@ def classify(raw: str, role: str | None = None) -> tuple[str, str, bool] | None:
         return "path", text, False
     if _LITERAL.match(text) and not text.startswith("-"):
         return "literal", text, False  # `X-Forwarded-For`: grounded only where the code mentions it (names.py)
+    setting = _SETTING.search(text) if " " in text else None
+    if setting:  # `Coverage failure: total of 88 is less than fail-under=95`: a message quoting a setting
+        return "setting", setting.group(1), False
     return None
 
 
@@ -168,15 +179,19 @@ def page_refs(text: str, blocks: Blocks | None = None) -> PageRefs:
     context: dict[Sentence, tuple[Ref, ...]] = {}
     classes: list[Ref] = []  # the class-like names the current section's sentences made so far
     ignored = [0]
+    lead: Sentence | None = None  # the previous paragraph's last sentence, when it leads into what follows (`...:`)
     masked, found_blocks = _blocks(text, blocks)
     for kind, start, end in found_blocks:
         chunk = masked[start:end]
+        before, lead = lead, None
         if kind == "code":
             for m in _DEF_IN_CODE.finditer(chunk):
                 local.add(m.group(1) or m.group(2))
             classes = []  # after an example the text moves on: "the `retry` attribute" is no longer `Retrying`'s
             continue
         spans = _sentences(text, start, end, claimable=kind == "prose", rst=blocks is not None)
+        if before is not None and kind == "prose":  # "e.g.:" then `--install-completion bash`: the usage is the statement
+            spans = [(replace(sn, claimable=True) if _BARE_SPAN.fullmatch(sn.text) else sn, a, z) for sn, a, z in spans]
         found = [(sentence, _refs_in(text, s_start, s_end, sentence, ignored)) for sentence, s_start, s_end in spans]
         items = {sentence for sentence, s_start, _ in spans if _list_item(text, s_start)}
         refs.extend(r for _, got in found for r in got)
@@ -195,6 +210,13 @@ def page_refs(text: str, blocks: Blocks | None = None) -> PageRefs:
                     context[sentence] = tuple(classes)
                 if sentence not in items:  # a list item's class is its own: "- the `Retrying` object" is no lead for "- ``sleep``"
                     classes.extend(r for r in got if _class_like(r) and r.name not in {c.name for c in classes})
+            quoted = [r for sn, got in found if _BARE_SPAN.fullmatch(sn.text) for r in got if r.kind in NAME_KINDS]
+            if before is not None and quoted:  # "..., you will see this message:" then `... fail-under=95`
+                guards[before] = guards.get(before, ()) + tuple(quoted)
+            if found and found[-1][0].text.endswith(":"):
+                lead = found[-1][0]
+            elif before is not None and found and all(_BARE_SPAN.fullmatch(sn.text) for sn, _ in found):
+                lead = before  # the next item of a list of usages it leads into
     return PageRefs(tuple(refs), frozenset(local), guards, ignored[0], context)
 
 

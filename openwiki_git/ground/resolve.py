@@ -83,6 +83,8 @@ def resolve(ref: Ref, index: SourceIndex, *, page_repo_path: str, local_names: f
     index.build()
     if ref.kind == "flag":
         return _mentioned(ref, index) or _resolve_flag(ref, index)
+    if ref.kind == "setting":
+        return _setting(ref, index) or Resolution(ref, UNKNOWN, reason="no configuration file of the project sets it")
     if ref.kind in ("string", "literal"):
         return _mentioned(ref, index) or Resolution(ref, UNKNOWN, reason="no line of the project's code has it")
     if ref.kind == "env":
@@ -402,6 +404,21 @@ def _one_reader(index: SourceIndex, name: str, hits: list[tuple[str, int, str]])
     if holders:
         return min(holders, key=lambda d: d.end - d.start)
     return _line_def(path, first, name) if last - first <= _NEAR else None
+
+
+SETTINGS_FILES = ("pyproject.toml", "setup.cfg", "tox.ini", ".coveragerc", "pytest.ini")  # where a project sets its tools
+
+
+def _setting(ref: Ref, index: SourceIndex) -> Resolution | None:
+    """A setting a span quotes (`fail-under=95`): the line of the repository's own configuration
+    that sets it (`fail_under = 98.35` in pyproject.toml), under either spelling; None when no
+    file sets it or several lines do (a message about another tool's setting is not broken)."""
+    spelt = "|".join(re.escape(n) for n in dict.fromkeys((ref.name, ref.name.replace("-", "_"), ref.name.replace("_", "-"))))
+    sets = re.compile(rf"""^\s*["']?(?:{spelt})["']?\s*[=:]""")
+    hits = [(p, n) for p in SETTINGS_FILES for n, line in enumerate(index.lines(p), 1) if sets.match(line)]
+    if len(hits) != 1:
+        return None
+    return Resolution(ref, RESOLVED, _line_def(hits[0][0], hits[0][1], ref.name), reason="a configuration file sets it")
 
 
 def _resolve_key(ref: Ref, index: SourceIndex) -> Resolution:

@@ -69,6 +69,7 @@ class Command:
     line: int
     help: bool = False  # it asks for the program's help (`--help`, `-h`): the example shows what the CLI declares
     module: bool = False  # run as `python -m pkg`: the package's `__main__.py` runs, not its console script
+    words: tuple[str, ...] = ()  # the plain words before its first option (`typer pkg.main utils docs`: utils, docs)
 
 
 def examples(text: str) -> list[Example]:
@@ -226,10 +227,13 @@ def commands(ex: Example) -> tuple[Command, ...]:
             continue
         options = tuple(dict.fromkeys(w.split("=", 1)[0] for w in rest if w.startswith("--") and len(w) > 3))
         names = tuple(dict.fromkeys(m.group(1) for w in rest if (m := _DOTTED.fullmatch(w)) and not _FILE.search(m.group(1))))
-        out.append(Command(program, options, names, s, n, "--help" in rest or "-h" in rest, module))
+        leading = rest[: next((i for i, w in enumerate(rest) if w.startswith("-")), len(rest))]
+        plain = tuple(dict.fromkeys(w for w in leading if _WORD.fullmatch(w)))
+        out.append(Command(program, options, names, s, n, "--help" in rest or "-h" in rest, module, plain))
     return tuple(out)
 
 
+_WORD = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")  # a subcommand's spelling: not a path, a value or a dotted name
 _FILE = re.compile(r"\.(?:py|pyi|txt|md|toml|cfg|ini|json|ya?ml|pem|key|crt|sock|html|sh|log|zip|gz|tar|whl)$", re.I)
 
 

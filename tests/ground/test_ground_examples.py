@@ -508,3 +508,63 @@ def test_python_dash_m_cites_the_packages_main_module(repo: GitRepo, capsys: pyt
     files = {**_CLI_PACKAGE, "pkg/__main__.py": "from pkg.cli import main\n\nmain()\n", "docs/guide.md": page}
     claims = ground_all(repo, capsys, files)["pages"][0]["claims"]
     assert [c["evidence"] for c in claims] == [["repo://pkg/__main__.py#L1-L3"], ["repo://pyproject.toml#L6-L6"]]
+
+
+PROGRAM = '''\
+import click
+
+app = click.Group()
+utils = click.Group()
+app.add_command(utils, name="utils")
+
+
+def add_run(cli):
+    if "run" not in cli.commands:
+        cli.add_command(click.Command("run"), "run")
+
+
+@utils.command()
+def docs(output=None, name=None):
+    return output, name
+
+
+def main():
+    return app()
+'''
+
+
+def test_a_console_example_cites_where_the_program_declares_the_commands_it_runs(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """typer's `typer main.py run --name Camila` and `typer pkg.main utils docs --output README.md`:
+    beside the console script's line, the code of the program's module declaring `run` (the
+    short function adding it, whole), `utils` (the line passing the name) and `docs` (the
+    command's head: it declares its options). The script's path, its own options and their
+    values are nothing of the program's."""
+    page = ("# Guide\n\n```console\n$ pkgcli main.py run --name camila\nHello camila\n```\n\n"
+            "```console\n$ pkgcli pkg.main utils docs --output readme.md\n```\n")
+    files = {**_CLI_PACKAGE, "pkg/cli.py": PROGRAM, "docs/guide.md": page}
+    claims = ground_all(repo, capsys, files)["pages"][0]["claims"]
+    assert [c["evidence"] for c in claims] == [
+        ["repo://pyproject.toml#L6-L6", "repo://pkg/cli.py#add_run"],
+        ["repo://pyproject.toml#L6-L6", "repo://pkg/cli.py#L5-L5", "repo://pkg/cli.py#docs:head"],
+    ]
+
+
+def test_a_list_of_bare_usages_led_into_by_a_sentence_is_grounded(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """typer's "those *CLI options* take a value with the name of the shell, e.g.:" then the
+    items `--install-completion bash`. and `--show-completion powershell`.: each usage, a
+    statement there, gets its claim (the option's lines), and the sentence leading into them is
+    guarded by them; a bare usage nothing leads into stays no statement."""
+    cli = ('import argparse\n\n\ndef main():\n    p = argparse.ArgumentParser()\n'
+           '    p.add_argument("--install-completion")\n    p.add_argument("--show-completion")\n')
+    page = ("# Guide\n\nThe options take the name of the shell, e.g.:\n\n* `--install-completion bash`.\n"
+            "* `--show-completion powershell`.\n\nMore:\n\nText between.\n\n`--show-completion zsh`\n")
+    claims = ground_all(repo, capsys, {**_CLI_PACKAGE, "pkg/cli.py": cli, "docs/guide.md": page})["pages"][0]["claims"]
+    install = "repo://pkg/cli.py?grep=%5B%22'%2F%5D--install-completion(%3F!%5B%5Cw-%5D)"
+    show = "repo://pkg/cli.py?grep=%5B%22'%2F%5D--show-completion(%3F!%5B%5Cw-%5D)"
+    assert {c["statement"]: c["evidence"] for c in claims} == {
+        "The options take the name of the shell, e.g.:": [install, show],
+        "`--install-completion bash`.": [install],
+        "`--show-completion powershell`.": [show],
+    }

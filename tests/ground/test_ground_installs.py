@@ -63,10 +63,10 @@ $ pip install requests
     [
         (
             'pip install "widgets[standard]"',
-            {"repo://pyproject.toml#L2-L2": "widgets", "repo://pyproject.toml#L8-L11": "widgets[standard]"},
-        ),
-        ("python -m pip install -U Widgets", {"repo://pyproject.toml#L2-L2": "Widgets"}),  # names compare as PEP 503 does
-        ("uv add widgets[missing]", {"repo://pyproject.toml#L2-L2": "widgets"}),  # no such extra: the name alone
+            {"repo://pyproject.toml#L1-L6": "widgets", "repo://pyproject.toml#L8-L11": "widgets[standard]"},
+        ),  # the distribution's table is short: cited whole, its name and dependencies with it
+        ("python -m pip install -U Widgets", {"repo://pyproject.toml#L1-L6": "Widgets"}),  # names compare as PEP 503 does
+        ("uv add widgets[missing]", {"repo://pyproject.toml#L1-L6": "widgets"}),  # no such extra: the distribution alone
         ("pip install requests", {}),  # another project's
         ("pip list", {}),
     ],
@@ -87,7 +87,7 @@ def test_an_install_example_is_flagged_when_its_extra_is_dropped(repo: GitRepo, 
     data = ground_all(repo, capsys, {"pyproject.toml": PYPROJECT, "widgets/__init__.py": "", "docs/install.md": PAGE})
     added = data["pages"][0]["examples"]["added"]
     assert [(a["line"], a["evidence"]) for a in added] == [
-        (3, ["repo://pyproject.toml#L2-L2", "repo://pyproject.toml#L8-L11"]), (7, ["repo://pyproject.toml#L2-L2"]),
+        (3, ["repo://pyproject.toml#L1-L6", "repo://pyproject.toml#L8-L11"]), (7, ["repo://pyproject.toml#L1-L6"]),
     ]  # not `pip install requests`
     repo.commit_all("grounded")
     assert repo.run("check") == 0
@@ -98,3 +98,41 @@ def test_an_install_example_is_flagged_when_its_extra_is_dropped(repo: GitRepo, 
     rc, out = staged_hook(repo, capsys)
     assert rc == 1 and "marked 1 claim" in out, out
     assert 'pip install "widgets[standard]"' in out
+
+
+LONG = """[project]
+name = "widgets"
+description = "Widgets."
+readme = "README.md"
+classifiers = [
+    "Typing :: Typed",
+]
+dependencies = [
+    "click >= 8.0.0",
+]
+
+[tool.build.packages.widgets-slim.project]
+name = "widgets-slim"
+
+[tool.build.packages.widgets.project]
+optional-dependencies = {}
+"""
+
+
+def test_an_install_cites_what_the_distribution_brings(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """`pip install pkg` relies on what pkg's table declares it brings: the whole table, to the
+    blank line ending it, when it is short; the name alone when it is long (a project's own
+    table, whose dependencies' minimum versions move with no install example going false). typer's typer-slim table was its header
+    and name; the commit making typer-slim a shallow wrapper of typer added its dependencies
+    there, under `pip install typer-slim`: the example is marked."""
+    files = {"pyproject.toml": LONG, "widgets/__init__.py": ""}
+    index = SourceIndex(files, files.get)
+    assert installs(index, "pip install widgets") == {"repo://pyproject.toml#L2-L2": "widgets"}
+    assert installs(index, "pip install widgets-slim") == {"repo://pyproject.toml#L12-L14": "widgets-slim"}
+    page = "# Install\n\n```console\n$ pip install widgets-slim\n```\n\n```console\n$ pip install widgets\n```\n"
+    ground_all(repo, capsys, {**files, "docs/install.md": page})
+    repo.commit_all("grounded")
+    slim = '[tool.build.packages.widgets-slim.project]\nname = "widgets-slim"\n'
+    repo.write("pyproject.toml", LONG.replace(slim, slim + 'dependencies = [\n    "widgets",\n]\n').replace("8.0.0", "8.2.1"))
+    rc, out = staged_hook(repo, capsys)
+    assert rc == 1 and "marked 1 claim" in out and "pip install widgets-slim" in out, out

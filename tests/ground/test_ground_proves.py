@@ -463,3 +463,117 @@ def test_a_sentence_about_what_an_option_does_cites_what_a_branch_on_it_runs(rep
     assert got["Run `--workers 4` to start four processes; a process that dies is not restarted."] == [
         ("lineset", flag), ("body", "repo://pkg/supervisors.py#Multiprocess.run")]
     assert got["`--workers <int>` - The number of worker processes."] == [("lineset", flag)]
+
+
+SETTINGS = '''\
+import logging
+import os
+
+
+class Config:
+    def __init__(self, log_config=None, use_colors=None, env_file=None, host="127.0.0.1"):
+        self.log_config = log_config
+        self.use_colors = use_colors
+        self.host = host
+        if env_file is not None:
+            os.environ["ENV_FILE"] = env_file
+
+    def configure_logging(self):
+        if self.log_config is not None:
+            logging.config.dictConfig(self.log_config)
+        elif self.use_colors:
+            logging.basicConfig()
+
+
+def trusted(hosts, allowed):
+    for host in hosts:
+        if host not in allowed:
+            return False
+    return True
+
+
+class Server:
+    def __init__(self, config):
+        self.reload = config.reload
+
+    @property
+    def should_reload(self):
+        return self.reload
+
+    def warn(self):
+        if self.reload:
+            logging.warning("Do not reload in production.")
+'''
+SETTINGS_MAIN = '''\
+import argparse
+
+
+def main(argv):
+    p = argparse.ArgumentParser()
+    p.add_argument("--log-config", help="Logging configuration file.")
+    p.add_argument("--env-file", help="Environment configuration file.")
+    p.add_argument("--host", help="Bind socket to this host.")
+    p.add_argument("--reload", action="store_true", help="Enable auto-reload.")
+    args = p.parse_args(argv)
+    return {"log_config": args.log_config, "env_file": args.env_file}
+'''
+
+
+def test_where_an_option_takes_effect_without_calling_the_project_its_branch_is_cited(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """uvicorn's "This option is ignored if the `--log-config` CLI option is used": the
+    `if self.log_config is not None:` statement of `configure_logging` holds it, and calls none of
+    the project's code: its lines are cited (the `elif` with it: the other values' effect). A bare
+    name is the option's value where it is a parameter of the function testing it (`env_file`);
+    a loop's `host` is a local that shares the name: `--host` takes effect nowhere here. An option
+    read outside its branches (`should_reload` returns `self.reload`) takes effect there too: its
+    branch (a warning) is not cited; passing a value on under its own name (`{"log_config": ...}`,
+    `self.reload = config.reload`) is no such read."""
+    repo.write("pkg/config.py", SETTINGS)
+    repo.write("pkg/main.py", SETTINGS_MAIN)
+    data = grounded(repo, capsys, (
+        "# Guide\n\nThe colours are ignored if the `--log-config` option is used.\n\n"
+        "The file given to `--env-file` is loaded before the application starts.\n\n"
+        "The server only listens when `--host` is given.\n\n"
+        "The server restarts when `--reload` is given and a file changes.\n"
+    ))
+    got = cited(data)
+    flag = "repo://pkg/main.py?grep=%5B%22'%2F%5D{}(%3F!%5B%5Cw-%5D)".format
+    assert got["The colours are ignored if the `--log-config` option is used."] == [
+        ("lineset", flag("--log-config")), ("lines", "repo://pkg/config.py#L14-L17")]
+    assert got["The file given to `--env-file` is loaded before the application starts."] == [
+        ("lineset", flag("--env-file")), ("lines", "repo://pkg/config.py#L10-L11")]
+    assert got["The server only listens when `--host` is given."] == [("lineset", flag("--host"))]
+    assert got["The server restarts when `--reload` is given and a file changes."] == [("lineset", flag("--reload"))]
+
+
+COVERAGE = '[project]\nname = "pkg"\n\n[tool.coverage.report]\nprecision = 2\nfail_under = 98.35\n'
+
+
+def test_a_setting_a_message_quotes_cites_the_line_setting_it_and_guards_the_sentence_leading_to_it(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """uvicorn's contributing guide: "If tests succeed but coverage doesn't reach our current
+    threshold, you will see this message under the coverage report:" then a paragraph that is only
+    `Coverage failure: total of 88 is less than fail-under=95`. The setting the message quotes is
+    the line of pyproject.toml setting it; the span, a statement of its own there, and the
+    sentence leading into it both cite it, and the commit raising the threshold to 100 (the one
+    that rewrote both upstream) marks both. A message quoting no setting of the project's, or
+    another tool's setting, is nothing to ground."""
+    repo.write("pyproject.toml", COVERAGE)
+    lead = "If coverage does not reach our current threshold, you will see this message:"
+    quoted = "`Coverage failure: total of 88 is less than fail-under=95`"
+    data = grounded(repo, capsys, (
+        f"# Contributing\n\n{lead}\n\n{quoted}\n\nIf the tests fail you will see this message:\n\n"
+        "`=== 1 failed, 354 passed ===`\n\nAnother linter prints `error: max-line-length=80 exceeded` for a long line.\n"
+    ))
+    got = cited(data)
+    line = "repo://pyproject.toml#L6-L6"
+    assert got == {lead: [("lines", line)], quoted: [("lines", line)]}
+    repo.write("pyproject.toml", COVERAGE.replace("98.35", "100"))
+    repo.commit_all("100% coverage")
+    capsys.readouterr()
+    assert repo.run("check", "--format", "json") == 1
+    report = json.loads(capsys.readouterr().out)
+    assert sorted(c["statement"] for c in report["claims"] if c["status"] == "stale") == sorted([lead, quoted])
