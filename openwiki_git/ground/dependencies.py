@@ -17,7 +17,11 @@ A sentence is about such a dependency when it names it as a word (any case: `**R
 `[watchgod](https://...)`, `` `uvloop` ``) and says something of its presence: installed,
 install, available, optional, or "don't have" / "can't use" right before its name (not "the flag
 doesn't have effect on the `websockets` implementation"). Its claim cites those lines (up to
-MAX_SITES of them), so a change to how the package finds the dependency marks it.
+MAX_SITES of them), so a change to how the package finds the dependency marks it. A dependency
+the code never checks is there because the packaging requires it: a sentence saying it is
+installed cites the lines requiring it (installs.requirements: uvicorn's "`PyYAML` will be
+installed to allow you to provide a `.yaml` file to `--log-config`" is true of `"PyYAML>=5.1",`
+in its `standard` extra), so dropping the requirement marks it.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from openwiki_git.ground import installs
 from openwiki_git.ground.index import SECONDARY, SourceIndex
 
 __all__ = ["Detection", "detections", "named"]
@@ -33,6 +38,7 @@ __all__ = ["Detection", "detections", "named"]
 MAX_SITES = 3  # a dependency checked in more places than this is everywhere: no one place proves a sentence
 MAX_LINES = 40  # a `try` longer than this holds more than the check
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError"}
+_INSTALLING = re.compile(r"\b(?:install(?:ed|ing|s)?|dependenc(?:y|ies))\b", re.I)
 _PRESENCE = re.compile(r"\b(?:install(?:ed|ing|s)?|available|optional(?:ly)?)\b", re.I)
 # "If you don't have Rich", "if you can't use Rich": the name right after; not "doesn't have effect"
 _LACKING = r"(?:n't|not)\s+(?:have|use)\s+[*_`\[]*"
@@ -40,15 +46,18 @@ _LACKING = r"(?:n't|not)\s+(?:have|use)\s+[*_`\[]*"
 
 @dataclass(frozen=True, slots=True)
 class Detection:
-    """Where the package decides whether the dependency `name` is installed: line ranges."""
+    """Where the package decides whether the dependency `name` is installed, and the packaging
+    lines requiring it: line ranges."""
 
     name: str
-    resources: tuple[str, ...]
+    resources: tuple[str, ...]  # the code checking it
+    required: tuple[str, ...] = ()  # the packaging lines requiring it
 
 
 def detections(index: SourceIndex) -> dict[str, Detection]:
     """Every optional dependency of the package (by its import name, lower case) and the lines
-    that check it; computed once per index."""
+    that check it, and every distribution it requires (by its PEP 503 name) and the lines
+    requiring it; computed once per index."""
     cached = index.mentions.get(("dependencies", ""))
     if isinstance(cached, dict):
         return cached
@@ -69,20 +78,29 @@ def detections(index: SourceIndex) -> dict[str, Detection]:
         name: Detection(name, tuple(f"repo://{p}#L{s}-L{e}" for p, s, e in spots))
         for name, spots in sites.items() if len(spots) <= MAX_SITES
     }
+    for name, lines in installs.requirements(index).items():  # what installs it: `"PyYAML>=5.1",` of the extra
+        found[name] = Detection(name, found[name].resources if name in found else (), tuple(lines[:MAX_SITES]))
     index.mentions[("dependencies", "")] = found
     return found
 
 
-def named(sentence: str, known: dict[str, Detection]) -> list[Detection]:
-    """The optional dependencies `sentence` names as a word and says something of the presence of."""
+def named(sentence: str, known: dict[str, Detection]) -> list[tuple[str, str]]:
+    """(name, resource) of what proves the presence of each dependency `sentence` names as a word
+    and says something of the presence of: the code checking it; for a dependency the code does
+    not check, the packaging lines requiring it, when the sentence says it is installed or a
+    dependency ("Only available for `h11`" is no sentence about installing h11). Not both: a
+    requirement's line moves with every minimum version raised (typer's `"rich >=10.11.0"` became
+    `>=12.3.0`, and would have marked nine sentences saying Rich is installed)."""
     if not known:
         return []
     lower = sentence.lower()
     presence = _PRESENCE.search(lower) is not None
+    installing = _INSTALLING.search(lower) is not None
     return [
-        d for name, d in sorted(known.items())
+        (name, r) for name, d in sorted(known.items())
         if name in lower and re.search(rf"(?<![\w./-]){re.escape(name)}(?![\w-])", lower)
         and (presence or re.search(_LACKING + re.escape(name), lower))
+        for r in (d.resources or (d.required if installing else ()))
     ]
 
 

@@ -151,7 +151,7 @@ def plan_page(ctx: Context, page: str, sidecar: Sidecar | None, text: str) -> Pa
         named = _through_classes(pairs, ctx.index, context, page_classes)
         items = _items(rep, ctx, sentence, ground_examples.through_programs(named, ctx.index))
         items += [  # "If you have Rich installed": the lines that check it is
-            Item(d.name, "dependency", d.name, r, "lines", extra="detects") for d in present.get(sentence, ()) for r in d.resources
+            Item(name, "dependency", name, r, "lines", extra="detects") for name, r in present.get(sentence, ())
         ]
         if not sentence.claimable:
             rep.no_claim += len(items)

@@ -15,7 +15,7 @@ import shlex
 
 from openwiki_git.ground.index import SourceIndex
 
-__all__ = ["installs"]
+__all__ = ["installs", "requirements"]
 
 PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg")
 _INSTALLERS = {("pip", "install"), ("pip3", "install"), ("pipx", "install"), ("uv", "add"), ("poetry", "add")}
@@ -47,6 +47,37 @@ def installs(index: SourceIndex, command: str) -> dict[str, str]:
                 if span is not None:
                     cited.setdefault(f"repo://{path}#L{span[0]}-L{span[1]}", f"{name}[{extra}]")
     return cited
+
+
+_LIST_START = re.compile(r"""^\s*["']?([\w.-]+)["']?\s*[=:]\s*\[""")  # `dependencies = [`, `"standard": [`, `install_requires=[`
+_REQUIREMENT = re.compile(r"""^\s*["']([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;,@ ]|["'])""")
+
+
+def requirements(index: SourceIndex) -> dict[str, list[str]]:
+    """The distributions the project declares it requires, by PEP 503 name, each with the lines
+    declaring it (`"PyYAML>=5.1",` in `[project.optional-dependencies] standard`, an item of
+    setup.py's `install_requires` or of a list named like `extra_requirements`): what installs
+    it. Only lines inside such a list: a keyword or a classifier is no requirement."""
+    out: dict[str, list[str]] = {}
+    own: set[str] = set()  # the project's own distributions (typer-cli requiring typer): packaging, not a dependency
+    for path in PACKAGING:
+        table, key, depth, extras, opened = "", "", 0, -99, 0
+        for n, line in enumerate((index.text(path) or "").splitlines() if path in index.path_set else [], 1):
+            named = re.match(r"""\s*name\s*[=:]\s*["']([A-Za-z0-9._-]+)["']""", line)
+            own |= {_norm(named.group(1))} if named else set()
+            if depth == 0 and line.startswith("["):
+                table = line
+            extras = n if "extras_require" in line else extras  # setup.py's `extras_require={"standard": [`
+            start = _LIST_START.match(line) if depth == 0 else None
+            if start:  # a quoted key just after `extras_require={` is an extra's: `"standard": [`
+                key, opened = start.group(1).lower(), (n if line.lstrip()[:1] in "\"'" else 0)
+            listed = depth > 0 and ("depend" in key or "require" in key or "optional-dependencies" in table or 0 <= opened - extras < 10)
+            m = _REQUIREMENT.match(line) if listed else None
+            if m:
+                out.setdefault(_norm(m.group(1)), []).append(f"repo://{path}#L{n}-L{n}")
+            if start or depth > 0:
+                depth = max(0, depth + line.count("[") - line.count("]"))
+    return {name: lines for name, lines in out.items() if name not in own}
 
 
 def _specs(command: str) -> list[tuple[str, tuple[str, ...]]]:

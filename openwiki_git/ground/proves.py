@@ -22,6 +22,8 @@ plainly. Then, for a definition the sentence refers to:
   defines no function, no longer than a screen, is its attributes (uvicorn's `UvicornH11Worker`
   is `CONFIG_KWARGS = {"loop": "asyncio", "http": "h11"}`; an enum, a dataclass's fields): its
   whole definition, whatever the sentence (not an exception's: where it is raised says what it does);
+- a short script (`#!` first, no longer than a screen) a behaviour sentence names ("the release
+  can be published using the `scripts/publish` script"): the whole script;
 - anything else (a variable's assignment, a module, a file, a line): its lines.
 
 A method the sentence names through its class (`Client.send`, "`.send()` on a `Client`") cites the
@@ -128,6 +130,9 @@ class Prover:
             param = self._init_parameter(d)
             if param is not None:
                 return param
+        lines = self.index.lines(d.path) if d.kind == "line" and d.qualname == d.path else []
+        if _short_script(lines) and sentence_kind(sentence) == BEHAVIOUR:  # "published using the `scripts/publish` script"
+            return Cite(f"repo://{d.path}#L1-L{len(lines)}", "file")
         if d.kind not in ("class", "function", "method") or definitions.unsupported(d.path) is not None:
             return Cite(d.resource, "file" if d.kind == "module" else "lines")
         kind = sentence_kind(sentence)
@@ -384,6 +389,11 @@ def _spelt_like_code(word: str) -> bool:
     """`max_size`, `maxSize`, `JSONRenderer`: an underscore, or a capital inside a word that has
     small letters too. An all-capitals word (`JSON`, `HTTP`) is how prose writes an acronym."""
     return "_" in word or (any(c.isupper() for c in word[1:]) and any(c.islower() for c in word))
+
+
+def _short_script(lines: list[str]) -> bool:
+    """`#!` first and no longer than a screen: what a sentence says the script does is all of it."""
+    return bool(lines) and lines[0].startswith("#!") and len(lines) <= HEAD_AFTER
 
 
 def _has_word(text: str, word: str) -> bool:

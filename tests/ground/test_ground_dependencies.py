@@ -73,9 +73,9 @@ def test_the_checks_found_and_the_sentences_that_name_them() -> None:
         "uvloop": ("repo://pkg/core.py#L5-L8",),
         "watchgod": ("repo://pkg/supervisors.py#L1-L4",),  # through the package's module that imports it
     }  # not click: imported again in the handler, a shim for its versions; not a test's import
-    assert [d.name for d in named("If you have **Rich** installed, errors are printed nicely.", found)] == ["rich"]
+    assert named("If you have **Rich** installed, errors are printed nicely.", found) == [("rich", "repo://pkg/core.py#L3-L3")]
     assert named("Rich text makes errors readable.", found) == []  # says nothing of it being there
-    assert named("Set `rich_markup_mode` when Rich is installed.", found)[0].name == "rich"
+    assert named("Set `rich_markup_mode` when Rich is installed.", found)[0][0] == "rich"
     assert named("Installing enriched output.", found) == []  # not the word
 
 
@@ -103,3 +103,31 @@ def test_a_presence_sentence_is_grounded_in_the_check_and_marked_when_it_changes
     assert rc == 1, out
     assert "marked 2 claims stale" in out, out
     assert "If you have **Rich** installed" in out and "If you don't have Rich installed" in out
+
+
+PACKAGING = """[project]
+name = "pkg"
+dependencies = [
+    "h11>=0.8",
+]
+
+[project.optional-dependencies]
+standard = [
+    "PyYAML>=5.1",
+    "rich >=10.11.0",
+]
+"""
+
+
+def test_the_packaging_lines_requiring_a_dependency_prove_it_is_installed() -> None:
+    """uvicorn's "`PyYAML` will be installed to allow you to provide a `.yaml` file to
+    `--log-config`" is true of `"PyYAML>=5.1",` in its `standard` extra: a sentence saying a
+    dependency the code never checks is installed (or a dependency) cites the lines requiring it;
+    one the code checks (Rich) keeps the check, whose lines do not move with its minimum version;
+    a sentence saying only that something is available for it ("Only available for `h11`") cites
+    nothing. The project's own distributions are not its dependencies."""
+    found = detections(_index({"pyproject.toml": PACKAGING, "pkg/core.py": CORE}))
+    assert named("`PyYAML` will be installed to allow a `.yaml` logging file.", found) == [("pyyaml", "repo://pyproject.toml#L9-L9")]
+    assert named("If you have **Rich** installed, errors are printed nicely.", found) == [("rich", "repo://pkg/core.py#L3-L3")]
+    assert named("Only available for `h11` HTTP protocol implementation.", found) == []
+    assert "pkg" not in found

@@ -577,3 +577,21 @@ def test_a_setting_a_message_quotes_cites_the_line_setting_it_and_guards_the_sen
     assert repo.run("check", "--format", "json") == 1
     report = json.loads(capsys.readouterr().out)
     assert sorted(c["statement"] for c in report["claims"] if c["status"] == "stale") == sorted([lead, quoted])
+
+
+def test_a_short_script_a_sentence_says_does_something_is_cited_whole(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """uvicorn's "If something goes wrong with the PyPI job the release can be published using the
+    `scripts/publish` script." cited the script's shebang line: what publishes is the rest of it.
+    A short script (`#!` first, no longer than a screen) in a sentence about what it does is cited
+    whole; a sentence only naming it, or a long one, keeps its first line (the file exists)."""
+    repo.write("scripts/publish", "#!/bin/sh -e\n\ntwine upload dist/*\nmkdocs gh-deploy --force\n")
+    repo.write("scripts/big", "#!/bin/sh -e\n" + "echo step\n" * 60)
+    data = grounded(repo, capsys, (
+        "# Releasing\n\nIf the job fails, the release can be published using the `scripts/publish` script.\n\n"
+        "See `scripts/publish` for the details.\n\nIf the job fails, the docs are rebuilt by the `scripts/big` script.\n"
+    ))
+    got = cited(data)
+    assert got["If the job fails, the release can be published using the `scripts/publish` script."] == [
+        ("file", "repo://scripts/publish#L1-L4")]
+    assert got["See `scripts/publish` for the details."] == [("lines", "repo://scripts/publish#L1-L1")]
+    assert got["If the job fails, the docs are rebuilt by the `scripts/big` script."] == [("lines", "repo://scripts/big#L1-L1")]
