@@ -95,7 +95,7 @@ def test_a_real_projects_docs(cart_repo: GitRepo, capsys: pytest.CaptureFixture[
     assert out.endswith(
         "9 references: 0 to ground (0 new claims, 0 claims given more evidence), 4 already grounded, 0 broken, 0 ambiguous, "
         "2 not this project's, 3 in headings, tables or bare lists (no claim there), 0 citing what their sentence cites already, "
-        "0 in retracted sentences; 0 undecided, 0 guarded by their section, 0 pages left alone\n"
+        "0 in retracted sentences; 0 undecided, 0 guarded by their section or what they lead into, 0 pages left alone\n"
     )
 
 

@@ -143,7 +143,7 @@ def report_text(data: dict[str, Any]) -> str:
         f"{s['extended']} claims given more evidence), {s['already_grounded']} already grounded, {s['broken']} broken, "
         f"{s['ambiguous']} ambiguous, {s['unknown']} not this project's, {s['no_claim']} in headings, tables or bare lists "
         f"(no claim there), {s['repeated']} citing what their sentence cites already, {s['retracted']} in retracted sentences; "
-        f"{s['undecided']} undecided, {s['guarded']} guarded by their section, {s['left_alone']} pages left alone"
+        f"{s['undecided']} undecided, {s['guarded']} guarded by their section or what they lead into, {s['left_alone']} pages left alone"
     )
     return "\n".join(lines) + "\n"
 
