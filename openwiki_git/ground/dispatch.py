@@ -166,8 +166,6 @@ def _reads(test: ast.expr, dest: str, parameters: frozenset[str]) -> bool:
     )
 
 
-
-
 def _called(index: SourceIndex, path: str, body: list[ast.stmt]) -> list[Definition]:
     """The project's definitions a branch calls, by the name its module binds them to."""
     module = index.modules.get(index.module_name(path))

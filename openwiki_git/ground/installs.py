@@ -112,18 +112,22 @@ def _names(line: str, name: str) -> bool:
 
 
 SHORT_TABLE = 6  # lines: a distribution's table this short is cited whole (with the blank line ending it)
+_PROJECT_TABLES = ("[project]", "[tool.poetry]")
 
 
 def _declares(lines: list[str], named: int) -> list[tuple[int, int]]:
     """What installing the distribution named on line `named` of pyproject.toml brings, when its
     table is short: the whole table, to the blank line before the next one (typer's typer-slim
     table was its header and name; making typer-slim a shallow wrapper added its dependencies
-    there, under `pip install typer-slim`). A long table is a project's own: its `dependencies`
-    move with every minimum version raised, which makes no install example false (typer's four
-    such commits in 40 would have marked its ten `pip install typer` examples each time)."""
+    there, under `pip install typer-slim`). Not the project's own table, however short: its
+    `version` moves with every release and its `dependencies` with every minimum version raised,
+    which makes no install example false (typer's four such commits in 40 would have marked its
+    ten `pip install typer` examples each time)."""
     header = next((n for n in range(named, 0, -1) if lines[n - 1].startswith("[")), 0)
     end = next((n - 1 for n in range(named + 1, len(lines) + 1) if lines[n - 1].startswith("[")), len(lines))
-    return [(header, end)] if header and end - header + 1 <= SHORT_TABLE else []
+    if not header or lines[header - 1].strip() in _PROJECT_TABLES:
+        return []  # the project's own table: its `version` moves with every release
+    return [(header, end)] if end - header + 1 <= SHORT_TABLE else []
 
 
 def _extra(lines: list[str], extra: str, *, python: bool) -> tuple[int, int] | None:

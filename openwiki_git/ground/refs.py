@@ -56,7 +56,7 @@ _ENV = re.compile(r"^\$?\{?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\}?$")
 # a setting quoted with its value inside a longer span, in a configuration file's spelling
 # (`fail-under=95`, `fail_under = 95`); not a flag's (`--cov-fail-under=95`)
 _SETTING = re.compile(r"(?<![\w-])([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+) ?= ?[\w\"'.]")
-_BARE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1[.;,]?")  # a sentence that is one code span, no words around it
+_BARE_SPAN = re.compile(r"(`+)(?!`)(?:(?!\1).)+(?<!`)\1[.;,]?")  # a sentence that is one code span, no words around it
 _KEY = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 _PATH = re.compile(r"^\.{0,2}/?[\w.@+-]+(?:/[\w.@+-]+)*/?$")
 _EXT = re.compile(r"\.[A-Za-z0-9]{1,8}$")

@@ -63,10 +63,10 @@ $ pip install requests
     [
         (
             'pip install "widgets[standard]"',
-            {"repo://pyproject.toml#L1-L6": "widgets", "repo://pyproject.toml#L8-L11": "widgets[standard]"},
-        ),  # the distribution's table is short: cited whole, its name and dependencies with it
-        ("python -m pip install -U Widgets", {"repo://pyproject.toml#L1-L6": "Widgets"}),  # names compare as PEP 503 does
-        ("uv add widgets[missing]", {"repo://pyproject.toml#L1-L6": "widgets"}),  # no such extra: the distribution alone
+            {"repo://pyproject.toml#L2-L2": "widgets", "repo://pyproject.toml#L8-L11": "widgets[standard]"},
+        ),  # `[project]` is short, but the project's own: its name only (its version moves with every release)
+        ("python -m pip install -U Widgets", {"repo://pyproject.toml#L2-L2": "Widgets"}),  # names compare as PEP 503 does
+        ("uv add widgets[missing]", {"repo://pyproject.toml#L2-L2": "widgets"}),  # no such extra: the name alone
         ("pip install requests", {}),  # another project's
         ("pip list", {}),
     ],
@@ -87,7 +87,7 @@ def test_an_install_example_is_flagged_when_its_extra_is_dropped(repo: GitRepo, 
     data = ground_all(repo, capsys, {"pyproject.toml": PYPROJECT, "widgets/__init__.py": "", "docs/install.md": PAGE})
     added = data["pages"][0]["examples"]["added"]
     assert [(a["line"], a["evidence"]) for a in added] == [
-        (3, ["repo://pyproject.toml#L1-L6", "repo://pyproject.toml#L8-L11"]), (7, ["repo://pyproject.toml#L1-L6"]),
+        (3, ["repo://pyproject.toml#L2-L2", "repo://pyproject.toml#L8-L11"]), (7, ["repo://pyproject.toml#L2-L2"]),
     ]  # not `pip install requests`
     repo.commit_all("grounded")
     assert repo.run("check") == 0
@@ -121,8 +121,8 @@ optional-dependencies = {}
 
 def test_an_install_cites_what_the_distribution_brings(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
     """`pip install pkg` relies on what pkg's table declares it brings: the whole table, to the
-    blank line ending it, when it is short; the name alone when it is long (a project's own
-    table, whose dependencies' minimum versions move with no install example going false). typer's typer-slim table was its header
+    blank line ending it, when it is short and not the project's own `[project]` (whose version
+    and dependencies' minimum versions move with no install example going false): its name alone. typer's typer-slim table was its header
     and name; the commit making typer-slim a shallow wrapper of typer added its dependencies
     there, under `pip install typer-slim`: the example is marked."""
     files = {"pyproject.toml": LONG, "widgets/__init__.py": ""}
