@@ -9,7 +9,7 @@ import pytest
 
 from openwiki_git.ground.dependencies import detections, named
 from openwiki_git.ground.index import SourceIndex
-from tests.support.ground_docs import ground_all
+from tests.support.ground_docs import PYPROJECT, ground_all
 from tests.support.kinds_repo import staged_hook
 from tests.support.repo import GitRepo
 
@@ -105,29 +105,17 @@ def test_a_presence_sentence_is_grounded_in_the_check_and_marked_when_it_changes
     assert "If you have **Rich** installed" in out and "If you don't have Rich installed" in out
 
 
-PACKAGING = """[project]
-name = "pkg"
-dependencies = [
-    "h11>=0.8",
-]
-
-[project.optional-dependencies]
-standard = [
-    "PyYAML>=5.1",
-    "rich >=10.11.0",
-]
-"""
 
 
 def test_the_packaging_lines_requiring_a_dependency_prove_it_is_installed() -> None:
     """uvicorn's "`PyYAML` will be installed to allow you to provide a `.yaml` file to
     `--log-config`" is true of `"PyYAML>=5.1",` in its `standard` extra: a sentence saying a
-    dependency the code never checks is installed (or a dependency) cites the lines requiring it;
-    one the code checks (Rich) keeps the check, whose lines do not move with its minimum version;
-    a sentence saying only that something is available for it ("Only available for `h11`") cites
-    nothing. The project's own distributions are not its dependencies."""
-    found = detections(_index({"pyproject.toml": PACKAGING, "pkg/core.py": CORE}))
-    assert named("`PyYAML` will be installed to allow a `.yaml` logging file.", found) == [("pyyaml", "repo://pyproject.toml#L9-L9")]
+    dependency the code never checks (here shellingham) is installed (or a dependency) cites the
+    lines requiring it; one the code checks (Rich) keeps the check, whose lines do not move with
+    its minimum version; a sentence saying only that something is available for it ("Only
+    available for `h11`") cites nothing. The project's own distributions are not its dependencies."""
+    found = detections(_index({"pyproject.toml": PYPROJECT, "pkg/core.py": CORE}))
+    assert named("`shellingham` will be installed to detect the shell.", found) == [("shellingham", "repo://pyproject.toml#L10-L10")]
     assert named("If you have **Rich** installed, errors are printed nicely.", found) == [("rich", "repo://pkg/core.py#L3-L3")]
-    assert named("Only available for `h11` HTTP protocol implementation.", found) == []
-    assert "pkg" not in found
+    assert named("Only available for `click` 8.", found) == []
+    assert "widgets" not in found

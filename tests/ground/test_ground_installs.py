@@ -10,25 +10,9 @@ import pytest
 
 from openwiki_git.ground.index import SourceIndex
 from openwiki_git.ground.installs import installs
-from tests.support.ground_docs import ground_all
+from tests.support.ground_docs import PYPROJECT, ground_all
 from tests.support.kinds_repo import staged_hook
 from tests.support.repo import GitRepo
-
-PYPROJECT = """[project]
-name = "widgets"
-dependencies = [
-    "click >= 8.0.0",
-]
-
-[project.optional-dependencies]
-standard = [
-    "rich >=10.11.0",
-    "shellingham >=1.3.0",
-]
-
-[tool.other]
-standard = ["not", "an", "extra"]
-"""
 
 SETUP = """from setuptools import setup
 

@@ -88,3 +88,22 @@ def ground_all(repo: GitRepo, capsys: pytest.CaptureFixture[str], files: dict[st
     capsys.readouterr()
     repo.run("ground", "--all", "--format", "json")
     return dict(json.loads(capsys.readouterr().out))
+
+
+# A package's pyproject.toml with a dependency, an extra and another tool's key of the extra's name
+# (installs.py and dependencies.py read it).
+PYPROJECT = """[project]
+name = "widgets"
+dependencies = [
+    "click >= 8.0.0",
+]
+
+[project.optional-dependencies]
+standard = [
+    "rich >=10.11.0",
+    "shellingham >=1.3.0",
+]
+
+[tool.other]
+standard = ["not", "an", "extra"]
+"""
