@@ -73,7 +73,10 @@ def _dispatched(index: SourceIndex, dest: str, parse: Callable[[str], ast.Module
         tree = parse(path) if text and dest in text and tested.search(text) else None
         if tree is None:
             continue
-        branches += [(path, node) for node in _tests(tree, dest, frozenset())]
+        try:
+            branches += [(path, node) for node in _tests(tree, dest, frozenset())]
+        except RecursionError:  # an expression nested deeper than the walk can follow: no branch read there
+            continue
     if not branches or len(branches) > MAX_BRANCHES:
         return Effect()
     found: dict[tuple[str, int], Definition] = {}
@@ -100,9 +103,11 @@ def _read_elsewhere(index: SourceIndex, dest: str, branches: list[tuple[str, ast
     for path in index.paths:
         text = index.text(path) if path.endswith(".py") and not SECONDARY.search(path) else None
         tree = parse(path) if text and word.search(text) else None
-        if tree is not None and any(
-            not any(a <= line <= z for a, z in inside.get(path, ())) for line in _uses(tree, dest, frozenset(), False)
-        ):
+        try:
+            uses = _uses(tree, dest, frozenset(), False) if tree is not None else []
+        except RecursionError:
+            return True  # nested deeper than the walk can follow: it may read the value anywhere
+        if any(not any(a <= line <= z for a, z in inside.get(path, ())) for line in uses):
             return True
     return False
 

@@ -72,6 +72,6 @@ def _parsed(index: SourceIndex, path: str) -> ast.Module | None:
     if key not in index.mentions:
         try:
             index.mentions[key] = ast.parse(index.text(path) or "", filename=path)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             index.mentions[key] = None
     return index.mentions[key]  # type: ignore[return-value]

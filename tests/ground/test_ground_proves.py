@@ -595,3 +595,17 @@ def test_a_short_script_a_sentence_says_does_something_is_cited_whole(repo: GitR
         ("file", "repo://scripts/publish#L1-L4")]
     assert got["See `scripts/publish` for the details."] == [("lines", "repo://scripts/publish#L1-L1")]
     assert got["If the job fails, the docs are rebuilt by the `scripts/big` script."] == [("lines", "repo://scripts/big#L1-L1")]
+
+
+def test_an_expression_nested_too_deep_to_walk_is_left_alone(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """A file with an expression of a thousand terms parses, but is nested deeper than a walk
+    over the tree can recurse: where `--log-config` takes effect is not looked for there, and
+    `ground` goes on (exit 0, the flag's own lines cited) instead of failing."""
+    repo.write("pkg/config.py", SETTINGS)
+    repo.write("pkg/main.py", SETTINGS_MAIN)
+    deep = " + ".join(["log_config"] * 1000)
+    repo.write("pkg/deep.py", f"def f(log_config):\n    x = {deep}\n    if log_config:\n        return x\n")
+    data = grounded(repo, capsys, "# Guide\n\nThe colours are ignored if the `--log-config` option is used.\n")
+    got = cited(data)
+    flag = "repo://pkg/main.py?grep=%5B%22'%2F%5D--log-config(%3F!%5B%5Cw-%5D)"
+    assert got["The colours are ignored if the `--log-config` option is used."] == [("lineset", flag)]
