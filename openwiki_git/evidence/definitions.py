@@ -151,11 +151,22 @@ def _definitions(path: str, text: str) -> tuple[Extent, ...]:
     return tuple(_read_definitions(path, text))
 
 
+PARSE_FAILURES = (SyntaxError, ValueError, RecursionError, MemoryError)  # hostile nesting too
+
+
+def parse_python(text: str, path: str = "<unknown>") -> ast.Module | None:
+    """The file's tree; None when it does not parse (a syntax error, a null byte, an expression
+    nested deeper than the parser or memory can follow)."""
+    try:
+        return ast.parse(text, filename=path)
+    except PARSE_FAILURES:
+        return None
+
+
 def _read_definitions(path: str, text: str) -> list[Extent]:
     if path.endswith((".py", ".pyi")):
-        try:
-            tree = ast.parse(text, filename=path)
-        except (SyntaxError, ValueError, RecursionError):
+        tree = parse_python(text, path)
+        if tree is None:
             return []
         text_lines = split_lines(text)
         return list(_python(tree.body, "", text_lines, _docstring_spans(tree, text_lines)))
@@ -169,9 +180,8 @@ def docstring_lines(path: str, text: str) -> list[Span]:
     included: prose, not code (a quote of them proves no code). Other languages: none known."""
     if not path.endswith((".py", ".pyi")):
         return []
-    try:
-        tree = ast.parse(text, filename=path)
-    except (SyntaxError, ValueError, RecursionError):
+    tree = parse_python(text, path)
+    if tree is None:
         return []
     text_lines = split_lines(text)
     found = _docstring_spans(tree, text_lines)
@@ -192,7 +202,7 @@ def parse_problem(path: str, text: str) -> str | None:
         ast.parse(text, filename=path)
     except SyntaxError as e:
         return f"{path} does not parse as Python (line {e.lineno}: {e.msg})"
-    except (ValueError, RecursionError):
+    except (ValueError, RecursionError, MemoryError):
         return f"{path} does not parse as Python"
     return None
 

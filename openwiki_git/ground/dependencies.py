@@ -30,6 +30,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from openwiki_git.evidence import definitions
 from openwiki_git.ground import installs
 from openwiki_git.ground.index import SECONDARY, SourceIndex
 
@@ -108,10 +109,7 @@ def _parse(index: SourceIndex, path: str) -> ast.Module | None:
     text = index.text(path)
     if not text or ("import" not in text and "find_spec" not in text):
         return None
-    try:
-        return ast.parse(text, filename=path)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    return definitions.parse_python(text, path)
 
 
 def _checks(index: SourceIndex, path: str, tree: ast.Module) -> list[tuple[str, int, int]]:

@@ -118,8 +118,7 @@ def _uses(node: ast.AST, dest: str, parameters: frozenset[str], passed: bool) ->
     out: list[int] = []
     for child in ast.iter_child_nodes(node):
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            args = child.args
-            out += _uses(child, dest, frozenset(a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]), False)
+            out += _uses(child, dest, _parameters(child), False)
             continue
         if isinstance(child, ast.Dict):  # `{"log_config": log_config, ...}`: passed on under its name
             for key, value in zip(child.keys, child.values, strict=True):
@@ -142,6 +141,12 @@ def _wrap(node: ast.expr) -> ast.AST:
     return ast.Expr(value=node, lineno=node.lineno, col_offset=node.col_offset)
 
 
+def _parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:
+    """The names a function takes: a bare name among them is a value handed in."""
+    args = fn.args
+    return frozenset(a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
+
+
 def _named(target: ast.expr, dest: str) -> bool:
     return isinstance(target, ast.Attribute) and target.attr == dest or isinstance(target, ast.Name) and target.id == dest
 
@@ -152,9 +157,7 @@ def _tests(node: ast.AST, dest: str, parameters: frozenset[str]) -> list[ast.If]
     out: list[ast.If] = []
     for child in ast.iter_child_nodes(node):
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            args = child.args
-            names = frozenset(a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
-            out += _tests(child, dest, names)
+            out += _tests(child, dest, _parameters(child))
         elif isinstance(child, ast.If) and _reads(child.test, dest, parameters):
             out.append(child)
         else:

@@ -68,6 +68,7 @@ class SourceIndex:
         self.files = self.path_set | set(files)  # every tracked file, the wiki's too: what a link may name
         self._read = read
         self._texts: dict[str, str | None] = {}
+        self._trees: dict[str, ast.Module | None] = {}
         self._built = False
         self.defs: dict[str, list[Definition]] = defaultdict(list)
         self.by_last: dict[str, list[str]] = defaultdict(list)  # last segment -> qualnames
@@ -94,6 +95,14 @@ class SourceIndex:
     def lines(self, path: str) -> list[str]:
         t = self.text(path)
         return t.splitlines() if t else []
+
+    def tree(self, path: str) -> ast.Module | None:
+        """A Python file's tree, parsed once a run when something reads it (None: no such file,
+        or it does not parse)."""
+        if path not in self._trees:
+            text = self.text(path)
+            self._trees[path] = definitions.parse_python(text, path) if text else None
+        return self._trees[path]
 
     # -- building --------------------------------------------------------------------------
     def build(self) -> None:
@@ -126,11 +135,8 @@ class SourceIndex:
 
     def _index_python(self, path: str) -> None:
         text = self.text(path)
-        if not text:
-            return
-        try:
-            tree = ast.parse(text, filename=path)
-        except (SyntaxError, ValueError):
+        tree = definitions.parse_python(text, path) if text else None  # not kept: an index holds every file's
+        if tree is None:
             return
         name = self.module_name(path)
         if not name:

@@ -19,6 +19,7 @@ __all__ = ["installs", "requirements"]
 
 PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg")
 _INSTALLERS = {("pip", "install"), ("pip3", "install"), ("pipx", "install"), ("uv", "add"), ("poetry", "add")}
+_NAME_LINE = re.compile(r"""\s*name\s*[=:]\s*["']?([A-Za-z0-9._-]+)["']?\s*,?\s*$""")  # `name = "typer-slim"`, `name="uvicorn",`
 _SPEC = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[([A-Za-z0-9_,.\s-]+)\])?")
 
 
@@ -63,7 +64,7 @@ def requirements(index: SourceIndex) -> dict[str, list[str]]:
     for path in PACKAGING:
         table, key, depth, extras, opened = "", "", 0, -99, 0
         for n, line in enumerate((index.text(path) or "").splitlines() if path in index.path_set else [], 1):
-            named = re.match(r"""\s*name\s*[=:]\s*["']([A-Za-z0-9._-]+)["']""", line)
+            named = _NAME_LINE.match(line)
             own |= {_norm(named.group(1))} if named else set()
             if depth == 0 and line.startswith("["):
                 table = line
@@ -107,7 +108,7 @@ def _norm(name: str) -> str:
 
 def _names(line: str, name: str) -> bool:
     """`name = "typer-slim"` (pyproject.toml, setup.cfg) or `name="uvicorn",` (setup.py)."""
-    m = re.match(r"""\s*name\s*[=:]\s*["']?([A-Za-z0-9._-]+)["']?\s*,?\s*$""", line)
+    m = _NAME_LINE.match(line)
     return m is not None and _norm(m.group(1)) == _norm(name)
 
 

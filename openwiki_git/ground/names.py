@@ -25,6 +25,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 
+from openwiki_git.evidence import definitions
 from openwiki_git.evidence.kinds import GrepSet, check_query, glob_matches
 from openwiki_git.ground.index import CODE_EXT, SECONDARY, SourceIndex
 
@@ -106,9 +107,8 @@ def _call_around(index: SourceIndex, path: str, line: int) -> str | None:
     `typer.Option(...)`) written over several lines that holds `line`, as a line range; None when
     there is none."""
     text = index.text(path)
-    try:
-        tree = ast.parse(text or "", filename=path)
-    except (SyntaxError, ValueError, RecursionError):
+    tree = definitions.parse_python(text or "", path)
+    if tree is None:
         return None
     calls = [
         (n.lineno, n.end_lineno) for n in ast.walk(tree)

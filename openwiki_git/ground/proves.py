@@ -101,7 +101,6 @@ class Prover:
 
     def __init__(self, index: SourceIndex) -> None:
         self.index = index
-        self._trees: dict[str, ast.Module | None] = {}
         self._extents: dict[str, list[definitions.Extent]] = {}
 
     def span(self, resource: str) -> tuple[str, int, int]:
@@ -271,13 +270,7 @@ class Prover:
 
     def tree(self, path: str) -> ast.Module | None:
         """The file parsed, once a run (None: unparsable)."""
-        if path not in self._trees:
-            text = self.index.text(path)
-            try:
-                self._trees[path] = ast.parse(text, filename=path) if text else None
-            except (SyntaxError, ValueError, RecursionError):
-                self._trees[path] = None
-        return self._trees[path]
+        return self.index.tree(path)
 
 
 def _is_overload(decorator: ast.expr) -> bool:

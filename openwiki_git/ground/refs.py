@@ -193,6 +193,7 @@ def page_refs(text: str, blocks: Blocks | None = None) -> PageRefs:
         if before is not None and kind == "prose":  # "e.g.:" then `--install-completion bash`: the usage is the statement
             spans = [(replace(sn, claimable=True) if _BARE_SPAN.fullmatch(sn.text) else sn, a, z) for sn, a, z in spans]
         found = [(sentence, _refs_in(text, s_start, s_end, sentence, ignored)) for sentence, s_start, s_end in spans]
+        bare = [sn for sn, _ in found if _BARE_SPAN.fullmatch(sn.text)] if kind == "prose" else []
         items = {sentence for sentence, s_start, _ in spans if _list_item(text, s_start)}
         refs.extend(r for _, got in found for r in got)
         level = _HEADING_LEVEL.match(chunk) if blocks is None else None
@@ -210,12 +211,12 @@ def page_refs(text: str, blocks: Blocks | None = None) -> PageRefs:
                     context[sentence] = tuple(classes)
                 if sentence not in items:  # a list item's class is its own: "- the `Retrying` object" is no lead for "- ``sleep``"
                     classes.extend(r for r in got if _class_like(r) and r.name not in {c.name for c in classes})
-            quoted = [r for sn, got in found if _BARE_SPAN.fullmatch(sn.text) for r in got if r.kind in NAME_KINDS]
+            quoted = [r for sn, got in found if sn in bare for r in got if r.kind in NAME_KINDS]
             if before is not None and quoted:  # "..., you will see this message:" then `... fail-under=95`
                 guards[before] = guards.get(before, ()) + tuple(quoted)
             if found and found[-1][0].text.endswith(":"):
                 lead = found[-1][0]
-            elif before is not None and found and all(_BARE_SPAN.fullmatch(sn.text) for sn, _ in found):
+            elif before is not None and found and len(bare) == len(found):
                 lead = before  # the next item of a list of usages it leads into
     return PageRefs(tuple(refs), frozenset(local), guards, ignored[0], context)
 

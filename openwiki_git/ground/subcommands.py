@@ -20,7 +20,7 @@ def declared(index: SourceIndex, target: str, words: Iterable[str]) -> dict[str,
     function holding it, whole up to a screen, else its line. Only that module is read: a word
     the program takes as a value (a name, a path) is nothing there. {resource: what it is}."""
     defs = [d for d in index.expand(target) if d.kind == "function"]
-    tree = _parsed(index, defs[0].path) if len(defs) == 1 else None
+    tree = index.tree(defs[0].path) if len(defs) == 1 else None
     if tree is None:
         return {}
     module = index.module_name(defs[0].path)
@@ -65,13 +65,3 @@ def _passing(tree: ast.Module, word: str) -> _Found | None:
                 holder = top if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
                 return holder, node.lineno
     return None
-
-
-def _parsed(index: SourceIndex, path: str) -> ast.Module | None:
-    key = ("parsed", path)  # a program's module is read once a run, whatever the number of examples
-    if key not in index.mentions:
-        try:
-            index.mentions[key] = ast.parse(index.text(path) or "", filename=path)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            index.mentions[key] = None
-    return index.mentions[key]  # type: ignore[return-value]

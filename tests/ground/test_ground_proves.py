@@ -609,3 +609,18 @@ def test_an_expression_nested_too_deep_to_walk_is_left_alone(repo: GitRepo, caps
     got = cited(data)
     flag = "repo://pkg/main.py?grep=%5B%22'%2F%5D--log-config(%3F!%5B%5Cw-%5D)"
     assert got["The colours are ignored if the `--log-config` option is used."] == [("lineset", flag)]
+
+
+def test_a_file_nested_deeper_than_the_parser_can_read_is_skipped(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    """A package file whose expression is nested deeper than Python's parser can follow (three
+    thousand terms: ast.parse raises RecursionError) has no definitions to index: `ground` goes on
+    with the others (it stopped with exit 3 while indexing)."""
+    repo.write("pkg/config.py", SETTINGS)
+    repo.write("pkg/main.py", SETTINGS_MAIN)
+    deep = " + ".join(["log_config"] * 3000)
+    repo.write("pkg/deeper.py", f"def f(log_config):\n    return {deep}\n")
+    data = grounded(repo, capsys, "# Guide\n\nThe colours are ignored if the `--log-config` option is used.\n")
+    got = cited(data)
+    flag = "repo://pkg/main.py?grep=%5B%22'%2F%5D--log-config(%3F!%5B%5Cw-%5D)"
+    assert got["The colours are ignored if the `--log-config` option is used."] == [
+        ("lineset", flag), ("lines", "repo://pkg/config.py#L14-L17")]
