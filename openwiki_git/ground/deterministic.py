@@ -4,7 +4,8 @@ proposed. Reads only; writing.py writes the plan. How grounding decides is docs/
 - every reference a sentence makes (refs.py) is resolved (resolve.py) and cited by the code that
   proves the sentence (proves.py: a body for behaviour, a head for naming, a parameter's lines;
   names.py: the lines that mention a flag, a variable, a key, a constant); the names its
-  section's heading or its list item's lead carry (refs.py's guards) are cited too;
+  section's heading or its list item's lead carry (refs.py's guards) are cited too, and a
+  section setting one parameter guards its sentences and examples with it (subject.py);
 - the sentence gets ONE claim with every item as evidence; a sentence that carries a claim
   already gets only the items that claim does not cite yet (it keeps its id, verification and
   mark); a sentence whose claim was retracted (the sidecar's tombstone) is left alone unless the
@@ -15,68 +16,24 @@ proposed. Reads only; writing.py writes the plan. How grounding decides is docs/
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from openwiki_git.errors import EvidenceError
 from openwiki_git.formats import pagenames
-from openwiki_git.ground import dependencies, dispatch, pageformat
+from openwiki_git.ground import dependencies, dispatch, pageformat, subject
 from openwiki_git.ground import examples as ground_examples
+from openwiki_git.ground import refs as ground_refs
 from openwiki_git.ground import resolve as gr
 from openwiki_git.ground.broken import GROUND_BY, broken_references, grounded_pages  # noqa: F401 (check and lint import them here)
 from openwiki_git.ground.index import Definition
 from openwiki_git.ground.names import lineset
-from openwiki_git.ground.proves import Prover, named_resource, says_does, says_raised
+from openwiki_git.ground.planned import Context, Item, Proposal, establish
+from openwiki_git.ground.proves import named_resource, says_does, says_raised
 from openwiki_git.ground.refs import Ref, Sentence
-from openwiki_git.model import Claim, Evidence, Sidecar
+from openwiki_git.model import Claim, Sidecar
 from openwiki_git.pages import citations
-from openwiki_git.store.workspace import Workspace
-
-
-@dataclass(frozen=True, slots=True)
-class Item:
-    """One reference of a sentence, grounded: what it names and the evidence that proves it."""
-
-    reference: str  # as written
-    kind: str  # symbol, path, flag, env, key, string
-    target: str  # what was found: a qualified name, a file, a flag
-    resource: str
-    cites: str  # head, body, lines, parameter, lineset, file
-    undecided: str = ""  # why the pass could not tell which code holds the behaviour (the model decides)
-    # not a reference of the sentence's own: "heading" (a name of its section's heading),
-    # "declaration" (the call declaring a flag it names, beside the lines that mention it),
-    # "writes" (the lines assigning an attribute it names, beside the attribute's declaration),
-    # "uses" (the lines raising, catching or testing for an exception it says is raised), "detects" (the lines
-    # checking that a dependency it says is installed is: dependencies.py), "dispatch" (where a flag takes effect: dispatch.py)
-    extra: str = ""
-
-    def record(self, line: int, statement: str) -> dict[str, Any]:
-        return {"reference": self.reference, "kind": self.kind, "target": self.target, "evidence": self.resource,
-                "cites": self.cites, "line": line, "statement": statement, **({"extra": self.extra} if self.extra else {})}
-
-
-@dataclass(frozen=True, slots=True)
-class Proposal:
-    """One sentence's claim: a new one (`claim_id` is the id it gets), or the sentence's claim
-    given more evidence (`extends`). `place`: how a new claim's marker goes into the page (None:
-    after the prose sentence); a planner of other things than prose sentences (a code example)
-    supplies its own."""
-
-    page: str
-    sentence: Sentence
-    items: tuple[Item, ...]
-    evidence: tuple[Evidence, ...]  # the items' evidence, established when planned
-    claim_id: str
-    extends: bool = False
-    place: Callable[[str, str], str] | None = None  # (page text, claim id) -> the text with its marker
-    also: tuple[Sentence, ...] = ()  # the same sentence said again on the page: one claim, its marker after each
-
-    @property
-    def statement(self) -> str:
-        return self.sentence.text
 
 
 @dataclass
@@ -102,33 +59,6 @@ class PageReport:
     examples_planned: list[tuple[Any, str]] = field(default_factory=list)  # (ExampleProposal, its claim id)
 
 
-@dataclass
-class Context:
-    """What one run shares across pages: the index, the prover, the claim ids taken (ids planned
-    are taken at once, so the run writes the ids its plan shows)."""
-
-    ws: Workspace
-    index: Any
-    taken: set[str]
-    labels: set[str]
-    source: str = "worktree"
-    reground: bool = False
-    prover: Prover = field(init=False)
-    tracked: Callable[[], Any] = field(init=False)
-    guards: dict[tuple[str, str], gr.Resolution] = field(default_factory=dict)  # a guard's name, resolved once
-
-    def __post_init__(self) -> None:
-        self.prover = Prover(self.index)
-        self.tracked = self.ws.tracked(self.source)  # listed once for the run
-    def reserve(self, page: str, statement: str, resources: list[str]) -> str:
-        from openwiki_git.store.editing import new_claim_id
-
-        cid = stable_id(page, statement, resources, self.taken, self.labels) or new_claim_id(self.taken)
-        self.taken.add(cid)
-        self.labels.add(citations.label(cid))
-        return cid
-
-
 def plan_page(ctx: Context, page: str, sidecar: Sidecar | None, text: str) -> PageReport:
     """What grounding `page` adds: one proposal per sentence, and its broken, ambiguous and
     undecided references. Reads only."""
@@ -146,6 +76,7 @@ def plan_page(ctx: Context, page: str, sidecar: Sidecar | None, text: str) -> Pa
         by_sentence.setdefault(sentence, [])
     sidecar = sidecar or Sidecar(page, "")
     page_classes = _classes(res for pairs in by_sentence.values() for _, res in pairs)  # `runner.invoke()`: CliRunner's, named above
+    params: list[tuple[Sentence, Item]] = []  # the parameters sentences set, for their sections (subject.py)
     for sentence, pairs in sorted(by_sentence.items(), key=lambda kv: kv[0].end):
         context = [_resolved(ctx, r, page_repo, found.local_names) for r in found.context.get(sentence, ())]
         named = _through_classes(pairs, ctx.index, context, page_classes)
@@ -158,16 +89,50 @@ def plan_page(ctx: Context, page: str, sidecar: Sidecar | None, text: str) -> Pa
             continue
         guards = [_guard(ctx, g, page_repo, found.local_names) for g in found.guards.get(sentence, ())]
         _propose(rep, ctx, sidecar, sentence, items, [g for g in guards if g is not None])
-    rep.proposals += _examples(ctx, rep, sidecar, text, page_repo)
+        params += [(sentence, i) for i in items if i.cites == "parameter" and not i.extra and _sets(ctx, i, sentence.text)]
+    subjects = _section_subjects(rep, ctx, sidecar, page, text, params)
+    rep.proposals += _examples(ctx, rep, sidecar, text, page_repo, subjects)
     return rep
 
 
-def _examples(ctx: Context, rep: PageReport, sidecar: Sidecar, text: str, page_repo: str) -> list[Proposal]:
+def _section_subjects(
+    rep: PageReport, ctx: Context, sidecar: Sidecar, page: str, text: str, cited: list[tuple[Sentence, Item]]
+) -> dict[tuple[int, int], Item]:
+    """The sentences of a section setting one parameter, guarded by it (ground/subject.py); each
+    such section's parameter, for its examples. `cited`: the parameters the page's sentences set."""
+    if not cited:
+        return {}
+    sentences = pageformat.sentences_of(page, text)
+    claimed = {p.sentence for p in rep.proposals} | {s for s in sentences if _claim_of(sidecar, s) is not None}
+    spans = subject.sections(ground_refs.headings(text, pageformat.page_blocks(page)), text.count("\n") + 1)
+    found = subject.subjects(spans, [(sn.line, i.resource) for sn, i in cited])
+    items = {i.resource: dataclasses.replace(i, extra="section") for _, i in cited}
+    for sentence, resource in subject.guarded(found, sentences, claimed).items():
+        _propose(rep, ctx, sidecar, sentence, [], [items[resource]])
+    return {span: items[resource] for span, resource in found.items()}
+
+
+def _sets(ctx: Context, item: Item, sentence: str) -> bool:
+    """Whether the sentence sets the parameter the item cites: `show_locals=False` in a code span."""
+    path, start, _ = ctx.prover.span(item.resource)
+    lines = ctx.index.lines(path)
+    name = subject.declared_name(lines[start - 1]) if 0 < start <= len(lines) else None
+    return name is not None and subject.sets(sentence, name)
+
+
+def _examples(
+    ctx: Context, rep: PageReport, sidecar: Sidecar, text: str, page_repo: str, subjects: dict[tuple[int, int], Item]
+) -> list[Proposal]:
     """One claim per code example that uses the project's API (ground/examples.py), its evidence
-    the heads of what it calls, its marker a comment on the line after the closing fence (in
+    the heads of what it calls, or that stands in a section about one parameter (`subjects`),
+    its evidence that parameter's; its marker a comment on the line after the closing fence (in
     reStructuredText, a marker line after the code block)."""
     rst = pagenames.is_rst(rep.page)
     rep.examples = ground_examples.plan(ctx.index, page_repo, text, sidecar.claims, rst=rst)
+    for ex, _, _ in list(rep.examples.unclaimed):
+        span = subject.section_of(subjects, ex.line)
+        if span is not None:
+            rep.examples.adopt(ex, subjects[span].resource, subjects[span].target)
     out = []
     for ex in rep.examples.proposals:
         items = [Item(target, ground_examples.KIND, target, resource, "head" if resource.endswith(":head") else "lines", extra="example")
@@ -321,7 +286,7 @@ def _propose(rep: PageReport, ctx: Context, sidecar: Sidecar, sentence: Sentence
     rep.unusable += sum(1 for i in kept if not i.extra) - sum(1 for i in usable if not i.extra)
     if not usable or all(i.extra for i in usable) and claim is None and own == 0 and not _worth_guarding(sentence):
         return
-    rep.guarded += sum(1 for i in usable if i.extra == "heading")
+    rep.guarded += sum(1 for i in usable if i.extra in ("heading", "section"))
     for i in usable:
         if i.undecided:
             rep.undecided.append({**i.record(sentence.line, sentence.text), "why": i.undecided})
@@ -357,40 +322,9 @@ def _claim_of(sidecar: Sidecar, sentence: Sentence) -> Claim | None:
     return next((c for c in sidecar.claims if c.statement == sentence.text), None)
 
 
-def establish(ctx: Context, items: list[Item]) -> tuple[list[Evidence], list[Item]]:
-    """Each item's evidence established now (its token); an item whose evidence cannot be is left out."""
-    from openwiki_git.store.editing import resolve_new_evidence
-
-    evidence: list[Evidence] = []
-    usable: list[Item] = []
-    for item in items:
-        try:
-            got = resolve_new_evidence(ctx.ws, [item.resource], ctx.source, ctx.tracked)
-        except EvidenceError:
-            continue
-        if any(e.resource == got[0].resource for e in evidence):
-            continue
-        evidence.extend(got)
-        usable.append(item)
-    return evidence, usable
-
-
 def _overlap(a: tuple[str, int, int], b: tuple[str, int, int]) -> bool:
     """Two cited spans share a line (a set only overlaps itself)."""
     return a[0] == b[0] and a[1] <= b[2] and b[1] <= a[2]
-
-
-def stable_id(page: str, statement: str, resources: list[str], taken: set[str], labels: set[str] | None = None) -> str | None:
-    """The claim id `ground` gives a sentence and its evidence: the same on every run and machine
-    (a nightly pull request rebuilt from the base branch changes nothing but timestamps); None
-    when that id or its marker label is taken (`labels`: the labels of `taken`, when known)."""
-    digest = hashlib.sha256("\0".join([page, statement, *resources]).encode("utf-8")).hexdigest()[:32]
-    cid = "claim_" + digest
-    if labels is None:
-        labels = {citations.label(t) for t in taken}
-    if cid in taken or citations.label(cid) in labels:
-        return None
-    return cid
 
 
 def proposed(reports: Iterable[PageReport]) -> frozenset[tuple[str, str]]:

@@ -70,6 +70,15 @@ class ExamplePlan:
     already: int = 0  # examples a claim guards already (a comment marker of one of the page's claims)
     left_alone: Counter[str] = field(default_factory=Counter)  # why an example gets no claim
     calls: Counter[str] = field(default_factory=Counter)  # resolved, ambiguous, broken, unknown
+    unclaimed: list[tuple[Example, Sentence, str]] = field(default_factory=list)  # each left alone, with why
+
+    def adopt(self, ex: Example, resource: str, target: str) -> None:
+        """An example left alone, guarded by what its section is about (ground/subject.py)."""
+        entry = next(u for u in self.unclaimed if u[0] is ex)
+        self.unclaimed.remove(entry)
+        self.left_alone[entry[2]] -= 1
+        self.left_alone += Counter()  # drops a reason counted no more
+        self.proposals.append(ExampleProposal(ex, ex.statement, (resource,), (target,), entry[1]))
 
     def data(self) -> dict[str, Any]:
         return {"found": self.found, "guarded": len(self.proposals) + self.already, "to_add": len(self.proposals),
@@ -175,6 +184,7 @@ def plan(index: SourceIndex, page_repo_path: str, text: str, claims: Iterable[Cl
             out.already += 1
             continue
         sentence = Sentence(ex.statement, ex.line, ex.end, False, ex.markers)
+        before = Counter(out.left_alone)
         if ex.kind == CONSOLE:
             progs = programs(index) if progs is None else progs
             got = _console(index, ex, sentence, progs, out)
@@ -183,6 +193,8 @@ def plan(index: SourceIndex, page_repo_path: str, text: str, claims: Iterable[Cl
         if got is not None:
             resources, targets = got
             out.proposals.append(ExampleProposal(ex, ex.statement, resources, targets, sentence))
+        else:
+            out.unclaimed.append((ex, sentence, next(iter(out.left_alone - before))))
     return out
 
 

@@ -26,8 +26,7 @@ from typing import Any
 from openwiki_git.claims import policy
 from openwiki_git.evidence.resource import ResourceError, parse_resource
 from openwiki_git.evidence.tokens import split_lines
-from openwiki_git.ground import deterministic as ground
-from openwiki_git.ground import pageformat
+from openwiki_git.ground import pageformat, planned
 from openwiki_git.ground.model_decide import VERDICT_RULES, ask
 from openwiki_git.ground.refs import Sentence
 from openwiki_git.model import Claim
@@ -295,7 +294,7 @@ def _save(ws: Workspace, it: _Item, resources: list[str], by: str, source: str) 
         evidence = editing.resolve_new_evidence(ws, resources, source)
         sidecars = ws.wiki.load_all()
         taken = {c.id for sc in sidecars.values() for c in sc.claims}
-        cid = ground.stable_id(it.page, it.sentence.text, [e.resource for e in evidence], taken) or editing.new_claim_id(taken)
+        cid = planned.stable_id(it.page, it.sentence.text, [e.resource for e in evidence], taken) or editing.new_claim_id(taken)
         claim = Claim(cid, it.sentence.text, tuple(evidence), now_iso(), by)
         sidecar = sidecars.get(it.page) or editing.new_sidecar(it.page)
         editing.preflight(ws.wiki, [it.page])

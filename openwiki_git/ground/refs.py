@@ -338,6 +338,16 @@ def statement_of(text: str) -> str:
     return " ".join(IGNORE.sub("", strip(text)).split())
 
 
+def headings(text: str, blocks: Blocks | None = None) -> list[tuple[int, int]]:
+    """(level, line) of each Markdown heading, in page order; none on a page read through
+    `blocks` (a reStructuredText page's sections are not read here)."""
+    if blocks is not None:
+        return []
+    masked, found = _blocks(text, None)
+    return [(len(m.group(1)), text.count("\n", 0, start) + 1)
+            for kind, start, end in found if kind != "code" for m in [_HEADING_LEVEL.match(masked[start:end])] if m]
+
+
 def all_sentences(text: str, blocks: Blocks | None = None) -> list[Sentence]:
     """The sentences of the page's prose blocks, in page order (the model pass reads the
     claimable ones; markers go after any of them). `blocks`: as page_refs takes it."""

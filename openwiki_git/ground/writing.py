@@ -22,7 +22,8 @@ from openwiki_git.formats import pagenames
 from openwiki_git.ground import deterministic as planning
 from openwiki_git.ground import pageformat, scope
 from openwiki_git.ground.broken import GROUND_BY, excluded
-from openwiki_git.ground.deterministic import Context, PageReport, Proposal
+from openwiki_git.ground.deterministic import PageReport
+from openwiki_git.ground.planned import Context, Proposal
 from openwiki_git.model import Claim, Sidecar
 from openwiki_git.pages import citations
 from openwiki_git.pages.frontmatter_core import opens
