@@ -82,7 +82,7 @@ CODE = (
     "claims/docstring_edits", "claims/due", "claims/example_calls", "claims/examples", "claims/fix", "claims/freshness",
     "claims/kinds", "claims/outcomes", "claims/part", "claims/policy", "claims/records", "claims/relevance", "claims/sentence",
     "claims/signature_edits", "claims/staleness", "claims/symbols", "diff/cosmetic", "diff/hunks", "diff/signatures",
-    "diff/units", "errors", "evidence/canonical", "evidence/definitions", "evidence/docstrings", "evidence/kinds",
+    "diff/requirements", "diff/units", "errors", "evidence/canonical", "evidence/definitions", "evidence/docstrings", "evidence/kinds",
     "evidence/relocation", "evidence/resolver", "evidence/resource", "evidence/tokens", "evidence/treesitter",
     "formats/flatconfig", "formats/pagenames", "formats/schema", "formats/sidecar", "formats/sidecar_common", "formats/siteconf",
     "formats/timestamps", "formats/yamlio", "git/diff", "git/repo", "git/tracked", "graph/build", "graph/buildlog",

@@ -25,6 +25,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), k) for p
     (r"^cosmetic: .*\bdocstring rewritten\b", "docstring rewritten"),  # marks a sentence: not mild
     (r"^cosmetic: .*\bdefaults changed\b", "defaults changed"),
     (r"^cosmetic: parameters added\b", "parameters added"),
+    (r"^cosmetic: version bounds\b", "version bounds changed"),  # marks a sentence about versions
     (rf"\b{ANNOTATIONS_ONLY}\b|^cosmetic: annotations", "annotations changed"),
     (r"^cosmetic: comments", "comments changed"),
     (r"^cosmetic: ", "whitespace changed"),

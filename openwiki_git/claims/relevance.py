@@ -22,6 +22,10 @@ claims/kinds.py's `marks` predicate) and `check` (claims/freshness.py's check_cl
   claim: an example runs the code, not its docstring. (Measured on attrs' docstring transplant:
   45 flags in one commit became 2; the window's one catch, a sentence upstream reworded in the same
   commit, was one of the 43.)
+- A packaging file's cited lines whose only change is the version bounds of the requirements
+  they hold (diff/requirements.py: `"rich >=10.11.0"` becoming `"rich >=12.3.0"`) mark a sentence
+  that speaks of versions (a version number, "version", a bound, "at least", "newer"), not one
+  saying Rich is installed nor a `pip install typer` example.
 - A head's signature whose only change is parameters added with defaults or existing defaults
   changed (`cosmetic_parameters_added` unset, the default): it marks a sentence that names one of
   those parameters, a sentence about defaults when a default changed, and, when a default changed,
@@ -36,7 +40,7 @@ import re
 from collections.abc import Iterable
 
 from openwiki_git.claims import docstring_edits, kinds
-from openwiki_git.diff import cosmetic
+from openwiki_git.diff import cosmetic, requirements
 from openwiki_git.model import EvidenceResult
 from openwiki_git.pages import examples as page_examples
 
@@ -95,6 +99,8 @@ def marks(statement: str, reason: str, *, edits: str, annotations: bool | None, 
         return False
     if edits == "mark":
         return True
+    if requirements.VERSION_BOUNDS in reason and _VERSIONS.search(statement):
+        return True
     example = page_examples.is_statement(statement)
     if kinds.DOCSTRING_REWRITTEN in reason and not example and _took_words(statement, _named_in(reason, kinds.DOCSTRING_REWRITTEN)):
         return True
@@ -134,6 +140,8 @@ def _took_words(statement: str, gone: list[str]) -> bool:
 
 
 _DEFAULT = re.compile(r"\bdefaults?\b|\bby default\b", re.IGNORECASE)
+# A sentence that speaks of versions: a version bound moved under it may make it false.
+_VERSIONS = re.compile(r"\d+\.\d+|\bversions?\b|[<>~=!]=|\bat least\b|\bminimum\b|\bnewer\b|\bolder\b|\bupgrad|\bpinn?(?:ed|ing)?\b", re.I)
 
 
 def _named_in(reason: str, what: str) -> list[str]:

@@ -14,7 +14,7 @@ import textwrap
 from collections.abc import Sequence
 
 from openwiki_git.claims.symbols import symbol_token
-from openwiki_git.diff import cosmetic, signatures
+from openwiki_git.diff import cosmetic, requirements, signatures
 from openwiki_git.evidence import definitions
 from openwiki_git.evidence.kinds import Symbol
 from openwiki_git.evidence.tokens import split_lines
@@ -34,6 +34,9 @@ def range_cosmetic(
     reason = cosmetic.compare(path, old_lines, new_lines, old_span=old_span, new_span=new_span, annotations=annotations is not False)
     if reason is None and parameters is not False:
         reason = lines_parameters_changed(path, old_lines, new_lines, old_span, new_span, annotations)
+    if reason is None:
+        moved = requirements.bounds_changed(path, old_lines, new_lines, old_span, new_span)
+        reason = f"cosmetic: {requirements.VERSION_BOUNDS} ({', '.join(moved)})" if moved else None
     return reason
 
 

@@ -17,6 +17,7 @@ from openwiki_git.claims import causes
     ("cosmetic: annotations, line wrapping", "annotations changed"),
     ("cosmetic: comments", "comments changed"),
     ("cosmetic: whitespace, line wrapping", "whitespace changed"),
+    ("cosmetic: version bounds (rich, shellingham)", "version bounds changed"),
     ("lines deleted", "lines deleted"),
     ("src/shop/cart.py deleted", "file deleted"),
     ("src/shop/cart.py deleted; moved to `src/shop/basket.py#Cart.add`?", "file deleted"),

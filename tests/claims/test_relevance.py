@@ -96,3 +96,21 @@ def test_a_default_changed_marks_an_example_that_shows_output_not_one_that_shows
     console's output may follow the default, so theirs are."""
     reason = "cosmetic: defaults changed (log_config)"
     assert relevance.marks(statement, reason, edits="fresh", annotations=None) is marked
+
+
+@pytest.mark.parametrize(
+    ("statement", "marked"),
+    [
+        ("If you have Rich installed, errors are printed nicely.", False),
+        ("The console example starting `pip install typer` (1 line) works with the code as it is.", False),
+        ("Typer needs Rich 12.3 or newer for its panels.", True),
+        ("Install at least the minimum version of Rich.", True),
+        ("The console example starting `pip install \"rich>=10\"` (1 line) works with the code as it is.", True),
+    ],
+)
+def test_version_bounds_moved_mark_only_a_sentence_about_versions(statement: str, marked: bool) -> None:
+    """typer's `"rich >=10.11.0"` becoming `>=12.3.0` (diff/requirements.py) leaves "If you have
+    Rich installed" and `pip install typer` as true as they were; a sentence about versions not."""
+    reason = "cosmetic: version bounds (rich)"
+    assert relevance.marks(statement, reason, edits="fresh", annotations=None) is marked
+    assert relevance.marks(statement, reason, edits="mark", annotations=None) is True
