@@ -22,7 +22,7 @@ from functools import partial
 from typing import Any
 
 from openwiki_git.formats import pagenames
-from openwiki_git.ground import dependencies, dispatch, pageformat, subject
+from openwiki_git.ground import dependencies, dispatch, installs, pageformat, subject
 from openwiki_git.ground import examples as ground_examples
 from openwiki_git.ground import refs as ground_refs
 from openwiki_git.ground import resolve as gr
@@ -72,7 +72,8 @@ def plan_page(ctx: Context, page: str, sidecar: Sidecar | None, text: str) -> Pa
         by_sentence.setdefault(ref.sentence, []).append((ref, res))
     known = dependencies.detections(ctx.index)
     present = {s: got for s in (pageformat.sentences_of(page, text) if known else ()) for got in [dependencies.named(s.text, known)] if got}
-    for sentence in present:
+    lists = {s: got for s in pageformat.sentences_of(page, text) for got in [installs.dependency_lists(ctx.index, s.text)] if got}
+    for sentence in [*present, *lists]:
         by_sentence.setdefault(sentence, [])
     sidecar = sidecar or Sidecar(page, "")
     page_classes = _classes(res for pairs in by_sentence.values() for _, res in pairs)  # `runner.invoke()`: CliRunner's, named above
@@ -83,7 +84,7 @@ def plan_page(ctx: Context, page: str, sidecar: Sidecar | None, text: str) -> Pa
         items = _items(rep, ctx, sentence, ground_examples.through_programs(named, ctx.index))
         items += [  # "If you have Rich installed": the lines that check it is
             Item(name, "dependency", name, r, "lines", extra="detects") for name, r in present.get(sentence, ())
-        ]
+        ] + [Item(what, "dependency", what, r, "lines", extra="requires") for r, what in lists.get(sentence, {}).items()]
         if not sentence.claimable:
             rep.no_claim += len(items)
             continue

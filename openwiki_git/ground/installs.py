@@ -15,7 +15,7 @@ import shlex
 
 from openwiki_git.ground.index import SourceIndex
 
-__all__ = ["installs", "requirements"]
+__all__ = ["dependency_lists", "installs", "requirements"]
 
 PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg")
 _INSTALLERS = {("pip", "install"), ("pip3", "install"), ("pipx", "install"), ("uv", "add"), ("poetry", "add")}
@@ -79,6 +79,52 @@ def requirements(index: SourceIndex) -> dict[str, list[str]]:
             if start or depth > 0:
                 depth = max(0, depth + line.count("[") - line.count("]"))
     return {name: lines for name, lines in out.items() if name not in own}
+
+
+# "Its only internal required dependency is Click", "it also comes with extra standard dependencies:"
+_DEPENDENCY_SET = re.compile(r"\b((?:(?:only|internal|required|optional|extra|standard|default)\s+){1,3})dependenc(?:y|ies)\b", re.I)
+
+
+def dependency_lists(index: SourceIndex, sentence: str) -> dict[str, str]:
+    """The lists of pyproject.toml a sentence about the project's own dependencies speaks of
+    (resource -> what it is): `dependencies = [...]` of `[project]` for its required ones ("its
+    only required dependency is Click"), the `[project.optional-dependencies]` table for its
+    optional ones ("it also comes with extra standard dependencies"). A dependency added or
+    dropped marks the sentence; a version bound moved does not (claims/relevance.py)."""
+    said = [m.group(1).lower() for m in _DEPENDENCY_SET.finditer(sentence)]
+    text = index.text("pyproject.toml") if said and "pyproject.toml" in index.path_set else None
+    if not text:
+        return {}
+    lines = text.splitlines()
+    cited: dict[str, str] = {}
+    if any(re.search(r"optional|extra|standard", q) for q in said):
+        header = next((n for n, ln in enumerate(lines, 1) if ln.strip() == "[project.optional-dependencies]"), 0)
+        end = next((n - 1 for n in range(header + 1, len(lines) + 1) if lines[n - 1].startswith("[")), len(lines)) if header else 0
+        while end > header and not lines[end - 1].strip():
+            end -= 1
+        if header:
+            cited[f"repo://pyproject.toml#L{header}-L{end}"] = "optional-dependencies"
+    if any(re.search(r"only|required", q) for q in said):  # not "internal" alone: a project's dev dependencies are "internal" too
+        span = _project_list(lines, "dependencies")
+        if span is not None:
+            cited[f"repo://pyproject.toml#L{span[0]}-L{span[1]}"] = "dependencies"
+    return cited
+
+
+def _project_list(lines: list[str], key: str) -> tuple[int, int] | None:
+    """The lines of `key = [...]` in pyproject.toml's `[project]` table."""
+    table = ""
+    for n, ln in enumerate(lines, 1):
+        if ln.startswith("["):
+            table = ln.strip()
+        if table == "[project]" and re.match(rf"\s*{key}\s*=\s*\[", ln):
+            depth = 0
+            for m, rest in enumerate(lines[n - 1 :], n):
+                depth += rest.count("[") - rest.count("]")
+                if depth <= 0:
+                    return (n, m)
+            return None
+    return None
 
 
 def _specs(command: str) -> list[tuple[str, tuple[str, ...]]]:

@@ -119,3 +119,35 @@ def test_the_packaging_lines_requiring_a_dependency_prove_it_is_installed() -> N
     assert named("If you have **Rich** installed, errors are printed nicely.", found) == [("rich", "repo://pkg/core.py#L3-L3")]
     assert named("Only available for `click` 8.", found) == []
     assert "widgets" not in found
+
+
+def test_a_sentence_about_the_projects_dependencies_cites_their_list_and_a_bound_moved_marks_nothing(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """typer's "Its only internal required dependency is Click." and "By default it also comes
+    with extra standard dependencies:" went false when its typer-slim commit added Rich and
+    shellingham to `dependencies` and dropped the `standard` extra: they cite `[project]`'s
+    `dependencies` list and the `[project.optional-dependencies]` table. A version bound moved in
+    them marks neither (diff/requirements.py, claims/relevance.py); a dependency added does. A
+    project's "internal" dependencies are its development ones: nothing cited."""
+    only = "Its only required dependency is Click."
+    extra = "By default it also comes with extra standard dependencies:"
+    page = f"# Install\n\n{only}\n\n{extra}\n\n- Rich, for errors.\n\nInternal dependencies for development are pinned elsewhere.\n"
+    data = ground_all(repo, capsys, {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/core.py": CORE, "docs/install.md": page})
+    got = {c["statement"]: [(i["extra"], i["evidence"]) for i in c["items"]] for p in data["pages"] for c in p["claims"]}
+    assert got[only] == [("requires", "repo://pyproject.toml#L3-L5")]
+    assert got[extra] == [("requires", "repo://pyproject.toml#L7-L11")]
+    assert not any(s.startswith("Internal") for s in got)
+    repo.commit_all("grounded")
+
+    repo.write("pyproject.toml", PYPROJECT.replace('"rich >=10.11.0"', '"rich >=12.3.0"').replace('"click >= 8.0.0"', '"click >= 8.1"'))
+    rc, out = staged_hook(repo, capsys)
+    assert rc == 0 and "marked" not in out, out
+    repo.commit_all("bounds raised")
+    capsys.readouterr()
+    assert repo.run("check") == 0
+
+    added = repo.read("pyproject.toml").replace('    "click >= 8.1",\n', '    "click >= 8.1",\n    "rich >=12.3.0",\n')
+    repo.write("pyproject.toml", added)
+    rc, out = staged_hook(repo, capsys)
+    assert rc == 1 and "marked 1 claim stale" in out and only in out and extra not in out, out
