@@ -22,7 +22,7 @@ from functools import partial
 from typing import Any
 
 from openwiki_git.formats import pagenames
-from openwiki_git.ground import dependencies, dispatch, installs, pageformat, subject
+from openwiki_git.ground import continuation, dependencies, dispatch, installs, pageformat, subject
 from openwiki_git.ground import examples as ground_examples
 from openwiki_git.ground import refs as ground_refs
 from openwiki_git.ground import resolve as gr
@@ -71,8 +71,9 @@ def plan_page(ctx: Context, page: str, sidecar: Sidecar | None, text: str) -> Pa
         res = gr.resolve(ref, ctx.index, page_repo_path=page_repo, local_names=found.local_names)
         by_sentence.setdefault(ref.sentence, []).append((ref, res))
     known = dependencies.detections(ctx.index)
-    present = {s: got for s in (pageformat.sentences_of(page, text) if known else ()) for got in [dependencies.named(s.text, known)] if got}
-    lists = {s: got for s in pageformat.sentences_of(page, text) for got in [installs.dependency_lists(ctx.index, s.text)] if got}
+    sentences = pageformat.sentences_of(page, text)
+    present = {s: got for s in (sentences if known else ()) for got in [dependencies.named(s.text, known)] if got}
+    lists = {s: got for s in sentences for got in [installs.dependency_lists(ctx.index, s.text)] if got}
     for sentence in [*present, *lists]:
         by_sentence.setdefault(sentence, [])
     sidecar = sidecar or Sidecar(page, "")
@@ -91,19 +92,36 @@ def plan_page(ctx: Context, page: str, sidecar: Sidecar | None, text: str) -> Pa
         guards = [_guard(ctx, g, page_repo, found.local_names) for g in found.guards.get(sentence, ())]
         _propose(rep, ctx, sidecar, sentence, items, [g for g in guards if g is not None])
         params += [(sentence, i) for i in items if i.cites == "parameter" and not i.extra and _sets(ctx, i, sentence.text)]
-    subjects = _section_subjects(rep, ctx, sidecar, page, text, params)
+    subjects = _section_subjects(rep, ctx, sidecar, page, text, sentences, params)
+    _consequences(rep, ctx, sidecar, page, text, sentences)
     rep.proposals += _examples(ctx, rep, sidecar, text, page_repo, subjects)
     return rep
 
 
+def _consequences(rep: PageReport, ctx: Context, sidecar: Sidecar, page: str, text: str, sentences: list[Sentence]) -> None:
+    """A sentence drawing the consequence of a condition said just before it ("Then you can ..."),
+    citing nothing itself, guarded by the condition's evidence (ground/continuation.py)."""
+    if not any(s.text.lstrip("*_").startswith("Then") for s in sentences):
+        return
+    proposed = {p.sentence: p for p in rep.proposals}
+    heads = [line for _, line in ground_refs.headings(text, pageformat.page_blocks(page))]
+    for then, condition in continuation.conditions(sentences, heads).items():
+        if then in proposed or _claim_of(sidecar, then) is not None:
+            continue
+        claim = _claim_of(sidecar, condition)
+        items = list(proposed[condition].items) if condition in proposed else [
+            Item(e.resource, "condition", e.resource, e.resource, "lines") for e in (claim.evidence if claim is not None else ())
+        ]
+        _propose(rep, ctx, sidecar, then, [], [dataclasses.replace(i, extra="condition") for i in items])
+
+
 def _section_subjects(
-    rep: PageReport, ctx: Context, sidecar: Sidecar, page: str, text: str, cited: list[tuple[Sentence, Item]]
+    rep: PageReport, ctx: Context, sidecar: Sidecar, page: str, text: str, sentences: list[Sentence], cited: list[tuple[Sentence, Item]]
 ) -> dict[tuple[int, int], Item]:
     """The sentences of a section setting one parameter, guarded by it (ground/subject.py); each
     such section's parameter, for its examples. `cited`: the parameters the page's sentences set."""
     if not cited:
         return {}
-    sentences = pageformat.sentences_of(page, text)
     claimed = {p.sentence for p in rep.proposals} | {s for s in sentences if _claim_of(sidecar, s) is not None}
     spans = subject.sections(ground_refs.headings(text, pageformat.page_blocks(page)), text.count("\n") + 1)
     found = subject.subjects(spans, [(sn.line, i.resource) for sn, i in cited])
@@ -287,7 +305,7 @@ def _propose(rep: PageReport, ctx: Context, sidecar: Sidecar, sentence: Sentence
     rep.unusable += sum(1 for i in kept if not i.extra) - sum(1 for i in usable if not i.extra)
     if not usable or all(i.extra for i in usable) and claim is None and own == 0 and not _worth_guarding(sentence):
         return
-    rep.guarded += sum(1 for i in usable if i.extra in ("heading", "section"))
+    rep.guarded += sum(1 for i in usable if i.extra in ("heading", "section", "condition"))
     for i in usable:
         if i.undecided:
             rep.undecided.append({**i.record(sentence.line, sentence.text), "why": i.undecided})

@@ -94,7 +94,8 @@ class PageRefs:
     # its first sentence's claim: the item is one unit for a reader and for the report. A sentence
     # leading into sentences that are each one code span ("you will see this message:" then
     # `... fail-under=95`; "e.g.:" then a list of `--install-completion bash`) is guarded by those
-    # spans' names, and each such span, a statement of its own there, gets a claim.
+    # spans' names, and each such span, a statement of its own there, gets a claim, guarded in turn
+    # by the names its lead sentence makes (`shellingham` in "If you didn't add `shellingham`, ... e.g.:").
     guards: dict[Sentence, tuple[Ref, ...]] = field(default_factory=dict)
     ignored: int = 0  # references followed by `<!-- openwiki-git: ignore -->`
     # per prose sentence, the class-like names (`Client`, :class:`x.Retrying`) that the earlier
@@ -214,6 +215,9 @@ def page_refs(text: str, blocks: Blocks | None = None) -> PageRefs:
             quoted = [r for sn, got in found if sn in bare for r in got if r.kind in NAME_KINDS]
             if before is not None and quoted:  # "..., you will see this message:" then `... fail-under=95`
                 guards[before] = guards.get(before, ()) + tuple(quoted)
+            said = tuple(r for r in refs if r.sentence == before and r.kind in (*NAME_KINDS, "symbol")) if bare and before else ()
+            for sn in bare if said else ():  # and the usage says what its lead says: "If you didn't add `shellingham` ..., e.g.:"
+                guards[sn] = guards.get(sn, ()) + said
             if found and found[-1][0].text.endswith(":"):
                 lead = found[-1][0]
             elif before is not None and found and len(bare) == len(found):

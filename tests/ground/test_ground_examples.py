@@ -14,6 +14,7 @@ from openwiki_git.evidence.kinds import GrepSet, check_query
 from openwiki_git.formats import schema
 from openwiki_git.ground.names import query
 from tests.support.ground_docs import ground_all
+from tests.support.kinds_repo import staged_hook
 from tests.support.repo import GitRepo
 
 PYPROJECT = '[project]\nname = "pkg"\nversion = "1"\n\n[project.scripts]\npkgcli = "pkg.cli:main"\n'
@@ -568,3 +569,38 @@ def test_a_list_of_bare_usages_led_into_by_a_sentence_is_grounded(repo: GitRepo,
         "`--install-completion bash`.": [install],
         "`--show-completion powershell`.": [show],
     }
+
+
+def test_usages_say_what_their_lead_says_and_a_consequence_what_its_condition_says(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """typer's "If you didn't add `shellingham` (...) those *CLI options* take a value with the
+    name of the shell to install completion for, e.g.:", its items `--install-completion bash`.
+    and `--show-completion powershell`., and "Then you can tell the user to install completion
+    after installing your CLI program and the rest will just work.": when shellingham became
+    required upstream rewrote all four, and only the lead carried what changed. Each usage is
+    guarded by the names its lead makes too, and the sentence starting "Then" by the evidence of
+    the "If" sentence it continues (ground/continuation.py); not across a heading."""
+    cli = ('import argparse\n\n\ndef main():\n    p = argparse.ArgumentParser()\n'
+           '    p.add_argument("--install-completion")\n    p.add_argument("--show-completion")\n\n\n'
+           'def detect():\n    import shellingham\n\n    return shellingham.detect_shell()\n')
+    lead = "If you did not add `shellingham`, the options take the name of the shell, e.g.:"
+    then = "Then you can tell the user to install completion and the rest will just work."
+    page = (f"# Guide\n\n{lead}\n\n* `--install-completion bash`.\n* `--show-completion powershell`.\n\n{then}\n\n"
+            "## Other\n\nThen nothing here follows from a condition at all.\n")
+    claims = ground_all(repo, capsys, {**_CLI_PACKAGE, "pkg/cli.py": cli, "docs/guide.md": page})["pages"][0]["claims"]
+    shell = "repo://pkg/cli.py?grep=(%3F%3C!%5B%5Cw%60%5D)shellingham(%3F!%5B%5Cw%60%5D)"
+    install = "repo://pkg/cli.py?grep=%5B%22'%2F%5D--install-completion(%3F!%5B%5Cw-%5D)"
+    show = "repo://pkg/cli.py?grep=%5B%22'%2F%5D--show-completion(%3F!%5B%5Cw-%5D)"
+    got = {c["statement"]: c["evidence"] for c in claims}
+    assert got == {
+        lead: [shell, install, show],
+        "`--install-completion bash`.": [install, shell],
+        "`--show-completion powershell`.": [show, shell],
+        then: [shell, install, show],
+    }, got
+    repo.commit_all("grounded")
+
+    repo.write("pkg/cli.py", cli.replace("    import shellingham\n\n    return shellingham.detect_shell()", "    return None"))
+    rc, out = staged_hook(repo, capsys)
+    assert rc == 1 and "marked 4 claims stale" in out, out
