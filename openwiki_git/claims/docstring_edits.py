@@ -58,9 +58,14 @@ _STOP = frozenset(
 
 def words(prose: str) -> list[str]:
     """The content words of prose, lower case: three letters or more, not a stop word; a release
-    number too, without its trailing zeros (`18.1.0` is 18.1, as docstrings.py reads a release)."""
-    found = (m.lower() for m in re.findall(WORD, prose))
+    number too, without its trailing zeros (`18.1.0` is 18.1, as docstrings.py reads a release).
+    A role's markup (`{func}`, `:func:`) is no word."""
+    found = (m.lower() for m in re.findall(WORD, _ROLE.sub(" ", prose)))
     return [re.sub(r"(?:\.0)+$", "", w) if w[0].isdigit() else w for w in found if w[0].isdigit() or len(w) >= 3 and w not in _STOP]
 
 
 WORD = r"[A-Za-z][\w-]*(?:\.[A-Za-z_]\w*)*|\d+(?:\.\d+)+"  # relevance.py reads a sentence's words the same way
+# A role's markup before a code span (MyST's {func}`x`, reST's :func:`x`, :py:meth:`x`) is no word:
+# attrs' "Fix docstring markup" took `{func}` out of a docstring, and every sentence citing
+# {func}`attrs.field` had "func" in it.
+_ROLE = re.compile(r"\{[\w:.-]+\}(?=`)|:[\w:.-]+:(?=`)")

@@ -17,7 +17,8 @@ claims/kinds.py's `marks` predicate) and `check` (claims/freshness.py's check_cl
 - A docstring edited, the code the same or cosmetically so (claims/docstring_edits.py says how):
   added where there was none, or extended (words added, none taken out), it marks nothing (the
   code says what it said); rewritten, it marks a sentence that has two of the words it took out
-  (one, when it took out one; the reason lists them: `docstring rewritten (identical, attr.ib, ...)`),
+  (one, when it took out one; the reason lists them: `docstring rewritten (identical, attr.ib, ...)`;
+  a role's markup, `{func}` before a code span, is no word on either side),
   which may have been repeated from it, but not a sentence that has none, nor a code example's
   claim: an example runs the code, not its docstring. (Measured on attrs' docstring transplant:
   45 flags in one commit became 2; the window's one catch, a sentence upstream reworded in the same

@@ -108,6 +108,8 @@ def whole_parameters_changed(
         return None
     if not old.head_summary(then_lines) and ext.head_summary(split_lines(now)):  # same_body let a docstring added by
         reason += f", {DOCSTRING_ADDED}"
+    elif old.docstring_proses(then_lines) != ext.docstring_proses(split_lines(now)):  # or one only extended
+        reason += f", {DOCSTRING_EXTENDED}"
     return reason
 
 

@@ -93,8 +93,9 @@ def _compared(
 
 def same_body(path: str, old_text: str, new_text: str, name: str, handed_on: Sequence[str]) -> bool:
     """Whether function `name` (dotted; a class: its `__init__`) has the same body in both
-    versions (its docstring included, compared through `ast`; one added where there was none is
-    prose, no code: typer's `command` documented with its parameters), but for the parameters `handed_on`
+    versions (its docstring included, compared through `ast`; one added where there was none, or
+    one that only gained words, is prose, no code: typer's `command` documented with its
+    parameters, attrs' `field` noting when its `type` came), but for the parameters `handed_on`
     passed on by keyword under their own name (`h11_max_incomplete_event_size=h11_max_incomplete_event_size`
     in a call): uvicorn's `run` gaining an option it hands to `Config` does nothing else."""
     import ast
@@ -108,7 +109,11 @@ def same_body(path: str, old_text: str, new_text: str, name: str, handed_on: Seq
     if not isinstance(old, (ast.FunctionDef, ast.AsyncFunctionDef)) or type(old) is not type(new):
         return False
     passed = set(handed_on)
-    new_body = new.body[1:] if _docstring(new.body) and not _docstring(old.body) else new.body  # a docstring added: prose, no code
+    old_body, new_body = old.body, new.body
+    if _docstring(new.body) and not _docstring(old.body):  # a docstring added: prose, no code
+        new_body = new.body[1:]
+    elif _docstring(new.body) and _docstring(old.body) and _extended(old.body[0], new.body[0]):
+        old_body, new_body = old.body[1:], new.body[1:]  # attrs' `field` given `.. versionadded::` for its new `type`
 
     class _HandedOnOut(ast.NodeTransformer):
         def visit_Call(self, node: ast.Call) -> ast.AST:
@@ -118,9 +123,18 @@ def same_body(path: str, old_text: str, new_text: str, name: str, handed_on: Seq
 
     try:
         body = [_HandedOnOut().visit(copy.deepcopy(stmt)) for stmt in new_body] if passed else new_body
-        return ast_key(old.body) == ast_key(body)
+        return ast_key(old_body) == ast_key(body)
     except RecursionError:  # nesting `ast` parsed but a walk cannot follow: not known to be the same
         return False
+
+
+def _extended(old: object, new: object) -> bool:
+    """Whether a docstring (an `Expr` of a string) only gained words: every word of the old one is
+    in the new one (prose added, none taken out)."""
+    import re
+
+    words = [re.findall(r"\w+", str(getattr(getattr(d, "value", None), "value", "")).lower()) for d in (old, new)]
+    return set(words[0]) <= set(words[1])
 
 
 def _docstring(body: Sequence[object]) -> bool:

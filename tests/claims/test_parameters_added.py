@@ -128,6 +128,33 @@ def test_a_docstring_added_with_the_parameters_keeps_a_whole_definition_fresh(re
     assert _check(repo, capsys)[0] == 1
 
 
+def test_a_docstring_extended_with_the_parameters_keeps_a_whole_definition_fresh(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """attrs' `field` gained `type=None`, handed it on to `attrib`, and noted `.. versionadded::`
+    for it in its docstring: 15 claims citing the whole function were marked for prose added. A
+    docstring that only gained words is prose (one that lost words is weighed as rewritten), and a
+    body that does anything new still marks."""
+    documented = CART.replace("def add(self, item):\n", 'def add(self, item):\n        """Add an item."""\n')
+    _configured(repo, capsys, ON, "repo://src/shop/cart.py#Cart.add")
+    repo.write("src/shop/cart.py", documented)
+    repo.commit_all("documented")
+    capsys.readouterr()
+    assert repo.run("claim", "confirm", _claim(repo)["id"], "--by", "human:lead") == 0
+    repo.commit_all("confirmed")
+    extended = documented.replace("def add(self, item):", "def add(self, item, quiet=False):").replace(
+        '"""Add an item."""', '"""Add an item.\n\n        .. versionadded:: 2.0 *quiet*\n        """'
+    )
+    repo.write("src/shop/cart.py", extended)
+    got, data = _check(repo, capsys)
+    assert got == 0 and data["claims"][0]["evidence"][0]["reason"] == "cosmetic: parameters added (quiet), docstring extended", data
+    got, out = _hook(repo, capsys)
+    assert got == 0, out
+    rewritten = extended.replace("Add an item.", "Add one.").replace("self.items.append(item)", "self.items.insert(0, item)")
+    repo.write("src/shop/cart.py", rewritten)
+    assert _check(repo, capsys)[0] == 1  # the body changed too: code
+
+
 def test_a_parameter_handed_on_by_keyword_is_all_a_body_may_gain() -> None:
     """uvicorn's `run` gaining an option it passes to `Config` under its own name: the same body."""
     from openwiki_git.diff.signatures import same_body  # noqa: PLC0415 - the function under test
@@ -140,6 +167,7 @@ def test_a_parameter_handed_on_by_keyword_is_all_a_body_may_gain() -> None:
     assert not same_body("m.py", old, new.replace('"Run."', '"Serve."'), "run", ("limit",))  # the docstring counts
     bare = old.replace('    "Run."\n', "")
     assert same_body("m.py", bare, new, "run", ("limit",))  # ... but one added is prose, no code
+    assert same_body("m.py", old, new.replace('"Run."', '"Run. New in 2.0: limit."'), "run", ("limit",))  # ... or only extended
 
 
 MAKE = '''from typing import Any, overload

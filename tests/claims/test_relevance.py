@@ -114,3 +114,15 @@ def test_version_bounds_moved_mark_only_a_sentence_about_versions(statement: str
     reason = "cosmetic: version bounds (rich)"
     assert relevance.marks(statement, reason, edits="fresh", annotations=None) is marked
     assert relevance.marks(statement, reason, edits="mark", annotations=None) is True
+
+
+def test_a_roles_markup_is_no_word_a_docstring_rewrite_took_out() -> None:
+    """attrs' "Fix docstring markup" turned {func}`attrs.make_class` into `attrs.make_class` in
+    `field`'s docstring: the only word it took out was the role's "func", and every sentence
+    citing {func}`attrs.field` was marked for it. A role's markup is no word, on either side."""
+    from openwiki_git.claims.docstring_edits import words  # noqa: PLC0415 - the function under test
+
+    assert "func" not in words("mostly for {func}`attrs.make_class`. Please note, :py:meth:`x.y` too")
+    assert "func" in words("a func, not a role")
+    assert not relevance.marks("and {func}`attrs.field()` to define an attribute.", "cosmetic: docstring rewritten (func)",
+                               edits="fresh", annotations=None)
