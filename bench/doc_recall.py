@@ -128,6 +128,8 @@ PROJECTS = {
     "attrs": Project(("src/",), ("changelog.d/",), (
         Window("52893141dbae", 40, "2024-07..08: faster __eq__, f-strings, the API docs inverted, __attrs_init_subclass__: "
                                    "4 commits, 4 sentences and 1 example"),
+        Window("359c2db460f4", 55, "2023-04..07: `type` re-added to attrs.field, literal strings in include/exclude filters, "
+                                   "typing.dataclass_transform: 3 commits, 4 sentences (3 in the docs at the base) and 4 examples"),
     )),
 }
 
