@@ -118,12 +118,17 @@ def _project_list(lines: list[str], key: str) -> tuple[int, int] | None:
         if ln.startswith("["):
             table = ln.strip()
         if table == "[project]" and re.match(rf"\s*{key}\s*=\s*\[", ln):
-            depth = 0
-            for m, rest in enumerate(lines[n - 1 :], n):
-                depth += rest.count("[") - rest.count("]")
-                if depth <= 0:
-                    return (n, m)
-            return None
+            return _list_at(lines, n)
+    return None
+
+
+def _list_at(lines: list[str], n: int) -> tuple[int, int] | None:
+    """The lines of the list that opens on line `n`, to its closing bracket; None when it never closes."""
+    depth = 0
+    for m, rest in enumerate(lines[n - 1 :], n):
+        depth += rest.count("[") - rest.count("]")
+        if depth <= 0:
+            return (n, m)
     return None
 
 
@@ -189,10 +194,5 @@ def _extra(lines: list[str], extra: str, *, python: bool) -> tuple[int, int] | N
             table = ln
         if not start.match(ln) or (not python and "optional-dependencies" not in table):
             continue
-        depth = 0
-        for m, rest in enumerate(lines[n - 1 :], n):
-            depth += rest.count("[") - rest.count("]")
-            if depth <= 0:
-                return (n, m)
-        return None
+        return _list_at(lines, n)
     return None

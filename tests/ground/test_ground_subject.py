@@ -8,11 +8,13 @@ nothing."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from openwiki_git.ground import subject
 from openwiki_git.ground.refs import Sentence
+from tests.support.ground_docs import ground_all
 from tests.support.repo import GitRepo
 
 APP = '''\
@@ -71,15 +73,8 @@ Each message starts with it, then the error itself.
 DECLARATION = "repo://pkg/app.py#L7-L7"
 
 
-def grounded(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> dict:  # type: ignore[type-arg]
-    repo.write("pkg/__init__.py", "from pkg.app import App\n")
-    repo.write("pkg/app.py", APP)
-    repo.write(".openwiki/config.yml", "wiki_dir: docs\n")
-    repo.write("docs/errors.md", PAGE)
-    repo.commit_all("docs")
-    capsys.readouterr()
-    repo.run("ground", "--all", "--format", "json")
-    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+def grounded(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    return ground_all(repo, capsys, {"pkg/__init__.py": "from pkg.app import App\n", "pkg/app.py": APP, "docs/errors.md": PAGE})
 
 
 def test_a_section_setting_one_parameter_guards_its_sentences_and_examples(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
