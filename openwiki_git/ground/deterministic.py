@@ -71,7 +71,7 @@ def plan_page(ctx: Context, page: str, sidecar: Sidecar | None, text: str) -> Pa
         res = gr.resolve(ref, ctx.index, page_repo_path=page_repo, local_names=found.local_names)
         by_sentence.setdefault(ref.sentence, []).append((ref, res))
     known = dependencies.detections(ctx.index)
-    sentences = pageformat.sentences_of(page, text)
+    sentences = list(found.sentences)  # as pageformat.sentences_of reads them, split once
     present = {s: got for s in (sentences if known else ()) for got in [dependencies.named(s.text, known)] if got}
     lists = {s: got for s in sentences for got in [installs.dependency_lists(ctx.index, s.text)] if got}
     for sentence in [*present, *lists]:

@@ -102,6 +102,7 @@ class PageRefs:
     # sentences of its section name: "Its most useful attributes are: ``attempt_number`` ..." after
     # a sentence naming `RetryCallState` names that class's member (deterministic.py resolves them).
     context: dict[Sentence, tuple[Ref, ...]] = field(default_factory=dict)
+    sentences: tuple[Sentence, ...] = ()  # the prose sentences, in page order: all_sentences's, read once
 
 
 def classify(raw: str, role: str | None = None) -> tuple[str, str, bool] | None:
@@ -178,6 +179,7 @@ def page_refs(text: str, blocks: Blocks | None = None) -> PageRefs:
     guards: dict[Sentence, tuple[Ref, ...]] = {}
     headings: list[tuple[int, tuple[Ref, ...]]] = []  # the open sections: (level, their names)
     context: dict[Sentence, tuple[Ref, ...]] = {}
+    prose: list[Sentence] = []
     classes: list[Ref] = []  # the class-like names the current section's sentences made so far
     ignored = [0]
     lead: Sentence | None = None  # the previous paragraph's last sentence, when it leads into what follows (`...:`)
@@ -191,6 +193,8 @@ def page_refs(text: str, blocks: Blocks | None = None) -> PageRefs:
             classes = []  # after an example the text moves on: "the `retry` attribute" is no longer `Retrying`'s
             continue
         spans = _sentences(text, start, end, claimable=kind == "prose", rst=blocks is not None)
+        if kind == "prose":
+            prose.extend(sn for sn, _, _ in spans)
         if before is not None and kind == "prose":  # "e.g.:" then `--install-completion bash`: the usage is the statement
             spans = [(replace(sn, claimable=True) if _BARE_SPAN.fullmatch(sn.text) else sn, a, z) for sn, a, z in spans]
         found = [(sentence, _refs_in(text, s_start, s_end, sentence, ignored)) for sentence, s_start, s_end in spans]
@@ -222,7 +226,7 @@ def page_refs(text: str, blocks: Blocks | None = None) -> PageRefs:
                 lead = found[-1][0]
             elif before is not None and found and len(bare) == len(found):
                 lead = before  # the next item of a list of usages it leads into
-    return PageRefs(tuple(refs), frozenset(local), guards, ignored[0], context)
+    return PageRefs(tuple(refs), frozenset(local), guards, ignored[0], context, tuple(prose))
 
 
 _BULLET = re.compile(r"[ \t]*(?:[-*+]|\d+[.)]|#\.)[ \t]+")

@@ -601,26 +601,28 @@ def test_an_expression_nested_too_deep_to_walk_is_left_alone(repo: GitRepo, caps
     """A file with an expression of a thousand terms parses, but is nested deeper than a walk
     over the tree can recurse: where `--log-config` takes effect is not looked for there, and
     `ground` goes on (exit 0, the flag's own lines cited) instead of failing."""
+    deep = " + ".join(["log_config"] * 1000)
+    got = _log_config_cited(repo, capsys, "pkg/deep.py", f"def f(log_config):\n    x = {deep}\n    if log_config:\n        return x\n")
+    assert got == [("lineset", LOG_CONFIG_FLAG)]
+
+
+LOG_CONFIG_FLAG = "repo://pkg/main.py?grep=%5B%22'%2F%5D--log-config(%3F!%5B%5Cw-%5D)"
+
+
+def _log_config_cited(repo: GitRepo, capsys: pytest.CaptureFixture[str], path: str, code: str) -> list[tuple[str, str]]:
+    """What "The colours are ignored if the `--log-config` option is used." cites, uvicorn's
+    settings beside `code` at `path`."""
     repo.write("pkg/config.py", SETTINGS)
     repo.write("pkg/main.py", SETTINGS_MAIN)
-    deep = " + ".join(["log_config"] * 1000)
-    repo.write("pkg/deep.py", f"def f(log_config):\n    x = {deep}\n    if log_config:\n        return x\n")
+    repo.write(path, code)
     data = grounded(repo, capsys, "# Guide\n\nThe colours are ignored if the `--log-config` option is used.\n")
-    got = cited(data)
-    flag = "repo://pkg/main.py?grep=%5B%22'%2F%5D--log-config(%3F!%5B%5Cw-%5D)"
-    assert got["The colours are ignored if the `--log-config` option is used."] == [("lineset", flag)]
+    return cited(data)["The colours are ignored if the `--log-config` option is used."]
 
 
 def test_a_file_nested_deeper_than_the_parser_can_read_is_skipped(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
     """A package file whose expression is nested deeper than Python's parser can follow (three
     thousand terms: ast.parse raises RecursionError) has no definitions to index: `ground` goes on
     with the others (it stopped with exit 3 while indexing)."""
-    repo.write("pkg/config.py", SETTINGS)
-    repo.write("pkg/main.py", SETTINGS_MAIN)
     deep = " + ".join(["log_config"] * 3000)
-    repo.write("pkg/deeper.py", f"def f(log_config):\n    return {deep}\n")
-    data = grounded(repo, capsys, "# Guide\n\nThe colours are ignored if the `--log-config` option is used.\n")
-    got = cited(data)
-    flag = "repo://pkg/main.py?grep=%5B%22'%2F%5D--log-config(%3F!%5B%5Cw-%5D)"
-    assert got["The colours are ignored if the `--log-config` option is used."] == [
-        ("lineset", flag), ("lines", "repo://pkg/config.py#L14-L17")]
+    got = _log_config_cited(repo, capsys, "pkg/deeper.py", f"def f(log_config):\n    return {deep}\n")
+    assert got == [("lineset", LOG_CONFIG_FLAG), ("lines", "repo://pkg/config.py#L14-L17")]
